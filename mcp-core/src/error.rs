@@ -1,0 +1,256 @@
+//! Typed errors: a message that breaks the seeds' rules, and an error a tool returns.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde_json::Value;
+
+use crate::message::{ErrorDetails, ErrorType, MCPErrorDetail};
+use crate::name::ToolNameError;
+
+/// A message that breaks one of the seeds' rules. Each variant names the field at fault, so
+/// the text says what was wrong and where.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MessageError {
+    /// A required field is absent.
+    #[error("`{field}` is required")]
+    MissingField {
+        /// Path of the missing field, e.g. `tool_name` or `error.error_message`.
+        field: &'static str,
+    },
+    /// A field holds a value of the wrong JSON type.
+    #[error("`{field}` must be {expected}, found {found}")]
+    WrongType {
+        /// Path of the field.
+        field: &'static str,
+        /// What the field must hold.
+        expected: &'static str,
+        /// The JSON type found instead (never the value itself).
+        found: &'static str,
+    },
+    /// A field that the message does not define.
+    #[error("unknown field `{name}`{}", in_parent(parent))]
+    UnknownField {
+        /// Path of the object holding the field; empty at the top level.
+        parent: &'static str,
+        /// The unknown field's name.
+        name: String,
+    },
+    /// `tool_name` is not a valid invocation name.
+    #[error("`tool_name` {0}")]
+    ToolName(#[from] ToolNameError),
+    /// `status` is none of the four the seeds define.
+    #[error(
+        "`status` must be one of \"success\", \"failure\", \"no_change_needed\", \"partial_success\"; found {found:?}"
+    )]
+    UnknownStatus {
+        /// The rejected status string.
+        found: String,
+    },
+    /// A failure result without an `error`.
+    #[error("`error` is required when `status` is \"failure\"")]
+    FailureWithoutError,
+    /// A failure result that carries `data`.
+    #[error("`data` must be absent or null when `status` is \"failure\"")]
+    FailureWithData,
+}
+
+impl MessageError {
+    /// The path of the field at fault, e.g. `tool_name`, `data`, `error.error_details`, or
+    /// the unknown field itself (`extra`, `error.extra`).
+    pub fn field(&self) -> Cow<'_, str> {
+        match self {
+            Self::MissingField { field } | Self::WrongType { field, .. } => Cow::Borrowed(field),
+            Self::UnknownField { parent, name } if parent.is_empty() => Cow::Borrowed(name),
+            Self::UnknownField { parent, name } => Cow::Owned(format!("{parent}.{name}")),
+            Self::ToolName(_) => Cow::Borrowed("tool_name"),
+            Self::UnknownStatus { .. } => Cow::Borrowed("status"),
+            Self::FailureWithoutError => Cow::Borrowed("error"),
+            Self::FailureWithData => Cow::Borrowed("data"),
+        }
+    }
+}
+
+fn in_parent(parent: &str) -> String {
+    if parent.is_empty() {
+        String::new()
+    } else {
+        format!(" in `{parent}`")
+    }
+}
+
+/// The JSON type of `value`, for error messages that must not echo the value.
+pub(crate) fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// An error a tool returns: a type from seed 002 §3.3 (or a custom one), a message for the
+/// model, and optional details. It becomes the `error` of a failure [`MCPToolResult`].
+///
+/// ```
+/// use mcp_core::{ErrorType, ToolError};
+///
+/// let err = ToolError::new(ErrorType::ValidationError, "`b` must not be zero")
+///     .with_details(serde_json::json!({ "parameter": "b" }));
+/// assert_eq!(err.error_type(), &ErrorType::ValidationError);
+///
+/// let io = std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
+/// assert_eq!(ToolError::from(io).error_type(), &ErrorType::FileNotFoundError);
+/// ```
+///
+/// [`MCPToolResult`]: crate::MCPToolResult
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolError {
+    error_type: ErrorType,
+    message: String,
+    details: Option<ErrorDetails>,
+}
+
+impl ToolError {
+    /// An error of `error_type` with `message`.
+    pub fn new(error_type: impl Into<ErrorType>, message: impl Into<String>) -> Self {
+        Self {
+            error_type: error_type.into(),
+            message: message.into(),
+            details: None,
+        }
+    }
+
+    /// A `ValidationError`: the arguments were not acceptable.
+    pub fn validation(message: impl Into<String>) -> Self {
+        Self::new(ErrorType::ValidationError, message)
+    }
+
+    /// A `ToolExecutionError`: the tool failed for a reason of its own.
+    pub fn execution(message: impl Into<String>) -> Self {
+        Self::new(ErrorType::ToolExecutionError, message)
+    }
+
+    /// Adds details: an object, a string, or `null` for none. Other JSON values are kept
+    /// under `{"value": …}` so that nothing is lost.
+    pub fn with_details(mut self, details: impl Into<Value>) -> Self {
+        self.details = ErrorDetails::from_value_lossless(details.into());
+        self
+    }
+
+    /// Puts `context` before the message: `"<context>: <message>"`.
+    ///
+    /// ```
+    /// use mcp_core::ToolError;
+    ///
+    /// let err = ToolError::execution("disk full").context("cannot write `out.txt`");
+    /// assert_eq!(err.message(), "cannot write `out.txt`: disk full");
+    /// ```
+    #[must_use]
+    pub fn context(mut self, context: impl fmt::Display) -> Self {
+        self.message = format!("{context}: {}", self.message);
+        self
+    }
+
+    /// The error type.
+    pub fn error_type(&self) -> &ErrorType {
+        &self.error_type
+    }
+
+    /// The message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The details, if any.
+    pub fn details(&self) -> Option<&ErrorDetails> {
+        self.details.as_ref()
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.error_type, self.message)
+    }
+}
+
+impl std::error::Error for ToolError {}
+
+impl From<ToolError> for MCPErrorDetail {
+    fn from(err: ToolError) -> Self {
+        MCPErrorDetail {
+            error_type: err.error_type,
+            error_message: err.message,
+            error_details: err.details,
+        }
+    }
+}
+
+impl From<MCPErrorDetail> for ToolError {
+    fn from(detail: MCPErrorDetail) -> Self {
+        Self {
+            error_type: detail.error_type,
+            message: detail.error_message,
+            details: detail.error_details,
+        }
+    }
+}
+
+/// Maps I/O errors to the standard types: `NotFound` → `FileNotFoundError`,
+/// `PermissionDenied` → `PermissionError`, `TimedOut` → `TimeoutError`, anything else →
+/// `ToolExecutionError`.
+impl From<std::io::Error> for ToolError {
+    fn from(err: std::io::Error) -> Self {
+        use std::io::ErrorKind;
+        let error_type = match err.kind() {
+            ErrorKind::NotFound => ErrorType::FileNotFoundError,
+            ErrorKind::PermissionDenied => ErrorType::PermissionError,
+            ErrorKind::TimedOut => ErrorType::TimeoutError,
+            _ => ErrorType::ToolExecutionError,
+        };
+        Self::new(error_type, err.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Error, ErrorKind};
+
+    #[test]
+    fn io_errors_map_to_standard_types() {
+        let cases = [
+            (ErrorKind::NotFound, ErrorType::FileNotFoundError),
+            (ErrorKind::PermissionDenied, ErrorType::PermissionError),
+            (ErrorKind::TimedOut, ErrorType::TimeoutError),
+            (ErrorKind::InvalidData, ErrorType::ToolExecutionError),
+        ];
+        for (kind, expected) in cases {
+            let err = ToolError::from(Error::new(kind, "boom"));
+            assert_eq!(err.error_type(), &expected, "{kind:?}");
+            assert_eq!(err.message(), "boom");
+        }
+    }
+
+    #[test]
+    fn details_that_are_neither_object_nor_string_are_kept_under_value() {
+        let err = ToolError::execution("x").with_details(42);
+        assert_eq!(
+            err.details(),
+            Some(&ErrorDetails::Object(
+                serde_json::json!({"value": 42})
+                    .as_object()
+                    .cloned()
+                    .unwrap()
+            ))
+        );
+        assert_eq!(
+            ToolError::execution("x")
+                .with_details(Value::Null)
+                .details(),
+            None
+        );
+    }
+}

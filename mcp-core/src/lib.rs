@@ -1,0 +1,33 @@
+//! The message and tool model of mcp-runtime.
+//!
+//! The message model is the seeds' (`MCPToolCall`, `MCPToolResult`, `MCPErrorDetail`); the
+//! tool model (`ToolDefinition`) serializes to MCP's `Tool` object. Every rule of the seeds
+//! holds for a value built in Rust and for one deserialized from JSON; a violation is a
+//! [`MessageError`] naming the field.
+//!
+//! ```
+//! use mcp_core::{MCPToolCall, MCPToolResult, ToolStatus};
+//!
+//! let call: MCPToolCall = serde_json::from_str(
+//!     r#"{"tool_name": "text.word_count", "arguments": {"text": "hello world"}}"#,
+//! )?;
+//! assert_eq!(call.tool_name.namespace(), "text");
+//!
+//! let err = serde_json::from_str::<MCPToolResult>(r#"{"status": "failure"}"#).unwrap_err();
+//! assert!(err.to_string().contains("`error` is required"));
+//! # Ok::<(), serde_json::Error>(())
+//! ```
+
+mod error;
+mod message;
+mod name;
+pub mod schema;
+mod text;
+mod tool;
+
+pub use error::{MessageError, ToolError};
+pub use message::{
+    ErrorDetails, ErrorType, MCPErrorDetail, MCPToolCall, MCPToolResult, ToolStatus,
+};
+pub use name::{MAX_TOOL_NAME_LEN, TOOL_NAME_PATTERN, ToolName, ToolNameError};
+pub use tool::{DefinitionError, META_KEY, ToolAnnotations, ToolDefinition};

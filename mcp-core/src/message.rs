@@ -1,0 +1,751 @@
+//! The seeds' message model: a tool call, its result and the error detail (seed 002 §3).
+
+use std::borrow::Cow;
+use std::fmt;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
+
+use crate::error::{MessageError, json_type};
+use crate::name::ToolName;
+
+/// A tool call: the invocation name and the arguments object (seed 002 §3.1).
+///
+/// Both fields are typed so that a value always satisfies the seed's rules: the name is a
+/// valid [`ToolName`] and the arguments are a JSON object. Deserialization rejects unknown
+/// top-level fields, as the seed's schema says (`additionalProperties: false`).
+///
+/// ```
+/// use mcp_core::MCPToolCall;
+/// use serde_json::json;
+///
+/// let call = MCPToolCall::new("calculator.add", json!({ "a": 1, "b": 2 }))?;
+/// assert_eq!(call.tool_name, "calculator.add");
+///
+/// let err = MCPToolCall::new("calculator.add", json!([1, 2])).unwrap_err();
+/// assert_eq!(err.field(), "arguments");
+/// # Ok::<(), mcp_core::MessageError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MCPToolCall {
+    /// The tool's invocation name, `namespace.tool`.
+    pub tool_name: ToolName,
+    /// The arguments, as the tool's input schema describes them.
+    pub arguments: Map<String, Value>,
+}
+
+impl MCPToolCall {
+    /// A call of `tool_name` with `arguments`, which must be a JSON object.
+    pub fn new(tool_name: &str, arguments: Value) -> Result<Self, MessageError> {
+        Ok(Self {
+            tool_name: ToolName::new(tool_name)?,
+            arguments: into_object(arguments, "arguments")?,
+        })
+    }
+}
+
+/// The outcome of a tool call (seed 002 §3.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolStatus {
+    /// The tool did what was asked.
+    Success,
+    /// The tool failed; the result carries an error and no data.
+    Failure,
+    /// Nothing had to be done.
+    NoChangeNeeded,
+    /// Part of the work was done; the result may carry both data and an error.
+    PartialSuccess,
+}
+
+impl ToolStatus {
+    /// The status as the seeds spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Success => "success",
+            Self::Failure => "failure",
+            Self::NoChangeNeeded => "no_change_needed",
+            Self::PartialSuccess => "partial_success",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "success" => Self::Success,
+            "failure" => Self::Failure,
+            "no_change_needed" => Self::NoChangeNeeded,
+            "partial_success" => Self::PartialSuccess,
+            _ => return None,
+        })
+    }
+}
+
+impl fmt::Display for ToolStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The result of a tool call (seed 002 §3.2).
+///
+/// The fields are private so that the seed's rules always hold: a `failure` carries an
+/// `error` and no `data`. `data` is a JSON object or absent. All four fields are always
+/// serialized, absent ones as `null`, as the seed's examples show them.
+///
+/// ```
+/// use mcp_core::{ErrorType, MCPErrorDetail, MCPToolResult, ToolStatus};
+/// use serde_json::json;
+///
+/// let ok = MCPToolResult::success(json!({ "words": 2 })).with_explanation("Counted.");
+/// assert_eq!(ok.status(), ToolStatus::Success);
+/// assert_eq!(ok.to_string(), "[OK] Tool executed successfully:\n{\"words\":2}\nCounted.");
+///
+/// let failed = MCPToolResult::failure(MCPErrorDetail::new(ErrorType::FileNotFoundError, "no such file"));
+/// assert!(failed.data().is_none());
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct MCPToolResult {
+    status: ToolStatus,
+    data: Option<Map<String, Value>>,
+    error: Option<MCPErrorDetail>,
+    explanation: Option<String>,
+}
+
+impl MCPToolResult {
+    /// A `success` carrying `data`. An object is the data itself; `null` means no data; any
+    /// other value is wrapped as `{"result": value}`, the same rule as for output schemas.
+    pub fn success(data: impl Into<Value>) -> Self {
+        Self {
+            status: ToolStatus::Success,
+            data: data_object(data.into()),
+            error: None,
+            explanation: None,
+        }
+    }
+
+    /// A `failure` carrying `error`.
+    pub fn failure(error: impl Into<MCPErrorDetail>) -> Self {
+        Self {
+            status: ToolStatus::Failure,
+            data: None,
+            error: Some(error.into()),
+            explanation: None,
+        }
+    }
+
+    /// A `no_change_needed` result without data.
+    pub fn no_change_needed() -> Self {
+        Self {
+            status: ToolStatus::NoChangeNeeded,
+            data: None,
+            error: None,
+            explanation: None,
+        }
+    }
+
+    /// A `partial_success`: the data of the part that was done and the error that stopped
+    /// the rest. `data` follows the same rule as [`MCPToolResult::success`].
+    pub fn partial_success(data: impl Into<Value>, error: impl Into<MCPErrorDetail>) -> Self {
+        Self {
+            status: ToolStatus::PartialSuccess,
+            data: data_object(data.into()),
+            error: Some(error.into()),
+            explanation: None,
+        }
+    }
+
+    /// A result from its four parts, checked against the seed's rules.
+    pub fn from_parts(
+        status: ToolStatus,
+        data: Option<Map<String, Value>>,
+        error: Option<MCPErrorDetail>,
+        explanation: Option<String>,
+    ) -> Result<Self, MessageError> {
+        if status == ToolStatus::Failure {
+            if error.is_none() {
+                return Err(MessageError::FailureWithoutError);
+            }
+            if data.is_some() {
+                return Err(MessageError::FailureWithData);
+            }
+        }
+        Ok(Self {
+            status,
+            data,
+            error,
+            explanation,
+        })
+    }
+
+    /// Sets the human-readable explanation.
+    #[must_use]
+    pub fn with_explanation(mut self, explanation: impl Into<String>) -> Self {
+        self.explanation = Some(explanation.into());
+        self
+    }
+
+    /// The status.
+    pub fn status(&self) -> ToolStatus {
+        self.status
+    }
+
+    /// Whether the status is `success`.
+    pub fn is_success(&self) -> bool {
+        self.status == ToolStatus::Success
+    }
+
+    /// The data object, if any.
+    pub fn data(&self) -> Option<&Map<String, Value>> {
+        self.data.as_ref()
+    }
+
+    /// The error, if any.
+    pub fn error(&self) -> Option<&MCPErrorDetail> {
+        self.error.as_ref()
+    }
+
+    /// The explanation, if any.
+    pub fn explanation(&self) -> Option<&str> {
+        self.explanation.as_deref()
+    }
+
+    /// The four parts.
+    pub fn into_parts(
+        self,
+    ) -> (
+        ToolStatus,
+        Option<Map<String, Value>>,
+        Option<MCPErrorDetail>,
+        Option<String>,
+    ) {
+        (self.status, self.data, self.error, self.explanation)
+    }
+}
+
+fn data_object(data: Value) -> Option<Map<String, Value>> {
+    match data {
+        Value::Null => None,
+        Value::Object(map) => Some(map),
+        other => Some(Map::from_iter([("result".to_owned(), other)])),
+    }
+}
+
+/// The standard error types of seed 002 §3.3, and any custom type as a plain string.
+///
+/// ```
+/// use mcp_core::ErrorType;
+///
+/// assert_eq!(ErrorType::from("TimeoutError"), ErrorType::TimeoutError);
+/// assert_eq!(ErrorType::from("QuotaExceeded").as_str(), "QuotaExceeded");
+/// ```
+#[derive(Debug, Clone, Eq)]
+pub enum ErrorType {
+    /// Input validation failed.
+    ValidationError,
+    /// A required file was not found.
+    FileNotFoundError,
+    /// Authentication or authorization failed.
+    AuthenticationError,
+    /// The requested resource does not exist.
+    ResourceNotFound,
+    /// The tool failed (generic).
+    ToolExecutionError,
+    /// An API rate limit was reached.
+    ApiLimitExceeded,
+    /// The operation timed out.
+    TimeoutError,
+    /// Permissions were insufficient.
+    PermissionError,
+    /// Any other type, kept as given. Build it with `ErrorType::from`, which maps the
+    /// standard names to their variants.
+    Custom(String),
+}
+
+impl ErrorType {
+    /// The eight standard types, in the seed's order.
+    pub const STANDARD: [ErrorType; 8] = [
+        Self::ValidationError,
+        Self::FileNotFoundError,
+        Self::AuthenticationError,
+        Self::ResourceNotFound,
+        Self::ToolExecutionError,
+        Self::ApiLimitExceeded,
+        Self::TimeoutError,
+        Self::PermissionError,
+    ];
+
+    /// The type as a string.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::ValidationError => "ValidationError",
+            Self::FileNotFoundError => "FileNotFoundError",
+            Self::AuthenticationError => "AuthenticationError",
+            Self::ResourceNotFound => "ResourceNotFound",
+            Self::ToolExecutionError => "ToolExecutionError",
+            Self::ApiLimitExceeded => "ApiLimitExceeded",
+            Self::TimeoutError => "TimeoutError",
+            Self::PermissionError => "PermissionError",
+            Self::Custom(s) => s,
+        }
+    }
+
+    /// Whether this is one of the eight standard types.
+    pub fn is_standard(&self) -> bool {
+        !matches!(self, Self::Custom(_))
+    }
+}
+
+impl PartialEq for ErrorType {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl std::hash::Hash for ErrorType {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
+
+impl From<&str> for ErrorType {
+    fn from(s: &str) -> Self {
+        Self::STANDARD
+            .into_iter()
+            .find(|t| t.as_str() == s)
+            .unwrap_or_else(|| Self::Custom(s.to_owned()))
+    }
+}
+
+impl From<String> for ErrorType {
+    fn from(s: String) -> Self {
+        match Self::from(s.as_str()) {
+            Self::Custom(_) => Self::Custom(s),
+            standard => standard,
+        }
+    }
+}
+
+impl fmt::Display for ErrorType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for ErrorType {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for ErrorType {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        String::deserialize(deserializer).map(Self::from)
+    }
+}
+
+impl JsonSchema for ErrorType {
+    fn schema_name() -> Cow<'static, str> {
+        "ErrorType".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "type": "string",
+            "description": "A unique code or type for the error.",
+            "examples": Self::STANDARD.iter().map(ErrorType::as_str).collect::<Vec<_>>(),
+        })
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+}
+
+/// Extra information about an error: structured (an object) or a string.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum ErrorDetails {
+    /// Structured details, e.g. `{"parameter": "prompt"}`.
+    Object(Map<String, Value>),
+    /// Unstructured details.
+    Text(String),
+}
+
+impl ErrorDetails {
+    /// Details from a JSON value: an object or a string as themselves, `null` as none, any
+    /// other value kept under `{"value": …}`.
+    pub fn from_value_lossless(value: Value) -> Option<Self> {
+        match value {
+            Value::Null => None,
+            Value::Object(map) => Some(Self::Object(map)),
+            Value::String(s) => Some(Self::Text(s)),
+            other => Some(Self::Object(Map::from_iter([("value".to_owned(), other)]))),
+        }
+    }
+}
+
+impl From<Map<String, Value>> for ErrorDetails {
+    fn from(map: Map<String, Value>) -> Self {
+        Self::Object(map)
+    }
+}
+
+impl From<String> for ErrorDetails {
+    fn from(s: String) -> Self {
+        Self::Text(s)
+    }
+}
+
+impl From<&str> for ErrorDetails {
+    fn from(s: &str) -> Self {
+        Self::Text(s.to_owned())
+    }
+}
+
+/// Detailed error information of a failed call (seed 002 §3.3).
+///
+/// ```
+/// use mcp_core::{ErrorType, MCPErrorDetail};
+/// use serde_json::json;
+///
+/// let detail = MCPErrorDetail::new(ErrorType::ResourceNotFound, "The requested resource could not be located.")
+///     .with_details(json!({ "resource_id": "xyz-123" }).as_object().cloned().unwrap());
+/// assert_eq!(detail.error_type.as_str(), "ResourceNotFound");
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MCPErrorDetail {
+    /// Machine-readable category of the error.
+    pub error_type: ErrorType,
+    /// Human-readable explanation of what went wrong.
+    pub error_message: String,
+    /// Structured or unstructured extra information.
+    pub error_details: Option<ErrorDetails>,
+}
+
+impl MCPErrorDetail {
+    /// An error of `error_type` with `error_message` and no details.
+    pub fn new(error_type: impl Into<ErrorType>, error_message: impl Into<String>) -> Self {
+        Self {
+            error_type: error_type.into(),
+            error_message: error_message.into(),
+            error_details: None,
+        }
+    }
+
+    /// Sets the details.
+    #[must_use]
+    pub fn with_details(mut self, details: impl Into<ErrorDetails>) -> Self {
+        self.error_details = Some(details.into());
+        self
+    }
+}
+
+// Serialization: all fields always present (absent ones as null), as in the seed's examples.
+
+impl Serialize for MCPToolResult {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut s = serializer.serialize_struct("MCPToolResult", 4)?;
+        s.serialize_field("status", &self.status)?;
+        s.serialize_field("data", &self.data)?;
+        s.serialize_field("error", &self.error)?;
+        s.serialize_field("explanation", &self.explanation)?;
+        s.end()
+    }
+}
+
+// Deserialization reads a JSON object and takes each field out of it, so that every rule is
+// checked here, every error names its field, and a field nobody asked for is refused by name.
+
+/// The fields of one message, taken out one by one; what is left at the end is unknown.
+struct Fields {
+    map: Map<String, Value>,
+    path: &'static str,
+}
+
+impl Fields {
+    fn new(map: Map<String, Value>, path: &'static str) -> Self {
+        Self { map, path }
+    }
+
+    /// The field's value if present (`null` included).
+    fn take(&mut self, name: &str) -> Option<Value> {
+        self.map.remove(name)
+    }
+
+    /// Refuses whatever field was not taken.
+    fn finish(self) -> Result<(), MessageError> {
+        match self.map.into_iter().next() {
+            None => Ok(()),
+            Some((name, _)) => Err(MessageError::UnknownField {
+                parent: self.path,
+                name,
+            }),
+        }
+    }
+}
+
+fn required(value: Option<Value>, field: &'static str) -> Result<Value, MessageError> {
+    value.ok_or(MessageError::MissingField { field })
+}
+
+fn into_string(value: Value, field: &'static str) -> Result<String, MessageError> {
+    match value {
+        Value::String(s) => Ok(s),
+        other => Err(MessageError::WrongType {
+            field,
+            expected: "a string",
+            found: json_type(&other),
+        }),
+    }
+}
+
+fn into_object(value: Value, field: &'static str) -> Result<Map<String, Value>, MessageError> {
+    match value {
+        Value::Object(map) => Ok(map),
+        other => Err(MessageError::WrongType {
+            field,
+            expected: "a JSON object",
+            found: json_type(&other),
+        }),
+    }
+}
+
+/// `null` (or absent) as `None`, anything else through `convert`.
+fn optional<T>(
+    value: Option<Value>,
+    convert: impl FnOnce(Value) -> Result<T, MessageError>,
+) -> Result<Option<T>, MessageError> {
+    match value {
+        None | Some(Value::Null) => Ok(None),
+        Some(value) => convert(value).map(Some),
+    }
+}
+
+impl TryFrom<Map<String, Value>> for MCPToolCall {
+    type Error = MessageError;
+
+    fn try_from(map: Map<String, Value>) -> Result<Self, MessageError> {
+        let mut fields = Fields::new(map, "");
+        let tool_name = into_string(
+            required(fields.take("tool_name"), "tool_name")?,
+            "tool_name",
+        )?;
+        let tool_name = ToolName::new(tool_name)?;
+        let arguments = into_object(
+            required(fields.take("arguments"), "arguments")?,
+            "arguments",
+        )?;
+        fields.finish()?;
+        Ok(Self {
+            tool_name,
+            arguments,
+        })
+    }
+}
+
+/// Field paths of an error detail: top-level, or nested as a result's `error`.
+struct DetailPaths {
+    object: &'static str,
+    error_type: &'static str,
+    error_message: &'static str,
+    error_details: &'static str,
+}
+
+const TOP_LEVEL_DETAIL: DetailPaths = DetailPaths {
+    object: "",
+    error_type: "error_type",
+    error_message: "error_message",
+    error_details: "error_details",
+};
+
+const NESTED_DETAIL: DetailPaths = DetailPaths {
+    object: "error",
+    error_type: "error.error_type",
+    error_message: "error.error_message",
+    error_details: "error.error_details",
+};
+
+impl MCPErrorDetail {
+    fn from_object(map: Map<String, Value>, paths: &DetailPaths) -> Result<Self, MessageError> {
+        let mut fields = Fields::new(map, paths.object);
+        let error_type = into_string(
+            required(fields.take("error_type"), paths.error_type)?,
+            paths.error_type,
+        )?;
+        let error_message = into_string(
+            required(fields.take("error_message"), paths.error_message)?,
+            paths.error_message,
+        )?;
+        let error_details = optional(fields.take("error_details"), |value| match value {
+            Value::Object(map) => Ok(ErrorDetails::Object(map)),
+            Value::String(s) => Ok(ErrorDetails::Text(s)),
+            other => Err(MessageError::WrongType {
+                field: paths.error_details,
+                expected: "an object, a string or null",
+                found: json_type(&other),
+            }),
+        })?;
+        fields.finish()?;
+        Ok(Self {
+            error_type: ErrorType::from(error_type),
+            error_message,
+            error_details,
+        })
+    }
+}
+
+impl TryFrom<Map<String, Value>> for MCPErrorDetail {
+    type Error = MessageError;
+
+    fn try_from(map: Map<String, Value>) -> Result<Self, MessageError> {
+        Self::from_object(map, &TOP_LEVEL_DETAIL)
+    }
+}
+
+impl TryFrom<Map<String, Value>> for MCPToolResult {
+    type Error = MessageError;
+
+    fn try_from(map: Map<String, Value>) -> Result<Self, MessageError> {
+        let mut fields = Fields::new(map, "");
+        let status = into_string(required(fields.take("status"), "status")?, "status")?;
+        let status =
+            ToolStatus::parse(&status).ok_or(MessageError::UnknownStatus { found: status })?;
+        let data = optional(fields.take("data"), |value| into_object(value, "data"))?;
+        let error = optional(fields.take("error"), |value| {
+            MCPErrorDetail::from_object(into_object(value, "error")?, &NESTED_DETAIL)
+        })?;
+        let explanation = optional(fields.take("explanation"), |value| {
+            into_string(value, "explanation")
+        })?;
+        fields.finish()?;
+        Self::from_parts(status, data, error, explanation)
+    }
+}
+
+macro_rules! deserialize_from_object {
+    ($($ty:ty),*) => {$(
+        impl<'de> Deserialize<'de> for $ty {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let map = Map::<String, Value>::deserialize(deserializer)?;
+                Self::try_from(map).map_err(D::Error::custom)
+            }
+        }
+    )*};
+}
+
+deserialize_from_object!(MCPToolCall, MCPToolResult, MCPErrorDetail);
+
+// Schemas: written out, because the rules above are more than the field types say.
+
+impl JsonSchema for MCPToolCall {
+    fn schema_name() -> Cow<'static, str> {
+        "MCPToolCall".into()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "title": "MCP Tool Call",
+            "description": "Standard structure for an AI agent to call a tool.",
+            "type": "object",
+            "properties": {
+                "tool_name": generator.subschema_for::<ToolName>(),
+                "arguments": {
+                    "type": "object",
+                    "description": "An object containing the arguments for the tool. The schema for this object is defined by the specific tool being called.",
+                    "additionalProperties": true,
+                },
+            },
+            "required": ["tool_name", "arguments"],
+            "additionalProperties": false,
+        })
+    }
+}
+
+impl JsonSchema for ToolStatus {
+    fn schema_name() -> Cow<'static, str> {
+        "ToolStatus".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "type": "string",
+            "description": "The outcome of the tool execution.",
+            "enum": ["success", "failure", "no_change_needed", "partial_success"],
+        })
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+}
+
+impl JsonSchema for MCPErrorDetail {
+    fn schema_name() -> Cow<'static, str> {
+        "MCPErrorDetail".into()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "title": "MCP Error Detail",
+            "description": "Standard structure for detailed error information in MCP responses.",
+            "type": "object",
+            "properties": {
+                "error_type": generator.subschema_for::<ErrorType>(),
+                "error_message": {
+                    "type": "string",
+                    "description": "A descriptive message explaining the error.",
+                },
+                "error_details": {
+                    "description": "Optional structured details or a string containing more info about the error.",
+                    "type": ["object", "string", "null"],
+                },
+            },
+            "required": ["error_type", "error_message"],
+            "additionalProperties": false,
+        })
+    }
+}
+
+impl JsonSchema for MCPToolResult {
+    fn schema_name() -> Cow<'static, str> {
+        "MCPToolResult".into()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        let error = generator.subschema_for::<MCPErrorDetail>();
+        json_schema!({
+            "title": "MCP Tool Result",
+            "description": "Standard structure for a tool to return results to an AI agent.",
+            "type": "object",
+            "properties": {
+                "status": generator.subschema_for::<ToolStatus>(),
+                "data": {
+                    "type": ["object", "null"],
+                    "description": "The output data from the tool if successful. Schema is tool-specific.",
+                    "additionalProperties": true,
+                },
+                "error": {
+                    "description": "Details of the error if execution failed.",
+                    "anyOf": [error, { "type": "null" }],
+                },
+                "explanation": {
+                    "type": ["string", "null"],
+                    "description": "Optional human-readable explanation of the result.",
+                },
+            },
+            "required": ["status"],
+            "additionalProperties": false,
+            "if": { "properties": { "status": { "const": "failure" } } },
+            "then": {
+                "required": ["error"],
+                "properties": {
+                    "error": { "type": "object" },
+                    "data": { "type": "null" },
+                },
+            },
+        })
+    }
+}

@@ -1,0 +1,151 @@
+//! The pinned schema settings: JSON Schema 2020-12 (the dialect MCP assumes), input schemas
+//! from the deserialize contract, output schemas from the serialize contract, object roots.
+
+use schemars::generate::SchemaSettings;
+use schemars::{JsonSchema, Schema};
+use serde_json::{Map, Value};
+
+/// The settings every schema of this project is generated with.
+pub fn settings() -> SchemaSettings {
+    SchemaSettings::draft2020_12()
+}
+
+/// The input schema of an arguments type: what the tool accepts (deserialize contract).
+///
+/// ```
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct Args { a: i64 }
+///
+/// let schema = mcp_core::schema::input_schema::<Args>();
+/// assert_eq!(schema.get("type"), Some(&serde_json::json!("object")));
+/// ```
+pub fn input_schema<T: JsonSchema>() -> Schema {
+    settings()
+        .for_deserialize()
+        .into_generator()
+        .into_root_schema_for::<T>()
+}
+
+/// A tool's output schema and whether it wraps a non-object type as `{"result": …}`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OutputSchema {
+    /// The schema, always with an object root.
+    pub schema: Schema,
+    /// Whether a value of the type is sent as `{"result": value}`.
+    pub wrapped: bool,
+}
+
+/// The property a non-object output is wrapped in.
+pub const RESULT_PROPERTY: &str = "result";
+
+/// The output schema of a tool's success type (serialize contract). A root that is not an
+/// object is wrapped as `{"result": …}`.
+///
+/// ```
+/// let output = mcp_core::schema::output_schema::<u32>();
+/// assert!(output.wrapped);
+/// assert_eq!(output.schema.get("required"), Some(&serde_json::json!(["result"])));
+/// ```
+pub fn output_schema<T: JsonSchema>() -> OutputSchema {
+    let schema = settings()
+        .for_serialize()
+        .into_generator()
+        .into_root_schema_for::<T>();
+    if has_object_root(&schema) {
+        OutputSchema {
+            schema,
+            wrapped: false,
+        }
+    } else {
+        OutputSchema {
+            schema: wrap_in_result(schema),
+            wrapped: true,
+        }
+    }
+}
+
+/// Whether `schema`'s root says `"type": "object"`.
+pub fn has_object_root(schema: &Schema) -> bool {
+    schema.get("type").and_then(Value::as_str) == Some("object")
+}
+
+/// Wraps `value` as the data of a tool whose output is `wrapped`: `{"result": value}`.
+/// An unwrapped value must be an object; `null` is no data.
+pub fn output_data(value: Value, wrapped: bool) -> Option<Map<String, Value>> {
+    match value {
+        _ if wrapped => Some(Map::from_iter([(RESULT_PROPERTY.to_owned(), value)])),
+        Value::Object(map) => Some(map),
+        Value::Null => None,
+        other => Some(Map::from_iter([(RESULT_PROPERTY.to_owned(), other)])),
+    }
+}
+
+fn wrap_in_result(schema: Schema) -> Schema {
+    let mut inner = match schema.to_value() {
+        Value::Object(map) => map,
+        other => Map::from_iter([("const".to_owned(), other)]),
+    };
+    let mut root = Map::new();
+    for key in ["$schema", "$defs"] {
+        if let Some(value) = inner.remove(key) {
+            root.insert(key.to_owned(), value);
+        }
+    }
+    let title = inner.remove("title");
+    root.insert("type".to_owned(), "object".into());
+    if let Some(title) = title {
+        root.insert("title".to_owned(), title);
+    }
+    root.insert(
+        "properties".to_owned(),
+        Value::Object(Map::from_iter([(
+            RESULT_PROPERTY.to_owned(),
+            Value::Object(inner),
+        )])),
+    );
+    root.insert("required".to_owned(), serde_json::json!([RESULT_PROPERTY]));
+    root.insert("additionalProperties".to_owned(), false.into());
+    Schema::from(root)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn wrapped_schema_keeps_defs_at_the_root() {
+        #[derive(schemars::JsonSchema, serde::Serialize)]
+        #[allow(dead_code)]
+        struct Item {
+            id: u32,
+        }
+        let output = output_schema::<Vec<Item>>();
+        assert!(output.wrapped);
+        let schema = output.schema.to_value();
+        assert_eq!(schema["type"], "object");
+        assert!(schema["$defs"]["Item"].is_object());
+        assert_eq!(schema["properties"]["result"]["type"], "array");
+        assert_eq!(
+            schema["properties"]["result"]["items"]["$ref"],
+            "#/$defs/Item"
+        );
+    }
+
+    #[test]
+    fn output_data_wraps_by_the_schema_not_the_value() {
+        assert_eq!(
+            output_data(json!({"a": 1}), true),
+            Some(json!({"result": {"a": 1}}).as_object().cloned().unwrap())
+        );
+        assert_eq!(
+            output_data(json!({"a": 1}), false),
+            Some(json!({"a": 1}).as_object().cloned().unwrap())
+        );
+        assert_eq!(
+            output_data(json!(3), true),
+            Some(json!({"result": 3}).as_object().cloned().unwrap())
+        );
+        assert_eq!(output_data(Value::Null, false), None);
+    }
+}

@@ -1,0 +1,338 @@
+//! The tool model: what a tool is called, what it does, what it accepts and returns.
+
+use schemars::Schema;
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
+use serde_json::{Map, Value};
+
+use crate::name::{ToolName, ToolNameError};
+use crate::schema::{OutputSchema, has_object_root};
+
+/// The key under which fields MCP's `Tool` lacks travel in its `_meta`.
+pub const META_KEY: &str = "mcp-runtime/tool";
+
+/// Hints about a tool's behaviour. The first four are MCP's annotations (unset means MCP's
+/// default); `dangerous` and `requires_sandbox` come from seed 003.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ToolAnnotations {
+    /// The tool does not modify its environment (`readOnlyHint`).
+    pub read_only: Option<bool>,
+    /// The tool may destroy data (`destructiveHint`).
+    pub destructive: Option<bool>,
+    /// Repeating a call with the same arguments has no further effect (`idempotentHint`).
+    pub idempotent: Option<bool>,
+    /// The tool reaches entities outside a closed domain (`openWorldHint`).
+    pub open_world: Option<bool>,
+    /// The tool needs the caller's confirmation before it runs.
+    pub dangerous: bool,
+    /// The tool should run in an isolated environment.
+    pub requires_sandbox: bool,
+}
+
+/// Why a tool definition is not acceptable.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DefinitionError {
+    /// The name is not a valid invocation name.
+    #[error("tool name {0}")]
+    Name(#[from] ToolNameError),
+    /// The version is not semantic versioning.
+    #[error("tool `{tool}`: version `{version}` is not a semantic version (X.Y.Z): {reason}")]
+    Version {
+        /// The tool.
+        tool: String,
+        /// The rejected version.
+        version: String,
+        /// What the semver parser said.
+        reason: String,
+    },
+    /// A schema's root is not `"type": "object"`, as MCP requires.
+    #[error("tool `{tool}`: the {which} schema's root must be `\"type\": \"object\"`")]
+    NotAnObjectSchema {
+        /// The tool.
+        tool: String,
+        /// `input` or `output`.
+        which: &'static str,
+    },
+}
+
+/// Everything a client needs to know about a tool. It serializes to MCP's `Tool` object;
+/// what MCP has no field for (version, category, tags, `dangerous`, `requires_sandbox`)
+/// travels in `_meta` under [`META_KEY`].
+///
+/// ```
+/// use mcp_core::ToolDefinition;
+/// use serde_json::json;
+///
+/// let input = schemars::json_schema!({ "type": "object", "properties": {} });
+/// let tool = ToolDefinition::new("clock.now", input)?
+///     .with_description("The current time.")
+///     .with_version("1.2.0")?;
+/// let wire = serde_json::to_value(&tool)?;
+/// assert_eq!(wire["name"], "clock.now");
+/// assert_eq!(wire["_meta"]["mcp-runtime/tool"]["version"], "1.2.0");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolDefinition {
+    name: ToolName,
+    title: Option<String>,
+    description: Option<String>,
+    version: semver::Version,
+    category: Option<String>,
+    tags: Vec<String>,
+    annotations: ToolAnnotations,
+    input_schema: Schema,
+    output: Option<OutputSchema>,
+}
+
+impl ToolDefinition {
+    /// A tool named `name` accepting arguments described by `input_schema` (an object root).
+    /// The version starts at `0.0.0`.
+    pub fn new(name: &str, input_schema: Schema) -> Result<Self, DefinitionError> {
+        let name = ToolName::new(name)?;
+        if !has_object_root(&input_schema) {
+            return Err(DefinitionError::NotAnObjectSchema {
+                tool: name.into_string(),
+                which: "input",
+            });
+        }
+        Ok(Self {
+            name,
+            title: None,
+            description: None,
+            version: semver::Version::new(0, 0, 0),
+            category: None,
+            tags: Vec::new(),
+            annotations: ToolAnnotations::default(),
+            input_schema,
+            output: None,
+        })
+    }
+
+    /// Sets the human-readable title.
+    #[must_use]
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Sets the description shown to models.
+    #[must_use]
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Sets the version, which must be semantic versioning (`X.Y.Z`).
+    pub fn with_version(mut self, version: &str) -> Result<Self, DefinitionError> {
+        self.version = version
+            .parse()
+            .map_err(|err: semver::Error| DefinitionError::Version {
+                tool: self.name.to_string(),
+                version: version.to_owned(),
+                reason: err.to_string(),
+            })?;
+        Ok(self)
+    }
+
+    /// Sets the category (seed 003: `filesystem`, `execution`, `vcs`, …).
+    #[must_use]
+    pub fn with_category(mut self, category: impl Into<String>) -> Self {
+        self.category = Some(category.into());
+        self
+    }
+
+    /// Sets the tags.
+    #[must_use]
+    pub fn with_tags<I, S>(mut self, tags: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.tags = tags.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Sets the behaviour hints.
+    #[must_use]
+    pub fn with_annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.annotations = annotations;
+        self
+    }
+
+    /// Sets the output schema; its root must be an object (see
+    /// [`output_schema`](crate::schema::output_schema), which wraps other types).
+    pub fn with_output(mut self, output: OutputSchema) -> Result<Self, DefinitionError> {
+        if !has_object_root(&output.schema) {
+            return Err(DefinitionError::NotAnObjectSchema {
+                tool: self.name.to_string(),
+                which: "output",
+            });
+        }
+        self.output = Some(output);
+        Ok(self)
+    }
+
+    /// The invocation name.
+    pub fn name(&self) -> &ToolName {
+        &self.name
+    }
+
+    /// The title, if any.
+    pub fn title(&self) -> Option<&str> {
+        self.title.as_deref()
+    }
+
+    /// The description, if any.
+    pub fn description(&self) -> Option<&str> {
+        self.description.as_deref()
+    }
+
+    /// The version.
+    pub fn version(&self) -> &semver::Version {
+        &self.version
+    }
+
+    /// The category, if any.
+    pub fn category(&self) -> Option<&str> {
+        self.category.as_deref()
+    }
+
+    /// The tags.
+    pub fn tags(&self) -> &[String] {
+        &self.tags
+    }
+
+    /// The behaviour hints.
+    pub fn annotations(&self) -> &ToolAnnotations {
+        &self.annotations
+    }
+
+    /// The input schema.
+    pub fn input_schema(&self) -> &Schema {
+        &self.input_schema
+    }
+
+    /// The output schema, if the tool declares one.
+    pub fn output_schema(&self) -> Option<&Schema> {
+        self.output.as_ref().map(|output| &output.schema)
+    }
+
+    /// Whether the tool's value is sent wrapped as `{"result": value}`.
+    pub fn wraps_output(&self) -> bool {
+        self.output.as_ref().is_some_and(|output| output.wrapped)
+    }
+
+    fn mcp_annotations(&self) -> Map<String, Value> {
+        let a = &self.annotations;
+        let mut map = Map::new();
+        if let Some(title) = &self.title {
+            map.insert("title".into(), title.clone().into());
+        }
+        for (key, hint) in [
+            ("readOnlyHint", a.read_only),
+            ("destructiveHint", a.destructive),
+            ("idempotentHint", a.idempotent),
+            ("openWorldHint", a.open_world),
+        ] {
+            if let Some(hint) = hint {
+                map.insert(key.into(), hint.into());
+            }
+        }
+        map
+    }
+
+    fn meta(&self) -> Value {
+        let mut meta = Map::new();
+        meta.insert("version".into(), self.version.to_string().into());
+        if let Some(category) = &self.category {
+            meta.insert("category".into(), category.clone().into());
+        }
+        if !self.tags.is_empty() {
+            meta.insert("tags".into(), self.tags.clone().into());
+        }
+        meta.insert("dangerous".into(), self.annotations.dangerous.into());
+        meta.insert(
+            "requiresSandbox".into(),
+            self.annotations.requires_sandbox.into(),
+        );
+        Value::Object(Map::from_iter([(META_KEY.to_owned(), Value::Object(meta))]))
+    }
+}
+
+/// Serializes as MCP's `Tool` object.
+impl Serialize for ToolDefinition {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("name", &self.name)?;
+        if let Some(title) = &self.title {
+            map.serialize_entry("title", title)?;
+        }
+        if let Some(description) = &self.description {
+            map.serialize_entry("description", description)?;
+        }
+        map.serialize_entry("inputSchema", &self.input_schema)?;
+        if let Some(output) = &self.output {
+            map.serialize_entry("outputSchema", &output.schema)?;
+        }
+        let annotations = self.mcp_annotations();
+        if !annotations.is_empty() {
+            map.serialize_entry("annotations", &annotations)?;
+        }
+        map.serialize_entry("_meta", &self.meta())?;
+        map.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn input() -> Schema {
+        schemars::json_schema!({"type": "object", "properties": {}})
+    }
+
+    #[test]
+    fn refuses_bad_names_versions_and_roots() {
+        assert!(matches!(
+            ToolDefinition::new("nodot", input()),
+            Err(DefinitionError::Name(_))
+        ));
+        assert!(matches!(
+            ToolDefinition::new("a.b", schemars::json_schema!({"type": "string"})),
+            Err(DefinitionError::NotAnObjectSchema { which: "input", .. })
+        ));
+        let err = ToolDefinition::new("a.b", input())
+            .unwrap()
+            .with_version("1.0")
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("`1.0` is not a semantic version"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn serializes_hints_and_meta() {
+        let tool = ToolDefinition::new("fs.delete", input())
+            .unwrap()
+            .with_title("Delete a file")
+            .with_category("filesystem")
+            .with_tags(["fs"])
+            .with_annotations(ToolAnnotations {
+                destructive: Some(true),
+                dangerous: true,
+                ..ToolAnnotations::default()
+            });
+        let wire = serde_json::to_value(&tool).unwrap();
+        assert_eq!(
+            wire["annotations"],
+            json!({"title": "Delete a file", "destructiveHint": true})
+        );
+        assert_eq!(
+            wire["_meta"][META_KEY],
+            json!({"version": "0.0.0", "category": "filesystem", "tags": ["fs"], "dangerous": true, "requiresSandbox": false})
+        );
+    }
+}
