@@ -1,0 +1,149 @@
+//! The command line every application gets: `list` its tools, `call` one.
+//!
+//! ```no_run
+//! fn main() {
+//!     mcp_runtime::cli::run()
+//! }
+//! ```
+//!
+//! Exit codes: 0 when the command (or the tool) succeeded, 1 when the tool failed or the
+//! registry is broken, 2 for a usage error such as arguments that are not JSON.
+
+use std::ffi::OsString;
+use std::io::{self, Read, Write};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use mcp_core::{MCPToolCall, ToolStatus};
+use serde_json::Value;
+
+use crate::registry::{EMPTY_REGISTRY_HINT, Registry};
+
+/// Exit code of a usage error.
+const USAGE: u8 = 2;
+
+#[derive(Parser)]
+#[command(about = "Inspect and call this application's MCP tools")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print the name of every tool, one per line, in name order.
+    List,
+    /// Call a tool and print its result as JSON.
+    Call {
+        /// The tool's invocation name, e.g. `calculator.add`.
+        name: String,
+        /// The arguments as a JSON object, or `-` to read them from standard input.
+        #[arg(default_value = "{}")]
+        arguments: String,
+        /// Print the text a model reads (`[OK] …` / `[FAIL] …`) instead of JSON.
+        #[arg(long)]
+        text: bool,
+    },
+}
+
+/// Runs the command line of the process over the global registry and exits.
+pub fn run() -> ! {
+    let code = match Registry::try_global() {
+        Ok(registry) => run_with(registry, std::env::args_os()),
+        Err(err) => {
+            eprintln!("error: {err}");
+            ExitCode::FAILURE
+        }
+    };
+    // Flush what was printed before exiting; a closed stdout is not worth a panic.
+    let _ = io::stdout().flush();
+    std::process::exit(if code == ExitCode::SUCCESS {
+        0
+    } else {
+        exit_number(code)
+    })
+}
+
+/// `ExitCode` hides its number; the codes this module makes are known.
+fn exit_number(code: ExitCode) -> i32 {
+    [1u8, USAGE]
+        .into_iter()
+        .find(|&n| ExitCode::from(n) == code)
+        .map_or(1, i32::from)
+}
+
+/// Runs the command line `args` (the first being the program's name) over `registry`.
+pub fn run_with<I, T>(registry: &Registry, args: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(err) => {
+            let _ = err.print();
+            return if err.use_stderr() {
+                ExitCode::from(USAGE)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    let mut out = io::stdout().lock();
+    match cli.command {
+        Command::List => {
+            if registry.is_empty() {
+                eprintln!("warning: {EMPTY_REGISTRY_HINT}");
+            }
+            for tool in registry.list() {
+                let _ = writeln!(out, "{}", tool.definition().name());
+            }
+            ExitCode::SUCCESS
+        }
+        Command::Call {
+            name,
+            arguments,
+            text,
+        } => {
+            let call = match parse_call(&name, &arguments) {
+                Ok(call) => call,
+                Err(message) => {
+                    eprintln!("error: {message}");
+                    return ExitCode::from(USAGE);
+                }
+            };
+            let result = registry.call_blocking(call);
+            let printed = if text {
+                writeln!(out, "{result}")
+            } else {
+                // A result is plain JSON data: serializing it cannot fail.
+                writeln!(
+                    out,
+                    "{}",
+                    serde_json::to_string_pretty(&result).unwrap_or_default()
+                )
+            };
+            let _ = printed;
+            if result.status() == ToolStatus::Failure {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+    }
+}
+
+fn parse_call(name: &str, arguments: &str) -> Result<MCPToolCall, String> {
+    let text = if arguments == "-" {
+        let mut text = String::new();
+        io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|err| format!("cannot read the arguments from standard input: {err}"))?;
+        text
+    } else {
+        arguments.to_owned()
+    };
+    let value: Value = serde_json::from_str(&text)
+        .map_err(|err| format!("the arguments are not valid JSON: {err}"))?;
+    MCPToolCall::new(name, value).map_err(|err| err.to_string())
+}

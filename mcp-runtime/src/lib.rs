@@ -1,0 +1,72 @@
+//! Plain Rust functions as MCP tools.
+//!
+//! Put `#[mcp_tool]` on a function; it stays an ordinary function, and it is also a tool
+//! with a JSON Schema for its input and output, registered at start-up. The [`Registry`]
+//! runs [`MCPToolCall`]s and answers with [`MCPToolResult`]s; [`cli::run`] gives the
+//! application a command line.
+//!
+//! ```
+//! use mcp_runtime::{MCPToolCall, Registry, ToolError, mcp_tool};
+//! use serde::Serialize;
+//!
+//! #[derive(Serialize, schemars::JsonSchema)]
+//! struct Quotient {
+//!     value: i64,
+//! }
+//!
+//! /// Divides `a` by `b`.
+//! #[mcp_tool(namespace = "math")]
+//! fn divide(
+//!     /// The dividend.
+//!     a: i64,
+//!     /// The divisor; not zero.
+//!     b: i64,
+//! ) -> Result<Quotient, ToolError> {
+//!     a.checked_div(b)
+//!         .map(|value| Quotient { value })
+//!         .ok_or_else(|| ToolError::validation("`b` must not be zero"))
+//! }
+//!
+//! // Still a plain function:
+//! assert_eq!(divide(7, 2)?.value, 3);
+//!
+//! // And a tool:
+//! let registry = Registry::global();
+//! let call = MCPToolCall::new("math.divide", serde_json::json!({ "a": 7, "b": 0 }))?;
+//! let result = registry.call_blocking(call);
+//! assert_eq!(result.error().unwrap().error_message, "`b` must not be zero");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+pub mod cli;
+mod execute;
+mod registration;
+mod registry;
+
+#[doc(hidden)]
+pub mod __private;
+
+/// Turns a plain function into an MCP tool.
+///
+/// The function keeps its signature and stays callable as Rust. Beside it the attribute
+/// generates the input schema (from the parameters, their doc comments and their
+/// `#[serde]`/`#[schemars]` attributes), the output schema (from the return type) and a
+/// registration that [`Registry::global`] collects.
+///
+/// Arguments: `name`, `namespace` (default: the crate's name), `title`, `description`
+/// (default: the doc comment; a leading `# Heading` is the title), `version` (default: the
+/// crate's version), `category`, `tags("a", "b")`, the hints `read_only`, `destructive`,
+/// `idempotent`, `open_world`, the seed-003 flags `dangerous` and `requires_sandbox`, and
+/// `crate = path` when `mcp_runtime` is renamed.
+///
+/// A tool may return a value (`Serialize + JsonSchema`), `Result<T, E>` with
+/// `E: Into<ToolError>`, `MCPToolResult`, or nothing.
+pub use mcp_macros::mcp_tool;
+
+pub use mcp_core::{
+    DefinitionError, ErrorDetails, ErrorType, MCPErrorDetail, MCPToolCall, MCPToolResult,
+    MessageError, ToolAnnotations, ToolDefinition, ToolError, ToolName, ToolNameError, ToolStatus,
+    schema,
+};
+pub use registration::Location;
+pub use registry::{EMPTY_REGISTRY_HINT, RegisteredTool, Registry, RegistryError, RegistryProblem};
