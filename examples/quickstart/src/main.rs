@@ -1,0 +1,134 @@
+//! Three small tools served by mcp-runtime: read a file, add two numbers, count words.
+//!
+//! ```text
+//! cargo run -p quickstart -- list
+//! cargo run -p quickstart -- call calculator.add '{"a": 2, "b": 3}'
+//! ```
+
+use std::path::PathBuf;
+
+use mcp_runtime::{ToolError, mcp_tool};
+use schemars::JsonSchema;
+use serde::Serialize;
+
+/// A file's content, possibly cut short.
+#[derive(Debug, PartialEq, Serialize, JsonSchema)]
+struct FileContent {
+    /// The content read.
+    file_content: String,
+    /// Whether the file had more than `max_chars` characters.
+    truncated: bool,
+}
+
+/// Read a text file's content.
+///
+/// Returns the whole file, or its first `max_chars` characters.
+#[mcp_tool(
+    namespace = "file_utility",
+    category = "filesystem",
+    read_only,
+    idempotent
+)]
+fn read_file_content(
+    /// Path of the file to read.
+    file_path: PathBuf,
+    /// The most characters to return; the whole file when absent.
+    max_chars: Option<usize>,
+) -> Result<FileContent, ToolError> {
+    let content = std::fs::read_to_string(&file_path).map_err(|err| {
+        ToolError::from(err).context(format!("cannot read `{}`", file_path.display()))
+    })?;
+    Ok(match max_chars {
+        Some(max) if content.chars().count() > max => FileContent {
+            file_content: content.chars().take(max).collect(),
+            truncated: true,
+        },
+        _ => FileContent {
+            file_content: content,
+            truncated: false,
+        },
+    })
+}
+
+/// The sum of two integers.
+#[derive(Debug, PartialEq, Serialize, JsonSchema)]
+struct Sum {
+    /// `a + b`.
+    sum: i64,
+}
+
+/// Add two integers.
+///
+/// Fails, rather than wrapping around, when the sum does not fit in 64 bits.
+#[mcp_tool(
+    namespace = "calculator",
+    category = "math",
+    read_only,
+    idempotent,
+    open_world = false
+)]
+fn add(
+    /// The first addend.
+    a: i64,
+    /// The second addend.
+    b: i64,
+) -> Result<Sum, ToolError> {
+    a.checked_add(b)
+        .map(|sum| Sum { sum })
+        .ok_or_else(|| ToolError::validation(format!("{a} + {b} does not fit in a 64-bit integer")))
+}
+
+/// How long a text is.
+#[derive(Debug, PartialEq, Serialize, JsonSchema)]
+struct WordCount {
+    /// Words, separated by white space.
+    words: usize,
+    /// Characters (Unicode scalar values).
+    chars: usize,
+}
+
+/// Count the words and characters of a text.
+#[mcp_tool(
+    namespace = "text",
+    category = "text",
+    read_only,
+    idempotent,
+    open_world = false
+)]
+fn word_count(
+    /// The text to count.
+    text: String,
+) -> WordCount {
+    WordCount {
+        words: text.split_whitespace().count(),
+        chars: text.chars().count(),
+    }
+}
+
+fn main() {
+    mcp_runtime::cli::run()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tools_stay_plain_functions() {
+        assert_eq!(add(2, 3).unwrap(), Sum { sum: 5 });
+        assert!(add(i64::MAX, 1).is_err());
+        assert_eq!(
+            word_count("héllo  wörld".to_owned()),
+            WordCount {
+                words: 2,
+                chars: 12
+            }
+        );
+        let missing =
+            read_file_content(PathBuf::from("/nonexistent/quickstart.txt"), None).unwrap_err();
+        assert_eq!(
+            missing.error_type(),
+            &mcp_runtime::ErrorType::FileNotFoundError
+        );
+    }
+}
