@@ -61,7 +61,7 @@ impl MessageError {
     pub fn field(&self) -> Cow<'_, str> {
         match self {
             Self::MissingField { field } | Self::WrongType { field, .. } => Cow::Borrowed(field),
-            Self::UnknownField { parent, name } if parent.is_empty() => Cow::Borrowed(name),
+            Self::UnknownField { parent: "", name } => Cow::Borrowed(name),
             Self::UnknownField { parent, name } => Cow::Owned(format!("{parent}.{name}")),
             Self::ToolName(_) => Cow::Borrowed("tool_name"),
             Self::UnknownStatus { .. } => Cow::Borrowed("status"),

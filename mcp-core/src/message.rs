@@ -210,18 +210,6 @@ impl MCPToolResult {
     pub fn explanation(&self) -> Option<&str> {
         self.explanation.as_deref()
     }
-
-    /// The four parts.
-    pub fn into_parts(
-        self,
-    ) -> (
-        ToolStatus,
-        Option<Map<String, Value>>,
-        Option<MCPErrorDetail>,
-        Option<String>,
-    ) {
-        (self.status, self.data, self.error, self.explanation)
-    }
 }
 
 fn data_object(data: Value) -> Option<Map<String, Value>> {

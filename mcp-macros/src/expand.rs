@@ -73,14 +73,14 @@ fn registration(tool: &Tool, args: &Args) -> TokenStream {
         Returns::Result(_) => quote! { #private::FallibleOutput::into_outcome(#call) },
         Returns::ToolResult => quote! { #private::tool_result_output(#call) },
     };
-    let output = match &tool.returns {
+    let finish = match &tool.returns {
         Returns::Value(ty) => {
-            quote_spanned! {ty.span()=> .with_output(#private::output_schema::<#ty>())? }
+            quote_spanned! {ty.span()=> __definition.with_output(#private::output_schema::<#ty>()) }
         }
         Returns::Result(ty) => quote_spanned! {ty.span()=>
-            .with_output(#private::output_schema::<<#ty as #private::FallibleOutput>::Ok>())?
+            __definition.with_output(#private::output_schema::<<#ty as #private::FallibleOutput>::Ok>())
         },
-        Returns::Unit | Returns::ToolResult => quote! {},
+        Returns::Unit | Returns::ToolResult => quote! { ::core::result::Result::Ok(__definition) },
     };
 
     let name = tool_name(tool, args);
@@ -154,23 +154,21 @@ fn registration(tool: &Tool, args: &Args) -> TokenStream {
             }
 
             fn __mcp_definition() -> ::core::result::Result<#private::ToolDefinition, #private::DefinitionError> {
-                ::core::result::Result::Ok(
-                    #private::ToolDefinition::new(#name, #private::arguments_schema::<#arguments>())?
-                        .with_version(#version)?
-                        #title
-                        #description
-                        #category
-                        #tags
-                        .with_annotations(#private::ToolAnnotations {
-                            read_only: #read_only,
-                            destructive: #destructive,
-                            idempotent: #idempotent,
-                            open_world: #open_world,
-                            dangerous: #dangerous,
-                            requires_sandbox: #requires_sandbox,
-                        })
-                        #output
-                )
+                let __definition = #private::ToolDefinition::new(#name, #private::arguments_schema::<#arguments>())?
+                    .with_version(#version)?
+                    #title
+                    #description
+                    #category
+                    #tags
+                    .with_annotations(#private::ToolAnnotations {
+                        read_only: #read_only,
+                        destructive: #destructive,
+                        idempotent: #idempotent,
+                        open_world: #open_world,
+                        dangerous: #dangerous,
+                        requires_sandbox: #requires_sandbox,
+                    });
+                #finish
             }
 
             #private::inventory::submit! {

@@ -22,11 +22,14 @@ pub fn ready(outcome: Outcome) -> ToolFuture {
     Box::pin(future::ready(outcome))
 }
 
-/// The input schema of a generated arguments struct, without the struct's internal name as
-/// its title.
+/// The input schema of a generated arguments struct: without the struct's internal name as
+/// its title, and with `properties` even when there are none, as clients expect.
 pub fn arguments_schema<T: JsonSchema>() -> Schema {
     let mut schema = mcp_core::schema::input_schema::<T>();
     schema.remove("title");
+    if schema.get("properties").is_none() {
+        schema.insert("properties".to_owned(), json!({}));
+    }
     schema
 }
 

@@ -1,6 +1,7 @@
 //! The command line every application gets: `list` its tools, `call` one.
 //!
-//! ```no_run
+//! ```text
+//! // main.rs of an application
 //! fn main() {
 //!     mcp_runtime::cli::run()
 //! }

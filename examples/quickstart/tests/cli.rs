@@ -1,0 +1,154 @@
+//! The quickstart binary as a user runs it: `list` and `call`, their output and exit codes.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{Value, json};
+
+fn quickstart(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_quickstart"))
+        .args(args)
+        .output()
+        .expect("quickstart runs")
+}
+
+/// Runs `call`, checks the exit code and returns the printed `MCPToolResult`.
+fn call(name: &str, arguments: &str, expected_code: i32) -> Value {
+    let output = quickstart(&["call", name, arguments]);
+    assert_eq!(
+        output.status.code(),
+        Some(expected_code),
+        "stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("stdout is one JSON result")
+}
+
+#[test]
+fn list_prints_every_tool_name_in_order() {
+    let output = quickstart(&["list"]);
+    assert!(output.status.success());
+    assert_eq!(
+        String::from_utf8(output.stdout).unwrap(),
+        "calculator.add\nfile_utility.read_file_content\ntext.word_count\n"
+    );
+}
+
+#[test]
+fn add_succeeds_with_exit_code_0() {
+    let result = call("calculator.add", r#"{"a": 2, "b": 40}"#, 0);
+    assert_eq!(
+        result,
+        json!({ "status": "success", "data": { "sum": 42 }, "error": null, "explanation": null })
+    );
+}
+
+#[test]
+fn add_overflow_is_a_failure_with_exit_code_1() {
+    let result = call("calculator.add", &format!(r#"{{"a": {}, "b": 1}}"#, i64::MAX), 1);
+    assert_eq!(result["status"], "failure");
+    assert_eq!(result["error"]["error_type"], "ValidationError");
+    assert!(result["data"].is_null());
+}
+
+#[test]
+fn add_with_ill_typed_argument_names_it() {
+    let result = call("calculator.add", r#"{"a": 1.5, "b": 1}"#, 1);
+    assert_eq!(result["error"]["error_type"], "ValidationError");
+    let message = result["error"]["error_message"].as_str().unwrap();
+    assert!(message.contains("`a`"), "{message}");
+}
+
+#[test]
+fn add_with_missing_argument_names_it() {
+    let result = call("calculator.add", r#"{"a": 1}"#, 1);
+    let message = result["error"]["error_message"].as_str().unwrap();
+    assert!(message.contains("`b`"), "{message}");
+}
+
+#[test]
+fn word_count_counts_words_and_chars() {
+    let result = call("text.word_count", r#"{"text": "the quick  brown fox"}"#, 0);
+    assert_eq!(result["data"], json!({ "words": 4, "chars": 20 }));
+}
+
+#[test]
+fn read_file_content_reads_and_truncates() {
+    let dir = std::env::temp_dir().join(format!("quickstart-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("hello.txt");
+    std::fs::write(&path, "héllo world").unwrap();
+    let path = path.to_str().unwrap();
+
+    let whole = call("file_utility.read_file_content", &json!({ "file_path": path }).to_string(), 0);
+    assert_eq!(whole["data"], json!({ "file_content": "héllo world", "truncated": false }));
+
+    let cut = call(
+        "file_utility.read_file_content",
+        &json!({ "file_path": path, "max_chars": 2 }).to_string(),
+        0,
+    );
+    assert_eq!(cut["data"], json!({ "file_content": "hé", "truncated": true }));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn read_missing_file_is_file_not_found_error() {
+    let result = call(
+        "file_utility.read_file_content",
+        r#"{"file_path": "/nonexistent/quickstart/missing.txt"}"#,
+        1,
+    );
+    assert_eq!(result["status"], "failure");
+    assert_eq!(result["error"]["error_type"], "FileNotFoundError");
+    let message = result["error"]["error_message"].as_str().unwrap();
+    assert!(message.contains("/nonexistent/quickstart/missing.txt"), "{message}");
+}
+
+#[test]
+fn unknown_tool_is_resource_not_found_with_exit_code_1() {
+    let result = call("calculator.sub", "{}", 1);
+    assert_eq!(result["error"]["error_type"], "ResourceNotFound");
+}
+
+#[test]
+fn arguments_that_are_not_json_are_a_usage_error() {
+    let output = quickstart(&["call", "calculator.add", "{a: 1"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(output.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("not valid JSON"), "{stderr}");
+}
+
+#[test]
+fn invalid_tool_name_is_a_usage_error() {
+    let output = quickstart(&["call", "Calculator.Add", "{}"]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("tool_name"), "{stderr}");
+}
+
+#[test]
+fn arguments_can_come_from_standard_input() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_quickstart"))
+        .args(["call", "calculator.add", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(br#"{"a": 1, "b": 2}"#).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success());
+    let result: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(result["data"]["sum"], 3);
+}
+
+#[test]
+fn text_flag_prints_the_seed_003_form() {
+    let output = quickstart(&["call", "text.word_count", r#"{"text": "a b"}"#, "--text"]);
+    assert!(output.status.success());
+    assert_eq!(
+        String::from_utf8(output.stdout).unwrap(),
+        "[OK] Tool executed successfully:\n{\"words\":2,\"chars\":3}\n"
+    );
+}
