@@ -279,9 +279,11 @@ impl ErrorType {
         }
     }
 
-    /// Whether this is one of the eight standard types.
+    /// Whether this is one of the eight standard types (also when spelled as `Custom`).
     pub fn is_standard(&self) -> bool {
-        !matches!(self, Self::Custom(_))
+        Self::STANDARD
+            .iter()
+            .any(|standard| standard.as_str() == self.as_str())
     }
 }
 
@@ -726,7 +728,7 @@ impl JsonSchema for MCPToolResult {
             },
             "required": ["status"],
             "additionalProperties": false,
-            "if": { "properties": { "status": { "const": "failure" } } },
+            "if": { "properties": { "status": { "const": "failure" } }, "required": ["status"] },
             "then": {
                 "required": ["error"],
                 "properties": {

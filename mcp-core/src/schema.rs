@@ -2,12 +2,17 @@
 //! from the deserialize contract, output schemas from the serialize contract, object roots.
 
 use schemars::generate::SchemaSettings;
+use schemars::transform::ReplaceBoolSchemas;
 use schemars::{JsonSchema, Schema};
 use serde_json::{Map, Value};
 
-/// The settings every schema of this project is generated with.
+/// The settings every schema of this project is generated with. Boolean subschemas (what
+/// schemars makes for `serde_json::Value`) become objects, `true` as `{}`: the 2025 MCP
+/// revisions require every property's schema to be an object.
 pub fn settings() -> SchemaSettings {
-    SchemaSettings::draft2020_12()
+    let mut replace_bools = ReplaceBoolSchemas::default();
+    replace_bools.skip_additional_properties = true;
+    SchemaSettings::draft2020_12().with_transform(replace_bools)
 }
 
 /// The input schema of an arguments type: what the tool accepts (deserialize contract).
@@ -112,6 +117,19 @@ fn wrap_in_result(schema: Schema) -> Schema {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn json_values_get_object_subschemas() {
+        #[derive(schemars::JsonSchema, serde::Deserialize)]
+        #[allow(dead_code)]
+        struct Args {
+            payload: Value,
+            maybe: Option<Value>,
+        }
+        let schema = input_schema::<Args>().to_value();
+        assert_eq!(schema["properties"]["payload"], json!({}));
+        assert!(schema["properties"]["maybe"].is_object(), "{schema}");
+    }
 
     #[test]
     fn wrapped_schema_keeps_defs_at_the_root() {

@@ -25,7 +25,12 @@ use crate::message::{ErrorDetails, MCPToolResult, ToolStatus};
 impl fmt::Display for MCPToolResult {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.error() {
-            Some(error) if self.status() != ToolStatus::Success => {
+            Some(error)
+                if matches!(
+                    self.status(),
+                    ToolStatus::Failure | ToolStatus::PartialSuccess
+                ) =>
+            {
                 f.write_str("[FAIL] Tool execution failed:\n")?;
                 write!(f, "Error: {}: {}", error.error_type, error.error_message)?;
                 match &error.error_details {
@@ -100,6 +105,16 @@ mod tests {
             result.to_string(),
             "[FAIL] Tool execution failed:\nError: PermissionError: cannot write d.txt (d.txt)\nOutput: {\"copied\":3}"
         );
+    }
+
+    #[test]
+    fn no_change_needed_with_a_warning_is_still_ok() {
+        let result: MCPToolResult = serde_json::from_value(json!({
+            "status": "no_change_needed",
+            "error": { "error_type": "X", "error_message": "warn" },
+        }))
+        .unwrap();
+        assert!(result.to_string().starts_with("[OK]"), "{result}");
     }
 
     #[test]

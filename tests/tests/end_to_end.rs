@@ -4,7 +4,8 @@
 use std::collections::HashMap;
 
 use mcp_runtime::{
-    ErrorType, MCPErrorDetail, MCPToolCall, MCPToolResult, Registry, ToolError, ToolStatus, mcp_tool,
+    ErrorType, MCPErrorDetail, MCPToolCall, MCPToolResult, Registry, ToolError, ToolStatus,
+    mcp_tool,
 };
 use mcp_tests::{REVISIONS, mcp_validator, schema_errors};
 use schemars::JsonSchema;
@@ -19,7 +20,13 @@ struct Greeting {
 /// # Greet someone
 ///
 /// Says hello to `name`, `times` times.
-#[mcp_tool(namespace = "e2e", version = "2.1.0", category = "text", tags("demo", "greeting"), read_only)]
+#[mcp_tool(
+    namespace = "e2e",
+    version = "2.1.0",
+    category = "text",
+    tags("demo", "greeting"),
+    read_only
+)]
 fn greet(
     /// Who to greet.
     name: String,
@@ -94,6 +101,12 @@ fn area(shapes: Vec<Shape>, scale: HashMap<String, f64>) -> f64 {
         * factor
 }
 
+/// Takes any JSON; its schema must still be an object for the 2025 MCP revisions.
+#[mcp_tool(namespace = "e2e")]
+fn store(payload: Value, note: Option<Value>) -> Value {
+    json!({ "payload": payload, "note": note })
+}
+
 mod nested {
     /// The same function name as another tool, in another module, under another name.
     #[mcp_tool(namespace = "e2e.nested", name = "double")]
@@ -116,13 +129,18 @@ fn call(name: &str, arguments: Value) -> MCPToolResult {
 }
 
 fn tool_json(name: &str) -> Value {
-    let tool = Registry::global().get(name).unwrap_or_else(|| panic!("`{name}` is registered"));
+    let tool = Registry::global()
+        .get(name)
+        .unwrap_or_else(|| panic!("`{name}` is registered"));
     serde_json::to_value(tool.definition()).expect("a definition serializes")
 }
 
 #[test]
 fn tools_stay_plain_functions() {
-    assert_eq!(greet("Ann".into(), Some(2)).message, "Hello, Ann! Hello, Ann!");
+    assert_eq!(
+        greet("Ann".into(), Some(2)).message,
+        "Hello, Ann! Hello, Ann!"
+    );
     assert_eq!(double(4), 8);
     assert_eq!(nested::double(5), 10);
     noop();
@@ -138,8 +156,16 @@ fn registry_lists_tools_sorted_by_name() {
     let mut sorted = names.clone();
     sorted.sort();
     assert_eq!(names, sorted);
-    for expected in ["e2e.greet", "e2e.double", "e2e.nested.double", "end_to_end.default_namespace"] {
-        assert!(names.iter().any(|n| n == expected), "{expected} missing from {names:?}");
+    for expected in [
+        "e2e.greet",
+        "e2e.double",
+        "e2e.nested.double",
+        "end_to_end.default_namespace",
+    ] {
+        assert!(
+            names.iter().any(|n| n == expected),
+            "{expected} missing from {names:?}"
+        );
     }
 }
 
@@ -148,7 +174,10 @@ fn definition_carries_attribute_and_doc_comment() {
     let tool = tool_json("e2e.greet");
     assert_eq!(tool["title"], "Greet someone");
     assert_eq!(tool["description"], "Says hello to `name`, `times` times.");
-    assert_eq!(tool["annotations"], json!({ "title": "Greet someone", "readOnlyHint": true }));
+    assert_eq!(
+        tool["annotations"],
+        json!({ "title": "Greet someone", "readOnlyHint": true })
+    );
     assert_eq!(
         tool["_meta"]["mcp-runtime/tool"],
         json!({ "version": "2.1.0", "category": "text", "tags": ["demo", "greeting"], "dangerous": false, "requiresSandbox": false })
@@ -167,12 +196,28 @@ fn version_defaults_to_the_crate_version() {
 fn input_schema_comes_from_parameters_and_their_docs() {
     let schema = &tool_json("e2e.greet")["inputSchema"];
     assert_eq!(schema["type"], "object");
-    assert_eq!(schema["$schema"], "https://json-schema.org/draft/2020-12/schema");
-    assert_eq!(schema["required"], json!(["name"]), "Option<T> is not required");
-    assert_eq!(schema["properties"]["name"], json!({ "type": "string", "description": "Who to greet." }));
-    assert_eq!(schema["properties"]["times"]["description"], "How often; once when absent.");
+    assert_eq!(
+        schema["$schema"],
+        "https://json-schema.org/draft/2020-12/schema"
+    );
+    assert_eq!(
+        schema["required"],
+        json!(["name"]),
+        "Option<T> is not required"
+    );
+    assert_eq!(
+        schema["properties"]["name"],
+        json!({ "type": "string", "description": "Who to greet." })
+    );
+    assert_eq!(
+        schema["properties"]["times"]["description"],
+        "How often; once when absent."
+    );
     assert_eq!(schema["additionalProperties"], false);
-    assert!(schema.get("title").is_none(), "the internal struct name is not a title");
+    assert!(
+        schema.get("title").is_none(),
+        "the internal struct name is not a title"
+    );
 }
 
 #[test]
@@ -190,7 +235,10 @@ fn output_schema_is_the_return_type_wrapped_when_not_an_object() {
     assert_eq!(greet["outputSchema"]["type"], "object");
     assert_eq!(greet["outputSchema"]["required"], json!(["message"]));
     let double = tool_json("e2e.double");
-    assert_eq!(double["outputSchema"]["properties"]["result"]["type"], "integer");
+    assert_eq!(
+        double["outputSchema"]["properties"]["result"]["type"],
+        "integer"
+    );
     assert_eq!(double["outputSchema"]["required"], json!(["result"]));
     let fallible = tool_json("e2e.echo_later");
     assert_eq!(fallible["outputSchema"]["required"], json!(["message"]));
@@ -203,7 +251,11 @@ fn every_definition_is_a_valid_mcp_tool_in_every_revision() {
         for tool in Registry::global().list() {
             let wire = serde_json::to_value(tool.definition()).expect("serializes");
             let errors = schema_errors(&validator, &wire);
-            assert!(errors.is_empty(), "{revision} {}: {errors:#?}", tool.definition().name());
+            assert!(
+                errors.is_empty(),
+                "{revision} {}: {errors:#?}",
+                tool.definition().name()
+            );
         }
     }
 }
@@ -213,9 +265,17 @@ fn every_generated_schema_is_valid_json_schema() {
     for tool in Registry::global().list() {
         let definition = tool.definition();
         let input = definition.input_schema().as_value();
-        assert!(jsonschema::meta::is_valid(input), "{}: input {input}", definition.name());
+        assert!(
+            jsonschema::meta::is_valid(input),
+            "{}: input {input}",
+            definition.name()
+        );
         if let Some(output) = definition.output_schema() {
-            assert!(jsonschema::meta::is_valid(output.as_value()), "{}: output", definition.name());
+            assert!(
+                jsonschema::meta::is_valid(output.as_value()),
+                "{}: output",
+                definition.name()
+            );
         }
     }
 }
@@ -224,9 +284,15 @@ fn every_generated_schema_is_valid_json_schema() {
 fn call_returns_data_on_success() {
     let result = call("e2e.greet", json!({ "name": "Bo", "times": 2 }));
     assert_eq!(result.status(), ToolStatus::Success);
-    assert_eq!(result.data(), json!({ "message": "Hello, Bo! Hello, Bo!" }).as_object());
+    assert_eq!(
+        result.data(),
+        json!({ "message": "Hello, Bo! Hello, Bo!" }).as_object()
+    );
     let result = call("e2e.greet", json!({ "name": "Bo" }));
-    assert_eq!(result.data(), json!({ "message": "Hello, Bo!" }).as_object());
+    assert_eq!(
+        result.data(),
+        json!({ "message": "Hello, Bo!" }).as_object()
+    );
 }
 
 #[test]
@@ -234,20 +300,48 @@ fn call_data_validates_against_the_output_schema() {
     for (name, arguments) in [
         ("e2e.greet", json!({ "name": "Cy" })),
         ("e2e.double", json!({ "n": 21 })),
-        ("e2e.area", json!({ "shapes": [{ "shape": "square", "side": 2.0 }], "scale": {} })),
+        (
+            "e2e.area",
+            json!({ "shapes": [{ "shape": "square", "side": 2.0 }], "scale": {} }),
+        ),
     ] {
         let result = call(name, arguments);
         let data = Value::Object(result.data().cloned().expect("data"));
-        let output = Registry::global().get(name).unwrap().definition().output_schema().unwrap().clone();
+        let output = Registry::global()
+            .get(name)
+            .unwrap()
+            .definition()
+            .output_schema()
+            .unwrap()
+            .clone();
         let validator = jsonschema::validator_for(output.as_value()).expect("compiles");
-        assert!(validator.is_valid(&data), "{name}: {data} against {}", output.as_value());
+        assert!(
+            validator.is_valid(&data),
+            "{name}: {data} against {}",
+            output.as_value()
+        );
     }
 }
 
 #[test]
+fn json_value_arguments_pass_through() {
+    let result = call("e2e.store", json!({ "payload": [1, "two"] }));
+    assert_eq!(
+        result.data(),
+        json!({ "result": { "payload": [1, "two"], "note": null } }).as_object()
+    );
+}
+
+#[test]
 fn non_object_output_is_wrapped_in_result() {
-    assert_eq!(call("e2e.double", json!({ "n": 21 })).data(), json!({ "result": 42 }).as_object());
-    assert_eq!(call("e2e.nested.double", json!({ "n": 1 })).data(), json!({ "result": 2 }).as_object());
+    assert_eq!(
+        call("e2e.double", json!({ "n": 21 })).data(),
+        json!({ "result": 42 }).as_object()
+    );
+    assert_eq!(
+        call("e2e.nested.double", json!({ "n": 1 })).data(),
+        json!({ "result": 2 }).as_object()
+    );
 }
 
 #[test]
@@ -264,13 +358,25 @@ fn tool_error_becomes_failure_with_its_type_and_details() {
     let error = result.error().expect("an error");
     assert_eq!(error.error_type, ErrorType::Custom("QuotaExceeded".into()));
     assert_eq!(error.error_message, "failed on purpose");
-    assert_eq!(error.error_details, Some(json!({ "kind": "QuotaExceeded" }).as_object().cloned().unwrap().into()));
+    assert_eq!(
+        error.error_details,
+        Some(
+            json!({ "kind": "QuotaExceeded" })
+                .as_object()
+                .cloned()
+                .unwrap()
+                .into()
+        )
+    );
 }
 
 #[test]
 fn tool_result_is_passed_through_unchanged() {
     let result = call("e2e.unchanged", json!({}));
-    assert_eq!(result, MCPToolResult::no_change_needed().with_explanation("already done"));
+    assert_eq!(
+        result,
+        MCPToolResult::no_change_needed().with_explanation("already done")
+    );
 }
 
 #[test]
@@ -278,15 +384,28 @@ fn unknown_tool_is_resource_not_found_naming_the_closest() {
     let result = call("e2e.greeet", json!({}));
     let error = result.error().expect("an error");
     assert_eq!(error.error_type, ErrorType::ResourceNotFound);
-    assert!(error.error_message.contains("`e2e.greeet`"), "{}", error.error_message);
-    assert!(error.error_message.contains("did you mean `e2e.greet`"), "{}", error.error_message);
+    assert!(
+        error.error_message.contains("`e2e.greeet`"),
+        "{}",
+        error.error_message
+    );
+    assert!(
+        error.error_message.contains("did you mean `e2e.greet`"),
+        "{}",
+        error.error_message
+    );
 }
 
 fn validation_message(name: &str, arguments: Value) -> String {
     let result = call(name, arguments);
     assert_eq!(result.status(), ToolStatus::Failure);
     let error = result.error().expect("an error");
-    assert_eq!(error.error_type, ErrorType::ValidationError, "{}", error.error_message);
+    assert_eq!(
+        error.error_type,
+        ErrorType::ValidationError,
+        "{}",
+        error.error_message
+    );
     error.error_message.clone()
 }
 
@@ -300,7 +419,10 @@ fn missing_argument_is_a_validation_error_naming_it() {
 fn ill_typed_argument_is_a_validation_error_naming_it() {
     let message = validation_message("e2e.greet", json!({ "name": "x", "times": "twice" }));
     assert!(message.contains("`times`"), "{message}");
-    let message = validation_message("e2e.area", json!({ "shapes": [{ "shape": "circle", "radius": "big" }], "scale": {} }));
+    let message = validation_message(
+        "e2e.area",
+        json!({ "shapes": [{ "shape": "circle", "radius": "big" }], "scale": {} }),
+    );
     assert!(message.contains("shapes[0]"), "{message}");
 }
 
@@ -322,8 +444,15 @@ fn panic_is_a_tool_execution_error_and_the_registry_keeps_working() {
     let result = call("e2e.explode", json!({ "message": "kaboom" }));
     let error = result.error().expect("an error");
     assert_eq!(error.error_type, ErrorType::ToolExecutionError);
-    assert!(error.error_message.contains("kaboom"), "{}", error.error_message);
-    assert_eq!(call("e2e.double", json!({ "n": 2 })).data(), json!({ "result": 4 }).as_object());
+    assert!(
+        error.error_message.contains("kaboom"),
+        "{}",
+        error.error_message
+    );
+    assert_eq!(
+        call("e2e.double", json!({ "n": 2 })).data(),
+        json!({ "result": 4 }).as_object()
+    );
 }
 
 #[tokio::test]
@@ -337,7 +466,11 @@ async fn async_tools_run_through_call() {
     let result = registry.call(call).await;
     let error = result.error().expect("an error");
     assert_eq!(error.error_type, ErrorType::ToolExecutionError);
-    assert!(error.error_message.contains("async boom"), "{}", error.error_message);
+    assert!(
+        error.error_message.contains("async boom"),
+        "{}",
+        error.error_message
+    );
 }
 
 #[test]
@@ -349,7 +482,13 @@ fn async_tools_run_through_call_blocking() {
 #[test]
 fn failure_text_for_models_follows_seed_003() {
     let result = MCPToolResult::failure(MCPErrorDetail::new(ErrorType::TimeoutError, "too slow"));
-    assert_eq!(result.to_string(), "[FAIL] Tool execution failed:\nError: TimeoutError: too slow\nOutput: ");
+    assert_eq!(
+        result.to_string(),
+        "[FAIL] Tool execution failed:\nError: TimeoutError: too slow\nOutput: "
+    );
     let ok = call("e2e.double", json!({ "n": 5 }));
-    assert_eq!(ok.to_string(), "[OK] Tool executed successfully:\n{\"result\":10}");
+    assert_eq!(
+        ok.to_string(),
+        "[OK] Tool executed successfully:\n{\"result\":10}"
+    );
 }
