@@ -7,8 +7,12 @@ pub const REVISIONS: [&str; 3] = ["2025-06-18", "2025-11-25", "2026-07-28"];
 
 /// The official MCP JSON Schema of `revision`.
 pub fn mcp_schema(revision: &str) -> Value {
-    let path = format!("{}/../spec/mcp/{revision}/schema.json", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("cannot read {path}: {err}"));
+    let path = format!(
+        "{}/../spec/mcp/{revision}/schema.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text =
+        std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("cannot read {path}: {err}"));
     serde_json::from_str(&text).unwrap_or_else(|err| panic!("{path} is not JSON: {err}"))
 }
 
@@ -16,7 +20,11 @@ pub fn mcp_schema(revision: &str) -> Value {
 /// `definitions` in the draft-07 revisions).
 pub fn mcp_validator(revision: &str, definition: &str) -> jsonschema::Validator {
     let spec = mcp_schema(revision);
-    let key = if spec.get("$defs").is_some() { "$defs" } else { "definitions" };
+    let key = if spec.get("$defs").is_some() {
+        "$defs"
+    } else {
+        "definitions"
+    };
     assert!(
         spec[key][definition].is_object(),
         "MCP {revision} has no {key}/{definition}"

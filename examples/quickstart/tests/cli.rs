@@ -45,7 +45,11 @@ fn add_succeeds_with_exit_code_0() {
 
 #[test]
 fn add_overflow_is_a_failure_with_exit_code_1() {
-    let result = call("calculator.add", &format!(r#"{{"a": {}, "b": 1}}"#, i64::MAX), 1);
+    let result = call(
+        "calculator.add",
+        &format!(r#"{{"a": {}, "b": 1}}"#, i64::MAX),
+        1,
+    );
     assert_eq!(result["status"], "failure");
     assert_eq!(result["error"]["error_type"], "ValidationError");
     assert!(result["data"].is_null());
@@ -80,15 +84,25 @@ fn read_file_content_reads_and_truncates() {
     std::fs::write(&path, "héllo world").unwrap();
     let path = path.to_str().unwrap();
 
-    let whole = call("file_utility.read_file_content", &json!({ "file_path": path }).to_string(), 0);
-    assert_eq!(whole["data"], json!({ "file_content": "héllo world", "truncated": false }));
+    let whole = call(
+        "file_utility.read_file_content",
+        &json!({ "file_path": path }).to_string(),
+        0,
+    );
+    assert_eq!(
+        whole["data"],
+        json!({ "file_content": "héllo world", "truncated": false })
+    );
 
     let cut = call(
         "file_utility.read_file_content",
         &json!({ "file_path": path, "max_chars": 2 }).to_string(),
         0,
     );
-    assert_eq!(cut["data"], json!({ "file_content": "hé", "truncated": true }));
+    assert_eq!(
+        cut["data"],
+        json!({ "file_content": "hé", "truncated": true })
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -102,7 +116,10 @@ fn read_missing_file_is_file_not_found_error() {
     assert_eq!(result["status"], "failure");
     assert_eq!(result["error"]["error_type"], "FileNotFoundError");
     let message = result["error"]["error_message"].as_str().unwrap();
-    assert!(message.contains("/nonexistent/quickstart/missing.txt"), "{message}");
+    assert!(
+        message.contains("/nonexistent/quickstart/missing.txt"),
+        "{message}"
+    );
 }
 
 #[test]
@@ -136,7 +153,12 @@ fn arguments_can_come_from_standard_input() {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(br#"{"a": 1, "b": 2}"#).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(br#"{"a": 1, "b": 2}"#)
+        .unwrap();
     let output = child.wait_with_output().unwrap();
     assert!(output.status.success());
     let result: Value = serde_json::from_slice(&output.stdout).unwrap();
