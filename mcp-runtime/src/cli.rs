@@ -20,6 +20,8 @@ use serde_json::Value;
 
 use crate::registry::{EMPTY_REGISTRY_HINT, Registry};
 
+/// Exit code of a failed tool or a broken registry.
+const FAILURE: u8 = 1;
 /// Exit code of a usage error.
 const USAGE: u8 = 2;
 
@@ -50,27 +52,15 @@ enum Command {
 /// Runs the command line of the process over the global registry and exits.
 pub fn run() -> ! {
     let code = match Registry::try_global() {
-        Ok(registry) => run_with(registry, std::env::args_os()),
+        Ok(registry) => execute(registry, std::env::args_os()),
         Err(err) => {
             eprintln!("error: {err}");
-            ExitCode::FAILURE
+            FAILURE
         }
     };
-    // Flush what was printed before exiting; a closed stdout is not worth a panic.
+    // A closed stdout is not worth a panic; the exit code still tells.
     let _ = io::stdout().flush();
-    std::process::exit(if code == ExitCode::SUCCESS {
-        0
-    } else {
-        exit_number(code)
-    })
-}
-
-/// `ExitCode` hides its number; the codes this module makes are known.
-fn exit_number(code: ExitCode) -> i32 {
-    [1u8, USAGE]
-        .into_iter()
-        .find(|&n| ExitCode::from(n) == code)
-        .map_or(1, i32::from)
+    std::process::exit(i32::from(code))
 }
 
 /// Runs the command line `args` (the first being the program's name) over `registry`.
@@ -79,15 +69,19 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
+    ExitCode::from(execute(registry, args))
+}
+
+fn execute<I, T>(registry: &Registry, args: I) -> u8
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(err) => {
             let _ = err.print();
-            return if err.use_stderr() {
-                ExitCode::from(USAGE)
-            } else {
-                ExitCode::SUCCESS
-            };
+            return if err.use_stderr() { USAGE } else { 0 };
         }
     };
     let mut out = io::stdout().lock();
@@ -99,7 +93,7 @@ where
             for tool in registry.list() {
                 let _ = writeln!(out, "{}", tool.definition().name());
             }
-            ExitCode::SUCCESS
+            0
         }
         Command::Call {
             name,
@@ -110,25 +104,21 @@ where
                 Ok(call) => call,
                 Err(message) => {
                     eprintln!("error: {message}");
-                    return ExitCode::from(USAGE);
+                    return USAGE;
                 }
             };
             let result = registry.call_blocking(call);
-            let printed = if text {
+            let _ = if text {
                 writeln!(out, "{result}")
             } else {
                 // A result is plain JSON data: serializing it cannot fail.
-                writeln!(
-                    out,
-                    "{}",
-                    serde_json::to_string_pretty(&result).unwrap_or_default()
-                )
+                let json = serde_json::to_string_pretty(&result).unwrap_or_default();
+                writeln!(out, "{json}")
             };
-            let _ = printed;
             if result.status() == ToolStatus::Failure {
-                ExitCode::FAILURE
+                FAILURE
             } else {
-                ExitCode::SUCCESS
+                0
             }
         }
     }
