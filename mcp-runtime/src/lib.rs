@@ -70,3 +70,12 @@ pub use mcp_core::{
 };
 pub use registration::Location;
 pub use registry::{EMPTY_REGISTRY_HINT, RegisteredTool, Registry, RegistryError, RegistryProblem};
+/// The crates tool types are derived with, for applications that do not name them
+/// themselves (derives then need `#[serde(crate = "mcp_runtime::serde")]` and
+/// `#[schemars(crate = "mcp_runtime::schemars")]`).
+pub use {schemars, serde, serde_json};
+
+/// The README's example, compiled as a doc test so that it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeExample;
