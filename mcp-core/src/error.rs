@@ -198,6 +198,20 @@ impl From<MCPErrorDetail> for ToolError {
     }
 }
 
+/// A plain message is a `ToolExecutionError`, so a tool may return `Result<T, String>`.
+impl From<String> for ToolError {
+    fn from(message: String) -> Self {
+        Self::execution(message)
+    }
+}
+
+/// A plain message is a `ToolExecutionError`.
+impl From<&str> for ToolError {
+    fn from(message: &str) -> Self {
+        Self::execution(message)
+    }
+}
+
 /// Maps I/O errors to the standard types: `NotFound` → `FileNotFoundError`,
 /// `PermissionDenied` → `PermissionError`, `TimedOut` → `TimeoutError`, anything else →
 /// `ToolExecutionError`.

@@ -1,10 +1,13 @@
 //! The tool model: what a tool is called, what it does, what it accepts and returns.
 
+use std::time::Duration;
+
 use schemars::Schema;
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
+use crate::message::ErrorType;
 use crate::name::{ToolName, ToolNameError};
 use crate::schema::{OutputSchema, has_object_root};
 
@@ -56,8 +59,8 @@ pub enum DefinitionError {
 }
 
 /// Everything a client needs to know about a tool. It serializes to MCP's `Tool` object;
-/// what MCP has no field for (version, category, tags, `dangerous`, `requires_sandbox`)
-/// travels in `_meta` under [`META_KEY`].
+/// what MCP has no field for (version, category, tags, timeout, deprecation, declared error
+/// types, `dangerous`, `requires_sandbox`) travels in `_meta` under [`META_KEY`].
 ///
 /// ```
 /// use mcp_core::ToolDefinition;
@@ -83,6 +86,9 @@ pub struct ToolDefinition {
     annotations: ToolAnnotations,
     input_schema: Schema,
     output: Option<OutputSchema>,
+    timeout: Option<Duration>,
+    deprecated: Option<String>,
+    errors: Vec<ErrorType>,
 }
 
 impl ToolDefinition {
@@ -106,6 +112,9 @@ impl ToolDefinition {
             annotations: ToolAnnotations::default(),
             input_schema,
             output: None,
+            timeout: None,
+            deprecated: None,
+            errors: Vec::new(),
         })
     }
 
@@ -173,6 +182,31 @@ impl ToolDefinition {
         Ok(self)
     }
 
+    /// Sets how long a call may run before it fails with a `TimeoutError`.
+    #[must_use]
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Marks the tool deprecated, with a note saying what to use instead.
+    #[must_use]
+    pub fn with_deprecated(mut self, note: impl Into<String>) -> Self {
+        self.deprecated = Some(note.into());
+        self
+    }
+
+    /// Declares the error types the tool may fail with, for its documentation.
+    #[must_use]
+    pub fn with_errors<I, E>(mut self, errors: I) -> Self
+    where
+        I: IntoIterator<Item = E>,
+        E: Into<ErrorType>,
+    {
+        self.errors = errors.into_iter().map(Into::into).collect();
+        self
+    }
+
     /// The invocation name.
     pub fn name(&self) -> &ToolName {
         &self.name
@@ -223,6 +257,21 @@ impl ToolDefinition {
         self.output.as_ref().is_some_and(|output| output.wrapped)
     }
 
+    /// The tool's own timeout, if it sets one.
+    pub fn timeout(&self) -> Option<Duration> {
+        self.timeout
+    }
+
+    /// The deprecation note, if the tool is deprecated.
+    pub fn deprecated(&self) -> Option<&str> {
+        self.deprecated.as_deref()
+    }
+
+    /// The error types the tool declares.
+    pub fn errors(&self) -> &[ErrorType] {
+        &self.errors
+    }
+
     fn mcp_annotations(&self) -> Map<String, Value> {
         let a = &self.annotations;
         let mut map = Map::new();
@@ -250,6 +299,17 @@ impl ToolDefinition {
         }
         if !self.tags.is_empty() {
             meta.insert("tags".into(), self.tags.clone().into());
+        }
+        if let Some(timeout) = self.timeout {
+            let millis = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
+            meta.insert("timeoutMs".into(), millis.into());
+        }
+        if let Some(note) = &self.deprecated {
+            meta.insert("deprecated".into(), note.clone().into());
+        }
+        if !self.errors.is_empty() {
+            let errors: Vec<&str> = self.errors.iter().map(ErrorType::as_str).collect();
+            meta.insert("errors".into(), errors.into());
         }
         meta.insert("dangerous".into(), self.annotations.dangerous.into());
         meta.insert(

@@ -4,11 +4,28 @@ use proc_macro2::{Span, TokenStream};
 use syn::meta::ParseNestedMeta;
 use syn::{LitBool, LitStr, Path};
 
-/// The keys the attribute accepts, for the error on an unknown one.
-const KEYS: &str = "`name`, `namespace`, `title`, `description`, `version`, `category`, `tags(...)`, \
-`read_only`, `destructive`, `idempotent`, `open_world`, `dangerous`, `requires_sandbox`, `crate`";
+/// The keys the attribute accepts.
+const KEYS: [&str; 17] = [
+    "name",
+    "namespace",
+    "title",
+    "description",
+    "version",
+    "category",
+    "tags",
+    "read_only",
+    "destructive",
+    "idempotent",
+    "open_world",
+    "dangerous",
+    "requires_sandbox",
+    "timeout",
+    "deprecated",
+    "crate",
+    "errors",
+];
 
-/// One string-valued key with the span of its value, for errors that point at it.
+/// A value with the span of its source, for errors that point at it.
 pub(crate) struct Spanned<T> {
     pub(crate) value: T,
     pub(crate) span: Span,
@@ -20,17 +37,20 @@ pub(crate) struct Args {
     pub(crate) name: Option<Spanned<String>>,
     pub(crate) namespace: Option<Spanned<String>>,
     pub(crate) title: Option<String>,
-    pub(crate) description: Option<String>,
+    pub(crate) description: Option<Spanned<String>>,
     pub(crate) version: Option<Spanned<String>>,
     pub(crate) category: Option<String>,
-    pub(crate) tags: Vec<String>,
-    pub(crate) read_only: Option<bool>,
-    pub(crate) destructive: Option<bool>,
-    pub(crate) idempotent: Option<bool>,
-    pub(crate) open_world: Option<bool>,
-    pub(crate) dangerous: Option<bool>,
-    pub(crate) requires_sandbox: Option<bool>,
+    pub(crate) tags: Option<Vec<String>>,
+    pub(crate) read_only: Option<Spanned<bool>>,
+    pub(crate) destructive: Option<Spanned<bool>>,
+    pub(crate) idempotent: Option<Spanned<bool>>,
+    pub(crate) open_world: Option<Spanned<bool>>,
+    pub(crate) dangerous: Option<Spanned<bool>>,
+    pub(crate) requires_sandbox: Option<Spanned<bool>>,
+    pub(crate) timeout: Option<Spanned<String>>,
+    pub(crate) deprecated: Option<String>,
     pub(crate) krate: Option<Path>,
+    pub(crate) errors: Option<Vec<String>>,
 }
 
 /// Parses `tokens`, collecting every error (each on the token at fault) instead of
@@ -41,6 +61,12 @@ pub(crate) fn parse(tokens: TokenStream) -> (Args, Option<syn::Error>) {
     let parser = syn::meta::parser(|meta| {
         if let Err(err) = parse_one(&mut args, &meta) {
             errors.push(err);
+            // Skip the rest of this argument so the next ones are still read.
+            if meta.input.peek(syn::Token![=]) {
+                let _ = meta.value().and_then(|value| value.parse::<syn::Expr>());
+            } else if meta.input.peek(syn::token::Paren) {
+                let _ = meta.input.parse::<proc_macro2::Group>();
+            }
         }
         Ok(())
     });
@@ -53,22 +79,21 @@ pub(crate) fn parse(tokens: TokenStream) -> (Args, Option<syn::Error>) {
 fn parse_one(args: &mut Args, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
     let Some(key) = meta.path.get_ident().map(ToString::to_string) else {
         return Err(meta.error(format!(
-            "unknown `mcp_tool` argument; expected one of {KEYS}"
+            "unknown `mcp_tool` argument; expected one of {}",
+            key_list()
         )));
     };
     match key.as_str() {
         "name" => set(meta, &mut args.name, spanned_string(meta)?),
         "namespace" => set(meta, &mut args.namespace, spanned_string(meta)?),
         "version" => set(meta, &mut args.version, spanned_string(meta)?),
+        "timeout" => set(meta, &mut args.timeout, spanned_string(meta)?),
         "title" => set(meta, &mut args.title, string(meta)?),
-        "description" => set(meta, &mut args.description, string(meta)?),
+        "description" => set(meta, &mut args.description, spanned_string(meta)?),
         "category" => set(meta, &mut args.category, string(meta)?),
-        "tags" => {
-            if !args.tags.is_empty() {
-                return Err(meta.error("duplicate `mcp_tool` argument `tags`"));
-            }
-            parse_tags(meta, &mut args.tags)
-        }
+        "deprecated" => set(meta, &mut args.deprecated, string(meta)?),
+        "tags" => set(meta, &mut args.tags, string_list(meta)?),
+        "errors" => set(meta, &mut args.errors, ident_list(meta)?),
         "read_only" => set(meta, &mut args.read_only, flag(meta)?),
         "destructive" => set(meta, &mut args.destructive, flag(meta)?),
         "idempotent" => set(meta, &mut args.idempotent, flag(meta)?),
@@ -79,18 +104,32 @@ fn parse_one(args: &mut Args, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
             let path: Path = meta.value()?.parse()?;
             set(meta, &mut args.krate, path)
         }
-        _ => Err(meta.error(format!(
-            "unknown `mcp_tool` argument `{key}`; expected one of {KEYS}"
-        ))),
+        _ => Err(meta.error(unknown_key(&key))),
     }
 }
 
-fn parse_tags(meta: &ParseNestedMeta<'_>, tags: &mut Vec<String>) -> syn::Result<()> {
-    let content;
-    syn::parenthesized!(content in meta.input);
-    let list = content.parse_terminated(<LitStr as syn::parse::Parse>::parse, syn::Token![,])?;
-    tags.extend(list.iter().map(LitStr::value));
-    Ok(())
+fn key_list() -> String {
+    KEYS.iter()
+        .map(|key| format!("`{key}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn unknown_key(key: &str) -> String {
+    let closest = KEYS
+        .iter()
+        .map(|candidate| (strsim::jaro_winkler(key, candidate), candidate))
+        .filter(|(score, _)| *score >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    match closest {
+        Some((_, candidate)) => {
+            format!("unknown `mcp_tool` argument `{key}`; did you mean `{candidate}`?")
+        }
+        None => format!(
+            "unknown `mcp_tool` argument `{key}`; expected one of {}",
+            key_list()
+        ),
+    }
 }
 
 fn set<T>(meta: &ParseNestedMeta<'_>, slot: &mut Option<T>, value: T) -> syn::Result<()> {
@@ -100,7 +139,9 @@ fn set<T>(meta: &ParseNestedMeta<'_>, slot: &mut Option<T>, value: T) -> syn::Re
             .get_ident()
             .map(ToString::to_string)
             .unwrap_or_default();
-        return Err(meta.error(format!("duplicate `mcp_tool` argument `{key}`")));
+        return Err(meta.error(format!(
+            "duplicate `mcp_tool` argument `{key}`; give it once"
+        )));
     }
     *slot = Some(value);
     Ok(())
@@ -118,12 +159,39 @@ fn spanned_string(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned<String>> {
     })
 }
 
+/// `tags("a", "b")`.
+fn string_list(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<String>> {
+    let content;
+    syn::parenthesized!(content in meta.input);
+    let list = content.parse_terminated(<LitStr as syn::parse::Parse>::parse, syn::Token![,])?;
+    Ok(list.iter().map(LitStr::value).collect())
+}
+
+/// `errors(FileNotFoundError, PermissionError)`.
+fn ident_list(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<String>> {
+    let content;
+    syn::parenthesized!(content in meta.input);
+    let list =
+        content.parse_terminated(<syn::Ident as syn::parse::Parse>::parse, syn::Token![,])?;
+    Ok(list.iter().map(ToString::to_string).collect())
+}
+
 /// `read_only` alone means true; `read_only = false` is also accepted.
-fn flag(meta: &ParseNestedMeta<'_>) -> syn::Result<bool> {
+fn flag(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned<bool>> {
     if meta.input.peek(syn::Token![=]) {
-        Ok(meta.value()?.parse::<LitBool>()?.value)
+        let lit = meta.value()?.parse::<LitBool>()?;
+        Ok(Spanned {
+            value: lit.value,
+            span: lit.span,
+        })
     } else {
-        Ok(true)
+        Ok(Spanned {
+            value: true,
+            span: meta
+                .path
+                .get_ident()
+                .map_or_else(Span::call_site, syn::Ident::span),
+        })
     }
 }
 

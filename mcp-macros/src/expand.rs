@@ -1,24 +1,24 @@
 //! Writes the code: the user's function as it was, and beside it, in an anonymous const, the
-//! arguments struct, the definition, the invoke function and the registration.
+//! arguments struct, the checks, the definition, the invoke function and the registration.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{ItemFn, Path};
+use syn::{ItemFn, Path, Type};
 
 use crate::attr::{self, Args, Errors};
-use crate::model::{Returns, Tool};
+use crate::model::{ParamKind, Returns, Tool};
 use crate::valid;
 
 pub(crate) fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
     let item_fn: ItemFn = match syn::parse2(item.clone()) {
         Ok(item_fn) => item_fn,
-        Err(err) => {
+        Err(_) => {
             let err = syn::Error::new(
-                err.span(),
-                format!("`#[mcp_tool]` goes on a function: {err}"),
-            );
-            let err = err.to_compile_error();
+                Span::call_site(),
+                "`#[mcp_tool]` goes on a function: `#[mcp_tool] fn name(arg: Type) -> Output { … }`",
+            )
+            .to_compile_error();
             return quote! { #err #item };
         }
     };
@@ -52,89 +52,12 @@ fn registration(tool: &Tool, args: &Args) -> TokenStream {
     let serde_path = format!("{}::__private::serde", path_string(&krate));
     let schemars_path = format!("{}::__private::schemars", path_string(&krate));
 
-    let fields = tool.params.iter().map(|param| {
-        let ident = &param.ident;
-        let ty = &param.ty;
-        let attrs = &param.field_attrs;
-        quote! { #(#attrs)* #ident: #ty, }
-    });
-    let idents: Vec<_> = tool.params.iter().map(|param| &param.ident).collect();
+    let arguments_struct = arguments_struct(tool, &private, &serde_path, &schemars_path);
+    let checks = checks(tool, &private);
+    let definition = definition(tool, args, &private);
+    let invoke = invoke(tool, &private);
 
-    let fn_ident = &tool.item.sig.ident;
-    let call = quote! { #fn_ident(#(__arguments.#idents),*) };
-    let call = if tool.item.sig.asyncness.is_some() {
-        quote! { #call.await }
-    } else {
-        call
-    };
-    let convert = match &tool.returns {
-        Returns::Unit => quote! { #private::unit_output(#call) },
-        Returns::Value(_) => quote! { #private::value_output(#call) },
-        Returns::Result(_) => quote! { #private::FallibleOutput::into_outcome(#call) },
-        Returns::ToolResult => quote! { #private::tool_result_output(#call) },
-    };
-    let finish = match &tool.returns {
-        Returns::Value(ty) => {
-            quote_spanned! {ty.span()=> __definition.with_output(#private::output_schema::<#ty>()) }
-        }
-        Returns::Result(ty) => quote_spanned! {ty.span()=>
-            __definition.with_output(#private::output_schema::<<#ty as #private::FallibleOutput>::Ok>())
-        },
-        Returns::Unit | Returns::ToolResult => quote! { ::core::result::Result::Ok(__definition) },
-    };
-
-    let name = tool_name(tool, args);
-    let version = match &args.version {
-        Some(version) => {
-            let version = &version.value;
-            quote!(#version)
-        }
-        None => quote!(::core::env!("CARGO_PKG_VERSION")),
-    };
-    let title = args.title.as_ref().or(tool.doc_title.as_ref());
-    let title = title.map(|title| quote!(.with_title(#title)));
-    let description = args.description.as_ref().or(tool.doc_description.as_ref());
-    let description = description.map(|description| quote!(.with_description(#description)));
-    let category = args
-        .category
-        .as_ref()
-        .map(|category| quote!(.with_category(#category)));
-    let tags = &args.tags;
-    let tags = (!tags.is_empty()).then(|| quote!(.with_tags([#(#tags),*])));
-    let hint = |hint: Option<bool>| match hint {
-        Some(value) => quote!(::core::option::Option::Some(#value)),
-        None => quote!(::core::option::Option::None),
-    };
-    let read_only = hint(args.read_only);
-    let destructive = hint(args.destructive);
-    let idempotent = hint(args.idempotent);
-    let open_world = hint(args.open_world);
-    let dangerous = args.dangerous.unwrap_or(false);
-    let requires_sandbox = args.requires_sandbox.unwrap_or(false);
-
-    let arguments = format_ident!("__McpToolArguments");
-    let handler = if tool.item.sig.asyncness.is_some() {
-        quote! {
-            fn __mcp_invoke(arguments: #private::Arguments) -> #private::ToolFuture {
-                match #private::parse_arguments::<#arguments>(arguments) {
-                    ::core::result::Result::Ok(__arguments) => {
-                        ::std::boxed::Box::pin(async move { #convert })
-                    }
-                    ::core::result::Result::Err(err) => #private::ready(::core::result::Result::Err(err)),
-                }
-            }
-            #private::Handler::Async(__mcp_invoke)
-        }
-    } else {
-        quote! {
-            fn __mcp_invoke(arguments: #private::Arguments) -> #private::Outcome {
-                let __arguments = #private::parse_arguments::<#arguments>(arguments)?;
-                #convert
-            }
-            #private::Handler::Sync(__mcp_invoke)
-        }
-    };
-    let span = fn_ident.span();
+    let span = tool.item.sig.ident.span();
     let location = quote_spanned! {span=>
         #private::Location {
             file: ::core::file!(),
@@ -146,39 +69,262 @@ fn registration(tool: &Tool, args: &Args) -> TokenStream {
 
     quote! {
         const _: () = {
-            #[derive(#private::serde::Deserialize, #private::schemars::JsonSchema)]
-            #[serde(crate = #serde_path, deny_unknown_fields)]
-            #[schemars(crate = #schemars_path)]
-            struct #arguments {
-                #(#fields)*
-            }
+            #[allow(unused_imports)]
+            use #private::{
+                ProbeParse as _, ProbeParseFallback as _, ProbeSchema as _, ProbeSchemaFallback as _,
+                ProbeSerialize as _, ProbeSerializeFallback as _, ProbeResult as _,
+                ProbeResultFallback as _,
+            };
+
+            #arguments_struct
 
             fn __mcp_definition() -> ::core::result::Result<#private::ToolDefinition, #private::DefinitionError> {
-                let __definition = #private::ToolDefinition::new(#name, #private::arguments_schema::<#arguments>())?
-                    .with_version(#version)?
-                    #title
-                    #description
-                    #category
-                    #tags
-                    .with_annotations(#private::ToolAnnotations {
-                        read_only: #read_only,
-                        destructive: #destructive,
-                        idempotent: #idempotent,
-                        open_world: #open_world,
-                        dangerous: #dangerous,
-                        requires_sandbox: #requires_sandbox,
-                    });
-                #finish
+                #checks
+                #definition
             }
 
+            #invoke
+
             #private::inventory::submit! {
-                #private::ToolRegistration::new(
-                    __mcp_definition,
-                    { #handler },
-                    #location,
-                )
+                #private::ToolRegistration::new(__mcp_definition, __MCP_HANDLER, #location)
             }
         };
+    }
+}
+
+/// The arguments struct. Its fields are generic where they can be, so that a type lacking
+/// `Deserialize` or `JsonSchema` is reported once, by the checks, and not again inside the
+/// derived code; `__McpArguments` names it with the user's types.
+fn arguments_struct(
+    tool: &Tool,
+    private: &TokenStream,
+    serde_path: &str,
+    schemars_path: &str,
+) -> TokenStream {
+    let mut generics = Vec::new();
+    let mut generic_types = Vec::new();
+    let fields: Vec<TokenStream> = tool
+        .arguments()
+        .enumerate()
+        .map(|(i, param)| {
+            let ident = &param.ident;
+            let attrs = &param.field_attrs;
+            let ty = &param.ty;
+            if param.needs_concrete_type() {
+                quote! { #(#attrs)* #ident: #ty, }
+            } else {
+                let generic = format_ident!("__McpT{}", i);
+                let field = quote! { #(#attrs)* #ident: #generic, };
+                generics.push(generic);
+                generic_types.push(ty);
+                field
+            }
+        })
+        .collect();
+    quote! {
+        #[derive(#private::serde::Deserialize, #private::schemars::JsonSchema)]
+        #[serde(crate = #serde_path, deny_unknown_fields)]
+        #[schemars(crate = #schemars_path)]
+        struct __McpToolArguments<#(#generics),*> {
+            #(#fields)*
+        }
+
+        type __McpArguments = __McpToolArguments<#(#generic_types),*>;
+    }
+}
+
+/// Calls that do nothing but fail to compile, on the user's own type, when a type lacks a
+/// trait it needs.
+fn checks(tool: &Tool, private: &TokenStream) -> TokenStream {
+    let mut checks = TokenStream::new();
+    for param in tool.arguments() {
+        let ty = &param.ty;
+        checks.extend(quote_spanned! {ty.span()=>
+            #private::assert_parameter::<#ty>();
+            #private::assert_parameter_schema::<#ty>();
+        });
+    }
+    let output = |ty: &Type| {
+        quote_spanned! {ty.span()=>
+            #private::assert_output::<#ty>();
+            #private::assert_output_schema::<#ty>();
+        }
+    };
+    match &tool.returns {
+        Returns::Value(ty) => checks.extend(output(ty)),
+        Returns::Result { ty, ok, err } => {
+            if ok.is_none() || err.is_none() {
+                checks.extend(quote_spanned! {ty.span()=> #private::assert_fallible::<#ty>(); });
+            }
+            let ok_type: Type = match ok {
+                Some(ok) => (**ok).clone(),
+                None => {
+                    syn::parse_quote_spanned!(ty.span()=> <#ty as #private::FallibleOutput>::Ok)
+                }
+            };
+            let err_type: Type = match err {
+                Some(err) => (**err).clone(),
+                None => {
+                    syn::parse_quote_spanned!(ty.span()=> <#ty as #private::FallibleOutput>::Err)
+                }
+            };
+            checks.extend(output(&ok_type));
+            checks
+                .extend(quote_spanned! {err_type.span()=> #private::assert_error::<#err_type>(); });
+        }
+        Returns::Unit | Returns::ToolResult => {}
+    }
+    checks
+}
+
+fn definition(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
+    let name = tool_name(tool, args);
+    let version = match &args.version {
+        Some(version) => {
+            let version = &version.value;
+            quote!(#version)
+        }
+        None => quote!(::core::env!("CARGO_PKG_VERSION")),
+    };
+    let title = args.title.as_ref().or(tool.doc_title.as_ref());
+    let title = title.map(|title| quote!(.with_title(#title)));
+    let description = args
+        .description
+        .as_ref()
+        .map(|description| &description.value)
+        .or(tool.doc_description.as_ref());
+    let description = description.map(|description| quote!(.with_description(#description)));
+    let category = args
+        .category
+        .as_ref()
+        .map(|category| quote!(.with_category(#category)));
+    let tags = args
+        .tags
+        .as_ref()
+        .map(|tags| quote!(.with_tags([#(#tags),*])));
+    let errors = args
+        .errors
+        .as_ref()
+        .map(|errors| quote!(.with_errors([#(#errors),*])));
+    let deprecated = args
+        .deprecated
+        .as_ref()
+        .map(|note| quote!(.with_deprecated(#note)));
+    let timeout = args
+        .timeout
+        .as_ref()
+        .and_then(|timeout| humantime::parse_duration(&timeout.value).ok())
+        .map(|duration| {
+            let nanos = u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX);
+            quote!(.with_timeout(#private::Duration::from_nanos(#nanos)))
+        });
+    let hint = |hint: &Option<attr::Spanned<bool>>| match hint {
+        Some(hint) => {
+            let value = hint.value;
+            quote!(::core::option::Option::Some(#value))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let read_only = hint(&args.read_only);
+    let destructive = hint(&args.destructive);
+    let idempotent = hint(&args.idempotent);
+    let open_world = hint(&args.open_world);
+    let dangerous = args.dangerous.as_ref().is_some_and(|flag| flag.value);
+    let requires_sandbox = args
+        .requires_sandbox
+        .as_ref()
+        .is_some_and(|flag| flag.value);
+
+    let finish = match &tool.returns {
+        Returns::Value(ty) => quote! {
+            __definition.with_output((&&#private::Probe::<#ty>::new()).output_schema())
+        },
+        Returns::Result { ty, ok, .. } => {
+            let ok = match ok {
+                Some(ok) => quote!(#ok),
+                None => quote!(<#ty as #private::FallibleOutput>::Ok),
+            };
+            quote! {
+                __definition.with_output((&&#private::Probe::<#ok>::new()).output_schema())
+            }
+        }
+        Returns::Unit | Returns::ToolResult => quote! { ::core::result::Result::Ok(__definition) },
+    };
+
+    quote! {
+        let __definition = #private::ToolDefinition::new(
+            #name,
+            (&&#private::Probe::<__McpArguments>::new()).arguments_schema(),
+        )?
+        .with_version(#version)?
+        #title
+        #description
+        #category
+        #tags
+        #errors
+        #deprecated
+        #timeout
+        .with_annotations(#private::ToolAnnotations {
+            read_only: #read_only,
+            destructive: #destructive,
+            idempotent: #idempotent,
+            open_world: #open_world,
+            dangerous: #dangerous,
+            requires_sandbox: #requires_sandbox,
+        });
+        #finish
+    }
+}
+
+/// The invoke function and the `__MCP_HANDLER` constant that names it.
+fn invoke(tool: &Tool, private: &TokenStream) -> TokenStream {
+    let fn_ident = &tool.item.sig.ident;
+    let call_args = tool.params.iter().map(|param| match param.kind {
+        ParamKind::Context { by_ref: true, .. } => quote!(&__ctx),
+        ParamKind::Context { by_ref: false, .. } => quote!(__ctx),
+        ParamKind::Argument => {
+            let ident = &param.ident;
+            quote!(__arguments.#ident)
+        }
+    });
+    let is_async = tool.item.sig.asyncness.is_some();
+    let call = quote! { #fn_ident(#(#call_args),*) };
+    let call = if is_async { quote!(#call.await) } else { call };
+    let convert = match &tool.returns {
+        Returns::Unit => quote!(#private::unit_output(__value)),
+        Returns::Value(ty) => quote!((&&#private::Probe::<#ty>::new()).value_output(__value)),
+        Returns::Result { ty, .. } => {
+            quote!((&&#private::Probe::<#ty>::new()).result_output(__value))
+        }
+        Returns::ToolResult => quote!(#private::tool_result_output(__value)),
+    };
+    let parse = quote! {
+        (&&#private::Probe::<__McpArguments>::new()).parse_arguments(arguments)
+    };
+    if is_async {
+        quote! {
+            #[allow(unused_variables)]
+            fn __mcp_invoke(arguments: #private::Arguments, __ctx: #private::ToolContext) -> #private::ToolFuture {
+                match #parse {
+                    ::core::result::Result::Ok(__arguments) => ::std::boxed::Box::pin(async move {
+                        let __value = #call;
+                        #convert
+                    }),
+                    ::core::result::Result::Err(err) => #private::ready(::core::result::Result::Err(err)),
+                }
+            }
+            const __MCP_HANDLER: #private::Handler = #private::Handler::Async(__mcp_invoke);
+        }
+    } else {
+        quote! {
+            #[allow(unused_variables)]
+            fn __mcp_invoke(arguments: #private::Arguments, __ctx: #private::ToolContext) -> #private::Outcome {
+                let __arguments = #parse?;
+                let __value = #call;
+                #convert
+            }
+            const __MCP_HANDLER: #private::Handler = #private::Handler::Sync(__mcp_invoke);
+        }
     }
 }
 

@@ -1,7 +1,23 @@
 //! Reads the user's function into a model: its parameters, their documentation and
 //! attributes, the kind of value it returns, and its documentation.
 
-use syn::{Attribute, FnArg, Ident, ItemFn, Pat, ReturnType, Type};
+use syn::{
+    Attribute, Expr, ExprLit, FnArg, GenericArgument, Ident, ItemFn, Lit, LitStr, Meta, Pat,
+    PathArguments, ReturnType, Type,
+};
+
+/// What a parameter is to the tool.
+pub(crate) enum ParamKind {
+    /// An argument: a property of the input schema.
+    Argument,
+    /// The injected `ToolContext`, by reference or by value.
+    Context {
+        /// Taken as `&ToolContext`.
+        by_ref: bool,
+        /// Taken as `&mut ToolContext`, which is refused.
+        mutable: bool,
+    },
+}
 
 /// One parameter of the tool function.
 pub(crate) struct Param {
@@ -13,6 +29,75 @@ pub(crate) struct Param {
     pub(crate) ty: Type,
     /// `#[doc]`, `#[serde]` and `#[schemars]` attributes, moved to the arguments struct.
     pub(crate) field_attrs: Vec<Attribute>,
+    /// Argument or context.
+    pub(crate) kind: ParamKind,
+}
+
+impl Param {
+    /// The property names this argument is read from: its serde name and aliases.
+    pub(crate) fn property_names(&self) -> Vec<String> {
+        let mut name = self.ident.as_ref().map(|ident| {
+            let name = ident.to_string();
+            name.strip_prefix("r#").unwrap_or(&name).to_owned()
+        });
+        let mut aliases = Vec::new();
+        for_each_serde_meta(&self.field_attrs, |meta| match meta {
+            Meta::NameValue(nv) if nv.path.is_ident("rename") => {
+                if let Some(value) = lit_str(&nv.value) {
+                    name = Some(value.value());
+                }
+            }
+            Meta::List(list) if list.path.is_ident("rename") => {
+                let _ = list.parse_nested_meta(|nested| {
+                    let value: LitStr = nested.value()?.parse()?;
+                    if nested.path.is_ident("deserialize") {
+                        name = Some(value.value());
+                    }
+                    Ok(())
+                });
+            }
+            Meta::NameValue(nv) if nv.path.is_ident("alias") => {
+                if let Some(value) = lit_str(&nv.value) {
+                    aliases.push(value.value());
+                }
+            }
+            _ => {}
+        });
+        name.into_iter().chain(aliases).collect()
+    }
+
+    /// Whether a serde attribute ties the field to its exact type (a `default = "path"`
+    /// function or a `deserialize_with`/`with` module), so it cannot be generic.
+    pub(crate) fn needs_concrete_type(&self) -> bool {
+        let mut concrete = false;
+        for_each_serde_meta(&self.field_attrs, |meta| {
+            let path = meta.path();
+            let is_default_fn = matches!(meta, Meta::NameValue(_)) && path.is_ident("default");
+            if is_default_fn || path.is_ident("deserialize_with") || path.is_ident("with") {
+                concrete = true;
+            }
+        });
+        concrete
+    }
+}
+
+/// Calls `f` with every item of every `#[serde(...)]` attribute in `attrs`.
+fn for_each_serde_meta(attrs: &[Attribute], mut f: impl FnMut(&Meta)) {
+    let parser = syn::punctuated::Punctuated::<Meta, syn::Token![,]>::parse_terminated;
+    for attr in attrs.iter().filter(|attr| attr.path().is_ident("serde")) {
+        if let Ok(items) = attr.parse_args_with(parser) {
+            items.iter().for_each(&mut f);
+        }
+    }
+}
+
+fn lit_str(expr: &Expr) -> Option<&LitStr> {
+    match expr {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(s), ..
+        }) => Some(s),
+        _ => None,
+    }
 }
 
 /// What the function returns, which decides how its value becomes a result.
@@ -21,8 +106,13 @@ pub(crate) enum Returns {
     Unit,
     /// A value that is serialized as the data.
     Value(Type),
-    /// A `Result<T, E>` (or an alias of one): `Ok` is the data, `Err` a failure.
-    Result(Type),
+    /// A `Result<T, E>` (or an alias of one): `Ok` is the data, `Err` a failure. The `Ok`
+    /// and `Err` types are given when written out, for errors that point at them.
+    Result {
+        ty: Box<Type>,
+        ok: Option<Box<Type>>,
+        err: Option<Box<Type>>,
+    },
     /// An `MCPToolResult`, passed through unchanged.
     ToolResult,
 }
@@ -32,7 +122,7 @@ pub(crate) struct Tool {
     pub(crate) item: ItemFn,
     pub(crate) params: Vec<Param>,
     pub(crate) returns: Returns,
-    /// The title from a leading `# Heading` of the doc comment.
+    /// The title from the doc comment: a leading `# Heading`, or else its first line.
     pub(crate) doc_title: Option<String>,
     /// The doc comment, less a leading heading.
     pub(crate) doc_description: Option<String>,
@@ -42,38 +132,7 @@ impl Tool {
     /// Reads `item`, taking the field attributes off its parameters: the function the user
     /// keeps is `item` as it is afterwards.
     pub(crate) fn from_item(mut item: ItemFn) -> Self {
-        let params = item
-            .sig
-            .inputs
-            .iter_mut()
-            .map(|arg| {
-                let original = arg.clone();
-                match arg {
-                    FnArg::Typed(pat_type) => {
-                        let (field_attrs, kept) = pat_type.attrs.drain(..).partition(is_field_attr);
-                        pat_type.attrs = kept;
-                        let ident = match &*pat_type.pat {
-                            Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => {
-                                Some(pat.ident.clone())
-                            }
-                            _ => None,
-                        };
-                        Param {
-                            ident,
-                            original,
-                            ty: (*pat_type.ty).clone(),
-                            field_attrs,
-                        }
-                    }
-                    FnArg::Receiver(receiver) => Param {
-                        ident: None,
-                        original,
-                        ty: (*receiver.ty).clone(),
-                        field_attrs: Vec::new(),
-                    },
-                }
-            })
-            .collect();
+        let params = item.sig.inputs.iter_mut().map(param).collect();
         let returns = returns(&item.sig.output);
         let (doc_title, doc_description) = split_doc(&doc_lines(&item.attrs));
         Self {
@@ -84,12 +143,70 @@ impl Tool {
             doc_description,
         }
     }
+
+    /// The parameters that are arguments.
+    pub(crate) fn arguments(&self) -> impl Iterator<Item = &Param> {
+        self.params
+            .iter()
+            .filter(|param| matches!(param.kind, ParamKind::Argument))
+    }
+}
+
+fn param(arg: &mut FnArg) -> Param {
+    let original = arg.clone();
+    match arg {
+        FnArg::Typed(pat_type) => {
+            let (field_attrs, kept) = pat_type.attrs.drain(..).partition(is_field_attr);
+            pat_type.attrs = kept;
+            let ident = match &*pat_type.pat {
+                Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => {
+                    Some(pat.ident.clone())
+                }
+                _ => None,
+            };
+            Param {
+                ident,
+                original,
+                kind: param_kind(&pat_type.ty),
+                ty: (*pat_type.ty).clone(),
+                field_attrs,
+            }
+        }
+        FnArg::Receiver(receiver) => Param {
+            ident: None,
+            original,
+            ty: (*receiver.ty).clone(),
+            field_attrs: Vec::new(),
+            kind: ParamKind::Argument,
+        },
+    }
 }
 
 fn is_field_attr(attr: &Attribute) -> bool {
     ["doc", "serde", "schemars"]
         .iter()
         .any(|name| attr.path().is_ident(name))
+}
+
+/// `ToolContext`, `&ToolContext` (by any path ending in `ToolContext`) are the context.
+fn param_kind(ty: &Type) -> ParamKind {
+    let (inner, by_ref, mutable) = match ty {
+        Type::Reference(reference) => (&*reference.elem, true, reference.mutability.is_some()),
+        other => (other, false, false),
+    };
+    match inner {
+        Type::Path(path)
+            if path.qself.is_none()
+                && path
+                    .path
+                    .segments
+                    .last()
+                    .is_some_and(|last| last.ident == "ToolContext") =>
+        {
+            ParamKind::Context { by_ref, mutable }
+        }
+        _ => ParamKind::Argument,
+    }
 }
 
 fn returns(output: &ReturnType) -> Returns {
@@ -100,7 +217,25 @@ fn returns(output: &ReturnType) -> Returns {
     match ty {
         Type::Tuple(tuple) if tuple.elems.is_empty() => Returns::Unit,
         Type::Path(path) if path.qself.is_none() => match path.path.segments.last() {
-            Some(last) if last.ident == "Result" => Returns::Result(ty.clone()),
+            Some(last) if last.ident == "Result" => {
+                let mut types = match &last.arguments {
+                    PathArguments::AngleBracketed(args) => args
+                        .args
+                        .iter()
+                        .filter_map(|arg| match arg {
+                            GenericArgument::Type(ty) => Some(ty.clone()),
+                            _ => None,
+                        })
+                        .collect(),
+                    _ => Vec::new(),
+                }
+                .into_iter();
+                Returns::Result {
+                    ty: Box::new(ty.clone()),
+                    ok: types.next().map(Box::new),
+                    err: types.next().map(Box::new),
+                }
+            }
             Some(last) if last.ident == "MCPToolResult" => Returns::ToolResult,
             _ => Returns::Value(ty.clone()),
         },
@@ -109,18 +244,12 @@ fn returns(output: &ReturnType) -> Returns {
 }
 
 /// The lines of the `///` comments, with the one space after `///` removed.
-fn doc_lines(attrs: &[Attribute]) -> Vec<String> {
+pub(crate) fn doc_lines(attrs: &[Attribute]) -> Vec<String> {
     attrs
         .iter()
         .filter(|attr| attr.path().is_ident("doc"))
         .filter_map(|attr| match &attr.meta {
-            syn::Meta::NameValue(nv) => match &nv.value {
-                syn::Expr::Lit(syn::ExprLit {
-                    lit: syn::Lit::Str(s),
-                    ..
-                }) => Some(s.value()),
-                _ => None,
-            },
+            Meta::NameValue(nv) => lit_str(&nv.value).map(LitStr::value),
             _ => None,
         })
         .flat_map(|text| text.lines().map(str::to_owned).collect::<Vec<_>>())
@@ -128,21 +257,25 @@ fn doc_lines(attrs: &[Attribute]) -> Vec<String> {
         .collect()
 }
 
-/// A leading `# Heading` becomes the title; the rest, trimmed, the description.
+/// A leading `# Heading` is the title and the rest the description. Without a heading the
+/// first line is the title and the whole comment the description, so that a model reading
+/// only the description still reads the summary line.
 fn split_doc(lines: &[String]) -> (Option<String>, Option<String>) {
-    let mut rest = lines
+    let lines: Vec<&str> = lines
         .iter()
         .map(|line| line.trim_end())
-        .skip_while(|line| line.trim().is_empty());
-    let mut title = None;
-    let mut body: Vec<&str> = Vec::new();
-    if let Some(first) = rest.next() {
-        match first.trim_start().strip_prefix("# ") {
-            Some(heading) => title = Some(heading.trim().to_owned()),
-            None => body.push(first),
-        }
-    }
-    body.extend(rest);
+        .skip_while(|line| line.trim().is_empty())
+        .collect();
+    let Some(first) = lines.first() else {
+        return (None, None);
+    };
+    let (title, body) = match first.trim_start().strip_prefix("# ") {
+        Some(heading) => (heading.trim().to_owned(), &lines[1..]),
+        None => (first.trim().trim_end_matches('.').to_owned(), &lines[..]),
+    };
     let description = body.join("\n").trim().to_owned();
-    (title, (!description.is_empty()).then_some(description))
+    (
+        (!title.is_empty()).then_some(title),
+        (!description.is_empty()).then_some(description),
+    )
 }

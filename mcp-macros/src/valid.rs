@@ -1,30 +1,49 @@
 //! Checks what cannot become a tool, each error on the token at fault.
 
+use std::collections::HashMap;
+
+use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{FnArg, Type};
 
 use crate::attr::{Args, Errors};
-use crate::model::Tool;
+use crate::model::{ParamKind, Tool};
+
+/// The longest invocation name, as in MCP's tool-name rule.
+const MAX_NAME_LEN: usize = 128;
 
 /// Checks `tool` and the attribute's `args`, adding every problem to `errors`.
 pub(crate) fn check(tool: &Tool, args: &Args, errors: &mut Errors) {
+    check_signature(tool, errors);
+    check_params(tool, errors);
+    check_name(tool, args, errors);
+    check_attributes(tool, args, errors);
+}
+
+fn check_signature(tool: &Tool, errors: &mut Errors) {
     let sig = &tool.item.sig;
-    if let Some(generics) = sig.generics.lt_token {
-        errors.push(syn::Error::new(
-            generics.span().join(sig.generics.gt_token.span()).unwrap_or(generics.span()),
+    if sig.generics.lt_token.is_some() || sig.generics.where_clause.is_some() {
+        errors.push(syn::Error::new_spanned(
+            &sig.generics,
             "`#[mcp_tool]` functions cannot be generic: a tool's schema must be known; use concrete types",
         ));
     }
     if let Some(constness) = sig.constness {
         errors.push(syn::Error::new(
             constness.span(),
-            "`#[mcp_tool]` cannot be used on a `const fn`",
+            "`#[mcp_tool]` cannot be used on a `const fn`: remove `const`",
         ));
     }
     if let Some(unsafety) = sig.unsafety {
         errors.push(syn::Error::new(
             unsafety.span(),
-            "`#[mcp_tool]` cannot be used on an `unsafe fn`",
+            "`#[mcp_tool]` cannot be used on an `unsafe fn`: a tool is called with arguments from outside; make it a safe function",
+        ));
+    }
+    if let Some(abi) = &sig.abi {
+        errors.push(syn::Error::new_spanned(
+            abi,
+            "`#[mcp_tool]` cannot be used on an `extern` function: remove the ABI",
         ));
     }
     if let Some(variadic) = &sig.variadic {
@@ -33,72 +52,157 @@ pub(crate) fn check(tool: &Tool, args: &Args, errors: &mut Errors) {
             "`#[mcp_tool]` functions cannot be variadic",
         ));
     }
+}
+
+fn check_params(tool: &Tool, errors: &mut Errors) {
+    let mut context_seen = false;
+    let mut properties: HashMap<String, String> = HashMap::new();
     for param in &tool.params {
-        match &param.original {
-            FnArg::Receiver(receiver) => errors.push(syn::Error::new(
-                receiver.span(),
-                "`#[mcp_tool]` works on free functions, not methods: move the tool out of the `impl` block",
+        let pat_type = match &param.original {
+            FnArg::Receiver(receiver) => {
+                errors.push(syn::Error::new_spanned(
+                    receiver,
+                    "`#[mcp_tool]` works on free functions, not methods: move the tool out of the `impl` block and take what it needs as parameters",
+                ));
+                continue;
+            }
+            FnArg::Typed(pat_type) => pat_type,
+        };
+        if param.ident.is_none() {
+            errors.push(syn::Error::new_spanned(
+                &pat_type.pat,
+                "tool parameters must be plain names, e.g. `point: Point`, because the name becomes the argument's name; destructure inside the function",
+            ));
+        }
+        match param.kind {
+            ParamKind::Context { mutable: true, .. } => errors.push(syn::Error::new_spanned(
+                &param.ty,
+                "the tool context is shared: take it as `&ToolContext` or `ToolContext`",
             )),
-            FnArg::Typed(pat_type) => {
-                if param.ident.is_none() {
-                    errors.push(syn::Error::new(
-                        pat_type.pat.span(),
-                        "tool parameters must be plain names, e.g. `path: String`: the name becomes the argument's name",
-                    ));
-                }
-                if let Type::Reference(reference) = &param.ty {
-                    errors.push(syn::Error::new(
-                        reference.span(),
-                        "tool parameters must be owned, since arguments are deserialized for each call: use `String` for `&str`, `Vec<T>` for `&[T]`",
-                    ));
-                }
-                if let Type::ImplTrait(impl_trait) = &param.ty {
-                    errors.push(syn::Error::new(
-                        impl_trait.span(),
-                        "tool parameters must have a concrete type: a tool's schema must be known",
-                    ));
+            ParamKind::Context { .. } if context_seen => errors.push(syn::Error::new_spanned(
+                &param.original,
+                "a tool takes the `ToolContext` once: remove this second context parameter",
+            )),
+            ParamKind::Context { .. } => context_seen = true,
+            ParamKind::Argument => check_argument_type(&param.ty, errors),
+        }
+        if matches!(param.kind, ParamKind::Argument) && param.ident.is_some() {
+            let ident = param
+                .ident
+                .as_ref()
+                .map(ToString::to_string)
+                .unwrap_or_default();
+            for property in param.property_names() {
+                match properties.get(&property) {
+                    Some(other) => errors.push(syn::Error::new_spanned(
+                        &param.original,
+                        format!(
+                            "parameters `{other}` and `{ident}` are both read from the argument `{property}`: give one of them another `#[serde(rename = \"…\")]`"
+                        ),
+                    )),
+                    None => {
+                        properties.insert(property, ident.clone());
+                    }
                 }
             }
         }
     }
-    if let Some(name) = &args.name {
-        let (namespace, tool_part) = match name.value.rsplit_once('.') {
-            Some((namespace, tool)) => (Some(namespace), tool),
-            None => (None, name.value.as_str()),
-        };
-        if namespace.is_some() && args.namespace.is_some() {
-            errors.push(syn::Error::new(
-                name.span,
-                "`name` already holds a namespace (it contains `.`); drop `namespace` or give `name` without one",
-            ));
-        }
-        if let Some(namespace) = namespace {
-            check_namespace(namespace, name.span, errors);
-        }
-        if !is_segment(tool_part) {
-            errors.push(syn::Error::new(
-                name.span,
-                format!("invalid tool name `{}`: use lower-case letters, digits and `_`, e.g. `read_file`", name.value),
-            ));
-        }
-    } else {
-        let ident = tool.item.sig.ident.to_string();
-        let ident = ident.strip_prefix("r#").unwrap_or(&ident);
-        if !is_segment(ident) {
-            errors.push(syn::Error::new(
-                tool.item.sig.ident.span(),
+}
+
+fn check_argument_type(ty: &Type, errors: &mut Errors) {
+    match ty {
+        Type::Reference(reference) => {
+            let suggestion = match &*reference.elem {
+                Type::Path(path) if path.path.is_ident("str") => "use `String` instead of `&str`",
+                Type::Slice(_) => "use `Vec<T>` instead of `&[T]`",
+                Type::Path(path) if path.path.is_ident("Path") => {
+                    "use `PathBuf` instead of `&Path`"
+                }
+                _ => "take the value itself instead of a reference",
+            };
+            errors.push(syn::Error::new_spanned(
+                ty,
                 format!(
-                    "the function name `{ident}` is not a valid tool name: use lower-case letters, digits and `_`, or set `name = \"{}\"`",
-                    ident.to_lowercase()
+                    "tool parameters must be owned, since arguments are deserialized for each call: {suggestion}"
                 ),
             ));
         }
+        Type::ImplTrait(_) => errors.push(syn::Error::new_spanned(
+            ty,
+            "tool parameters cannot be `impl Trait`: the input schema needs a concrete type",
+        )),
+        _ => {}
     }
+}
+
+fn check_name(tool: &Tool, args: &Args, errors: &mut Errors) {
+    let ident = tool.item.sig.ident.to_string();
+    let ident = ident.strip_prefix("r#").unwrap_or(&ident);
+    let (namespace, tool_part, span) = match &args.name {
+        Some(name) => match name.value.rsplit_once('.') {
+            Some((namespace, tool_part)) => {
+                if args.namespace.is_some() {
+                    errors.push(syn::Error::new(
+                        name.span,
+                        "`name` already holds a namespace (it contains `.`): drop `namespace`, or give `name` without one",
+                    ));
+                }
+                check_namespace(namespace, name.span, errors);
+                (Some(namespace), tool_part, name.span)
+            }
+            None => (None, name.value.as_str(), name.span),
+        },
+        None => (None, ident, tool.item.sig.ident.span()),
+    };
+    if !is_segment(tool_part) {
+        let message = if args.name.is_some() {
+            format!(
+                "invalid tool name `{tool_part}`: use lower-case letters, digits and `_`, e.g. `{}`",
+                suggest_segment(tool_part)
+            )
+        } else {
+            format!(
+                "the function name `{ident}` is not a valid tool name: use lower-case letters, digits and `_`, or set `name = \"{}\"`",
+                suggest_segment(ident)
+            )
+        };
+        errors.push(syn::Error::new(span, message));
+    }
+    let namespace = namespace.or(args.namespace.as_ref().map(|ns| ns.value.as_str()));
     if let Some(namespace) = &args.namespace {
         check_namespace(&namespace.value, namespace.span, errors);
     }
+    // With the default namespace (the crate's name) the full length is checked at start-up.
+    let full_len = namespace.map_or(0, |ns| ns.chars().count() + 1) + tool_part.chars().count();
+    if full_len > MAX_NAME_LEN {
+        errors.push(syn::Error::new(
+            span,
+            format!(
+                "the tool name is {full_len} characters long; at most {MAX_NAME_LEN} are allowed"
+            ),
+        ));
+    }
+}
+
+fn check_namespace(namespace: &str, span: Span, errors: &mut Errors) {
+    if !namespace.split('.').all(is_segment) {
+        errors.push(syn::Error::new(
+            span,
+            format!(
+                "invalid namespace `{namespace}`: use lower-case letters, digits and `_`, with `.` between segments, e.g. `{}`",
+                namespace
+                    .split('.')
+                    .map(suggest_segment)
+                    .collect::<Vec<_>>()
+                    .join(".")
+            ),
+        ));
+    }
+}
+
+fn check_attributes(tool: &Tool, args: &Args, errors: &mut Errors) {
     if let Some(version) = &args.version {
-        if !is_semver(&version.value) {
+        if semver::Version::parse(&version.value).is_err() {
             errors.push(syn::Error::new(
                 version.span,
                 format!(
@@ -108,15 +212,41 @@ pub(crate) fn check(tool: &Tool, args: &Args, errors: &mut Errors) {
             ));
         }
     }
-}
-
-fn check_namespace(namespace: &str, span: proc_macro2::Span, errors: &mut Errors) {
-    if !namespace.split('.').all(is_segment) {
+    if let Some(timeout) = &args.timeout {
+        match humantime::parse_duration(&timeout.value) {
+            Ok(duration) if duration.is_zero() => errors.push(syn::Error::new(
+                timeout.span,
+                "a timeout of zero would fail every call: give a positive duration, e.g. `30s`",
+            )),
+            Ok(_) => {}
+            Err(err) => errors.push(syn::Error::new(
+                timeout.span,
+                format!(
+                    "`{}` is not a duration ({err}): write e.g. `500ms`, `30s` or `2m`",
+                    timeout.value
+                ),
+            )),
+        }
+    }
+    if let (Some(read_only), Some(destructive)) = (&args.read_only, &args.destructive) {
+        if read_only.value && destructive.value {
+            errors.push(syn::Error::new(
+                destructive.span,
+                "a tool cannot be both `read_only` and `destructive`: a read-only tool changes nothing",
+            ));
+        }
+    }
+    if let Some(description) = &args.description {
+        if description.value.trim().is_empty() {
+            errors.push(syn::Error::new(
+                description.span,
+                "the description is empty: say what the tool does, for the model that chooses it",
+            ));
+        }
+    } else if tool.doc_description.is_none() {
         errors.push(syn::Error::new(
-            span,
-            format!(
-                "invalid namespace `{namespace}`: use lower-case letters, digits and `_`, with `.` between segments, e.g. `file_utility`"
-            ),
+            tool.item.sig.ident.span(),
+            "this tool has no description: add a doc comment (`/// What the tool does.`) or `description = \"…\"`; models choose tools by it",
         ));
     }
 }
@@ -127,6 +257,25 @@ fn is_segment(s: &str) -> bool {
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
 }
 
-fn is_semver(s: &str) -> bool {
-    semver::Version::parse(s).is_ok()
+/// `ReadFile` → `read_file`, `get-item` → `get_item`.
+fn suggest_segment(s: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 && !out.ends_with('_') {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else if c.is_ascii_lowercase() || c.is_ascii_digit() {
+            out.push(c);
+        } else if !out.ends_with('_') && !out.is_empty() {
+            out.push('_');
+        }
+    }
+    let out = out.trim_end_matches('_').to_owned();
+    if out.is_empty() {
+        "tool".to_owned()
+    } else {
+        out
+    }
 }

@@ -1,26 +1,213 @@
 //! What generated code calls. Not part of the public API.
+//!
+//! Two devices keep a user's mistake to one compile error on the token at fault:
+//! - `assert_*` functions, called with the user's own type tokens, fail with a sentence
+//!   about that type (`#[diagnostic::on_unimplemented]` on the traits below);
+//! - every other use of those types goes through [`Probe`], whose methods resolve to the
+//!   real implementation when the type has the traits and to a fallback that is never run
+//!   otherwise, so a missing trait is reported once, by the assertion, and not again by
+//!   every place that needs it.
 
 use std::future;
+use std::marker::PhantomData;
 
+use mcp_core::schema::OutputSchema;
 use mcp_core::{MCPToolResult, ToolError};
 use schemars::{JsonSchema, Schema};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
+pub use crate::context::ToolContext;
 pub use crate::registration::{
     Arguments, Handler, Location, Outcome, Output, ToolFuture, ToolRegistration,
 };
 pub use inventory;
-pub use mcp_core::schema::{OutputSchema, output_schema};
 pub use mcp_core::{DefinitionError, ToolAnnotations, ToolDefinition};
 pub use schemars;
 pub use serde;
+pub use std::time::Duration;
 
 /// A future that is already done.
 pub fn ready(outcome: Outcome) -> ToolFuture {
     Box::pin(future::ready(outcome))
 }
+
+// ----- Assertions: one error each, on the user's type -----
+
+/// A tool parameter's type must be deserializable.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool parameter: it does not implement `serde::Deserialize`",
+    label = "this parameter type is not `Deserialize`",
+    note = "tool arguments arrive as JSON: add `#[derive(serde::Deserialize)]` to `{Self}`, or use a type that implements it"
+)]
+pub trait ToolParameter: DeserializeOwned {}
+impl<T: DeserializeOwned> ToolParameter for T {}
+
+/// A tool parameter's type must describe itself as a JSON Schema.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool parameter: it does not implement `schemars::JsonSchema`",
+    label = "this parameter type has no JSON Schema",
+    note = "the tool's input schema is generated from its parameter types: add `#[derive(schemars::JsonSchema)]` to `{Self}`"
+)]
+pub trait ToolParameterSchema: JsonSchema {}
+impl<T: JsonSchema> ToolParameterSchema for T {}
+
+/// A tool's success value must serialize.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned by a tool: it does not implement `serde::Serialize`",
+    label = "this return type is not `Serialize`",
+    note = "a tool's result is sent as JSON: add `#[derive(serde::Serialize)]` to `{Self}`, or return a type that implements it"
+)]
+pub trait ToolOutput: Serialize {}
+impl<T: Serialize> ToolOutput for T {}
+
+/// A tool's success value must describe itself as a JSON Schema.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned by a tool: it does not implement `schemars::JsonSchema`",
+    label = "this return type has no JSON Schema",
+    note = "the tool's output schema is generated from its return type: add `#[derive(schemars::JsonSchema)]` to `{Self}`"
+)]
+pub trait ToolOutputSchema: JsonSchema {}
+impl<T: JsonSchema> ToolOutputSchema for T {}
+
+/// A tool's error type must convert into `ToolError`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's error type: it does not implement `Into<ToolError>`",
+    label = "this error type does not convert into `ToolError`",
+    note = "return `Result<T, ToolError>`, or implement `From<{Self}> for mcp_runtime::ToolError` (std::io::Error already does)"
+)]
+pub trait ToolErrorType: Into<ToolError> {}
+impl<E: Into<ToolError>> ToolErrorType for E {}
+
+/// A tool returning `Result` must return a `Result<T, E>` (or an alias of one).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a `Result<T, E>`",
+    label = "a return type named `Result` must be `core::result::Result` or an alias of it",
+    note = "a tool may return `Result<T, E>` where `T: Serialize + JsonSchema` and `E: Into<ToolError>`"
+)]
+pub trait FallibleOutput {
+    /// The success type, whose schema is the output schema.
+    type Ok;
+    /// The error type.
+    type Err;
+}
+
+impl<T, E> FallibleOutput for Result<T, E> {
+    type Ok = T;
+    type Err = E;
+}
+
+/// Checks that `T` can be a tool parameter.
+pub const fn assert_parameter<T: ToolParameter>() {}
+/// Checks that `T` has a schema as a tool parameter.
+pub const fn assert_parameter_schema<T: ToolParameterSchema>() {}
+/// Checks that `T` can be a tool's success value.
+pub const fn assert_output<T: ToolOutput>() {}
+/// Checks that `T` has a schema as a tool's success value.
+pub const fn assert_output_schema<T: ToolOutputSchema>() {}
+/// Checks that `E` can be a tool's error.
+pub const fn assert_error<E: ToolErrorType>() {}
+/// Checks that `R` is a `Result`.
+pub const fn assert_fallible<R: FallibleOutput>() {}
+
+// ----- Probe: the real implementation when the bounds hold, an unused fallback otherwise -----
+
+/// Selects an implementation by the traits `T` has; see the module docs.
+pub struct Probe<T>(PhantomData<T>);
+
+impl<T> Probe<T> {
+    /// A probe of `T`.
+    #[allow(clippy::new_without_default)]
+    pub const fn new() -> Self {
+        Self(PhantomData)
+    }
+}
+
+/// Defines a pair of traits: `$real`, implemented for `&Probe<T>` when `T` has the bounds,
+/// and `$fallback`, implemented for every `Probe<T>`, whose methods never run. Called as
+/// `(&&Probe::<T>::new()).method(…)`, method lookup takes `$real` when it applies.
+macro_rules! probe {
+    (
+        $(#[$doc:meta])*
+        $real:ident, $fallback:ident, <$t:ident $(, $u:ident)*> for $target:ty where [$($bounds:tt)*] {
+            $(fn $method:ident(&self $(, $arg:ident: $arg_ty:ty)*) -> $ret:ty $body:block)*
+        }
+    ) => {
+        $(#[$doc])*
+        pub trait $real<$t $(, $u)*> {
+            $(
+                #[doc = concat!("See [`", stringify!($real), "`].")]
+                fn $method(&self $(, $arg: $arg_ty)*) -> $ret;
+            )*
+        }
+
+        impl<$t $(, $u)*> $real<$t $(, $u)*> for &Probe<$target> where $($bounds)* {
+            $(fn $method(&self $(, $arg: $arg_ty)*) -> $ret $body)*
+        }
+
+        #[doc = concat!("The fallback of [`", stringify!($real), "`]: reached only by code that does not compile.")]
+        pub trait $fallback<$t $(, $u)*> {
+            $(
+                #[doc = "Never runs."]
+                fn $method(&self $(, $arg: $arg_ty)*) -> $ret;
+            )*
+        }
+
+        impl<$t $(, $u)*> $fallback<$t $(, $u)*> for Probe<$target> {
+            $(
+                #[allow(unused_variables)]
+                fn $method(&self $(, $arg: $arg_ty)*) -> $ret {
+                    unreachable!("a tool whose types lack a required trait does not compile")
+                }
+            )*
+        }
+    };
+}
+
+probe! {
+    /// Deserializes a tool's arguments.
+    ProbeParse, ProbeParseFallback, <T> for T where [T: DeserializeOwned] {
+        fn parse_arguments(&self, arguments: Arguments) -> Result<T, ToolError> {
+            parse_arguments(arguments)
+        }
+    }
+}
+
+probe! {
+    /// Generates a tool's schemas.
+    ProbeSchema, ProbeSchemaFallback, <T> for T where [T: JsonSchema] {
+        fn arguments_schema(&self) -> Schema {
+            arguments_schema::<T>()
+        }
+        fn output_schema(&self) -> OutputSchema {
+            mcp_core::schema::output_schema::<T>()
+        }
+    }
+}
+
+probe! {
+    /// Serializes a tool's success value.
+    ProbeSerialize, ProbeSerializeFallback, <T> for T where [T: Serialize] {
+        fn value_output(&self, value: T) -> Outcome {
+            value_output(value)
+        }
+    }
+}
+
+probe! {
+    /// Converts a tool's `Result`: `Ok` is the data, `Err` a failure.
+    ProbeResult, ProbeResultFallback, <T, E> for Result<T, E> where [T: Serialize, E: Into<ToolError>] {
+        fn result_output(&self, result: Result<T, E>) -> Outcome {
+            match result {
+                Ok(value) => value_output(value),
+                Err(err) => Err(err.into()),
+            }
+        }
+    }
+}
+
+// ----- What the probes and generated code run -----
 
 /// The input schema of a generated arguments struct: without the struct's internal name as
 /// its title, and with `properties` even when there are none, as clients expect.
@@ -68,12 +255,6 @@ fn pointer_of(path: &str) -> String {
     pointer
 }
 
-fn serialize<T: Serialize>(value: &T) -> Result<Value, ToolError> {
-    serde_json::to_value(value).map_err(|err| {
-        ToolError::execution(format!("the tool's output could not be serialized: {err}"))
-    })
-}
-
 /// A tool returning `()`.
 pub fn unit_output(_: ()) -> Outcome {
     Ok(Output::Value(Value::Null))
@@ -81,36 +262,16 @@ pub fn unit_output(_: ()) -> Outcome {
 
 /// A tool returning a value.
 pub fn value_output<T: Serialize>(value: T) -> Outcome {
-    serialize(&value).map(Output::Value)
+    serde_json::to_value(&value)
+        .map(Output::Value)
+        .map_err(|err| {
+            ToolError::execution(format!("the tool's output could not be serialized: {err}"))
+        })
 }
 
 /// A tool returning `MCPToolResult`.
 pub fn tool_result_output(result: MCPToolResult) -> Outcome {
     Ok(Output::Result(result))
-}
-
-/// A tool returning `Result<T, E>`: `Ok` is the data, `Err` a failure.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be returned by an `#[mcp_tool]` function",
-    note = "a tool may return `Result<T, E>` where `T: Serialize + JsonSchema` and `E: Into<ToolError>`"
-)]
-pub trait FallibleOutput {
-    /// The success type, whose schema is the output schema.
-    type Ok;
-
-    /// The outcome.
-    fn into_outcome(self) -> Outcome;
-}
-
-impl<T: Serialize, E: Into<ToolError>> FallibleOutput for Result<T, E> {
-    type Ok = T;
-
-    fn into_outcome(self) -> Outcome {
-        match self {
-            Ok(value) => value_output(value),
-            Err(err) => Err(err.into()),
-        }
-    }
 }
 
 #[cfg(test)]

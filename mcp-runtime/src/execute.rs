@@ -7,23 +7,30 @@ use futures_util::FutureExt;
 use mcp_core::schema::output_data;
 use mcp_core::{MCPToolResult, ToolDefinition, ToolError};
 
+use crate::context::ToolContext;
 use crate::registration::{Arguments, Handler, Outcome, Output};
+
+/// The signature of a synchronous tool's invoke function.
+type SyncInvoke = fn(Arguments, ToolContext) -> Outcome;
 
 /// Runs `handler` with `arguments`. A panic becomes a `ToolExecutionError` failure.
 pub(crate) async fn run(
     definition: &ToolDefinition,
     handler: Handler,
     arguments: Arguments,
+    context: ToolContext,
 ) -> MCPToolResult {
     let outcome = match handler {
-        Handler::Sync(invoke) => run_sync_outcome(definition, invoke, arguments),
-        Handler::Async(invoke) => match catch_unwind(AssertUnwindSafe(|| invoke(arguments))) {
-            Ok(future) => AssertUnwindSafe(future)
-                .catch_unwind()
-                .await
-                .unwrap_or_else(|panic| Err(panicked(definition, panic))),
-            Err(panic) => Err(panicked(definition, panic)),
-        },
+        Handler::Sync(invoke) => run_sync_outcome(definition, invoke, arguments, context),
+        Handler::Async(invoke) => {
+            match catch_unwind(AssertUnwindSafe(|| invoke(arguments, context))) {
+                Ok(future) => AssertUnwindSafe(future)
+                    .catch_unwind()
+                    .await
+                    .unwrap_or_else(|panic| Err(panicked(definition, panic))),
+                Err(panic) => Err(panicked(definition, panic)),
+            }
+        }
     };
     finish(definition, outcome)
 }
@@ -31,18 +38,23 @@ pub(crate) async fn run(
 /// Runs a synchronous tool on the calling thread.
 pub(crate) fn run_sync(
     definition: &ToolDefinition,
-    invoke: fn(Arguments) -> Outcome,
+    invoke: SyncInvoke,
     arguments: Arguments,
+    context: ToolContext,
 ) -> MCPToolResult {
-    finish(definition, run_sync_outcome(definition, invoke, arguments))
+    finish(
+        definition,
+        run_sync_outcome(definition, invoke, arguments, context),
+    )
 }
 
 fn run_sync_outcome(
     definition: &ToolDefinition,
-    invoke: fn(Arguments) -> Outcome,
+    invoke: SyncInvoke,
     arguments: Arguments,
+    context: ToolContext,
 ) -> Outcome {
-    catch_unwind(AssertUnwindSafe(|| invoke(arguments)))
+    catch_unwind(AssertUnwindSafe(|| invoke(arguments, context)))
         .unwrap_or_else(|panic| Err(panicked(definition, panic)))
 }
 

@@ -39,6 +39,7 @@
 //! ```
 
 pub mod cli;
+mod context;
 mod execute;
 mod registration;
 mod registry;
@@ -63,6 +64,7 @@ pub mod __private;
 /// `E: Into<ToolError>`, `MCPToolResult`, or nothing.
 pub use mcp_macros::mcp_tool;
 
+pub use context::ToolContext;
 pub use mcp_core::{
     DefinitionError, ErrorDetails, ErrorType, MCPErrorDetail, MCPToolCall, MCPToolResult,
     MessageError, ToolAnnotations, ToolDefinition, ToolError, ToolName, ToolNameError, ToolStatus,

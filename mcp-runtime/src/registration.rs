@@ -5,6 +5,8 @@ use std::future::Future;
 use std::pin::Pin;
 
 use mcp_core::{DefinitionError, MCPToolResult, ToolDefinition, ToolError};
+
+use crate::context::ToolContext;
 use serde_json::{Map, Value};
 
 /// A tool's arguments: the `arguments` object of the call.
@@ -29,9 +31,9 @@ pub type ToolFuture = Pin<Box<dyn Future<Output = Outcome> + Send + 'static>>;
 #[derive(Clone, Copy)]
 pub enum Handler {
     /// A synchronous function.
-    Sync(fn(Arguments) -> Outcome),
+    Sync(fn(Arguments, ToolContext) -> Outcome),
     /// An `async fn`.
-    Async(fn(Arguments) -> ToolFuture),
+    Async(fn(Arguments, ToolContext) -> ToolFuture),
 }
 
 impl fmt::Debug for Handler {

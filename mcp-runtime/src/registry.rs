@@ -2,16 +2,20 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
-use mcp_core::{DefinitionError, ErrorType, MCPToolCall, MCPToolResult, ToolDefinition, ToolError};
+use mcp_core::{
+    DefinitionError, ErrorType, MCPToolCall, MCPToolResult, ToolDefinition, ToolError, ToolName,
+};
 
+use crate::context::ToolContext;
 use crate::execute;
 use crate::registration::{Handler, Location, ToolRegistration};
 
 /// A tool in a registry: its definition, how to run it, and where it was defined.
 #[derive(Debug)]
 pub struct RegisteredTool {
+    name: Arc<ToolName>,
     definition: ToolDefinition,
     handler: Handler,
     location: Location,
@@ -26,6 +30,10 @@ impl RegisteredTool {
     /// Where the tool was defined.
     pub fn location(&self) -> &Location {
         &self.location
+    }
+
+    fn context(&self) -> ToolContext {
+        ToolContext::new(Arc::clone(&self.name))
     }
 }
 
@@ -139,6 +147,7 @@ impl Registry {
         for registration in inventory::iter::<ToolRegistration> {
             match (registration.definition)() {
                 Ok(definition) => tools.push(RegisteredTool {
+                    name: Arc::new(definition.name().clone()),
                     definition,
                     handler: registration.handler,
                     location: registration.location,
@@ -207,7 +216,15 @@ impl Registry {
     /// naming the argument, a panic a `ToolExecutionError`.
     pub async fn call(&self, call: MCPToolCall) -> MCPToolResult {
         match self.get(&call.tool_name) {
-            Some(tool) => execute::run(&tool.definition, tool.handler, call.arguments).await,
+            Some(tool) => {
+                execute::run(
+                    &tool.definition,
+                    tool.handler,
+                    call.arguments,
+                    tool.context(),
+                )
+                .await
+            }
             None => self.unknown_tool(&call.tool_name),
         }
     }
@@ -224,11 +241,14 @@ impl Registry {
             return self.unknown_tool(&call.tool_name);
         };
         match tool.handler {
-            Handler::Sync(invoke) => execute::run_sync(&tool.definition, invoke, call.arguments),
+            Handler::Sync(invoke) => {
+                execute::run_sync(&tool.definition, invoke, call.arguments, tool.context())
+            }
             Handler::Async(_) => blocking_runtime().block_on(execute::run(
                 &tool.definition,
                 tool.handler,
                 call.arguments,
+                tool.context(),
             )),
         }
     }
