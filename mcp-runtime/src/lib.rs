@@ -47,21 +47,7 @@ mod registry;
 #[doc(hidden)]
 pub mod __private;
 
-/// Turns a plain function into an MCP tool.
-///
-/// The function keeps its signature and stays callable as Rust. Beside it the attribute
-/// generates the input schema (from the parameters, their doc comments and their
-/// `#[serde]`/`#[schemars]` attributes), the output schema (from the return type) and a
-/// registration that [`Registry::global`] collects.
-///
-/// Arguments: `name`, `namespace` (default: the crate's name), `title`, `description`
-/// (default: the doc comment; a leading `# Heading` is the title), `version` (default: the
-/// crate's version), `category`, `tags("a", "b")`, the hints `read_only`, `destructive`,
-/// `idempotent`, `open_world`, the seed-003 flags `dangerous` and `requires_sandbox`, and
-/// `crate = path` when `mcp_runtime` is renamed.
-///
-/// A tool may return a value (`Serialize + JsonSchema`), `Result<T, E>` with
-/// `E: Into<ToolError>`, `MCPToolResult`, or nothing.
+#[doc = include_str!("mcp_tool.md")]
 pub use mcp_macros::mcp_tool;
 
 pub use context::ToolContext;

@@ -1,0 +1,15 @@
+//! Tools in a library crate: they are registered in any binary that uses this crate.
+
+use mcp_runtime::mcp_tool;
+
+/// A tool whose name the other test library uses too.
+#[mcp_tool(namespace = "shared", name = "same")]
+pub fn same_a() -> String {
+    "a".to_owned()
+}
+
+/// A tool only this library has.
+#[mcp_tool(namespace = "tools_a")]
+pub fn only_a(n: u32) -> u32 {
+    n + 1
+}

@@ -1,0 +1,25 @@
+//! Tools defined in a library crate are registered in a binary that uses the crate.
+
+use mcp_runtime::{MCPToolCall, Registry};
+use serde_json::json;
+
+#[test]
+fn tools_of_a_used_library_crate_are_registered() {
+    // Using the crate links it, and with it its registrations.
+    assert_eq!(tools_a::only_a(1), 2);
+    let registry = Registry::global();
+    let names: Vec<String> = registry
+        .list()
+        .map(|tool| tool.definition().name().to_string())
+        .collect();
+    assert_eq!(names, ["shared.same", "tools_a.only_a"]);
+    let location = registry.get("tools_a.only_a").unwrap().location();
+    assert_eq!(location.file, "tests/crates/tools_a/src/lib.rs");
+    assert_eq!(location.module_path, "tools_a");
+
+    let call = MCPToolCall::new("tools_a.only_a", json!({ "n": 41 })).unwrap();
+    assert_eq!(
+        registry.call_blocking(call).data(),
+        json!({ "result": 42 }).as_object()
+    );
+}
