@@ -4,7 +4,7 @@
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{ItemFn, Path, Type};
+use syn::{Ident, ItemFn, Path, Type};
 
 use crate::attr::{self, Args, Errors};
 use crate::model::{ParamKind, Returns, Tool};
@@ -178,6 +178,7 @@ fn checks(tool: &Tool, private: &TokenStream) -> TokenStream {
 }
 
 fn definition(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
+    let definition = local("definition");
     let name = tool_name(tool, args);
     let version = match &args.version {
         Some(version) => {
@@ -237,7 +238,7 @@ fn definition(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
 
     let finish = match &tool.returns {
         Returns::Value(ty) => quote! {
-            __definition.with_output((&&#private::Probe::<#ty>::new()).output_schema())
+            #definition.with_output((&&#private::Probe::<#ty>::new()).output_schema())
         },
         Returns::Result { ty, ok, .. } => {
             let ok = match ok {
@@ -245,14 +246,14 @@ fn definition(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
                 None => quote!(<#ty as #private::FallibleOutput>::Ok),
             };
             quote! {
-                __definition.with_output((&&#private::Probe::<#ok>::new()).output_schema())
+                #definition.with_output((&&#private::Probe::<#ok>::new()).output_schema())
             }
         }
-        Returns::Unit | Returns::ToolResult => quote! { ::core::result::Result::Ok(__definition) },
+        Returns::Unit | Returns::ToolResult => quote! { ::core::result::Result::Ok(#definition) },
     };
 
     quote! {
-        let __definition = #private::ToolDefinition::new(
+        let #definition = #private::ToolDefinition::new(
             #name,
             (&&#private::Probe::<__McpArguments>::new()).arguments_schema(),
         )?
@@ -279,38 +280,45 @@ fn definition(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
 /// The invoke function and the `__MCP_HANDLER` constant that names it.
 fn invoke(tool: &Tool, private: &TokenStream) -> TokenStream {
     let fn_ident = &tool.item.sig.ident;
+    let (arguments, parsed, value, ctx, err) = (
+        local("arguments"),
+        local("parsed"),
+        local("value"),
+        local("ctx"),
+        local("err"),
+    );
     let call_args = tool.params.iter().map(|param| match param.kind {
-        ParamKind::Context { by_ref: true, .. } => quote!(&__ctx),
-        ParamKind::Context { by_ref: false, .. } => quote!(__ctx),
+        ParamKind::Context { by_ref: true, .. } => quote!(&#ctx),
+        ParamKind::Context { by_ref: false, .. } => quote!(#ctx),
         ParamKind::Argument => {
             let ident = &param.ident;
-            quote!(__arguments.#ident)
+            quote!(#parsed.#ident)
         }
     });
     let is_async = tool.item.sig.asyncness.is_some();
     let call = quote! { #fn_ident(#(#call_args),*) };
     let call = if is_async { quote!(#call.await) } else { call };
     let convert = match &tool.returns {
-        Returns::Unit => quote!(#private::unit_output(__value)),
-        Returns::Value(ty) => quote!((&&#private::Probe::<#ty>::new()).value_output(__value)),
+        Returns::Unit => quote!(#private::unit_output(#value)),
+        Returns::Value(ty) => quote!((&&#private::Probe::<#ty>::new()).value_output(#value)),
         Returns::Result { ty, .. } => {
-            quote!((&&#private::Probe::<#ty>::new()).result_output(__value))
+            quote!((&&#private::Probe::<#ty>::new()).result_output(#value))
         }
-        Returns::ToolResult => quote!(#private::tool_result_output(__value)),
+        Returns::ToolResult => quote!(#private::tool_result_output(#value)),
     };
     let parse = quote! {
-        (&&#private::Probe::<__McpArguments>::new()).parse_arguments(arguments)
+        (&&#private::Probe::<__McpArguments>::new()).parse_arguments(#arguments)
     };
     if is_async {
         quote! {
             #[allow(unused_variables)]
-            fn __mcp_invoke(arguments: #private::Arguments, __ctx: #private::ToolContext) -> #private::ToolFuture {
+            fn __mcp_invoke(#arguments: #private::Arguments, #ctx: #private::ToolContext) -> #private::ToolFuture {
                 match #parse {
-                    ::core::result::Result::Ok(__arguments) => ::std::boxed::Box::pin(async move {
-                        let __value = #call;
+                    ::core::result::Result::Ok(#parsed) => ::std::boxed::Box::pin(async move {
+                        let #value = #call;
                         #convert
                     }),
-                    ::core::result::Result::Err(err) => #private::ready(::core::result::Result::Err(err)),
+                    ::core::result::Result::Err(#err) => #private::ready(::core::result::Result::Err(#err)),
                 }
             }
             const __MCP_HANDLER: #private::Handler = #private::Handler::Async(__mcp_invoke);
@@ -318,9 +326,9 @@ fn invoke(tool: &Tool, private: &TokenStream) -> TokenStream {
     } else {
         quote! {
             #[allow(unused_variables)]
-            fn __mcp_invoke(arguments: #private::Arguments, __ctx: #private::ToolContext) -> #private::Outcome {
-                let __arguments = #parse?;
-                let __value = #call;
+            fn __mcp_invoke(#arguments: #private::Arguments, #ctx: #private::ToolContext) -> #private::Outcome {
+                let #parsed = #parse?;
+                let #value = #call;
                 #convert
             }
             const __MCP_HANDLER: #private::Handler = #private::Handler::Sync(__mcp_invoke);
@@ -350,6 +358,13 @@ fn tool_name(tool: &Tool, args: &Args) -> TokenStream {
             quote!(::core::concat!(::core::env!("CARGO_CRATE_NAME"), #suffix))
         }
     }
+}
+
+/// An identifier for a local of generated code: prefixed, since a constant of the same
+/// name in the user's module would turn its binding into a pattern, and with a mixed-site
+/// span, which keeps it apart from the user's own locals.
+fn local(name: &str) -> Ident {
+    Ident::new(&format!("__mcp_{name}"), Span::mixed_site())
 }
 
 fn path_string(path: &Path) -> String {

@@ -492,3 +492,47 @@ fn failure_text_for_models_follows_seed_003() {
         "[OK] Tool executed successfully:\n{\"result\":10}"
     );
 }
+
+/// The attribute adds no name to the module it is used in: items named like its hidden
+/// helpers, and constants named like the locals it uses, sit beside two tools without a
+/// clash.
+mod hygiene {
+    #![allow(dead_code, non_camel_case_types, non_upper_case_globals)]
+
+    use mcp_runtime::mcp_tool;
+
+    struct __McpToolArguments;
+    type __McpArguments = ();
+    fn __mcp_definition() {}
+    fn __mcp_invoke() {}
+    const __MCP_HANDLER: () = ();
+    const arguments: () = ();
+    const value: () = ();
+    const parsed: () = ();
+    const ctx: () = ();
+    const err: () = ();
+    const definition: () = ();
+
+    /// One tool, with parameters named like the locals of generated code.
+    #[mcp_tool(namespace = "e2e.hygiene")]
+    fn first(arguments_: u8, __mcp_ctx: u8, __mcp_parsed: u8) -> u8 {
+        arguments_ + __mcp_ctx + __mcp_parsed
+    }
+
+    /// Another tool in the same module.
+    #[mcp_tool(namespace = "e2e.hygiene")]
+    fn second(first: u8) -> u8 {
+        first
+    }
+}
+
+#[test]
+fn parameters_named_like_generated_locals_are_passed_through() {
+    let result = call(
+        "e2e.hygiene.first",
+        json!({ "arguments_": 1, "__mcp_ctx": 2, "__mcp_parsed": 3 }),
+    );
+    assert_eq!(result.data(), json!({ "result": 6 }).as_object());
+    let result = call("e2e.hygiene.second", json!({ "first": 7 }));
+    assert_eq!(result.data(), json!({ "result": 7 }).as_object());
+}
