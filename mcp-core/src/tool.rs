@@ -118,6 +118,13 @@ impl ToolDefinition {
         })
     }
 
+    /// Renames the tool.
+    #[must_use]
+    pub fn with_name(mut self, name: ToolName) -> Self {
+        self.name = name;
+        self
+    }
+
     /// Sets the human-readable title.
     #[must_use]
     pub fn with_title(mut self, title: impl Into<String>) -> Self {

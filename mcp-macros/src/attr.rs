@@ -5,7 +5,7 @@ use syn::meta::ParseNestedMeta;
 use syn::{LitBool, LitStr, Path};
 
 /// The keys the attribute accepts.
-const KEYS: [&str; 17] = [
+const KEYS: [&str; 18] = [
     "name",
     "namespace",
     "title",
@@ -19,6 +19,7 @@ const KEYS: [&str; 17] = [
     "open_world",
     "dangerous",
     "requires_sandbox",
+    "inline",
     "timeout",
     "deprecated",
     "crate",
@@ -47,6 +48,7 @@ pub(crate) struct Args {
     pub(crate) open_world: Option<Spanned<bool>>,
     pub(crate) dangerous: Option<Spanned<bool>>,
     pub(crate) requires_sandbox: Option<Spanned<bool>>,
+    pub(crate) inline: Option<Spanned<bool>>,
     pub(crate) timeout: Option<Spanned<String>>,
     pub(crate) deprecated: Option<String>,
     pub(crate) krate: Option<Path>,
@@ -100,6 +102,7 @@ fn parse_one(args: &mut Args, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
         "open_world" => set(meta, &mut args.open_world, flag(meta)?),
         "dangerous" => set(meta, &mut args.dangerous, flag(meta)?),
         "requires_sandbox" => set(meta, &mut args.requires_sandbox, flag(meta)?),
+        "inline" => set(meta, &mut args.inline, flag(meta)?),
         "crate" => {
             let path: Path = meta.value()?.parse()?;
             set(meta, &mut args.krate, path)

@@ -55,7 +55,7 @@ fn registration(tool: &Tool, args: &Args) -> TokenStream {
     let arguments_struct = arguments_struct(tool, &private, &serde_path, &schemars_path);
     let checks = checks(tool, &private);
     let definition = definition(tool, args, &private);
-    let invoke = invoke(tool, &private);
+    let invoke = invoke(tool, args, &private);
 
     let span = tool.item.sig.ident.span();
     let location = quote_spanned! {span=>
@@ -278,7 +278,12 @@ fn definition(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
 }
 
 /// The invoke function and the `__MCP_HANDLER` constant that names it.
-fn invoke(tool: &Tool, private: &TokenStream) -> TokenStream {
+fn invoke(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
+    let mode = if args.inline.as_ref().is_some_and(|flag| flag.value) {
+        quote!(Inline)
+    } else {
+        quote!(Blocking)
+    };
     let fn_ident = &tool.item.sig.ident;
     let (arguments, parsed, value, ctx, err) = (
         local("arguments"),
@@ -312,7 +317,7 @@ fn invoke(tool: &Tool, private: &TokenStream) -> TokenStream {
     if is_async {
         quote! {
             #[allow(unused_variables)]
-            fn __mcp_invoke(#arguments: #private::Arguments, #ctx: #private::ToolContext) -> #private::ToolFuture {
+            fn __mcp_invoke(#arguments: &#private::Value, #ctx: #private::ToolContext) -> #private::ToolFuture {
                 match #parse {
                     ::core::result::Result::Ok(#parsed) => ::std::boxed::Box::pin(async move {
                         let #value = #call;
@@ -326,12 +331,12 @@ fn invoke(tool: &Tool, private: &TokenStream) -> TokenStream {
     } else {
         quote! {
             #[allow(unused_variables)]
-            fn __mcp_invoke(#arguments: #private::Arguments, #ctx: #private::ToolContext) -> #private::Outcome {
+            fn __mcp_invoke(#arguments: &#private::Value, #ctx: #private::ToolContext) -> #private::Outcome {
                 let #parsed = #parse?;
                 let #value = #call;
                 #convert
             }
-            const __MCP_HANDLER: #private::Handler = #private::Handler::Sync(__mcp_invoke);
+            const __MCP_HANDLER: #private::Handler = #private::Handler::#mode(__mcp_invoke);
         }
     }
 }

@@ -228,6 +228,17 @@ fn check_attributes(tool: &Tool, args: &Args, errors: &mut Errors) {
             )),
         }
     }
+    if let (Some(inline), Some(asyncness)) = (&args.inline, &tool.item.sig.asyncness) {
+        if inline.value {
+            errors.push(syn::Error::new(
+                inline.span,
+                format!(
+                    "`inline` is for synchronous tools; an `{}` fn already runs on the caller's task",
+                    quote::quote!(#asyncness)
+                ),
+            ));
+        }
+    }
     if let (Some(read_only), Some(destructive)) = (&args.read_only, &args.destructive) {
         if read_only.value && destructive.value {
             errors.push(syn::Error::new(

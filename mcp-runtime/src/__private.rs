@@ -16,16 +16,19 @@ use mcp_core::{MCPToolResult, ToolError};
 use schemars::{JsonSchema, Schema};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::{Value, json};
+use serde_json::json;
+
+use crate::registration::ArgumentsError;
 
 pub use crate::context::ToolContext;
 pub use crate::registration::{
-    Arguments, Handler, Location, Outcome, Output, ToolFuture, ToolRegistration,
+    Failure, Handler, Location, Outcome, Output, ToolFuture, ToolRegistration,
 };
 pub use inventory;
 pub use mcp_core::{DefinitionError, ToolAnnotations, ToolDefinition};
 pub use schemars;
 pub use serde;
+pub use serde_json::Value;
 pub use std::time::Duration;
 
 /// A future that is already done.
@@ -168,7 +171,7 @@ macro_rules! probe {
 probe! {
     /// Deserializes a tool's arguments.
     ProbeParse, ProbeParseFallback, <T> for T where [T: DeserializeOwned] {
-        fn parse_arguments(&self, arguments: Arguments) -> Result<T, ToolError> {
+        fn parse_arguments(&self, arguments: &Value) -> Result<T, Failure> {
             parse_arguments(arguments)
         }
     }
@@ -201,7 +204,7 @@ probe! {
         fn result_output(&self, result: Result<T, E>) -> Outcome {
             match result {
                 Ok(value) => value_output(value),
-                Err(err) => Err(err.into()),
+                Err(err) => Err(Failure::Tool(err.into())),
             }
         }
     }
@@ -220,27 +223,20 @@ pub fn arguments_schema<T: JsonSchema>() -> Schema {
     schema
 }
 
-/// Deserializes the arguments into the generated struct. An error is a `ValidationError`
-/// naming the argument at fault, with its JSON pointer in the details.
-pub fn parse_arguments<T: DeserializeOwned>(arguments: Arguments) -> Result<T, ToolError> {
-    serde_path_to_error::deserialize(Value::Object(arguments)).map_err(|err| {
-        let path = err.path().to_string();
-        let inner = err.into_inner().to_string();
-        let (pointer, message) = if path == "." {
-            (String::new(), format!("invalid arguments: {inner}"))
-        } else {
-            (
-                pointer_of(&path),
-                format!("invalid argument `{path}`: {inner}"),
-            )
-        };
-        ToolError::validation(message).with_details(json!({
-            "errors": [{ "path": pointer, "keyword": "deserialize", "message": inner }]
-        }))
+/// Deserializes the arguments into the generated struct. An error names the argument at
+/// fault by its JSON pointer; the registry turns it into a `ValidationError` listing every
+/// violation, without the submitted values.
+pub fn parse_arguments<T: DeserializeOwned>(arguments: &Value) -> Result<T, Failure> {
+    serde_path_to_error::deserialize(arguments).map_err(|err| {
+        let path = pointer_of(&err.path().to_string());
+        Failure::Arguments(ArgumentsError {
+            path,
+            message: err.into_inner().to_string(),
+        })
     })
 }
 
-/// `a.b[0]` (serde_path_to_error's form) as the JSON pointer `/a/b/0`.
+/// `a.b[0]` (serde_path_to_error's form) as the JSON pointer `/a/b/0`; `.` as `""`.
 fn pointer_of(path: &str) -> String {
     let mut pointer = String::new();
     for segment in path.split('.') {
@@ -265,7 +261,9 @@ pub fn value_output<T: Serialize>(value: T) -> Outcome {
     serde_json::to_value(&value)
         .map(Output::Value)
         .map_err(|err| {
-            ToolError::execution(format!("the tool's output could not be serialized: {err}"))
+            Failure::Tool(ToolError::execution(format!(
+                "the tool's output could not be serialized: {err}"
+            )))
         })
 }
 
@@ -280,6 +278,7 @@ mod tests {
 
     #[test]
     fn paths_become_json_pointers() {
+        assert_eq!(pointer_of("."), "");
         assert_eq!(pointer_of("a"), "/a");
         assert_eq!(pointer_of("a.b[0].c"), "/a/b/0/c");
         assert_eq!(pointer_of("x/y"), "/x~1y");

@@ -1,8 +1,25 @@
-//! What a tool may know about the call it serves.
+//! What a tool may know about the call it serves, and what it may report back.
 
+use std::fmt;
 use std::sync::Arc;
 
 use mcp_core::ToolName;
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+
+/// A progress report of a running tool (MCP's `notifications/progress`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Progress {
+    /// How far the tool is; grows with every report.
+    pub progress: f64,
+    /// The value `progress` reaches when the tool is done, if known.
+    pub total: Option<f64>,
+    /// What the tool is doing.
+    pub message: Option<String>,
+}
+
+/// Where a call's progress reports go, e.g. a transport sending them to the client.
+pub type ProgressSink = Arc<dyn Fn(Progress) + Send + Sync>;
 
 /// The context of one call, injected into a tool that asks for it with a parameter of type
 /// `&ToolContext` or `ToolContext` (anywhere in its parameter list). It never appears in
@@ -12,8 +29,9 @@ use mcp_core::ToolName;
 /// use mcp_runtime::{ToolContext, mcp_tool};
 ///
 /// /// Says which tool is running.
-/// #[mcp_tool(namespace = "demo")]
+/// #[mcp_tool(namespace = "demo", inline)]
 /// fn whoami(ctx: &ToolContext) -> String {
+///     ctx.progress(1.0, Some(1.0), Some("done"));
 ///     ctx.tool_name().to_string()
 /// }
 ///
@@ -22,19 +40,94 @@ use mcp_core::ToolName;
 /// assert_eq!(result.data().unwrap()["result"], "demo.whoami");
 /// # Ok::<(), mcp_runtime::MessageError>(())
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ToolContext {
     tool_name: Arc<ToolName>,
+    cancellation: CancellationToken,
+    meta: Option<Arc<Map<String, Value>>>,
+    progress: Option<ProgressSink>,
+    span: tracing::Span,
 }
 
 impl ToolContext {
-    /// The context of a call of the tool named `tool_name`.
+    /// The context of a call of the tool named `tool_name`, with nothing else attached.
     pub fn new(tool_name: Arc<ToolName>) -> Self {
-        Self { tool_name }
+        Self {
+            tool_name,
+            cancellation: CancellationToken::new(),
+            meta: None,
+            progress: None,
+            span: tracing::Span::none(),
+        }
+    }
+
+    pub(crate) fn for_call(
+        tool_name: Arc<ToolName>,
+        cancellation: CancellationToken,
+        meta: Option<Arc<Map<String, Value>>>,
+        progress: Option<ProgressSink>,
+        span: tracing::Span,
+    ) -> Self {
+        Self {
+            tool_name,
+            cancellation,
+            meta,
+            progress,
+            span,
+        }
     }
 
     /// The name of the tool being called.
     pub fn tool_name(&self) -> &ToolName {
         &self.tool_name
+    }
+
+    /// The call's cancellation token: cancelled when the caller gives up on the call (its
+    /// future is dropped, the client cancels, or the timeout passes). A tool doing long work
+    /// checks it, or selects on [`CancellationToken::cancelled`].
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.cancellation
+    }
+
+    /// Whether the call has been cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancellation.is_cancelled()
+    }
+
+    /// The call's metadata (MCP's `_meta` of the request), if the caller sent any.
+    pub fn meta(&self) -> Option<&Map<String, Value>> {
+        self.meta.as_deref()
+    }
+
+    /// Reports progress to the caller, if it asked for reports; otherwise does nothing.
+    pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        if let Some(sink) = &self.progress {
+            sink(Progress {
+                progress,
+                total,
+                message: message.map(str::to_owned),
+            });
+        }
+    }
+
+    /// Whether the caller asked for progress reports.
+    pub fn wants_progress(&self) -> bool {
+        self.progress.is_some()
+    }
+
+    /// The call's tracing span; events a tool emits inside it carry the tool's name.
+    pub fn span(&self) -> &tracing::Span {
+        &self.span
+    }
+}
+
+impl fmt::Debug for ToolContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolContext")
+            .field("tool_name", &self.tool_name)
+            .field("cancelled", &self.cancellation.is_cancelled())
+            .field("meta", &self.meta)
+            .field("wants_progress", &self.progress.is_some())
+            .finish()
     }
 }

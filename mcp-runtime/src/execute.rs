@@ -1,81 +1,336 @@
-//! Runs one tool: the arguments in, an `MCPToolResult` out, whatever the tool does.
+//! Runs one call: the arguments in, an `MCPToolResult` out, whatever the tool does.
+//!
+//! In order: the dangerous-tool policy, the input schema, then the tool itself, with its
+//! panics caught, its timeout enforced and its cancellation token cancelled when the caller
+//! gives up; then its data checked against the output schema (when enabled). Every call
+//! ends with one `tracing` event on the `mcp_runtime::audit` target.
 
 use std::any::Any;
+use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use futures_util::FutureExt;
 use mcp_core::schema::output_data;
-use mcp_core::{MCPToolResult, ToolDefinition, ToolError};
+use mcp_core::{ErrorType, MCPToolResult, ToolDefinition, ToolError, ToolStatus};
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
 
-use crate::context::ToolContext;
-use crate::registration::{Arguments, Handler, Outcome, Output};
+use crate::context::{Progress, ProgressSink, ToolContext};
+use crate::policy::DangerousPolicy;
+use crate::registration::{Failure, Handler, Outcome, Output};
+use crate::registry::RegisteredTool;
+use crate::validate::{deserialize_violation, invalid_arguments};
 
-/// The signature of a synchronous tool's invoke function.
-type SyncInvoke = fn(Arguments, ToolContext) -> Outcome;
+/// The `tracing` target of the event every call emits.
+pub const AUDIT_TARGET: &str = "mcp_runtime::audit";
 
-/// Runs `handler` with `arguments`. A panic becomes a `ToolExecutionError` failure.
-pub(crate) async fn run(
-    definition: &ToolDefinition,
-    handler: Handler,
-    arguments: Arguments,
-    context: ToolContext,
-) -> MCPToolResult {
-    let outcome = match handler {
-        Handler::Sync(invoke) => run_sync_outcome(definition, invoke, arguments, context),
-        Handler::Async(invoke) => {
-            match catch_unwind(AssertUnwindSafe(|| invoke(arguments, context))) {
-                Ok(future) => AssertUnwindSafe(future)
-                    .catch_unwind()
-                    .await
-                    .unwrap_or_else(|panic| Err(panicked(definition, panic))),
-                Err(panic) => Err(panicked(definition, panic)),
-            }
+/// How a registry runs its tools.
+#[derive(Debug, Clone)]
+pub(crate) struct Settings {
+    /// The timeout of tools that do not set their own.
+    pub(crate) default_timeout: Option<Duration>,
+    /// Whether data is checked against the output schema.
+    pub(crate) validate_output: bool,
+    /// Which dangerous tools may run.
+    pub(crate) dangerous: DangerousPolicy,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            default_timeout: Some(DEFAULT_TIMEOUT),
+            validate_output: cfg!(debug_assertions),
+            dangerous: DangerousPolicy::Deny,
         }
-    };
-    finish(definition, outcome)
-}
-
-/// Runs a synchronous tool on the calling thread.
-pub(crate) fn run_sync(
-    definition: &ToolDefinition,
-    invoke: SyncInvoke,
-    arguments: Arguments,
-    context: ToolContext,
-) -> MCPToolResult {
-    finish(
-        definition,
-        run_sync_outcome(definition, invoke, arguments, context),
-    )
-}
-
-fn run_sync_outcome(
-    definition: &ToolDefinition,
-    invoke: SyncInvoke,
-    arguments: Arguments,
-    context: ToolContext,
-) -> Outcome {
-    catch_unwind(AssertUnwindSafe(|| invoke(arguments, context)))
-        .unwrap_or_else(|panic| Err(panicked(definition, panic)))
-}
-
-fn finish(definition: &ToolDefinition, outcome: Outcome) -> MCPToolResult {
-    match outcome {
-        Ok(Output::Value(value)) => {
-            MCPToolResult::success(match output_data(value, definition.wraps_output()) {
-                Some(data) => serde_json::Value::Object(data),
-                None => serde_json::Value::Null,
-            })
-        }
-        Ok(Output::Result(result)) => result,
-        Err(err) => MCPToolResult::failure(err),
     }
 }
 
-fn panicked(definition: &ToolDefinition, panic: Box<dyn Any + Send>) -> ToolError {
+/// The timeout of a tool that sets none, unless the registry is built with another.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// What a caller may attach to one call.
+///
+/// ```
+/// use mcp_runtime::CallOptions;
+///
+/// let options = CallOptions::new()
+///     .with_progress(|report| eprintln!("{} of {:?}", report.progress, report.total));
+/// ```
+#[derive(Clone, Default)]
+pub struct CallOptions {
+    meta: Option<Arc<Map<String, Value>>>,
+    progress: Option<ProgressSink>,
+    cancellation: Option<CancellationToken>,
+}
+
+impl CallOptions {
+    /// No metadata, no progress reports, no cancellation but dropping the call.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The call's metadata, which the tool reads with [`ToolContext::meta`].
+    #[must_use]
+    pub fn with_meta(mut self, meta: Map<String, Value>) -> Self {
+        self.meta = Some(Arc::new(meta));
+        self
+    }
+
+    /// Where the tool's progress reports go.
+    #[must_use]
+    pub fn with_progress(mut self, sink: impl Fn(Progress) + Send + Sync + 'static) -> Self {
+        self.progress = Some(Arc::new(sink));
+        self
+    }
+
+    /// A token that cancels the call: the tool's own token is a child of it, and the call
+    /// answers as soon as it is cancelled.
+    #[must_use]
+    pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
+        self.cancellation = Some(token);
+        self
+    }
+}
+
+impl std::fmt::Debug for CallOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallOptions")
+            .field("meta", &self.meta)
+            .field("progress", &self.progress.is_some())
+            .field("cancellation", &self.cancellation)
+            .finish()
+    }
+}
+
+/// Runs `tool` with `arguments` and answers with a result, whatever happens.
+pub(crate) async fn run(
+    tool: &RegisteredTool,
+    arguments: Map<String, Value>,
+    options: CallOptions,
+    settings: &Settings,
+) -> MCPToolResult {
+    let started = Instant::now();
+    let span = tracing::info_span!("mcp_tool", tool = %tool.name());
+    let result = run_checked(tool, arguments, options, settings, span.clone())
+        .instrument(span)
+        .await;
+    let duration_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+    tracing::info!(
+        target: AUDIT_TARGET,
+        tool = %tool.name(),
+        duration_us,
+        status = %result.status(),
+        error_type = result.error().map(|error| error.error_type.as_str()),
+        "tool call",
+    );
+    result
+}
+
+async fn run_checked(
+    tool: &RegisteredTool,
+    arguments: Map<String, Value>,
+    options: CallOptions,
+    settings: &Settings,
+    span: tracing::Span,
+) -> MCPToolResult {
+    let definition = tool.definition();
+    if !settings.dangerous.permits(definition, &arguments) {
+        return MCPToolResult::failure(ToolError::new(
+            ErrorType::PermissionError,
+            format!(
+                "tool `{}` is marked dangerous and this registry's policy does not allow it to run",
+                definition.name()
+            ),
+        ));
+    }
+    let arguments = Value::Object(arguments);
+    if let Err(err) = tool.validation().check_input(definition, &arguments) {
+        return MCPToolResult::failure(err);
+    }
+
+    let parent = options.cancellation;
+    let token = parent
+        .as_ref()
+        .map_or_else(CancellationToken::new, CancellationToken::child_token);
+    // Cancels the tool's token when this future completes or is dropped mid-call.
+    let _cancel_on_drop = token.clone().drop_guard();
+    let context = ToolContext::for_call(
+        tool.shared_name(),
+        token.clone(),
+        options.meta,
+        options.progress,
+        span,
+    );
+    let timeout = definition.timeout().or(settings.default_timeout);
+    let needs_runtime = timeout.is_some() || matches!(tool.handler(), Handler::Blocking(_));
+    if needs_runtime && tokio::runtime::Handle::try_current().is_err() {
+        return MCPToolResult::failure(ToolError::execution(format!(
+            "tool `{}` must run inside a Tokio runtime (with its time driver) to enforce its timeout: call `Registry::call` from one, or use `Registry::call_blocking`",
+            definition.name()
+        )));
+    }
+
+    let mut kept_arguments = None;
+    let outcome = match tool.handler() {
+        Handler::Inline(invoke) => {
+            let outcome = catch(definition, || invoke(&arguments, context));
+            kept_arguments = Some(arguments);
+            outcome
+        }
+        Handler::Blocking(invoke) => {
+            let invoke = *invoke;
+            let name = tool.shared_name();
+            let task = tokio::task::spawn_blocking(move || {
+                let outcome = catch_unwind(AssertUnwindSafe(|| invoke(&arguments, context)))
+                    .unwrap_or_else(|panic| Err(panicked(&name, panic).into()));
+                (outcome, arguments)
+            });
+            let work = async {
+                match task.await {
+                    Ok((outcome, arguments)) => {
+                        kept_arguments = Some(arguments);
+                        outcome
+                    }
+                    Err(err) => Err(Failure::Tool(ToolError::execution(format!(
+                        "tool `{}` did not finish: {err}",
+                        definition.name()
+                    )))),
+                }
+            };
+            limited(definition, timeout, parent.as_ref(), &token, work).await
+        }
+        Handler::Async(invoke) => {
+            let future = catch(definition, || Ok(invoke(&arguments, context)));
+            kept_arguments = Some(arguments);
+            match future {
+                Ok(future) => {
+                    let work = AssertUnwindSafe(future).catch_unwind().map(|caught| {
+                        caught
+                            .unwrap_or_else(|panic| Err(panicked(definition.name(), panic).into()))
+                    });
+                    limited(definition, timeout, parent.as_ref(), &token, work).await
+                }
+                Err(failure) => Err(failure),
+            }
+        }
+        Handler::Dynamic(invoke) => {
+            let map = match arguments {
+                Value::Object(map) => map,
+                _ => Map::new(),
+            };
+            match catch(definition, || Ok(invoke(map, context))) {
+                Ok(future) => {
+                    let work = AssertUnwindSafe(future).catch_unwind().map(|caught| {
+                        caught
+                            .unwrap_or_else(|panic| Err(panicked(definition.name(), panic).into()))
+                    });
+                    limited(definition, timeout, parent.as_ref(), &token, work).await
+                }
+                Err(failure) => Err(failure),
+            }
+        }
+    };
+    finish(tool, settings, outcome, kept_arguments.as_ref())
+}
+
+/// Runs `work` until it finishes, the timeout passes, or the caller cancels.
+async fn limited(
+    definition: &ToolDefinition,
+    timeout: Option<Duration>,
+    parent: Option<&CancellationToken>,
+    token: &CancellationToken,
+    work: impl Future<Output = Outcome>,
+) -> Outcome {
+    let cancellable = async {
+        match parent {
+            Some(parent) => tokio::select! {
+                biased;
+                outcome = work => outcome,
+                () = parent.cancelled() => Err(Failure::Tool(ToolError::execution(format!(
+                    "the call of tool `{}` was cancelled",
+                    definition.name()
+                )))),
+            },
+            None => work.await,
+        }
+    };
+    match timeout {
+        Some(limit) => match tokio::time::timeout(limit, cancellable).await {
+            Ok(outcome) => outcome,
+            Err(_) => {
+                token.cancel();
+                Err(Failure::Tool(ToolError::new(
+                    ErrorType::TimeoutError,
+                    format!(
+                        "tool `{}` did not finish within {}",
+                        definition.name(),
+                        format_duration(limit)
+                    ),
+                )))
+            }
+        },
+        None => cancellable.await,
+    }
+}
+
+fn format_duration(duration: Duration) -> String {
+    if duration.subsec_nanos() == 0 {
+        format!("{}s", duration.as_secs())
+    } else {
+        format!("{}ms", duration.as_millis())
+    }
+}
+
+fn finish(
+    tool: &RegisteredTool,
+    settings: &Settings,
+    outcome: Outcome,
+    arguments: Option<&Value>,
+) -> MCPToolResult {
+    let definition = tool.definition();
+    let result = match outcome {
+        Ok(Output::Value(value)) => match output_data(value, definition.wraps_output()) {
+            Some(data) => MCPToolResult::success(Value::Object(data)),
+            None => MCPToolResult::success(Value::Null),
+        },
+        Ok(Output::Result(result)) => result,
+        Err(Failure::Tool(err)) => return MCPToolResult::failure(err),
+        Err(Failure::Arguments(err)) => {
+            let arguments = arguments.unwrap_or(&Value::Null);
+            let violations = match tool.validation().input_violations(definition, arguments) {
+                Ok(violations) if !violations.is_empty() => violations,
+                _ => vec![deserialize_violation(err.path, &err.message, arguments)],
+            };
+            return MCPToolResult::failure(invalid_arguments(definition, &violations));
+        }
+    };
+    if settings.validate_output && result.status() != ToolStatus::Failure {
+        if let Some(data) = result.data() {
+            if let Err(err) = tool.validation().check_output(definition, data) {
+                return MCPToolResult::failure(err);
+            }
+        }
+    }
+    result
+}
+
+/// Runs `f`, turning a panic into a failure.
+fn catch<T>(
+    definition: &ToolDefinition,
+    f: impl FnOnce() -> Result<T, Failure>,
+) -> Result<T, Failure> {
+    catch_unwind(AssertUnwindSafe(f))
+        .unwrap_or_else(|panic| Err(panicked(definition.name(), panic).into()))
+}
+
+fn panicked(name: &mcp_core::ToolName, panic: Box<dyn Any + Send>) -> ToolError {
     let message = panic
         .downcast_ref::<&str>()
         .map(|s| (*s).to_owned())
         .or_else(|| panic.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "a panic with a non-string payload".to_owned());
-    ToolError::execution(format!("tool `{}` panicked: {message}", definition.name()))
+    ToolError::execution(format!("tool `{name}` panicked: {message}"))
 }

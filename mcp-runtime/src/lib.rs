@@ -41,8 +41,10 @@
 pub mod cli;
 mod context;
 mod execute;
+mod policy;
 mod registration;
 mod registry;
+mod validate;
 
 #[doc(hidden)]
 pub mod __private;
@@ -50,17 +52,23 @@ pub mod __private;
 #[doc = include_str!("mcp_tool.md")]
 pub use mcp_macros::mcp_tool;
 
-pub use context::ToolContext;
+pub use context::{Progress, ProgressSink, ToolContext};
+pub use execute::{AUDIT_TARGET, CallOptions, DEFAULT_TIMEOUT};
 pub use mcp_core::{
     DefinitionError, ErrorDetails, ErrorType, MCPErrorDetail, MCPToolCall, MCPToolResult,
     MessageError, ToolAnnotations, ToolDefinition, ToolError, ToolName, ToolNameError, ToolStatus,
     schema,
 };
-pub use registration::Location;
-pub use registry::{EMPTY_REGISTRY_HINT, RegisteredTool, Registry, RegistryError, RegistryProblem};
+pub use policy::{Confirm, DangerousPolicy};
+pub use registration::{Arguments, Location};
+pub use registry::{
+    EMPTY_REGISTRY_HINT, RegisteredTool, Registry, RegistryBuilder, RegistryError, RegistryProblem,
+    ToolConflict,
+};
 /// The crates tool types are derived with, for applications that do not name them
 /// themselves (derives then need `#[serde(crate = "mcp_runtime::serde")]` and
 /// `#[schemars(crate = "mcp_runtime::schemars")]`).
+pub use tokio_util::sync::CancellationToken;
 pub use {schemars, serde, serde_json};
 
 /// The README's example, compiled as a doc test so that it stays true.

@@ -3,13 +3,14 @@
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 
 use mcp_core::{DefinitionError, MCPToolResult, ToolDefinition, ToolError};
-
-use crate::context::ToolContext;
 use serde_json::{Map, Value};
 
-/// A tool's arguments: the `arguments` object of the call.
+use crate::context::ToolContext;
+
+/// A dynamic tool's arguments: the `arguments` object of the call.
 pub type Arguments = Map<String, Value>;
 
 /// What a tool produced: its value, serialized, or a whole result it built itself.
@@ -21,50 +22,104 @@ pub enum Output {
     Result(MCPToolResult),
 }
 
+/// Arguments that did not deserialize: where, and serde's message.
+#[derive(Debug)]
+pub struct ArgumentsError {
+    /// JSON pointer of the value at fault.
+    pub(crate) path: String,
+    /// serde's message, which may quote the value; it is cleaned before anyone sees it.
+    pub(crate) message: String,
+}
+
+/// Why a tool produced no output.
+#[derive(Debug)]
+pub enum Failure {
+    /// The arguments did not deserialize into the tool's parameters.
+    Arguments(ArgumentsError),
+    /// The tool returned an error.
+    Tool(ToolError),
+}
+
+impl From<ToolError> for Failure {
+    fn from(err: ToolError) -> Self {
+        Self::Tool(err)
+    }
+}
+
 /// A tool's outcome before it becomes an `MCPToolResult`.
-pub type Outcome = Result<Output, ToolError>;
+pub type Outcome = Result<Output, Failure>;
 
 /// The future an async tool returns.
 pub type ToolFuture = Pin<Box<dyn Future<Output = Outcome> + Send + 'static>>;
 
+/// A dynamic tool: a closure over the arguments object.
+pub(crate) type DynamicHandler = Arc<dyn Fn(Arguments, ToolContext) -> ToolFuture + Send + Sync>;
+
 /// How to run a tool.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub enum Handler {
-    /// A synchronous function.
-    Sync(fn(Arguments, ToolContext) -> Outcome),
+    /// A synchronous function that returns at once, run on the caller's task.
+    Inline(fn(&Value, ToolContext) -> Outcome),
+    /// A synchronous function that may block, run on the blocking thread pool.
+    Blocking(fn(&Value, ToolContext) -> Outcome),
     /// An `async fn`.
-    Async(fn(Arguments, ToolContext) -> ToolFuture),
+    Async(fn(&Value, ToolContext) -> ToolFuture),
+    /// A closure registered at run time; its arguments are checked by the schema alone.
+    Dynamic(DynamicHandler),
+}
+
+impl Handler {
+    /// Whether the tool deserializes its arguments into Rust types.
+    pub(crate) fn is_typed(&self) -> bool {
+        !matches!(self, Self::Dynamic(_))
+    }
 }
 
 impl fmt::Debug for Handler {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            Self::Sync(_) => "Handler::Sync",
+            Self::Inline(_) => "Handler::Inline",
+            Self::Blocking(_) => "Handler::Blocking",
             Self::Async(_) => "Handler::Async",
+            Self::Dynamic(_) => "Handler::Dynamic",
         })
     }
 }
 
 /// Where a tool was defined, for messages about it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Location {
     /// Source file.
     pub file: &'static str,
-    /// Line of the function's name.
+    /// Line of the function's name (or of the call that registered a dynamic tool).
     pub line: u32,
-    /// Column of the function's name.
+    /// Column of the same.
     pub column: u32,
-    /// Module path of the function.
+    /// Module path of the function; empty for a dynamic tool.
     pub module_path: &'static str,
+}
+
+impl Location {
+    /// The place of the caller of a `#[track_caller]` function.
+    #[track_caller]
+    pub(crate) fn caller() -> Self {
+        let caller = std::panic::Location::caller();
+        Self {
+            file: caller.file(),
+            line: caller.line(),
+            column: caller.column(),
+            module_path: "",
+        }
+    }
 }
 
 impl fmt::Display for Location {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}:{}:{} ({})",
-            self.file, self.line, self.column, self.module_path
-        )
+        write!(f, "{}:{}:{}", self.file, self.line, self.column)?;
+        if !self.module_path.is_empty() {
+            write!(f, " ({})", self.module_path)?;
+        }
+        Ok(())
     }
 }
 

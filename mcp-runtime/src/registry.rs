@@ -1,39 +1,97 @@
-//! The registry: every tool of the application, looked up by name, listed in name order.
+//! The registry: the application's tools, looked up by name, listed in name order, run.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::fmt;
+use std::future::Future;
 use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 use mcp_core::{
     DefinitionError, ErrorType, MCPToolCall, MCPToolResult, ToolDefinition, ToolError, ToolName,
+    ToolNameError,
 };
+use serde_json::{Map, Value};
 
 use crate::context::ToolContext;
-use crate::execute;
-use crate::registration::{Handler, Location, ToolRegistration};
+use crate::execute::{self, CallOptions, Settings};
+use crate::policy::DangerousPolicy;
+use crate::registration::{Arguments, Failure, Handler, Location, Output, ToolRegistration};
+use crate::validate::Validation;
 
-/// A tool in a registry: its definition, how to run it, and where it was defined.
-#[derive(Debug)]
+/// A tool in a registry: its definition, how to run it, and where it came from.
+#[derive(Debug, Clone)]
 pub struct RegisteredTool {
     name: Arc<ToolName>,
-    definition: ToolDefinition,
+    definition: Arc<ToolDefinition>,
     handler: Handler,
     location: Location,
+    source: Arc<str>,
+    enabled: bool,
+    validation: Arc<Validation>,
 }
 
 impl RegisteredTool {
+    fn new(definition: ToolDefinition, handler: Handler, location: Location, source: &str) -> Self {
+        let validation = Arc::new(Validation::new(&definition, handler.is_typed()));
+        Self {
+            name: Arc::new(definition.name().clone()),
+            definition: Arc::new(definition),
+            handler,
+            location,
+            source: source.into(),
+            enabled: true,
+            validation,
+        }
+    }
+
+    /// The name.
+    pub fn name(&self) -> &ToolName {
+        &self.name
+    }
+
     /// The definition.
     pub fn definition(&self) -> &ToolDefinition {
         &self.definition
     }
 
-    /// Where the tool was defined.
+    /// Where the tool was defined (or registered, for a dynamic tool).
     pub fn location(&self) -> &Location {
         &self.location
     }
 
-    fn context(&self) -> ToolContext {
-        ToolContext::new(Arc::clone(&self.name))
+    /// Where the tool comes from: `#[mcp_tool]`, a dynamic registration, or a mount.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// Whether the tool is enabled; a disabled tool is neither listed nor called.
+    pub fn is_enabled(&self) -> bool {
+        self.enabled
+    }
+
+    /// Whether its arguments are checked against the input schema even when they
+    /// deserialize: true when the schema states more than the parameter types do.
+    pub fn validates_arguments(&self) -> bool {
+        self.validation.validates_input()
+    }
+
+    pub(crate) fn handler(&self) -> &Handler {
+        &self.handler
+    }
+
+    pub(crate) fn validation(&self) -> &Validation {
+        &self.validation
+    }
+
+    pub(crate) fn shared_name(&self) -> Arc<ToolName> {
+        Arc::clone(&self.name)
+    }
+
+    fn renamed(&self, name: ToolName, source: &str) -> Self {
+        let definition = self.definition.as_ref().clone().with_name(name);
+        let mut tool = Self::new(definition, self.handler.clone(), self.location, source);
+        tool.enabled = self.enabled;
+        tool
     }
 }
 
@@ -91,18 +149,39 @@ impl fmt::Display for RegistryError {
 
 impl std::error::Error for RegistryError {}
 
+/// A tool that was not mounted because its name was taken (seed 004 `ToolConflict`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolConflict {
+    /// The name both tools would have.
+    pub tool_name: String,
+    /// Where the tool that was not mounted comes from.
+    pub source: String,
+    /// What holds the name.
+    pub shadowed_by: String,
+    /// How the conflict was resolved.
+    pub resolution: String,
+}
+
 /// What to check when a registry has no tools.
 pub const EMPTY_REGISTRY_HINT: &str = "no tools are registered. Tools are functions marked `#[mcp_tool]` \
 in a crate linked into this binary. A library crate of tools that the binary never references may not be \
 linked at all: use something from it (e.g. `use my_tools as _;` in main.rs, or call one of its functions).";
 
-/// Every tool of the application, sorted by name.
+/// Where `#[mcp_tool]` tools come from, in [`RegisteredTool::source`].
+const FROM_ATTRIBUTE: &str = "#[mcp_tool]";
+/// Where dynamic tools come from.
+const FROM_DYNAMIC: &str = "dynamic";
+
+/// The application's tools, sorted by name, and how they run.
+///
+/// [`Registry::global`] holds every `#[mcp_tool]` linked into the program; a
+/// [`RegistryBuilder`] makes others: a subset, more tools, other limits and policies.
 ///
 /// ```
 /// use mcp_runtime::{MCPToolCall, Registry, mcp_tool};
 ///
 /// /// Adds one.
-/// #[mcp_tool(namespace = "demo")]
+/// #[mcp_tool(namespace = "demo", inline)]
 /// fn increment(n: i64) -> i64 {
 ///     n + 1
 /// }
@@ -116,12 +195,16 @@ linked at all: use something from it (e.g. `use my_tools as _;` in main.rs, or c
 /// ```
 #[derive(Debug, Default)]
 pub struct Registry {
-    tools: Vec<RegisteredTool>,
-    index: HashMap<String, usize>,
+    tools: HashMap<String, RegisteredTool>,
+    /// Every name, sorted.
+    order: Vec<String>,
+    settings: Settings,
 }
 
 impl Registry {
-    /// The registry of every `#[mcp_tool]` linked into the program, built on first use.
+    /// The registry of every `#[mcp_tool]` linked into the program, built on first use,
+    /// with the default settings: a 60 s timeout, dangerous tools refused, data checked
+    /// against the output schema in debug builds.
     ///
     /// # Panics
     ///
@@ -137,126 +220,217 @@ impl Registry {
     /// The registry of every `#[mcp_tool]` linked into the program, or why it cannot be built.
     pub fn try_global() -> Result<&'static Registry, &'static RegistryError> {
         static GLOBAL: OnceLock<Result<Registry, RegistryError>> = OnceLock::new();
-        GLOBAL.get_or_init(Self::from_inventory).as_ref()
+        GLOBAL
+            .get_or_init(|| Self::builder().inventory().build())
+            .as_ref()
     }
 
-    /// A new registry of every `#[mcp_tool]` linked into the program.
-    pub fn from_inventory() -> Result<Registry, RegistryError> {
-        let mut problems = Vec::new();
-        let mut tools = Vec::new();
-        for registration in inventory::iter::<ToolRegistration> {
-            match (registration.definition)() {
-                Ok(definition) => tools.push(RegisteredTool {
-                    name: Arc::new(definition.name().clone()),
-                    definition,
-                    handler: registration.handler,
-                    location: registration.location,
-                }),
-                Err(source) => problems.push(RegistryProblem::Definition {
-                    location: registration.location,
-                    source,
-                }),
-            }
-        }
-        // inventory's order is unspecified: sort by name, then by place for stable messages.
-        tools.sort_by(|a, b| {
-            (a.definition.name(), a.location.file, a.location.line).cmp(&(
-                b.definition.name(),
-                b.location.file,
-                b.location.line,
-            ))
-        });
-        for pair in tools.windows(2) {
-            if pair[0].definition.name() == pair[1].definition.name() {
-                problems.push(RegistryProblem::Duplicate {
-                    name: pair[0].definition.name().to_string(),
-                    first: pair[0].location,
-                    second: pair[1].location,
-                });
-            }
-        }
-        if !problems.is_empty() {
-            return Err(RegistryError { problems });
-        }
-        let index = tools
-            .iter()
-            .enumerate()
-            .map(|(i, tool)| (tool.definition.name().to_string(), i))
-            .collect();
-        Ok(Registry { tools, index })
+    /// A builder of a registry.
+    pub fn builder() -> RegistryBuilder {
+        RegistryBuilder::default()
     }
 
-    /// The tool named `name`.
+    /// The tool named `name`, enabled or not.
     pub fn get(&self, name: &str) -> Option<&RegisteredTool> {
-        self.index.get(name).map(|&i| &self.tools[i])
+        self.tools.get(name)
     }
 
-    /// Whether a tool named `name` is registered.
+    /// Whether an enabled tool named `name` is registered.
     pub fn has_tool(&self, name: &str) -> bool {
-        self.index.contains_key(name)
+        self.tools.get(name).is_some_and(|tool| tool.enabled)
     }
 
-    /// The number of tools.
+    /// The number of enabled tools.
     pub fn len(&self) -> usize {
-        self.tools.len()
+        self.tools.values().filter(|tool| tool.enabled).count()
     }
 
-    /// Whether there are no tools (see [`EMPTY_REGISTRY_HINT`] for why that may be).
+    /// Whether there are no enabled tools (see [`EMPTY_REGISTRY_HINT`] for why that may be).
     pub fn is_empty(&self) -> bool {
-        self.tools.is_empty()
+        self.len() == 0
     }
 
-    /// The tools, sorted by name.
-    pub fn list(&self) -> impl ExactSizeIterator<Item = &RegisteredTool> {
-        self.tools.iter()
+    /// The enabled tools, sorted by name.
+    pub fn list(&self) -> impl Iterator<Item = &RegisteredTool> {
+        self.order
+            .iter()
+            .filter_map(|name| self.tools.get(name))
+            .filter(|tool| tool.enabled)
+    }
+
+    /// The enabled tools of `category`, sorted by name.
+    pub fn list_category<'a>(
+        &'a self,
+        category: &'a str,
+    ) -> impl Iterator<Item = &'a RegisteredTool> {
+        self.list()
+            .filter(move |tool| tool.definition.category() == Some(category))
+    }
+
+    /// The categories of the enabled tools, sorted, each once.
+    pub fn list_categories(&self) -> Vec<&str> {
+        let categories: BTreeSet<&str> = self
+            .list()
+            .filter_map(|tool| tool.definition.category())
+            .collect();
+        categories.into_iter().collect()
+    }
+
+    /// Registers a tool at run time: a hand-given definition and a closure over the
+    /// arguments object. Its arguments are checked against the definition's input schema
+    /// before it runs; its value is the data (wrapped as `{"result": …}` when it is not an
+    /// object).
+    ///
+    /// ```
+    /// use mcp_runtime::{MCPToolCall, Registry, ToolDefinition, ToolError};
+    /// use serde_json::json;
+    ///
+    /// let schema = schemars::json_schema!({
+    ///     "type": "object",
+    ///     "properties": { "text": { "type": "string" } },
+    ///     "required": ["text"],
+    /// });
+    /// let mut registry = Registry::builder().build()?;
+    /// registry.register(ToolDefinition::new("text.shout", schema)?, |arguments, _ctx| async move {
+    ///     let text = arguments["text"].as_str().unwrap_or_default();
+    ///     Ok::<_, ToolError>(json!({ "text": text.to_uppercase() }))
+    /// })?;
+    /// let result = registry.call_blocking(MCPToolCall::new("text.shout", json!({ "text": "hi" }))?);
+    /// assert_eq!(result.data().unwrap()["text"], "HI");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[track_caller]
+    pub fn register<F, Fut>(
+        &mut self,
+        definition: ToolDefinition,
+        tool: F,
+    ) -> Result<(), RegistryError>
+    where
+        F: Fn(Arguments, ToolContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Value, ToolError>> + Send + 'static,
+    {
+        let tool = RegisteredTool::new(definition, dynamic(tool), Location::caller(), FROM_DYNAMIC);
+        if let Some(existing) = self.tools.get(tool.name.as_str()) {
+            return Err(RegistryError {
+                problems: vec![RegistryProblem::Duplicate {
+                    name: tool.name.to_string(),
+                    first: existing.location,
+                    second: tool.location,
+                }],
+            });
+        }
+        self.insert(tool);
+        Ok(())
+    }
+
+    /// Removes the tool named `name`, returning it.
+    pub fn unregister(&mut self, name: &str) -> Option<RegisteredTool> {
+        let tool = self.tools.remove(name)?;
+        self.order.retain(|other| other != name);
+        Some(tool)
+    }
+
+    /// Enables the tool named `name`; false if there is none.
+    pub fn enable(&mut self, name: &str) -> bool {
+        self.set_enabled(name, true)
+    }
+
+    /// Disables the tool named `name`: it is no longer listed or called. False if there is none.
+    pub fn disable(&mut self, name: &str) -> bool {
+        self.set_enabled(name, false)
+    }
+
+    fn set_enabled(&mut self, name: &str, enabled: bool) -> bool {
+        match self.tools.get_mut(name) {
+            Some(tool) => {
+                tool.enabled = enabled;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Adds every tool of `other` under `prefix`: `files.read` becomes `prefix.files.read`.
+    /// A name already taken is not overwritten: the tool already there stays, and the
+    /// conflict is reported (seed 004 `tool_prefix` and `ToolConflict`).
+    pub fn mount(
+        &mut self,
+        prefix: &str,
+        other: &Registry,
+    ) -> Result<Vec<ToolConflict>, ToolNameError> {
+        let source = format!("mounted under `{prefix}`");
+        let mut conflicts = Vec::new();
+        for tool in other.list() {
+            let name = ToolName::new(format!("{prefix}.{}", tool.name))?;
+            if let Some(existing) = self.tools.get(name.as_str()) {
+                conflicts.push(ToolConflict {
+                    tool_name: name.to_string(),
+                    source: format!("`{}` ({}, {})", tool.name, source, tool.location),
+                    shadowed_by: format!("{} ({})", existing.source, existing.location),
+                    resolution:
+                        "kept the tool already registered; the mounted one is not available"
+                            .to_owned(),
+                });
+                continue;
+            }
+            self.insert(tool.renamed(name, &source));
+        }
+        Ok(conflicts)
+    }
+
+    fn insert(&mut self, tool: RegisteredTool) {
+        let name = tool.name.to_string();
+        if let Err(position) = self.order.binary_search(&name) {
+            self.order.insert(position, name.clone());
+        }
+        self.tools.insert(name, tool);
     }
 
     /// Runs `call` and answers with a result, whatever happens: an unknown tool is a
-    /// `ResourceNotFound` failure naming the closest tools, bad arguments a `ValidationError`
-    /// naming the argument, a panic a `ToolExecutionError`.
+    /// `ResourceNotFound` failure naming the closest tools; arguments that break the input
+    /// schema a `ValidationError` listing every violation; a panic a `ToolExecutionError`;
+    /// a call past its timeout a `TimeoutError`; a dangerous tool the policy does not allow
+    /// a `PermissionError`. Dropping the future cancels the call.
+    ///
+    /// Timeouts and blocking tools need a Tokio runtime with its time driver
+    /// (`#[tokio::main]` has one); [`Registry::call_blocking`] brings its own.
     pub async fn call(&self, call: MCPToolCall) -> MCPToolResult {
-        match self.get(&call.tool_name) {
-            Some(tool) => {
-                execute::run(
-                    &tool.definition,
-                    tool.handler,
-                    call.arguments,
-                    tool.context(),
-                )
-                .await
+        self.call_with(call, CallOptions::default()).await
+    }
+
+    /// [`Registry::call`] with metadata, a progress sink or a cancellation token.
+    pub async fn call_with(&self, call: MCPToolCall, options: CallOptions) -> MCPToolResult {
+        match self.tools.get(call.tool_name.as_str()) {
+            Some(tool) if tool.enabled => {
+                execute::run(tool, call.arguments, options, &self.settings).await
             }
-            None => self.unknown_tool(&call.tool_name),
+            _ => self.unknown_tool(&call.tool_name),
         }
     }
 
-    /// [`Registry::call`] for synchronous callers. Synchronous tools run on the calling
-    /// thread; async ones on a runtime of this crate's.
-    ///
-    /// # Panics
-    ///
-    /// When called from within an async runtime's worker with an async tool: use
-    /// [`Registry::call`] there.
+    /// [`Registry::call`] for synchronous callers, on a runtime of this crate's. Called
+    /// from inside an async runtime, where it cannot block, it answers with a failure
+    /// saying to use [`Registry::call`].
     pub fn call_blocking(&self, call: MCPToolCall) -> MCPToolResult {
-        let Some(tool) = self.get(&call.tool_name) else {
-            return self.unknown_tool(&call.tool_name);
-        };
-        match tool.handler {
-            Handler::Sync(invoke) => {
-                execute::run_sync(&tool.definition, invoke, call.arguments, tool.context())
-            }
-            Handler::Async(_) => blocking_runtime().block_on(execute::run(
-                &tool.definition,
-                tool.handler,
-                call.arguments,
-                tool.context(),
-            )),
+        if tokio::runtime::Handle::try_current().is_ok() {
+            return MCPToolResult::failure(ToolError::execution(
+                "`Registry::call_blocking` cannot block inside an async runtime: use `Registry::call(..).await`",
+            ));
+        }
+        match blocking_runtime() {
+            Ok(runtime) => runtime.block_on(self.call(call)),
+            Err(err) => MCPToolResult::failure(ToolError::execution(format!(
+                "cannot start the runtime for blocking calls: {err}"
+            ))),
         }
     }
 
     fn unknown_tool(&self, name: &str) -> MCPToolResult {
         let closest = self.closest(name);
         let mut message = format!("no tool is named `{name}`");
-        if !closest.is_empty() {
+        if self.tools.contains_key(name) {
+            message = format!("tool `{name}` is disabled");
+        } else if !closest.is_empty() {
             message.push_str(&format!("; did you mean `{}`?", closest.join("`, `")));
         } else if self.is_empty() {
             message.push_str(&format!("; {EMPTY_REGISTRY_HINT}"));
@@ -267,13 +441,12 @@ impl Registry {
         )
     }
 
-    /// Up to three registered names closest to `name`.
+    /// Up to three enabled names closest to `name`.
     fn closest(&self, name: &str) -> Vec<&str> {
         let mut scored: Vec<(f64, &str)> = self
-            .tools
-            .iter()
+            .list()
             .map(|tool| {
-                let candidate = tool.definition.name().as_str();
+                let candidate = tool.name.as_str();
                 (strsim::jaro_winkler(name, candidate), candidate)
             })
             .filter(|(score, _)| *score >= 0.7)
@@ -283,16 +456,229 @@ impl Registry {
     }
 }
 
-fn blocking_runtime() -> &'static tokio::runtime::Runtime {
-    static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
-    RUNTIME.get_or_init(|| {
-        match tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-        {
-            Ok(runtime) => runtime,
-            // Building a current-thread runtime fails only when the OS refuses its I/O driver.
-            Err(err) => panic!("cannot start the runtime for blocking calls: {err}"),
+fn dynamic<F, Fut>(tool: F) -> Handler
+where
+    F: Fn(Arguments, ToolContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Value, ToolError>> + Send + 'static,
+{
+    Handler::Dynamic(Arc::new(move |arguments, context| {
+        let future = tool(arguments, context);
+        Box::pin(async move { future.await.map(Output::Value).map_err(Failure::Tool) })
+    }))
+}
+
+fn blocking_runtime() -> Result<&'static tokio::runtime::Runtime, &'static std::io::Error> {
+    static RUNTIME: OnceLock<std::io::Result<tokio::runtime::Runtime>> = OnceLock::new();
+    RUNTIME
+        .get_or_init(|| {
+            tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(1)
+                .thread_name("mcp-runtime-blocking")
+                .enable_all()
+                .build()
+        })
+        .as_ref()
+}
+
+type Filter = Box<dyn Fn(&ToolDefinition) -> bool>;
+
+/// Builds a [`Registry`]: which tools (every `#[mcp_tool]`, other registries, dynamic
+/// tools), filtered how, run with which limits and policy.
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_runtime::Registry;
+///
+/// let registry = Registry::builder()
+///     .inventory()
+///     .category("filesystem")
+///     .default_timeout(Some(Duration::from_secs(10)))
+///     .allow_dangerous(["fs.delete"])
+///     .build()?;
+/// assert!(registry.list().all(|tool| tool.definition().category() == Some("filesystem")));
+/// # Ok::<(), mcp_runtime::RegistryError>(())
+/// ```
+#[derive(Default)]
+pub struct RegistryBuilder {
+    tools: Vec<RegisteredTool>,
+    problems: Vec<RegistryProblem>,
+    filters: Vec<Filter>,
+    settings: Settings,
+}
+
+impl RegistryBuilder {
+    /// Adds every `#[mcp_tool]` linked into the program.
+    #[must_use]
+    pub fn inventory(mut self) -> Self {
+        for registration in inventory::iter::<ToolRegistration> {
+            match (registration.definition)() {
+                Ok(definition) => self.tools.push(RegisteredTool::new(
+                    definition,
+                    registration.handler.clone(),
+                    registration.location,
+                    FROM_ATTRIBUTE,
+                )),
+                Err(source) => self.problems.push(RegistryProblem::Definition {
+                    location: registration.location,
+                    source,
+                }),
+            }
         }
-    })
+        self
+    }
+
+    /// Adds the enabled tools of `registry`.
+    #[must_use]
+    pub fn registry(mut self, registry: &Registry) -> Self {
+        self.tools.extend(registry.list().cloned());
+        self
+    }
+
+    /// Adds a dynamic tool; see [`Registry::register`].
+    #[must_use]
+    #[track_caller]
+    pub fn tool<F, Fut>(mut self, definition: ToolDefinition, tool: F) -> Self
+    where
+        F: Fn(Arguments, ToolContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Value, ToolError>> + Send + 'static,
+    {
+        self.tools.push(RegisteredTool::new(
+            definition,
+            dynamic(tool),
+            Location::caller(),
+            FROM_DYNAMIC,
+        ));
+        self
+    }
+
+    /// Keeps only the tools of `category`.
+    #[must_use]
+    pub fn category(self, category: impl Into<String>) -> Self {
+        let category = category.into();
+        self.filter(move |definition| definition.category() == Some(category.as_str()))
+    }
+
+    /// Keeps only the tools with at least one of `tags`.
+    #[must_use]
+    pub fn tags<I, S>(self, tags: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let tags: BTreeSet<String> = tags.into_iter().map(Into::into).collect();
+        self.filter(move |definition| definition.tags().iter().any(|tag| tags.contains(tag)))
+    }
+
+    /// Keeps only the tools named here.
+    #[must_use]
+    pub fn names<I, S>(self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let names: BTreeSet<String> = names.into_iter().map(Into::into).collect();
+        self.filter(move |definition| names.contains(definition.name().as_str()))
+    }
+
+    /// Keeps only the tools whose name starts with `prefix` (e.g. `file_utility.`).
+    #[must_use]
+    pub fn prefix(self, prefix: impl Into<String>) -> Self {
+        let prefix = prefix.into();
+        self.filter(move |definition| definition.name().starts_with(prefix.as_str()))
+    }
+
+    /// Keeps only the tools `keep` accepts. Filters add up: a tool must pass them all.
+    #[must_use]
+    pub fn filter(mut self, keep: impl Fn(&ToolDefinition) -> bool + 'static) -> Self {
+        self.filters.push(Box::new(keep));
+        self
+    }
+
+    /// The timeout of tools that set none; `None` for no limit. 60 s unless set.
+    #[must_use]
+    pub fn default_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.settings.default_timeout = timeout;
+        self
+    }
+
+    /// Whether a tool's data is checked against its output schema, a mismatch being a
+    /// `ToolExecutionError`. On in debug builds unless set.
+    #[must_use]
+    pub fn validate_output(mut self, validate: bool) -> Self {
+        self.settings.validate_output = validate;
+        self
+    }
+
+    /// Which `dangerous` tools may run; none unless set.
+    #[must_use]
+    pub fn dangerous_policy(mut self, policy: DangerousPolicy) -> Self {
+        self.settings.dangerous = policy;
+        self
+    }
+
+    /// Lets the `dangerous` tools named here run.
+    #[must_use]
+    pub fn allow_dangerous<I, S>(self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.dangerous_policy(DangerousPolicy::Allow(
+            names.into_iter().map(Into::into).collect(),
+        ))
+    }
+
+    /// Puts each call of a `dangerous` tool to `confirm`, which says whether it may run.
+    #[must_use]
+    pub fn confirm_dangerous(
+        self,
+        confirm: impl Fn(&ToolDefinition, &Map<String, Value>) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        self.dangerous_policy(DangerousPolicy::Confirm(Arc::new(confirm)))
+    }
+
+    /// The registry, or every problem found: invalid definitions, duplicate names (with
+    /// both source locations).
+    pub fn build(self) -> Result<Registry, RegistryError> {
+        let mut problems = self.problems;
+        let mut tools: Vec<RegisteredTool> = self
+            .tools
+            .into_iter()
+            .filter(|tool| self.filters.iter().all(|keep| keep(&tool.definition)))
+            .collect();
+        // inventory's order is unspecified: sort by name, then by place for stable messages.
+        tools.sort_by(|a, b| (&a.name, a.location).cmp(&(&b.name, b.location)));
+        for pair in tools.windows(2) {
+            if pair[0].name == pair[1].name {
+                problems.push(RegistryProblem::Duplicate {
+                    name: pair[0].name.to_string(),
+                    first: pair[0].location,
+                    second: pair[1].location,
+                });
+            }
+        }
+        if !problems.is_empty() {
+            return Err(RegistryError { problems });
+        }
+        let order = tools.iter().map(|tool| tool.name.to_string()).collect();
+        let tools = tools
+            .into_iter()
+            .map(|tool| (tool.name.to_string(), tool))
+            .collect();
+        Ok(Registry {
+            tools,
+            order,
+            settings: self.settings,
+        })
+    }
+}
+
+impl fmt::Debug for RegistryBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RegistryBuilder")
+            .field("tools", &self.tools.len())
+            .field("filters", &self.filters.len())
+            .field("settings", &self.settings)
+            .finish()
+    }
 }

@@ -412,24 +412,35 @@ fn validation_message(name: &str, arguments: Value) -> String {
 #[test]
 fn missing_argument_is_a_validation_error_naming_it() {
     let message = validation_message("e2e.greet", json!({ "times": 1 }));
-    assert!(message.contains("`name`"), "{message}");
+    assert!(
+        message.contains("\"name\" is a required property"),
+        "{message}"
+    );
 }
 
 #[test]
 fn ill_typed_argument_is_a_validation_error_naming_it() {
     let message = validation_message("e2e.greet", json!({ "name": "x", "times": "twice" }));
-    assert!(message.contains("`times`"), "{message}");
+    assert!(message.contains("`/times`"), "{message}");
+    assert!(
+        !message.contains("twice"),
+        "the value is not echoed: {message}"
+    );
     let message = validation_message(
         "e2e.area",
         json!({ "shapes": [{ "shape": "circle", "radius": "big" }], "scale": {} }),
     );
-    assert!(message.contains("shapes[0]"), "{message}");
+    assert!(message.contains("`/shapes/0`"), "{message}");
+    assert!(
+        !message.contains("big"),
+        "the value is not echoed: {message}"
+    );
 }
 
 #[test]
 fn unknown_argument_is_a_validation_error_naming_it() {
     let message = validation_message("e2e.double", json!({ "n": 1, "m": 2 }));
-    assert!(message.contains("`m`"), "{message}");
+    assert!(message.contains("'m' was unexpected"), "{message}");
 }
 
 #[test]

@@ -60,14 +60,18 @@ fn add_with_ill_typed_argument_names_it() {
     let result = call("calculator.add", r#"{"a": 1.5, "b": 1}"#, 1);
     assert_eq!(result["error"]["error_type"], "ValidationError");
     let message = result["error"]["error_message"].as_str().unwrap();
-    assert!(message.contains("`a`"), "{message}");
+    assert!(message.contains("`/a`"), "{message}");
+    assert_eq!(result["error"]["error_details"]["errors"][0]["path"], "/a");
 }
 
 #[test]
 fn add_with_missing_argument_names_it() {
     let result = call("calculator.add", r#"{"a": 1}"#, 1);
     let message = result["error"]["error_message"].as_str().unwrap();
-    assert!(message.contains("`b`"), "{message}");
+    assert!(
+        message.contains("\"b\" is a required property"),
+        "{message}"
+    );
 }
 
 #[test]

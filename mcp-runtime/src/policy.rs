@@ -1,0 +1,55 @@
+//! Whether a `dangerous` tool (seed 003) may run: only when the caller's policy allows it.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::sync::Arc;
+
+use mcp_core::ToolDefinition;
+use serde_json::{Map, Value};
+
+/// Decides, for one call of a dangerous tool, whether it may run.
+pub type Confirm = Arc<dyn Fn(&ToolDefinition, &Map<String, Value>) -> bool + Send + Sync>;
+
+/// Which `dangerous` tools may run. Tools not marked `dangerous` always may.
+#[derive(Clone, Default)]
+pub enum DangerousPolicy {
+    /// None may: every call is a `PermissionError` failure. The default.
+    #[default]
+    Deny,
+    /// Those named here may.
+    Allow(BTreeSet<String>),
+    /// Each call is put to a confirmation callback (a prompt to the user, say).
+    Confirm(Confirm),
+    /// All may.
+    AllowAll,
+}
+
+impl DangerousPolicy {
+    /// Whether a call of `definition` with `arguments` may run.
+    pub(crate) fn permits(
+        &self,
+        definition: &ToolDefinition,
+        arguments: &Map<String, Value>,
+    ) -> bool {
+        if !definition.annotations().dangerous {
+            return true;
+        }
+        match self {
+            Self::Deny => false,
+            Self::Allow(names) => names.contains(definition.name().as_str()),
+            Self::Confirm(confirm) => confirm(definition, arguments),
+            Self::AllowAll => true,
+        }
+    }
+}
+
+impl fmt::Debug for DangerousPolicy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Deny => f.write_str("Deny"),
+            Self::Allow(names) => f.debug_tuple("Allow").field(names).finish(),
+            Self::Confirm(_) => f.write_str("Confirm(..)"),
+            Self::AllowAll => f.write_str("AllowAll"),
+        }
+    }
+}
