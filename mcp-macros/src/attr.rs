@@ -1,8 +1,8 @@
 //! Parses the attribute's arguments: `#[mcp_tool(namespace = "calculator", read_only, tags("a"))]`.
 
 use proc_macro2::{Span, TokenStream};
+use syn::Path;
 use syn::meta::ParseNestedMeta;
-use syn::{LitBool, LitStr, Path};
 
 /// The keys the attribute accepts.
 const KEYS: [&str; 18] = [
@@ -53,6 +53,8 @@ pub(crate) struct Args {
     pub(crate) deprecated: Option<String>,
     pub(crate) krate: Option<Path>,
     pub(crate) errors: Option<Vec<String>>,
+    /// Keys whose values could not be read (already reported).
+    pub(crate) failed: Vec<String>,
 }
 
 /// Parses `tokens`, collecting every error (each on the token at fault) instead of
@@ -63,11 +65,13 @@ pub(crate) fn parse(tokens: TokenStream) -> (Args, Option<syn::Error>) {
     let parser = syn::meta::parser(|meta| {
         if let Err(err) = parse_one(&mut args, &meta) {
             errors.push(err);
-            // Skip the rest of this argument so the next ones are still read.
-            if meta.input.peek(syn::Token![=]) {
-                let _ = meta.value().and_then(|value| value.parse::<syn::Expr>());
-            } else if meta.input.peek(syn::token::Paren) {
-                let _ = meta.input.parse::<proc_macro2::Group>();
+            if let Some(key) = meta.path.get_ident() {
+                args.failed.push(key.to_string());
+            }
+            // Skip the rest of this argument, so that one mistake is one error and the
+            // arguments after it are still read.
+            while !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
+                meta.input.parse::<proc_macro2::TokenTree>()?;
             }
         }
         Ok(())
@@ -104,8 +108,16 @@ fn parse_one(args: &mut Args, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
         "requires_sandbox" => set(meta, &mut args.requires_sandbox, flag(meta)?),
         "inline" => set(meta, &mut args.inline, flag(meta)?),
         "crate" => {
-            let path: Path = meta.value()?.parse()?;
-            set(meta, &mut args.krate, path)
+            let value = value_expr(meta, "crate = my_crate::mcp")?;
+            match value {
+                syn::Expr::Path(path) if path.qself.is_none() => {
+                    set(meta, &mut args.krate, path.path)
+                }
+                other => Err(syn::Error::new_spanned(
+                    other,
+                    "`crate` takes a path, not a string: `crate = my_crate::mcp`",
+                )),
+            }
         }
         _ => Err(meta.error(unknown_key(&key))),
     }
@@ -150,51 +162,120 @@ fn set<T>(meta: &ParseNestedMeta<'_>, slot: &mut Option<T>, value: T) -> syn::Re
     Ok(())
 }
 
+fn key_of(meta: &ParseNestedMeta<'_>) -> String {
+    meta.path
+        .get_ident()
+        .map(ToString::to_string)
+        .unwrap_or_default()
+}
+
+/// The expression after `key =`, read whole, or an error showing `example`.
+fn value_expr(meta: &ParseNestedMeta<'_>, example: &str) -> syn::Result<syn::Expr> {
+    if !meta.input.peek(syn::Token![=]) {
+        return Err(meta.error(format!("`{}` needs a value: `{example}`", key_of(meta))));
+    }
+    meta.value()?.parse()
+}
+
 fn string(meta: &ParseNestedMeta<'_>) -> syn::Result<String> {
-    Ok(meta.value()?.parse::<LitStr>()?.value())
+    spanned_string(meta).map(|s| s.value)
 }
 
 fn spanned_string(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned<String>> {
-    let lit = meta.value()?.parse::<LitStr>()?;
-    Ok(Spanned {
-        value: lit.value(),
-        span: lit.span(),
-    })
+    let key = key_of(meta);
+    match value_expr(meta, &format!("{key} = \"…\""))? {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(lit),
+            ..
+        }) => Ok(Spanned {
+            value: lit.value(),
+            span: lit.span(),
+        }),
+        other => Err(syn::Error::new_spanned(
+            other,
+            format!("`{key}` takes a string literal: `{key} = \"…\"`"),
+        )),
+    }
+}
+
+/// The items of `key(a, b)`, each an expression.
+fn list(meta: &ParseNestedMeta<'_>, example: &str) -> syn::Result<Vec<syn::Expr>> {
+    if !meta.input.peek(syn::token::Paren) {
+        return Err(meta.error(format!(
+            "`{}` takes a list in parentheses: `{example}`",
+            key_of(meta)
+        )));
+    }
+    let content;
+    syn::parenthesized!(content in meta.input);
+    let items =
+        content.parse_terminated(<syn::Expr as syn::parse::Parse>::parse, syn::Token![,])?;
+    Ok(items.into_iter().collect())
 }
 
 /// `tags("a", "b")`.
 fn string_list(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<String>> {
-    let content;
-    syn::parenthesized!(content in meta.input);
-    let list = content.parse_terminated(<LitStr as syn::parse::Parse>::parse, syn::Token![,])?;
-    Ok(list.iter().map(LitStr::value).collect())
+    list(meta, "tags(\"search\", \"web\")")?
+        .into_iter()
+        .map(|item| match item {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(lit),
+                ..
+            }) => Ok(lit.value()),
+            other => Err(syn::Error::new_spanned(
+                other,
+                "tags are string literals: `tags(\"search\", \"web\")`",
+            )),
+        })
+        .collect()
 }
 
-/// `errors(FileNotFoundError, PermissionError)`.
+/// `errors(FileNotFoundError, "QuotaExceeded")`: names or strings.
 fn ident_list(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<String>> {
-    let content;
-    syn::parenthesized!(content in meta.input);
-    let list =
-        content.parse_terminated(<syn::Ident as syn::parse::Parse>::parse, syn::Token![,])?;
-    Ok(list.iter().map(ToString::to_string).collect())
+    list(meta, "errors(FileNotFoundError, PermissionError)")?
+        .into_iter()
+        .map(|item| match item {
+            syn::Expr::Path(path) if path.path.get_ident().is_some() => Ok(path
+                .path
+                .get_ident()
+                .map(ToString::to_string)
+                .unwrap_or_default()),
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(lit),
+                ..
+            }) => Ok(lit.value()),
+            other => Err(syn::Error::new_spanned(
+                other,
+                "error types are names: `errors(FileNotFoundError, PermissionError)`",
+            )),
+        })
+        .collect()
 }
 
 /// `read_only` alone means true; `read_only = false` is also accepted.
 fn flag(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned<bool>> {
-    if meta.input.peek(syn::Token![=]) {
-        let lit = meta.value()?.parse::<LitBool>()?;
-        Ok(Spanned {
-            value: lit.value,
-            span: lit.span,
-        })
-    } else {
-        Ok(Spanned {
+    let key = key_of(meta);
+    if !meta.input.peek(syn::Token![=]) {
+        return Ok(Spanned {
             value: true,
             span: meta
                 .path
                 .get_ident()
                 .map_or_else(Span::call_site, syn::Ident::span),
-        })
+        });
+    }
+    match meta.value()?.parse::<syn::Expr>()? {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Bool(lit),
+            ..
+        }) => Ok(Spanned {
+            value: lit.value,
+            span: lit.span,
+        }),
+        other => Err(syn::Error::new_spanned(
+            other,
+            format!("`{key}` takes `true` or `false`, or stands alone: `{key}`"),
+        )),
     }
 }
 

@@ -314,15 +314,19 @@ fn invoke(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
     let parse = quote! {
         (&&#private::Probe::<__McpArguments>::new()).parse_arguments(#arguments)
     };
-    if is_async {
+    if let Some(asyncness) = tool.item.sig.asyncness {
+        // Spanned at `async`, so a future that is not `Send` is reported there.
+        let boxed = quote_spanned! {asyncness.span=>
+            ::std::boxed::Box::pin(async move {
+                let #value = #call;
+                #convert
+            })
+        };
         quote! {
             #[allow(unused_variables)]
             fn __mcp_invoke(#arguments: &#private::Value, #ctx: #private::ToolContext) -> #private::ToolFuture {
                 match #parse {
-                    ::core::result::Result::Ok(#parsed) => ::std::boxed::Box::pin(async move {
-                        let #value = #call;
-                        #convert
-                    }),
+                    ::core::result::Result::Ok(#parsed) => #boxed,
                     ::core::result::Result::Err(#err) => #private::ready(::core::result::Result::Err(#err)),
                 }
             }

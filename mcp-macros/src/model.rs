@@ -66,14 +66,17 @@ impl Param {
         name.into_iter().chain(aliases).collect()
     }
 
-    /// Whether a serde attribute ties the field to its exact type (a `default = "path"`
-    /// function or a `deserialize_with`/`with` module), so it cannot be generic.
+    /// Whether a serde attribute ties the field to its exact type (`default`, which calls
+    /// the type's `Default` or a function returning it, or a `deserialize_with`/`with`
+    /// module), so it cannot be generic.
     pub(crate) fn needs_concrete_type(&self) -> bool {
         let mut concrete = false;
         for_each_serde_meta(&self.field_attrs, |meta| {
             let path = meta.path();
-            let is_default_fn = matches!(meta, Meta::NameValue(_)) && path.is_ident("default");
-            if is_default_fn || path.is_ident("deserialize_with") || path.is_ident("with") {
+            if path.is_ident("default")
+                || path.is_ident("deserialize_with")
+                || path.is_ident("with")
+            {
                 concrete = true;
             }
         });

@@ -1,0 +1,16 @@
+use mcp_runtime::{ToolError, mcp_tool};
+
+#[derive(schemars::JsonSchema)]
+struct Report {
+    lines: u32,
+}
+
+/// Counts lines.
+#[mcp_tool(namespace = "ui")]
+fn count_lines(text: String) -> Result<Report, ToolError> {
+    Ok(Report {
+        lines: text.lines().count() as u32,
+    })
+}
+
+fn main() {}

@@ -1,0 +1,77 @@
+use mcp_runtime::{MCPToolCall, Registry, mcp_tool};
+use serde_json::json;
+
+/// Ignored: `description` wins over the doc comment.
+#[mcp_tool(
+    name = "read_all",
+    namespace = "ui.files",
+    title = "Read every file",
+    description = "Reads every file under a directory.",
+    version = "1.2.3-beta.1",
+    category = "filesystem",
+    tags("fs", "read"),
+    read_only,
+    destructive = false,
+    idempotent,
+    open_world = true,
+    dangerous,
+    requires_sandbox,
+    timeout = "30s",
+    deprecated = "use `ui.files.read` instead",
+    errors(FileNotFoundError, PermissionError)
+)]
+fn read_everything(dir: String) -> Vec<String> {
+    vec![dir]
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    assert_eq!(read_everything("d".into()), ["d"]);
+    let registry = Registry::global();
+    assert!(registry.get("ui.read_everything").is_none());
+    let tool = registry
+        .get("ui.files.read_all")
+        .expect("registered under `name`");
+    let wire = serde_json::to_value(tool.definition())?;
+    assert_eq!(wire["name"], "ui.files.read_all");
+    assert_eq!(wire["title"], "Read every file");
+    assert_eq!(wire["description"], "Reads every file under a directory.");
+    assert_eq!(
+        wire["annotations"],
+        json!({
+            "title": "Read every file",
+            "readOnlyHint": true,
+            "destructiveHint": false,
+            "idempotentHint": true,
+            "openWorldHint": true,
+        })
+    );
+    assert_eq!(
+        wire["_meta"]["mcp-runtime/tool"],
+        json!({
+            "version": "1.2.3-beta.1",
+            "category": "filesystem",
+            "tags": ["fs", "read"],
+            "timeoutMs": 30000,
+            "deprecated": "use `ui.files.read` instead",
+            "errors": ["FileNotFoundError", "PermissionError"],
+            "dangerous": true,
+            "requiresSandbox": true,
+        })
+    );
+    assert_eq!(
+        tool.definition().timeout(),
+        Some(std::time::Duration::from_secs(30))
+    );
+    assert_eq!(wire["inputSchema"]["required"], json!(["dir"]));
+    assert_eq!(
+        wire["outputSchema"]["properties"]["result"]["type"],
+        "array"
+    );
+
+    let result = registry.call_blocking(MCPToolCall::new(
+        "ui.files.read_all",
+        json!({ "dir": "x" }),
+    )?);
+    assert_eq!(result.data(), json!({ "result": ["x"] }).as_object());
+    Ok(())
+}
