@@ -1,1 +1,146 @@
-fn main() {}
+//! The cost of `Registry::call` on a two-integer tool, against a hand-written baseline that
+//! does only the essential work: deserialize the arguments, call the function, serialize
+//! the result. Both start from the same owned arguments object, made outside the timing.
+//!
+//! Run with `cargo bench -p mcp-runtime --bench call`.
+
+use std::hint::black_box;
+
+use criterion::{BatchSize, Criterion, criterion_main};
+use futures_util::FutureExt;
+use mcp_runtime::{MCPToolCall, Registry, mcp_tool};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+/// The sum of two integers.
+#[derive(Serialize, JsonSchema)]
+struct Sum {
+    sum: i64,
+}
+
+/// Adds two integers, on the caller's task; the result is an object, as MCP wants it.
+#[mcp_tool(namespace = "bench", inline)]
+fn add(a: i64, b: i64) -> Sum {
+    Sum {
+        sum: a.wrapping_add(b),
+    }
+}
+
+/// Adds two integers, on the caller's task; the bare integer is sent as `{"result": n}`.
+#[mcp_tool(namespace = "bench", inline)]
+fn add_wrapped(a: i64, b: i64) -> i64 {
+    a.wrapping_add(b)
+}
+
+/// Adds two integers, as an `async fn`.
+#[mcp_tool(namespace = "bench")]
+async fn add_async(a: i64, b: i64) -> i64 {
+    a.wrapping_add(b)
+}
+
+/// Adds two integers, on the blocking thread pool.
+#[mcp_tool(namespace = "bench")]
+fn add_blocking(a: i64, b: i64) -> i64 {
+    a.wrapping_add(b)
+}
+
+#[derive(Deserialize)]
+struct AddArguments {
+    a: i64,
+    b: i64,
+}
+
+fn arguments() -> Map<String, Value> {
+    json!({ "a": 40, "b": 2 })
+        .as_object()
+        .cloned()
+        .unwrap_or_default()
+}
+
+fn baseline(arguments: Map<String, Value>) -> Value {
+    let Ok(AddArguments { a, b }) = serde_json::from_value(Value::Object(arguments)) else {
+        return Value::Null;
+    };
+    serde_json::to_value(add(a, b)).unwrap_or_default()
+}
+
+fn baseline_wrapped(arguments: Map<String, Value>) -> Value {
+    let Ok(AddArguments { a, b }) = serde_json::from_value(Value::Object(arguments)) else {
+        return Value::Null;
+    };
+    serde_json::to_value(add_wrapped(a, b)).unwrap_or_default()
+}
+
+fn call_of(name: &str) -> MCPToolCall {
+    MCPToolCall::new(name, Value::Object(arguments())).expect("a valid call")
+}
+
+fn bench(c: &mut Criterion) {
+    let registry = Registry::global();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    // Check once that every variant answers as it should.
+    assert_eq!(baseline(arguments()), json!({ "sum": 42 }));
+    assert_eq!(baseline_wrapped(arguments()), json!(42));
+    let result = runtime.block_on(registry.call(call_of("bench.add")));
+    assert_eq!(result.data(), json!({ "sum": 42 }).as_object());
+    for name in ["bench.add_wrapped", "bench.add_async", "bench.add_blocking"] {
+        let result = runtime.block_on(registry.call(call_of(name)));
+        assert_eq!(result.data(), json!({ "result": 42 }).as_object(), "{name}");
+    }
+
+    let mut group = c.benchmark_group("two_integer_tool");
+    group.bench_function("baseline_serde", |b| {
+        b.iter_batched(
+            arguments,
+            |arguments| black_box(baseline(arguments)),
+            BatchSize::SmallInput,
+        )
+    });
+    group.bench_function("registry_call_inline", |b| {
+        b.iter_batched(
+            || call_of("bench.add"),
+            |call| black_box(registry.call(call).now_or_never()),
+            BatchSize::SmallInput,
+        )
+    });
+    group.bench_function("baseline_serde_integer", |b| {
+        b.iter_batched(
+            arguments,
+            |arguments| black_box(baseline_wrapped(arguments)),
+            BatchSize::SmallInput,
+        )
+    });
+    group.bench_function("registry_call_inline_integer", |b| {
+        b.iter_batched(
+            || call_of("bench.add_wrapped"),
+            |call| black_box(registry.call(call).now_or_never()),
+            BatchSize::SmallInput,
+        )
+    });
+    group.bench_function("registry_call_async", |b| {
+        b.iter_batched(
+            || call_of("bench.add_async"),
+            |call| black_box(runtime.block_on(registry.call(call))),
+            BatchSize::SmallInput,
+        )
+    });
+    group.bench_function("registry_call_blocking_pool", |b| {
+        b.iter_batched(
+            || call_of("bench.add_blocking"),
+            |call| black_box(runtime.block_on(registry.call(call))),
+            BatchSize::SmallInput,
+        )
+    });
+    group.finish();
+}
+
+// criterion's macro generates an undocumented function.
+#[allow(missing_docs)]
+mod group {
+    criterion::criterion_group!(benches, super::bench);
+}
+criterion_main!(group::benches);

@@ -227,10 +227,19 @@ pub fn arguments_schema<T: JsonSchema>() -> Schema {
 /// fault by its JSON pointer; the registry turns it into a `ValidationError` listing every
 /// violation, without the submitted values.
 pub fn parse_arguments<T: DeserializeOwned>(arguments: &Value) -> Result<T, Failure> {
-    serde_path_to_error::deserialize(arguments).map_err(|err| {
-        let path = pointer_of(&err.path().to_string());
+    // Deserializing is deterministic: the path is tracked only to explain a failure.
+    T::deserialize(arguments).map_err(|_| {
+        let err = match serde_path_to_error::deserialize::<_, T>(arguments) {
+            Err(err) => err,
+            Ok(_) => {
+                return Failure::Arguments(ArgumentsError {
+                    path: String::new(),
+                    message: "the arguments could not be read".to_owned(),
+                });
+            }
+        };
         Failure::Arguments(ArgumentsError {
-            path,
+            path: pointer_of(&err.path().to_string()),
             message: err.into_inner().to_string(),
         })
     })

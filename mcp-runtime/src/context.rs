@@ -1,7 +1,7 @@
 //! What a tool may know about the call it serves, and what it may report back.
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use mcp_core::ToolName;
 use serde_json::{Map, Value};
@@ -43,7 +43,8 @@ pub type ProgressSink = Arc<dyn Fn(Progress) + Send + Sync>;
 #[derive(Clone)]
 pub struct ToolContext {
     tool_name: Arc<ToolName>,
-    cancellation: CancellationToken,
+    /// `None` for an inline tool, which nothing can cancel while it runs.
+    cancellation: Option<CancellationToken>,
     meta: Option<Arc<Map<String, Value>>>,
     progress: Option<ProgressSink>,
     span: tracing::Span,
@@ -54,7 +55,7 @@ impl ToolContext {
     pub fn new(tool_name: Arc<ToolName>) -> Self {
         Self {
             tool_name,
-            cancellation: CancellationToken::new(),
+            cancellation: Some(CancellationToken::new()),
             meta: None,
             progress: None,
             span: tracing::Span::none(),
@@ -63,7 +64,7 @@ impl ToolContext {
 
     pub(crate) fn for_call(
         tool_name: Arc<ToolName>,
-        cancellation: CancellationToken,
+        cancellation: Option<CancellationToken>,
         meta: Option<Arc<Map<String, Value>>>,
         progress: Option<ProgressSink>,
         span: tracing::Span,
@@ -86,12 +87,16 @@ impl ToolContext {
     /// future is dropped, the client cancels, or the timeout passes). A tool doing long work
     /// checks it, or selects on [`CancellationToken::cancelled`].
     pub fn cancellation(&self) -> &CancellationToken {
-        &self.cancellation
+        self.cancellation
+            .as_ref()
+            .unwrap_or_else(|| never_cancelled())
     }
 
     /// Whether the call has been cancelled.
     pub fn is_cancelled(&self) -> bool {
-        self.cancellation.is_cancelled()
+        self.cancellation
+            .as_ref()
+            .is_some_and(CancellationToken::is_cancelled)
     }
 
     /// The call's metadata (MCP's `_meta` of the request), if the caller sent any.
@@ -121,11 +126,18 @@ impl ToolContext {
     }
 }
 
+/// The token of inline tools: they run to their end within one poll, so nothing can cancel
+/// them midway.
+fn never_cancelled() -> &'static CancellationToken {
+    static NEVER: OnceLock<CancellationToken> = OnceLock::new();
+    NEVER.get_or_init(CancellationToken::new)
+}
+
 impl fmt::Debug for ToolContext {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ToolContext")
             .field("tool_name", &self.tool_name)
-            .field("cancelled", &self.cancellation.is_cancelled())
+            .field("cancelled", &self.is_cancelled())
             .field("meta", &self.meta)
             .field("wants_progress", &self.progress.is_some())
             .finish()

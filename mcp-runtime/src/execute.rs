@@ -105,6 +105,40 @@ impl std::fmt::Debug for CallOptions {
     }
 }
 
+/// The signature of a synchronous tool's invoke function.
+type SyncInvoke = fn(&Value, ToolContext) -> Outcome;
+
+/// Runs an inline tool on the caller's thread, to its end: no future, nothing to cancel.
+pub(crate) fn run_inline(
+    tool: &RegisteredTool,
+    invoke: SyncInvoke,
+    arguments: Map<String, Value>,
+    options: CallOptions,
+    settings: &Settings,
+) -> MCPToolResult {
+    let started = audit_clock();
+    let span = call_span(tool);
+    let result = {
+        let _entered = span.enter();
+        match admit(tool, arguments, settings) {
+            Err(refused) => MCPToolResult::failure(refused),
+            Ok(arguments) => {
+                let context = ToolContext::for_call(
+                    tool.shared_name(),
+                    None,
+                    options.meta,
+                    options.progress,
+                    span.clone(),
+                );
+                let outcome = catch(tool.definition(), || invoke(&arguments, context));
+                finish(tool, settings, outcome, Some(&arguments))
+            }
+        }
+    };
+    audit(tool, started, &result);
+    result
+}
+
 /// Runs `tool` with `arguments` and answers with a result, whatever happens.
 pub(crate) async fn run(
     tool: &RegisteredTool,
@@ -112,21 +146,57 @@ pub(crate) async fn run(
     options: CallOptions,
     settings: &Settings,
 ) -> MCPToolResult {
-    let started = Instant::now();
-    let span = tracing::info_span!("mcp_tool", tool = %tool.name());
+    let started = audit_clock();
+    let span = call_span(tool);
     let result = run_checked(tool, arguments, options, settings, span.clone())
         .instrument(span)
         .await;
-    let duration_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
-    tracing::info!(
-        target: AUDIT_TARGET,
-        tool = %tool.name(),
-        duration_us,
-        status = %result.status(),
-        error_type = result.error().map(|error| error.error_type.as_str()),
-        "tool call",
-    );
+    audit(tool, started, &result);
     result
+}
+
+/// The clock at the start of a call, read only when someone listens for the audit event.
+fn audit_clock() -> Option<Instant> {
+    tracing::enabled!(target: AUDIT_TARGET, tracing::Level::INFO).then(Instant::now)
+}
+
+fn call_span(tool: &RegisteredTool) -> tracing::Span {
+    tracing::info_span!("mcp_tool", tool = %tool.name())
+}
+
+fn audit(tool: &RegisteredTool, started: Option<Instant>, result: &MCPToolResult) {
+    if let Some(started) = started {
+        let duration_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+        tracing::info!(
+            target: AUDIT_TARGET,
+            tool = %tool.name(),
+            duration_us,
+            status = %result.status(),
+            error_type = result.error().map(|error| error.error_type.as_str()),
+            "tool call",
+        );
+    }
+}
+
+/// The checks before a tool runs: the dangerous-tool policy and the input schema.
+fn admit(
+    tool: &RegisteredTool,
+    arguments: Map<String, Value>,
+    settings: &Settings,
+) -> Result<Value, ToolError> {
+    let definition = tool.definition();
+    if !settings.dangerous.permits(definition, &arguments) {
+        return Err(ToolError::new(
+            ErrorType::PermissionError,
+            format!(
+                "tool `{}` is marked dangerous and this registry's policy does not allow it to run",
+                definition.name()
+            ),
+        ));
+    }
+    let arguments = Value::Object(arguments);
+    tool.validation().check_input(definition, &arguments)?;
+    Ok(arguments)
 }
 
 async fn run_checked(
@@ -137,20 +207,10 @@ async fn run_checked(
     span: tracing::Span,
 ) -> MCPToolResult {
     let definition = tool.definition();
-    if !settings.dangerous.permits(definition, &arguments) {
-        return MCPToolResult::failure(ToolError::new(
-            ErrorType::PermissionError,
-            format!(
-                "tool `{}` is marked dangerous and this registry's policy does not allow it to run",
-                definition.name()
-            ),
-        ));
-    }
-    let arguments = Value::Object(arguments);
-    if let Err(err) = tool.validation().check_input(definition, &arguments) {
-        return MCPToolResult::failure(err);
-    }
-
+    let arguments = match admit(tool, arguments, settings) {
+        Ok(arguments) => arguments,
+        Err(refused) => return MCPToolResult::failure(refused),
+    };
     let parent = options.cancellation;
     let token = parent
         .as_ref()
@@ -159,13 +219,18 @@ async fn run_checked(
     let _cancel_on_drop = token.clone().drop_guard();
     let context = ToolContext::for_call(
         tool.shared_name(),
-        token.clone(),
+        Some(token.clone()),
         options.meta,
         options.progress,
         span,
     );
     let timeout = definition.timeout().or(settings.default_timeout);
-    let needs_runtime = timeout.is_some() || matches!(tool.handler(), Handler::Blocking(_));
+    // An inline tool runs to completion on the caller's task: no timer can interrupt it.
+    let needs_runtime = match tool.handler() {
+        Handler::Inline(_) => false,
+        Handler::Blocking(_) => true,
+        Handler::Async(_) | Handler::Dynamic(_) => timeout.is_some(),
+    };
     if needs_runtime && tokio::runtime::Handle::try_current().is_err() {
         return MCPToolResult::failure(ToolError::execution(format!(
             "tool `{}` must run inside a Tokio runtime (with its time driver) to enforce its timeout: call `Registry::call` from one, or use `Registry::call_blocking`",

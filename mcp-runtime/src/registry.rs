@@ -1,6 +1,6 @@
 //! The registry: the application's tools, looked up by name, listed in name order, run.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::fmt;
 use std::future::Future;
 use std::sync::{Arc, OnceLock};
@@ -10,6 +10,7 @@ use mcp_core::{
     DefinitionError, ErrorType, MCPToolCall, MCPToolResult, ToolDefinition, ToolError, ToolName,
     ToolNameError,
 };
+use rustc_hash::FxHashMap;
 use serde_json::{Map, Value};
 
 use crate::context::ToolContext;
@@ -195,7 +196,9 @@ const FROM_DYNAMIC: &str = "dynamic";
 /// ```
 #[derive(Debug, Default)]
 pub struct Registry {
-    tools: HashMap<String, RegisteredTool>,
+    /// By name. Fx hashing: the keys are the registry's own names, which callers cannot
+    /// add to, so a faster hash than SipHash costs no resistance to flooding.
+    tools: FxHashMap<String, RegisteredTool>,
     /// Every name, sorted.
     order: Vec<String>,
     settings: Settings,
@@ -401,9 +404,14 @@ impl Registry {
     /// [`Registry::call`] with metadata, a progress sink or a cancellation token.
     pub async fn call_with(&self, call: MCPToolCall, options: CallOptions) -> MCPToolResult {
         match self.tools.get(call.tool_name.as_str()) {
-            Some(tool) if tool.enabled => {
-                execute::run(tool, call.arguments, options, &self.settings).await
-            }
+            Some(tool) if tool.enabled => match tool.handler {
+                // An inline tool runs right here: no future of its own to build or move.
+                Handler::Inline(invoke) => {
+                    execute::run_inline(tool, invoke, call.arguments, options, &self.settings)
+                }
+                // The other kinds await a large future: boxed, it keeps this one small.
+                _ => Box::pin(execute::run(tool, call.arguments, options, &self.settings)).await,
+            },
             _ => self.unknown_tool(&call.tool_name),
         }
     }

@@ -62,6 +62,7 @@ struct Sum {
 /// Fails, rather than wrapping around, when the sum does not fit in 64 bits.
 #[mcp_tool(
     namespace = "calculator",
+    inline,
     category = "math",
     read_only,
     idempotent,
@@ -90,6 +91,7 @@ struct WordCount {
 /// Count the words and characters of a text.
 #[mcp_tool(
     namespace = "text",
+    inline,
     category = "text",
     read_only,
     idempotent,

@@ -68,10 +68,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "array"
     );
 
-    let result = registry.call_blocking(MCPToolCall::new(
-        "ui.files.read_all",
-        json!({ "dir": "x" }),
-    )?);
+    // `dangerous`: refused unless the registry's policy allows it.
+    let call = MCPToolCall::new("ui.files.read_all", json!({ "dir": "x" }))?;
+    let refused = registry.call_blocking(call.clone());
+    assert_eq!(refused.error().unwrap().error_type.as_str(), "PermissionError");
+    let allowing = Registry::builder()
+        .inventory()
+        .allow_dangerous(["ui.files.read_all"])
+        .build()?;
+    let result = allowing.call_blocking(call);
     assert_eq!(result.data(), json!({ "result": ["x"] }).as_object());
     Ok(())
 }

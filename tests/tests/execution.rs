@@ -1,0 +1,477 @@
+//! What `Registry::call` does around a tool: the input schema, panics, timeouts,
+//! cancellation, the dangerous-tool policy, the context, the audit event, the output
+//! schema, and many calls at once.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use mcp_runtime::{
+    AUDIT_TARGET, CallOptions, CancellationToken, ErrorType, MCPToolCall, MCPToolResult, Registry,
+    ToolContext, ToolDefinition, ToolError, ToolStatus, mcp_tool, schema,
+};
+use serde_json::{Value, json};
+
+/// Takes constrained arguments.
+#[mcp_tool(namespace = "exec", inline)]
+fn constrained(
+    /// Between 1 and 10.
+    #[schemars(range(min = 1, max = 10))]
+    level: u8,
+    /// Lower-case letters only.
+    #[schemars(regex(pattern = r"^[a-z]+$"))]
+    code: String,
+    /// At most two.
+    #[schemars(length(max = 2))]
+    labels: Vec<String>,
+) -> u8 {
+    level + code.len() as u8 + labels.len() as u8
+}
+
+/// Takes plain arguments.
+#[mcp_tool(namespace = "exec", inline)]
+fn plain(a: i64, b: Option<String>, c: Vec<u8>) -> i64 {
+    a + b.map_or(0, |b| b.len() as i64) + c.len() as i64
+}
+
+static ASYNC_DROPPED: AtomicBool = AtomicBool::new(false);
+
+struct SetOnDrop(&'static AtomicBool);
+
+impl Drop for SetOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Never finishes in time.
+#[mcp_tool(namespace = "exec", timeout = "50ms")]
+async fn slow_async() -> u8 {
+    let _guard = SetOnDrop(&ASYNC_DROPPED);
+    tokio::time::sleep(Duration::from_secs(30)).await;
+    1
+}
+
+static BLOCKING_SAW_CANCEL: AtomicBool = AtomicBool::new(false);
+
+/// Blocks until cancelled.
+#[mcp_tool(namespace = "exec", timeout = "50ms")]
+fn slow_blocking(ctx: &ToolContext) -> u8 {
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(30) {
+        if ctx.is_cancelled() {
+            BLOCKING_SAW_CANCEL.store(true, Ordering::SeqCst);
+            return 0;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    1
+}
+
+static WAITER_STARTED: AtomicBool = AtomicBool::new(false);
+static WAITER_DROPPED: AtomicBool = AtomicBool::new(false);
+
+/// Waits for its cancellation.
+#[mcp_tool(namespace = "exec", timeout = "30s")]
+async fn waiter(ctx: ToolContext) -> u8 {
+    let _guard = SetOnDrop(&WAITER_DROPPED);
+    WAITER_STARTED.store(true, Ordering::SeqCst);
+    ctx.cancellation().cancelled().await;
+    0
+}
+
+/// Deletes everything (pretend).
+#[mcp_tool(namespace = "exec", dangerous, destructive, inline)]
+fn wipe(confirm: bool) -> bool {
+    confirm
+}
+
+/// Reports progress and echoes the call's metadata.
+#[mcp_tool(namespace = "exec", inline)]
+fn chatty(ctx: &ToolContext) -> Value {
+    ctx.progress(1.0, Some(2.0), Some("half"));
+    ctx.progress(2.0, Some(2.0), None);
+    json!({ "meta": ctx.meta().cloned(), "tool": ctx.tool_name().as_str() })
+}
+
+/// Logs from inside its span.
+#[mcp_tool(namespace = "exec", inline)]
+fn traced(ctx: &ToolContext) {
+    let _inside = ctx.span().enter();
+    tracing::info!(target: "exec.traced", "working");
+}
+
+/// Adds, asynchronously.
+#[mcp_tool(namespace = "exec")]
+async fn add_async(a: i64, b: i64) -> i64 {
+    tokio::task::yield_now().await;
+    a + b
+}
+
+/// Adds, on the blocking pool.
+#[mcp_tool(namespace = "exec")]
+fn add_blocking(a: i64, b: i64) -> i64 {
+    a + b
+}
+
+/// Adds, inline.
+#[mcp_tool(namespace = "exec", inline)]
+fn add_inline(a: i64, b: i64) -> i64 {
+    a + b
+}
+
+fn tool_call(name: &str, arguments: Value) -> MCPToolCall {
+    MCPToolCall::new(name, arguments).expect("a valid call")
+}
+
+fn call(name: &str, arguments: Value) -> MCPToolResult {
+    Registry::global().call_blocking(tool_call(name, arguments))
+}
+
+fn error_details(result: &MCPToolResult) -> Value {
+    serde_json::to_value(&result.error().expect("a failure").error_details).unwrap()
+}
+
+#[test]
+fn every_schema_violation_is_reported_with_pointer_and_keyword() {
+    let result = call(
+        "exec.constrained",
+        json!({ "level": 42, "code": "SECRET-CODE", "labels": ["x1", "x2", "x3"] }),
+    );
+    let error = result.error().expect("refused before the tool runs");
+    assert_eq!(error.error_type, ErrorType::ValidationError);
+    let details = error_details(&result);
+    let mut found: Vec<(String, String)> = details["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["path"].as_str().unwrap().to_owned(),
+                e["keyword"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            ("/code".to_owned(), "pattern".to_owned()),
+            ("/labels".to_owned(), "maxItems".to_owned()),
+            ("/level".to_owned(), "maximum".to_owned()),
+        ]
+    );
+}
+
+#[test]
+fn submitted_values_are_never_echoed() {
+    for arguments in [
+        json!({ "level": 42, "code": "SECRET-CODE", "labels": [] }),
+        json!({ "level": "SECRET-LEVEL", "code": "abc", "labels": [] }),
+        json!({ "level": 1, "code": "abc", "labels": "SECRET-LABELS" }),
+    ] {
+        let result = call("exec.constrained", arguments);
+        let text = serde_json::to_string(&result).unwrap();
+        assert!(result.error().is_some(), "{text}");
+        assert!(!text.contains("SECRET"), "a value was echoed: {text}");
+        assert!(!text.contains("42"), "a value was echoed: {text}");
+    }
+    let result = call("exec.plain", json!({ "a": "SECRET-A", "c": [] }));
+    let text = serde_json::to_string(&result).unwrap();
+    assert!(!text.contains("SECRET"), "a value was echoed: {text}");
+}
+
+#[test]
+fn schemas_with_nothing_beyond_the_types_skip_validation() {
+    let registry = Registry::global();
+    assert!(!registry.get("exec.plain").unwrap().validates_arguments());
+    assert!(
+        !registry
+            .get("exec.add_inline")
+            .unwrap()
+            .validates_arguments()
+    );
+    assert!(
+        registry
+            .get("exec.constrained")
+            .unwrap()
+            .validates_arguments()
+    );
+    // A wrong type is still reported with its path, by the schema after serde refuses it.
+    let result = call("exec.plain", json!({ "a": 1.5, "c": [] }));
+    assert_eq!(error_details(&result)["errors"][0]["path"], "/a");
+    assert_eq!(
+        call("exec.plain", json!({ "a": 1, "b": "xy", "c": [1] })).data(),
+        json!({ "result": 4 }).as_object()
+    );
+}
+
+#[test]
+fn an_async_tool_past_its_timeout_is_a_timeout_error_and_its_future_is_dropped() {
+    let started = Instant::now();
+    let result = call("exec.slow_async", json!({}));
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "answered at the timeout"
+    );
+    let error = result.error().expect("timed out");
+    assert_eq!(error.error_type, ErrorType::TimeoutError);
+    assert!(
+        error.error_message.contains("50ms"),
+        "{}",
+        error.error_message
+    );
+    assert!(
+        ASYNC_DROPPED.load(Ordering::SeqCst),
+        "the tool's future was dropped"
+    );
+}
+
+#[test]
+fn a_blocking_tool_past_its_timeout_is_a_timeout_error_and_sees_its_cancellation() {
+    let started = Instant::now();
+    let result = call("exec.slow_blocking", json!({}));
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "answered at the timeout"
+    );
+    assert_eq!(result.error().unwrap().error_type, ErrorType::TimeoutError);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !BLOCKING_SAW_CANCEL.load(Ordering::SeqCst) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(
+        BLOCKING_SAW_CANCEL.load(Ordering::SeqCst),
+        "the tool saw its token cancelled"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dropping_the_call_cancels_the_tool() {
+    let task = tokio::spawn(Registry::global().call(tool_call("exec.waiter", json!({}))));
+    while !WAITER_STARTED.load(Ordering::SeqCst) {
+        tokio::task::yield_now().await;
+    }
+    task.abort();
+    let _ = task.await;
+    assert!(
+        WAITER_DROPPED.load(Ordering::SeqCst),
+        "the tool's future was dropped"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_token_answers_the_call_at_once() {
+    let token = CancellationToken::new();
+    let options = CallOptions::new().with_cancellation(token.clone());
+    let call = Registry::global().call_with(tool_call("exec.slow_async", json!({})), options);
+    token.cancel();
+    let result = call.await;
+    assert!(result.error().unwrap().error_message.contains("cancelled"));
+}
+
+#[test]
+fn dangerous_tools_are_refused_unless_the_policy_allows_them() {
+    let result = call("exec.wipe", json!({ "confirm": true }));
+    assert_eq!(
+        result.error().unwrap().error_type,
+        ErrorType::PermissionError
+    );
+
+    let allowed = Registry::builder()
+        .inventory()
+        .prefix("exec.")
+        .allow_dangerous(["exec.wipe"])
+        .build()
+        .unwrap();
+    let result = allowed.call_blocking(tool_call("exec.wipe", json!({ "confirm": true })));
+    assert_eq!(result.status(), ToolStatus::Success);
+
+    let asked = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&asked);
+    let confirming = Registry::builder()
+        .inventory()
+        .prefix("exec.")
+        .confirm_dangerous(move |definition, arguments| {
+            counter.fetch_add(1, Ordering::SeqCst);
+            definition.name() == "exec.wipe" && arguments["confirm"] == true
+        })
+        .build()
+        .unwrap();
+    let yes = confirming.call_blocking(tool_call("exec.wipe", json!({ "confirm": true })));
+    let no = confirming.call_blocking(tool_call("exec.wipe", json!({ "confirm": false })));
+    let safe = confirming.call_blocking(tool_call("exec.add_inline", json!({ "a": 1, "b": 1 })));
+    assert_eq!(yes.status(), ToolStatus::Success);
+    assert_eq!(no.error().unwrap().error_type, ErrorType::PermissionError);
+    assert_eq!(safe.status(), ToolStatus::Success);
+    assert_eq!(
+        asked.load(Ordering::SeqCst),
+        2,
+        "only dangerous tools are put to the callback"
+    );
+}
+
+#[tokio::test]
+async fn the_context_carries_progress_metadata_and_the_tool_name() {
+    let reports = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&reports);
+    let meta = json!({ "progressToken": 7 }).as_object().cloned().unwrap();
+    let options = CallOptions::new()
+        .with_meta(meta)
+        .with_progress(move |report| sink.lock().unwrap().push(report));
+    let result = Registry::global()
+        .call_with(tool_call("exec.chatty", json!({})), options)
+        .await;
+    assert_eq!(
+        result.data(),
+        json!({ "result": { "meta": { "progressToken": 7 }, "tool": "exec.chatty" } }).as_object()
+    );
+    let reports = reports.lock().unwrap();
+    assert_eq!(reports.len(), 2);
+    assert_eq!((reports[0].progress, reports[0].total), (1.0, Some(2.0)));
+    assert_eq!(reports[0].message.as_deref(), Some("half"));
+    assert_eq!(reports[1].message, None);
+}
+
+#[derive(Default, Clone)]
+struct Captured(Arc<Mutex<Vec<String>>>);
+
+impl<S> tracing_subscriber::Layer<S> for Captured
+where
+    S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+{
+    fn on_event(&self, event: &tracing::Event<'_>, ctx: tracing_subscriber::layer::Context<'_, S>) {
+        if event.metadata().target() == "exec.traced" {
+            let span = ctx.event_span(event).map(|span| span.name().to_owned());
+            self.0.lock().unwrap().push(format!("traced in {span:?}"));
+            return;
+        }
+        if event.metadata().target() != AUDIT_TARGET {
+            return;
+        }
+        struct Fields(String);
+        impl tracing::field::Visit for Fields {
+            fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+                self.0.push_str(&format!("{}={:?} ", field.name(), value));
+            }
+        }
+        let mut fields = Fields(String::new());
+        event.record(&mut fields);
+        self.0.lock().unwrap().push(fields.0);
+    }
+}
+
+#[test]
+fn every_call_emits_an_audit_event_with_tool_duration_and_status() {
+    use tracing_subscriber::layer::SubscriberExt;
+    let captured = Captured::default();
+    let subscriber = tracing_subscriber::registry().with(captured.clone());
+    tracing::subscriber::with_default(subscriber, || {
+        call("exec.add_inline", json!({ "a": 1, "b": 2 }));
+        call("exec.add_inline", json!({ "a": "x", "b": 2 }));
+    });
+    let events = captured.0.lock().unwrap();
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert!(events[0].contains("tool=exec.add_inline"), "{}", events[0]);
+    assert!(events[0].contains("duration_us="), "{}", events[0]);
+    assert!(events[0].contains("status=success"), "{}", events[0]);
+    assert!(events[1].contains("status=failure"), "{}", events[1]);
+    assert!(
+        events[1].contains("error_type=\"ValidationError\""),
+        "{}",
+        events[1]
+    );
+}
+
+#[test]
+fn a_tool_logs_inside_the_span_of_its_call() {
+    use tracing_subscriber::layer::SubscriberExt;
+    let captured = Captured::default();
+    let subscriber = tracing_subscriber::registry().with(captured.clone());
+    tracing::subscriber::with_default(subscriber, || {
+        call("exec.traced", json!({}));
+    });
+    let events = captured.0.lock().unwrap();
+    assert_eq!(events[0], "traced in Some(\"mcp_tool\")", "{events:?}");
+}
+
+#[test]
+fn data_that_breaks_the_output_schema_is_a_tool_execution_error() {
+    let definition = ToolDefinition::new(
+        "out.liar",
+        schemars::json_schema!({ "type": "object", "properties": {} }),
+    )
+    .unwrap()
+    .with_output(schema::OutputSchema {
+        schema: schemars::json_schema!({
+            "type": "object",
+            "properties": { "n": { "type": "integer" } },
+            "required": ["n"],
+        }),
+        wrapped: false,
+    })
+    .unwrap();
+    let build = |validate: bool| {
+        Registry::builder()
+            .tool(definition.clone(), |_, _| async {
+                Ok::<_, ToolError>(json!({ "n": "many" }))
+            })
+            .validate_output(validate)
+            .build()
+            .unwrap()
+    };
+    let result = build(true).call_blocking(tool_call("out.liar", json!({})));
+    let error = result.error().expect("refused");
+    assert_eq!(error.error_type, ErrorType::ToolExecutionError);
+    assert!(
+        error.error_message.contains("`out.liar`"),
+        "{}",
+        error.error_message
+    );
+    assert!(
+        error.error_message.contains("output schema"),
+        "{}",
+        error.error_message
+    );
+    let result = build(false).call_blocking(tool_call("out.liar", json!({})));
+    assert_eq!(result.status(), ToolStatus::Success);
+}
+
+#[tokio::test]
+async fn call_blocking_inside_a_runtime_answers_instead_of_panicking() {
+    let result =
+        Registry::global().call_blocking(tool_call("exec.add_inline", json!({ "a": 1, "b": 1 })));
+    assert!(
+        result
+            .error()
+            .unwrap()
+            .error_message
+            .contains("call(..).await")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ten_thousand_concurrent_calls_all_answered_correctly() {
+    let tools = ["exec.add_async", "exec.add_inline", "exec.add_blocking"];
+    let mut tasks = Vec::with_capacity(10_000);
+    for i in 0..10_000_i64 {
+        let name = tools[(i % 3) as usize];
+        tasks.push(tokio::spawn(async move {
+            let result = Registry::global()
+                .call(tool_call(name, json!({ "a": i, "b": i })))
+                .await;
+            (i, result)
+        }));
+    }
+    let mut answered = 0;
+    for task in tasks {
+        let (i, result) = task.await.expect("the task finished");
+        assert_eq!(
+            result.data(),
+            json!({ "result": 2 * i }).as_object(),
+            "call {i}"
+        );
+        answered += 1;
+    }
+    assert_eq!(answered, 10_000);
+}
