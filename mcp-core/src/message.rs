@@ -109,13 +109,15 @@ impl fmt::Display for ToolStatus {
 pub struct MCPToolResult {
     status: ToolStatus,
     data: Option<Map<String, Value>>,
-    error: Option<MCPErrorDetail>,
+    /// Boxed: failures are the rare case, and a smaller result is cheaper to move.
+    error: Option<Box<MCPErrorDetail>>,
     explanation: Option<String>,
 }
 
 impl MCPToolResult {
     /// A `success` carrying `data`. An object is the data itself; `null` means no data; any
     /// other value is wrapped as `{"result": value}`, the same rule as for output schemas.
+    #[inline]
     pub fn success(data: impl Into<Value>) -> Self {
         Self {
             status: ToolStatus::Success,
@@ -126,11 +128,12 @@ impl MCPToolResult {
     }
 
     /// A `failure` carrying `error`.
+    #[inline]
     pub fn failure(error: impl Into<MCPErrorDetail>) -> Self {
         Self {
             status: ToolStatus::Failure,
             data: None,
-            error: Some(error.into()),
+            error: Some(Box::new(error.into())),
             explanation: None,
         }
     }
@@ -151,7 +154,7 @@ impl MCPToolResult {
         Self {
             status: ToolStatus::PartialSuccess,
             data: data_object(data.into()),
-            error: Some(error.into()),
+            error: Some(Box::new(error.into())),
             explanation: None,
         }
     }
@@ -174,7 +177,7 @@ impl MCPToolResult {
         Ok(Self {
             status,
             data,
-            error,
+            error: error.map(Box::new),
             explanation,
         })
     }
@@ -187,6 +190,7 @@ impl MCPToolResult {
     }
 
     /// The status.
+    #[inline]
     pub fn status(&self) -> ToolStatus {
         self.status
     }
@@ -197,13 +201,15 @@ impl MCPToolResult {
     }
 
     /// The data object, if any.
+    #[inline]
     pub fn data(&self) -> Option<&Map<String, Value>> {
         self.data.as_ref()
     }
 
     /// The error, if any.
+    #[inline]
     pub fn error(&self) -> Option<&MCPErrorDetail> {
-        self.error.as_ref()
+        self.error.as_deref()
     }
 
     /// The explanation, if any.
@@ -212,6 +218,7 @@ impl MCPToolResult {
     }
 }
 
+#[inline]
 fn data_object(data: Value) -> Option<Map<String, Value>> {
     match data {
         Value::Null => None,

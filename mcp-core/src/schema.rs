@@ -76,6 +76,7 @@ pub fn has_object_root(schema: &Schema) -> bool {
 
 /// Wraps `value` as the data of a tool whose output is `wrapped`: `{"result": value}`.
 /// An unwrapped value must be an object; `null` is no data.
+#[inline]
 pub fn output_data(value: Value, wrapped: bool) -> Option<Map<String, Value>> {
     match value {
         _ if wrapped => Some(Map::from_iter([(RESULT_PROPERTY.to_owned(), value)])),

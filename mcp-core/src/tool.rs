@@ -215,6 +215,7 @@ impl ToolDefinition {
     }
 
     /// The invocation name.
+    #[inline]
     pub fn name(&self) -> &ToolName {
         &self.name
     }
@@ -245,6 +246,7 @@ impl ToolDefinition {
     }
 
     /// The behaviour hints.
+    #[inline]
     pub fn annotations(&self) -> &ToolAnnotations {
         &self.annotations
     }
@@ -260,11 +262,13 @@ impl ToolDefinition {
     }
 
     /// Whether the tool's value is sent wrapped as `{"result": value}`.
+    #[inline]
     pub fn wraps_output(&self) -> bool {
         self.output.as_ref().is_some_and(|output| output.wrapped)
     }
 
     /// The tool's own timeout, if it sets one.
+    #[inline]
     pub fn timeout(&self) -> Option<Duration> {
         self.timeout
     }

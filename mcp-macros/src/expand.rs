@@ -285,13 +285,20 @@ fn invoke(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
         quote!(Blocking)
     };
     let fn_ident = &tool.item.sig.ident;
-    let (arguments, parsed, value, ctx, err) = (
+    let (arguments, parsed, value, invocation, ctx, err) = (
         local("arguments"),
         local("parsed"),
         local("value"),
+        local("invocation"),
         local("ctx"),
         local("err"),
     );
+    // The context is built only for a tool that takes one.
+    let make_context = tool
+        .params
+        .iter()
+        .any(|param| matches!(param.kind, ParamKind::Context { .. }))
+        .then(|| quote!(let #ctx = #invocation.context();));
     let call_args = tool.params.iter().map(|param| match param.kind {
         ParamKind::Context { by_ref: true, .. } => quote!(&#ctx),
         ParamKind::Context { by_ref: false, .. } => quote!(#ctx),
@@ -324,9 +331,12 @@ fn invoke(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
         };
         quote! {
             #[allow(unused_variables)]
-            fn __mcp_invoke(#arguments: &#private::Value, #ctx: #private::ToolContext) -> #private::ToolFuture {
+            fn __mcp_invoke(#arguments: &#private::Value, #invocation: #private::Invocation<'_>) -> #private::ToolFuture {
                 match #parse {
-                    ::core::result::Result::Ok(#parsed) => #boxed,
+                    ::core::result::Result::Ok(#parsed) => {
+                        #make_context
+                        #boxed
+                    }
                     ::core::result::Result::Err(#err) => #private::ready(::core::result::Result::Err(#err)),
                 }
             }
@@ -335,8 +345,9 @@ fn invoke(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
     } else {
         quote! {
             #[allow(unused_variables)]
-            fn __mcp_invoke(#arguments: &#private::Value, #ctx: #private::ToolContext) -> #private::Outcome {
+            fn __mcp_invoke(#arguments: &#private::Value, #invocation: #private::Invocation<'_>) -> #private::Outcome {
                 let #parsed = #parse?;
+                #make_context
                 let #value = #call;
                 #convert
             }

@@ -20,7 +20,7 @@ use serde_json::json;
 
 use crate::registration::ArgumentsError;
 
-pub use crate::context::ToolContext;
+pub use crate::context::{Invocation, ToolContext};
 pub use crate::registration::{
     Failure, Handler, Location, Outcome, Output, ToolFuture, ToolRegistration,
 };
@@ -204,7 +204,7 @@ probe! {
         fn result_output(&self, result: Result<T, E>) -> Outcome {
             match result {
                 Ok(value) => value_output(value),
-                Err(err) => Err(Failure::Tool(err.into())),
+                Err(err) => Err(Failure::from(err.into())),
             }
         }
     }
@@ -270,7 +270,7 @@ pub fn value_output<T: Serialize>(value: T) -> Outcome {
     serde_json::to_value(&value)
         .map(Output::Value)
         .map_err(|err| {
-            Failure::Tool(ToolError::execution(format!(
+            Failure::from(ToolError::execution(format!(
                 "the tool's output could not be serialized: {err}"
             )))
         })
@@ -278,7 +278,7 @@ pub fn value_output<T: Serialize>(value: T) -> Outcome {
 
 /// A tool returning `MCPToolResult`.
 pub fn tool_result_output(result: MCPToolResult) -> Outcome {
-    Ok(Output::Result(result))
+    Ok(Output::Result(Box::new(result)))
 }
 
 #[cfg(test)]

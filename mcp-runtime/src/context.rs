@@ -62,22 +62,6 @@ impl ToolContext {
         }
     }
 
-    pub(crate) fn for_call(
-        tool_name: Arc<ToolName>,
-        cancellation: Option<CancellationToken>,
-        meta: Option<Arc<Map<String, Value>>>,
-        progress: Option<ProgressSink>,
-        span: tracing::Span,
-    ) -> Self {
-        Self {
-            tool_name,
-            cancellation,
-            meta,
-            progress,
-            span,
-        }
-    }
-
     /// The name of the tool being called.
     pub fn tool_name(&self) -> &ToolName {
         &self.tool_name
@@ -123,6 +107,54 @@ impl ToolContext {
     /// The call's tracing span; events a tool emits inside it carry the tool's name.
     pub fn span(&self) -> &tracing::Span {
         &self.span
+    }
+}
+
+/// What a tool's invoke function receives besides its arguments: the makings of the call's
+/// [`ToolContext`], which it builds only when the tool takes one.
+#[derive(Clone, Copy)]
+pub struct Invocation<'a> {
+    tool_name: &'a Arc<ToolName>,
+    cancellation: Option<&'a CancellationToken>,
+    meta: Option<&'a Arc<Map<String, Value>>>,
+    progress: Option<&'a ProgressSink>,
+    span: &'a tracing::Span,
+}
+
+impl<'a> Invocation<'a> {
+    pub(crate) fn new(
+        tool_name: &'a Arc<ToolName>,
+        cancellation: Option<&'a CancellationToken>,
+        meta: Option<&'a Arc<Map<String, Value>>>,
+        progress: Option<&'a ProgressSink>,
+        span: &'a tracing::Span,
+    ) -> Self {
+        Self {
+            tool_name,
+            cancellation,
+            meta,
+            progress,
+            span,
+        }
+    }
+
+    /// The call's context.
+    pub fn context(&self) -> ToolContext {
+        ToolContext {
+            tool_name: Arc::clone(self.tool_name),
+            cancellation: self.cancellation.cloned(),
+            meta: self.meta.cloned(),
+            progress: self.progress.cloned(),
+            span: self.span.clone(),
+        }
+    }
+}
+
+impl fmt::Debug for Invocation<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Invocation")
+            .field("tool_name", self.tool_name)
+            .finish_non_exhaustive()
     }
 }
 

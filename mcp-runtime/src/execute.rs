@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use crate::context::{Progress, ProgressSink, ToolContext};
+use crate::context::{Invocation, Progress, ProgressSink};
 use crate::policy::DangerousPolicy;
 use crate::registration::{Failure, Handler, Outcome, Output};
 use crate::registry::RegisteredTool;
@@ -106,7 +106,7 @@ impl std::fmt::Debug for CallOptions {
 }
 
 /// The signature of a synchronous tool's invoke function.
-type SyncInvoke = fn(&Value, ToolContext) -> Outcome;
+type SyncInvoke = fn(&Value, Invocation<'_>) -> Outcome;
 
 /// Runs an inline tool on the caller's thread, to its end: no future, nothing to cancel.
 pub(crate) fn run_inline(
@@ -123,14 +123,14 @@ pub(crate) fn run_inline(
         match admit(tool, arguments, settings) {
             Err(refused) => MCPToolResult::failure(refused),
             Ok(arguments) => {
-                let context = ToolContext::for_call(
-                    tool.shared_name(),
+                let invocation = Invocation::new(
+                    tool.name_arc(),
                     None,
-                    options.meta,
-                    options.progress,
-                    span.clone(),
+                    options.meta.as_ref(),
+                    options.progress.as_ref(),
+                    &span,
                 );
-                let outcome = catch(tool.definition(), || invoke(&arguments, context));
+                let outcome = catch(tool.definition(), || invoke(&arguments, invocation));
                 finish(tool, settings, outcome, Some(&arguments))
             }
         }
@@ -185,6 +185,9 @@ fn admit(
     settings: &Settings,
 ) -> Result<Value, ToolError> {
     let definition = tool.definition();
+    if !tool.is_guarded() {
+        return Ok(Value::Object(arguments));
+    }
     if !settings.dangerous.permits(definition, &arguments) {
         return Err(ToolError::new(
             ErrorType::PermissionError,
@@ -217,12 +220,13 @@ async fn run_checked(
         .map_or_else(CancellationToken::new, CancellationToken::child_token);
     // Cancels the tool's token when this future completes or is dropped mid-call.
     let _cancel_on_drop = token.clone().drop_guard();
-    let context = ToolContext::for_call(
-        tool.shared_name(),
-        Some(token.clone()),
-        options.meta,
-        options.progress,
-        span,
+    let (meta, progress) = (options.meta, options.progress);
+    let invocation = Invocation::new(
+        tool.name_arc(),
+        Some(&token),
+        meta.as_ref(),
+        progress.as_ref(),
+        &span,
     );
     let timeout = definition.timeout().or(settings.default_timeout);
     // An inline tool runs to completion on the caller's task: no timer can interrupt it.
@@ -241,15 +245,19 @@ async fn run_checked(
     let mut kept_arguments = None;
     let outcome = match tool.handler() {
         Handler::Inline(invoke) => {
-            let outcome = catch(definition, || invoke(&arguments, context));
+            let outcome = catch(definition, || invoke(&arguments, invocation));
             kept_arguments = Some(arguments);
             outcome
         }
         Handler::Blocking(invoke) => {
             let invoke = *invoke;
             let name = tool.shared_name();
+            let parts = (token.clone(), meta.clone(), progress.clone(), span.clone());
             let task = tokio::task::spawn_blocking(move || {
-                let outcome = catch_unwind(AssertUnwindSafe(|| invoke(&arguments, context)))
+                let (token, meta, progress, span) = &parts;
+                let invocation =
+                    Invocation::new(&name, Some(token), meta.as_ref(), progress.as_ref(), span);
+                let outcome = catch_unwind(AssertUnwindSafe(|| invoke(&arguments, invocation)))
                     .unwrap_or_else(|panic| Err(panicked(&name, panic).into()));
                 (outcome, arguments)
             });
@@ -259,7 +267,7 @@ async fn run_checked(
                         kept_arguments = Some(arguments);
                         outcome
                     }
-                    Err(err) => Err(Failure::Tool(ToolError::execution(format!(
+                    Err(err) => Err(Failure::from(ToolError::execution(format!(
                         "tool `{}` did not finish: {err}",
                         definition.name()
                     )))),
@@ -268,7 +276,7 @@ async fn run_checked(
             limited(definition, timeout, parent.as_ref(), &token, work).await
         }
         Handler::Async(invoke) => {
-            let future = catch(definition, || Ok(invoke(&arguments, context)));
+            let future = catch(definition, || Ok(invoke(&arguments, invocation)));
             kept_arguments = Some(arguments);
             match future {
                 Ok(future) => {
@@ -286,7 +294,7 @@ async fn run_checked(
                 Value::Object(map) => map,
                 _ => Map::new(),
             };
-            match catch(definition, || Ok(invoke(map, context))) {
+            match catch(definition, || Ok(invoke(map, invocation.context()))) {
                 Ok(future) => {
                     let work = AssertUnwindSafe(future).catch_unwind().map(|caught| {
                         caught
@@ -314,7 +322,7 @@ async fn limited(
             Some(parent) => tokio::select! {
                 biased;
                 outcome = work => outcome,
-                () = parent.cancelled() => Err(Failure::Tool(ToolError::execution(format!(
+                () = parent.cancelled() => Err(Failure::from(ToolError::execution(format!(
                     "the call of tool `{}` was cancelled",
                     definition.name()
                 )))),
@@ -327,7 +335,7 @@ async fn limited(
             Ok(outcome) => outcome,
             Err(_) => {
                 token.cancel();
-                Err(Failure::Tool(ToolError::new(
+                Err(Failure::from(ToolError::new(
                     ErrorType::TimeoutError,
                     format!(
                         "tool `{}` did not finish within {}",
@@ -361,8 +369,8 @@ fn finish(
             Some(data) => MCPToolResult::success(Value::Object(data)),
             None => MCPToolResult::success(Value::Null),
         },
-        Ok(Output::Result(result)) => result,
-        Err(Failure::Tool(err)) => return MCPToolResult::failure(err),
+        Ok(Output::Result(result)) => *result,
+        Err(Failure::Tool(err)) => return MCPToolResult::failure(*err),
         Err(Failure::Arguments(err)) => {
             let arguments = arguments.unwrap_or(&Value::Null);
             let violations = match tool.validation().input_violations(definition, arguments) {

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use mcp_core::{DefinitionError, MCPToolResult, ToolDefinition, ToolError};
 use serde_json::{Map, Value};
 
-use crate::context::ToolContext;
+use crate::context::{Invocation, ToolContext};
 
 /// A dynamic tool's arguments: the `arguments` object of the call.
 pub type Arguments = Map<String, Value>;
@@ -18,8 +18,8 @@ pub type Arguments = Map<String, Value>;
 pub enum Output {
     /// The serialized return value; `null` for a tool returning `()`.
     Value(Value),
-    /// A result the tool built itself (it returned `MCPToolResult`).
-    Result(MCPToolResult),
+    /// A result the tool built itself (it returned `MCPToolResult`); boxed, as the rare case.
+    Result(Box<MCPToolResult>),
 }
 
 /// Arguments that did not deserialize: where, and serde's message.
@@ -36,13 +36,13 @@ pub struct ArgumentsError {
 pub enum Failure {
     /// The arguments did not deserialize into the tool's parameters.
     Arguments(ArgumentsError),
-    /// The tool returned an error.
-    Tool(ToolError),
+    /// The tool returned an error; boxed, so that outcomes stay small to move.
+    Tool(Box<ToolError>),
 }
 
 impl From<ToolError> for Failure {
     fn from(err: ToolError) -> Self {
-        Self::Tool(err)
+        Self::Tool(Box::new(err))
     }
 }
 
@@ -59,11 +59,11 @@ pub(crate) type DynamicHandler = Arc<dyn Fn(Arguments, ToolContext) -> ToolFutur
 #[derive(Clone)]
 pub enum Handler {
     /// A synchronous function that returns at once, run on the caller's task.
-    Inline(fn(&Value, ToolContext) -> Outcome),
+    Inline(fn(&Value, Invocation<'_>) -> Outcome),
     /// A synchronous function that may block, run on the blocking thread pool.
-    Blocking(fn(&Value, ToolContext) -> Outcome),
+    Blocking(fn(&Value, Invocation<'_>) -> Outcome),
     /// An `async fn`.
-    Async(fn(&Value, ToolContext) -> ToolFuture),
+    Async(fn(&Value, Invocation<'_>) -> ToolFuture),
     /// A closure registered at run time; its arguments are checked by the schema alone.
     Dynamic(DynamicHandler),
 }

@@ -88,6 +88,16 @@ impl RegisteredTool {
         Arc::clone(&self.name)
     }
 
+    /// Whether a call must pass a check before the tool runs: the dangerous-tool policy or
+    /// the input schema.
+    pub(crate) fn is_guarded(&self) -> bool {
+        self.definition.annotations().dangerous || self.validation.validates_input()
+    }
+
+    pub(crate) fn name_arc(&self) -> &Arc<ToolName> {
+        &self.name
+    }
+
     fn renamed(&self, name: ToolName, source: &str) -> Self {
         let definition = self.definition.as_ref().clone().with_name(name);
         let mut tool = Self::new(definition, self.handler.clone(), self.location, source);
@@ -397,8 +407,9 @@ impl Registry {
     ///
     /// Timeouts and blocking tools need a Tokio runtime with its time driver
     /// (`#[tokio::main]` has one); [`Registry::call_blocking`] brings its own.
-    pub async fn call(&self, call: MCPToolCall) -> MCPToolResult {
-        self.call_with(call, CallOptions::default()).await
+    pub fn call(&self, call: MCPToolCall) -> impl Future<Output = MCPToolResult> + Send + '_ {
+        // The future of `call_with` itself, not one wrapping it: one less to build and move.
+        self.call_with(call, CallOptions::default())
     }
 
     /// [`Registry::call`] with metadata, a progress sink or a cancellation token.
@@ -471,7 +482,7 @@ where
 {
     Handler::Dynamic(Arc::new(move |arguments, context| {
         let future = tool(arguments, context);
-        Box::pin(async move { future.await.map(Output::Value).map_err(Failure::Tool) })
+        Box::pin(async move { future.await.map(Output::Value).map_err(Failure::from) })
     }))
 }
 
