@@ -72,7 +72,7 @@ impl CallOptions {
         Self::default()
     }
 
-    /// The call's metadata, which the tool reads with [`ToolContext::meta`].
+    /// The call's metadata, which the tool reads with [`ToolContext::meta`](crate::ToolContext::meta).
     #[must_use]
     pub fn with_meta(mut self, meta: Map<String, Value>) -> Self {
         self.meta = Some(Arc::new(meta));
