@@ -20,7 +20,7 @@ use tracing::Instrument;
 
 use crate::context::{Invocation, Progress, ProgressSink};
 use crate::policy::DangerousPolicy;
-use crate::registration::{Failure, Handler, Outcome, Output};
+use crate::registration::{Failure, Handler, Outcome, Output, ToolFuture};
 use crate::registry::RegisteredTool;
 use crate::validate::{deserialize_violation, invalid_arguments};
 
@@ -278,35 +278,33 @@ async fn run_checked(
         Handler::Async(invoke) => {
             let future = catch(definition, || Ok(invoke(&arguments, invocation)));
             kept_arguments = Some(arguments);
-            match future {
-                Ok(future) => {
-                    let work = AssertUnwindSafe(future).catch_unwind().map(|caught| {
-                        caught
-                            .unwrap_or_else(|panic| Err(panicked(definition.name(), panic).into()))
-                    });
-                    limited(definition, timeout, parent.as_ref(), &token, work).await
-                }
-                Err(failure) => Err(failure),
-            }
+            run_future(definition, timeout, parent.as_ref(), &token, future).await
         }
         Handler::Dynamic(invoke) => {
             let map = match arguments {
                 Value::Object(map) => map,
                 _ => Map::new(),
             };
-            match catch(definition, || Ok(invoke(map, invocation.context()))) {
-                Ok(future) => {
-                    let work = AssertUnwindSafe(future).catch_unwind().map(|caught| {
-                        caught
-                            .unwrap_or_else(|panic| Err(panicked(definition.name(), panic).into()))
-                    });
-                    limited(definition, timeout, parent.as_ref(), &token, work).await
-                }
-                Err(failure) => Err(failure),
-            }
+            let future = catch(definition, || Ok(invoke(map, invocation.context())));
+            run_future(definition, timeout, parent.as_ref(), &token, future).await
         }
     };
     finish(tool, settings, outcome, kept_arguments.as_ref())
+}
+
+/// Awaits a tool's future (if making it did not already fail), its panics caught, within
+/// the limits of [`limited`].
+async fn run_future(
+    definition: &ToolDefinition,
+    timeout: Option<Duration>,
+    parent: Option<&CancellationToken>,
+    token: &CancellationToken,
+    future: Result<ToolFuture, Failure>,
+) -> Outcome {
+    let work = AssertUnwindSafe(future?).catch_unwind().map(|caught| {
+        caught.unwrap_or_else(|panic| Err(panicked(definition.name(), panic).into()))
+    });
+    limited(definition, timeout, parent, token, work).await
 }
 
 /// Runs `work` until it finishes, the timeout passes, or the caller cancels.
