@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The whole test suite: formatting, lints, and every test of the workspace (unit, integration,
-# doc tests). Run from anywhere; needs only a Rust toolchain.
+# The whole test suite: formatting, lints, docs, every test of the workspace (unit,
+# integration, doc tests, trybuild), and the official MCP Python SDK driving the quickstart
+# server. Run from anywhere; needs a Rust toolchain and Python 3.10+ (the SDK and pytest are
+# installed from PyPI into target/python-venv).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,7 +20,23 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 cargo test --workspace --locked 2>&1 | tee "$log"
 
-# One closing line for the whole suite, summed over every test binary and the doc tests.
+echo "== Python: the official MCP SDK against the quickstart server"
+venv=target/python-venv
+[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+"$venv/bin/pip" install --quiet --disable-pip-version-check -r tests/python/requirements.txt
+cargo build --locked -p quickstart
+QUICKSTART_BIN="$PWD/target/debug/quickstart" \
+  "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/python 2>&1 | tee -a "$log"
+
+# One closing line for the whole suite, summed over every cargo test binary, the doc tests
+# and pytest.
 awk '/^test result:/ { passed += $4; failed += $6; ignored += $8 }
+     /^[0-9]+ (passed|failed|skipped)/ {
+       for (i = 1; i < NF; i++) {
+         if ($(i + 1) ~ /^passed/) passed += $i
+         if ($(i + 1) ~ /^failed/) failed += $i
+         if ($(i + 1) ~ /^skipped/) ignored += $i
+       }
+     }
      END { printf "tests: %d passed, %d failed, %d skipped\n", passed, failed, ignored;
            if (passed == 0) { print "error: no test ran"; exit 1 } }' "$log"

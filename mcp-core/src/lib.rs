@@ -24,6 +24,7 @@ mod name;
 pub mod schema;
 mod text;
 mod tool;
+pub mod wire;
 
 pub use error::{MessageError, ToolError};
 pub use message::{

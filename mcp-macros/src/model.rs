@@ -255,7 +255,11 @@ pub(crate) fn doc_lines(attrs: &[Attribute]) -> Vec<String> {
             Meta::NameValue(nv) => lit_str(&nv.value).map(LitStr::value),
             _ => None,
         })
-        .flat_map(|text| text.lines().map(str::to_owned).collect::<Vec<_>>())
+        // A blank `///` line is an empty string, which has no lines: keep it as one.
+        .flat_map(|text| match text.is_empty() {
+            true => vec![String::new()],
+            false => text.lines().map(str::to_owned).collect::<Vec<_>>(),
+        })
         .map(|line| line.strip_prefix(' ').map(str::to_owned).unwrap_or(line))
         .collect()
 }

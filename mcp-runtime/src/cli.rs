@@ -1,4 +1,5 @@
-//! The command line every application gets: `list` its tools, `call` one.
+//! The command line every application gets: `list` its tools, `call` one, `serve` them
+//! over MCP.
 //!
 //! ```text
 //! // main.rs of an application
@@ -13,12 +14,14 @@
 use std::ffi::OsString;
 use std::io::{self, Read, Write};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
 use mcp_core::{MCPToolCall, ToolStatus};
 use serde_json::Value;
 
 use crate::registry::{EMPTY_REGISTRY_HINT, Registry};
+use crate::server::{self, Server};
 
 /// Exit code of a failed tool or a broken registry.
 const FAILURE: u8 = 1;
@@ -47,6 +50,12 @@ enum Command {
         #[arg(long)]
         text: bool,
     },
+    /// Serve the tools over MCP until the client closes the connection.
+    Serve {
+        /// Newline-delimited JSON-RPC on standard input and output; logs go to standard error.
+        #[arg(long, required = true)]
+        stdio: bool,
+    },
 }
 
 /// Runs the command line of the process over the global registry and exits.
@@ -64,7 +73,7 @@ pub fn run() -> ! {
 }
 
 /// Runs the command line `args` (the first being the program's name) over `registry`.
-pub fn run_with<I, T>(registry: &Registry, args: I) -> ExitCode
+pub fn run_with<I, T>(registry: &'static Registry, args: I) -> ExitCode
 where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
@@ -72,7 +81,7 @@ where
     ExitCode::from(execute(registry, args))
 }
 
-fn execute<I, T>(registry: &Registry, args: I) -> u8
+fn execute<I, T>(registry: &'static Registry, args: I) -> u8
 where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
@@ -84,9 +93,10 @@ where
             return if err.use_stderr() { USAGE } else { 0 };
         }
     };
-    let mut out = io::stdout().lock();
     match cli.command {
+        Command::Serve { stdio: _ } => serve_stdio(registry),
         Command::List => {
+            let mut out = io::stdout().lock();
             if registry.is_empty() {
                 eprintln!("warning: {EMPTY_REGISTRY_HINT}");
             }
@@ -108,6 +118,7 @@ where
                 }
             };
             let result = registry.call_blocking(call);
+            let mut out = io::stdout().lock();
             let _ = if text {
                 writeln!(out, "{result}")
             } else {
@@ -120,6 +131,30 @@ where
             } else {
                 0
             }
+        }
+    }
+}
+
+fn serve_stdio(registry: &'static Registry) -> u8 {
+    if registry.is_empty() {
+        eprintln!("warning: {EMPTY_REGISTRY_HINT}");
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("error: cannot start the runtime: {err}");
+            return FAILURE;
+        }
+    };
+    let server = Arc::new(Server::new(registry));
+    match runtime.block_on(server::serve_stdio(server)) {
+        Ok(()) => 0,
+        Err(err) => {
+            eprintln!("error: serving on stdio failed: {err}");
+            FAILURE
         }
     }
 }

@@ -317,13 +317,15 @@ async fn limited(
 ) -> Outcome {
     let cancellable = async {
         match parent {
+            // Cancellation first: a tool that ends because it saw the cancellation has not
+            // answered the call.
             Some(parent) => tokio::select! {
                 biased;
-                outcome = work => outcome,
                 () = parent.cancelled() => Err(Failure::from(ToolError::execution(format!(
                     "the call of tool `{}` was cancelled",
                     definition.name()
                 )))),
+                outcome = work => outcome,
             },
             None => work.await,
         }

@@ -44,6 +44,7 @@ mod execute;
 mod policy;
 mod registration;
 mod registry;
+pub mod server;
 mod validate;
 
 #[doc(hidden)]

@@ -1,0 +1,95 @@
+//! The MCP wire form of a result: `MCPToolResult` as MCP's `CallToolResult`, in one place.
+//!
+//! Success: `data` in `structuredContent` and its JSON in a text block, the explanation (if
+//! any) in another. Failure: `isError: true`, a text block with the error type and message,
+//! and the `MCPErrorDetail` in `structuredContent`, so a model can correct itself.
+
+use serde_json::{Map, Value, json};
+
+use crate::message::{MCPToolResult, ToolStatus};
+
+/// `result` as the `result` object of a `tools/call` response.
+///
+/// ```
+/// use mcp_core::{wire, MCPToolResult};
+/// use serde_json::json;
+///
+/// let wire = wire::call_tool_result(&MCPToolResult::success(json!({ "sum": 3 })));
+/// assert_eq!(wire["structuredContent"], json!({ "sum": 3 }));
+/// assert_eq!(wire["content"][0], json!({ "type": "text", "text": "{\"sum\":3}" }));
+/// assert_eq!(wire["isError"], false);
+/// ```
+pub fn call_tool_result(result: &MCPToolResult) -> Map<String, Value> {
+    let mut content = Vec::with_capacity(2);
+    let mut wire = Map::new();
+    let is_error = result.status() == ToolStatus::Failure;
+    match result.error() {
+        Some(error) if is_error => {
+            content.push(text_block(format!(
+                "{}: {}",
+                error.error_type, error.error_message
+            )));
+            wire.insert(
+                "structuredContent".to_owned(),
+                serde_json::to_value(error).unwrap_or(Value::Null),
+            );
+        }
+        _ => {
+            if let Some(data) = result.data() {
+                content.push(text_block(serde_json::to_string(data).unwrap_or_default()));
+                wire.insert("structuredContent".to_owned(), Value::Object(data.clone()));
+            }
+            if let Some(error) = result.error() {
+                content.push(text_block(format!(
+                    "{}: {}",
+                    error.error_type, error.error_message
+                )));
+            }
+        }
+    }
+    if let Some(explanation) = result.explanation() {
+        content.push(text_block(explanation.to_owned()));
+    }
+    wire.insert("content".to_owned(), Value::Array(content));
+    wire.insert("isError".to_owned(), Value::Bool(is_error));
+    wire
+}
+
+fn text_block(text: String) -> Value {
+    json!({ "type": "text", "text": text })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ErrorType, MCPErrorDetail};
+
+    #[test]
+    fn failure_carries_the_error_detail_and_is_error() {
+        let result = MCPToolResult::failure(
+            MCPErrorDetail::new(ErrorType::FileNotFoundError, "no such file").with_details("a.txt"),
+        )
+        .with_explanation("Check the path.");
+        let wire = call_tool_result(&result);
+        assert_eq!(wire["isError"], true);
+        assert_eq!(
+            wire["content"],
+            json!([
+                { "type": "text", "text": "FileNotFoundError: no such file" },
+                { "type": "text", "text": "Check the path." },
+            ])
+        );
+        assert_eq!(
+            wire["structuredContent"],
+            json!({ "error_type": "FileNotFoundError", "error_message": "no such file", "error_details": "a.txt" })
+        );
+    }
+
+    #[test]
+    fn success_without_data_has_no_structured_content() {
+        let wire = call_tool_result(&MCPToolResult::no_change_needed());
+        assert_eq!(wire["content"], json!([]));
+        assert!(wire.get("structuredContent").is_none());
+        assert_eq!(wire["isError"], false);
+    }
+}

@@ -1,0 +1,331 @@
+//! The MCP server: a transport-independent JSON-RPC dispatcher over a [`Registry`], and
+//! the transports that carry it.
+//!
+//! Protocol revisions 2025-06-18 and 2025-11-25: `initialize` with version negotiation,
+//! `notifications/initialized`, `ping`, `tools/list` (opaque cursors, deterministic order),
+//! `tools/call` (with `notifications/progress` when the call carries a `progressToken`),
+//! and `notifications/cancelled`. Nothing is kept per connection beyond the calls in
+//! flight.
+
+mod jsonrpc;
+mod stdio;
+
+use std::collections::HashMap;
+use std::ops::Deref;
+use std::sync::{Arc, Mutex};
+
+use mcp_core::{MCPToolCall, wire};
+use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
+
+pub use jsonrpc::{INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR};
+pub use stdio::{MAX_IN_FLIGHT, serve_stdio};
+
+use crate::execute::CallOptions;
+use crate::registry::Registry;
+use jsonrpc::{Id, Incoming};
+
+/// The protocol revisions served, newest first.
+pub const PROTOCOL_VERSIONS: [&str; 2] = ["2025-11-25", "2025-06-18"];
+
+/// The default number of tools in one page of `tools/list`.
+pub const DEFAULT_PAGE_SIZE: usize = 100;
+
+/// Where the messages a server sends on its own (notifications) go.
+pub type Notifier = Arc<dyn Fn(String) + Send + Sync>;
+
+/// The registry a server serves: the global one, or one of the application's.
+#[derive(Debug, Clone)]
+pub enum ServedRegistry {
+    /// A registry that lives as long as the program, such as [`Registry::global`].
+    Static(&'static Registry),
+    /// A shared registry.
+    Shared(Arc<Registry>),
+}
+
+impl Deref for ServedRegistry {
+    type Target = Registry;
+
+    fn deref(&self) -> &Registry {
+        match self {
+            Self::Static(registry) => registry,
+            Self::Shared(registry) => registry,
+        }
+    }
+}
+
+impl From<&'static Registry> for ServedRegistry {
+    fn from(registry: &'static Registry) -> Self {
+        Self::Static(registry)
+    }
+}
+
+impl From<Arc<Registry>> for ServedRegistry {
+    fn from(registry: Arc<Registry>) -> Self {
+        Self::Shared(registry)
+    }
+}
+
+impl From<Registry> for ServedRegistry {
+    fn from(registry: Registry) -> Self {
+        Self::Shared(Arc::new(registry))
+    }
+}
+
+/// An MCP server over a registry; transports hand it one message at a time.
+///
+/// ```
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// use mcp_runtime::server::Server;
+///
+/// let server = Server::new(mcp_runtime::Registry::global());
+/// let answer = server
+///     .handle(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, None)
+///     .await
+///     .expect("a request is answered");
+/// assert_eq!(answer, r#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
+/// # });
+/// ```
+pub struct Server {
+    registry: ServedRegistry,
+    name: String,
+    version: String,
+    page_size: usize,
+    in_flight: Mutex<HashMap<String, CancellationToken>>,
+}
+
+impl Server {
+    /// A server over `registry`, named after the running program.
+    pub fn new(registry: impl Into<ServedRegistry>) -> Self {
+        let name = std::env::current_exe()
+            .ok()
+            .and_then(|path| {
+                path.file_stem()
+                    .map(|stem| stem.to_string_lossy().into_owned())
+            })
+            .unwrap_or_else(|| "mcp-runtime".to_owned());
+        Self {
+            registry: registry.into(),
+            name,
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            page_size: DEFAULT_PAGE_SIZE,
+            in_flight: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Sets the name and version the server gives in `initialize`.
+    #[must_use]
+    pub fn with_info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        self.name = name.into();
+        self.version = version.into();
+        self
+    }
+
+    /// Sets how many tools one page of `tools/list` holds (at least one).
+    #[must_use]
+    pub fn with_page_size(mut self, page_size: usize) -> Self {
+        self.page_size = page_size.max(1);
+        self
+    }
+
+    /// The registry served.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// Handles one message; the answer to send back, if it was a request (or could not be
+    /// read). Notifications the call makes meanwhile (progress) go to `notify`.
+    pub async fn handle(&self, message: &[u8], notify: Option<Notifier>) -> Option<String> {
+        match jsonrpc::parse(message) {
+            Err(refusal) => Some(refusal.into_response()),
+            Ok(Incoming::Response) => None,
+            Ok(Incoming::Notification { method, params }) => {
+                self.notification(&method, &params);
+                None
+            }
+            Ok(Incoming::Request { id, method, params }) => {
+                self.request(&id, &method, params, notify).await
+            }
+        }
+    }
+
+    fn notification(&self, method: &str, params: &Map<String, Value>) {
+        if method == "notifications/cancelled" {
+            if let Some(id) = params.get("requestId") {
+                let key = id.to_string();
+                if let Some(token) = self.lock_in_flight().get(&key) {
+                    token.cancel();
+                }
+            }
+        }
+        // `notifications/initialized` and anything else: nothing to do.
+    }
+
+    async fn request(
+        &self,
+        id: &Id,
+        method: &str,
+        params: Map<String, Value>,
+        notify: Option<Notifier>,
+    ) -> Option<String> {
+        let outcome = match method {
+            "initialize" => Ok(self.initialize(&params)),
+            "ping" => Ok(json!({})),
+            "tools/list" => self.list_tools(&params),
+            // A call the client cancelled is not answered, as MCP asks.
+            "tools/call" => self.call_tool(id, params, notify).await?,
+            _ => Err((
+                jsonrpc::METHOD_NOT_FOUND,
+                format!("method `{method}` is not supported by this server"),
+            )),
+        };
+        Some(match outcome {
+            Ok(result) => jsonrpc::result_response(id, &result),
+            Err((code, message)) => jsonrpc::error_response(id, code, &message, None),
+        })
+    }
+
+    fn initialize(&self, params: &Map<String, Value>) -> Value {
+        let requested = params.get("protocolVersion").and_then(Value::as_str);
+        let version = match requested {
+            Some(requested) if PROTOCOL_VERSIONS.contains(&requested) => requested,
+            _ => PROTOCOL_VERSIONS[0],
+        };
+        json!({
+            "protocolVersion": version,
+            "capabilities": { "tools": { "listChanged": true } },
+            "serverInfo": { "name": self.name, "version": self.version },
+        })
+    }
+
+    fn list_tools(&self, params: &Map<String, Value>) -> Result<Value, (i64, String)> {
+        let invalid = || (jsonrpc::INVALID_PARAMS, "invalid cursor".to_owned());
+        let start = match params.get("cursor") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(cursor)) => Some(cursor_name(cursor).ok_or_else(invalid)?),
+            Some(_) => return Err(invalid()),
+        };
+        let mut tools = self.registry.list().skip_while(|tool| match &start {
+            Some(start) => tool.name().as_str() < start.as_str(),
+            None => false,
+        });
+        if let Some(start) = &start {
+            if !self.registry.has_tool(start) {
+                return Err(invalid());
+            }
+        }
+        let page: Vec<Value> = tools
+            .by_ref()
+            .take(self.page_size)
+            .map(|tool| serde_json::to_value(tool.definition()).unwrap_or(Value::Null))
+            .collect();
+        let mut result = json!({ "tools": page });
+        if let Some(next) = tools.next() {
+            result["nextCursor"] = Value::String(cursor_of(next.name().as_str()));
+        }
+        Ok(result)
+    }
+
+    async fn call_tool(
+        &self,
+        id: &Id,
+        mut params: Map<String, Value>,
+        notify: Option<Notifier>,
+    ) -> Option<Result<Value, (i64, String)>> {
+        let invalid = |message: String| Some(Err((jsonrpc::INVALID_PARAMS, message)));
+        let name = match params.remove("name") {
+            Some(Value::String(name)) => name,
+            _ => return invalid("`name` must be the tool's name".to_owned()),
+        };
+        let arguments = match params.remove("arguments") {
+            None | Some(Value::Null) => Value::Object(Map::new()),
+            Some(arguments @ Value::Object(_)) => arguments,
+            Some(_) => return invalid("`arguments` must be an object".to_owned()),
+        };
+        let call = match MCPToolCall::new(&name, arguments) {
+            Ok(call) if self.registry.has_tool(&name) => call,
+            _ => return invalid(format!("Unknown tool: {name}")),
+        };
+        let meta = match params.remove("_meta") {
+            Some(Value::Object(meta)) => Some(meta),
+            _ => None,
+        };
+        let token = CancellationToken::new();
+        let mut options = CallOptions::new().with_cancellation(token.clone());
+        if let Some(meta) = meta {
+            if let (Some(progress_token), Some(notify)) = (meta.get("progressToken"), notify) {
+                let progress_token = progress_token.clone();
+                options = options.with_progress(move |report| {
+                    let mut params = json!({
+                        "progressToken": progress_token,
+                        "progress": report.progress,
+                    });
+                    if let Some(total) = report.total {
+                        params["total"] = json!(total);
+                    }
+                    if let Some(message) = report.message {
+                        params["message"] = json!(message);
+                    }
+                    notify(jsonrpc::notification("notifications/progress", params));
+                });
+            }
+            options = options.with_meta(meta);
+        }
+        let key = id.to_string();
+        self.lock_in_flight().insert(key.clone(), token.clone());
+        let result = self.registry.call_with(call, options).await;
+        self.lock_in_flight().remove(&key);
+        if token.is_cancelled() {
+            return None;
+        }
+        Some(Ok(Value::Object(wire::call_tool_result(&result))))
+    }
+
+    fn lock_in_flight(&self) -> std::sync::MutexGuard<'_, HashMap<String, CancellationToken>> {
+        // A panic while the lock was held leaves the map as it was: keep using it.
+        self.in_flight
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server")
+            .field("name", &self.name)
+            .field("version", &self.version)
+            .field("page_size", &self.page_size)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The cursor of the page starting at tool `name`: opaque to clients.
+fn cursor_of(name: &str) -> String {
+    name.bytes().map(|byte| format!("{byte:02x}")).collect()
+}
+
+fn cursor_name(cursor: &str) -> Option<String> {
+    if cursor.len() % 2 != 0 {
+        return None;
+    }
+    let bytes: Option<Vec<u8>> = (0..cursor.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(cursor.get(i..i + 2)?, 16).ok())
+        .collect();
+    String::from_utf8(bytes?).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cursors_round_trip_and_refuse_garbage() {
+        assert_eq!(
+            cursor_name(&cursor_of("text.word_count")).as_deref(),
+            Some("text.word_count")
+        );
+        assert_eq!(cursor_name("zz"), None);
+        assert_eq!(cursor_name("abc"), None);
+    }
+}

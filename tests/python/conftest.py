@@ -1,0 +1,77 @@
+"""Shared setup of the tests that drive the quickstart server with the official MCP SDK."""
+
+import json
+import os
+import pathlib
+import shlex
+
+import jsonschema
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SPEC = ROOT / "spec" / "mcp"
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+@pytest.fixture
+def quickstart():
+    """The quickstart binary, built by the test command."""
+    path = os.environ.get("QUICKSTART_BIN", str(ROOT / "target" / "debug" / "quickstart"))
+    assert pathlib.Path(path).is_file(), f"{path} is missing: build it with `cargo build -p quickstart`"
+    return path
+
+
+@pytest.fixture
+def captured(tmp_path, quickstart):
+    """A shell command serving the quickstart on stdio that also records every message each
+    way, and a reader of the records."""
+    sent, received = tmp_path / "sent.jsonl", tmp_path / "received.jsonl"
+    command = (
+        f"tee {shlex.quote(str(sent))} | {shlex.quote(quickstart)} serve --stdio "
+        f"| tee {shlex.quote(str(received))}"
+    )
+
+    def read():
+        load = lambda path: [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        return load(sent), load(received)
+
+    return command, read
+
+
+def spec_validator(revision, definition):
+    """A validator for one definition of the official MCP schema of `revision`."""
+    spec = json.loads((SPEC / revision / "schema.json").read_text())
+    key = "$defs" if "$defs" in spec else "definitions"
+    assert definition in spec[key], f"MCP {revision} has no {key}/{definition}"
+    schema = {"$schema": spec["$schema"], key: spec[key], "$ref": f"#/{key}/{definition}"}
+    return jsonschema.validators.validator_for(schema)(schema)
+
+
+RESULT_DEFINITIONS = {
+    "initialize": "InitializeResult",
+    "ping": "EmptyResult",
+    "tools/list": "ListToolsResult",
+    "tools/call": "CallToolResult",
+}
+
+
+def validate_responses(revision, sent, received):
+    """Checks every response received against the official schema of `revision`: the
+    envelope, and the result against the result type of the request's method."""
+    methods = {message["id"]: message["method"] for message in sent if "id" in message and "method" in message}
+    error_definition = "JSONRPCError" if revision == "2025-06-18" else "JSONRPCErrorResponse"
+    checked = 0
+    for message in received:
+        if "id" not in message:
+            spec_validator(revision, "JSONRPCNotification").validate(message)
+        elif "error" in message:
+            spec_validator(revision, error_definition).validate(message)
+        else:
+            spec_validator(revision, "JSONRPCResponse").validate(message)
+            spec_validator(revision, RESULT_DEFINITIONS[methods[message["id"]]]).validate(message["result"])
+        checked += 1
+    return checked

@@ -1,0 +1,275 @@
+//! The MCP dispatcher: each method, its errors, pagination, progress and cancellation, every
+//! answer checked against the official schema of the revision in use.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use mcp_runtime::server::{Notifier, Server};
+use mcp_runtime::{Registry, ToolContext, mcp_tool};
+use mcp_tests::{mcp_validator, schema_errors};
+use serde_json::{Value, json};
+
+/// Counts to three, reporting progress.
+#[mcp_tool(namespace = "srv", inline)]
+fn count(ctx: &ToolContext) -> u8 {
+    for step in 1..=3 {
+        ctx.progress(f64::from(step), Some(3.0), Some("counting"));
+    }
+    3
+}
+
+/// Waits until cancelled.
+#[mcp_tool(namespace = "srv", timeout = "20s")]
+async fn wait(ctx: ToolContext) -> u8 {
+    ctx.cancellation().cancelled().await;
+    0
+}
+
+/// Fails.
+#[mcp_tool(namespace = "srv", inline)]
+fn fail() -> Result<u8, String> {
+    Err("it went wrong".to_owned())
+}
+
+fn server(page_size: usize) -> Server {
+    let registry = Registry::builder()
+        .inventory()
+        .prefix("srv.")
+        .build()
+        .expect("a registry");
+    Server::new(registry).with_page_size(page_size)
+}
+
+async fn ask(server: &Server, message: Value) -> Value {
+    let answer = server
+        .handle(message.to_string().as_bytes(), None)
+        .await
+        .expect("an answer");
+    serde_json::from_str(&answer).expect("JSON")
+}
+
+fn request(id: i64, method: &str, params: Value) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params })
+}
+
+/// Checks `answer` against the official schema of `revision`: the envelope, and the
+/// result against `definition`.
+fn assert_valid(revision: &str, answer: &Value, definition: &str) {
+    let (envelope, body) = match answer.get("error") {
+        Some(_) if revision == "2025-06-18" => ("JSONRPCError", answer),
+        Some(_) => ("JSONRPCErrorResponse", answer),
+        None => ("JSONRPCResponse", &answer["result"]),
+    };
+    let errors = schema_errors(&mcp_validator(revision, envelope), answer);
+    assert!(
+        errors.is_empty(),
+        "{revision} {envelope}: {errors:?}\n{answer}"
+    );
+    if answer.get("result").is_some() {
+        let errors = schema_errors(&mcp_validator(revision, definition), body);
+        assert!(
+            errors.is_empty(),
+            "{revision} {definition}: {errors:?}\n{body}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn initialize_negotiates_the_protocol_version() {
+    let server = server(100);
+    for (asked, expected) in [
+        ("2025-06-18", "2025-06-18"),
+        ("2025-11-25", "2025-11-25"),
+        ("2024-11-05", "2025-11-25"),
+    ] {
+        let answer = ask(
+            &server,
+            request(
+                1,
+                "initialize",
+                json!({
+                    "protocolVersion": asked,
+                    "capabilities": {},
+                    "clientInfo": { "name": "test", "version": "1" },
+                }),
+            ),
+        )
+        .await;
+        assert_eq!(answer["result"]["protocolVersion"], expected);
+        assert_eq!(
+            answer["result"]["capabilities"]["tools"]["listChanged"],
+            true
+        );
+        assert_valid(expected, &answer, "InitializeResult");
+    }
+}
+
+#[tokio::test]
+async fn tools_list_pages_with_opaque_cursors_in_name_order() {
+    let server = server(2);
+    let first = ask(&server, request(1, "tools/list", json!({}))).await;
+    assert_valid("2025-11-25", &first, "ListToolsResult");
+    let names = |answer: &Value| -> Vec<String> {
+        answer["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|tool| tool["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(names(&first), ["srv.count", "srv.fail"]);
+    let cursor = first["result"]["nextCursor"].clone();
+    assert!(cursor.is_string());
+    let second = ask(
+        &server,
+        request(2, "tools/list", json!({ "cursor": cursor })),
+    )
+    .await;
+    assert_eq!(names(&second), ["srv.wait"]);
+    assert!(second["result"].get("nextCursor").is_none());
+
+    for cursor in [json!("not-a-cursor"), json!(7), json!("7a7a")] {
+        let answer = ask(
+            &server,
+            request(3, "tools/list", json!({ "cursor": cursor })),
+        )
+        .await;
+        assert_eq!(answer["error"]["code"], -32602, "{cursor}: {answer}");
+        assert_valid("2025-11-25", &answer, "ListToolsResult");
+    }
+}
+
+#[tokio::test]
+async fn tool_failures_are_results_and_protocol_mistakes_are_errors() {
+    let server = server(100);
+    let failed = ask(
+        &server,
+        request(1, "tools/call", json!({ "name": "srv.fail" })),
+    )
+    .await;
+    assert_eq!(failed["result"]["isError"], true);
+    assert_eq!(
+        failed["result"]["content"][0]["text"],
+        "ToolExecutionError: it went wrong"
+    );
+    assert_valid("2025-06-18", &failed, "CallToolResult");
+    assert_valid("2025-11-25", &failed, "CallToolResult");
+
+    let cases = [
+        (
+            request(2, "tools/call", json!({ "name": "srv.nope" })),
+            -32602,
+        ),
+        (
+            request(3, "tools/call", json!({ "name": "Not A Name" })),
+            -32602,
+        ),
+        (request(4, "tools/call", json!({})), -32602),
+        (
+            request(
+                5,
+                "tools/call",
+                json!({ "name": "srv.fail", "arguments": [1] }),
+            ),
+            -32602,
+        ),
+        (request(6, "resources/list", json!({})), -32601),
+        (json!({ "jsonrpc": "2.0", "id": 7 }), -32600),
+        (json!([request(8, "ping", json!({}))]), -32600),
+    ];
+    for (message, code) in cases {
+        let answer = ask(&server, message.clone()).await;
+        assert_eq!(answer["error"]["code"], code, "{message} -> {answer}");
+        assert_valid("2025-11-25", &answer, "EmptyResult");
+    }
+    let answer: Value =
+        serde_json::from_str(&server.handle(b"{oops", None).await.unwrap()).unwrap();
+    assert_eq!(answer["error"]["code"], -32700);
+    assert!(
+        answer.get("id").is_none(),
+        "an id that could not be read is left out"
+    );
+    assert!(
+        server
+            .handle(
+                br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+                None
+            )
+            .await
+            .is_none()
+    );
+}
+
+#[tokio::test]
+async fn a_call_with_a_progress_token_sends_progress_notifications() {
+    let server = server(100);
+    let sent = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&sent);
+    let notify: Notifier = Arc::new(move |message| sink.lock().unwrap().push(message));
+    let message = request(
+        1,
+        "tools/call",
+        json!({ "name": "srv.count", "_meta": { "progressToken": "p1" } }),
+    );
+    let answer = server
+        .handle(message.to_string().as_bytes(), Some(notify))
+        .await
+        .unwrap();
+    let answer: Value = serde_json::from_str(&answer).unwrap();
+    assert_eq!(
+        answer["result"]["structuredContent"],
+        json!({ "result": 3 })
+    );
+    let notifications: Vec<Value> = sent
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|text| serde_json::from_str(text).unwrap())
+        .collect();
+    assert_eq!(notifications.len(), 3);
+    for (i, notification) in notifications.iter().enumerate() {
+        assert_eq!(notification["method"], "notifications/progress");
+        assert_eq!(notification["params"]["progressToken"], "p1");
+        assert_eq!(notification["params"]["progress"], json!((i + 1) as f64));
+        assert_eq!(notification["params"]["total"], json!(3.0));
+        for revision in ["2025-06-18", "2025-11-25"] {
+            let errors = schema_errors(
+                &mcp_validator(revision, "ProgressNotification"),
+                notification,
+            );
+            assert!(errors.is_empty(), "{revision}: {errors:?}");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn notifications_cancelled_stops_the_call_in_flight() {
+    let server = Arc::new(server(100));
+    let call = {
+        let server = Arc::clone(&server);
+        tokio::spawn(async move {
+            let message = request(42, "tools/call", json!({ "name": "srv.wait" }));
+            server.handle(message.to_string().as_bytes(), None).await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let cancel = json!({
+        "jsonrpc": "2.0",
+        "method": "notifications/cancelled",
+        "params": { "requestId": 42, "reason": "user" },
+    });
+    assert!(
+        server
+            .handle(cancel.to_string().as_bytes(), None)
+            .await
+            .is_none()
+    );
+    let answer = tokio::time::timeout(Duration::from_secs(5), call)
+        .await
+        .expect("the call ends soon after the cancellation")
+        .unwrap();
+    assert_eq!(
+        answer, None,
+        "a cancelled request is not answered, as MCP asks"
+    );
+}
