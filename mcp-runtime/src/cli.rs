@@ -50,11 +50,21 @@ enum Command {
         #[arg(long)]
         text: bool,
     },
-    /// Serve the tools over MCP until the client closes the connection.
+    /// Serve the tools over MCP: on stdio until input ends, or over HTTP until stopped.
+    #[command(group(clap::ArgGroup::new("transport").required(true).args(["stdio", "http"])))]
     Serve {
         /// Newline-delimited JSON-RPC on standard input and output; logs go to standard error.
-        #[arg(long, required = true)]
+        #[arg(long)]
         stdio: bool,
+        /// Streamable HTTP at `http://ADDR/mcp`, e.g. `127.0.0.1:8080` (port 0 picks one).
+        #[arg(long, value_name = "ADDR")]
+        http: Option<std::net::SocketAddr>,
+        /// Require `Authorization: Bearer TOKEN` on every HTTP request.
+        #[arg(long, requires = "http")]
+        token: Option<String>,
+        /// Allow browser requests from this origin besides loopback ones (repeatable).
+        #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http")]
+        allow_origins: Vec<String>,
     },
 }
 
@@ -94,7 +104,13 @@ where
         }
     };
     match cli.command {
-        Command::Serve { stdio: _ } => serve_stdio(registry),
+        Command::Serve {
+            http: Some(address),
+            token,
+            allow_origins,
+            ..
+        } => serve(registry, Transport::Http(address, token, allow_origins)),
+        Command::Serve { .. } => serve(registry, Transport::Stdio),
         Command::List => {
             let mut out = io::stdout().lock();
             if registry.is_empty() {
@@ -135,7 +151,12 @@ where
     }
 }
 
-fn serve_stdio(registry: &'static Registry) -> u8 {
+enum Transport {
+    Stdio,
+    Http(std::net::SocketAddr, Option<String>, Vec<String>),
+}
+
+fn serve(registry: &'static Registry, transport: Transport) -> u8 {
     if registry.is_empty() {
         eprintln!("warning: {EMPTY_REGISTRY_HINT}");
     }
@@ -150,10 +171,23 @@ fn serve_stdio(registry: &'static Registry) -> u8 {
         }
     };
     let server = Arc::new(Server::new(registry));
-    match runtime.block_on(server::serve_stdio(server)) {
+    let served = match transport {
+        Transport::Stdio => runtime.block_on(server::serve_stdio(server)),
+        Transport::Http(address, token, allowed_origins) => {
+            let config = server::HttpConfig {
+                token,
+                allowed_origins,
+                ..server::HttpConfig::default()
+            };
+            runtime.block_on(server::serve_http(server, address, config, |bound| {
+                eprintln!("listening on http://{bound}/mcp");
+            }))
+        }
+    };
+    match served {
         Ok(()) => 0,
         Err(err) => {
-            eprintln!("error: serving on stdio failed: {err}");
+            eprintln!("error: serving failed: {err}");
             FAILURE
         }
     }

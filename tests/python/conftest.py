@@ -4,6 +4,7 @@ import json
 import os
 import pathlib
 import shlex
+import subprocess
 
 import jsonschema
 import pytest
@@ -40,6 +41,31 @@ def captured(tmp_path, quickstart):
         return load(sent), load(received)
 
     return command, read
+
+
+@pytest.fixture
+def http_server(quickstart):
+    """Starts the quickstart serving streamable HTTP on a free loopback port; yields a
+    function returning (url, process) for the given extra arguments."""
+    started = []
+
+    def start(*extra):
+        process = subprocess.Popen(
+            [quickstart, "serve", "--http", "127.0.0.1:0", *extra],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        started.append(process)
+        line = process.stderr.readline()
+        assert line.startswith("listening on "), line
+        return line.split()[-1], process
+
+    yield start
+    for process in started:
+        process.terminate()
+        process.wait(timeout=10)
 
 
 def spec_validator(revision, definition):

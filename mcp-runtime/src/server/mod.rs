@@ -7,6 +7,7 @@
 //! and `notifications/cancelled`. Nothing is kept per connection beyond the calls in
 //! flight.
 
+mod http;
 mod jsonrpc;
 mod stdio;
 
@@ -18,11 +19,13 @@ use mcp_core::{MCPToolCall, wire};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
+pub use http::{HttpConfig, router, serve_http};
 pub use jsonrpc::{INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR};
 pub use stdio::{MAX_IN_FLIGHT, serve_stdio};
 
 use crate::execute::CallOptions;
 use crate::registry::Registry;
+pub(crate) use jsonrpc::parse;
 use jsonrpc::{Id, Incoming};
 
 /// The protocol revisions served, newest first.
@@ -138,12 +141,23 @@ impl Server {
     pub async fn handle(&self, message: &[u8], notify: Option<Notifier>) -> Option<String> {
         match jsonrpc::parse(message) {
             Err(refusal) => Some(refusal.into_response()),
-            Ok(Incoming::Response) => None,
-            Ok(Incoming::Notification { method, params }) => {
+            Ok(incoming) => self.dispatch(incoming, notify).await,
+        }
+    }
+
+    /// Handles one message already read.
+    pub(crate) async fn dispatch(
+        &self,
+        incoming: Incoming,
+        notify: Option<Notifier>,
+    ) -> Option<String> {
+        match incoming {
+            Incoming::Response => None,
+            Incoming::Notification { method, params } => {
                 self.notification(&method, &params);
                 None
             }
-            Ok(Incoming::Request { id, method, params }) => {
+            Incoming::Request { id, method, params } => {
                 self.request(&id, &method, params, notify).await
             }
         }

@@ -1,0 +1,102 @@
+"""The quickstart app served over streamable HTTP: driven by the official MCP Python SDK,
+and by raw requests whose every response is checked against the official schema."""
+
+import json
+
+import httpx
+import pytest
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import McpError
+
+from conftest import RESULT_DEFINITIONS, spec_validator
+
+pytestmark = pytest.mark.anyio
+
+REVISION = "2025-11-25"
+
+
+async def test_list_call_and_refuse_through_the_sdk(http_server):
+    url, _ = http_server()
+    async with streamable_http_client(url) as (reader, writer, _):
+        async with ClientSession(reader, writer) as session:
+            init = await session.initialize()
+            assert init.protocolVersion == REVISION
+            names = [tool.name for tool in (await session.list_tools()).tools]
+            assert names == ["calculator.add", "file_utility.read_file_content", "text.word_count"]
+            ok = await session.call_tool("text.word_count", {"text": "one two three"})
+            assert ok.isError is False and ok.structuredContent == {"words": 3, "chars": 13}
+            missing = await session.call_tool("file_utility.read_file_content", {"file_path": "/nope/x"})
+            assert missing.isError is True
+            assert missing.structuredContent["error_type"] == "FileNotFoundError"
+            bad = await session.call_tool("calculator.add", {"a": 1})
+            assert bad.isError is True and bad.structuredContent["error_type"] == "ValidationError"
+            with pytest.raises(McpError) as unknown:
+                await session.call_tool("calculator.nope", {})
+            assert unknown.value.error.code == -32602
+            # A progress callback makes the SDK send a progressToken: the answer comes on SSE.
+            reports = []
+
+            async def on_progress(progress, total, message):
+                reports.append(progress)
+
+            streamed = await session.call_tool("calculator.add", {"a": 2, "b": 2}, progress_callback=on_progress)
+            assert streamed.structuredContent == {"sum": 4}
+
+
+async def test_a_bearer_token_is_required_when_configured(http_server):
+    url, _ = http_server("--token", "s3cret")
+    async with httpx.AsyncClient() as client:
+        ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+        assert (await client.post(url, json=ping)).status_code == 401
+        wrong = await client.post(url, json=ping, headers={"Authorization": "Bearer nope"})
+        assert wrong.status_code == 401 and wrong.headers["www-authenticate"] == "Bearer"
+        right = await client.post(url, json=ping, headers={"Authorization": "Bearer s3cret"})
+        assert right.status_code == 200 and right.json()["result"] == {}
+    authorized = httpx.AsyncClient(headers={"Authorization": "Bearer s3cret"})
+    async with authorized, streamable_http_client(url, http_client=authorized) as (reader, writer, _):
+        async with ClientSession(reader, writer) as session:
+            await session.initialize()
+            assert (await session.call_tool("calculator.add", {"a": 1, "b": 1})).structuredContent == {"sum": 2}
+
+
+async def test_raw_responses_follow_the_official_schema_and_the_guards_hold(http_server):
+    url, _ = http_server()
+    requests = [
+        ("initialize", {"protocolVersion": REVISION, "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}),
+        ("ping", {}),
+        ("tools/list", {}),
+        ("tools/call", {"name": "calculator.add", "arguments": {"a": 1, "b": 2}}),
+        ("tools/call", {"name": "calculator.add", "arguments": {"a": "x", "b": 2}}),
+        ("tools/call", {"name": "file_utility.read_file_content", "arguments": {"file_path": "/nope"}}),
+        ("tools/call", {"name": "calculator.nope", "arguments": {}}),
+        ("resources/list", {}),
+    ]
+    headers = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": REVISION}
+    async with httpx.AsyncClient(headers=headers) as client:
+        for number, (method, params) in enumerate(requests, start=1):
+            response = await client.post(url, json={"jsonrpc": "2.0", "id": number, "method": method, "params": params})
+            assert response.status_code == 200, (method, response.text)
+            answer = response.json()
+            if "error" in answer:
+                spec_validator(REVISION, "JSONRPCErrorResponse").validate(answer)
+            else:
+                spec_validator(REVISION, "JSONRPCResultResponse").validate(answer)
+                spec_validator(REVISION, RESULT_DEFINITIONS[method]).validate(answer["result"])
+
+        # A call with a progress token, answered as an SSE stream.
+        call = {"jsonrpc": "2.0", "id": 99, "method": "tools/call",
+                "params": {"name": "calculator.add", "arguments": {"a": 5, "b": 5}, "_meta": {"progressToken": 1}}}
+        streamed = await client.post(url, json=call)
+        assert streamed.headers["content-type"].startswith("text/event-stream")
+        events = [json.loads(line[len("data:"):]) for line in streamed.text.splitlines() if line.startswith("data:")]
+        assert events[-1]["id"] == 99 and events[-1]["result"]["structuredContent"] == {"sum": 10}
+
+        notification = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+        assert (await client.post(url, json=notification)).status_code == 202
+        assert (await client.post(url, content=b"{not json")).status_code == 400
+        assert (await client.post(url, json=call, headers={"Origin": "http://evil.example"})).status_code == 403
+        assert (await client.post(url, json=call, headers={"Origin": "http://localhost:6274"})).status_code == 200
+        assert (await client.post(url, json=call, headers={"MCP-Protocol-Version": "1999-01-01"})).status_code == 400
+        assert (await client.post(url, content=b"x" * (5 * 1024 * 1024))).status_code == 413
+        assert (await client.get(url)).status_code == 405
