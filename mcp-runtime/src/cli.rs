@@ -65,6 +65,9 @@ enum Command {
         /// Allow browser requests from this origin besides loopback ones (repeatable).
         #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http")]
         allow_origins: Vec<String>,
+        /// Serve tools under names valid for LLM APIs: `calculator.add` as `calculator_add`.
+        #[arg(long)]
+        llm_names: bool,
     },
 }
 
@@ -108,9 +111,14 @@ where
             http: Some(address),
             token,
             allow_origins,
+            llm_names,
             ..
-        } => serve(registry, Transport::Http(address, token, allow_origins)),
-        Command::Serve { .. } => serve(registry, Transport::Stdio),
+        } => serve(
+            registry,
+            Transport::Http(address, token, allow_origins),
+            llm_names,
+        ),
+        Command::Serve { llm_names, .. } => serve(registry, Transport::Stdio, llm_names),
         Command::List => {
             let mut out = io::stdout().lock();
             if registry.is_empty() {
@@ -156,7 +164,7 @@ enum Transport {
     Http(std::net::SocketAddr, Option<String>, Vec<String>),
 }
 
-fn serve(registry: &'static Registry, transport: Transport) -> u8 {
+fn serve(registry: &'static Registry, transport: Transport, llm_names: bool) -> u8 {
     if registry.is_empty() {
         eprintln!("warning: {EMPTY_REGISTRY_HINT}");
     }
@@ -170,7 +178,18 @@ fn serve(registry: &'static Registry, transport: Transport) -> u8 {
             return FAILURE;
         }
     };
-    let server = Arc::new(Server::new(registry));
+    let server = Server::new(registry);
+    let server = match llm_names {
+        false => server,
+        true => match server.with_llm_names() {
+            Ok(server) => server,
+            Err(err) => {
+                eprintln!("error: {err}");
+                return FAILURE;
+            }
+        },
+    };
+    let server = Arc::new(server);
     let served = match transport {
         Transport::Stdio => runtime.block_on(server::serve_stdio(server)),
         Transport::Http(address, token, allowed_origins) => {

@@ -273,3 +273,72 @@ async fn notifications_cancelled_stops_the_call_in_flight() {
         "a cancelled request is not answered, as MCP asks"
     );
 }
+
+#[tokio::test]
+async fn llm_names_are_served_and_mapped_back_on_call() {
+    let server = server(100).with_llm_names().expect("no collisions");
+    let listed = ask(&server, request(1, "tools/list", json!({}))).await;
+    let names: Vec<&str> = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["srv_count", "srv_fail", "srv_wait"]);
+    assert!(names.iter().all(|name| fits_llm_apis(name)), "{names:?}");
+
+    let called = ask(
+        &server,
+        request(2, "tools/call", json!({ "name": "srv_count" })),
+    )
+    .await;
+    assert_eq!(
+        called["result"]["structuredContent"],
+        json!({ "result": 3 })
+    );
+    let dotted = ask(
+        &server,
+        request(3, "tools/call", json!({ "name": "srv.count" })),
+    )
+    .await;
+    assert_eq!(
+        dotted["error"]["code"], -32602,
+        "only the served names are callable"
+    );
+}
+
+/// `^[a-zA-Z0-9_-]{1,64}$`, the name rule of LLM APIs.
+fn fits_llm_apis(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+#[test]
+fn llm_names_refuse_to_start_on_a_collision() {
+    let definition = |name: &str| {
+        mcp_runtime::ToolDefinition::new(
+            name,
+            schemars::json_schema!({ "type": "object", "properties": {} }),
+        )
+        .unwrap()
+    };
+    let registry = Registry::builder()
+        .tool(definition("a.b_c"), |_, _| async {
+            Ok::<_, mcp_runtime::ToolError>(Value::Null)
+        })
+        .tool(definition("a_b.c"), |_, _| async {
+            Ok::<_, mcp_runtime::ToolError>(Value::Null)
+        })
+        .build()
+        .unwrap();
+    let err = Server::new(registry)
+        .with_llm_names()
+        .expect_err("a collision");
+    let message = err.to_string();
+    assert!(
+        message.contains("`a.b_c`") && message.contains("`a_b.c`") && message.contains("`a_b_c`"),
+        "{message}"
+    );
+}

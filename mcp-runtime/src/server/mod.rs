@@ -91,6 +91,8 @@ impl From<Registry> for ServedRegistry {
 /// ```
 pub struct Server {
     registry: ServedRegistry,
+    /// Names valid for LLM APIs, when the server is asked to use them.
+    llm_names: Option<LlmNames>,
     name: String,
     version: String,
     page_size: usize,
@@ -109,6 +111,7 @@ impl Server {
             .unwrap_or_else(|| "mcp-runtime".to_owned());
         Self {
             registry: registry.into(),
+            llm_names: None,
             name,
             version: env!("CARGO_PKG_VERSION").to_owned(),
             page_size: DEFAULT_PAGE_SIZE,
@@ -129,6 +132,33 @@ impl Server {
     pub fn with_page_size(mut self, page_size: usize) -> Self {
         self.page_size = page_size.max(1);
         self
+    }
+
+    /// Serves every tool under a name valid for LLM APIs (`^[a-zA-Z0-9_-]{1,64}$`): its
+    /// dots become underscores (`calculator.add` → `calculator_add`), and calls are mapped
+    /// back. Refused when two tools would get one name, or a name would be too long.
+    pub fn with_llm_names(mut self) -> Result<Self, LlmNameError> {
+        let mut names = LlmNames::default();
+        for tool in self.registry.list() {
+            let canonical = tool.name().as_str();
+            let llm = canonical.replace('.', "_");
+            if llm.len() > 64 {
+                return Err(LlmNameError::TooLong {
+                    tool: canonical.to_owned(),
+                });
+            }
+            if let Some(other) = names.to_canonical.get(&llm) {
+                return Err(LlmNameError::Collision {
+                    name: llm,
+                    first: other.clone(),
+                    second: canonical.to_owned(),
+                });
+            }
+            names.to_canonical.insert(llm.clone(), canonical.to_owned());
+            names.to_llm.insert(canonical.to_owned(), llm);
+        }
+        self.llm_names = Some(names);
+        Ok(self)
     }
 
     /// The registry served.
@@ -231,7 +261,15 @@ impl Server {
         let page: Vec<Value> = tools
             .by_ref()
             .take(self.page_size)
-            .map(|tool| serde_json::to_value(tool.definition()).unwrap_or(Value::Null))
+            .map(|tool| {
+                let mut wire = serde_json::to_value(tool.definition()).unwrap_or(Value::Null);
+                if let Some(names) = &self.llm_names {
+                    if let Some(llm) = names.to_llm.get(tool.name().as_str()) {
+                        wire["name"] = Value::String(llm.clone());
+                    }
+                }
+                wire
+            })
             .collect();
         let mut result = json!({ "tools": page });
         if let Some(next) = tools.next() {
@@ -248,7 +286,13 @@ impl Server {
     ) -> Option<Result<Value, (i64, String)>> {
         let invalid = |message: String| Some(Err((jsonrpc::INVALID_PARAMS, message)));
         let name = match params.remove("name") {
-            Some(Value::String(name)) => name,
+            Some(Value::String(name)) => match &self.llm_names {
+                Some(names) => match names.to_canonical.get(&name) {
+                    Some(canonical) => canonical.clone(),
+                    None => return invalid(format!("Unknown tool: {name}")),
+                },
+                None => name,
+            },
             _ => return invalid("`name` must be the tool's name".to_owned()),
         };
         let arguments = match params.remove("arguments") {
@@ -311,6 +355,34 @@ impl std::fmt::Debug for Server {
             .field("page_size", &self.page_size)
             .finish_non_exhaustive()
     }
+}
+
+/// The two directions of the LLM-name mapping.
+#[derive(Debug, Default)]
+struct LlmNames {
+    to_llm: HashMap<String, String>,
+    to_canonical: HashMap<String, String>,
+}
+
+/// Why tools cannot be served under names valid for LLM APIs.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LlmNameError {
+    /// Two tools would get one name.
+    #[error("tools `{first}` and `{second}` would both be served as `{name}`: rename one of them")]
+    Collision {
+        /// The name both would get.
+        name: String,
+        /// One tool.
+        first: String,
+        /// The other.
+        second: String,
+    },
+    /// A name would be longer than LLM APIs allow.
+    #[error("tool `{tool}` would be served under a name longer than 64 characters: shorten it")]
+    TooLong {
+        /// The tool.
+        tool: String,
+    },
 }
 
 /// The cursor of the page starting at tool `name`: opaque to clients.
