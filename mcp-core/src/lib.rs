@@ -18,6 +18,7 @@
 //! # Ok::<(), serde_json::Error>(())
 //! ```
 
+mod content;
 mod error;
 mod message;
 mod name;
@@ -26,6 +27,7 @@ mod text;
 mod tool;
 pub mod wire;
 
+pub use content::{ContentBlock, EmbeddedResource};
 pub use error::{MessageError, ToolError};
 pub use message::{
     ErrorDetails, ErrorType, MCPErrorDetail, MCPToolCall, MCPToolResult, ToolStatus,

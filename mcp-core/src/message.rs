@@ -8,6 +8,7 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
+use crate::content::ContentBlock;
 use crate::error::{MessageError, json_type};
 use crate::name::ToolName;
 
@@ -112,6 +113,8 @@ pub struct MCPToolResult {
     /// Boxed: failures are the rare case, and a smaller result is cheaper to move.
     error: Option<Box<MCPErrorDetail>>,
     explanation: Option<String>,
+    /// Content blocks besides the data (images, audio, resources, text).
+    content: Vec<ContentBlock>,
 }
 
 impl MCPToolResult {
@@ -124,6 +127,7 @@ impl MCPToolResult {
             data: data_object(data.into()),
             error: None,
             explanation: None,
+            content: Vec::new(),
         }
     }
 
@@ -135,6 +139,7 @@ impl MCPToolResult {
             data: None,
             error: Some(Box::new(error.into())),
             explanation: None,
+            content: Vec::new(),
         }
     }
 
@@ -145,6 +150,7 @@ impl MCPToolResult {
             data: None,
             error: None,
             explanation: None,
+            content: Vec::new(),
         }
     }
 
@@ -156,6 +162,7 @@ impl MCPToolResult {
             data: data_object(data.into()),
             error: Some(Box::new(error.into())),
             explanation: None,
+            content: Vec::new(),
         }
     }
 
@@ -179,6 +186,7 @@ impl MCPToolResult {
             data,
             error: error.map(Box::new),
             explanation,
+            content: Vec::new(),
         })
     }
 
@@ -187,6 +195,18 @@ impl MCPToolResult {
     pub fn with_explanation(mut self, explanation: impl Into<String>) -> Self {
         self.explanation = Some(explanation.into());
         self
+    }
+
+    /// Adds a content block: an image, audio, a resource or text, shown besides the data.
+    #[must_use]
+    pub fn with_content(mut self, block: ContentBlock) -> Self {
+        self.content.push(block);
+        self
+    }
+
+    /// The content blocks.
+    pub fn content(&self) -> &[ContentBlock] {
+        &self.content
     }
 
     /// The status.
@@ -444,11 +464,16 @@ impl MCPErrorDetail {
 impl Serialize for MCPToolResult {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        let mut s = serializer.serialize_struct("MCPToolResult", 4)?;
+        let fields = if self.content.is_empty() { 4 } else { 5 };
+        let mut s = serializer.serialize_struct("MCPToolResult", fields)?;
         s.serialize_field("status", &self.status)?;
         s.serialize_field("data", &self.data)?;
         s.serialize_field("error", &self.error)?;
         s.serialize_field("explanation", &self.explanation)?;
+        // Only when there are blocks, so that the seeds' messages keep their exact form.
+        if !self.content.is_empty() {
+            s.serialize_field("content", &self.content)?;
+        }
         s.end()
     }
 }
@@ -617,8 +642,22 @@ impl TryFrom<Map<String, Value>> for MCPToolResult {
         let explanation = optional(fields.take("explanation"), |value| {
             into_string(value, "explanation")
         })?;
+        let content = optional(fields.take("content"), |value| {
+            let found = match &value {
+                Value::Array(_) => "an array holding a block of another form",
+                other => json_type(other),
+            };
+            serde_json::from_value::<Vec<ContentBlock>>(value).map_err(|_| MessageError::WrongType {
+                field: "content",
+                expected: "an array of content blocks (text, image, audio, resource, resource_link)",
+                found,
+            })
+        })?
+        .unwrap_or_default();
         fields.finish()?;
-        Self::from_parts(status, data, error, explanation)
+        let mut result = Self::from_parts(status, data, error, explanation)?;
+        result.content = content;
+        Ok(result)
     }
 }
 
@@ -731,6 +770,11 @@ impl JsonSchema for MCPToolResult {
                 "explanation": {
                     "type": ["string", "null"],
                     "description": "Optional human-readable explanation of the result.",
+                },
+                "content": {
+                    "type": "array",
+                    "description": "Content blocks besides the data: text, image, audio, resource, resource_link.",
+                    "items": { "type": "object", "required": ["type"] },
                 },
             },
             "required": ["status"],

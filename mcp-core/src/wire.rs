@@ -1,7 +1,7 @@
 //! The MCP wire form of a result: `MCPToolResult` as MCP's `CallToolResult`, in one place.
 //!
-//! Success: `data` in `structuredContent` and its JSON in a text block, the explanation (if
-//! any) in another. Failure: `isError: true`, a text block with the error type and message,
+//! Success: `data` in `structuredContent` and its JSON in a text block, then the tool's own
+//! content blocks (images, audio, resources), then the explanation (if any) in a text block. Failure: `isError: true`, a text block with the error type and message,
 //! and the `MCPErrorDetail` in `structuredContent`, so a model can correct itself.
 
 use serde_json::{Map, Value, json};
@@ -47,6 +47,12 @@ pub fn call_tool_result(result: &MCPToolResult) -> Map<String, Value> {
             }
         }
     }
+    content.extend(
+        result
+            .content()
+            .iter()
+            .map(|block| serde_json::to_value(block).unwrap_or(Value::Null)),
+    );
     if let Some(explanation) = result.explanation() {
         content.push(text_block(explanation.to_owned()));
     }
@@ -82,6 +88,26 @@ mod tests {
         assert_eq!(
             wire["structuredContent"],
             json!({ "error_type": "FileNotFoundError", "error_message": "no such file", "error_details": "a.txt" })
+        );
+    }
+
+    #[test]
+    fn content_blocks_follow_the_data() {
+        let result = MCPToolResult::success(json!({ "n": 1 }))
+            .with_content(crate::ContentBlock::image("AAAA", "image/png"))
+            .with_content(crate::ContentBlock::resource_text(
+                "test://r",
+                "text/plain",
+                "hi",
+            ));
+        let wire = call_tool_result(&result);
+        assert_eq!(
+            wire["content"],
+            json!([
+                { "type": "text", "text": "{\"n\":1}" },
+                { "type": "image", "data": "AAAA", "mimeType": "image/png" },
+                { "type": "resource", "resource": { "uri": "test://r", "mimeType": "text/plain", "text": "hi" } },
+            ])
         );
     }
 

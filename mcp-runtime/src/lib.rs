@@ -56,9 +56,9 @@ pub use mcp_macros::mcp_tool;
 pub use context::{Progress, ProgressSink, ToolContext};
 pub use execute::{AUDIT_TARGET, CallOptions, DEFAULT_TIMEOUT};
 pub use mcp_core::{
-    DefinitionError, ErrorDetails, ErrorType, MCPErrorDetail, MCPToolCall, MCPToolResult,
-    MessageError, ToolAnnotations, ToolDefinition, ToolError, ToolName, ToolNameError, ToolStatus,
-    schema,
+    ContentBlock, DefinitionError, EmbeddedResource, ErrorDetails, ErrorType, MCPErrorDetail,
+    MCPToolCall, MCPToolResult, MessageError, ToolAnnotations, ToolDefinition, ToolError, ToolName,
+    ToolNameError, ToolStatus, schema,
 };
 pub use policy::{Confirm, DangerousPolicy};
 pub use registration::{Arguments, Location};

@@ -117,7 +117,7 @@ async fn tools_list_pages_with_opaque_cursors_in_name_order() {
             .map(|tool| tool["name"].as_str().unwrap().to_owned())
             .collect()
     };
-    assert_eq!(names(&first), ["srv.count", "srv.fail"]);
+    assert_eq!(names(&first), ["srv.blocks", "srv.count"]);
     let cursor = first["result"]["nextCursor"].clone();
     assert!(cursor.is_string());
     let second = ask(
@@ -125,7 +125,7 @@ async fn tools_list_pages_with_opaque_cursors_in_name_order() {
         request(2, "tools/list", json!({ "cursor": cursor })),
     )
     .await;
-    assert_eq!(names(&second), ["srv.wait"]);
+    assert_eq!(names(&second), ["srv.fail", "srv.wait"]);
     assert!(second["result"].get("nextCursor").is_none());
 
     for cursor in [json!("not-a-cursor"), json!(7), json!("7a7a")] {
@@ -284,7 +284,7 @@ async fn llm_names_are_served_and_mapped_back_on_call() {
         .iter()
         .map(|tool| tool["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["srv_count", "srv_fail", "srv_wait"]);
+    assert_eq!(names, ["srv_blocks", "srv_count", "srv_fail", "srv_wait"]);
     assert!(names.iter().all(|name| fits_llm_apis(name)), "{names:?}");
 
     let called = ask(
@@ -341,4 +341,55 @@ fn llm_names_refuse_to_start_on_a_collision() {
         message.contains("`a.b_c`") && message.contains("`a_b.c`") && message.contains("`a_b_c`"),
         "{message}"
     );
+}
+
+/// Returns one block of every kind.
+#[mcp_tool(namespace = "srv", inline)]
+fn blocks() -> mcp_runtime::MCPToolResult {
+    use mcp_runtime::ContentBlock;
+    mcp_runtime::MCPToolResult::success(Value::Null)
+        .with_content(ContentBlock::text("Every kind of block:"))
+        .with_content(ContentBlock::image("iVBORw0KGgo=", "image/png"))
+        .with_content(ContentBlock::audio("UklGRg==", "audio/wav"))
+        .with_content(ContentBlock::resource_text(
+            "test://text",
+            "application/json",
+            "{\"a\":1}",
+        ))
+        .with_content(ContentBlock::resource_blob(
+            "test://blob",
+            "application/octet-stream",
+            "AAEC",
+        ))
+        .with_content(ContentBlock::resource_link("test://link", "a link"))
+}
+
+#[tokio::test]
+async fn content_blocks_of_every_kind_follow_the_official_schema() {
+    let server = server(100);
+    let answer = ask(
+        &server,
+        request(1, "tools/call", json!({ "name": "srv.blocks" })),
+    )
+    .await;
+    let kinds: Vec<&str> = answer["result"]["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|block| block["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "text",
+            "image",
+            "audio",
+            "resource",
+            "resource",
+            "resource_link"
+        ]
+    );
+    assert!(answer["result"].get("structuredContent").is_none());
+    assert_valid("2025-06-18", &answer, "CallToolResult");
+    assert_valid("2025-11-25", &answer, "CallToolResult");
 }
