@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite: formatting, lints, docs, every test of the workspace (unit,
 # integration, doc tests, trybuild), and the official MCP Python SDK driving the quickstart
-# server. Run from anywhere; needs a Rust toolchain and Python 3.10+ (the SDK and pytest are
-# installed from PyPI into target/python-venv).
+# server, and the official MCP conformance suite. Run from anywhere; needs a Rust toolchain,
+# Python 3.10+ (the SDK and pytest are installed from PyPI into target/python-venv) and npm
+# (which fetches Node 22 and the suite).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,6 +28,9 @@ venv=target/python-venv
 cargo build --locked -p quickstart
 QUICKSTART_BIN="$PWD/target/debug/quickstart" \
   "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/python 2>&1 | tee -a "$log"
+
+echo "== The official MCP conformance suite (server side)"
+bash scripts/conformance.sh
 
 # One closing line for the whole suite, summed over every cargo test binary, the doc tests
 # and pytest.

@@ -131,6 +131,11 @@ impl MCPToolResult {
         }
     }
 
+    /// A `success` without data: for a tool that answers with content blocks only.
+    pub fn no_data() -> Self {
+        Self::success(Value::Null)
+    }
+
     /// A `failure` carrying `error`.
     #[inline]
     pub fn failure(error: impl Into<MCPErrorDetail>) -> Self {
