@@ -2,8 +2,8 @@
 # The whole test suite: formatting, lints, docs, every test of the workspace (unit,
 # integration, doc tests, trybuild), and the official MCP Python SDK driving the quickstart
 # server, and the official MCP conformance suite. Run from anywhere; needs a Rust toolchain,
-# Python 3.10+ (the SDK and pytest are installed from PyPI into target/python-venv) and npm
-# (which fetches Node 22 and the suite).
+# Python 3.10+ (the SDKs 1.x and 2.x and pytest are installed from PyPI into
+# target/python-sdk1 and target/python-sdk2) and npm (which fetches Node 22 and the suite).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,13 +21,15 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 cargo test --workspace --locked 2>&1 | tee "$log"
 
-echo "== Python: the official MCP SDK against the quickstart server"
-venv=target/python-venv
-[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-"$venv/bin/pip" install --quiet --disable-pip-version-check -r tests/python/requirements.txt
 cargo build --locked -p quickstart
-QUICKSTART_BIN="$PWD/target/debug/quickstart" \
-  "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/python 2>&1 | tee -a "$log"
+for sdk in sdk1 sdk2; do
+  echo "== Python: the official MCP SDK ($sdk) against the quickstart server"
+  venv=target/python-$sdk
+  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check -r "tests/python/$sdk/requirements.txt"
+  QUICKSTART_BIN="$PWD/target/debug/quickstart" \
+    "$venv/bin/python" -m pytest -q -p no:cacheprovider "tests/python/$sdk" 2>&1 | tee -a "$log"
+done
 
 echo "== The official MCP conformance suite (server side)"
 bash scripts/conformance.sh

@@ -203,6 +203,8 @@ fn serve(registry: &'static Registry, transport: Transport, llm_names: bool) -> 
             }))
         }
     };
+    // A read of standard input blocks a thread that cannot be interrupted: do not wait for it.
+    runtime.shutdown_background();
     match served {
         Ok(()) => 0,
         Err(err) => {

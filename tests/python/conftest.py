@@ -10,6 +10,7 @@ import jsonschema
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+"""The repository."""
 SPEC = ROOT / "spec" / "mcp"
 
 
@@ -79,6 +80,7 @@ def spec_validator(revision, definition):
 
 RESULT_DEFINITIONS = {
     "initialize": "InitializeResult",
+    "server/discover": "DiscoverResult",
     "ping": "EmptyResult",
     "tools/list": "ListToolsResult",
     "tools/call": "CallToolResult",

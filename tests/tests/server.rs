@@ -393,3 +393,85 @@ async fn content_blocks_of_every_kind_follow_the_official_schema() {
     assert_valid("2025-06-18", &answer, "CallToolResult");
     assert_valid("2025-11-25", &answer, "CallToolResult");
 }
+
+fn stateless_meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": { "name": "test", "version": "1" },
+    })
+}
+
+/// Checks a 2026-07-28 success against the official schema: envelope and result.
+fn assert_valid_2026(answer: &Value, definition: &str) {
+    let errors = schema_errors(
+        &mcp_validator("2026-07-28", "JSONRPCResultResponse"),
+        answer,
+    );
+    assert!(errors.is_empty(), "envelope: {errors:?}\n{answer}");
+    let errors = schema_errors(&mcp_validator("2026-07-28", definition), &answer["result"]);
+    assert!(errors.is_empty(), "{definition}: {errors:?}\n{answer}");
+    assert_eq!(answer["result"]["resultType"], "complete");
+    assert!(answer["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"].is_string());
+}
+
+#[tokio::test]
+async fn the_stateless_revision_is_served_without_a_handshake() {
+    let server = server(100);
+    let discovered = ask(
+        &server,
+        request(1, "server/discover", json!({ "_meta": stateless_meta() })),
+    )
+    .await;
+    assert_valid_2026(&discovered, "DiscoverResult");
+    assert_eq!(
+        discovered["result"]["supportedVersions"],
+        json!(["2026-07-28", "2025-11-25", "2025-06-18"])
+    );
+
+    let listed = ask(
+        &server,
+        request(2, "tools/list", json!({ "_meta": stateless_meta() })),
+    )
+    .await;
+    assert_valid_2026(&listed, "ListToolsResult");
+    assert!(listed["result"]["ttlMs"].as_u64().is_some());
+    assert_eq!(listed["result"]["cacheScope"], "public");
+
+    let called = ask(
+        &server,
+        request(
+            3,
+            "tools/call",
+            json!({ "name": "srv.count", "_meta": stateless_meta() }),
+        ),
+    )
+    .await;
+    assert_valid_2026(&called, "CallToolResult");
+    assert_eq!(
+        called["result"]["structuredContent"],
+        json!({ "result": 3 })
+    );
+
+    // Without the stateless version, results keep the form of the earlier revisions.
+    let plain = ask(&server, request(4, "tools/list", json!({}))).await;
+    assert!(plain["result"].get("resultType").is_none());
+}
+
+#[tokio::test]
+async fn an_unsupported_version_is_refused_listing_the_supported_ones() {
+    let server = server(100);
+    let meta = json!({ "io.modelcontextprotocol/protocolVersion": "2099-01-01" });
+    let answer = ask(&server, request(1, "tools/list", json!({ "_meta": meta }))).await;
+    assert_eq!(answer["error"]["code"], -32022);
+    assert_eq!(answer["error"]["data"]["requested"], "2099-01-01");
+    assert_eq!(
+        answer["error"]["data"]["supported"],
+        json!(["2026-07-28", "2025-11-25", "2025-06-18"])
+    );
+    let errors = schema_errors(
+        &mcp_validator("2026-07-28", "UnsupportedProtocolVersionError"),
+        &answer,
+    );
+    assert!(errors.is_empty(), "{errors:?}");
+}

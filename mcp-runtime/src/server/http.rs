@@ -22,10 +22,11 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::sse::{Event, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
+use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::jsonrpc::Incoming;
-use super::{Notifier, PROTOCOL_VERSIONS, Server};
+use super::{Notifier, PROTOCOL_VERSIONS, STATELESS_VERSION, Server};
 
 /// How the HTTP transport guards its endpoint.
 #[derive(Debug, Clone)]
@@ -75,29 +76,8 @@ pub async fn serve_http(
     let listener = tokio::net::TcpListener::bind(address).await?;
     bound(listener.local_addr()?);
     axum::serve(listener, router(server, config))
-        .with_graceful_shutdown(stop_signal())
+        .with_graceful_shutdown(super::stop_signal())
         .await
-}
-
-async fn stop_signal() {
-    let interrupt = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = interrupt => {},
-        () = terminate => {},
-    }
 }
 
 /// This server offers no stream of its own: clients get answers on their POSTs.
@@ -123,7 +103,10 @@ async fn post_mcp(
         Err(refusal) => return json_response(StatusCode::BAD_REQUEST, refusal.into_response()),
     };
     let streams_progress = match &incoming {
-        Incoming::Request { method, params, .. } => {
+        Incoming::Request { id, method, params } => {
+            if let Some(refusal) = check_stateless_request(&headers, id, method, params) {
+                return refusal;
+            }
             method == "tools/call"
                 && params
                     .get("_meta")
@@ -174,20 +157,67 @@ impl HttpState {
             }
         }
         if let Some(version) = headers.get("mcp-protocol-version") {
-            let supported = version
-                .to_str()
-                .is_ok_and(|version| PROTOCOL_VERSIONS.contains(&version));
-            if !supported {
-                let message = format!(
-                    "unsupported MCP-Protocol-Version; this server speaks {}",
-                    PROTOCOL_VERSIONS.join(", ")
-                );
-                return Some((StatusCode::BAD_REQUEST, message).into_response());
+            let version = version.to_str().unwrap_or_default();
+            if !PROTOCOL_VERSIONS.contains(&version) {
+                let fault = super::unsupported_version(&Value::String(version.to_owned()));
+                return Some(json_response(
+                    StatusCode::BAD_REQUEST,
+                    super::fault_response(&Value::Null, fault),
+                ));
             }
         }
         None
     }
 }
+
+/// The checks a 2026-07-28 request gets on HTTP: its `_meta` protocol version is one this
+/// server speaks (-32022 otherwise), and the `Mcp-Method` and, for a call, `Mcp-Name`
+/// headers are present and match the body (`HeaderMismatchError`, -32020, otherwise).
+fn check_stateless_request(
+    headers: &HeaderMap,
+    id: &Value,
+    method: &str,
+    params: &serde_json::Map<String, Value>,
+) -> Option<Response> {
+    let refuse = |fault| {
+        Some(json_response(
+            StatusCode::BAD_REQUEST,
+            super::fault_response(id, fault),
+        ))
+    };
+    let version = match super::requested_version(params) {
+        Ok(version) => version,
+        Err(fault) => return refuse(fault),
+    };
+    let header_version = headers
+        .get("mcp-protocol-version")
+        .and_then(|value| value.to_str().ok());
+    if version != Some(STATELESS_VERSION) && header_version != Some(STATELESS_VERSION) {
+        return None;
+    }
+    let header = |name: &str| headers.get(name).and_then(|value| value.to_str().ok());
+    let mismatch = |message: String| refuse((HEADER_MISMATCH, message, None));
+    if header("mcp-method") != Some(method) {
+        return mismatch(format!(
+            "the `Mcp-Method` header must be present and say `{method}`, as the body does"
+        ));
+    }
+    if method == "tools/call" {
+        let name = params
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if header("mcp-name") != Some(name) {
+            return mismatch(format!(
+                "the `Mcp-Name` header must be present and say `{name}`, as the body does"
+            ));
+        }
+    }
+    None
+}
+
+/// The headers of a request do not match its body, or are missing (2026-07-28).
+pub const HEADER_MISMATCH: i64 = -32020;
 
 /// `http://localhost:…`, `http://127.0.0.1:…`, `http://[::1]:…` (any scheme, any port).
 fn is_loopback_origin(origin: &str) -> bool {

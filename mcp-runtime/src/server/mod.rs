@@ -19,7 +19,7 @@ use mcp_core::{MCPToolCall, wire};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
-pub use http::{HttpConfig, router, serve_http};
+pub use http::{HEADER_MISMATCH, HttpConfig, router, serve_http};
 pub use jsonrpc::{INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR};
 pub use stdio::{MAX_IN_FLIGHT, serve_stdio};
 
@@ -29,7 +29,25 @@ pub(crate) use jsonrpc::parse;
 use jsonrpc::{Id, Incoming};
 
 /// The protocol revisions served, newest first.
-pub const PROTOCOL_VERSIONS: [&str; 2] = ["2025-11-25", "2025-06-18"];
+pub const PROTOCOL_VERSIONS: [&str; 3] = ["2026-07-28", "2025-11-25", "2025-06-18"];
+
+/// The revisions negotiated by `initialize`, newest first.
+pub const HANDSHAKE_VERSIONS: [&str; 2] = ["2025-11-25", "2025-06-18"];
+
+/// The stateless revision: no handshake, the version in every request's `_meta`.
+pub const STATELESS_VERSION: &str = "2026-07-28";
+
+/// The `_meta` key of a request's protocol version (2026-07-28).
+const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
+
+/// How long clients may cache `tools/list` and `server/discover` (2026-07-28), in ms.
+const LIST_TTL_MS: u64 = 300_000;
+
+/// An unknown or unsupported protocol version (2026-07-28).
+pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+
+/// A JSON-RPC error to answer with: code, message, data.
+type Fault = (i64, String, Option<Value>);
 
 /// The default number of tools in one page of `tools/list`.
 pub const DEFAULT_PAGE_SIZE: usize = 100;
@@ -212,28 +230,67 @@ impl Server {
         params: Map<String, Value>,
         notify: Option<Notifier>,
     ) -> Option<String> {
+        let stateless = match requested_version(&params) {
+            Ok(version) => method == "server/discover" || version == Some(STATELESS_VERSION),
+            Err(fault) => return Some(fault_response(id, fault)),
+        };
         let outcome = match method {
             "initialize" => Ok(self.initialize(&params)),
+            "server/discover" => Ok(self.discover()),
             "ping" => Ok(json!({})),
-            "tools/list" => self.list_tools(&params),
+            "tools/list" => self.list_tools(&params).map(|mut result| {
+                if stateless {
+                    result["ttlMs"] = json!(LIST_TTL_MS);
+                    result["cacheScope"] = json!("public");
+                }
+                result
+            }),
             // A call the client cancelled is not answered, as MCP asks.
             "tools/call" => self.call_tool(id, params, notify).await?,
             _ => Err((
                 jsonrpc::METHOD_NOT_FOUND,
                 format!("method `{method}` is not supported by this server"),
+                None,
             )),
         };
         Some(match outcome {
-            Ok(result) => jsonrpc::result_response(id, &result),
-            Err((code, message)) => jsonrpc::error_response(id, code, &message, None),
+            Ok(mut result) => {
+                if stateless {
+                    self.complete(&mut result);
+                }
+                jsonrpc::result_response(id, &result)
+            }
+            Err(fault) => fault_response(id, fault),
+        })
+    }
+
+    /// Marks a 2026-07-28 result complete and signs it with the server's identity.
+    fn complete(&self, result: &mut Value) {
+        result["resultType"] = json!("complete");
+        let info = json!({ "name": self.name, "version": self.version });
+        match result.get_mut("_meta").and_then(Value::as_object_mut) {
+            Some(meta) => {
+                meta.insert("io.modelcontextprotocol/serverInfo".to_owned(), info);
+            }
+            None => result["_meta"] = json!({ "io.modelcontextprotocol/serverInfo": info }),
+        }
+    }
+
+    /// `server/discover` (2026-07-28): the versions and capabilities, without a handshake.
+    fn discover(&self) -> Value {
+        json!({
+            "supportedVersions": PROTOCOL_VERSIONS,
+            "capabilities": { "tools": { "listChanged": true } },
+            "ttlMs": LIST_TTL_MS,
+            "cacheScope": "public",
         })
     }
 
     fn initialize(&self, params: &Map<String, Value>) -> Value {
         let requested = params.get("protocolVersion").and_then(Value::as_str);
         let version = match requested {
-            Some(requested) if PROTOCOL_VERSIONS.contains(&requested) => requested,
-            _ => PROTOCOL_VERSIONS[0],
+            Some(requested) if HANDSHAKE_VERSIONS.contains(&requested) => requested,
+            _ => HANDSHAKE_VERSIONS[0],
         };
         json!({
             "protocolVersion": version,
@@ -242,8 +299,8 @@ impl Server {
         })
     }
 
-    fn list_tools(&self, params: &Map<String, Value>) -> Result<Value, (i64, String)> {
-        let invalid = || (jsonrpc::INVALID_PARAMS, "invalid cursor".to_owned());
+    fn list_tools(&self, params: &Map<String, Value>) -> Result<Value, Fault> {
+        let invalid = || (jsonrpc::INVALID_PARAMS, "invalid cursor".to_owned(), None);
         let start = match params.get("cursor") {
             None | Some(Value::Null) => None,
             Some(Value::String(cursor)) => Some(cursor_name(cursor).ok_or_else(invalid)?),
@@ -283,8 +340,8 @@ impl Server {
         id: &Id,
         mut params: Map<String, Value>,
         notify: Option<Notifier>,
-    ) -> Option<Result<Value, (i64, String)>> {
-        let invalid = |message: String| Some(Err((jsonrpc::INVALID_PARAMS, message)));
+    ) -> Option<Result<Value, Fault>> {
+        let invalid = |message: String| Some(Err((jsonrpc::INVALID_PARAMS, message, None)));
         let name = match params.remove("name") {
             Some(Value::String(name)) => match &self.llm_names {
                 Some(names) => match names.to_canonical.get(&name) {
@@ -354,6 +411,63 @@ impl std::fmt::Debug for Server {
             .field("version", &self.version)
             .field("page_size", &self.page_size)
             .finish_non_exhaustive()
+    }
+}
+
+/// The protocol version a request names in its `_meta` (2026-07-28), if any; an error when
+/// it is one this server does not speak.
+pub(crate) fn requested_version(params: &Map<String, Value>) -> Result<Option<&str>, Fault> {
+    let Some(requested) = params
+        .get("_meta")
+        .and_then(|meta| meta.get(PROTOCOL_VERSION_KEY))
+    else {
+        return Ok(None);
+    };
+    match requested.as_str() {
+        Some(version) if PROTOCOL_VERSIONS.contains(&version) => Ok(Some(version)),
+        _ => Err(unsupported_version(requested)),
+    }
+}
+
+/// The `UnsupportedProtocolVersionError` for `requested`.
+pub(crate) fn unsupported_version(requested: &Value) -> Fault {
+    let requested = match requested {
+        Value::String(version) => version.clone(),
+        other => other.to_string(),
+    };
+    (
+        UNSUPPORTED_PROTOCOL_VERSION,
+        format!(
+            "protocol version `{requested}` is not supported; this server speaks {}",
+            PROTOCOL_VERSIONS.join(", ")
+        ),
+        Some(json!({ "requested": requested, "supported": PROTOCOL_VERSIONS })),
+    )
+}
+
+pub(crate) fn fault_response(id: &Id, (code, message, data): Fault) -> String {
+    jsonrpc::error_response(id, code, &message, data)
+}
+
+/// Resolves when the process is asked to stop: Ctrl-C, or SIGTERM on Unix.
+pub(crate) async fn stop_signal() {
+    let interrupt = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = interrupt => {},
+        () = terminate => {},
     }
 }
 

@@ -18,13 +18,26 @@ use super::{Notifier, Server};
 /// The most requests handled at once.
 pub const MAX_IN_FLIGHT: usize = 256;
 
-/// Serves `server` on this process's standard input and output until input ends.
+/// Serves `server` on this process's standard input and output until input ends or the
+/// process is asked to stop (SIGTERM, Ctrl-C); either way, the calls in flight are answered
+/// (each within its timeout) before it returns.
 pub async fn serve_stdio(server: Arc<Server>) -> io::Result<()> {
-    serve(server, tokio::io::stdin(), tokio::io::stdout()).await
+    serve(
+        server,
+        tokio::io::stdin(),
+        tokio::io::stdout(),
+        super::stop_signal(),
+    )
+    .await
 }
 
-/// Serves `server` on `input` and `output`.
-pub(crate) async fn serve<R, W>(server: Arc<Server>, input: R, mut output: W) -> io::Result<()>
+/// Serves `server` on `input` and `output` until input ends or `stop` resolves.
+pub(crate) async fn serve<R, W>(
+    server: Arc<Server>,
+    input: R,
+    mut output: W,
+    stop: impl std::future::Future<Output = ()>,
+) -> io::Result<()>
 where
     R: tokio::io::AsyncRead + Unpin,
     W: tokio::io::AsyncWrite + Unpin + Send + 'static,
@@ -49,9 +62,15 @@ where
     let mut calls = JoinSet::new();
     let mut input = BufReader::new(input);
     let mut line = Vec::new();
+    tokio::pin!(stop);
     loop {
         line.clear();
-        if input.read_until(b'\n', &mut line).await? == 0 {
+        let read = tokio::select! {
+            read = input.read_until(b'\n', &mut line) => read?,
+            // Asked to stop: read no more, answer what is in flight.
+            () = &mut stop => break,
+        };
+        if read == 0 {
             break;
         }
         if line.iter().all(u8::is_ascii_whitespace) {
@@ -103,7 +122,9 @@ mod tests {
         );
         let (client, server_end) = tokio::io::duplex(1 << 16);
         let server = Arc::new(Server::new(crate::Registry::global()));
-        serve(server, input.as_bytes(), server_end).await.unwrap();
+        serve(server, input.as_bytes(), server_end, std::future::pending())
+            .await
+            .unwrap();
         let mut output = String::new();
         tokio::io::AsyncReadExt::read_to_string(&mut { client }, &mut output)
             .await

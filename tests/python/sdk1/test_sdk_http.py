@@ -100,3 +100,35 @@ async def test_raw_responses_follow_the_official_schema_and_the_guards_hold(http
         assert (await client.post(url, json=call, headers={"MCP-Protocol-Version": "1999-01-01"})).status_code == 400
         assert (await client.post(url, content=b"x" * (5 * 1024 * 1024))).status_code == 413
         assert (await client.get(url)).status_code == 405
+
+
+async def test_the_stateless_revision_checks_its_headers(http_server):
+    url, _ = http_server()
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "calculator.add", "arguments": {"a": 1, "b": 2}, "_meta": meta}}
+    headers = {"MCP-Protocol-Version": "2026-07-28", "Accept": "application/json, text/event-stream"}
+    async with httpx.AsyncClient(headers=headers) as client:
+        missing = await client.post(url, json=call)
+        assert missing.status_code == 400 and missing.json()["error"]["code"] == -32020
+        wrong = await client.post(url, json=call, headers={"Mcp-Method": "tools/call", "Mcp-Name": "text.word_count"})
+        assert wrong.status_code == 400 and wrong.json()["error"]["code"] == -32020
+        right = await client.post(url, json=call, headers={"Mcp-Method": "tools/call", "Mcp-Name": "calculator.add"})
+        assert right.status_code == 200
+        answer = right.json()
+        spec_validator("2026-07-28", "JSONRPCResultResponse").validate(answer)
+        spec_validator("2026-07-28", "CallToolResult").validate(answer["result"])
+        assert answer["result"]["resultType"] == "complete"
+
+        discover = {"jsonrpc": "2.0", "id": 2, "method": "server/discover", "params": {"_meta": meta}}
+        found = await client.post(url, json=discover, headers={"Mcp-Method": "server/discover"})
+        spec_validator("2026-07-28", "DiscoverResult").validate(found.json()["result"])
+
+        meta_unsupported = dict(meta, **{"io.modelcontextprotocol/protocolVersion": "2099-01-01"})
+        unsupported = {"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"_meta": meta_unsupported}}
+        refused = await client.post(url, json=unsupported, headers={"MCP-Protocol-Version": "2025-11-25"})
+        assert refused.status_code == 400 and refused.json()["error"]["code"] == -32022
+        spec_validator("2026-07-28", "UnsupportedProtocolVersionError").validate(refused.json())
