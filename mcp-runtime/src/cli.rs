@@ -56,8 +56,9 @@ enum Command {
         /// Newline-delimited JSON-RPC on standard input and output; logs go to standard error.
         #[arg(long)]
         stdio: bool,
-        /// Streamable HTTP at `http://ADDR/mcp`, e.g. `127.0.0.1:8080` (port 0 picks one).
-        #[arg(long, value_name = "ADDR")]
+        /// Streamable HTTP at `http://ADDR/mcp`; `127.0.0.1:8080` when no ADDR is given (port
+        /// 0 picks a free one).
+        #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:8080")]
         http: Option<std::net::SocketAddr>,
         /// Require `Authorization: Bearer TOKEN` on every HTTP request.
         #[arg(long, requires = "http")]
@@ -68,6 +69,9 @@ enum Command {
         /// Serve tools under names valid for LLM APIs: `calculator.add` as `calculator_add`.
         #[arg(long)]
         llm_names: bool,
+        /// How many tools one page of `tools/list` holds.
+        #[arg(long, default_value_t = server::DEFAULT_PAGE_SIZE)]
+        page_size: usize,
     },
 }
 
@@ -112,13 +116,19 @@ where
             token,
             allow_origins,
             llm_names,
+            page_size,
             ..
         } => serve(
             registry,
             Transport::Http(address, token, allow_origins),
             llm_names,
+            page_size,
         ),
-        Command::Serve { llm_names, .. } => serve(registry, Transport::Stdio, llm_names),
+        Command::Serve {
+            llm_names,
+            page_size,
+            ..
+        } => serve(registry, Transport::Stdio, llm_names, page_size),
         Command::List => {
             let mut out = io::stdout().lock();
             if registry.is_empty() {
@@ -164,7 +174,12 @@ enum Transport {
     Http(std::net::SocketAddr, Option<String>, Vec<String>),
 }
 
-fn serve(registry: &'static Registry, transport: Transport, llm_names: bool) -> u8 {
+fn serve(
+    registry: &'static Registry,
+    transport: Transport,
+    llm_names: bool,
+    page_size: usize,
+) -> u8 {
     if registry.is_empty() {
         eprintln!("warning: {EMPTY_REGISTRY_HINT}");
     }
@@ -178,7 +193,7 @@ fn serve(registry: &'static Registry, transport: Transport, llm_names: bool) -> 
             return FAILURE;
         }
     };
-    let server = Server::new(registry);
+    let server = Server::new(registry).with_page_size(page_size);
     let server = match llm_names {
         false => server,
         true => match server.with_llm_names() {
