@@ -6,6 +6,9 @@
 //! No state is kept per connection or session, so several processes behind an ordinary
 //! load balancer serve one tool set.
 //!
+//! At most [`MAX_IN_FLIGHT`] requests are handled at once; further ones wait, their
+//! connections held, which slows a flooding client instead of queueing without bound.
+//!
 //! Guards, in order: an `Origin` that is not allowed (DNS rebinding) gets 403; a missing
 //! or wrong bearer token, when one is configured, 401; an unsupported
 //! `MCP-Protocol-Version` 400; a body over the limit 413.
@@ -23,10 +26,10 @@ use axum::response::sse::{Event, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use serde_json::Value;
-use tokio::sync::mpsc;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 
 use super::jsonrpc::Incoming;
-use super::{Notifier, PROTOCOL_VERSIONS, STATELESS_VERSION, Server};
+use super::{MAX_IN_FLIGHT, Notifier, PROTOCOL_VERSIONS, STATELESS_VERSION, Server};
 
 /// How the HTTP transport guards its endpoint.
 #[derive(Debug, Clone)]
@@ -53,6 +56,8 @@ impl Default for HttpConfig {
 struct HttpState {
     server: Arc<Server>,
     config: HttpConfig,
+    /// Requests handled at once; more wait for a place, their connections held.
+    in_flight: Arc<Semaphore>,
 }
 
 /// The axum router serving `server` at `/mcp`.
@@ -61,7 +66,11 @@ pub fn router(server: Arc<Server>, config: HttpConfig) -> Router {
     Router::new()
         .route("/mcp", post(post_mcp).get(no_stream).delete(no_stream))
         .layer(DefaultBodyLimit::max(body_limit))
-        .with_state(Arc::new(HttpState { server, config }))
+        .with_state(Arc::new(HttpState {
+            server,
+            config,
+            in_flight: Arc::new(Semaphore::new(MAX_IN_FLIGHT)),
+        }))
 }
 
 /// Serves `server` over HTTP on `address` until the process is asked to stop (Ctrl-C or
@@ -119,9 +128,14 @@ async fn post_mcp(
             return StatusCode::ACCEPTED.into_response();
         }
     };
+    // Backpressure: past MAX_IN_FLIGHT requests, the next waits here for a place.
+    let Ok(permit) = Arc::clone(&state.in_flight).acquire_owned().await else {
+        return StatusCode::SERVICE_UNAVAILABLE.into_response();
+    };
     if streams_progress {
-        return progress_stream(Arc::clone(&state.server), incoming);
+        return progress_stream(Arc::clone(&state.server), incoming, permit);
     }
+    let _permit = permit;
     match state.server.dispatch(incoming, None).await {
         Some(answer) => json_response(StatusCode::OK, answer),
         // A call the client cancelled: nothing to answer.
@@ -256,7 +270,11 @@ fn json_response(status: StatusCode, body: String) -> Response {
 }
 
 /// The progress notifications of a call as they come, then its answer, as SSE events.
-fn progress_stream(server: Arc<Server>, incoming: Incoming) -> Response {
+fn progress_stream(
+    server: Arc<Server>,
+    incoming: Incoming,
+    permit: OwnedSemaphorePermit,
+) -> Response {
     let (sender, receiver) = mpsc::channel::<String>(64);
     let notify: Notifier = {
         let sender = sender.clone();
@@ -269,6 +287,7 @@ fn progress_stream(server: Arc<Server>, incoming: Incoming) -> Response {
         if let Some(answer) = server.dispatch(incoming, Some(notify)).await {
             let _ = sender.send(answer).await;
         }
+        drop(permit);
     });
     let events = futures_util::stream::unfold(receiver, |mut receiver| async move {
         let message = receiver.recv().await?;
