@@ -1,5 +1,5 @@
-//! The command line every application gets: `list` its tools, `call` one, `serve` them
-//! over MCP.
+//! The command line every application gets: `list` its tools, print a `schema`, `check`
+//! them, `call` one, `serve` them over MCP.
 //!
 //! ```text
 //! // main.rs of an application
@@ -12,7 +12,7 @@
 //! registry is broken, 2 for a usage error such as arguments that are not JSON.
 
 use std::ffi::OsString;
-use std::io::{self, Read, Write};
+use std::io::{self, IsTerminal, Read, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -20,6 +20,7 @@ use clap::{Parser, Subcommand};
 use mcp_core::{MCPToolCall, ToolStatus};
 use serde_json::Value;
 
+use crate::listing;
 use crate::registry::{EMPTY_REGISTRY_HINT, Registry};
 use crate::server::{self, Server};
 
@@ -37,8 +38,35 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Print the name of every tool, one per line, in name order.
-    List,
+    /// List the tools in name order: a table on a terminal, names one per line otherwise.
+    List {
+        /// `table`, `json` (the stable manifest), `markdown`, or `names`.
+        #[arg(long, value_enum)]
+        format: Option<ListFormat>,
+        /// Only the tools of this category.
+        #[arg(long)]
+        category: Option<String>,
+        /// Only the tools with this tag.
+        #[arg(long)]
+        tag: Option<String>,
+    },
+    /// Print a tool's input (or output) schema as JSON.
+    Schema {
+        /// The tool's invocation name.
+        name: String,
+        /// The input schema (the default).
+        #[arg(long, conflicts_with = "output")]
+        input: bool,
+        /// The output schema.
+        #[arg(long)]
+        output: bool,
+        /// Inline every `$ref`, for clients that cannot resolve references.
+        #[arg(long)]
+        portable: bool,
+    },
+    /// Check the registry's health: descriptions, and schemas every client can read. Exits
+    /// 1 when there are errors; usable as a CI step.
+    Check,
     /// Call a tool and print its result as JSON.
     Call {
         /// The tool's invocation name, e.g. `calculator.add`.
@@ -73,6 +101,19 @@ enum Command {
         #[arg(long, default_value_t = server::DEFAULT_PAGE_SIZE)]
         page_size: usize,
     },
+}
+
+/// The forms of `list`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum ListFormat {
+    /// An aligned table.
+    Table,
+    /// The manifest: every field of every tool, schemas included.
+    Json,
+    /// A Markdown table.
+    Markdown,
+    /// Names, one per line.
+    Names,
 }
 
 /// Runs the command line of the process over the global registry and exits.
@@ -129,16 +170,87 @@ where
             page_size,
             ..
         } => serve(registry, Transport::Stdio, llm_names, page_size),
-        Command::List => {
-            let mut out = io::stdout().lock();
+        Command::List {
+            format,
+            category,
+            tag,
+        } => {
+            let tools: Vec<_> = registry
+                .list()
+                .filter(|tool| {
+                    let definition = tool.definition();
+                    category
+                        .as_deref()
+                        .is_none_or(|category| definition.category() == Some(category))
+                        && tag
+                            .as_deref()
+                            .is_none_or(|tag| definition.tags().iter().any(|t| t == tag))
+                })
+                .collect();
             if registry.is_empty() {
                 eprintln!("warning: {EMPTY_REGISTRY_HINT}");
             }
-            for tool in registry.list() {
-                let _ = writeln!(out, "{}", tool.definition().name());
-            }
+            let format = format.unwrap_or(if io::stdout().is_terminal() {
+                ListFormat::Table
+            } else {
+                ListFormat::Names
+            });
+            let text = match format {
+                ListFormat::Table => listing::table(tools),
+                ListFormat::Markdown => listing::markdown(tools),
+                ListFormat::Json => {
+                    let manifest = listing::manifest(tools);
+                    format!(
+                        "{}\n",
+                        serde_json::to_string_pretty(&manifest).unwrap_or_default()
+                    )
+                }
+                ListFormat::Names => tools
+                    .iter()
+                    .map(|tool| format!("{}\n", tool.name()))
+                    .collect(),
+            };
+            let _ = io::stdout().lock().write_all(text.as_bytes());
             0
         }
+        Command::Schema {
+            name,
+            output,
+            portable,
+            ..
+        } => {
+            let Some(tool) = registry.get(&name) else {
+                eprintln!("error: no tool is named `{name}`");
+                return USAGE;
+            };
+            let definition = tool.definition();
+            let schema = if output {
+                match definition.output_schema() {
+                    Some(schema) => schema.as_value().clone(),
+                    None => {
+                        eprintln!("error: tool `{name}` declares no output schema");
+                        return FAILURE;
+                    }
+                }
+            } else {
+                definition.input_schema().as_value().clone()
+            };
+            let schema = if portable {
+                match listing::portable(&schema) {
+                    Ok(schema) => schema,
+                    Err(err) => {
+                        eprintln!("error: the schema of `{name}` cannot be made portable: {err}");
+                        return FAILURE;
+                    }
+                }
+            } else {
+                schema
+            };
+            let text = serde_json::to_string_pretty(&schema).unwrap_or_default();
+            let _ = writeln!(io::stdout().lock(), "{text}");
+            0
+        }
+        Command::Check => check(registry),
         Command::Call {
             name,
             arguments,
@@ -167,6 +279,53 @@ where
             }
         }
     }
+}
+
+/// `check`: one line per problem, errors failing the run.
+fn check(registry: &Registry) -> u8 {
+    let mut errors = 0;
+    let mut warnings = 0;
+    if registry.is_empty() {
+        eprintln!("warning: {EMPTY_REGISTRY_HINT}");
+        warnings += 1;
+    }
+    for tool in registry.list() {
+        let definition = tool.definition();
+        let name = definition.name();
+        if definition.description().is_none_or(|d| d.trim().is_empty()) {
+            eprintln!("error: `{name}` ({}) has no description", tool.location());
+            errors += 1;
+        }
+        let schemas = [
+            ("input", Some(definition.input_schema())),
+            ("output", definition.output_schema()),
+        ];
+        for (which, schema) in schemas {
+            let Some(schema) = schema else { continue };
+            if schema.get("type").and_then(serde_json::Value::as_str) != Some("object") {
+                eprintln!("error: `{name}`: the {which} schema's root is not an object");
+                errors += 1;
+            }
+            match listing::portable(schema.as_value()) {
+                Ok(_) => {}
+                Err(err @ listing::PortableError::Unresolved(_)) => {
+                    eprintln!("error: `{name}`: the {which} schema: {err}");
+                    errors += 1;
+                }
+                Err(err @ listing::PortableError::Recursive(_)) => {
+                    eprintln!(
+                        "warning: `{name}`: the {which} schema: {err}; clients that cannot resolve `$ref` cannot read it"
+                    );
+                    warnings += 1;
+                }
+            }
+        }
+    }
+    eprintln!(
+        "checked {} tool(s): {errors} error(s), {warnings} warning(s)",
+        registry.len()
+    );
+    if errors == 0 { 0 } else { FAILURE }
 }
 
 enum Transport {

@@ -41,6 +41,7 @@
 pub mod cli;
 mod context;
 mod execute;
+pub mod listing;
 mod policy;
 mod registration;
 mod registry;

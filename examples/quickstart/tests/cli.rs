@@ -222,3 +222,59 @@ fn serve_stdio_answers_and_stops_on_sigterm() {
     assert!(status.success(), "{status:?}");
     drop(stdin);
 }
+
+#[test]
+fn list_json_is_the_manifest_with_schemas() {
+    let output = quickstart(&["list", "--format", "json"]);
+    assert!(output.status.success());
+    let manifest: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let tools = manifest["tools"].as_array().unwrap();
+    assert_eq!(tools.len(), 3);
+    let add = &tools[0];
+    assert_eq!(add["name"], "calculator.add");
+    assert_eq!(add["version"], "1.0.0");
+    assert_eq!(add["category"], "math");
+    assert_eq!(add["annotations"]["readOnly"], true);
+    assert_eq!(add["inputSchema"]["required"], json!(["a", "b"]));
+    assert_eq!(add["outputSchema"]["required"], json!(["sum"]));
+}
+
+#[test]
+fn list_filters_by_category_and_formats_as_markdown() {
+    let output = quickstart(&["list", "--format", "markdown", "--category", "filesystem"]);
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        text.starts_with("| Tool | Version | Category | Description |"),
+        "{text}"
+    );
+    assert!(text.contains("`file_utility.read_file_content`"), "{text}");
+    assert!(!text.contains("calculator.add"), "{text}");
+    let table = String::from_utf8(quickstart(&["list", "--format", "table"]).stdout).unwrap();
+    assert!(table.starts_with("NAME "), "{table}");
+    assert_eq!(table.lines().count(), 4, "{table}");
+}
+
+#[test]
+fn schema_prints_the_input_or_the_portable_output_schema() {
+    let input: Value =
+        serde_json::from_slice(&quickstart(&["schema", "text.word_count"]).stdout).unwrap();
+    assert_eq!(input["required"], json!(["text"]));
+    let output = quickstart(&["schema", "text.word_count", "--output", "--portable"]);
+    assert!(output.status.success());
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(!text.contains("$ref") && !text.contains("$defs"), "{text}");
+    let schema: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(schema["required"], json!(["words", "chars"]));
+    assert_eq!(
+        quickstart(&["schema", "no.such_tool"]).status.code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn check_passes_on_the_quickstart() {
+    let output = quickstart(&["check"]);
+    assert!(output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("checked 3 tool(s): 0 error(s)"), "{stderr}");
+}
