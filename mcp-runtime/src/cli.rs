@@ -20,9 +20,9 @@ use clap::{Parser, Subcommand};
 use mcp_core::{MCPToolCall, ToolStatus};
 use serde_json::Value;
 
-use crate::listing;
 use crate::registry::{EMPTY_REGISTRY_HINT, Registry};
 use crate::server::{self, Server};
+use crate::{listing, spec};
 
 /// Exit code of a failed tool or a broken registry.
 const FAILURE: u8 = 1;
@@ -63,6 +63,12 @@ enum Command {
         /// Inline every `$ref`, for clients that cannot resolve references.
         #[arg(long)]
         portable: bool,
+    },
+    /// Write one `MCP_TOOL_SPECIFICATION.md` per tool (seed 002 §4.1), and an index.
+    Spec {
+        /// The directory to write into: `DIR/README.md` and `DIR/<tool>/MCP_TOOL_SPECIFICATION.md`.
+        #[arg(long, value_name = "DIR", default_value = "tool-specs")]
+        out: std::path::PathBuf,
     },
     /// Check the registry's health: descriptions, and schemas every client can read. Exits
     /// 1 when there are errors; usable as a CI step.
@@ -251,6 +257,7 @@ where
             0
         }
         Command::Check => check(registry),
+        Command::Spec { out } => write_specs(registry, &out),
         Command::Call {
             name,
             arguments,
@@ -279,6 +286,34 @@ where
             }
         }
     }
+}
+
+/// `spec`: the specifications and their index under `out`.
+fn write_specs(registry: &Registry, out: &std::path::Path) -> u8 {
+    let write = |path: std::path::PathBuf, text: String| {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(&path, text)
+    };
+    for tool in registry.list() {
+        let path = out.join(tool.name().as_str()).join(spec::SPEC_FILE);
+        if let Err(err) = write(path.clone(), spec::specification(tool)) {
+            eprintln!("error: cannot write {}: {err}", path.display());
+            return FAILURE;
+        }
+    }
+    let index = out.join("README.md");
+    if let Err(err) = write(index.clone(), spec::index(registry.list())) {
+        eprintln!("error: cannot write {}: {err}", index.display());
+        return FAILURE;
+    }
+    eprintln!(
+        "wrote {} specification(s) and {}",
+        registry.len(),
+        index.display()
+    );
+    0
 }
 
 /// `check`: one line per problem, errors failing the run.

@@ -46,6 +46,7 @@ mod policy;
 mod registration;
 mod registry;
 pub mod server;
+pub mod spec;
 mod validate;
 
 #[doc(hidden)]

@@ -27,7 +27,8 @@ struct FileContent {
     namespace = "file_utility",
     category = "filesystem",
     read_only,
-    idempotent
+    idempotent,
+    errors(FileNotFoundError, PermissionError)
 )]
 fn read_file_content(
     /// Path of the file to read.

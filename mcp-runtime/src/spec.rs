@@ -1,0 +1,295 @@
+//! `MCP_TOOL_SPECIFICATION.md`, generated: one per tool, in the canonical template of seed
+//! 002 §4.1, and an index of them.
+
+use std::fmt::Write;
+
+use mcp_core::{ErrorType, ToolDefinition};
+use serde_json::Value;
+
+use crate::registry::RegisteredTool;
+
+/// The file name of a tool's specification.
+pub const SPEC_FILE: &str = "MCP_TOOL_SPECIFICATION.md";
+
+/// The specification of `tool`, in the template of seed 002 §4.1: purpose and description
+/// with the version, invocation name, input and output schema (a table and the JSON
+/// Schema), error handling, idempotency, usage examples and security considerations.
+pub fn specification(tool: &RegisteredTool) -> String {
+    let definition = tool.definition();
+    let mut out = String::new();
+    let name = definition.name();
+    let _ = writeln!(out, "## Tool: `{name}`\n");
+    let _ = writeln!(out, "**Version**: {}\n", definition.version());
+
+    let _ = writeln!(out, "### 1. Tool Purpose and Description\n");
+    if let Some(title) = definition.title() {
+        let _ = writeln!(out, "**{title}**\n");
+    }
+    let _ = writeln!(
+        out,
+        "{}\n",
+        definition.description().unwrap_or("(no description)")
+    );
+    if let Some(category) = definition.category() {
+        let _ = writeln!(out, "- Category: `{category}`");
+    }
+    if !definition.tags().is_empty() {
+        let tags: Vec<String> = definition
+            .tags()
+            .iter()
+            .map(|tag| format!("`{tag}`"))
+            .collect();
+        let _ = writeln!(out, "- Tags: {}", tags.join(", "));
+    }
+    if let Some(note) = definition.deprecated() {
+        let _ = writeln!(out, "- **Deprecated**: {note}");
+    }
+    out.push('\n');
+
+    let _ = writeln!(out, "### 2. Invocation Name\n\n`{name}`\n");
+
+    let _ = writeln!(out, "### 3. Input Schema (Parameters)\n");
+    out.push_str(&fields_table(
+        definition.input_schema().as_value(),
+        "Parameter",
+    ));
+    out.push_str(&json_block(definition.input_schema().as_value()));
+
+    let _ = writeln!(out, "### 4. Output Schema (Return Value)\n");
+    match definition.output_schema() {
+        Some(schema) => {
+            if definition.wraps_output() {
+                let _ = writeln!(
+                    out,
+                    "The value is sent as `{{\"result\": …}}`, since MCP wants an object at the root.\n"
+                );
+            }
+            out.push_str(&fields_table(schema.as_value(), "Field"));
+            out.push_str(&json_block(schema.as_value()));
+        }
+        None => {
+            let _ = writeln!(out, "The tool declares no structured output.\n");
+        }
+    }
+
+    let _ = writeln!(out, "### 5. Error Handling\n");
+    let _ = writeln!(
+        out,
+        "A failure is a result with `status: \"failure\"` and an `error` of the form \
+         `{{\"error_type\", \"error_message\", \"error_details\"}}`.\n"
+    );
+    for (error_type, when) in error_conditions(definition) {
+        let _ = writeln!(out, "- `{error_type}`: {when}");
+    }
+    out.push('\n');
+
+    let _ = writeln!(out, "### 6. Idempotency\n\n{}\n", idempotency(definition));
+
+    let _ = writeln!(out, "### 7. Usage Examples\n");
+    let call = serde_json::json!({ "tool_name": name, "arguments": example_arguments(definition.input_schema().as_value()) });
+    let _ = writeln!(out, "A call, with placeholder values of the right types:\n");
+    out.push_str(&json_block(&call));
+
+    let _ = writeln!(out, "### 8. Security Considerations\n");
+    for line in security(definition) {
+        let _ = writeln!(out, "- {line}");
+    }
+    out
+}
+
+/// The index of the specifications of `tools`, each linked.
+pub fn index<'a>(tools: impl IntoIterator<Item = &'a RegisteredTool>) -> String {
+    let mut out =
+        String::from("# Tool specifications\n\n| Tool | Version | Description |\n|---|---|---|\n");
+    for tool in tools {
+        let definition = tool.definition();
+        let summary = definition
+            .description()
+            .and_then(|description| description.lines().next())
+            .unwrap_or("");
+        let _ = writeln!(
+            out,
+            "| [`{name}`]({name}/{SPEC_FILE}) | {} | {} |",
+            definition.version(),
+            summary.replace('|', "\\|"),
+            name = definition.name(),
+        );
+    }
+    out
+}
+
+fn json_block(value: &Value) -> String {
+    format!(
+        "```json\n{}\n```\n\n",
+        serde_json::to_string_pretty(value).unwrap_or_default()
+    )
+}
+
+/// The properties of an object schema as a table: name, type, required, description.
+fn fields_table(schema: &Value, heading: &str) -> String {
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+        return String::new();
+    };
+    if properties.is_empty() {
+        return "No parameters.\n\n".to_owned();
+    }
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|names| names.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let mut out = format!("| {heading} | Type | Required | Description |\n|---|---|---|---|\n");
+    for (name, property) in properties {
+        let _ = writeln!(
+            out,
+            "| `{name}` | {} | {} | {} |",
+            type_of(property),
+            if required.contains(&name.as_str()) {
+                "yes"
+            } else {
+                "no"
+            },
+            property
+                .get("description")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .replace('\n', " ")
+                .replace('|', "\\|"),
+        );
+    }
+    out.push('\n');
+    out
+}
+
+/// A short description of a property's type, e.g. `integer`, `string or null`, `Point`.
+fn type_of(property: &Value) -> String {
+    if let Some(reference) = property.get("$ref").and_then(Value::as_str) {
+        return format!("`{}`", reference.rsplit('/').next().unwrap_or(reference));
+    }
+    match property.get("type") {
+        Some(Value::String(ty)) if ty == "array" => match property.get("items") {
+            Some(items) => format!("array of {}", type_of(items)),
+            None => "array".to_owned(),
+        },
+        Some(Value::String(ty)) => ty.clone(),
+        Some(Value::Array(types)) => types
+            .iter()
+            .filter_map(Value::as_str)
+            .collect::<Vec<_>>()
+            .join(" or "),
+        _ if property.get("oneOf").is_some() || property.get("anyOf").is_some() => {
+            "one of several forms".to_owned()
+        }
+        _ => "any".to_owned(),
+    }
+}
+
+fn error_conditions(definition: &ToolDefinition) -> Vec<(String, String)> {
+    let mut conditions = vec![(
+        ErrorType::ValidationError.to_string(),
+        "the arguments do not match the input schema; `error_details.errors` lists each violation with its JSON pointer".to_owned(),
+    )];
+    for error in definition.errors() {
+        conditions.push((error.to_string(), "declared by the tool".to_owned()));
+    }
+    if let Some(timeout) = definition.timeout() {
+        conditions.push((
+            ErrorType::TimeoutError.to_string(),
+            format!("the call did not finish within {} ms", timeout.as_millis()),
+        ));
+    }
+    if definition.annotations().dangerous {
+        conditions.push((
+            ErrorType::PermissionError.to_string(),
+            "the tool is dangerous and the caller's policy does not allow it".to_owned(),
+        ));
+    }
+    conditions.push((
+        ErrorType::ToolExecutionError.to_string(),
+        "the tool failed for a reason of its own, or panicked".to_owned(),
+    ));
+    conditions
+}
+
+fn idempotency(definition: &ToolDefinition) -> &'static str {
+    let hints = definition.annotations();
+    match (hints.read_only, hints.idempotent) {
+        (Some(true), _) => "Read-only: the tool changes nothing, so calling it again is safe.",
+        (_, Some(true)) => {
+            "Idempotent: calling it again with the same arguments has no further effect."
+        }
+        (_, Some(false)) => "Not idempotent: each call may change its environment again.",
+        _ => "Not declared: assume each call may change its environment.",
+    }
+}
+
+fn security(definition: &ToolDefinition) -> Vec<&'static str> {
+    let hints = definition.annotations();
+    let mut lines = vec![
+        "Arguments are validated against the input schema before the tool runs; values are never echoed in errors.",
+    ];
+    if hints.dangerous {
+        lines.push("**Dangerous**: runs only when the caller's policy allows it (an allow-list or a confirmation).");
+    }
+    if hints.requires_sandbox {
+        lines.push("**Requires a sandbox**: run it in an isolated environment.");
+    }
+    match hints.destructive {
+        Some(true) => lines.push("Destructive: it may delete or overwrite data."),
+        Some(false) => lines.push("Not destructive: it only adds to its environment."),
+        None => {}
+    }
+    if hints.read_only == Some(true) {
+        lines.push("Read-only: it does not modify its environment.");
+    }
+    match hints.open_world {
+        Some(true) => {
+            lines.push("Open world: it reaches entities outside its own domain (e.g. the network).")
+        }
+        Some(false) => lines.push("Closed world: it reaches nothing outside its own domain."),
+        None => {}
+    }
+    lines
+}
+
+/// Placeholder arguments of the right types for the required properties.
+fn example_arguments(schema: &Value) -> Value {
+    let mut arguments = serde_json::Map::new();
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|names| names.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
+        for (name, property) in properties
+            .iter()
+            .filter(|(name, _)| required.contains(&name.as_str()))
+        {
+            arguments.insert(name.clone(), placeholder(property));
+        }
+    }
+    Value::Object(arguments)
+}
+
+fn placeholder(property: &Value) -> Value {
+    let ty = match property.get("type") {
+        Some(Value::String(ty)) => ty.as_str(),
+        Some(Value::Array(types)) => types
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|ty| *ty != "null")
+            .unwrap_or("null"),
+        _ => "object",
+    };
+    match ty {
+        "integer" => {
+            serde_json::json!(property.get("minimum").and_then(Value::as_i64).unwrap_or(1))
+        }
+        "number" => serde_json::json!(1.5),
+        "boolean" => Value::Bool(true),
+        "string" => Value::String("text".to_owned()),
+        "array" => Value::Array(Vec::new()),
+        "null" => Value::Null,
+        _ => Value::Object(serde_json::Map::new()),
+    }
+}
