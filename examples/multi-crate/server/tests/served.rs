@@ -1,0 +1,36 @@
+//! The binary serves the library's tools.
+
+use std::process::Command;
+
+use serde_json::{Value, json};
+
+fn server(args: &[&str]) -> String {
+    let output = Command::new(env!("CARGO_BIN_EXE_multi-crate-server"))
+        .args(args)
+        .output()
+        .expect("the server runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).expect("UTF-8")
+}
+
+#[test]
+fn the_library_tools_are_listed_and_callable() {
+    assert_eq!(
+        server(&["list"]),
+        "text.reverse\nunits.celsius_to_fahrenheit\n"
+    );
+    let result: Value = serde_json::from_str(&server(&[
+        "call",
+        "units.celsius_to_fahrenheit",
+        r#"{"celsius": 100}"#,
+    ]))
+    .unwrap();
+    assert_eq!(
+        result["data"],
+        json!({ "celsius": 100.0, "fahrenheit": 212.0 })
+    );
+}
