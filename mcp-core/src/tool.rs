@@ -89,6 +89,7 @@ pub struct ToolDefinition {
     timeout: Option<Duration>,
     deprecated: Option<String>,
     errors: Vec<ErrorType>,
+    examples: Vec<Map<String, Value>>,
 }
 
 impl ToolDefinition {
@@ -115,6 +116,7 @@ impl ToolDefinition {
             timeout: None,
             deprecated: None,
             errors: Vec::new(),
+            examples: Vec::new(),
         })
     }
 
@@ -203,6 +205,13 @@ impl ToolDefinition {
         self
     }
 
+    /// Adds an example of the tool's arguments, for its documentation.
+    #[must_use]
+    pub fn with_example(mut self, arguments: Map<String, Value>) -> Self {
+        self.examples.push(arguments);
+        self
+    }
+
     /// Declares the error types the tool may fail with, for its documentation.
     #[must_use]
     pub fn with_errors<I, E>(mut self, errors: I) -> Self
@@ -276,6 +285,11 @@ impl ToolDefinition {
     /// The deprecation note, if the tool is deprecated.
     pub fn deprecated(&self) -> Option<&str> {
         self.deprecated.as_deref()
+    }
+
+    /// Examples of the tool's arguments.
+    pub fn examples(&self) -> &[Map<String, Value>] {
+        &self.examples
     }
 
     /// The error types the tool declares.

@@ -5,7 +5,7 @@ use syn::Path;
 use syn::meta::ParseNestedMeta;
 
 /// The keys the attribute accepts.
-const KEYS: [&str; 18] = [
+const KEYS: [&str; 19] = [
     "name",
     "namespace",
     "title",
@@ -24,6 +24,7 @@ const KEYS: [&str; 18] = [
     "deprecated",
     "crate",
     "errors",
+    "example",
 ];
 
 /// A value with the span of its source, for errors that point at it.
@@ -53,6 +54,8 @@ pub(crate) struct Args {
     pub(crate) deprecated: Option<String>,
     pub(crate) krate: Option<Path>,
     pub(crate) errors: Option<Vec<String>>,
+    /// `example = r#"{…}"#`, any number of times: example arguments, as JSON.
+    pub(crate) examples: Vec<Spanned<String>>,
     /// Keys whose values could not be read (already reported).
     pub(crate) failed: Vec<String>,
 }
@@ -100,6 +103,10 @@ fn parse_one(args: &mut Args, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
         "deprecated" => set(meta, &mut args.deprecated, string(meta)?),
         "tags" => set(meta, &mut args.tags, string_list(meta)?),
         "errors" => set(meta, &mut args.errors, ident_list(meta)?),
+        "example" => {
+            args.examples.push(spanned_string(meta)?);
+            Ok(())
+        }
         "read_only" => set(meta, &mut args.read_only, flag(meta)?),
         "destructive" => set(meta, &mut args.destructive, flag(meta)?),
         "idempotent" => set(meta, &mut args.idempotent, flag(meta)?),

@@ -207,6 +207,10 @@ fn definition(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
         .errors
         .as_ref()
         .map(|errors| quote!(.with_errors([#(#errors),*])));
+    let examples = args.examples.iter().map(|example| {
+        let json = &example.value;
+        quote!(.with_example(#private::example_arguments(#json)))
+    });
     let deprecated = args
         .deprecated
         .as_ref()
@@ -263,6 +267,7 @@ fn definition(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
         #category
         #tags
         #errors
+        #(#examples)*
         #deprecated
         #timeout
         .with_annotations(#private::ToolAnnotations {

@@ -253,6 +253,19 @@ fn check_attributes(tool: &Tool, args: &Args, errors: &mut Errors) {
             ));
         }
     }
+    for example in &args.examples {
+        match serde_json::from_str::<serde_json::Value>(&example.value) {
+            Ok(serde_json::Value::Object(_)) => {}
+            Ok(_) => errors.push(syn::Error::new(
+                example.span,
+                "an example is the tool's arguments: a JSON object, e.g. `example = r#\"{\"a\": 1}\"#`",
+            )),
+            Err(err) => errors.push(syn::Error::new(
+                example.span,
+                format!("this example is not JSON ({err}): write the arguments as a JSON object"),
+            )),
+        }
+    }
     if let Some(timeout) = &args.timeout {
         match humantime::parse_duration(&timeout.value) {
             Ok(duration) if duration.is_zero() => errors.push(syn::Error::new(

@@ -260,6 +260,11 @@ fn pointer_of(path: &str) -> String {
     pointer
 }
 
+/// The arguments of an `example = …`, checked to be a JSON object when the tool compiled.
+pub fn example_arguments(json: &str) -> serde_json::Map<String, Value> {
+    serde_json::from_str(json).unwrap_or_default()
+}
+
 /// A tool returning `()`.
 pub fn unit_output(_: ()) -> Outcome {
     Ok(Output::Value(Value::Null))

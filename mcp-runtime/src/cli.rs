@@ -298,7 +298,17 @@ fn write_specs(registry: &Registry, out: &std::path::Path) -> u8 {
     };
     for tool in registry.list() {
         let path = out.join(tool.name().as_str()).join(spec::SPEC_FILE);
-        if let Err(err) = write(path.clone(), spec::specification(tool)) {
+        let definition = tool.definition();
+        let hints = definition.annotations();
+        let runnable = hints.read_only == Some(true) && !hints.dangerous;
+        let run = |arguments: &serde_json::Map<String, serde_json::Value>| {
+            let call = MCPToolCall {
+                tool_name: definition.name().clone(),
+                arguments: arguments.clone(),
+            };
+            runnable.then(|| registry.call_blocking(call))
+        };
+        if let Err(err) = write(path.clone(), spec::specification(tool, run)) {
             eprintln!("error: cannot write {}: {err}", path.display());
             return FAILURE;
         }
@@ -330,6 +340,18 @@ fn check(registry: &Registry) -> u8 {
         if definition.description().is_none_or(|d| d.trim().is_empty()) {
             eprintln!("error: `{name}` ({}) has no description", tool.location());
             errors += 1;
+        }
+        for (number, example) in definition.examples().iter().enumerate() {
+            let arguments = serde_json::Value::Object(example.clone());
+            let valid = jsonschema::validator_for(definition.input_schema().as_value())
+                .is_ok_and(|validator| validator.is_valid(&arguments));
+            if !valid {
+                eprintln!(
+                    "error: `{name}`: example {} does not match the input schema",
+                    number + 1
+                );
+                errors += 1;
+            }
         }
         let schemas = [
             ("input", Some(definition.input_schema())),

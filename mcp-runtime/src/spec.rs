@@ -3,8 +3,8 @@
 
 use std::fmt::Write;
 
-use mcp_core::{ErrorType, ToolDefinition};
-use serde_json::Value;
+use mcp_core::{ErrorType, MCPToolResult, ToolDefinition};
+use serde_json::{Map, Value, json};
 
 use crate::registry::RegisteredTool;
 
@@ -14,7 +14,13 @@ pub const SPEC_FILE: &str = "MCP_TOOL_SPECIFICATION.md";
 /// The specification of `tool`, in the template of seed 002 §4.1: purpose and description
 /// with the version, invocation name, input and output schema (a table and the JSON
 /// Schema), error handling, idempotency, usage examples and security considerations.
-pub fn specification(tool: &RegisteredTool) -> String {
+///
+/// Section 7 shows each `example = …` of the tool as a call, with the result `run` gives
+/// for it (`None` when the example is not to be run, e.g. for a tool that is not read-only).
+pub fn specification(
+    tool: &RegisteredTool,
+    run: impl Fn(&Map<String, Value>) -> Option<MCPToolResult>,
+) -> String {
     let definition = tool.definition();
     let mut out = String::new();
     let name = definition.name();
@@ -86,9 +92,34 @@ pub fn specification(tool: &RegisteredTool) -> String {
     let _ = writeln!(out, "### 6. Idempotency\n\n{}\n", idempotency(definition));
 
     let _ = writeln!(out, "### 7. Usage Examples\n");
-    let call = serde_json::json!({ "tool_name": name, "arguments": example_arguments(definition.input_schema().as_value()) });
-    let _ = writeln!(out, "A call, with placeholder values of the right types:\n");
-    out.push_str(&json_block(&call));
+    if definition.examples().is_empty() {
+        let call = json!({ "tool_name": name, "arguments": example_arguments(definition.input_schema().as_value()) });
+        let _ = writeln!(
+            out,
+            "No example is declared; a call, with placeholder values of the right types:\n"
+        );
+        out.push_str(&json_block(&call));
+    }
+    for (number, arguments) in definition.examples().iter().enumerate() {
+        let _ = writeln!(out, "Example {}: the call\n", number + 1);
+        out.push_str(&json_block(
+            &json!({ "tool_name": name, "arguments": arguments }),
+        ));
+        match run(arguments) {
+            Some(result) => {
+                let _ = writeln!(out, "and its result\n");
+                out.push_str(&json_block(
+                    &serde_json::to_value(&result).unwrap_or(Value::Null),
+                ));
+            }
+            None => {
+                let _ = writeln!(
+                    out,
+                    "(its result is not shown: only read-only tools are run to document them)\n"
+                );
+            }
+        }
+    }
 
     let _ = writeln!(out, "### 8. Security Considerations\n");
     for line in security(definition) {
@@ -254,7 +285,7 @@ fn security(definition: &ToolDefinition) -> Vec<&'static str> {
 
 /// Placeholder arguments of the right types for the required properties.
 fn example_arguments(schema: &Value) -> Value {
-    let mut arguments = serde_json::Map::new();
+    let mut arguments = Map::new();
     let required: Vec<&str> = schema
         .get("required")
         .and_then(Value::as_array)
@@ -283,13 +314,13 @@ fn placeholder(property: &Value) -> Value {
     };
     match ty {
         "integer" => {
-            serde_json::json!(property.get("minimum").and_then(Value::as_i64).unwrap_or(1))
+            json!(property.get("minimum").and_then(Value::as_i64).unwrap_or(1))
         }
-        "number" => serde_json::json!(1.5),
+        "number" => json!(1.5),
         "boolean" => Value::Bool(true),
         "string" => Value::String("text".to_owned()),
         "array" => Value::Array(Vec::new()),
         "null" => Value::Null,
-        _ => Value::Object(serde_json::Map::new()),
+        _ => Value::Object(Map::new()),
     }
 }

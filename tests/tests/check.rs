@@ -6,7 +6,7 @@ use mcp_runtime::{Registry, ToolDefinition, ToolError, cli, schema};
 use serde_json::Value;
 
 #[test]
-fn check_fails_on_a_missing_description_and_warns_on_recursive_schemas() {
+fn check_fails_on_a_missing_description_or_a_bad_example_and_warns_on_recursive_schemas() {
     let undescribed = ToolDefinition::new(
         "chk.undescribed",
         schemars::json_schema!({ "type": "object", "properties": {} }),
@@ -33,6 +33,27 @@ fn check_fails_on_a_missing_description_and_warns_on_recursive_schemas() {
             .unwrap(),
     ));
     assert_eq!(cli::run_with(registry, ["app", "check"]), ExitCode::FAILURE);
+
+    let bad_example = ToolDefinition::new(
+        "chk.counted",
+        schemars::json_schema!({ "type": "object", "properties": { "n": { "type": "integer" } } }),
+    )
+    .unwrap()
+    .with_description("Counts.")
+    .with_example(
+        serde_json::json!({ "n": "many" })
+            .as_object()
+            .cloned()
+            .unwrap(),
+    );
+    let misdocumented: &'static Registry = Box::leak(Box::new(
+        Registry::builder().tool(bad_example, tool).build().unwrap(),
+    ));
+    assert_eq!(
+        cli::run_with(misdocumented, ["app", "check"]),
+        ExitCode::FAILURE,
+        "an example that breaks the input schema is an error"
+    );
 
     let healthy: &'static Registry = Box::leak(Box::new(
         Registry::builder().tool(recursive, tool).build().unwrap(),

@@ -64,6 +64,8 @@ struct Sum {
 #[mcp_tool(
     namespace = "calculator",
     inline,
+    example = r#"{"a": 2, "b": 40}"#,
+    example = r#"{"a": 9223372036854775807, "b": 1}"#,
     category = "math",
     read_only,
     idempotent,

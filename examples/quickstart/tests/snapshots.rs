@@ -27,9 +27,9 @@ fn specification_matches_the_committed_snapshot() {
     let dir = std::env::temp_dir().join(format!("quickstart-specs-{}", std::process::id()));
     quickstart(&["spec", "--out", dir.to_str().unwrap()]);
     let read = |path: &str| std::fs::read_to_string(dir.join(path)).expect("written");
-    let spec = read("file_utility.read_file_content/MCP_TOOL_SPECIFICATION.md");
+    let spec = read("calculator.add/MCP_TOOL_SPECIFICATION.md");
     let index = read("README.md");
     std::fs::remove_dir_all(&dir).unwrap();
-    insta::assert_snapshot!("read_file_content_specification", spec);
+    insta::assert_snapshot!("add_specification", spec);
     insta::assert_snapshot!("specification_index", index);
 }
