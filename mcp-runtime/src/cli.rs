@@ -296,7 +296,9 @@ fn write_specs(registry: &Registry, out: &std::path::Path) -> u8 {
         }
         std::fs::write(&path, text)
     };
+    let progress = progress_bar(registry.len(), io::stderr().is_terminal());
     for tool in registry.list() {
+        progress.set_message(tool.name().to_string());
         let path = out.join(tool.name().as_str()).join(spec::SPEC_FILE);
         let definition = tool.definition();
         let hints = definition.annotations();
@@ -309,10 +311,13 @@ fn write_specs(registry: &Registry, out: &std::path::Path) -> u8 {
             runnable.then(|| registry.call_blocking(call))
         };
         if let Err(err) = write(path.clone(), spec::specification(tool, run)) {
+            progress.abandon();
             eprintln!("error: cannot write {}: {err}", path.display());
             return FAILURE;
         }
+        progress.inc(1);
     }
+    progress.finish_and_clear();
     let index = out.join("README.md");
     if let Err(err) = write(index.clone(), spec::index(registry.list())) {
         eprintln!("error: cannot write {}: {err}", index.display());
@@ -324,6 +329,22 @@ fn write_specs(registry: &Registry, out: &std::path::Path) -> u8 {
         index.display()
     );
     0
+}
+
+/// From this many tools on, `spec` shows a progress bar on a terminal.
+const PROGRESS_BAR_FROM: usize = 20;
+
+/// A progress bar of `len` steps, shown only on a terminal and when there are many steps;
+/// hidden otherwise, so logs and pipes get no control characters.
+fn progress_bar(len: usize, terminal: bool) -> indicatif::ProgressBar {
+    if !terminal || len < PROGRESS_BAR_FROM {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(len as u64);
+    if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}") {
+        bar.set_style(style);
+    }
+    bar
 }
 
 /// `check`: one line per problem, errors failing the run.
@@ -458,4 +479,17 @@ fn parse_call(name: &str, arguments: &str) -> Result<MCPToolCall, String> {
     let value: Value = serde_json::from_str(&text)
         .map_err(|err| format!("the arguments are not valid JSON: {err}"))?;
     MCPToolCall::new(name, value).map_err(|err| err.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_progress_bar_shows_only_on_a_terminal_with_many_tools() {
+        assert!(progress_bar(100, false).is_hidden());
+        assert!(progress_bar(PROGRESS_BAR_FROM - 1, true).is_hidden());
+        let shown = progress_bar(PROGRESS_BAR_FROM, true);
+        assert_eq!(shown.length(), Some(PROGRESS_BAR_FROM as u64));
+    }
 }
