@@ -214,6 +214,17 @@ impl MCPToolResult {
         &self.content
     }
 
+    /// The parts, moved out, for the wire mapping.
+    pub(crate) fn into_parts(self) -> ResultParts {
+        ResultParts {
+            status: self.status,
+            data: self.data,
+            error: self.error,
+            explanation: self.explanation,
+            content: self.content,
+        }
+    }
+
     /// The status.
     #[inline]
     pub fn status(&self) -> ToolStatus {
@@ -241,6 +252,15 @@ impl MCPToolResult {
     pub fn explanation(&self) -> Option<&str> {
         self.explanation.as_deref()
     }
+}
+
+/// The fields of an [`MCPToolResult`], moved out of it.
+pub(crate) struct ResultParts {
+    pub(crate) status: ToolStatus,
+    pub(crate) data: Option<Map<String, Value>>,
+    pub(crate) error: Option<Box<MCPErrorDetail>>,
+    pub(crate) explanation: Option<String>,
+    pub(crate) content: Vec<ContentBlock>,
 }
 
 #[inline]

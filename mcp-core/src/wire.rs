@@ -14,47 +14,46 @@ use crate::message::{MCPToolResult, ToolStatus};
 /// use mcp_core::{wire, MCPToolResult};
 /// use serde_json::json;
 ///
-/// let wire = wire::call_tool_result(&MCPToolResult::success(json!({ "sum": 3 })));
+/// let wire = wire::call_tool_result(MCPToolResult::success(json!({ "sum": 3 })));
 /// assert_eq!(wire["structuredContent"], json!({ "sum": 3 }));
 /// assert_eq!(wire["content"][0], json!({ "type": "text", "text": "{\"sum\":3}" }));
 /// assert_eq!(wire["isError"], false);
 /// ```
-pub fn call_tool_result(result: &MCPToolResult) -> Map<String, Value> {
+pub fn call_tool_result(result: MCPToolResult) -> Map<String, Value> {
+    // Taken apart rather than borrowed: the data moves into the wire form uncloned.
+    let parts = result.into_parts();
     let mut content = Vec::with_capacity(2);
     let mut wire = Map::new();
-    let is_error = result.status() == ToolStatus::Failure;
-    match result.error() {
+    let is_error = parts.status == ToolStatus::Failure;
+    let error_text = |error: &crate::MCPErrorDetail| {
+        text_block(format!("{}: {}", error.error_type, error.error_message))
+    };
+    match parts.error {
         Some(error) if is_error => {
-            content.push(text_block(format!(
-                "{}: {}",
-                error.error_type, error.error_message
-            )));
+            content.push(error_text(&error));
             wire.insert(
                 "structuredContent".to_owned(),
-                serde_json::to_value(error).unwrap_or(Value::Null),
+                serde_json::to_value(&error).unwrap_or(Value::Null),
             );
         }
-        _ => {
-            if let Some(data) = result.data() {
-                content.push(text_block(serde_json::to_string(data).unwrap_or_default()));
-                wire.insert("structuredContent".to_owned(), Value::Object(data.clone()));
+        error => {
+            if let Some(data) = parts.data {
+                content.push(text_block(serde_json::to_string(&data).unwrap_or_default()));
+                wire.insert("structuredContent".to_owned(), Value::Object(data));
             }
-            if let Some(error) = result.error() {
-                content.push(text_block(format!(
-                    "{}: {}",
-                    error.error_type, error.error_message
-                )));
+            if let Some(error) = error {
+                content.push(error_text(&error));
             }
         }
     }
     content.extend(
-        result
-            .content()
+        parts
+            .content
             .iter()
             .map(|block| serde_json::to_value(block).unwrap_or(Value::Null)),
     );
-    if let Some(explanation) = result.explanation() {
-        content.push(text_block(explanation.to_owned()));
+    if let Some(explanation) = parts.explanation {
+        content.push(text_block(explanation));
     }
     wire.insert("content".to_owned(), Value::Array(content));
     wire.insert("isError".to_owned(), Value::Bool(is_error));
@@ -76,7 +75,7 @@ mod tests {
             MCPErrorDetail::new(ErrorType::FileNotFoundError, "no such file").with_details("a.txt"),
         )
         .with_explanation("Check the path.");
-        let wire = call_tool_result(&result);
+        let wire = call_tool_result(result);
         assert_eq!(wire["isError"], true);
         assert_eq!(
             wire["content"],
@@ -100,7 +99,7 @@ mod tests {
                 "text/plain",
                 "hi",
             ));
-        let wire = call_tool_result(&result);
+        let wire = call_tool_result(result);
         assert_eq!(
             wire["content"],
             json!([
@@ -113,7 +112,7 @@ mod tests {
 
     #[test]
     fn success_without_data_has_no_structured_content() {
-        let wire = call_tool_result(&MCPToolResult::no_change_needed());
+        let wire = call_tool_result(MCPToolResult::no_change_needed());
         assert_eq!(wire["content"], json!([]));
         assert!(wire.get("structuredContent").is_none());
         assert_eq!(wire["isError"], false);

@@ -42,7 +42,7 @@ fn manifest_entry(definition: &ToolDefinition) -> Value {
 }
 
 /// The first line of a tool's description, for one-line listings.
-fn summary(definition: &ToolDefinition) -> &str {
+pub(crate) fn summary(definition: &ToolDefinition) -> &str {
     definition
         .description()
         .and_then(|description| description.lines().next())

@@ -134,10 +134,7 @@ pub fn index<'a>(tools: impl IntoIterator<Item = &'a RegisteredTool>) -> String 
         String::from("# Tool specifications\n\n| Tool | Version | Description |\n|---|---|---|\n");
     for tool in tools {
         let definition = tool.definition();
-        let summary = definition
-            .description()
-            .and_then(|description| description.lines().next())
-            .unwrap_or("");
+        let summary = crate::listing::summary(definition);
         let _ = writeln!(
             out,
             "| [`{name}`]({name}/{SPEC_FILE}) | {} | {} |",

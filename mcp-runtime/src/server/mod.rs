@@ -393,7 +393,7 @@ impl Server {
         if token.is_cancelled() {
             return None;
         }
-        Some(Ok(Value::Object(wire::call_tool_result(&result))))
+        Some(Ok(Value::Object(wire::call_tool_result(result))))
     }
 
     fn lock_in_flight(&self) -> std::sync::MutexGuard<'_, HashMap<String, CancellationToken>> {
