@@ -4,9 +4,79 @@
 //! content blocks (images, audio, resources), then the explanation (if any) in a text block. Failure: `isError: true`, a text block with the error type and message,
 //! and the `MCPErrorDetail` in `structuredContent`, so a model can correct itself.
 
-use serde_json::{Map, Value, json};
+use serde::Serialize;
+use serde_json::{Map, Value};
 
+use crate::content::ContentBlock;
 use crate::message::{MCPToolResult, ToolStatus};
+
+/// MCP's `CallToolResult`, ready to serialize: built from an [`MCPToolResult`] without an
+/// intermediate JSON object, so a server writes it straight into its response.
+///
+/// ```
+/// use mcp_core::{wire::CallToolResult, MCPToolResult};
+/// use serde_json::json;
+///
+/// let wire = CallToolResult::from(MCPToolResult::success(json!({ "sum": 3 })));
+/// assert_eq!(
+///     serde_json::to_string(&wire).unwrap(),
+///     r#"{"structuredContent":{"sum":3},"content":[{"type":"text","text":"{\"sum\":3}"}],"isError":false}"#
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CallToolResult {
+    #[serde(rename = "structuredContent", skip_serializing_if = "Option::is_none")]
+    structured_content: Option<Value>,
+    content: Vec<ContentBlock>,
+    #[serde(rename = "isError")]
+    is_error: bool,
+}
+
+impl CallToolResult {
+    /// Whether the call failed (`isError`).
+    pub fn is_error(&self) -> bool {
+        self.is_error
+    }
+}
+
+impl From<MCPToolResult> for CallToolResult {
+    fn from(result: MCPToolResult) -> Self {
+        // Taken apart rather than borrowed: the data moves into the wire form uncloned.
+        let parts = result.into_parts();
+        let mut content = Vec::with_capacity(1 + parts.content.len());
+        let is_error = parts.status == ToolStatus::Failure;
+        let error_text = |error: &crate::MCPErrorDetail| {
+            ContentBlock::text(format!("{}: {}", error.error_type, error.error_message))
+        };
+        let mut structured_content = None;
+        match parts.error {
+            Some(error) if is_error => {
+                content.push(error_text(&error));
+                structured_content = Some(serde_json::to_value(&error).unwrap_or(Value::Null));
+            }
+            error => {
+                if let Some(data) = parts.data {
+                    content.push(ContentBlock::text(
+                        serde_json::to_string(&data).unwrap_or_default(),
+                    ));
+                    structured_content = Some(Value::Object(data));
+                }
+                if let Some(error) = error {
+                    content.push(error_text(&error));
+                }
+            }
+        }
+        content.extend(parts.content);
+        if let Some(explanation) = parts.explanation {
+            content.push(ContentBlock::text(explanation));
+        }
+        Self {
+            structured_content,
+            content,
+            is_error,
+        }
+    }
+}
 
 /// `result` as the `result` object of a `tools/call` response.
 ///
@@ -20,54 +90,18 @@ use crate::message::{MCPToolResult, ToolStatus};
 /// assert_eq!(wire["isError"], false);
 /// ```
 pub fn call_tool_result(result: MCPToolResult) -> Map<String, Value> {
-    // Taken apart rather than borrowed: the data moves into the wire form uncloned.
-    let parts = result.into_parts();
-    let mut content = Vec::with_capacity(2);
-    let mut wire = Map::new();
-    let is_error = parts.status == ToolStatus::Failure;
-    let error_text = |error: &crate::MCPErrorDetail| {
-        text_block(format!("{}: {}", error.error_type, error.error_message))
-    };
-    match parts.error {
-        Some(error) if is_error => {
-            content.push(error_text(&error));
-            wire.insert(
-                "structuredContent".to_owned(),
-                serde_json::to_value(&error).unwrap_or(Value::Null),
-            );
-        }
-        error => {
-            if let Some(data) = parts.data {
-                content.push(text_block(serde_json::to_string(&data).unwrap_or_default()));
-                wire.insert("structuredContent".to_owned(), Value::Object(data));
-            }
-            if let Some(error) = error {
-                content.push(error_text(&error));
-            }
-        }
+    match serde_json::to_value(CallToolResult::from(result)) {
+        Ok(Value::Object(wire)) => wire,
+        // A struct of JSON values always serializes to an object.
+        _ => Map::new(),
     }
-    content.extend(
-        parts
-            .content
-            .iter()
-            .map(|block| serde_json::to_value(block).unwrap_or(Value::Null)),
-    );
-    if let Some(explanation) = parts.explanation {
-        content.push(text_block(explanation));
-    }
-    wire.insert("content".to_owned(), Value::Array(content));
-    wire.insert("isError".to_owned(), Value::Bool(is_error));
-    wire
-}
-
-fn text_block(text: String) -> Value {
-    json!({ "type": "text", "text": text })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::{ErrorType, MCPErrorDetail};
+    use serde_json::json;
 
     #[test]
     fn failure_carries_the_error_detail_and_is_error() {

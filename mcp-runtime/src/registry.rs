@@ -32,6 +32,11 @@ pub struct RegisteredTool {
 }
 
 impl RegisteredTool {
+    /// Whether a call runs to its end on the caller's thread, with nothing to await.
+    pub(crate) fn runs_inline(&self) -> bool {
+        self.enabled && matches!(self.handler, Handler::Inline(_))
+    }
+
     fn new(definition: ToolDefinition, handler: Handler, location: Location, source: &str) -> Self {
         let validation = Arc::new(Validation::new(&definition, handler.is_typed()));
         Self {

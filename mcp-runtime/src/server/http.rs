@@ -113,14 +113,26 @@ async fn post_mcp(
     };
     let streams_progress = match &incoming {
         Incoming::Request { id, method, params } => {
-            if let Some(refusal) = check_stateless_request(&headers, id, method, params) {
+            if let Some(refusal) =
+                check_stateless_request(&headers, id, method, params.get("_meta"), None)
+            {
                 return refusal;
             }
-            method == "tools/call"
-                && params
-                    .get("_meta")
-                    .and_then(|meta| meta.get("progressToken"))
-                    .is_some()
+            false
+        }
+        Incoming::Call { id, params } => {
+            let name = params
+                .name
+                .as_ref()
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let meta = params.meta.as_ref();
+            if let Some(refusal) =
+                check_stateless_request(&headers, id, "tools/call", meta, Some(name))
+            {
+                return refusal;
+            }
+            meta.and_then(|meta| meta.get("progressToken")).is_some()
                 && accepts(&headers, "text/event-stream")
         }
         _ => {
@@ -191,7 +203,8 @@ fn check_stateless_request(
     headers: &HeaderMap,
     id: &Value,
     method: &str,
-    params: &serde_json::Map<String, Value>,
+    meta: Option<&Value>,
+    tool: Option<&str>,
 ) -> Option<Response> {
     let refuse = |fault| {
         Some(json_response(
@@ -199,7 +212,7 @@ fn check_stateless_request(
             super::fault_response(id, fault),
         ))
     };
-    let version = match super::requested_version(params) {
+    let version = match super::requested_version(meta) {
         Ok(version) => version,
         Err(fault) => return refuse(fault),
     };
@@ -216,11 +229,7 @@ fn check_stateless_request(
             "the `Mcp-Method` header must be present and say `{method}`, as the body does"
         ));
     }
-    if method == "tools/call" {
-        let name = params
-            .get("name")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
+    if let Some(name) = tool {
         if header("mcp-name") != Some(name) {
             return mismatch(format!(
                 "the `Mcp-Name` header must be present and say `{name}`, as the body does"

@@ -1,5 +1,7 @@
 //! JSON-RPC 2.0 framing: reading one message, writing responses and errors.
 
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 /// Invalid JSON was received.
@@ -17,9 +19,11 @@ pub const INTERNAL_ERROR: i64 = -32603;
 pub(crate) type Id = Value;
 
 /// One message received.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub(crate) enum Incoming {
-    /// A request, to be answered.
+    /// A `tools/call` request, its parameters read into their fields.
+    Call { id: Id, params: CallParams },
+    /// Any other request, to be answered.
     Request {
         id: Id,
         method: String,
@@ -32,6 +36,28 @@ pub(crate) enum Incoming {
     },
     /// A response from the client; this server sends no requests, so it is ignored.
     Response,
+}
+
+/// The parameters of `tools/call`, each as sent; anything else in them is ignored.
+#[derive(Debug, Default, PartialEq, Deserialize)]
+pub(crate) struct CallParams {
+    #[serde(default)]
+    pub(crate) name: Option<Value>,
+    #[serde(default)]
+    pub(crate) arguments: Option<Value>,
+    #[serde(default, rename = "_meta")]
+    pub(crate) meta: Option<Value>,
+}
+
+impl CallParams {
+    fn from_map(mut params: Map<String, Value>) -> Self {
+        let mut take = |key| params.remove(key).filter(|value| !value.is_null());
+        Self {
+            name: take("name"),
+            arguments: take("arguments"),
+            meta: take("_meta"),
+        }
+    }
 }
 
 /// An error to answer with, and the id to answer it under (`null` when unknown).
@@ -50,6 +76,72 @@ impl Refusal {
 
 /// Reads one message from `bytes`.
 pub(crate) fn parse(bytes: &[u8]) -> Result<Incoming, Refusal> {
+    // Most messages are well-formed requests: read those straight into their fields, and
+    // leave everything else (and every error message) to the general reader below.
+    match parse_request(bytes) {
+        Some(incoming) => Ok(incoming),
+        None => parse_value(bytes),
+    }
+}
+
+/// The parts of a well-formed request or notification, borrowed where they can be.
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(borrow)]
+    jsonrpc: &'a str,
+    #[serde(default, deserialize_with = "present")]
+    id: Option<Value>,
+    method: String,
+    #[serde(default, borrow)]
+    params: Option<&'a RawValue>,
+}
+
+/// `Some` for a field that is present, even as `null`.
+fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(deserializer).map(Some)
+}
+
+/// A well-formed request or notification read without building a JSON tree for it; `None`
+/// for anything else.
+fn parse_request(bytes: &[u8]) -> Option<Incoming> {
+    let envelope: Envelope<'_> = serde_json::from_slice(bytes).ok()?;
+    if envelope.jsonrpc != "2.0" {
+        return None;
+    }
+    let params = envelope.params.filter(|raw| raw.get() != "null");
+    // A struct reads from an array too: only objects are parameters.
+    if params.is_some_and(|raw| !raw.get().trim_start().starts_with('{')) {
+        return None;
+    }
+    let id = match envelope.id {
+        None => None,
+        Some(id @ (Value::String(_) | Value::Number(_))) => Some(id),
+        Some(_) => return None,
+    };
+    match (id, envelope.method.as_str()) {
+        (Some(id), "tools/call") => {
+            let params = match params {
+                Some(raw) => serde_json::from_str(raw.get()).ok()?,
+                None => CallParams::default(),
+            };
+            Some(Incoming::Call { id, params })
+        }
+        (id, _) => {
+            let params = match params {
+                Some(raw) => serde_json::from_str(raw.get()).ok()?,
+                None => Map::new(),
+            };
+            let method = envelope.method;
+            Some(match id {
+                Some(id) => Incoming::Request { id, method, params },
+                None => Incoming::Notification { method, params },
+            })
+        }
+    }
+}
+
+/// Reads one message of any shape, naming what is wrong with it.
+fn parse_value(bytes: &[u8]) -> Result<Incoming, Refusal> {
     let refuse = |id: &Value, code, message: &str| Refusal {
         id: id.clone(),
         code,
@@ -113,6 +205,10 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Incoming, Refusal> {
     };
     match id {
         None => Ok(Incoming::Notification { method, params }),
+        Some(Value::String(_) | Value::Number(_)) if method == "tools/call" => Ok(Incoming::Call {
+            id: answer_id,
+            params: CallParams::from_map(params),
+        }),
         Some(Value::String(_) | Value::Number(_)) => Ok(Incoming::Request {
             id: answer_id,
             method,
@@ -127,8 +223,26 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Incoming, Refusal> {
 }
 
 /// A success response.
-pub(crate) fn result_response(id: &Id, result: &Value) -> String {
-    json!({ "jsonrpc": "2.0", "id": id, "result": result }).to_string()
+pub(crate) fn result_response<T: Serialize>(id: &Id, result: &T) -> String {
+    #[derive(Serialize)]
+    struct Success<'a, T> {
+        jsonrpc: &'static str,
+        id: &'a Id,
+        result: &'a T,
+    }
+    let success = Success {
+        jsonrpc: "2.0",
+        id,
+        result,
+    };
+    serde_json::to_string(&success).unwrap_or_else(|err| {
+        error_response(
+            id,
+            INTERNAL_ERROR,
+            &format!("the result could not be written: {err}"),
+            None,
+        )
+    })
 }
 
 /// An error response. An id that could not be read is left out, as MCP's schema has it
@@ -193,5 +307,39 @@ mod tests {
             parse(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#),
             Ok(Incoming::Response)
         ));
+    }
+
+    #[test]
+    fn requests_read_directly_are_read_as_the_general_reader_reads_them() {
+        let messages = [
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":"x","method":"tools/list","params":{"cursor":"61"}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"a.b","arguments":{"x":[1,{"y":null}]},"_meta":{"progressToken":7},"extra":1}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":null,"arguments":null}}"#,
+            r#"{"jsonrpc":"2.0","id":4,"method":"tools/call"}"#,
+            r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":null}"#,
+            r#"{"id":6,"params":{},"method":"initialize","jsonrpc":"2.0","other":true}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#,
+        ];
+        for message in messages {
+            let direct = parse_request(message.as_bytes());
+            assert!(direct.is_some(), "{message} is read directly");
+            assert_eq!(
+                direct.ok_or(()),
+                parse_value(message.as_bytes()).map_err(drop),
+                "{message}"
+            );
+        }
+        // Everything else is left to the general reader, which names the mistake.
+        for message in [
+            r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+            r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":[]}"#,
+            r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+            r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
+        ] {
+            assert!(parse_request(message.as_bytes()).is_none(), "{message}");
+        }
     }
 }

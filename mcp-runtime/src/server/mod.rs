@@ -13,9 +13,13 @@ mod stdio;
 
 use std::collections::HashMap;
 use std::ops::Deref;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
-use mcp_core::{MCPToolCall, wire};
+use futures_util::FutureExt;
+use mcp_core::MCPToolCall;
+use mcp_core::wire::CallToolResult;
+use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -24,9 +28,9 @@ pub use jsonrpc::{INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FO
 pub use stdio::{MAX_IN_FLIGHT, serve_stdio};
 
 use crate::execute::CallOptions;
-use crate::registry::Registry;
+use crate::registry::{RegisteredTool, Registry};
 pub(crate) use jsonrpc::parse;
-use jsonrpc::{Id, Incoming};
+use jsonrpc::{CallParams, Id, Incoming};
 
 /// The protocol revisions served, newest first.
 pub const PROTOCOL_VERSIONS: [&str; 3] = ["2026-07-28", "2025-11-25", "2025-06-18"];
@@ -115,6 +119,7 @@ pub struct Server {
     version: String,
     page_size: usize,
     in_flight: Mutex<HashMap<String, CancellationToken>>,
+    listing: OnceLock<Listing>,
 }
 
 impl Server {
@@ -134,6 +139,7 @@ impl Server {
             version: env!("CARGO_PKG_VERSION").to_owned(),
             page_size: DEFAULT_PAGE_SIZE,
             in_flight: Mutex::new(HashMap::new()),
+            listing: OnceLock::new(),
         }
     }
 
@@ -176,6 +182,7 @@ impl Server {
             names.to_llm.insert(canonical.to_owned(), llm);
         }
         self.llm_names = Some(names);
+        self.listing = OnceLock::new();
         Ok(self)
     }
 
@@ -199,15 +206,28 @@ impl Server {
         incoming: Incoming,
         notify: Option<Notifier>,
     ) -> Option<String> {
+        match self.begin(incoming) {
+            Step::Answered(answer) => answer,
+            Step::Call(pending) => self.finish(pending, notify).await,
+        }
+    }
+
+    /// Handles `incoming` as far as can be done without waiting: everything but a call to a
+    /// tool that must be awaited (async, blocking or dynamic), or that reports progress.
+    pub(crate) fn begin(&self, incoming: Incoming) -> Step {
         match incoming {
-            Incoming::Response => None,
+            Incoming::Response => Step::Answered(None),
             Incoming::Notification { method, params } => {
                 self.notification(&method, &params);
-                None
+                Step::Answered(None)
             }
             Incoming::Request { id, method, params } => {
-                self.request(&id, &method, params, notify).await
+                Step::Answered(Some(self.request(&id, &method, &params)))
             }
+            Incoming::Call { id, params } => match self.begin_call(id, params) {
+                Ok(pending) => self.call_now(pending),
+                Err(answer) => Step::Answered(Some(answer)),
+            },
         }
     }
 
@@ -223,56 +243,67 @@ impl Server {
         // `notifications/initialized` and anything else: nothing to do.
     }
 
-    async fn request(
-        &self,
-        id: &Id,
-        method: &str,
-        params: Map<String, Value>,
-        notify: Option<Notifier>,
-    ) -> Option<String> {
-        let stateless = match requested_version(&params) {
+    /// Every request but `tools/call`, answered at once.
+    fn request(&self, id: &Id, method: &str, params: &Map<String, Value>) -> String {
+        let stateless = match requested_version(params.get("_meta")) {
             Ok(version) => method == "server/discover" || version == Some(STATELESS_VERSION),
-            Err(fault) => return Some(fault_response(id, fault)),
+            Err(fault) => return fault_response(id, fault),
         };
-        let outcome = match method {
-            "initialize" => Ok(self.initialize(&params)),
-            "server/discover" => Ok(self.discover()),
-            "ping" => Ok(json!({})),
-            "tools/list" => self.list_tools(&params).map(|mut result| {
-                if stateless {
-                    result["ttlMs"] = json!(LIST_TTL_MS);
-                    result["cacheScope"] = json!("public");
-                }
-                result
-            }),
-            // A call the client cancelled is not answered, as MCP asks.
-            "tools/call" => self.call_tool(id, params, notify).await?,
-            _ => Err((
-                jsonrpc::METHOD_NOT_FOUND,
-                format!("method `{method}` is not supported by this server"),
-                None,
-            )),
-        };
-        Some(match outcome {
-            Ok(mut result) => {
-                if stateless {
-                    self.complete(&mut result);
-                }
-                jsonrpc::result_response(id, &result)
-            }
-            Err(fault) => fault_response(id, fault),
-        })
+        match method {
+            "initialize" => self.respond(id, stateless, &self.initialize(params)),
+            "server/discover" => self.respond(id, stateless, &self.discover()),
+            "ping" => self.respond(id, stateless, &Map::new()),
+            "tools/list" => match self.list_tools(params, stateless) {
+                Ok(page) => self.respond(id, stateless, &page),
+                Err(fault) => fault_response(id, fault),
+            },
+            _ => fault_response(
+                id,
+                (
+                    jsonrpc::METHOD_NOT_FOUND,
+                    format!("method `{method}` is not supported by this server"),
+                    None,
+                ),
+            ),
+        }
     }
 
-    /// Marks a 2026-07-28 result complete and signs it with the server's identity.
-    fn complete(&self, result: &mut Value) {
-        result["resultType"] = json!("complete");
-        let info = json!({ "name": self.name, "version": self.version });
-        match result.get_mut("_meta").and_then(Value::as_object_mut) {
-            Some(meta) => {
-                meta.insert("io.modelcontextprotocol/serverInfo".to_owned(), info);
-            }
-            None => result["_meta"] = json!({ "io.modelcontextprotocol/serverInfo": info }),
+    /// A success response to `id`; a 2026-07-28 one is marked complete and signed with the
+    /// server's identity.
+    fn respond<T: Serialize>(&self, id: &Id, stateless: bool, result: &T) -> String {
+        #[derive(Serialize)]
+        struct Complete<'a, T> {
+            #[serde(flatten)]
+            result: &'a T,
+            #[serde(rename = "resultType")]
+            result_type: &'static str,
+            #[serde(rename = "_meta")]
+            meta: ServerInfoMeta<'a>,
+        }
+        #[derive(Serialize)]
+        struct ServerInfoMeta<'a> {
+            #[serde(rename = "io.modelcontextprotocol/serverInfo")]
+            server_info: ServerInfo<'a>,
+        }
+        #[derive(Serialize)]
+        struct ServerInfo<'a> {
+            name: &'a str,
+            version: &'a str,
+        }
+        if stateless {
+            let complete = Complete {
+                result,
+                result_type: "complete",
+                meta: ServerInfoMeta {
+                    server_info: ServerInfo {
+                        name: &self.name,
+                        version: &self.version,
+                    },
+                },
+            };
+            jsonrpc::result_response(id, &complete)
+        } else {
+            jsonrpc::result_response(id, result)
         }
     }
 
@@ -299,50 +330,66 @@ impl Server {
         })
     }
 
-    fn list_tools(&self, params: &Map<String, Value>) -> Result<Value, Fault> {
-        let invalid = || (jsonrpc::INVALID_PARAMS, "invalid cursor".to_owned(), None);
-        let start = match params.get("cursor") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(cursor)) => Some(cursor_name(cursor).ok_or_else(invalid)?),
-            Some(_) => return Err(invalid()),
-        };
-        let mut tools = self.registry.list().skip_while(|tool| match &start {
-            Some(start) => tool.name().as_str() < start.as_str(),
-            None => false,
-        });
-        if let Some(start) = &start {
-            if !self.registry.has_tool(start) {
-                return Err(invalid());
-            }
-        }
-        let page: Vec<Value> = tools
-            .by_ref()
-            .take(self.page_size)
-            .map(|tool| {
+    /// The listing `tools/list` serves: each tool's wire form, written once.
+    fn listing(&self) -> &Listing {
+        self.listing.get_or_init(|| {
+            let (mut names, mut tools) = (Vec::new(), Vec::new());
+            for tool in self.registry.list() {
                 let mut wire = serde_json::to_value(tool.definition()).unwrap_or(Value::Null);
                 if let Some(names) = &self.llm_names {
                     if let Some(llm) = names.to_llm.get(tool.name().as_str()) {
                         wire["name"] = Value::String(llm.clone());
                     }
                 }
-                wire
-            })
-            .collect();
-        let mut result = json!({ "tools": page });
-        if let Some(next) = tools.next() {
-            result["nextCursor"] = Value::String(cursor_of(next.name().as_str()));
-        }
-        Ok(result)
+                match serde_json::value::to_raw_value(&wire) {
+                    Ok(raw) => {
+                        names.push(tool.name().as_str().to_owned());
+                        tools.push(raw);
+                    }
+                    Err(err) => tracing::error!(tool = %tool.name(), "cannot list tool: {err}"),
+                }
+            }
+            Listing { names, tools }
+        })
     }
 
-    async fn call_tool(
+    fn list_tools(
         &self,
-        id: &Id,
-        mut params: Map<String, Value>,
-        notify: Option<Notifier>,
-    ) -> Option<Result<Value, Fault>> {
-        let invalid = |message: String| Some(Err((jsonrpc::INVALID_PARAMS, message, None)));
-        let name = match params.remove("name") {
+        params: &Map<String, Value>,
+        stateless: bool,
+    ) -> Result<ToolPage<'_>, Fault> {
+        let invalid = || (jsonrpc::INVALID_PARAMS, "invalid cursor".to_owned(), None);
+        let listing = self.listing();
+        let start = match params.get("cursor") {
+            None | Some(Value::Null) => 0,
+            Some(Value::String(cursor)) => {
+                let name = cursor_name(cursor).ok_or_else(invalid)?;
+                listing.names.binary_search(&name).map_err(|_| invalid())?
+            }
+            Some(_) => return Err(invalid()),
+        };
+        let end = listing.tools.len().min(start + self.page_size);
+        Ok(ToolPage {
+            tools: &listing.tools[start..end],
+            next_cursor: listing.names.get(end).map(|next| cursor_of(next)),
+            ttl_ms: stateless.then_some(LIST_TTL_MS),
+            cache_scope: stateless.then_some("public"),
+        })
+    }
+
+    /// Checks a call's parameters and finds its tool; the error answer otherwise.
+    fn begin_call(&self, id: Id, params: CallParams) -> Result<PendingCall, String> {
+        let stateless = match requested_version(params.meta.as_ref()) {
+            Ok(version) => version == Some(STATELESS_VERSION),
+            Err(fault) => return Err(fault_response(&id, fault)),
+        };
+        let invalid = |message: String| {
+            Err(fault_response(
+                &id,
+                (jsonrpc::INVALID_PARAMS, message, None),
+            ))
+        };
+        let name = match params.name {
             Some(Value::String(name)) => match &self.llm_names {
                 Some(names) => match names.to_canonical.get(&name) {
                     Some(canonical) => canonical.clone(),
@@ -352,8 +399,8 @@ impl Server {
             },
             _ => return invalid("`name` must be the tool's name".to_owned()),
         };
-        let arguments = match params.remove("arguments") {
-            None | Some(Value::Null) => Value::Object(Map::new()),
+        let arguments = match params.arguments {
+            None => Value::Object(Map::new()),
             Some(arguments @ Value::Object(_)) => arguments,
             Some(_) => return invalid("`arguments` must be an object".to_owned()),
         };
@@ -361,10 +408,72 @@ impl Server {
             Ok(call) if self.registry.has_tool(&name) => call,
             _ => return invalid(format!("Unknown tool: {name}")),
         };
-        let meta = match params.remove("_meta") {
+        let meta = match params.meta {
             Some(Value::Object(meta)) => Some(meta),
             _ => None,
         };
+        Ok(PendingCall {
+            id,
+            stateless,
+            call,
+            meta,
+        })
+    }
+
+    /// Runs an inline call that reports no progress right here; any other is left to
+    /// [`Server::finish`].
+    fn call_now(&self, pending: PendingCall) -> Step {
+        let reports_progress = pending
+            .meta
+            .as_ref()
+            .is_some_and(|meta| meta.contains_key("progressToken"));
+        let inline = self
+            .registry
+            .get(pending.call.tool_name.as_str())
+            .is_some_and(RegisteredTool::runs_inline);
+        if reports_progress || !inline {
+            return Step::Call(Box::new(pending));
+        }
+        let mut options = CallOptions::new();
+        if let Some(meta) = pending.meta {
+            options = options.with_meta(meta);
+        }
+        // An inline tool runs to its end within the first poll: there is nothing to await,
+        // and nothing a cancellation could stop.
+        match self
+            .registry
+            .call_with(pending.call, options)
+            .now_or_never()
+        {
+            Some(result) => Step::Answered(Some(self.respond(
+                &pending.id,
+                pending.stateless,
+                &CallToolResult::from(result),
+            ))),
+            None => Step::Answered(Some(fault_response(
+                &pending.id,
+                (
+                    jsonrpc::INTERNAL_ERROR,
+                    "an inline tool did not finish at once".to_owned(),
+                    None,
+                ),
+            ))),
+        }
+    }
+
+    /// Runs a call that must be awaited; `None` when the client cancelled it, as MCP asks
+    /// that a cancelled call not be answered.
+    pub(crate) async fn finish(
+        &self,
+        pending: Box<PendingCall>,
+        notify: Option<Notifier>,
+    ) -> Option<String> {
+        let PendingCall {
+            id,
+            stateless,
+            call,
+            meta,
+        } = *pending;
         let token = CancellationToken::new();
         let mut options = CallOptions::new().with_cancellation(token.clone());
         if let Some(meta) = meta {
@@ -393,7 +502,7 @@ impl Server {
         if token.is_cancelled() {
             return None;
         }
-        Some(Ok(Value::Object(wire::call_tool_result(result))))
+        Some(self.respond(&id, stateless, &CallToolResult::from(result)))
     }
 
     fn lock_in_flight(&self) -> std::sync::MutexGuard<'_, HashMap<String, CancellationToken>> {
@@ -414,13 +523,44 @@ impl std::fmt::Debug for Server {
     }
 }
 
+/// What [`Server::begin`] made of a message.
+pub(crate) enum Step {
+    /// Handled: the answer to send, if any.
+    Answered(Option<String>),
+    /// A call to run with [`Server::finish`].
+    Call(Box<PendingCall>),
+}
+
+/// A call checked and ready to run.
+pub(crate) struct PendingCall {
+    id: Id,
+    stateless: bool,
+    call: MCPToolCall,
+    meta: Option<Map<String, Value>>,
+}
+
+/// Each tool's wire form, in name order, as `tools/list` serves it.
+struct Listing {
+    names: Vec<String>,
+    tools: Vec<Box<RawValue>>,
+}
+
+/// One page of `tools/list`.
+#[derive(Serialize)]
+struct ToolPage<'a> {
+    tools: &'a [Box<RawValue>],
+    #[serde(rename = "nextCursor", skip_serializing_if = "Option::is_none")]
+    next_cursor: Option<String>,
+    #[serde(rename = "ttlMs", skip_serializing_if = "Option::is_none")]
+    ttl_ms: Option<u64>,
+    #[serde(rename = "cacheScope", skip_serializing_if = "Option::is_none")]
+    cache_scope: Option<&'static str>,
+}
+
 /// The protocol version a request names in its `_meta` (2026-07-28), if any; an error when
 /// it is one this server does not speak.
-pub(crate) fn requested_version(params: &Map<String, Value>) -> Result<Option<&str>, Fault> {
-    let Some(requested) = params
-        .get("_meta")
-        .and_then(|meta| meta.get(PROTOCOL_VERSION_KEY))
-    else {
+pub(crate) fn requested_version(meta: Option<&Value>) -> Result<Option<&str>, Fault> {
+    let Some(requested) = meta.and_then(|meta| meta.get(PROTOCOL_VERSION_KEY)) else {
         return Ok(None);
     };
     match requested.as_str() {

@@ -1,110 +1,234 @@
 //! The stdio transport: newline-delimited JSON-RPC messages on standard input and output.
 //!
-//! Standard output carries protocol messages only, each written whole by one writer task;
-//! logs belong on standard error. Requests run concurrently and may be answered out of
-//! order; at most [`MAX_IN_FLIGHT`] run at once, and reading pauses while that many do, so
-//! a client that floods the server is slowed, not buffered without bound. At end of input
-//! the calls in flight are answered before the server returns.
+//! Standard output carries protocol messages only; logs belong on standard error. One
+//! thread reads the input and answers at once what needs no waiting (the handshake,
+//! listings, and calls to inline tools), so a quick call costs one read and one write, as
+//! in a hand-written loop; answers to a run of requests already read are written together.
+//! Other calls run concurrently on the Tokio runtime and are answered out of order,
+//! through a writer thread. At most [`MAX_IN_FLIGHT`] run at once, and reading pauses
+//! while that many do; a client that stops reading stalls the writes and then the reading,
+//! so nothing is buffered without bound. At end of input the calls in flight are answered
+//! before the server returns.
 
-use std::io;
-use std::sync::Arc;
+use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::sync::{Semaphore, mpsc};
-use tokio::task::JoinSet;
+use tokio::runtime::Handle;
+use tokio::sync::{Semaphore, mpsc, oneshot};
 
-use super::{Notifier, Server};
+use super::{Notifier, Server, Step};
 
 /// The most requests handled at once.
 pub const MAX_IN_FLIGHT: usize = 256;
+
+/// How much input is read, and output gathered, at once.
+const BUFFER: usize = 64 * 1024;
 
 /// Serves `server` on this process's standard input and output until input ends or the
 /// process is asked to stop (SIGTERM, Ctrl-C); either way, the calls in flight are answered
 /// (each within its timeout) before it returns.
 pub async fn serve_stdio(server: Arc<Server>) -> io::Result<()> {
-    serve(
-        server,
-        tokio::io::stdin(),
-        tokio::io::stdout(),
-        super::stop_signal(),
-    )
-    .await
+    serve(server, io::stdin(), io::stdout(), super::stop_signal()).await
+}
+
+/// The output, shared by the reading thread (immediate answers) and the writer thread.
+type Output<W> = Arc<Mutex<BufWriter<W>>>;
+
+/// What the writer thread is asked to do.
+enum Outgoing {
+    /// Write a message.
+    Message(String),
+    /// Flush and stop.
+    Close,
 }
 
 /// Serves `server` on `input` and `output` until input ends or `stop` resolves.
 pub(crate) async fn serve<R, W>(
     server: Arc<Server>,
     input: R,
-    mut output: W,
+    output: W,
     stop: impl std::future::Future<Output = ()>,
 ) -> io::Result<()>
 where
-    R: tokio::io::AsyncRead + Unpin,
-    W: tokio::io::AsyncWrite + Unpin + Send + 'static,
+    R: Read + Send + 'static,
+    W: Write + Send + 'static,
 {
-    let (sender, mut outbox) = mpsc::channel::<String>(MAX_IN_FLIGHT);
-    let writer = tokio::spawn(async move {
-        while let Some(message) = outbox.recv().await {
-            output.write_all(message.as_bytes()).await?;
-            output.write_all(b"\n").await?;
-            output.flush().await?;
-        }
-        Ok::<_, io::Error>(())
-    });
-    let notify: Notifier = {
-        let sender = sender.clone();
-        Arc::new(move |message| {
-            // A full outbox drops a progress report rather than stall the tool.
-            let _ = sender.try_send(message);
-        })
+    let output: Output<W> = Arc::new(Mutex::new(BufWriter::with_capacity(BUFFER, output)));
+    let (sender, outbox) = mpsc::channel::<Outgoing>(MAX_IN_FLIGHT);
+    let writer = std::thread::Builder::new()
+        .name("mcp-stdio-writer".to_owned())
+        .spawn({
+            let output = Arc::clone(&output);
+            move || write_loop(outbox, &output)
+        })?;
+    let reading = Reading {
+        server,
+        runtime: Handle::current(),
+        output: Arc::clone(&output),
+        sender: sender.clone(),
+        limit: Arc::new(Semaphore::new(MAX_IN_FLIGHT)),
+        stopping: Arc::new(AtomicBool::new(false)),
+        busy: Arc::new(Mutex::new(())),
     };
-    let limit = Arc::new(Semaphore::new(MAX_IN_FLIGHT));
-    let mut calls = JoinSet::new();
-    let mut input = BufReader::new(input);
-    let mut line = Vec::new();
-    tokio::pin!(stop);
-    loop {
-        line.clear();
-        let read = tokio::select! {
-            read = input.read_until(b'\n', &mut line) => read?,
-            // Asked to stop: read no more, answer what is in flight.
-            () = &mut stop => break,
+    let (limit, stopping, busy) = (
+        Arc::clone(&reading.limit),
+        Arc::clone(&reading.stopping),
+        Arc::clone(&reading.busy),
+    );
+    let (done, read_to_end) = oneshot::channel();
+    std::thread::Builder::new()
+        .name("mcp-stdio-reader".to_owned())
+        .spawn(move || {
+            let _ = done.send(reading.read_loop(input));
+        })?;
+    let read = tokio::select! {
+        read = read_to_end => read.unwrap_or(Ok(())),
+        () = stop => {
+            // Asked to stop: read no more, answer what is in flight. The reading thread
+            // may be blocked on input for good; it is left behind once its current
+            // message is handled.
+            stopping.store(true, Ordering::SeqCst);
+            let _ = tokio::task::spawn_blocking(move || drop(lock(&busy))).await;
+            Ok(())
+        }
+    };
+    // Every place back means every call in flight has been answered.
+    let _all = limit.acquire_many(MAX_IN_FLIGHT as u32).await;
+    let _ = sender.send(Outgoing::Close).await;
+    let written = tokio::task::spawn_blocking(move || writer.join())
+        .await
+        .map_err(io::Error::other)?
+        .unwrap_or_else(|_| Err(io::Error::other("the stdio writer panicked")));
+    read.and(written)
+}
+
+/// The reading thread's share.
+struct Reading<W: Write> {
+    server: Arc<Server>,
+    runtime: Handle,
+    output: Output<W>,
+    sender: mpsc::Sender<Outgoing>,
+    limit: Arc<Semaphore>,
+    stopping: Arc<AtomicBool>,
+    /// Held while a message is handled, so a stop waits for the one at hand.
+    busy: Arc<Mutex<()>>,
+}
+
+impl<W: Write + Send + 'static> Reading<W> {
+    fn read_loop(self, input: impl Read) -> io::Result<()> {
+        // Tools that run inline may look for the runtime, as they would on a worker.
+        let _runtime = self.runtime.enter();
+        let notify: Notifier = {
+            let sender = self.sender.clone();
+            // A full outbox drops a progress report rather than stall the tool.
+            Arc::new(move |message| {
+                let _ = sender.try_send(Outgoing::Message(message));
+            })
         };
-        if read == 0 {
-            break;
-        }
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        let permit = Arc::clone(&limit)
-            .acquire_owned()
-            .await
-            .map_err(io::Error::other)?;
-        let (server, sender, notify, message) = (
-            Arc::clone(&server),
-            sender.clone(),
-            Arc::clone(&notify),
-            std::mem::take(&mut line),
-        );
-        calls.spawn(async move {
-            if let Some(answer) = server.handle(&message, Some(notify)).await {
-                let _ = sender.send(answer).await;
+        let mut input = BufReader::with_capacity(BUFFER, input);
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            if input.read_until(b'\n', &mut line)? == 0 {
+                break;
             }
-            drop(permit);
-        });
-        // Reap finished calls as we go, so the set does not grow with the session.
-        while calls.try_join_next().is_some() {}
+            let _busy = lock(&self.busy);
+            if self.stopping.load(Ordering::SeqCst) {
+                break;
+            }
+            if !line.iter().all(u8::is_ascii_whitespace) {
+                self.handle(&line, &notify)?;
+            }
+            // Answers wait in the buffer while more requests are already here to be read.
+            if !input.buffer().contains(&b'\n') {
+                lock(&self.output).flush()?;
+            }
+        }
+        lock(&self.output).flush()
     }
-    while calls.join_next().await.is_some() {}
-    drop(notify);
-    drop(sender);
-    writer.await.map_err(io::Error::other)?
+
+    fn handle(&self, message: &[u8], notify: &Notifier) -> io::Result<()> {
+        let step = match super::parse(message) {
+            Err(refusal) => Step::Answered(Some(refusal.into_response())),
+            Ok(incoming) => self.server.begin(incoming),
+        };
+        match step {
+            Step::Answered(None) => Ok(()),
+            Step::Answered(Some(answer)) => {
+                let mut output = lock(&self.output);
+                output.write_all(answer.as_bytes())?;
+                output.write_all(b"\n")
+            }
+            Step::Call(pending) => {
+                let permit = self
+                    .runtime
+                    .block_on(Arc::clone(&self.limit).acquire_owned())
+                    .map_err(io::Error::other)?;
+                let (server, sender, notify) = (
+                    Arc::clone(&self.server),
+                    self.sender.clone(),
+                    Arc::clone(notify),
+                );
+                self.runtime.spawn(async move {
+                    if let Some(answer) = server.finish(pending, Some(notify)).await {
+                        let _ = sender.send(Outgoing::Message(answer)).await;
+                    }
+                    drop(permit);
+                });
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Writes the answers of awaited calls, several at a time when they come together.
+fn write_loop<W: Write>(
+    mut outbox: mpsc::Receiver<Outgoing>,
+    output: &Mutex<BufWriter<W>>,
+) -> io::Result<()> {
+    while let Some(first) = outbox.blocking_recv() {
+        let mut output = lock(output);
+        let mut next = Some(first);
+        while let Some(outgoing) = next {
+            match outgoing {
+                Outgoing::Message(message) => {
+                    output.write_all(message.as_bytes())?;
+                    output.write_all(b"\n")?;
+                }
+                Outgoing::Close => return output.flush(),
+            }
+            next = outbox.try_recv().ok();
+        }
+        output.flush()?;
+    }
+    Ok(())
+}
+
+/// A lock whose holder panicked is still good: the data behind it is bytes or nothing.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::Value;
+
+    /// Bytes written, readable after.
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+            lock(&self.0).extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
 
     #[tokio::test]
     async fn answers_every_request_and_nothing_else() {
@@ -120,15 +244,17 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":3,"method":"nope"}"#,
             "\n",
         );
-        let (client, server_end) = tokio::io::duplex(1 << 16);
+        let written = Shared::default();
         let server = Arc::new(Server::new(crate::Registry::global()));
-        serve(server, input.as_bytes(), server_end, std::future::pending())
-            .await
-            .unwrap();
-        let mut output = String::new();
-        tokio::io::AsyncReadExt::read_to_string(&mut { client }, &mut output)
-            .await
-            .unwrap();
+        serve(
+            server,
+            input.as_bytes(),
+            written.clone(),
+            std::future::pending(),
+        )
+        .await
+        .unwrap();
+        let output = String::from_utf8(lock(&written.0).clone()).unwrap();
         let answers: Vec<Value> = output
             .lines()
             .map(|line| serde_json::from_str(line).unwrap())
