@@ -120,6 +120,26 @@ impl ToolDefinition {
         })
     }
 
+    /// A definition standing in for one that could not be built: an input schema that
+    /// is any object, and `reason` in its description.
+    pub fn unavailable(name: ToolName, reason: impl std::fmt::Display) -> Self {
+        Self {
+            name,
+            title: None,
+            description: Some(format!("This tool is unavailable: {reason}")),
+            version: semver::Version::new(0, 0, 0),
+            category: None,
+            tags: Vec::new(),
+            annotations: ToolAnnotations::default(),
+            input_schema: schemars::json_schema!({ "type": "object" }),
+            output: None,
+            timeout: None,
+            deprecated: None,
+            errors: Vec::new(),
+            examples: Vec::new(),
+        }
+    }
+
     /// Renames the tool.
     #[must_use]
     pub fn with_name(mut self, name: ToolName) -> Self {

@@ -57,6 +57,7 @@ fn registration(tool: &Tool, args: &Args) -> TokenStream {
     let definition = definition(tool, args, &private);
     let invoke = invoke(tool, args, &private);
 
+    let name = tool_name(tool, args);
     let span = tool.item.sig.ident.span();
     let location = quote_spanned! {span=>
         #private::Location {
@@ -86,7 +87,7 @@ fn registration(tool: &Tool, args: &Args) -> TokenStream {
             #invoke
 
             #private::inventory::submit! {
-                #private::ToolRegistration::new(__mcp_definition, __MCP_HANDLER, #location)
+                #private::ToolRegistration::new(#name, __mcp_definition, __MCP_HANDLER, #location)
             }
         };
     }

@@ -358,6 +358,10 @@ fn check(registry: &Registry) -> u8 {
     for tool in registry.list() {
         let definition = tool.definition();
         let name = definition.name();
+        if let Some(error) = tool.definition_error() {
+            eprintln!("error: `{name}` ({}): {error}", tool.location());
+            errors += 1;
+        }
         if definition.description().is_none_or(|d| d.trim().is_empty()) {
             eprintln!("error: `{name}` ({}) has no description", tool.location());
             errors += 1;

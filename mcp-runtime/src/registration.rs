@@ -126,6 +126,7 @@ impl fmt::Display for Location {
 /// One tool as `#[mcp_tool]` registers it with `inventory`.
 #[derive(Debug)]
 pub struct ToolRegistration {
+    pub(crate) name: &'static str,
     pub(crate) definition: fn() -> Result<ToolDefinition, DefinitionError>,
     pub(crate) handler: Handler,
     pub(crate) location: Location,
@@ -134,11 +135,13 @@ pub struct ToolRegistration {
 impl ToolRegistration {
     /// A registration; generated code calls this in a static.
     pub const fn new(
+        name: &'static str,
         definition: fn() -> Result<ToolDefinition, DefinitionError>,
         handler: Handler,
         location: Location,
     ) -> Self {
         Self {
+            name,
             definition,
             handler,
             location,

@@ -23,12 +23,61 @@ use crate::validate::Validation;
 #[derive(Debug, Clone)]
 pub struct RegisteredTool {
     name: Arc<ToolName>,
-    definition: Arc<ToolDefinition>,
+    described: Arc<Described>,
     handler: Handler,
     location: Location,
     source: Arc<str>,
     enabled: bool,
-    validation: Arc<Validation>,
+}
+
+/// A tool's definition and its validation state, built on first use for an `#[mcp_tool]`:
+/// generating schemas is most of the cost of starting a program with many tools, and a
+/// server answers its first request before any of them is needed.
+#[derive(Debug)]
+struct Described {
+    make: Option<fn() -> Result<ToolDefinition, DefinitionError>>,
+    name: Arc<ToolName>,
+    typed: bool,
+    built: OnceLock<Built>,
+}
+
+#[derive(Debug)]
+struct Built {
+    definition: ToolDefinition,
+    validation: Validation,
+    /// Why the definition could not be built; calls are refused with it.
+    error: Option<DefinitionError>,
+}
+
+impl Built {
+    fn new(definition: ToolDefinition, typed: bool, error: Option<DefinitionError>) -> Self {
+        Self {
+            validation: Validation::new(&definition, typed),
+            definition,
+            error,
+        }
+    }
+}
+
+impl Described {
+    fn get(&self) -> &Built {
+        self.built.get_or_init(|| {
+            // A tool without a maker was built when registered: this is never reached.
+            let made = self
+                .make
+                .map_or(Err(DefinitionError::Name(ToolNameError::Empty)), |make| {
+                    make()
+                });
+            match made {
+                Ok(definition) => Built::new(definition, self.typed, None),
+                Err(error) => Built::new(
+                    ToolDefinition::unavailable(self.name.as_ref().clone(), &error),
+                    false,
+                    Some(error),
+                ),
+            }
+        })
+    }
 }
 
 impl RegisteredTool {
@@ -38,16 +87,42 @@ impl RegisteredTool {
     }
 
     fn new(definition: ToolDefinition, handler: Handler, location: Location, source: &str) -> Self {
-        let validation = Arc::new(Validation::new(&definition, handler.is_typed()));
+        let name = Arc::new(definition.name().clone());
+        let typed = handler.is_typed();
         Self {
-            name: Arc::new(definition.name().clone()),
-            definition: Arc::new(definition),
+            described: Arc::new(Described {
+                make: None,
+                name: Arc::clone(&name),
+                typed,
+                built: OnceLock::from(Built::new(definition, typed, None)),
+            }),
+            name,
             handler,
             location,
             source: source.into(),
             enabled: true,
-            validation,
         }
+    }
+
+    /// A tool of `#[mcp_tool]`, its definition left to be built when first needed.
+    fn registered(
+        registration: &ToolRegistration,
+        source: &Arc<str>,
+    ) -> Result<Self, DefinitionError> {
+        let name = Arc::new(ToolName::new(registration.name)?);
+        Ok(Self {
+            described: Arc::new(Described {
+                make: Some(registration.definition),
+                name: Arc::clone(&name),
+                typed: registration.handler.is_typed(),
+                built: OnceLock::new(),
+            }),
+            name,
+            handler: registration.handler.clone(),
+            location: registration.location,
+            source: Arc::clone(source),
+            enabled: true,
+        })
     }
 
     /// The name.
@@ -57,7 +132,13 @@ impl RegisteredTool {
 
     /// The definition.
     pub fn definition(&self) -> &ToolDefinition {
-        &self.definition
+        &self.described.get().definition
+    }
+
+    /// Why the tool's definition could not be built, if it could not; such a tool is
+    /// listed with a stand-in definition saying so, and its calls are refused.
+    pub fn definition_error(&self) -> Option<&DefinitionError> {
+        self.described.get().error.as_ref()
     }
 
     /// Where the tool was defined (or registered, for a dynamic tool).
@@ -78,7 +159,7 @@ impl RegisteredTool {
     /// Whether its arguments are checked against the input schema even when they
     /// deserialize: true when the schema states more than the parameter types do.
     pub fn validates_arguments(&self) -> bool {
-        self.validation.validates_input()
+        self.validation().validates_input()
     }
 
     pub(crate) fn handler(&self) -> &Handler {
@@ -86,7 +167,7 @@ impl RegisteredTool {
     }
 
     pub(crate) fn validation(&self) -> &Validation {
-        &self.validation
+        &self.described.get().validation
     }
 
     pub(crate) fn shared_name(&self) -> Arc<ToolName> {
@@ -96,7 +177,7 @@ impl RegisteredTool {
     /// Whether a call must pass a check before the tool runs: the dangerous-tool policy or
     /// the input schema.
     pub(crate) fn is_guarded(&self) -> bool {
-        self.definition.annotations().dangerous || self.validation.validates_input()
+        self.definition().annotations().dangerous || self.validation().validates_input()
     }
 
     pub(crate) fn name_arc(&self) -> &Arc<ToolName> {
@@ -104,7 +185,7 @@ impl RegisteredTool {
     }
 
     fn renamed(&self, name: ToolName, source: &str) -> Self {
-        let definition = self.definition.as_ref().clone().with_name(name);
+        let definition = self.definition().clone().with_name(name);
         let mut tool = Self::new(definition, self.handler.clone(), self.location, source);
         tool.enabled = self.enabled;
         tool
@@ -282,14 +363,14 @@ impl Registry {
         category: &'a str,
     ) -> impl Iterator<Item = &'a RegisteredTool> {
         self.list()
-            .filter(move |tool| tool.definition.category() == Some(category))
+            .filter(move |tool| tool.definition().category() == Some(category))
     }
 
     /// The categories of the enabled tools, sorted, each once.
     pub fn list_categories(&self) -> Vec<&str> {
         let categories: BTreeSet<&str> = self
             .list()
-            .filter_map(|tool| tool.definition.category())
+            .filter_map(|tool| tool.definition().category())
             .collect();
         categories.into_iter().collect()
     }
@@ -421,6 +502,15 @@ impl Registry {
     pub async fn call_with(&self, call: MCPToolCall, options: CallOptions) -> MCPToolResult {
         match self.tools.get(call.tool_name.as_str()) {
             Some(tool) if tool.enabled => match tool.handler {
+                _ if tool.definition_error().is_some() => {
+                    MCPToolResult::failure(ToolError::execution(format!(
+                        "tool `{}` cannot run: its definition could not be built: {}",
+                        tool.name,
+                        tool.definition_error()
+                            .map(ToString::to_string)
+                            .unwrap_or_default()
+                    )))
+                }
                 // An inline tool runs right here: no future of its own to build or move.
                 Handler::Inline(invoke) => {
                     execute::run_inline(tool, invoke, call.arguments, options, &self.settings)
@@ -534,14 +624,10 @@ impl RegistryBuilder {
     /// Adds every `#[mcp_tool]` linked into the program.
     #[must_use]
     pub fn inventory(mut self) -> Self {
+        let source: Arc<str> = FROM_ATTRIBUTE.into();
         for registration in inventory::iter::<ToolRegistration> {
-            match (registration.definition)() {
-                Ok(definition) => self.tools.push(RegisteredTool::new(
-                    definition,
-                    registration.handler.clone(),
-                    registration.location,
-                    FROM_ATTRIBUTE,
-                )),
+            match RegisteredTool::registered(registration, &source) {
+                Ok(tool) => self.tools.push(tool),
                 Err(source) => self.problems.push(RegistryProblem::Definition {
                     location: registration.location,
                     source,
@@ -668,10 +754,10 @@ impl RegistryBuilder {
         let mut tools: Vec<RegisteredTool> = self
             .tools
             .into_iter()
-            .filter(|tool| self.filters.iter().all(|keep| keep(&tool.definition)))
+            .filter(|tool| self.filters.iter().all(|keep| keep(tool.definition())))
             .collect();
         // inventory's order is unspecified: sort by name, then by place for stable messages.
-        tools.sort_by(|a, b| (&a.name, a.location).cmp(&(&b.name, b.location)));
+        tools.sort_unstable_by(|a, b| (&a.name, a.location).cmp(&(&b.name, b.location)));
         for pair in tools.windows(2) {
             if pair[0].name == pair[1].name {
                 problems.push(RegistryProblem::Duplicate {

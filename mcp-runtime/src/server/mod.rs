@@ -330,18 +330,26 @@ impl Server {
         })
     }
 
-    /// The listing `tools/list` serves: each tool's wire form, written once.
+    /// The listing `tools/list` serves: each tool's wire form, written on first use (so
+    /// that a large tool set costs nothing at start-up) and only once.
     fn listing(&self) -> &Listing {
         self.listing.get_or_init(|| {
             let (mut names, mut tools) = (Vec::new(), Vec::new());
             for tool in self.registry.list() {
-                let mut wire = serde_json::to_value(tool.definition()).unwrap_or(Value::Null);
-                if let Some(names) = &self.llm_names {
-                    if let Some(llm) = names.to_llm.get(tool.name().as_str()) {
-                        wire["name"] = Value::String(llm.clone());
+                let llm_name = self
+                    .llm_names
+                    .as_ref()
+                    .and_then(|names| names.to_llm.get(tool.name().as_str()));
+                let wire = match llm_name {
+                    None => serde_json::value::to_raw_value(tool.definition()),
+                    Some(llm_name) => {
+                        serde_json::to_value(tool.definition()).and_then(|mut wire| {
+                            wire["name"] = Value::String(llm_name.clone());
+                            serde_json::value::to_raw_value(&wire)
+                        })
                     }
-                }
-                match serde_json::value::to_raw_value(&wire) {
+                };
+                match wire {
                     Ok(raw) => {
                         names.push(tool.name().as_str().to_owned());
                         tools.push(raw);
