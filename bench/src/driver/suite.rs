@@ -1,0 +1,592 @@
+//! The suite: every measurement on the floors and on the framework, round after round,
+//! alternating which goes first, then Markdown tables of the medians and ratios.
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::http::{self, HttpReport, HttpServer};
+use super::proto;
+use super::stats;
+use super::stdio::{self, InflightReport, StartupReport, StdioReport};
+
+/// The programs measured.
+struct Programs {
+    floor_stdio: String,
+    floor_http: String,
+    server: String,
+    server_1000: String,
+}
+
+impl Programs {
+    fn find(dir: Option<PathBuf>) -> io::Result<Self> {
+        let dir = match dir {
+            Some(dir) => dir,
+            None => std::env::current_exe()?
+                .parent()
+                .map(Path::to_path_buf)
+                .ok_or_else(|| io::Error::other("this program has no directory"))?,
+        };
+        let find = |name: &str| -> io::Result<String> {
+            let path = dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+            if path.is_file() {
+                Ok(path.to_string_lossy().into_owned())
+            } else {
+                Err(io::Error::other(format!(
+                    "`{}` is missing: build the servers first (cargo build --release -p mcp-bench)",
+                    path.display()
+                )))
+            }
+        };
+        Ok(Self {
+            floor_stdio: find("floor-stdio")?,
+            floor_http: find("floor-http")?,
+            server: find("bench-server")?,
+            server_1000: find("bench-server-1000")?,
+        })
+    }
+}
+
+/// How much each measurement does.
+struct Sizes {
+    warmup: u64,
+    latency_n: u64,
+    window: u64,
+    throughput_n: u64,
+    clients: u64,
+    http_n: u64,
+    http_warmup: u64,
+    startup_runs: usize,
+    inflight_n: u64,
+}
+
+impl Sizes {
+    fn new(quick: bool) -> Self {
+        if quick {
+            Self {
+                warmup: 200,
+                latency_n: 1_000,
+                window: 64,
+                throughput_n: 10_000,
+                clients: 16,
+                http_n: 2_000,
+                http_warmup: 320,
+                startup_runs: 3,
+                inflight_n: 2_000,
+            }
+        } else {
+            Self {
+                warmup: 2_000,
+                latency_n: 20_000,
+                window: 64,
+                throughput_n: 200_000,
+                clients: 16,
+                http_n: 50_000,
+                http_warmup: 2_000,
+                startup_runs: 20,
+                inflight_n: 10_000,
+            }
+        }
+    }
+}
+
+/// One round's figures.
+struct Round {
+    latency: [StdioReport; 2],
+    throughput: [StdioReport; 2],
+    http: [HttpReport; 2],
+    /// `initialize`: bench-server, bench-server-1000.
+    startup: [StartupReport; 2],
+    /// `tools/list`: bench-server, bench-server-1000.
+    list: [StartupReport; 2],
+    inflight: InflightReport,
+}
+
+impl Round {
+    /// The most CPU other processes used during one of the round's timed runs, in cores.
+    fn disturbance(&self) -> f64 {
+        let stdio = self
+            .latency
+            .iter()
+            .chain(&self.throughput)
+            .filter_map(|r| r.cpu.others_cores);
+        let http = self.http.iter().filter_map(|r| r.cpu.others_cores);
+        stdio.chain(http).fold(0.0, f64::max)
+    }
+
+    /// Wrong or missing answers in the round.
+    fn wrong(&self) -> u64 {
+        let stdio: u64 = self
+            .latency
+            .iter()
+            .chain(&self.throughput)
+            .map(|r| r.errors + r.lost)
+            .sum();
+        let http: u64 = self.http.iter().map(|r| r.errors + r.lost).sum();
+        let startup: usize = self
+            .startup
+            .iter()
+            .chain(&self.list)
+            .map(|r| r.failures)
+            .sum();
+        stdio + http + startup as u64 + self.inflight.errors + self.inflight.lost
+    }
+}
+
+/// Runs `a` and `b` in this order, or the other way round; the results as `[a, b]`.
+fn pair<T>(
+    swap: bool,
+    mut a: impl FnMut() -> io::Result<T>,
+    mut b: impl FnMut() -> io::Result<T>,
+) -> io::Result<[T; 2]> {
+    Ok(if swap {
+        let second = b()?;
+        [a()?, second]
+    } else {
+        let first = a()?;
+        [first, b()?]
+    })
+}
+
+fn say(round: usize, what: &str, line: &str) {
+    println!("round {round} | {what:<32} | {line}");
+}
+
+fn one_round(round: usize, programs: &Programs, sizes: &Sizes) -> io::Result<Round> {
+    let swap = round % 2 == 0;
+    let deadline = Duration::from_secs(600);
+    let stdio_command = |program: &str| -> Vec<String> {
+        if program == programs.floor_stdio {
+            vec![program.to_owned()]
+        } else {
+            vec![program.to_owned(), "serve".to_owned(), "--stdio".to_owned()]
+        }
+    };
+    let stdio_run = |program: &str, label: &str, window: u64, n: u64| {
+        let options = stdio::StdioOptions {
+            n,
+            warmup: sizes.warmup,
+            window,
+            tool: proto::DEFAULT_TOOL.to_owned(),
+            deadline,
+        };
+        let report = stdio::run(&stdio_command(program), &options)?;
+        say(round, &format!("stdio W={window} {label}"), &report.line());
+        Ok(report)
+    };
+    let latency = pair(
+        swap,
+        || stdio_run(&programs.floor_stdio, "floor-stdio", 1, sizes.latency_n),
+        || stdio_run(&programs.server, "bench-server", 1, sizes.latency_n),
+    )?;
+    let throughput = pair(
+        swap,
+        || {
+            stdio_run(
+                &programs.floor_stdio,
+                "floor-stdio",
+                sizes.window,
+                sizes.throughput_n,
+            )
+        },
+        || {
+            stdio_run(
+                &programs.server,
+                "bench-server",
+                sizes.window,
+                sizes.throughput_n,
+            )
+        },
+    )?;
+    let http_run = |command: Vec<String>, label: &str| {
+        let server = HttpServer::spawn(&command)?;
+        let options = http::HttpOptions {
+            clients: sizes.clients,
+            n: sizes.http_n,
+            warmup: sizes.http_warmup,
+            tool: proto::DEFAULT_TOOL.to_owned(),
+            threads: 1,
+        };
+        let report = http::run(&server.url, &options, Some(server.pid()))?;
+        say(
+            round,
+            &format!("http C={} {label}", sizes.clients),
+            &report.line(),
+        );
+        Ok(report)
+    };
+    let http = pair(
+        swap,
+        || {
+            let command = vec![
+                programs.floor_http.clone(),
+                "--addr".to_owned(),
+                "127.0.0.1:0".to_owned(),
+            ];
+            http_run(command, "floor-http")
+        },
+        || {
+            let command = vec![
+                programs.server.clone(),
+                "serve".to_owned(),
+                "--http".to_owned(),
+                "127.0.0.1:0".to_owned(),
+            ];
+            http_run(command, "bench-server")
+        },
+    )?;
+    let startup_run = |program: &str, label: &str, list: bool| {
+        let report = stdio::startup(&stdio_command(program), sizes.startup_runs, list)?;
+        say(round, &format!("startup {label}"), &report.line());
+        Ok(report)
+    };
+    let startup = pair(
+        swap,
+        || startup_run(&programs.server, "bench-server", false),
+        || startup_run(&programs.server_1000, "bench-server-1000", false),
+    )?;
+    let list = pair(
+        swap,
+        || startup_run(&programs.server, "bench-server", true),
+        || startup_run(&programs.server_1000, "bench-server-1000", true),
+    )?;
+    let inflight = stdio::inflight(&stdio_command(&programs.server), sizes.inflight_n, deadline)?;
+    say(round, "inflight bench-server", &inflight.line());
+    Ok(Round {
+        latency,
+        throughput,
+        http,
+        startup,
+        list,
+        inflight,
+    })
+}
+
+/// Which way a ratio should go.
+#[derive(Clone, Copy)]
+enum Target {
+    AtMost(f64),
+    AtLeast(f64),
+    None,
+}
+
+impl Target {
+    fn text(self) -> String {
+        match self {
+            Self::AtMost(limit) => format!("≤ {limit}"),
+            Self::AtLeast(limit) => format!("≥ {limit}"),
+            Self::None => String::new(),
+        }
+    }
+
+    fn met(self, ratio: f64) -> Option<bool> {
+        match self {
+            Self::AtMost(limit) => Some(ratio <= limit),
+            Self::AtLeast(limit) => Some(ratio >= limit),
+            Self::None => None,
+        }
+    }
+}
+
+/// One row of a comparison: a figure of each side per round.
+struct Row {
+    what: String,
+    unit: &'static str,
+    pairs: Vec<(f64, f64)>,
+    target: Target,
+}
+
+impl Row {
+    fn new(
+        what: impl Into<String>,
+        unit: &'static str,
+        target: Target,
+        rounds: &[Round],
+        figure: impl Fn(&Round) -> (f64, f64),
+    ) -> Self {
+        Self {
+            what: what.into(),
+            unit,
+            pairs: rounds.iter().map(figure).collect(),
+            target,
+        }
+    }
+
+    fn ratios(&self) -> Vec<f64> {
+        self.pairs.iter().map(|(a, b)| b / a).collect()
+    }
+
+    /// The Markdown row; whether its target was met, if it has one.
+    fn markdown(&self) -> (String, Option<bool>) {
+        let left: Vec<f64> = self.pairs.iter().map(|p| p.0).collect();
+        let right: Vec<f64> = self.pairs.iter().map(|p| p.1).collect();
+        let ratios = self.ratios();
+        let ratio = stats::median(&ratios);
+        let met = self.target.met(ratio);
+        let verdict = match met {
+            Some(true) => "met",
+            Some(false) => "**missed**",
+            None => "",
+        };
+        let per_round: Vec<String> = ratios.iter().map(|r| ratio_text(*r)).collect();
+        (
+            format!(
+                "| {} | {} | {} | {} | {} {verdict} | {} |",
+                self.what,
+                figure(stats::median(&left), self.unit),
+                figure(stats::median(&right), self.unit),
+                ratio_text(ratio),
+                self.target.text(),
+                per_round.join(", "),
+            ),
+            met,
+        )
+    }
+}
+
+fn ratio_text(ratio: f64) -> String {
+    if ratio.is_finite() {
+        format!("{ratio:.2}")
+    } else {
+        "-".to_owned()
+    }
+}
+
+fn figure(value: f64, unit: &str) -> String {
+    if value.is_nan() {
+        return "-".to_owned();
+    }
+    match unit {
+        "calls/s" => format!("{value:.0} calls/s"),
+        "MiB" => format!("{value:.1} MiB"),
+        _ if value >= 100.0 => format!("{value:.0} {unit}"),
+        _ => format!("{value:.2} {unit}"),
+    }
+}
+
+fn table(title: &str, left: &str, right: &str, rows: &[Row]) -> Vec<Option<bool>> {
+    println!();
+    println!("### {title}");
+    println!();
+    println!(
+        "| measure | {left} | {right} | {right} / {left} (median of rounds) | target | per round |"
+    );
+    println!("|---|---|---|---|---|---|");
+    rows.iter()
+        .map(|row| {
+            let (line, met) = row.markdown();
+            println!("{line}");
+            met
+        })
+        .collect()
+}
+
+fn nan(value: Option<f64>) -> f64 {
+    value.unwrap_or(f64::NAN)
+}
+
+fn mib(kib: Option<u64>) -> f64 {
+    kib.map_or(f64::NAN, |kib| kib as f64 / 1024.0)
+}
+
+/// The system's load averages, which tell whether something else ran meanwhile.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg").map_or_else(
+        |_| "-".to_owned(),
+        |text| {
+            text.split_whitespace()
+                .take(3)
+                .collect::<Vec<_>>()
+                .join(" ")
+        },
+    )
+}
+
+/// Runs the suite; the number of wrong or missing answers seen.
+pub(crate) fn run(rounds: usize, quick: bool, bin_dir: Option<PathBuf>) -> io::Result<u64> {
+    let programs = Programs::find(bin_dir)?;
+    let sizes = Sizes::new(quick);
+    println!(
+        "# mcp-bench suite: {rounds} round(s){}, {} core(s)",
+        if quick { ", quick" } else { "" },
+        std::thread::available_parallelism().map_or(0, usize::from)
+    );
+    println!();
+    let mut all = Vec::with_capacity(rounds);
+    for round in 1..=rounds {
+        println!("round {round} | load average {}", load_average());
+        all.push(one_round(round, &programs, &sizes)?);
+    }
+    let rounds = &all;
+    let w = sizes.window;
+    let c = sizes.clients;
+    let mut met = table(
+        &format!(
+            "Floor against framework, medians of {} round(s)",
+            rounds.len()
+        ),
+        "floor",
+        "framework",
+        &[
+            Row::new(
+                "stdio W=1 p50 latency",
+                "µs",
+                Target::AtMost(1.2),
+                rounds,
+                |r| {
+                    (
+                        nan(r.latency[0].latency.map(|l| l.p50_us)),
+                        nan(r.latency[1].latency.map(|l| l.p50_us)),
+                    )
+                },
+            ),
+            Row::new("stdio W=1 p99 latency", "µs", Target::None, rounds, |r| {
+                (
+                    nan(r.latency[0].latency.map(|l| l.p99_us)),
+                    nan(r.latency[1].latency.map(|l| l.p99_us)),
+                )
+            }),
+            Row::new("stdio W=1 calls/s", "calls/s", Target::None, rounds, |r| {
+                (r.latency[0].calls_per_s, r.latency[1].calls_per_s)
+            }),
+            Row::new(
+                format!("stdio W={w} calls/s"),
+                "calls/s",
+                Target::AtLeast(0.5),
+                rounds,
+                |r| (r.throughput[0].calls_per_s, r.throughput[1].calls_per_s),
+            ),
+            Row::new(
+                format!("stdio W={w} server CPU per call"),
+                "µs",
+                Target::None,
+                rounds,
+                |r| {
+                    (
+                        nan(r.throughput[0].cpu.server_us),
+                        nan(r.throughput[1].cpu.server_us),
+                    )
+                },
+            ),
+            Row::new(
+                format!("HTTP {c} clients calls/s"),
+                "calls/s",
+                Target::AtLeast(0.6),
+                rounds,
+                |r| (r.http[0].calls_per_s, r.http[1].calls_per_s),
+            ),
+            Row::new(
+                format!("HTTP {c} clients p50 latency"),
+                "µs",
+                Target::None,
+                rounds,
+                |r| {
+                    (
+                        nan(r.http[0].latency.map(|l| l.p50_us)),
+                        nan(r.http[1].latency.map(|l| l.p50_us)),
+                    )
+                },
+            ),
+            Row::new(
+                format!("HTTP {c} clients server CPU per call"),
+                "µs",
+                Target::None,
+                rounds,
+                |r| (nan(r.http[0].cpu.server_us), nan(r.http[1].cpu.server_us)),
+            ),
+        ],
+    );
+    met.extend(table(
+        "Start-up: 3 tools against 1,000",
+        "bench-server",
+        "bench-server-1000",
+        &[
+            Row::new(
+                "spawn → initialize answer, median",
+                "ms",
+                Target::AtMost(2.0),
+                rounds,
+                |r| (r.startup[0].median_ms(), r.startup[1].median_ms()),
+            ),
+            Row::new(
+                "spawn → initialize answer, p90",
+                "ms",
+                Target::None,
+                rounds,
+                |r| (r.startup[0].p90_ms(), r.startup[1].p90_ms()),
+            ),
+            Row::new(
+                "spawn → tools/list answer, median",
+                "ms",
+                Target::None,
+                rounds,
+                |r| (r.list[0].median_ms(), r.list[1].median_ms()),
+            ),
+            Row::new(
+                "input closed → exit, median",
+                "ms",
+                Target::None,
+                rounds,
+                |r| {
+                    (
+                        stats::median(&r.startup[0].exit_ms),
+                        stats::median(&r.startup[1].exit_ms),
+                    )
+                },
+            ),
+        ],
+    ));
+    println!();
+    println!(
+        "### bench-server, {} calls written at once (inflight)",
+        sizes.inflight_n
+    );
+    println!();
+    println!(
+        "| round | RSS before | peak RSS (VmHWM) | RSS after | calls/s | answered | errors | lost |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
+    for (i, r) in rounds.iter().enumerate() {
+        let f = &r.inflight;
+        println!(
+            "| {} | {:.1} MiB | {:.1} MiB | {:.1} MiB | {:.0} | {} | {} | {} |",
+            i + 1,
+            mib(f.rss_before_kib),
+            mib(f.peak_kib),
+            mib(f.rss_after_kib),
+            stats::rate(f.answered, f.elapsed),
+            f.answered,
+            f.errors,
+            f.lost,
+        );
+    }
+    let peaks: Vec<f64> = rounds.iter().map(|r| mib(r.inflight.peak_kib)).collect();
+    let before: Vec<f64> = rounds
+        .iter()
+        .map(|r| mib(r.inflight.rss_before_kib))
+        .collect();
+    println!(
+        "| median | {:.1} MiB | {:.1} MiB | | | | | |",
+        stats::median(&before),
+        stats::median(&peaks)
+    );
+    let disturbances: Vec<String> = rounds
+        .iter()
+        .map(|r| format!("{:.2}", r.disturbance()))
+        .collect();
+    println!();
+    println!(
+        "Other processes' CPU during the timed runs, the most in any one run, per round: {} core(s) \
+         (above about 0.1, the round was disturbed).",
+        disturbances.join(", ")
+    );
+    let wrong: u64 = rounds.iter().map(Round::wrong).sum();
+    let targets = met.iter().flatten().count();
+    let missed = met.iter().flatten().filter(|met| !**met).count();
+    println!("Load average at the end: {}.", load_average());
+    println!(
+        "Targets met: {}/{targets}. Wrong or missing answers over the suite: {wrong}.",
+        targets - missed
+    );
+    Ok(wrong)
+}

@@ -1,0 +1,228 @@
+//! `mcp-bench`: measures MCP servers over stdio and streamable HTTP.
+//!
+//! ```text
+//! mcp-bench stdio [--window W] [-n N] -- CMD [ARGS...]
+//! mcp-bench http URL [--clients C] [-n N]
+//! mcp-bench startup [--runs R] [--list] -- CMD [ARGS...]
+//! mcp-bench inflight [-n N] -- CMD [ARGS...]
+//! mcp-bench suite [--rounds R] [--quick]
+//! ```
+//!
+//! Every measuring subcommand prints one summary line, or with `--json` one JSON object,
+//! and exits 1 when an answer was wrong or missing.
+
+// The summary lines and tables are this program's output.
+#![allow(clippy::print_stdout)]
+
+mod driver;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+
+use driver::{http, proto, stdio, suite};
+
+/// Measures MCP servers.
+#[derive(Parser)]
+#[command(name = "mcp-bench", version)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Spawns a stdio server, does the handshake, warms up, then times `tools/call`s.
+    Stdio {
+        /// Calls in flight at once: 1 times each call; more measure throughput.
+        #[arg(long, default_value_t = 1)]
+        window: u64,
+        /// Calls measured.
+        #[arg(short, default_value_t = 20_000)]
+        n: u64,
+        /// Calls before measuring.
+        #[arg(long, default_value_t = 2_000)]
+        warmup: u64,
+        /// The tool called: it must take `{a, b}` and answer `{"sum": a + b}`.
+        #[arg(long, default_value = proto::DEFAULT_TOOL)]
+        tool: String,
+        /// Kill the server after this many seconds.
+        #[arg(long, default_value_t = 300)]
+        timeout: u64,
+        /// Print one JSON object instead of a line.
+        #[arg(long)]
+        json: bool,
+        /// The server's command line.
+        #[arg(last = true, required = true)]
+        command: Vec<String>,
+    },
+    /// Sends `tools/call`s over C keep-alive HTTP/1.1 connections, one at a time on each.
+    Http {
+        /// The endpoint, e.g. `http://127.0.0.1:8080/mcp`.
+        url: String,
+        /// Concurrent connections.
+        #[arg(long, default_value_t = 16)]
+        clients: u64,
+        /// Calls measured, over all connections.
+        #[arg(short, default_value_t = 50_000)]
+        n: u64,
+        /// Calls before measuring, over all connections.
+        #[arg(long, default_value_t = 2_000)]
+        warmup: u64,
+        /// The tool called: it must take `{a, b}` and answer `{"sum": a + b}`.
+        #[arg(long, default_value = proto::DEFAULT_TOOL)]
+        tool: String,
+        /// Threads of the driver's runtime (1: a current-thread runtime).
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// The server's process id, to report its CPU time per call.
+        #[arg(long)]
+        pid: Option<u32>,
+        /// Print one JSON object instead of a line.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Times spawn → the answer to `initialize` (or to `tools/list`, with `--list`).
+    Startup {
+        /// How many times to start the server.
+        #[arg(long, default_value_t = 20)]
+        runs: usize,
+        /// Time the answer to a `tools/list` sent right after `initialize`.
+        #[arg(long)]
+        list: bool,
+        /// Print one JSON object instead of a line.
+        #[arg(long)]
+        json: bool,
+        /// The server's command line.
+        #[arg(last = true, required = true)]
+        command: Vec<String>,
+    },
+    /// Writes N calls without waiting while another thread reads the answers; reports the
+    /// server's memory before and at its peak.
+    Inflight {
+        /// Calls written at once.
+        #[arg(short, default_value_t = 10_000)]
+        n: u64,
+        /// Kill the server after this many seconds.
+        #[arg(long, default_value_t = 300)]
+        timeout: u64,
+        /// Print one JSON object instead of a line.
+        #[arg(long)]
+        json: bool,
+        /// The server's command line.
+        #[arg(last = true, required = true)]
+        command: Vec<String>,
+    },
+    /// Runs every measurement on the floors and the framework, round after round, and
+    /// prints Markdown tables of the medians and ratios.
+    Suite {
+        /// Rounds; floor and framework alternate which goes first.
+        #[arg(long, default_value_t = 5)]
+        rounds: usize,
+        /// Small counts: a smoke test of the whole suite.
+        #[arg(long)]
+        quick: bool,
+        /// Where the servers are; by default beside this program.
+        #[arg(long)]
+        bin_dir: Option<PathBuf>,
+    },
+}
+
+fn print(json: bool, line: String, object: &serde_json::Value) {
+    if json {
+        println!("{object}");
+    } else {
+        println!("{line}");
+    }
+}
+
+fn verdict(wrong: u64) -> ExitCode {
+    if wrong == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("mcp-bench: {err}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> std::io::Result<ExitCode> {
+    Ok(match cli.command {
+        Command::Stdio {
+            window,
+            n,
+            warmup,
+            tool,
+            timeout,
+            json,
+            command,
+        } => {
+            let options = stdio::StdioOptions {
+                n,
+                warmup,
+                window,
+                tool,
+                deadline: Duration::from_secs(timeout),
+            };
+            let report = stdio::run(&command, &options)?;
+            print(json, report.line(), &report.json());
+            verdict(report.errors + report.lost)
+        }
+        Command::Http {
+            url,
+            clients,
+            n,
+            warmup,
+            tool,
+            threads,
+            pid,
+            json,
+        } => {
+            let options = http::HttpOptions {
+                clients,
+                n,
+                warmup,
+                tool,
+                threads,
+            };
+            let report = http::run(&url, &options, pid)?;
+            print(json, report.line(), &report.json());
+            verdict(report.errors + report.lost)
+        }
+        Command::Startup {
+            runs,
+            list,
+            json,
+            command,
+        } => {
+            let report = stdio::startup(&command, runs, list)?;
+            print(json, report.line(), &report.json());
+            verdict(report.failures as u64)
+        }
+        Command::Inflight {
+            n,
+            timeout,
+            json,
+            command,
+        } => {
+            let report = stdio::inflight(&command, n, Duration::from_secs(timeout))?;
+            print(json, report.line(), &report.json());
+            verdict(report.errors + report.lost)
+        }
+        Command::Suite {
+            rounds,
+            quick,
+            bin_dir,
+        } => verdict(suite::run(rounds.max(1), quick, bin_dir)?),
+    })
+}

@@ -1,0 +1,68 @@
+//! The three tools both framework servers serve: `bench.add` (inline), `bench.add_blocking`
+//! (a sync tool on the blocking pool, the default) and `bench.add_async` (an `async fn`).
+//! All three take `{a, b}` and answer `{"sum": a + b}`, so the driver can check any of them.
+
+use mcp_runtime::schemars::JsonSchema;
+use mcp_runtime::serde::Serialize;
+use mcp_runtime::{ToolError, mcp_tool};
+
+/// The sum of two integers.
+#[derive(Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(crate = "mcp_runtime::serde")]
+#[schemars(crate = "mcp_runtime::schemars")]
+pub(crate) struct Sum {
+    /// `a + b`.
+    pub(crate) sum: i64,
+}
+
+fn checked_sum(a: i64, b: i64) -> Result<Sum, ToolError> {
+    a.checked_add(b)
+        .map(|sum| Sum { sum })
+        .ok_or_else(|| ToolError::validation(format!("{a} + {b} does not fit in a 64-bit integer")))
+}
+
+/// Add two integers.
+///
+/// Fails, rather than wrapping around, when the sum does not fit in 64 bits.
+#[mcp_tool(namespace = "bench", inline, read_only, idempotent, open_world = false)]
+pub(crate) fn add(
+    /// The first addend.
+    a: i64,
+    /// The second addend.
+    b: i64,
+) -> Result<Sum, ToolError> {
+    checked_sum(a, b)
+}
+
+/// Add two integers, on the blocking thread pool.
+///
+/// The same as `bench.add`, run the way a sync tool runs unless it says `inline`.
+#[mcp_tool(namespace = "bench", read_only, idempotent, open_world = false)]
+pub(crate) fn add_blocking(
+    /// The first addend.
+    a: i64,
+    /// The second addend.
+    b: i64,
+) -> Result<Sum, ToolError> {
+    checked_sum(a, b)
+}
+
+/// Add two integers, as an `async fn`.
+///
+/// The same as `bench.add`, run on the caller's task.
+#[mcp_tool(namespace = "bench", read_only, idempotent, open_world = false)]
+pub(crate) async fn add_async(
+    /// The first addend.
+    a: i64,
+    /// The second addend.
+    b: i64,
+) -> Result<Sum, ToolError> {
+    checked_sum(a, b)
+}
+
+/// Keeps the tools linked, and checks they are still plain functions.
+pub(crate) fn self_check() {
+    debug_assert_eq!(add(1, 2).ok(), Some(Sum { sum: 3 }));
+    debug_assert_eq!(add_blocking(1, 2).ok(), Some(Sum { sum: 3 }));
+    let _ = add_async;
+}

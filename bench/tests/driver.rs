@@ -1,0 +1,196 @@
+//! The driver against the floors and the framework, with small counts: every call must be
+//! answered, and answered right. No timings are checked.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, Command, Stdio};
+
+use serde_json::Value;
+
+const DRIVER: &str = env!("CARGO_BIN_EXE_mcp-bench");
+const FLOOR_STDIO: &str = env!("CARGO_BIN_EXE_floor-stdio");
+const FLOOR_HTTP: &str = env!("CARGO_BIN_EXE_floor-http");
+const SERVER: &str = env!("CARGO_BIN_EXE_bench-server");
+
+/// Runs the driver with `args` and `--json`; its JSON summary, after checking it exited 0.
+fn bench(args: &[&str]) -> Value {
+    let (options, command) = match args.iter().position(|arg| *arg == "--") {
+        Some(split) => args.split_at(split),
+        None => (args, &[][..]),
+    };
+    let output = Command::new(DRIVER)
+        .args(options)
+        .arg("--json")
+        .args(command)
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("the driver runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{args:?}: {}\n{stdout}",
+        output.status
+    );
+    serde_json::from_str(stdout.trim()).unwrap_or_else(|err| panic!("{err}: {stdout}"))
+}
+
+fn stdio_servers() -> [Vec<&'static str>; 2] {
+    [vec![FLOOR_STDIO], vec![SERVER, "serve", "--stdio"]]
+}
+
+#[test]
+fn every_call_over_stdio_is_answered_right() {
+    for server in stdio_servers() {
+        for (window, n) in [("1", "200"), ("16", "2000")] {
+            let mut args = vec!["stdio", "--window", window, "-n", n, "--warmup", "50", "--"];
+            args.extend(&server);
+            let report = bench(&args);
+            assert_eq!(report["errors"], 0, "{server:?}: {report}");
+            assert_eq!(report["lost"], 0, "{server:?}: {report}");
+            assert_eq!(report["n"].as_u64(), n.parse().ok(), "{report}");
+            if window == "1" {
+                assert!(report["p50_us"].as_f64().is_some(), "{report}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_burst_is_answered_whole() {
+    let report = bench(&["inflight", "-n", "2000", "--", SERVER, "serve", "--stdio"]);
+    assert_eq!(report["answered"], 2000, "{report}");
+    assert_eq!(report["errors"], 0, "{report}");
+    assert_eq!(report["lost"], 0, "{report}");
+    if cfg!(target_os = "linux") {
+        assert!(report["peak_rss_kib"].as_u64().is_some(), "{report}");
+        assert!(report["rss_before_kib"].as_u64().is_some(), "{report}");
+    }
+}
+
+#[test]
+fn startup_is_timed_to_the_first_answer() {
+    for list in [false, true] {
+        let mut args = vec!["startup", "--runs", "2"];
+        if list {
+            args.push("--list");
+        }
+        args.extend(["--", SERVER, "serve", "--stdio"]);
+        let report = bench(&args);
+        assert_eq!(report["errors"], 0, "{report}");
+        assert!(report["median_ms"].as_f64().is_some(), "{report}");
+    }
+}
+
+/// A server spawned for HTTP, killed at the end.
+struct HttpServer(Child, String);
+
+impl HttpServer {
+    fn spawn(command: &[&str]) -> Self {
+        let mut child = Command::new(command[0])
+            .args(&command[1..])
+            .stdin(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the server runs");
+        let mut line = String::new();
+        BufReader::new(child.stderr.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line
+            .trim()
+            .strip_prefix("listening on ")
+            .unwrap_or_else(|| panic!("{command:?} said {line:?}"))
+            .to_owned();
+        Self(child, url)
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn every_call_over_http_is_answered_right() {
+    for command in [
+        vec![FLOOR_HTTP, "--addr", "127.0.0.1:0"],
+        vec![SERVER, "serve", "--http", "127.0.0.1:0"],
+    ] {
+        let server = HttpServer::spawn(&command);
+        let report = bench(&[
+            "http",
+            &server.1,
+            "--clients",
+            "4",
+            "-n",
+            "400",
+            "--warmup",
+            "40",
+        ]);
+        assert_eq!(report["errors"], 0, "{command:?}: {report}");
+        assert_eq!(report["lost"], 0, "{command:?}: {report}");
+    }
+}
+
+/// Runs a stdio server on `input`; its answers, by id.
+fn answers(command: &[&str], input: &str) -> std::collections::BTreeMap<String, String> {
+    let mut child = Command::new(command[0])
+        .args(&command[1..])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("the server runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let value: Value = serde_json::from_str(line).unwrap();
+            (value["id"].to_string(), line.to_owned())
+        })
+        .collect()
+}
+
+/// The floor is only a floor if it does the same work: its answers to calls are the
+/// framework's, byte for byte.
+#[test]
+fn the_floor_answers_calls_with_the_frameworks_bytes() {
+    let input = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"bench.add","arguments":{"a":1,"b":2}}}"#,
+        r#"{"jsonrpc":"2.0","id":"three","method":"tools/call","params":{"name":"bench.add","arguments":{"a":-40,"b":2}}}"#,
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"bench.add","arguments":{"a":9223372036854775807,"b":1}}}"#,
+        r#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#,
+        r#"{"jsonrpc":"2.0","id":6,"method":"ping"}"#,
+    ]
+    .map(|line| format!("{line}\n"))
+    .concat();
+    let floor = answers(&[FLOOR_STDIO], &input);
+    let framework = answers(&[SERVER, "serve", "--stdio"], &input);
+    for id in ["2", "\"three\"", "4", "6"] {
+        assert_eq!(floor.get(id), framework.get(id), "answer {id}");
+    }
+    let first_tool = |answers: &std::collections::BTreeMap<String, String>| {
+        let list: Value = serde_json::from_str(&answers["5"]).unwrap();
+        list["result"]["tools"][0].to_string()
+    };
+    assert_eq!(
+        first_tool(&floor),
+        first_tool(&framework),
+        "bench.add as listed"
+    );
+    let init: Value = serde_json::from_str(&framework["1"]).unwrap();
+    let floor_init: Value = serde_json::from_str(&floor["1"]).unwrap();
+    assert_eq!(
+        floor_init["result"]["capabilities"],
+        init["result"]["capabilities"]
+    );
+}
