@@ -25,7 +25,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use http::{HEADER_MISMATCH, HttpConfig, router, serve_http};
 pub use jsonrpc::{INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR};
-pub use stdio::{MAX_IN_FLIGHT, serve_stdio};
+pub use stdio::{MAX_IN_FLIGHT, MAX_MESSAGE_BYTES, serve_stdio};
 
 use crate::execute::CallOptions;
 use crate::registry::{RegisteredTool, Registry};

@@ -22,14 +22,40 @@ use super::{Notifier, Server, Step};
 /// The most requests handled at once.
 pub const MAX_IN_FLIGHT: usize = 256;
 
+/// The largest message read, in bytes; a longer line is skipped and answered with an
+/// error, so a client cannot make the server buffer without bound.
+pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
+
 /// How much input is read, and output gathered, at once.
 const BUFFER: usize = 64 * 1024;
 
 /// Serves `server` on this process's standard input and output until input ends or the
 /// process is asked to stop (SIGTERM, Ctrl-C); either way, the calls in flight are answered
 /// (each within its timeout) before it returns.
+///
+/// Standard output belongs to the protocol while this runs: whatever else the program
+/// writes there (a `println!` in a tool, a library's chatter) goes to standard error
+/// instead, so it cannot break the stream of messages. On Unix this is done by moving the
+/// protocol to a duplicate of the original standard output and pointing descriptor 1 at
+/// standard error; elsewhere, stray output is not redirected.
 pub async fn serve_stdio(server: Arc<Server>) -> io::Result<()> {
-    serve(server, io::stdin(), io::stdout(), super::stop_signal()).await
+    let output = protocol_output()?;
+    serve(server, io::stdin(), output, super::stop_signal()).await
+}
+
+/// The protocol's own standard output, with descriptor 1 sent to standard error.
+#[cfg(unix)]
+fn protocol_output() -> io::Result<std::fs::File> {
+    use std::os::fd::AsFd;
+    io::stdout().flush()?;
+    let protocol = io::stdout().as_fd().try_clone_to_owned()?;
+    rustix::stdio::dup2_stdout(io::stderr().as_fd())?;
+    Ok(std::fs::File::from(protocol))
+}
+
+#[cfg(not(unix))]
+fn protocol_output() -> io::Result<io::Stdout> {
+    Ok(io::stdout())
 }
 
 /// The output, shared by the reading thread (immediate answers) and the writer thread.
@@ -130,14 +156,24 @@ impl<W: Write + Send + 'static> Reading<W> {
         let mut line = Vec::new();
         loop {
             line.clear();
-            if input.read_until(b'\n', &mut line)? == 0 {
+            let Some(whole) = read_message(&mut input, &mut line)? else {
                 break;
-            }
+            };
             let _busy = lock(&self.busy);
             if self.stopping.load(Ordering::SeqCst) {
                 break;
             }
-            if !line.iter().all(u8::is_ascii_whitespace) {
+            if !whole {
+                self.write_now(&super::jsonrpc::error_response(
+                    &serde_json::Value::Null,
+                    super::INVALID_REQUEST,
+                    &format!(
+                        "the message is longer than the limit of {} MiB and was skipped",
+                        MAX_MESSAGE_BYTES / (1024 * 1024)
+                    ),
+                    None,
+                ))?;
+            } else if !line.iter().all(u8::is_ascii_whitespace) {
                 self.handle(&line, &notify)?;
             }
             // Answers wait in the buffer while more requests are already here to be read.
@@ -148,6 +184,13 @@ impl<W: Write + Send + 'static> Reading<W> {
         lock(&self.output).flush()
     }
 
+    /// Writes an answer; it is flushed with the others once no request is waiting.
+    fn write_now(&self, answer: &str) -> io::Result<()> {
+        let mut output = lock(&self.output);
+        output.write_all(answer.as_bytes())?;
+        output.write_all(b"\n")
+    }
+
     fn handle(&self, message: &[u8], notify: &Notifier) -> io::Result<()> {
         let step = match super::parse(message) {
             Err(refusal) => Step::Answered(Some(refusal.into_response())),
@@ -155,11 +198,7 @@ impl<W: Write + Send + 'static> Reading<W> {
         };
         match step {
             Step::Answered(None) => Ok(()),
-            Step::Answered(Some(answer)) => {
-                let mut output = lock(&self.output);
-                output.write_all(answer.as_bytes())?;
-                output.write_all(b"\n")
-            }
+            Step::Answered(Some(answer)) => self.write_now(&answer),
             Step::Call(pending) => {
                 let permit = self
                     .runtime
@@ -180,6 +219,36 @@ impl<W: Write + Send + 'static> Reading<W> {
             }
         }
     }
+}
+
+/// Reads one line into `line`: `None` at the end of input, `Some(false)` when the line is
+/// longer than [`MAX_MESSAGE_BYTES`] (what was read of it is left in `line`, the rest is
+/// skipped).
+fn read_message(input: &mut impl BufRead, line: &mut Vec<u8>) -> io::Result<Option<bool>> {
+    let limit = MAX_MESSAGE_BYTES as u64 + 1;
+    if input.by_ref().take(limit).read_until(b'\n', line)? == 0 {
+        return Ok(None);
+    }
+    if line.len() <= MAX_MESSAGE_BYTES || line.ends_with(b"\n") {
+        return Ok(Some(true));
+    }
+    loop {
+        let buffer = input.fill_buf()?;
+        if buffer.is_empty() {
+            break;
+        }
+        match buffer.iter().position(|&byte| byte == b'\n') {
+            Some(end) => {
+                input.consume(end + 1);
+                break;
+            }
+            None => {
+                let all = buffer.len();
+                input.consume(all);
+            }
+        }
+    }
+    Ok(Some(false))
 }
 
 /// Writes the answers of awaited calls, several at a time when they come together.
