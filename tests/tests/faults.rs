@@ -1,0 +1,448 @@
+//! Faults, over real processes: tools that panic, hang, print to standard output or get
+//! cancelled; input that ends with calls in flight; 10,000 requests at once; a client that
+//! stops reading; a client that hangs up mid-call. After each, the server still answers,
+//! and no request is lost.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+const SERVER: &str = env!("CARGO_BIN_EXE_fault-server");
+
+/// A server on stdio: requests go in, every line that comes out is parsed and kept.
+struct StdioServer {
+    child: Child,
+    input: Option<ChildStdin>,
+    lines: mpsc::Receiver<String>,
+    stderr: thread::JoinHandle<String>,
+    answers: HashMap<String, Value>,
+}
+
+impl StdioServer {
+    fn start() -> Self {
+        let mut child = Command::new(SERVER)
+            .args(["serve", "--stdio"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the fault server starts");
+        let output = child.stdout.take().expect("stdout");
+        let (sender, lines) = mpsc::channel();
+        thread::spawn(move || {
+            for line in BufReader::new(output).lines() {
+                let Ok(line) = line else { break };
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut errors = child.stderr.take().expect("stderr");
+        let stderr = thread::spawn(move || {
+            let mut text = String::new();
+            let _ = errors.read_to_string(&mut text);
+            text
+        });
+        let mut server = Self {
+            input: child.stdin.take(),
+            child,
+            lines,
+            stderr,
+            answers: HashMap::new(),
+        };
+        server.send(&json!({
+            "jsonrpc": "2.0", "id": "init", "method": "initialize",
+            "params": { "protocolVersion": "2025-11-25", "capabilities": {},
+                        "clientInfo": { "name": "faults", "version": "1" } }
+        }));
+        server.answer("init");
+        server.send(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }));
+        server
+    }
+
+    fn send(&mut self, message: &Value) {
+        let input = self.input.as_mut().expect("input is open");
+        writeln!(input, "{message}").expect("the server reads");
+        input.flush().expect("the server reads");
+    }
+
+    fn call(&mut self, id: &str, tool: &str, arguments: Value) {
+        self.send(&json!({
+            "jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": { "name": tool, "arguments": arguments }
+        }));
+    }
+
+    /// The answer to `id`, waiting up to 30 s; every line on the way must be JSON-RPC.
+    fn answer(&mut self, id: &str) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(answer) = self.answers.remove(id) {
+                return answer;
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = self
+                .lines
+                .recv_timeout(left)
+                .unwrap_or_else(|err| panic!("no answer to `{id}`: {err}"));
+            let message: Value = serde_json::from_str(&line).unwrap_or_else(|err| {
+                panic!("stdout carried a line that is not JSON ({err}): {line:?}")
+            });
+            assert_eq!(message["jsonrpc"], "2.0", "{line}");
+            let key = match &message["id"] {
+                Value::String(id) => id.clone(),
+                other => other.to_string(),
+            };
+            self.answers.insert(key, message);
+        }
+    }
+
+    /// Whether a line arrives within `wait`.
+    fn silent_for(&mut self, wait: Duration) -> bool {
+        match self.lines.recv_timeout(wait) {
+            Ok(line) => panic!("expected silence, got {line}"),
+            Err(_) => true,
+        }
+    }
+
+    /// Checks the server still answers a plain call correctly.
+    fn still_serves(&mut self, id: &str) {
+        self.call(id, "fault.add", json!({ "a": 20, "b": 22 }));
+        let answer = self.answer(id);
+        assert_eq!(
+            answer["result"]["structuredContent"],
+            json!({ "result": 42 }),
+            "{answer}"
+        );
+        assert!(
+            self.child.try_wait().expect("status").is_none(),
+            "the server is running"
+        );
+    }
+
+    /// Closes input and waits for the server to exit; its standard error.
+    fn finish(mut self) -> String {
+        drop(self.input.take());
+        let status = self.child.wait().expect("the server exits");
+        assert!(status.success(), "exit status {status}");
+        self.stderr.join().expect("stderr")
+    }
+}
+
+fn error_type(answer: &Value) -> &str {
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    answer["result"]["structuredContent"]["error_type"]
+        .as_str()
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_panicking_tool_fails_its_call_only() {
+    let mut server = StdioServer::start();
+    server.call("p1", "fault.panic", json!({}));
+    let answer = server.answer("p1");
+    assert_eq!(error_type(&answer), "ToolExecutionError");
+    let message = answer["result"]["structuredContent"]["error_message"]
+        .as_str()
+        .unwrap();
+    assert!(message.contains("this tool always panics"), "{message}");
+    server.call("p2", "fault.panic_blocking", json!({}));
+    assert_eq!(error_type(&server.answer("p2")), "ToolExecutionError");
+    server.still_serves("after");
+    server.finish();
+}
+
+#[test]
+fn a_tool_that_never_returns_times_out() {
+    let mut server = StdioServer::start();
+    let started = Instant::now();
+    server.call("h", "fault.hang", json!({}));
+    // Other calls are answered while it hangs.
+    server.still_serves("meanwhile");
+    let answer = server.answer("h");
+    assert_eq!(error_type(&answer), "TimeoutError");
+    let waited = started.elapsed();
+    assert!(
+        waited >= Duration::from_secs(1),
+        "answered after {waited:?}"
+    );
+    server.still_serves("after");
+    server.finish();
+}
+
+#[test]
+fn a_cancelled_call_stops_its_tool_and_is_not_answered() {
+    let mut server = StdioServer::start();
+    server.call("w", "fault.wait_for_cancel", json!({}));
+    server.still_serves("meanwhile");
+    server.send(&json!({
+        "jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": { "requestId": "w", "reason": "the user gave up" }
+    }));
+    server.still_serves("after");
+    assert!(server.silent_for(Duration::from_millis(300)));
+    assert!(
+        !server.answers.contains_key("w"),
+        "the cancelled call was answered"
+    );
+    // The tool stopped when cancelled, not when the server exits.
+    thread::sleep(Duration::from_millis(100));
+    let stderr = server.finish();
+    assert!(
+        stderr.contains("fault.wait_for_cancel: stopped"),
+        "the tool was stopped: {stderr}"
+    );
+}
+
+#[test]
+fn a_tool_printing_to_stdout_does_not_break_the_stream() {
+    let mut server = StdioServer::start();
+    for i in 0..20 {
+        let id = format!("print{i}");
+        let text = format!("{{\"not\": \"a protocol message {i}\"}}");
+        server.call(&id, "fault.print", json!({ "text": text }));
+        let answer = server.answer(&id);
+        assert_eq!(
+            answer["result"]["structuredContent"]["result"],
+            text.as_str()
+        );
+    }
+    server.still_serves("after");
+    // Every stdout line was parsed as a JSON-RPC message by `answer`; the prints went to
+    // standard error.
+    let stderr = server.finish();
+    assert!(stderr.contains("a protocol message 19"), "{stderr}");
+}
+
+#[test]
+fn calls_in_flight_are_answered_when_input_ends() {
+    let mut server = StdioServer::start();
+    for i in 0..50 {
+        server.call(
+            &format!("s{i}"),
+            "fault.sleep",
+            json!({ "ms": 300, "n": i }),
+        );
+    }
+    drop(server.input.take());
+    for i in 0..50 {
+        let answer = server.answer(&format!("s{i}"));
+        assert_eq!(
+            answer["result"]["structuredContent"]["result"], i,
+            "{answer}"
+        );
+    }
+    let status = server.child.wait().expect("exit");
+    assert!(status.success(), "{status}");
+}
+
+/// The server's resident memory, from /proc: (current, peak) in KiB.
+fn memory(pid: u32) -> (u64, u64) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc");
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix(name))
+            .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap_or(0)
+    };
+    (field("VmRSS:"), field("VmHWM:"))
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn ten_thousand_requests_in_flight_are_all_answered_in_bounded_memory() {
+    let mut server = StdioServer::start();
+    let pid = server.child.id();
+    let mut input = server.input.take().expect("input");
+    const N: i64 = 10_000;
+    let writer = thread::spawn(move || {
+        let mut batch = String::new();
+        for i in 0..N {
+            // Alternate awaited calls (at most 256 run at once) and inline ones.
+            let tool = if i % 2 == 0 {
+                "fault.sleep"
+            } else {
+                "fault.add"
+            };
+            let arguments = if i % 2 == 0 {
+                json!({ "ms": 5, "n": i })
+            } else {
+                json!({ "a": i, "b": 0 })
+            };
+            let message = json!({
+                "jsonrpc": "2.0", "id": i, "method": "tools/call",
+                "params": { "name": tool, "arguments": arguments }
+            });
+            batch.push_str(&message.to_string());
+            batch.push('\n');
+        }
+        input.write_all(batch.as_bytes()).expect("written");
+        input
+    });
+    let mut seen = vec![false; N as usize];
+    for _ in 0..N {
+        let line = server
+            .lines
+            .recv_timeout(Duration::from_secs(60))
+            .expect("every request is answered");
+        let answer: Value = serde_json::from_str(&line).expect("JSON");
+        let id = answer["id"].as_i64().expect("an id");
+        assert_eq!(
+            answer["result"]["structuredContent"]["result"], id,
+            "{answer}"
+        );
+        assert!(
+            !std::mem::replace(&mut seen[id as usize], true),
+            "{id} twice"
+        );
+    }
+    let (_, peak_kib) = memory(pid);
+    eprintln!("10,000 requests in flight: the server's peak resident memory was {peak_kib} KiB");
+    assert!(seen.iter().all(|&answered| answered));
+    assert!(peak_kib < 100 * 1024, "peak resident memory {peak_kib} KiB");
+    server.input = Some(writer.join().expect("writer"));
+    server.finish();
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn a_client_that_stops_reading_slows_the_server_instead_of_filling_its_memory() {
+    let mut server = StdioServer::start();
+    let pid = server.child.id();
+    let mut input = server.input.take().expect("input");
+    // 2,000 answers of 64 KiB: 128 MiB if the server buffered them all.
+    const N: i64 = 2_000;
+    let writer = thread::spawn(move || {
+        for i in 0..N {
+            let message = json!({
+                "jsonrpc": "2.0", "id": i, "method": "tools/call",
+                "params": { "name": "fault.large", "arguments": { "n": i, "size": 65_536 } }
+            });
+            if writeln!(input, "{message}").is_err() {
+                break;
+            }
+        }
+        input
+    });
+    // Read nothing for a while: the server must stop, not buffer.
+    thread::sleep(Duration::from_secs(2));
+    let (resident_kib, _) = memory(pid);
+    assert!(
+        !writer.is_finished(),
+        "the server kept reading requests although its answers were not read"
+    );
+    assert!(
+        resident_kib < 48 * 1024,
+        "resident memory {resident_kib} KiB while stalled"
+    );
+    for i in 0..N {
+        let answer = server.answer(&i.to_string());
+        assert_eq!(answer["result"]["structuredContent"]["n"], i);
+    }
+    server.input = Some(writer.join().expect("writer"));
+    server.finish();
+}
+
+/// A server on HTTP, on a free loopback port.
+struct Http {
+    child: Child,
+    address: String,
+}
+
+impl Http {
+    fn start() -> Self {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|listener| listener.local_addr())
+            .expect("a free port")
+            .port();
+        let address = format!("127.0.0.1:{port}");
+        let child = Command::new(SERVER)
+            .args(["serve", "--http", &address])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the fault server starts");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while TcpStream::connect(&address).is_err() {
+            assert!(Instant::now() < deadline, "the server listens");
+            thread::sleep(Duration::from_millis(20));
+        }
+        Self { child, address }
+    }
+
+    fn post(&self, body: &Value) -> TcpStream {
+        let mut stream = TcpStream::connect(&self.address).expect("connect");
+        let body = body.to_string();
+        write!(
+            stream,
+            "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            self.address,
+            body.len()
+        )
+        .expect("sent");
+        stream
+    }
+
+    fn call(&self, id: i64, tool: &str, arguments: Value) -> Value {
+        let mut stream = self.post(&json!({
+            "jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": { "name": tool, "arguments": arguments }
+        }));
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .expect("timeout");
+        let mut response = String::new();
+        stream.read_to_string(&mut response).expect("a response");
+        let body = response.split("\r\n\r\n").nth(1).expect("a body");
+        serde_json::from_str(body).unwrap_or_else(|err| panic!("{err}: {response}"))
+    }
+}
+
+impl Drop for Http {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn a_client_hanging_up_mid_call_does_not_disturb_the_others() {
+    let mut server = Http::start();
+    // Twenty clients hang up while their calls run...
+    let hung_up: Vec<TcpStream> = (0..20)
+        .map(|i| {
+            server.post(&json!({
+                "jsonrpc": "2.0", "id": i, "method": "tools/call",
+                "params": { "name": "fault.sleep", "arguments": { "ms": 500, "n": i } }
+            }))
+        })
+        .collect();
+    thread::sleep(Duration::from_millis(100));
+    drop(hung_up);
+    // ...while others are answered, then and after.
+    let answer = server.call(100, "fault.add", json!({ "a": 1, "b": 2 }));
+    assert_eq!(
+        answer["result"]["structuredContent"]["result"], 3,
+        "{answer}"
+    );
+    thread::sleep(Duration::from_millis(600));
+    let answer = server.call(101, "fault.sleep", json!({ "ms": 10, "n": 7 }));
+    assert_eq!(
+        answer["result"]["structuredContent"]["result"], 7,
+        "{answer}"
+    );
+    let answer = server.call(102, "fault.panic", json!({}));
+    assert_eq!(error_type(&answer), "ToolExecutionError");
+    assert!(
+        server.child.try_wait().expect("status").is_none(),
+        "the server is running"
+    );
+}
