@@ -23,7 +23,10 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
-pub use http::{HEADER_MISMATCH, HttpConfig, router, serve_http};
+pub use http::{
+    HEADER_MISMATCH, HttpConfig, ParseRateLimitError, RATE_LIMITED, RateLimitConfig, router,
+    serve_http,
+};
 pub use jsonrpc::{INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR};
 pub use stdio::{MAX_IN_FLIGHT, MAX_MESSAGE_BYTES, serve_stdio};
 
