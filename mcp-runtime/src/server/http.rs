@@ -409,6 +409,19 @@ impl HttpState {
                 ));
             }
         }
+        // A body announced too large is refused at once; one sent in chunks is read up to
+        // the limit (`DefaultBodyLimit`).
+        let announced = headers
+            .get(header::CONTENT_LENGTH)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| value.parse::<u64>().ok());
+        if announced.is_some_and(|length| length > self.config.body_limit as u64) {
+            let message = format!(
+                "the body is larger than this server's limit of {} bytes",
+                self.config.body_limit
+            );
+            return Some((StatusCode::PAYLOAD_TOO_LARGE, message).into_response());
+        }
         None
     }
 }
