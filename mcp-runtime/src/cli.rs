@@ -9,19 +9,26 @@
 //! ```
 //!
 //! Exit codes: 0 when the command (or the tool) succeeded, 1 when the tool failed or the
-//! registry is broken, 2 for a usage error such as arguments that are not JSON.
+//! registry is broken, 2 for a usage error such as arguments that are not JSON or an
+//! unknown name given to `--allow-dangerous`.
+//!
+//! Tools marked `dangerous` are refused (a `PermissionError` result) by `call` and `serve`
+//! unless named with `--allow-dangerous NAME` or all allowed with `--allow-all-dangerous`.
 
 use std::ffi::OsString;
 use std::io::{self, IsTerminal, Read, Write};
+use std::net::SocketAddr;
+use std::num::NonZeroU32;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 use mcp_core::{MCPToolCall, ToolStatus};
 use serde_json::Value;
 
+use crate::policy::DangerousPolicy;
 use crate::registry::{EMPTY_REGISTRY_HINT, Registry};
-use crate::server::{self, Server};
+use crate::server::{self, HttpConfig, RateLimitConfig, ServedRegistry, Server};
 use crate::{listing, spec};
 
 /// Exit code of a failed tool or a broken registry.
@@ -83,6 +90,8 @@ enum Command {
         /// Print the text a model reads (`[OK] …` / `[FAIL] …`) instead of JSON.
         #[arg(long)]
         text: bool,
+        #[command(flatten)]
+        dangerous: DangerousArgs,
     },
     /// Serve the tools over MCP: on stdio until input ends, or over HTTP until stopped.
     #[command(group(clap::ArgGroup::new("transport").required(true).args(["stdio", "http"])))]
@@ -91,15 +100,27 @@ enum Command {
         #[arg(long)]
         stdio: bool,
         /// Streamable HTTP at `http://ADDR/mcp`; `127.0.0.1:8080` when no ADDR is given (port
-        /// 0 picks a free one).
-        #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:8080")]
-        http: Option<std::net::SocketAddr>,
+        /// 0 picks a free one). An address other machines can reach without `--token` gets
+        /// a warning.
+        #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = DEFAULT_HTTP_ADDRESS)]
+        http: Option<SocketAddr>,
         /// Require `Authorization: Bearer TOKEN` on every HTTP request.
         #[arg(long, requires = "http")]
         token: Option<String>,
         /// Allow browser requests from this origin besides loopback ones (repeatable).
         #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http")]
         allow_origins: Vec<String>,
+        /// Limit each client (an IP address; an IPv6 /64) to N requests per second (`N` or
+        /// `N/s`) or per minute (`N/min`); past it, 429 with `Retry-After`. Off by default:
+        /// behind a proxy, every client has the proxy's address.
+        #[arg(long, value_name = "N[/s|/min]", requires = "http")]
+        rate_limit: Option<RateLimitConfig>,
+        /// How many requests a client may make at once before `--rate-limit` paces it; N by
+        /// default.
+        #[arg(long, value_name = "B", requires = "rate_limit")]
+        rate_burst: Option<NonZeroU32>,
+        #[command(flatten)]
+        dangerous: DangerousArgs,
         /// Serve tools under names valid for LLM APIs: `calculator.add` as `calculator_add`.
         #[arg(long)]
         llm_names: bool,
@@ -107,6 +128,21 @@ enum Command {
         #[arg(long, default_value_t = server::DEFAULT_PAGE_SIZE)]
         page_size: usize,
     },
+}
+
+/// The address `serve --http` binds when given none: loopback only.
+const DEFAULT_HTTP_ADDRESS: &str = "127.0.0.1:8080";
+
+/// Which `dangerous` tools `call` and `serve` may run; none unless named.
+#[derive(Args, Debug, Default, Clone, PartialEq, Eq)]
+struct DangerousArgs {
+    /// Let this tool run although it is marked `dangerous` (repeatable); an unknown name is
+    /// a usage error.
+    #[arg(long = "allow-dangerous", value_name = "NAME")]
+    allow: Vec<String>,
+    /// Let every tool marked `dangerous` run.
+    #[arg(long = "allow-all-dangerous", conflicts_with = "allow")]
+    allow_all: bool,
 }
 
 /// The forms of `list`.
@@ -136,7 +172,52 @@ pub fn run() -> ! {
     std::process::exit(i32::from(code))
 }
 
+/// `args` read, with the checks clap cannot make: the options of `--http` refused with
+/// `--stdio` (clap lets `requires` pass when the required argument is excluded by a group).
+fn parse_cli<I, T>(args: I) -> Result<Cli, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let cli = Cli::try_parse_from(&args)?;
+    if let Command::Serve {
+        http: None,
+        token,
+        allow_origins,
+        rate_limit,
+        ..
+    } = &cli.command
+    {
+        let given = [
+            ("--token", token.is_some()),
+            ("--allow-origin", !allow_origins.is_empty()),
+            ("--rate-limit", rate_limit.is_some()),
+        ];
+        if let Some((flag, _)) = given.iter().find(|(_, given)| *given) {
+            let mut command = <Cli as clap::CommandFactory>::command();
+            if let Some(program) = args.first().map(std::path::Path::new) {
+                if let Some(name) = program.file_name() {
+                    command = command.bin_name(name.to_string_lossy().into_owned());
+                }
+            }
+            command.build();
+            let kind = clap::error::ErrorKind::ArgumentConflict;
+            let message = format!("{flag} applies to `serve --http` only");
+            return Err(match command.find_subcommand_mut("serve") {
+                Some(serve) => serve.error(kind, message),
+                None => command.error(kind, message),
+            });
+        }
+    }
+    Ok(cli)
+}
+
 /// Runs the command line `args` (the first being the program's name) over `registry`.
+///
+/// With `--allow-dangerous` or `--allow-all-dangerous`, `call` and `serve` run a copy of
+/// `registry`'s enabled tools with that policy and the default settings (timeout, output
+/// checks); without them, `registry` itself.
 pub fn run_with<I, T>(registry: &'static Registry, args: I) -> ExitCode
 where
     I: IntoIterator<Item = T>,
@@ -150,7 +231,7 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    let cli = match Cli::try_parse_from(args) {
+    let cli = match parse_cli(args) {
         Ok(cli) => cli,
         Err(err) => {
             let _ = err.print();
@@ -159,23 +240,43 @@ where
     };
     match cli.command {
         Command::Serve {
-            http: Some(address),
+            http,
             token,
             allow_origins,
+            rate_limit,
+            rate_burst,
             llm_names,
             page_size,
+            dangerous,
             ..
-        } => serve(
-            registry,
-            Transport::Http(address, token, allow_origins),
-            llm_names,
-            page_size,
-        ),
-        Command::Serve {
-            llm_names,
-            page_size,
-            ..
-        } => serve(registry, Transport::Stdio, llm_names, page_size),
+        } => {
+            let served = match with_dangerous_policy(registry, &dangerous) {
+                Ok(served) => served,
+                Err(message) => {
+                    eprintln!("error: {message}");
+                    return USAGE;
+                }
+            };
+            let transport = match http {
+                None => Transport::Stdio,
+                Some(address) => {
+                    let rate_limit = rate_limit.map(|limit| match rate_burst {
+                        Some(burst) => limit.with_burst(burst),
+                        None => limit,
+                    });
+                    Transport::Http(
+                        address,
+                        HttpConfig {
+                            token,
+                            allowed_origins: allow_origins,
+                            rate_limit,
+                            ..HttpConfig::default()
+                        },
+                    )
+                }
+            };
+            serve(served, transport, llm_names, page_size)
+        }
         Command::List {
             format,
             category,
@@ -262,9 +363,17 @@ where
             name,
             arguments,
             text,
+            dangerous,
         } => {
             let call = match parse_call(&name, &arguments) {
                 Ok(call) => call,
+                Err(message) => {
+                    eprintln!("error: {message}");
+                    return USAGE;
+                }
+            };
+            let registry = match with_dangerous_policy(registry, &dangerous) {
+                Ok(registry) => registry,
                 Err(message) => {
                     eprintln!("error: {message}");
                     return USAGE;
@@ -410,17 +519,84 @@ fn check(registry: &Registry) -> u8 {
     if errors == 0 { 0 } else { FAILURE }
 }
 
-enum Transport {
-    Stdio,
-    Http(std::net::SocketAddr, Option<String>, Vec<String>),
+/// `registry` as `call` and `serve` run it: unchanged without `--allow-dangerous` or
+/// `--allow-all-dangerous`; otherwise its tools, with the default settings and the policy
+/// asked for. A name that is no tool of the registry is an error; one of a tool not marked
+/// dangerous gets a warning, since it runs anyway.
+fn with_dangerous_policy(
+    registry: &'static Registry,
+    dangerous: &DangerousArgs,
+) -> Result<ServedRegistry, String> {
+    let policy = if dangerous.allow_all {
+        DangerousPolicy::AllowAll
+    } else if dangerous.allow.is_empty() {
+        return Ok(ServedRegistry::Static(registry));
+    } else {
+        let mut names = std::collections::BTreeSet::new();
+        for name in &dangerous.allow {
+            let tool = find_tool(registry, name).ok_or_else(|| {
+                let marked: Vec<&str> = registry
+                    .list()
+                    .filter(|tool| tool.definition().annotations().dangerous)
+                    .map(|tool| tool.name().as_str())
+                    .collect();
+                let known = if marked.is_empty() {
+                    "no tool is marked dangerous".to_owned()
+                } else {
+                    format!("the tools marked dangerous are `{}`", marked.join("`, `"))
+                };
+                format!("--allow-dangerous: no tool is named `{name}`; {known}")
+            })?;
+            if !tool.definition().annotations().dangerous {
+                eprintln!(
+                    "warning: --allow-dangerous: `{}` is not marked dangerous; it runs anyway",
+                    tool.name()
+                );
+            }
+            names.insert(tool.name().to_string());
+        }
+        DangerousPolicy::Allow(names)
+    };
+    Registry::builder()
+        .registry(registry)
+        .dangerous_policy(policy)
+        .build()
+        .map(ServedRegistry::from)
+        .map_err(|err| err.to_string())
 }
 
-fn serve(
-    registry: &'static Registry,
-    transport: Transport,
-    llm_names: bool,
-    page_size: usize,
-) -> u8 {
+/// The enabled tool named `name`, or served under that name with `--llm-names`
+/// (`calculator_add` for `calculator.add`) when only one is.
+fn find_tool<'a>(registry: &'a Registry, name: &str) -> Option<&'a crate::RegisteredTool> {
+    if let Some(tool) = registry.get(name).filter(|tool| tool.is_enabled()) {
+        return Some(tool);
+    }
+    let mut served_as = registry
+        .list()
+        .filter(|tool| tool.name().as_str().replace('.', "_") == name);
+    match (served_as.next(), served_as.next()) {
+        (Some(tool), None) => Some(tool),
+        _ => None,
+    }
+}
+
+/// Why serving on `address` may be unwise: other machines can reach it, and no token is
+/// asked for.
+fn exposure_warning(address: SocketAddr, has_token: bool) -> Option<String> {
+    (!address.ip().is_loopback() && !has_token).then(|| {
+        format!(
+            "serving on {address}, which other machines may reach, without --token: anyone \
+             who can connect can list and call the tools; pass --token, or bind 127.0.0.1"
+        )
+    })
+}
+
+enum Transport {
+    Stdio,
+    Http(SocketAddr, HttpConfig),
+}
+
+fn serve(registry: ServedRegistry, transport: Transport, llm_names: bool, page_size: usize) -> u8 {
     if registry.is_empty() {
         eprintln!("warning: {EMPTY_REGISTRY_HINT}");
     }
@@ -448,14 +624,18 @@ fn serve(
     let server = Arc::new(server);
     let served = match transport {
         Transport::Stdio => runtime.block_on(server::serve_stdio(server)),
-        Transport::Http(address, token, allowed_origins) => {
-            let config = server::HttpConfig {
-                token,
-                allowed_origins,
-                ..server::HttpConfig::default()
-            };
+        Transport::Http(address, config) => {
+            let warning = exposure_warning(address, config.token.is_some());
+            let limit = config.rate_limit;
             runtime.block_on(server::serve_http(server, address, config, |bound| {
+                // The first line, which scripts wait for: then the notes.
                 eprintln!("listening on http://{bound}/mcp");
+                if let Some(warning) = warning {
+                    eprintln!("warning: {warning}");
+                }
+                if let Some(limit) = limit {
+                    eprintln!("rate limit: {limit}, per client");
+                }
             }))
         }
     };
@@ -495,5 +675,99 @@ mod tests {
         assert!(progress_bar(PROGRESS_BAR_FROM - 1, true).is_hidden());
         let shown = progress_bar(PROGRESS_BAR_FROM, true);
         assert_eq!(shown.length(), Some(PROGRESS_BAR_FROM as u64));
+    }
+
+    fn parse(args: &[&str]) -> Result<Command, clap::Error> {
+        parse_cli(std::iter::once("app").chain(args.iter().copied())).map(|cli| cli.command)
+    }
+
+    #[test]
+    fn serve_http_binds_loopback_unless_told_otherwise() {
+        let Ok(Command::Serve { http, .. }) = parse(&["serve", "--http"]) else {
+            panic!("serve --http parses");
+        };
+        let address = http.expect("an address");
+        assert_eq!(address, "127.0.0.1:8080".parse().unwrap());
+        assert!(address.ip().is_loopback());
+    }
+
+    #[test]
+    fn an_address_others_can_reach_without_a_token_gets_a_warning() {
+        for quiet in ["127.0.0.1:8080", "127.0.0.2:0", "[::1]:8080"] {
+            assert_eq!(
+                exposure_warning(quiet.parse().unwrap(), false),
+                None,
+                "{quiet}"
+            );
+        }
+        for exposed in ["0.0.0.0:8080", "[::]:8080", "192.0.2.10:80"] {
+            let warning = exposure_warning(exposed.parse().unwrap(), false).expect(exposed);
+            assert!(warning.contains("--token"), "{warning}");
+            assert_eq!(exposure_warning(exposed.parse().unwrap(), true), None);
+        }
+    }
+
+    #[test]
+    fn rate_limit_flags_are_read_and_need_http() {
+        let Ok(Command::Serve {
+            rate_limit,
+            rate_burst,
+            ..
+        }) = parse(&[
+            "serve",
+            "--http",
+            "--rate-limit",
+            "120/min",
+            "--rate-burst",
+            "10",
+        ])
+        else {
+            panic!("the rate limit flags parse");
+        };
+        assert_eq!(
+            rate_limit,
+            Some(RateLimitConfig::per_minute(NonZeroU32::new(120).unwrap()))
+        );
+        assert_eq!(rate_burst, NonZeroU32::new(10));
+        for wrong in [
+            &["serve", "--stdio", "--rate-limit", "5"][..],
+            &["serve", "--http", "--rate-burst", "5"],
+            &["serve", "--http", "--rate-limit", "5/hour"],
+            &["serve", "--http", "--rate-limit", "0"],
+            &["serve", "--http", "--rate-limit", "5", "--rate-burst", "0"],
+        ] {
+            assert!(parse(wrong).is_err(), "{wrong:?}");
+        }
+    }
+
+    #[test]
+    fn dangerous_flags_repeat_and_exclude_each_other() {
+        let Ok(Command::Call { dangerous, .. }) = parse(&[
+            "call",
+            "a.b",
+            "--allow-dangerous",
+            "a.b",
+            "--allow-dangerous",
+            "c.d",
+        ]) else {
+            panic!("call parses");
+        };
+        assert_eq!(dangerous.allow, ["a.b", "c.d"]);
+        let Ok(Command::Serve { dangerous, .. }) =
+            parse(&["serve", "--stdio", "--allow-all-dangerous"])
+        else {
+            panic!("serve parses");
+        };
+        assert!(dangerous.allow_all);
+        assert!(
+            parse(&[
+                "serve",
+                "--stdio",
+                "--allow-all-dangerous",
+                "--allow-dangerous",
+                "a.b"
+            ])
+            .is_err()
+        );
     }
 }
