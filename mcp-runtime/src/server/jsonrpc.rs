@@ -1,7 +1,9 @@
 //! JSON-RPC 2.0 framing: reading one message, writing responses and errors.
 
+use std::fmt;
+
+use serde::de::{self, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
-use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 /// Invalid JSON was received.
@@ -39,14 +41,47 @@ pub(crate) enum Incoming {
 }
 
 /// The parameters of `tools/call`, each as sent; anything else in them is ignored.
-#[derive(Debug, Default, PartialEq, Deserialize)]
+#[derive(Debug, Default, PartialEq)]
 pub(crate) struct CallParams {
-    #[serde(default)]
     pub(crate) name: Option<Value>,
-    #[serde(default)]
     pub(crate) arguments: Option<Value>,
-    #[serde(default, rename = "_meta")]
     pub(crate) meta: Option<Value>,
+}
+
+impl<'de> Deserialize<'de> for CallParams {
+    /// Reads an object only (a derived struct would take an array too); a repeated field
+    /// is an error, left to the general reader.
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Fields;
+        impl<'de> Visitor<'de> for Fields {
+            type Value = CallParams;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("the parameters of tools/call")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<CallParams, A::Error> {
+                let mut params = CallParams::default();
+                while let Some(key) = map.next_key::<&'de str>()? {
+                    let field = match key {
+                        "name" => &mut params.name,
+                        "arguments" => &mut params.arguments,
+                        "_meta" => &mut params.meta,
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                            continue;
+                        }
+                    };
+                    if field.is_some() {
+                        return Err(de::Error::duplicate_field("tools/call parameter"));
+                    }
+                    *field = map.next_value::<Option<Value>>()?;
+                }
+                Ok(params)
+            }
+        }
+        deserializer.deserialize_map(Fields)
+    }
 }
 
 impl CallParams {
@@ -84,60 +119,97 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Incoming, Refusal> {
     }
 }
 
-/// The parts of a well-formed request or notification, borrowed where they can be.
-#[derive(Deserialize)]
-struct Envelope<'a> {
-    #[serde(borrow)]
-    jsonrpc: &'a str,
-    #[serde(default, deserialize_with = "present")]
-    id: Option<Value>,
-    method: String,
-    #[serde(default, borrow)]
-    params: Option<&'a RawValue>,
+/// A well-formed request or notification, read in one pass: the envelope's fields, then
+/// its parameters straight into what the method takes. Anything unusual (a repeated or
+/// escaped key, a wrong type, a response, `params` before `method`) is an error here, and
+/// the message goes to the general reader, which names the mistake.
+struct Direct(Incoming);
+
+impl<'de> Deserialize<'de> for Direct {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Envelope;
+        impl<'de> Visitor<'de> for Envelope {
+            type Value = Direct;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON-RPC request or notification")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Direct, A::Error> {
+                let unusual = || de::Error::custom("left to the general reader");
+                let (mut version, mut id, mut method) = (false, None, None::<String>);
+                let mut params = None;
+                while let Some(key) = map.next_key::<&'de str>()? {
+                    match key {
+                        "jsonrpc" if !version => {
+                            if map.next_value::<&'de str>()? != "2.0" {
+                                return Err(unusual());
+                            }
+                            version = true;
+                        }
+                        "id" if id.is_none() => match map.next_value::<Value>()? {
+                            value @ (Value::String(_) | Value::Number(_)) => id = Some(value),
+                            _ => return Err(unusual()),
+                        },
+                        "method" if method.is_none() => method = Some(map.next_value()?),
+                        "params" if params.is_none() => {
+                            params = Some(match method.as_deref() {
+                                None => return Err(unusual()),
+                                Some("tools/call") => Params::Call(
+                                    map.next_value::<Option<CallParams>>()?.unwrap_or_default(),
+                                ),
+                                Some(_) => Params::Map(
+                                    map.next_value::<Option<Map<String, Value>>>()?
+                                        .unwrap_or_default(),
+                                ),
+                            });
+                        }
+                        "jsonrpc" | "id" | "method" | "params" => return Err(unusual()),
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                let (true, Some(method)) = (version, method) else {
+                    return Err(unusual());
+                };
+                Ok(Direct(match (id, params) {
+                    (Some(id), Some(Params::Call(params))) => Incoming::Call { id, params },
+                    (Some(id), None) if method == "tools/call" => Incoming::Call {
+                        id,
+                        params: CallParams::default(),
+                    },
+                    (id, params) => {
+                        let params = match params {
+                            Some(Params::Map(params)) => params,
+                            // Parameters read as a call's belong to a request.
+                            Some(Params::Call(_)) => return Err(unusual()),
+                            None => Map::new(),
+                        };
+                        match id {
+                            Some(id) => Incoming::Request { id, method, params },
+                            None => Incoming::Notification { method, params },
+                        }
+                    }
+                }))
+            }
+        }
+        deserializer.deserialize_map(Envelope)
+    }
 }
 
-/// `Some` for a field that is present, even as `null`.
-fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
-    Value::deserialize(deserializer).map(Some)
+/// Parameters, read as the method takes them.
+enum Params {
+    Call(CallParams),
+    Map(Map<String, Value>),
 }
 
 /// A well-formed request or notification read without building a JSON tree for it; `None`
 /// for anything else.
 fn parse_request(bytes: &[u8]) -> Option<Incoming> {
-    let envelope: Envelope<'_> = serde_json::from_slice(bytes).ok()?;
-    if envelope.jsonrpc != "2.0" {
-        return None;
-    }
-    let params = envelope.params.filter(|raw| raw.get() != "null");
-    // A struct reads from an array too: only objects are parameters.
-    if params.is_some_and(|raw| !raw.get().trim_start().starts_with('{')) {
-        return None;
-    }
-    let id = match envelope.id {
-        None => None,
-        Some(id @ (Value::String(_) | Value::Number(_))) => Some(id),
-        Some(_) => return None,
-    };
-    match (id, envelope.method.as_str()) {
-        (Some(id), "tools/call") => {
-            let params = match params {
-                Some(raw) => serde_json::from_str(raw.get()).ok()?,
-                None => CallParams::default(),
-            };
-            Some(Incoming::Call { id, params })
-        }
-        (id, _) => {
-            let params = match params {
-                Some(raw) => serde_json::from_str(raw.get()).ok()?,
-                None => Map::new(),
-            };
-            let method = envelope.method;
-            Some(match id {
-                Some(id) => Incoming::Request { id, method, params },
-                None => Incoming::Notification { method, params },
-            })
-        }
-    }
+    serde_json::from_slice::<Direct>(bytes)
+        .ok()
+        .map(|Direct(incoming)| incoming)
 }
 
 /// Reads one message of any shape, naming what is wrong with it.
@@ -318,7 +390,7 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":null,"arguments":null}}"#,
             r#"{"jsonrpc":"2.0","id":4,"method":"tools/call"}"#,
             r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":null}"#,
-            r#"{"id":6,"params":{},"method":"initialize","jsonrpc":"2.0","other":true}"#,
+            r#"{"id":6,"method":"initialize","params":{},"jsonrpc":"2.0","other":true}"#,
             r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#,
         ];
         for message in messages {
@@ -338,6 +410,10 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}"#,
             r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
             r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
+            // Well-formed, but `params` before `method`: read the general way.
+            r#"{"jsonrpc":"2.0","id":1,"params":{},"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"a.b"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","name":"b"}}"#,
         ] {
             assert!(parse_request(message.as_bytes()).is_none(), "{message}");
         }

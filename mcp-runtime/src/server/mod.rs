@@ -411,12 +411,16 @@ impl Server {
             _ => return invalid("`name` must be the tool's name".to_owned()),
         };
         let arguments = match params.arguments {
-            None => Value::Object(Map::new()),
-            Some(arguments @ Value::Object(_)) => arguments,
+            None => Map::new(),
+            Some(Value::Object(arguments)) => arguments,
             Some(_) => return invalid("`arguments` must be an object".to_owned()),
         };
-        let call = match MCPToolCall::new(&name, arguments) {
-            Ok(call) if self.registry.has_tool(&name) => call,
+        // The registry's own name: a valid name, not checked again.
+        let call = match self.registry.get(&name) {
+            Some(tool) if tool.is_enabled() => MCPToolCall {
+                tool_name: tool.name().clone(),
+                arguments,
+            },
             _ => return invalid(format!("Unknown tool: {name}")),
         };
         let meta = match params.meta {
