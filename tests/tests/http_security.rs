@@ -137,8 +137,17 @@ impl Post {
         self
     }
 
+    /// Announces a 64 MiB body and sends none of it: only a guard that answers before
+    /// reading the body answers this.
     fn oversized(mut self) -> Self {
         self.announced_length = Some(64 * 1024 * 1024);
+        self
+    }
+
+    /// A body just over the 4 MiB limit, sent whole.
+    fn too_large(mut self) -> Self {
+        self.body = "x".repeat(4 * 1024 * 1024 + 1024);
+        self.announced_length = None;
         self
     }
 
@@ -359,7 +368,7 @@ async fn origin_then_token_then_rate_limit_then_version_then_size() {
     // With the token: the size (the first of the two allowed) and the protocol version
     // (the second); the refusals above took none of the allowance.
     let authorized = request.clone().token("s3cret");
-    let answer = authorized.clone().oversized().send(to).await;
+    let answer = authorized.clone().too_large().send(to).await;
     assert_eq!(answer.status, 413, "{answer:?}");
     let old_version = authorized
         .clone()
@@ -368,8 +377,8 @@ async fn origin_then_token_then_rate_limit_then_version_then_size() {
     assert_eq!(answer.status, 400, "{answer:?}");
     assert_eq!(answer.json()["error"]["code"], -32022);
 
-    // Past the allowance: 429 before the version or the size is looked at, while the
-    // Origin and the token are still checked first.
+    // Past the allowance: 429 before the version or the size is looked at, and before the
+    // body is read, while the Origin and the token are still checked first.
     assert_eq!(authorized.send(to).await.status, 429);
     assert_eq!(old_version.send(to).await.status, 429);
     assert_eq!(authorized.clone().oversized().send(to).await.status, 429);

@@ -9,10 +9,12 @@
 //! At most [`MAX_IN_FLIGHT`] requests are handled at once; further ones wait, their
 //! connections held, which slows a flooding client instead of queueing without bound.
 //!
-//! Guards, in order, each answered before the body is read: an `Origin` that is not allowed
-//! (DNS rebinding) gets 403; a missing or wrong bearer token, when one is configured, 401;
-//! a client past its rate limit, when one is configured ([`RateLimitConfig`]), 429 with
-//! `Retry-After`; an unsupported `MCP-Protocol-Version` 400; a body over the limit 413.
+//! Guards, in order: an `Origin` that is not allowed (DNS rebinding) gets 403; a missing or
+//! wrong bearer token, when one is configured, 401; a client past its rate limit, when one
+//! is configured ([`RateLimitConfig`]), 429 with `Retry-After`; an unsupported
+//! `MCP-Protocol-Version` 400. These are answered before the body is read. Then a body over
+//! the limit gets 413, once read up to the limit: a client still sending a body it was
+//! refused would find its connection reset instead of reading the answer.
 
 use std::convert::Infallible;
 use std::fmt;
@@ -408,19 +410,6 @@ impl HttpState {
                     super::fault_response(&Value::Null, fault),
                 ));
             }
-        }
-        // A body announced too large is refused at once; one sent in chunks is read up to
-        // the limit (`DefaultBodyLimit`).
-        let announced = headers
-            .get(header::CONTENT_LENGTH)
-            .and_then(|value| value.to_str().ok())
-            .and_then(|value| value.parse::<u64>().ok());
-        if announced.is_some_and(|length| length > self.config.body_limit as u64) {
-            let message = format!(
-                "the body is larger than this server's limit of {} bytes",
-                self.config.body_limit
-            );
-            return Some((StatusCode::PAYLOAD_TOO_LARGE, message).into_response());
         }
         None
     }
