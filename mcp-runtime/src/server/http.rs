@@ -13,8 +13,8 @@
 //! wrong bearer token, when one is configured, 401; a client past its rate limit, when one
 //! is configured ([`RateLimitConfig`]), 429 with `Retry-After`; an unsupported
 //! `MCP-Protocol-Version` 400. These are answered before the body is read. Then a body over
-//! the limit gets 413, once read up to the limit: a client still sending a body it was
-//! refused would find its connection reset instead of reading the answer.
+//! the limit gets 413 once it has been read up to the limit, so that a client that sends
+//! its whole body before reading the answer gets the 413, not a reset connection.
 
 use std::convert::Infallible;
 use std::fmt;
