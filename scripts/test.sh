@@ -19,16 +19,17 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 echo "== cargo test"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
+# The hostile-input tests and the Python SDKs drive the quickstart binary.
+cargo build --locked -p quickstart
+export QUICKSTART_BIN="$PWD/target/debug/quickstart"
 cargo test --workspace --locked 2>&1 | tee "$log"
 
-cargo build --locked -p quickstart
 for sdk in sdk1 sdk2; do
   echo "== Python: the official MCP SDK ($sdk) against the quickstart server"
   venv=target/python-$sdk
   [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
   "$venv/bin/pip" install --quiet --disable-pip-version-check -r "tests/python/$sdk/requirements.txt"
-  QUICKSTART_BIN="$PWD/target/debug/quickstart" \
-    "$venv/bin/python" -m pytest -q -p no:cacheprovider "tests/python/$sdk" 2>&1 | tee -a "$log"
+  "$venv/bin/python" -m pytest -q -p no:cacheprovider "tests/python/$sdk" 2>&1 | tee -a "$log"
 done
 
 echo "== The official MCP conformance suite (server side)"
