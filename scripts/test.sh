@@ -7,6 +7,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# nginx, for the scale-out test (tests/tests/scale_out.rs), which starts its own instance.
+if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then
+  echo "== installing nginx"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  # On a machine with no init system (a container) the package starts no service.
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nginx
+fi
+
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 
