@@ -1,0 +1,537 @@
+//! Scale-out: two quickstart processes behind nginx serve one client with no session
+//! affinity, and when one is killed mid-run the calls that follow are answered by the other.
+//!
+//! nginx runs `examples/http/nginx.conf`, the documented configuration, with its three
+//! addresses changed to free loopback ports, from a temporary directory of its own.
+//! `scripts/test.sh` installs nginx; without it this test fails rather than skips.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// Calls before the kill, and after it.
+const CALLS: usize = 200;
+/// Clients sending the calls during which one server is killed, each on its own connection.
+const CLIENTS: usize = 4;
+/// How many of those calls are answered before the kill.
+const KILL_AFTER: usize = 20;
+
+#[test]
+fn two_servers_behind_nginx_share_calls_and_survive_a_kill() {
+    let nginx_binary = nginx();
+    let mut first = Quickstart::start();
+    let second = Quickstart::start();
+    let proxy = Nginx::start(&nginx_binary, &first.address, &second.address);
+    let servers = [first.address.clone(), second.address.clone()];
+    let logs = [Arc::clone(&first.stderr), Arc::clone(&second.stderr)];
+    // What the processes said, for a failure's message.
+    let stderr = || {
+        format!(
+            "server {}:\n{}\nserver {}:\n{}\nnginx error.log:\n{}",
+            servers[0],
+            logs[0].lock().unwrap(),
+            servers[1],
+            logs[1].lock().unwrap(),
+            proxy.error_log()
+        )
+    };
+
+    // One client: initialize, then 200 calls, on one keep-alive connection to nginx.
+    let mut client = Client::connect(&proxy.address);
+    let (status, answer) = client.post(&json!({
+        "jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": { "protocolVersion": "2025-11-25", "capabilities": {},
+                    "clientInfo": { "name": "scale-out", "version": "1" } }
+    }));
+    assert_eq!(status, 200, "initialize: {answer:?}\n{}", stderr());
+    let answer: Value = serde_json::from_str(&answer).expect("initialize is answered with JSON");
+    assert_eq!(
+        answer["result"]["protocolVersion"], "2025-11-25",
+        "{answer}"
+    );
+    let (status, body) =
+        client.post(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }));
+    assert_eq!(status, 202, "notifications/initialized: {body:?}");
+    let mut wrong: Vec<String> = (1..=CALLS).filter_map(|id| client.add(id).err()).collect();
+    assert!(
+        wrong.is_empty(),
+        "{} of {CALLS} calls failed before the kill:\n{}\n\n{}",
+        wrong.len(),
+        wrong.join("\n"),
+        stderr()
+    );
+
+    // Both servers answered calls: nginx's log names the one that answered each request.
+    let before = proxy.log_lines(2 + CALLS);
+    let before_kill = answered_by(&before[2..]);
+    for server in &servers {
+        let calls = before_kill.get(server).copied().unwrap_or(0);
+        assert!(
+            calls > CALLS / 4,
+            "{server} answered {calls} of {CALLS} calls, so requests are not shared: {before_kill:?}"
+        );
+    }
+
+    // Four clients send 200 more calls; the first server is killed (SIGKILL) once 20 are
+    // answered, with the others in flight or still to come. Every one must be answered.
+    let answered = AtomicUsize::new(0);
+    let victim = Mutex::new(Some(&mut first));
+    let failures = Mutex::new(Vec::new());
+    thread::scope(|scope| {
+        for client_number in 0..CLIENTS {
+            let (answered, victim, failures) = (&answered, &victim, &failures);
+            let address = &proxy.address;
+            scope.spawn(move || {
+                let mut client = Client::connect(address);
+                let ids = (CALLS + 1..=2 * CALLS).filter(|id| id % CLIENTS == client_number);
+                for id in ids {
+                    if let Err(failure) = client.add(id) {
+                        failures.lock().unwrap().push(failure);
+                    }
+                    if answered.fetch_add(1, Ordering::SeqCst) + 1 == KILL_AFTER {
+                        let server = victim.lock().unwrap().take().expect("killed once");
+                        server.kill();
+                    }
+                }
+            });
+        }
+    });
+    wrong.extend(failures.into_inner().unwrap());
+    assert!(
+        first.child.try_wait().expect("status").is_some(),
+        "the first server was killed"
+    );
+    let after = proxy.log_lines(2 + 2 * CALLS);
+    let after_kill = answered_by(&after[2 + CALLS..]);
+    let retried = after[2 + CALLS..]
+        .iter()
+        .filter(|line| upstreams(line).len() > 1)
+        .count();
+    eprintln!(
+        "before the kill: {before_kill:?}; after it: {after_kill:?} ({retried} sent on to \
+         the other server); lost: {}",
+        wrong.len()
+    );
+    assert!(
+        wrong.is_empty(),
+        "{} of {CALLS} calls were lost after killing {}:\n{}\n\n{}",
+        wrong.len(),
+        servers[0],
+        wrong.join("\n"),
+        stderr()
+    );
+    // The survivor answered at least every call sent after the kill.
+    let survivor = after_kill.get(&servers[1]).copied().unwrap_or(0);
+    assert!(
+        survivor >= CALLS - KILL_AFTER - CLIENTS,
+        "{} answered {survivor} calls after the kill: {after_kill:?}",
+        servers[1]
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// The client
+
+/// An HTTP/1.1 client on one keep-alive connection.
+struct Client {
+    address: String,
+    reader: BufReader<TcpStream>,
+}
+
+impl Client {
+    fn connect(address: &str) -> Self {
+        let stream = TcpStream::connect(address).expect("nginx accepts a connection");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .expect("a read timeout");
+        Self {
+            address: address.to_owned(),
+            reader: BufReader::new(stream),
+        }
+    }
+
+    /// POSTs `message` to /mcp: the status and the body.
+    fn post(&mut self, message: &Value) -> (u16, String) {
+        let body = message.to_string();
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\n\
+             Content-Length: {}\r\n\r\n{body}",
+            self.address,
+            body.len()
+        );
+        let stream = self.reader.get_mut();
+        stream.write_all(request.as_bytes()).expect("nginx reads");
+        self.response()
+    }
+
+    fn line(&mut self) -> String {
+        let mut line = String::new();
+        self.reader.read_line(&mut line).expect("a response line");
+        assert!(line.ends_with("\r\n"), "the connection ended: {line:?}");
+        line.truncate(line.len() - 2);
+        line
+    }
+
+    fn response(&mut self) -> (u16, String) {
+        let status_line = self.line();
+        let status = status_line
+            .split(' ')
+            .nth(1)
+            .and_then(|code| code.parse().ok())
+            .unwrap_or_else(|| panic!("not an HTTP status line: {status_line:?}"));
+        let (mut length, mut chunked, mut close) = (0, false, false);
+        loop {
+            let line = self.line();
+            if line.is_empty() {
+                break;
+            }
+            let (name, value) = line.split_once(':').expect("a header");
+            let value = value.trim();
+            match name.to_ascii_lowercase().as_str() {
+                "content-length" => length = value.parse().expect("a length"),
+                "transfer-encoding" => chunked = value.eq_ignore_ascii_case("chunked"),
+                "connection" => close = value.eq_ignore_ascii_case("close"),
+                _ => {}
+            }
+        }
+        let mut body = Vec::new();
+        if chunked {
+            loop {
+                let size = self.line();
+                let size = usize::from_str_radix(size.split(';').next().unwrap_or(""), 16)
+                    .unwrap_or_else(|_| panic!("a chunk size: {size:?}"));
+                let mut chunk = vec![0; size + 2];
+                self.reader.read_exact(&mut chunk).expect("a chunk");
+                body.extend_from_slice(&chunk[..size]);
+                if size == 0 {
+                    break;
+                }
+            }
+        } else {
+            body.resize(length, 0);
+            self.reader.read_exact(&mut body).expect("the body");
+        }
+        if close {
+            *self = Self::connect(&self.address.clone());
+        }
+        (status, String::from_utf8(body).expect("a UTF-8 body"))
+    }
+
+    /// Calls `calculator.add` with numbers made from `id`; what is wrong with the answer.
+    fn add(&mut self, id: usize) -> Result<(), String> {
+        let (a, b) = (id as i64 * 1_000_003, 7_000_000_000 - id as i64);
+        let (status, body) = self.post(&json!({
+            "jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": { "name": "calculator.add", "arguments": { "a": a, "b": b } }
+        }));
+        let answer: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
+        let right = status == 200
+            && answer["jsonrpc"] == "2.0"
+            && answer["id"] == id
+            && answer.get("error").is_none()
+            && answer["result"]["isError"] != true
+            && answer["result"]["structuredContent"] == json!({ "sum": a + b });
+        if right {
+            Ok(())
+        } else {
+            Err(format!("call {id}: HTTP {status}: {body}"))
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// nginx's access log
+
+/// The servers named by `upstream="…"` in a log line, in the order nginx tried them.
+fn upstreams(line: &str) -> Vec<String> {
+    let start = line
+        .find("upstream=\"")
+        .expect("upstream=\"…\" in the log line")
+        + 10;
+    let end = start + line[start..].find('"').expect("a closing quote");
+    line[start..end].split(", ").map(str::to_owned).collect()
+}
+
+/// How many of the requests logged in `lines` each server answered (the last one tried).
+fn answered_by(lines: &[String]) -> BTreeMap<String, usize> {
+    let mut counts = BTreeMap::new();
+    for line in lines {
+        assert!(line.contains("\"POST /mcp HTTP/1.1\" 200"), "{line}");
+        let last = upstreams(line).pop().expect("a server");
+        *counts.entry(last).or_insert(0) += 1;
+    }
+    counts
+}
+
+// ---------------------------------------------------------------------------------------
+// The processes
+
+/// nginx: on PATH, or where Debian's package puts it.
+fn nginx() -> PathBuf {
+    let on_path = std::env::var_os("PATH")
+        .map(|path| std::env::split_paths(&path).collect::<Vec<_>>())
+        .unwrap_or_default();
+    on_path
+        .into_iter()
+        .chain([PathBuf::from("/usr/sbin"), PathBuf::from("/usr/local/sbin")])
+        .map(|dir| dir.join("nginx"))
+        .find(|candidate| candidate.is_file())
+        .unwrap_or_else(|| {
+            panic!(
+                "nginx is not installed (looked on PATH, in /usr/sbin and /usr/local/sbin): scripts/test.sh \
+                 installs it, or run `apt-get install nginx`"
+            )
+        })
+}
+
+/// The quickstart binary: `QUICKSTART_BIN`, or built next to this test's own binary.
+fn quickstart() -> PathBuf {
+    if let Some(path) = std::env::var_os("QUICKSTART_BIN") {
+        return PathBuf::from(path);
+    }
+    // This test runs from target/<profile>/deps/; the binary goes to target/<profile>/.
+    let exe = std::env::current_exe().expect("the test's path");
+    let profile = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("target/<profile>/deps/");
+    let mut build = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    build
+        .args(["build", "--quiet", "-p", "quickstart", "--target-dir"])
+        .arg(profile.parent().expect("target/"))
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."));
+    match profile.file_name().and_then(|name| name.to_str()) {
+        Some("debug") | None => {}
+        Some(name) => {
+            build.args(["--profile", name]);
+        }
+    }
+    let status = build.status().expect("cargo runs");
+    assert!(status.success(), "cargo build -p quickstart failed");
+    let binary = profile.join(format!("quickstart{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        binary.is_file(),
+        "{} is missing: set QUICKSTART_BIN to the quickstart binary",
+        binary.display()
+    );
+    binary
+}
+
+/// A quickstart serving HTTP on a port of its choosing; killed when dropped.
+struct Quickstart {
+    child: Child,
+    address: String,
+    stderr: Arc<Mutex<String>>,
+}
+
+impl Quickstart {
+    fn start() -> Self {
+        let mut child = Command::new(quickstart())
+            .args(["serve", "--http", "127.0.0.1:0"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the quickstart starts");
+        let pipe = child.stderr.take().expect("stderr");
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let (found, address) = mpsc::channel();
+        let sink = Arc::clone(&stderr);
+        thread::spawn(move || {
+            for line in BufReader::new(pipe).lines() {
+                let Ok(line) = line else { break };
+                if let Some(rest) = line.strip_prefix("listening on http://") {
+                    let _ = found.send(rest.trim_end_matches("/mcp").to_owned());
+                }
+                let mut sink = sink.lock().unwrap();
+                sink.push_str(&line);
+                sink.push('\n');
+            }
+        });
+        let mut server = Self {
+            child,
+            address: String::new(),
+            stderr,
+        };
+        server.address = address
+            .recv_timeout(Duration::from_secs(10))
+            .unwrap_or_else(|_| panic!("the quickstart did not listen:\n{}", server.stderr()));
+        server
+    }
+
+    fn stderr(&self) -> String {
+        self.stderr.lock().unwrap().clone()
+    }
+
+    /// SIGKILL, and waits for it to be gone.
+    fn kill(&mut self) {
+        self.child.kill().expect("the server is killed");
+        self.child.wait().expect("the server is gone");
+    }
+}
+
+impl Drop for Quickstart {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// nginx in the foreground, with everything it writes in a temporary directory; stopped,
+/// and the directory removed, when dropped.
+struct Nginx {
+    binary: PathBuf,
+    child: Child,
+    prefix: PathBuf,
+    conf: PathBuf,
+    address: String,
+}
+
+impl Nginx {
+    fn start(binary: &Path, first: &str, second: &str) -> Self {
+        let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/http/nginx.conf");
+        let template = std::fs::read_to_string(&example)
+            .unwrap_or_else(|err| panic!("{}: {err}", example.display()));
+        // A free port can be taken between looking and binding: try again on another.
+        let mut attempts = Vec::new();
+        for _ in 0..3 {
+            let port = TcpListener::bind("127.0.0.1:0")
+                .and_then(|listener| listener.local_addr())
+                .expect("a free port")
+                .port();
+            let address = format!("127.0.0.1:{port}");
+            // The addresses appear in the comment at the top too: change them below it.
+            let (comment, body) = template.split_at(template.find("\ndaemon").expect("daemon"));
+            let mut body = body.to_owned();
+            for (from, to) in [
+                ("127.0.0.1:8081", first),
+                ("127.0.0.1:8082", second),
+                ("127.0.0.1:8080", address.as_str()),
+            ] {
+                assert_eq!(
+                    body.matches(from).count(),
+                    1,
+                    "{} names {from} once in its config",
+                    example.display()
+                );
+                body = body.replace(from, to);
+            }
+            let config = format!("{comment}{body}");
+            let prefix = temp_dir();
+            let conf = prefix.join("nginx.conf");
+            std::fs::write(&conf, config).expect("the config is written");
+            let child = Command::new(binary)
+                .arg("-p")
+                .arg(&prefix)
+                .arg("-c")
+                .arg(&conf)
+                // The error log before the config is read; stderr by Debian's default.
+                .arg("-e")
+                .arg(prefix.join("error.log"))
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap_or_else(|err| panic!("{} does not start: {err}", binary.display()));
+            let mut nginx = Self {
+                binary: binary.to_owned(),
+                child,
+                prefix,
+                conf,
+                address,
+            };
+            match nginx.wait_until_listening() {
+                Ok(()) => return nginx,
+                Err(failure) => attempts.push(failure),
+            }
+        }
+        panic!("nginx did not start:\n{}", attempts.join("\n\n"));
+    }
+
+    fn wait_until_listening(&mut self) -> Result<(), String> {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(status) = self.child.try_wait().expect("status") {
+                return Err(format!("nginx exited ({status}):\n{}", self.error_log()));
+            }
+            if TcpStream::connect(&self.address).is_ok() {
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                return Err(format!(
+                    "nginx does not listen on {}:\n{}",
+                    self.address,
+                    self.error_log()
+                ));
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn error_log(&self) -> String {
+        std::fs::read_to_string(self.prefix.join("error.log")).unwrap_or_default()
+    }
+
+    /// The access log, once it has `count` lines (nginx writes a line after answering).
+    fn log_lines(&self, count: usize) -> Vec<String> {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            let log = std::fs::read_to_string(self.prefix.join("access.log")).unwrap_or_default();
+            let lines: Vec<String> = log.lines().map(str::to_owned).collect();
+            if lines.len() >= count || Instant::now() > deadline {
+                assert_eq!(lines.len(), count, "access.log:\n{log}");
+                return lines;
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        // The master stops its worker on `-s stop` (SIGTERM); a SIGKILL would orphan it.
+        let _ = Command::new(&self.binary)
+            .arg("-p")
+            .arg(&self.prefix)
+            .arg("-c")
+            .arg(&self.conf)
+            .arg("-e")
+            .arg(self.prefix.join("error.log"))
+            .args(["-s", "stop"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while matches!(self.child.try_wait(), Ok(None)) && Instant::now() < deadline {
+            thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.prefix);
+    }
+}
+
+/// A new, empty directory under the system's temporary directory.
+fn temp_dir() -> PathBuf {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.subsec_nanos());
+    let dir = std::env::temp_dir().join(format!(
+        "mcp-scale-out-{}-{nanos}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir(&dir).unwrap_or_else(|err| panic!("{}: {err}", dir.display()));
+    dir
+}
