@@ -620,40 +620,14 @@ impl StdioClient {
     }
 }
 
-/// Cases the server still gets wrong, each a known bug: left out of the runs above, and
-/// run by the ignored `known_failures_*` tests, which fail until the bug is fixed.
-const KNOWN_FAILURES: &[&str] = &[
-    // An integer id beyond 64 bits comes back rounded (serde_json reads it as a float).
-    "039-id-huge-integer.json",
-];
-
-fn cases(known_failures: bool) -> Vec<Case> {
-    corpus()
-        .into_iter()
-        .filter(|case| KNOWN_FAILURES.contains(&case.file.as_str()) == known_failures)
-        .collect()
-}
-
 #[test]
 fn hostile_messages_over_stdio() {
-    run_stdio(cases(false));
-}
-
-#[test]
-#[ignore = "a known bug: ids beyond 64 bits are answered rounded"]
-fn known_failures_over_stdio() {
-    run_stdio(cases(true));
+    run_stdio(corpus());
 }
 
 #[test]
 fn hostile_messages_over_http() {
-    run_http(cases(false));
-}
-
-#[test]
-#[ignore = "a known bug: ids beyond 64 bits are answered rounded"]
-fn known_failures_over_http() {
-    run_http(cases(true));
+    run_http(corpus());
 }
 
 fn run_stdio(cases: Vec<Case>) {

@@ -39,7 +39,7 @@ use governor::{DefaultKeyedRateLimiter, Quota};
 use serde_json::{Value, json};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 
-use super::jsonrpc::Incoming;
+use super::jsonrpc::{Id, Incoming};
 use super::{MAX_IN_FLIGHT, Notifier, PROTOCOL_VERSIONS, STATELESS_VERSION, Server};
 
 /// How the HTTP transport guards its endpoint.
@@ -407,7 +407,7 @@ impl HttpState {
                 let fault = super::unsupported_version(&Value::String(version.to_owned()));
                 return Some(json_response(
                     StatusCode::BAD_REQUEST,
-                    super::fault_response(&Value::Null, fault),
+                    super::fault_response(&Id::NONE, fault),
                 ));
             }
         }
@@ -420,7 +420,7 @@ impl HttpState {
 /// headers are present and match the body (`HeaderMismatchError`, -32020, otherwise).
 fn check_stateless_request(
     headers: &HeaderMap,
-    id: &Value,
+    id: &Id,
     method: &str,
     meta: Option<&Value>,
     tool: Option<&str>,
@@ -488,7 +488,7 @@ fn rate_limited(limit: &RateLimitConfig, wait: Duration) -> Response {
     );
     let mut response = json_response(
         StatusCode::TOO_MANY_REQUESTS,
-        super::fault_response(&Value::Null, fault),
+        super::fault_response(&Id::NONE, fault),
     );
     response
         .headers_mut()

@@ -4,6 +4,7 @@ use std::fmt;
 
 use serde::de::{self, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 /// Invalid JSON was received.
@@ -17,8 +18,71 @@ pub const INVALID_PARAMS: i64 = -32602;
 /// An internal error.
 pub const INTERNAL_ERROR: i64 = -32603;
 
-/// A request's id: a string or a number, kept as sent.
-pub(crate) type Id = Value;
+/// A request's id: a string or a number, kept as the client wrote it, so that it comes back
+/// exactly (an integer past 64 bits would otherwise come back rounded, and the client would
+/// never find its answer); or none, when it could not be read.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Id(Option<Box<RawValue>>);
+
+impl Id {
+    /// No id: the answer to a message whose id could not be read carries none.
+    pub(crate) const NONE: Self = Self(None);
+
+    /// The id `raw`, when it is a string or a number.
+    fn of(raw: &RawValue) -> Option<Self> {
+        let text = raw.get();
+        let number_or_string =
+            text.starts_with(['"', '-']) || text.starts_with(|c: char| c.is_ascii_digit());
+        number_or_string.then(|| Self(Some(raw.to_owned())))
+    }
+
+    /// The id of `value`, when it is a string or a number (as the general reader has it).
+    fn of_value(value: &Value) -> Option<Self> {
+        match value {
+            Value::String(_) | Value::Number(_) => serde_json::value::to_raw_value(value)
+                .ok()
+                .map(|raw| Self(Some(raw))),
+            _ => None,
+        }
+    }
+
+    /// Whether there is no id.
+    pub(crate) fn is_none(&self) -> bool {
+        self.0.is_none()
+    }
+
+    /// A key naming the request while it runs, equal to [`Id::key_of`] the same id.
+    pub(crate) fn key(&self) -> String {
+        match &self.0 {
+            None => String::new(),
+            Some(raw) => match serde_json::from_str::<Value>(raw.get()) {
+                // Strings are compared by their text, whatever escapes spelled them.
+                Ok(Value::String(text)) => Value::String(text).to_string(),
+                _ => raw.get().to_owned(),
+            },
+        }
+    }
+
+    /// The key of the request `id` names, as a `requestId` in `notifications/cancelled`.
+    pub(crate) fn key_of(id: &Value) -> String {
+        id.to_string()
+    }
+}
+
+impl PartialEq for Id {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.as_ref().map(|raw| raw.get()) == other.0.as_ref().map(|raw| raw.get())
+    }
+}
+
+impl Serialize for Id {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match &self.0 {
+            Some(raw) => raw.serialize(serializer),
+            None => serializer.serialize_none(),
+        }
+    }
+}
 
 /// One message received.
 #[derive(Debug, PartialEq)]
@@ -113,7 +177,12 @@ impl Refusal {
 pub(crate) fn parse(bytes: &[u8]) -> Result<Incoming, Refusal> {
     // Most messages are well-formed requests: read those straight into their fields, and
     // leave everything else (and every error message) to the general reader below.
-    match parse_request(bytes) {
+    // Text first: the direct reader skips what it does not need, and every byte must be
+    // UTF-8 all the same.
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return parse_value(bytes);
+    };
+    match parse_request(text) {
         Some(incoming) => Ok(incoming),
         None => parse_value(bytes),
     }
@@ -147,10 +216,10 @@ impl<'de> Deserialize<'de> for Direct {
                             }
                             version = true;
                         }
-                        "id" if id.is_none() => match map.next_value::<Value>()? {
-                            value @ (Value::String(_) | Value::Number(_)) => id = Some(value),
-                            _ => return Err(unusual()),
-                        },
+                        "id" if id.is_none() => {
+                            let raw = map.next_value::<&'de RawValue>()?;
+                            id = Some(Id::of(raw).ok_or_else(unusual)?);
+                        }
                         "method" if method.is_none() => method = Some(map.next_value()?),
                         "params" if params.is_none() => {
                             params = Some(match method.as_deref() {
@@ -206,33 +275,33 @@ enum Params {
 
 /// A well-formed request or notification read without building a JSON tree for it; `None`
 /// for anything else.
-fn parse_request(bytes: &[u8]) -> Option<Incoming> {
-    serde_json::from_slice::<Direct>(bytes)
+fn parse_request(text: &str) -> Option<Incoming> {
+    serde_json::from_str::<Direct>(text)
         .ok()
         .map(|Direct(incoming)| incoming)
 }
 
 /// Reads one message of any shape, naming what is wrong with it.
 fn parse_value(bytes: &[u8]) -> Result<Incoming, Refusal> {
-    let refuse = |id: &Value, code, message: &str| Refusal {
+    let refuse = |id: &Id, code, message: &str| Refusal {
         id: id.clone(),
         code,
         message: message.to_owned(),
     };
     let value: Value = serde_json::from_slice(bytes)
-        .map_err(|err| refuse(&Value::Null, PARSE_ERROR, &format!("parse error: {err}")))?;
+        .map_err(|err| refuse(&Id::NONE, PARSE_ERROR, &format!("parse error: {err}")))?;
     let mut object = match value {
         Value::Object(object) => object,
         Value::Array(_) => {
             return Err(refuse(
-                &Value::Null,
+                &Id::NONE,
                 INVALID_REQUEST,
                 "batches are not supported: send one JSON-RPC message at a time",
             ));
         }
         _ => {
             return Err(refuse(
-                &Value::Null,
+                &Id::NONE,
                 INVALID_REQUEST,
                 "a JSON-RPC message must be an object",
             ));
@@ -240,8 +309,11 @@ fn parse_value(bytes: &[u8]) -> Result<Incoming, Refusal> {
     };
     let id = object.remove("id");
     let answer_id = match &id {
-        Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
-        _ => Value::Null,
+        // The id as written: a number read into a `Value` may have been rounded.
+        Some(value @ (Value::String(_) | Value::Number(_))) => written_id(bytes)
+            .or_else(|| Id::of_value(value))
+            .unwrap_or_default(),
+        _ => Id::NONE,
     };
     if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
         return Err(refuse(
@@ -287,11 +359,23 @@ fn parse_value(bytes: &[u8]) -> Result<Incoming, Refusal> {
             params,
         }),
         Some(_) => Err(refuse(
-            &Value::Null,
+            &Id::NONE,
             INVALID_REQUEST,
             "`id` must be a string or a number",
         )),
     }
+}
+
+/// The `id` of a message as written, when it can be read on its own (once, as a string or
+/// a number).
+fn written_id(bytes: &[u8]) -> Option<Id> {
+    #[derive(Deserialize)]
+    struct JustTheId<'a> {
+        #[serde(borrow)]
+        id: &'a RawValue,
+    }
+    let just: JustTheId<'_> = serde_json::from_slice(bytes).ok()?;
+    Id::of(just.id)
 }
 
 /// A success response.
@@ -320,15 +404,31 @@ pub(crate) fn result_response<T: Serialize>(id: &Id, result: &T) -> String {
 /// An error response. An id that could not be read is left out, as MCP's schema has it
 /// (JSON-RPC itself would send `null`, which MCP's `RequestId` does not allow).
 pub(crate) fn error_response(id: &Id, code: i64, message: &str, data: Option<Value>) -> String {
-    let mut error = json!({ "code": code, "message": message });
-    if let Some(data) = data {
-        error["data"] = data;
+    #[derive(Serialize)]
+    struct Failure<'a> {
+        jsonrpc: &'static str,
+        #[serde(skip_serializing_if = "Id::is_none")]
+        id: &'a Id,
+        error: Error<'a>,
     }
-    if id.is_null() {
-        json!({ "jsonrpc": "2.0", "error": error }).to_string()
-    } else {
-        json!({ "jsonrpc": "2.0", "id": id, "error": error }).to_string()
+    #[derive(Serialize)]
+    struct Error<'a> {
+        code: i64,
+        message: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        data: Option<Value>,
     }
+    let failure = Failure {
+        jsonrpc: "2.0",
+        id,
+        error: Error {
+            code,
+            message,
+            data,
+        },
+    };
+    // Strings, integers and JSON values always serialize.
+    serde_json::to_string(&failure).unwrap_or_default()
 }
 
 /// A notification.
@@ -352,7 +452,7 @@ mod tests {
         let wrong_version = refusal(r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#);
         assert_eq!(
             (wrong_version.code, wrong_version.id),
-            (INVALID_REQUEST, json!(1))
+            (INVALID_REQUEST, Id::of_value(&json!(1)).unwrap())
         );
         assert_eq!(refusal(r#"{"jsonrpc":"2.0","id":1}"#).code, INVALID_REQUEST);
         assert_eq!(
@@ -394,13 +494,37 @@ mod tests {
             r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#,
         ];
         for message in messages {
-            let direct = parse_request(message.as_bytes());
+            let direct = parse_request(message);
             assert!(direct.is_some(), "{message} is read directly");
             assert_eq!(
                 direct.ok_or(()),
                 parse_value(message.as_bytes()).map_err(drop),
                 "{message}"
             );
+        }
+        // Ids come back exactly as written, however large.
+        for (message, id) in [
+            (
+                r#"{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"ping"}"#,
+                "123456789012345678901234567890",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","params":{},"id":-18446744073709551617,"method":"ping"}"#,
+                "-18446744073709551617",
+            ),
+            (
+                r#"{"jsonrpc":"1.0","id":18446744073709551616,"method":"ping"}"#,
+                "18446744073709551616",
+            ),
+        ] {
+            let read = match parse(message.as_bytes()) {
+                Ok(Incoming::Request { id, .. }) => id,
+                Err(refusal) => refusal.id,
+                Ok(other) => panic!("{other:?}"),
+            };
+            assert_eq!(read.key(), id, "{message}");
+            let answer = error_response(&read, -1, "m", None);
+            assert!(answer.contains(&format!(r#""id":{id},"#)), "{answer}");
         }
         // Everything else is left to the general reader, which names the mistake.
         for message in [
@@ -415,7 +539,7 @@ mod tests {
             r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"a.b"}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","name":"b"}}"#,
         ] {
-            assert!(parse_request(message.as_bytes()).is_none(), "{message}");
+            assert!(parse_request(message).is_none(), "{message}");
         }
     }
 }

@@ -237,7 +237,7 @@ impl Server {
     fn notification(&self, method: &str, params: &Map<String, Value>) {
         if method == "notifications/cancelled" {
             if let Some(id) = params.get("requestId") {
-                let key = id.to_string();
+                let key = Id::key_of(id);
                 if let Some(token) = self.lock_in_flight().get(&key) {
                     token.cancel();
                 }
@@ -510,7 +510,7 @@ impl Server {
             }
             options = options.with_meta(meta);
         }
-        let key = id.to_string();
+        let key = id.key();
         self.lock_in_flight().insert(key.clone(), token.clone());
         let result = self.registry.call_with(call, options).await;
         self.lock_in_flight().remove(&key);

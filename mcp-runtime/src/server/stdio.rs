@@ -165,7 +165,7 @@ impl<W: Write + Send + 'static> Reading<W> {
             }
             if !whole {
                 self.write_now(&super::jsonrpc::error_response(
-                    &serde_json::Value::Null,
+                    &super::jsonrpc::Id::NONE,
                     super::INVALID_REQUEST,
                     &format!(
                         "the message is longer than the limit of {} MiB and was skipped",
