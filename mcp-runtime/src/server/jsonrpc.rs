@@ -315,6 +315,12 @@ fn parse_value(bytes: &[u8]) -> Result<Incoming, Refusal> {
             .unwrap_or_default(),
         _ => Id::NONE,
     };
+    // A response (this server sends no requests) is never answered, however malformed.
+    if !object.contains_key("method")
+        && (object.contains_key("result") || object.contains_key("error"))
+    {
+        return Ok(Incoming::Response);
+    }
     if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
         return Err(refuse(
             &answer_id,
@@ -331,18 +337,26 @@ fn parse_value(bytes: &[u8]) -> Result<Incoming, Refusal> {
                 "`method` must be a string",
             ));
         }
-        None if object.contains_key("result") || object.contains_key("error") => {
-            return Ok(Incoming::Response);
-        }
         None => return Err(refuse(&answer_id, INVALID_REQUEST, "`method` is missing")),
     };
     let params = match object.remove("params") {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(params)) => params,
-        Some(_) => {
+        // By-position parameters are JSON-RPC, but no MCP method takes them; a
+        // notification is never answered, whatever its parameters.
+        Some(Value::Array(_)) if id.is_none() => Map::new(),
+        Some(Value::Array(_)) => {
             return Err(refuse(
                 &answer_id,
                 INVALID_PARAMS,
+                "`params` must be an object: MCP methods take named parameters",
+            ));
+        }
+        // Neither an object nor an array: not a valid request object.
+        Some(_) => {
+            return Err(refuse(
+                &answer_id,
+                INVALID_REQUEST,
                 "`params` must be an object",
             ));
         }
@@ -463,6 +477,16 @@ mod tests {
             refusal(r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":[1]}"#).code,
             INVALID_PARAMS
         );
+        assert_eq!(
+            refusal(r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":"x"}"#).code,
+            INVALID_REQUEST
+        );
+        for silent in [
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized","params":[1]}"#,
+            r#"{"jsonrpc":"1.0","id":1,"result":{}}"#,
+        ] {
+            assert!(parse(silent.as_bytes()).is_ok(), "{silent}");
+        }
     }
 
     #[test]
