@@ -1,4 +1,5 @@
-//! A server of fixture tools for the tests that run a real process: `fixture.echo`, and
+//! A server of fixture tools for the tests that run a real process: `fixture.echo`,
+//! `fixture.wait` (until cancelled), and
 //! two tools marked `dangerous`, `danger.wipe` and `danger.launch`, which only pretend.
 
 use mcp_runtime::mcp_tool;
@@ -25,6 +26,13 @@ fn wipe(
 #[mcp_tool(namespace = "danger", dangerous, inline)]
 fn launch() -> String {
     "launched (not really)".to_owned()
+}
+
+/// Waits until the client cancels the call, or ten seconds pass.
+#[mcp_tool(namespace = "fixture", timeout = "10s")]
+async fn wait(ctx: mcp_runtime::ToolContext) -> String {
+    ctx.cancellation().cancelled().await;
+    "cancelled".to_owned()
 }
 
 fn main() {

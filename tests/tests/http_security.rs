@@ -279,6 +279,50 @@ async fn each_client_address_has_its_own_allowance() {
     assert_eq!(first.send(served.address).await.status, 429);
 }
 
+#[cfg(target_os = "linux")] // 127.0.0.2 is a loopback address of its own on Linux
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancellation_reaches_only_the_calls_of_its_own_client() {
+    let served = Served::start(&[]);
+    let address = served.address;
+    let call = |id: i64| {
+        json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": { "name": "fixture.wait", "arguments": {} } })
+    };
+    let cancel = |id: i64| {
+        json!({ "jsonrpc": "2.0", "method": "notifications/cancelled",
+                "params": { "requestId": id } })
+    };
+    // Two clients, each with its own call 1.
+    let first =
+        tokio::spawn(async move { Post::new(&call(1)).from("127.0.0.1").send(address).await });
+    let second =
+        tokio::spawn(async move { Post::new(&call(1)).from("127.0.0.2").send(address).await });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // The second cancels its call 1: that call is not answered...
+    let cancelled = Post::new(&cancel(1)).from("127.0.0.2").send(address).await;
+    assert_eq!(cancelled.status, 202, "{}", cancelled.body);
+    let second = second.await.unwrap();
+    assert_eq!(
+        second.status, 202,
+        "the cancelled call was answered: {}",
+        second.body
+    );
+    // ...and the first client's call 1 runs on until its own client cancels it.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(
+        !first.is_finished(),
+        "one client's cancellation stopped another client's call"
+    );
+    let cancelled = Post::new(&cancel(1)).from("127.0.0.1").send(address).await;
+    assert_eq!(cancelled.status, 202, "{}", cancelled.body);
+    let first = first.await.unwrap();
+    assert_eq!(
+        first.status, 202,
+        "the cancelled call was answered: {}",
+        first.body
+    );
+}
+
 /// Says `text` back.
 #[mcp_tool(namespace = "limited", inline)]
 fn echo(text: String) -> String {

@@ -318,9 +318,14 @@ async fn no_stream() -> Response {
 
 async fn post_mcp(
     State(state): State<Arc<HttpState>>,
+    extensions: axum::http::Extensions,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
+    // Request ids are the client's own: a cancellation reaches only calls from its address.
+    let client = extensions
+        .get::<ConnectInfo<SocketAddr>>()
+        .map_or_else(String::new, |ConnectInfo(peer)| peer.ip().to_string());
     let incoming = match super::parse(&body) {
         Ok(incoming) => incoming,
         Err(refusal) => return json_response(StatusCode::BAD_REQUEST, refusal.into_response()),
@@ -350,7 +355,7 @@ async fn post_mcp(
                 && accepts(&headers, "text/event-stream")
         }
         _ => {
-            state.server.dispatch(incoming, None).await;
+            state.server.dispatch_for(incoming, None, &client).await;
             return StatusCode::ACCEPTED.into_response();
         }
     };
@@ -359,10 +364,10 @@ async fn post_mcp(
         return StatusCode::SERVICE_UNAVAILABLE.into_response();
     };
     if streams_progress {
-        return progress_stream(Arc::clone(&state.server), incoming, permit);
+        return progress_stream(Arc::clone(&state.server), incoming, permit, client);
     }
     let _permit = permit;
-    match state.server.dispatch(incoming, None).await {
+    match state.server.dispatch_for(incoming, None, &client).await {
         Some(answer) => json_response(StatusCode::OK, answer),
         // A call the client cancelled: nothing to answer.
         None => StatusCode::ACCEPTED.into_response(),
@@ -540,6 +545,7 @@ fn progress_stream(
     server: Arc<Server>,
     incoming: Incoming,
     permit: OwnedSemaphorePermit,
+    client: String,
 ) -> Response {
     let (sender, receiver) = mpsc::channel::<String>(64);
     let notify: Notifier = {
@@ -550,7 +556,7 @@ fn progress_stream(
         })
     };
     tokio::spawn(async move {
-        if let Some(answer) = server.dispatch(incoming, Some(notify)).await {
+        if let Some(answer) = server.dispatch_for(incoming, Some(notify), &client).await {
             let _ = sender.send(answer).await;
         }
         drop(permit);

@@ -121,7 +121,10 @@ pub struct Server {
     name: String,
     version: String,
     page_size: usize,
-    in_flight: Mutex<HashMap<String, CancellationToken>>,
+    /// The calls that can be cancelled, by client and request id, each with a serial
+    /// number so that a call only ever removes its own entry.
+    in_flight: Mutex<HashMap<String, (u64, CancellationToken)>>,
+    serial: std::sync::atomic::AtomicU64,
     listing: OnceLock<Listing>,
 }
 
@@ -142,6 +145,7 @@ impl Server {
             version: env!("CARGO_PKG_VERSION").to_owned(),
             page_size: DEFAULT_PAGE_SIZE,
             in_flight: Mutex::new(HashMap::new()),
+            serial: std::sync::atomic::AtomicU64::new(0),
             listing: OnceLock::new(),
         }
     }
@@ -209,7 +213,18 @@ impl Server {
         incoming: Incoming,
         notify: Option<Notifier>,
     ) -> Option<String> {
-        match self.begin(incoming) {
+        self.dispatch_for(incoming, notify, "").await
+    }
+
+    /// Handles one message already read from `client`, which names who may cancel the
+    /// calls it makes (over HTTP, where one server has many clients).
+    pub(crate) async fn dispatch_for(
+        &self,
+        incoming: Incoming,
+        notify: Option<Notifier>,
+        client: &str,
+    ) -> Option<String> {
+        match self.begin_for(incoming, client) {
             Step::Answered(answer) => answer,
             Step::Call(pending) => self.finish(pending, notify).await,
         }
@@ -218,27 +233,32 @@ impl Server {
     /// Handles `incoming` as far as can be done without waiting: everything but a call to a
     /// tool that must be awaited (async, blocking or dynamic), or that reports progress.
     pub(crate) fn begin(&self, incoming: Incoming) -> Step {
+        self.begin_for(incoming, "")
+    }
+
+    /// [`Server::begin`] for a message from `client`.
+    fn begin_for(&self, incoming: Incoming, client: &str) -> Step {
         match incoming {
             Incoming::Response => Step::Answered(None),
             Incoming::Notification { method, params } => {
-                self.notification(&method, &params);
+                self.notification(&method, &params, client);
                 Step::Answered(None)
             }
             Incoming::Request { id, method, params } => {
                 Step::Answered(Some(self.request(&id, &method, &params)))
             }
-            Incoming::Call { id, params } => match self.begin_call(id, params) {
+            Incoming::Call { id, params } => match self.begin_call(id, params, client) {
                 Ok(pending) => self.call_now(pending),
                 Err(answer) => Step::Answered(Some(answer)),
             },
         }
     }
 
-    fn notification(&self, method: &str, params: &Map<String, Value>) {
+    fn notification(&self, method: &str, params: &Map<String, Value>, client: &str) {
         if method == "notifications/cancelled" {
             if let Some(id) = params.get("requestId") {
-                let key = Id::key_of(id);
-                if let Some(token) = self.lock_in_flight().get(&key) {
+                let key = in_flight_key(client, &Id::key_of(id));
+                if let Some((_, token)) = self.lock_in_flight().get(&key) {
                     token.cancel();
                 }
             }
@@ -389,7 +409,7 @@ impl Server {
     }
 
     /// Checks a call's parameters and finds its tool; the error answer otherwise.
-    fn begin_call(&self, id: Id, params: CallParams) -> Result<PendingCall, String> {
+    fn begin_call(&self, id: Id, params: CallParams, client: &str) -> Result<PendingCall, String> {
         let stateless = match requested_version(params.meta.as_ref()) {
             Ok(version) => version == Some(STATELESS_VERSION),
             Err(fault) => return Err(fault_response(&id, fault)),
@@ -432,6 +452,7 @@ impl Server {
             stateless,
             call,
             meta,
+            client: client.to_owned(),
         })
     }
 
@@ -488,6 +509,7 @@ impl Server {
             stateless,
             call,
             meta,
+            client,
         } = *pending;
         let token = CancellationToken::new();
         let mut options = CallOptions::new().with_cancellation(token.clone());
@@ -510,17 +532,30 @@ impl Server {
             }
             options = options.with_meta(meta);
         }
-        let key = id.key();
-        self.lock_in_flight().insert(key.clone(), token.clone());
+        let key = in_flight_key(&client, &id.key());
+        let serial = self
+            .serial
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.lock_in_flight()
+            .insert(key.clone(), (serial, token.clone()));
         let result = self.registry.call_with(call, options).await;
-        self.lock_in_flight().remove(&key);
+        {
+            // A client that reused the id of a call in flight replaced its entry: leave
+            // the newer one alone.
+            let mut in_flight = self.lock_in_flight();
+            if in_flight.get(&key).is_some_and(|(mine, _)| *mine == serial) {
+                in_flight.remove(&key);
+            }
+        }
         if token.is_cancelled() {
             return None;
         }
         Some(self.respond(&id, stateless, &CallToolResult::from(result)))
     }
 
-    fn lock_in_flight(&self) -> std::sync::MutexGuard<'_, HashMap<String, CancellationToken>> {
+    fn lock_in_flight(
+        &self,
+    ) -> std::sync::MutexGuard<'_, HashMap<String, (u64, CancellationToken)>> {
         // A panic while the lock was held leaves the map as it was: keep using it.
         self.in_flight
             .lock()
@@ -552,6 +587,13 @@ pub(crate) struct PendingCall {
     stateless: bool,
     call: MCPToolCall,
     meta: Option<Map<String, Value>>,
+    /// Who sent it: only they can cancel it.
+    client: String,
+}
+
+/// The key of a call in flight: a request id means something only to the client that sent it.
+fn in_flight_key(client: &str, id: &str) -> String {
+    format!("{client} {id}")
 }
 
 /// Each tool's wire form, in name order, as `tools/list` serves it.
