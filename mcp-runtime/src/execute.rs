@@ -192,7 +192,10 @@ fn admit(
         return Err(ToolError::new(
             ErrorType::PermissionError,
             format!(
-                "tool `{}` is marked dangerous and this registry's policy does not allow it to run",
+                "tool `{}` is marked dangerous and this registry's policy does not allow it to run; \
+                 a server started with `--allow-dangerous {}` allows it, as does a registry built \
+                 with `allow_dangerous`",
+                definition.name(),
                 definition.name()
             ),
         ));
