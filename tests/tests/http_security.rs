@@ -414,6 +414,14 @@ async fn origin_then_token_then_rate_limit_then_version_then_size() {
     let authorized = request.clone().token("s3cret");
     let answer = authorized.clone().too_large().send(to).await;
     assert_eq!(answer.status, 413, "{answer:?}");
+    let error = answer.json();
+    assert_eq!(error["error"]["code"], -32600, "{error}");
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .is_some_and(|message| message.contains("larger than the limit")),
+        "{error}"
+    );
     let old_version = authorized
         .clone()
         .header("MCP-Protocol-Version", "1999-01-01");

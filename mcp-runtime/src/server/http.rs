@@ -320,8 +320,27 @@ async fn post_mcp(
     State(state): State<Arc<HttpState>>,
     extensions: axum::http::Extensions,
     headers: HeaderMap,
-    body: Bytes,
+    body: Result<Bytes, axum::extract::rejection::BytesRejection>,
 ) -> Response {
+    let body = match body {
+        Ok(body) => body,
+        // Too large (413), or unreadable: said as a JSON-RPC error too.
+        Err(rejection) => {
+            let message = match rejection.status() {
+                StatusCode::PAYLOAD_TOO_LARGE => format!(
+                    "the request body is larger than the limit of {} bytes",
+                    state.config.body_limit
+                ),
+                _ => format!(
+                    "the request body could not be read: {}",
+                    rejection.body_text()
+                ),
+            };
+            let error =
+                super::jsonrpc::error_response(&Id::NONE, super::INVALID_REQUEST, &message, None);
+            return json_response(rejection.status(), error);
+        }
+    };
     // Request ids are the client's own: a cancellation reaches only calls from its address.
     let client = extensions
         .get::<ConnectInfo<SocketAddr>>()
