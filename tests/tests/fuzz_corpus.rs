@@ -1,0 +1,193 @@
+//! The fuzz targets' corpus and regressions, replayed without libFuzzer.
+//!
+//! `fuzz/` holds two libFuzzer targets (see `docs/fuzzing.md`), which need nightly compiler
+//! flags and time that CI does not have. Their fixture tools and invariants live in
+//! `fuzz/src/`, which this test includes as a module, so every committed input goes through
+//! the same checks here, in a second or two:
+//!
+//! - `fuzz/corpus/<target>/`: every seed holds the invariants (a finding that is one of the
+//!   known bugs listed in the target's `KNOWN_BUGS` is let pass, as the fuzzers do);
+//! - `fuzz/regressions/<target>/`: every input a fuzzer found a bug with. Those whose bug is
+//!   fixed must hold the invariants; those listed in `open.txt` there must still break them
+//!   with their known bug, and nothing else, and are run strictly by the ignored test
+//!   `open_regressions_are_fixed`, which fails until the bugs are fixed.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+#[allow(unreachable_pub, dead_code)]
+#[path = "../../fuzz/src/lib.rs"]
+mod harness;
+
+use harness::{Finding, KnownBug};
+
+/// One fuzz target, as this test runs it.
+struct Target {
+    name: &'static str,
+    run: fn(&[u8]) -> Result<(), Finding>,
+    known_bugs: &'static [KnownBug],
+}
+
+const TARGETS: [Target; 2] = [
+    Target {
+        name: "decode_dispatch",
+        run: harness::dispatch::run,
+        known_bugs: harness::dispatch::KNOWN_BUGS,
+    },
+    Target {
+        name: "arguments",
+        run: harness::arguments::run,
+        known_bugs: harness::arguments::KNOWN_BUGS,
+    },
+];
+
+fn fuzz_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz")
+}
+
+/// The inputs in `dir`, sorted; its notes (`README.md`, `open.txt`) and hidden files are not.
+fn inputs(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut inputs: Vec<(String, Vec<u8>)> = entries
+        .map(|entry| entry.expect("a directory entry").path())
+        .filter(|path| path.is_file())
+        .filter_map(|path| {
+            let name = path.file_name()?.to_str()?.to_owned();
+            let note = name.starts_with('.') || name == "README.md" || name == "open.txt";
+            (!note).then(|| {
+                let bytes = std::fs::read(&path).unwrap_or_else(|err| panic!("{name}: {err}"));
+                (name, bytes)
+            })
+        })
+        .collect();
+    inputs.sort();
+    inputs
+}
+
+/// `fuzz/regressions/<target>/open.txt`: each line a file and the known bug it shows, then
+/// an optional `# note`.
+fn open_regressions(target: &Target) -> Vec<(String, String)> {
+    let path = fuzz_dir()
+        .join("regressions")
+        .join(target.name)
+        .join("open.txt");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Vec::new();
+    };
+    text.lines()
+        .map(|line| line.split('#').next().unwrap_or_default().trim())
+        .filter(|line| !line.is_empty())
+        .map(|line| {
+            let mut words = line.split_whitespace();
+            let (Some(file), Some(bug), None) = (words.next(), words.next(), words.next()) else {
+                panic!("{}: `{line}` is not `FILE BUG`", path.display());
+            };
+            (file.to_owned(), bug.to_owned())
+        })
+        .collect()
+}
+
+#[test]
+fn corpus_holds_the_invariants() {
+    let mut failures = Vec::new();
+    for target in &TARGETS {
+        let corpus = inputs(&fuzz_dir().join("corpus").join(target.name));
+        assert!(
+            corpus.len() >= 20,
+            "fuzz/corpus/{} has {} inputs: is the path right?",
+            target.name,
+            corpus.len()
+        );
+        for (name, bytes) in corpus {
+            match (target.run)(&bytes) {
+                Ok(()) => {}
+                Err(finding) if finding.known.is_some() => {}
+                Err(finding) => failures.push(format!("{}/{name}: {finding}", target.name)),
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} corpus input(s) break an invariant:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn regressions_hold_or_show_only_their_known_bug() {
+    let mut failures = Vec::new();
+    for target in &TARGETS {
+        let dir = fuzz_dir().join("regressions").join(target.name);
+        let open = open_regressions(target);
+        let inputs = inputs(&dir);
+        let names: BTreeSet<&str> = inputs.iter().map(|(name, _)| name.as_str()).collect();
+        for (file, bug) in &open {
+            if !names.contains(file.as_str()) {
+                failures.push(format!(
+                    "{}/open.txt names {file}, which is missing",
+                    target.name
+                ));
+            }
+            if !target.known_bugs.iter().any(|known| known.name == bug) {
+                failures.push(format!(
+                    "{}/open.txt: {file}'s bug `{bug}` is not in KNOWN_BUGS",
+                    target.name
+                ));
+            }
+        }
+        for known in target.known_bugs {
+            if !open.iter().any(|(_, bug)| bug == known.name) {
+                failures.push(format!(
+                    "{}: known bug `{}` has no reproducer in open.txt",
+                    target.name, known.name
+                ));
+            }
+        }
+        for (name, bytes) in &inputs {
+            let expected = open
+                .iter()
+                .find(|(file, _)| file == name)
+                .map(|(_, bug)| bug);
+            match ((target.run)(bytes), expected) {
+                (Ok(()), None) => {}
+                (Ok(()), Some(bug)) => failures.push(format!(
+                    "{}/{name} holds the invariants now: `{bug}` looks fixed; move the file out of open.txt and `{bug}` out of KNOWN_BUGS",
+                    target.name
+                )),
+                (Err(finding), Some(bug)) if finding.known.is_some_and(|known| known.name == bug) => {}
+                (Err(finding), _) => failures.push(format!("{}/{name}: {finding}", target.name)),
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} regression failure(s):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+#[ignore = "known bugs of mcp-runtime found by fuzzing (fuzz/regressions/*/open.txt): fails until they are fixed"]
+fn open_regressions_are_fixed() {
+    let mut failures = Vec::new();
+    for target in &TARGETS {
+        let dir = fuzz_dir().join("regressions").join(target.name);
+        for (file, bug) in open_regressions(target) {
+            let bytes =
+                std::fs::read(dir.join(&file)).unwrap_or_else(|err| panic!("{file}: {err}"));
+            if let Err(finding) = (target.run)(&bytes) {
+                failures.push(format!("{}/{file} (`{bug}`): {finding}", target.name));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} open regression(s) still fail:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
