@@ -32,13 +32,6 @@ use super::{Finding, KnownBug};
 /// The bugs of mcp-runtime this target has found that are not fixed yet.
 pub const KNOWN_BUGS: &[KnownBug] = &[
     KnownBug {
-        name: "dotted-key-pointer",
-        summary: "a violation found by deserialization under a map key holding `.`, `[` or `]` \
-                  gets a path that points at no value, or at another one, and a message saying \
-                  `found nothing` (mcp-runtime/src/__private.rs, parse_arguments and pointer_of: \
-                  serde_path_to_error's dotted path is split on `.` and `[`)",
-    },
-    KnownBug {
         name: "alias-outside-schema",
         summary: "an argument under a `#[serde(alias)]` name, which the input schema does not \
                   allow (`additionalProperties: false`), runs a tool whose schema states nothing \

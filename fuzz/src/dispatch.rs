@@ -32,13 +32,7 @@ use serde_json::value::RawValue;
 use super::{Finding, KnownBug};
 
 /// The bugs of mcp-runtime this target has found that are not fixed yet.
-pub const KNOWN_BUGS: &[KnownBug] = &[KnownBug {
-    name: "repeated-id-rounded",
-    summary: "a message whose `id` member is repeated is answered under the last id read as \
-              a float: an integer id past 64 bits comes back rounded, an id never sent \
-              (mcp-runtime/src/server/jsonrpc.rs, parse_value: written_id fails on the \
-              repeated member and Id::of_value re-serializes the rounded number)",
-}];
+pub const KNOWN_BUGS: &[KnownBug] = &[];
 
 /// The server every input goes to, made once, over [`super::registry`].
 pub fn server() -> &'static Server {

@@ -239,23 +239,26 @@ pub fn parse_arguments<T: DeserializeOwned>(arguments: &Value) -> Result<T, Fail
             }
         };
         Failure::Arguments(ArgumentsError {
-            path: pointer_of(&err.path().to_string()),
+            path: pointer_of(err.path()),
             message: err.into_inner().to_string(),
         })
     })
 }
 
-/// `a.b[0]` (serde_path_to_error's form) as the JSON pointer `/a/b/0`; `.` as `""`.
-fn pointer_of(path: &str) -> String {
+/// serde_path_to_error's path as a JSON pointer (`/a/b/0`), built from its segments, so
+/// that a key holding `.` or `[` stays one segment; the root is `""`.
+fn pointer_of(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
     let mut pointer = String::new();
-    for segment in path.split('.') {
-        for part in segment.split('[') {
-            let part = part.trim_end_matches(']');
-            if !part.is_empty() {
-                pointer.push('/');
-                pointer.push_str(&part.replace('~', "~0").replace('/', "~1"));
-            }
-        }
+    for segment in path.iter() {
+        let part = match segment {
+            Segment::Seq { index } => index.to_string(),
+            Segment::Map { key } => key.clone(),
+            Segment::Enum { variant } => variant.clone(),
+            Segment::Unknown => continue,
+        };
+        pointer.push('/');
+        pointer.push_str(&part.replace('~', "~0").replace('/', "~1"));
     }
     pointer
 }
@@ -288,13 +291,22 @@ pub fn tool_result_output(result: MCPToolResult) -> Outcome {
 
 #[cfg(test)]
 mod tests {
-    use super::pointer_of;
+    use super::*;
+    use serde_json::json;
 
     #[test]
     fn paths_become_json_pointers() {
-        assert_eq!(pointer_of("."), "");
-        assert_eq!(pointer_of("a"), "/a");
-        assert_eq!(pointer_of("a.b[0].c"), "/a/b/0/c");
-        assert_eq!(pointer_of("x/y"), "/x~1y");
+        use std::collections::BTreeMap;
+        let pointer = |arguments: serde_json::Value| match parse_arguments::<
+            BTreeMap<String, BTreeMap<String, Vec<i64>>>,
+        >(&arguments)
+        {
+            Err(Failure::Arguments(err)) => err.path,
+            _ => panic!("refused"),
+        };
+        assert_eq!(pointer(json!({ "a": { "b": [1, "x"] } })), "/a/b/1");
+        assert_eq!(pointer(json!({ "a.b": { "[0]": ["x"] } })), "/a.b/[0]/0");
+        assert_eq!(pointer(json!({ "x/y": { "m~n": ["x"] } })), "/x~1y/m~0n/0");
+        assert_eq!(pointer(json!([])), "");
     }
 }

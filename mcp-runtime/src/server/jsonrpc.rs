@@ -380,16 +380,12 @@ fn parse_value(bytes: &[u8]) -> Result<Incoming, Refusal> {
     }
 }
 
-/// The `id` of a message as written, when it can be read on its own (once, as a string or
-/// a number).
+/// The `id` of a message as written, when it can be read on its own: the last one, as the
+/// general reader takes the last of a repeated member.
 fn written_id(bytes: &[u8]) -> Option<Id> {
-    #[derive(Deserialize)]
-    struct JustTheId<'a> {
-        #[serde(borrow)]
-        id: &'a RawValue,
-    }
-    let just: JustTheId<'_> = serde_json::from_slice(bytes).ok()?;
-    Id::of(just.id)
+    let members: std::collections::HashMap<String, &RawValue> =
+        serde_json::from_slice(bytes).ok()?;
+    Id::of(members.get("id")?)
 }
 
 /// A success response.
