@@ -30,15 +30,13 @@ use serde_json::{Map, Value};
 use super::{Finding, KnownBug};
 
 /// The bugs of mcp-runtime this target has found that are not fixed yet.
-pub const KNOWN_BUGS: &[KnownBug] = &[
-    KnownBug {
-        name: "alias-outside-schema",
-        summary: "an argument under a `#[serde(alias)]` name, which the input schema does not \
-                  allow (`additionalProperties: false`), runs a tool whose schema states nothing \
-                  beyond types, and is refused by any other (mcp-runtime/src/validate.rs, \
-                  beyond_serde: the schema is skipped when deserialization succeeds)",
-    },
-];
+pub const KNOWN_BUGS: &[KnownBug] = &[KnownBug {
+    name: "alias-outside-schema",
+    summary: "an argument under a `#[serde(alias)]` name, which the input schema does not \
+              allow (`additionalProperties: false`), runs a tool whose schema states nothing \
+              beyond types, and is refused by any other (mcp-runtime/src/validate.rs, \
+              beyond_serde: the schema is skipped when deserialization succeeds)",
+}];
 
 /// The tools the input's first byte picks from.
 pub const TOOLS: [&str; 7] = [
@@ -245,14 +243,10 @@ fn check_failure(
             return malformed(format!("a violation is malformed: {violation:?}"));
         }
         if arguments.pointer(path).is_none() {
-            let finding = Finding::new(
+            return Err(Finding::new(
                 "a violation's path points at no value of the arguments",
                 format!("{tool}, path {path:?} ({keyword}: {message}): {arguments}"),
-            );
-            // Known bug `dotted-key-pointer`.
-            let dotted = keyword == "deserialize"
-                && any_key(arguments, &|key| key.contains(['.', '[', ']']));
-            return Err(known(finding, dotted.then_some("dotted-key-pointer")));
+            ));
         }
         if schema_accepts && keyword != "deserialize" {
             return Err(Finding::new(

@@ -57,7 +57,7 @@ pub fn check(input: &[u8], answer: Option<&str>) -> Result<(), Finding> {
             "a notification was answered",
             format!("params {}, answer {}", json_type(params), clip(answer)),
         );
-        return Err(known(finding, None));
+        return Err(finding);
     }
     let not_a_response = |why: String| {
         Err(Finding::new(
@@ -160,16 +160,6 @@ fn check_id(sent: &Sent, id: Option<&RawValue>, answer: &str) -> Result<(), Find
     if sent.json && sent.ids().any(|sent| *sent == answered) {
         return Ok(());
     }
-    // Known bug `repeated-id-rounded`: with the id repeated, a number read as a float.
-    let as_float = |id: &Id| match serde_json::from_str::<Value>(&id.text) {
-        Ok(Value::Number(number)) => number.as_f64(),
-        _ => None,
-    };
-    let rounded = sent.json
-        && sent.ids().count() > 1
-        && matches!(answered.value, IdValue::Number(..))
-        && as_float(&answered)
-            .is_some_and(|answered| sent.ids().any(|id| as_float(id) == Some(answered)));
     let had: Vec<&str> = sent.ids().map(|id| id.text.as_str()).collect();
     let finding = Finding::new(
         "an answer carries an id the input did not have",
@@ -184,12 +174,12 @@ fn check_id(sent: &Sent, id: Option<&RawValue>, answer: &str) -> Result<(), Find
             clip(answer)
         ),
     );
-    Err(known(finding, rounded.then_some("repeated-id-rounded")))
+    Err(finding)
 }
 
 /// Invariant 5: what must be answered was.
 fn check_silence(sent: &Sent) -> Result<(), Finding> {
-    let unanswered = |what: &str| Err(known(Finding::new("an input was not answered", what), None));
+    let unanswered = |what: &str| Err(Finding::new("an input was not answered", what));
     if !sent.json {
         return unanswered("it is not JSON");
     }
@@ -202,12 +192,6 @@ fn check_silence(sent: &Sent) -> Result<(), Finding> {
         } => unanswered("a request"),
         Envelope::Object { .. } | Envelope::Unread => Ok(()),
     }
-}
-
-/// Marks `finding` as the known bug named `name`, while that bug is listed as known.
-fn known(mut finding: Finding, name: Option<&str>) -> Finding {
-    finding.known = name.and_then(|name| KNOWN_BUGS.iter().find(|bug| bug.name == name));
-    finding
 }
 
 // ---------------------------------------------------------------------------------------

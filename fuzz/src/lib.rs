@@ -9,7 +9,9 @@
 //! A finding that matches a known bug of mcp-runtime (see each module's `KNOWN_BUGS`) says
 //! so: the fuzz targets let those pass, so that a run goes on looking for new ones, unless
 //! `MCP_FUZZ_STRICT=1` is set. Each known bug has its reproducer under
-//! `fuzz/regressions/<target>/`, listed in `open.txt` there.
+//! `fuzz/regressions/<target>/`, listed in `open.txt` there, and the check that finds it
+//! marks its findings with the bug's name, as narrowly as it can tell them apart; when the
+//! bug is fixed, the name goes from `KNOWN_BUGS` and the mark from the check.
 
 use std::fmt;
 use std::sync::OnceLock;
