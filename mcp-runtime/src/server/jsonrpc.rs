@@ -51,15 +51,14 @@ impl Id {
         self.0.is_none()
     }
 
-    /// A key naming the request while it runs, equal to [`Id::key_of`] the same id.
+    /// A key naming the request while it runs, equal to [`Id::key_of`] the same id
+    /// however it is spelled (`100`, `1e2`; escapes in strings): both read it as a
+    /// `serde_json::Value` and write that back.
     pub(crate) fn key(&self) -> String {
         match &self.0 {
             None => String::new(),
-            Some(raw) => match serde_json::from_str::<Value>(raw.get()) {
-                // Strings are compared by their text, whatever escapes spelled them.
-                Ok(Value::String(text)) => Value::String(text).to_string(),
-                _ => raw.get().to_owned(),
-            },
+            Some(raw) => serde_json::from_str::<Value>(raw.get())
+                .map_or_else(|_| raw.get().to_owned(), |value| Self::key_of(&value)),
         }
     }
 
@@ -502,6 +501,26 @@ mod tests {
     }
 
     #[test]
+    fn an_id_and_a_cancellation_naming_it_agree_however_it_is_spelled() {
+        for (written, named) in [
+            ("1e2", json!(1e2)),
+            ("1.50", json!(1.5)),
+            ("7", json!(7)),
+            (r#""a\u0062""#, json!("ab")),
+            (
+                "123456789012345678901234567890",
+                serde_json::from_str("123456789012345678901234567890").unwrap(),
+            ),
+        ] {
+            let message = format!(r#"{{"jsonrpc":"2.0","id":{written},"method":"ping"}}"#);
+            let Ok(Incoming::Request { id, .. }) = parse(message.as_bytes()) else {
+                panic!("{message}")
+            };
+            assert_eq!(id.key(), Id::key_of(&named), "{written}");
+        }
+    }
+
+    #[test]
     fn requests_read_directly_are_read_as_the_general_reader_reads_them() {
         let messages = [
             r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
@@ -542,7 +561,8 @@ mod tests {
                 Err(refusal) => refusal.id,
                 Ok(other) => panic!("{other:?}"),
             };
-            assert_eq!(read.key(), id, "{message}");
+            let key_of_value = Id::key_of(&serde_json::from_str::<Value>(id).unwrap());
+            assert_eq!(read.key(), key_of_value, "{message}");
             let answer = error_response(&read, -1, "m", None);
             assert!(answer.contains(&format!(r#""id":{id},"#)), "{answer}");
         }
