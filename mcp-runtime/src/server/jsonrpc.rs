@@ -1,11 +1,13 @@
 //! JSON-RPC 2.0 framing: reading one message, writing responses and errors.
 
+use std::cell::Cell;
 use std::fmt;
 
-use serde::de::{self, IgnoredAny, MapAccess, Visitor};
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::map::Entry;
 use serde_json::value::RawValue;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Number, Value, json};
 
 /// Invalid JSON was received.
 pub const PARSE_ERROR: i64 = -32700;
@@ -18,9 +20,9 @@ pub const INVALID_PARAMS: i64 = -32602;
 /// An internal error.
 pub const INTERNAL_ERROR: i64 = -32603;
 
-/// A request's id: a string or a number, kept as the client wrote it, so that it comes back
-/// exactly (an integer past 64 bits would otherwise come back rounded, and the client would
-/// never find its answer); or none, when it could not be read.
+/// A request's id: a string or an integer, kept as the client wrote it, so that it comes
+/// back exactly (an integer past 64 bits would otherwise come back rounded, and the client
+/// would never find its answer); or none, when it could not be read.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Id(Option<Box<RawValue>>);
 
@@ -28,22 +30,12 @@ impl Id {
     /// No id: the answer to a message whose id could not be read carries none.
     pub(crate) const NONE: Self = Self(None);
 
-    /// The id `raw`, when it is a string or a number.
+    /// The id `raw`, when it is a string or an integer (MCP's `RequestId`). An integer may
+    /// be written as JSON allows any number, `100`, `1e2` or `100.0`; `1.5` is no id.
     fn of(raw: &RawValue) -> Option<Self> {
         let text = raw.get();
-        let number_or_string =
-            text.starts_with(['"', '-']) || text.starts_with(|c: char| c.is_ascii_digit());
-        number_or_string.then(|| Self(Some(raw.to_owned())))
-    }
-
-    /// The id of `value`, when it is a string or a number (as the general reader has it).
-    fn of_value(value: &Value) -> Option<Self> {
-        match value {
-            Value::String(_) | Value::Number(_) => serde_json::value::to_raw_value(value)
-                .ok()
-                .map(|raw| Self(Some(raw))),
-            _ => None,
-        }
+        let valid = text.starts_with('"') || integer_key(text).is_some();
+        valid.then(|| Self(Some(raw.to_owned())))
     }
 
     /// Whether there is no id.
@@ -51,21 +43,63 @@ impl Id {
         self.0.is_none()
     }
 
-    /// A key naming the request while it runs, equal to [`Id::key_of`] the same id
-    /// however it is spelled (`100`, `1e2`; escapes in strings): both read it as a
-    /// `serde_json::Value` and write that back.
+    /// A key naming the request while it runs. Two ids get one key exactly when JSON reads
+    /// them as the same value: a string whatever its escapes (`"ab"`, `"a\u0062"`), an
+    /// integer however it is written (`100`, `1e2`, `100.0`), at any size, and a string
+    /// never as a number (`"1"` is not `1`).
     pub(crate) fn key(&self) -> String {
-        match &self.0 {
-            None => String::new(),
-            Some(raw) => serde_json::from_str::<Value>(raw.get())
-                .map_or_else(|_| raw.get().to_owned(), |value| Self::key_of(&value)),
+        let Some(raw) = &self.0 else {
+            return String::new();
+        };
+        let text = raw.get();
+        if let Some(quoted) = text.strip_prefix('"') {
+            return match quoted.strip_suffix('"') {
+                Some(plain) if !plain.contains('\\') => format!("s{plain}"),
+                _ => serde_json::from_str::<String>(text)
+                    .map_or_else(|_| format!("r{text}"), |decoded| format!("s{decoded}")),
+            };
         }
+        integer_key(text).map_or_else(|| format!("r{text}"), |integer| format!("n{integer}"))
     }
+}
 
-    /// The key of the request `id` names, as a `requestId` in `notifications/cancelled`.
-    pub(crate) fn key_of(id: &Value) -> String {
-        id.to_string()
+/// The integer the JSON value `text` stands for, in one spelling for each value:
+/// its significant digits and a power of ten (`12300`, `123e2` and `1.23e4` are all
+/// `123e2`; zero is `0`). `None` when the number is not an integer, or its exponent is past
+/// 64 bits. Exact at any size: no digit goes through a float.
+fn integer_key(text: &str) -> Option<String> {
+    let (negative, unsigned) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let (mantissa, exponent) = match unsigned.split_once(['e', 'E']) {
+        Some((mantissa, exponent)) => (mantissa, exponent.parse::<i64>().ok()?),
+        None => (unsigned, 0),
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    // Anything but a number (`true`, `null`, an object) stops here.
+    if whole.is_empty()
+        || !whole
+            .bytes()
+            .chain(fraction.bytes())
+            .all(|b| b.is_ascii_digit())
+    {
+        return None;
     }
+    let digits = format!("{whole}{fraction}");
+    let exponent = exponent.checked_sub(i64::try_from(fraction.len()).ok()?)?;
+    let leading = digits.trim_start_matches('0');
+    if leading.is_empty() {
+        return Some("0".to_owned());
+    }
+    let significant = leading.trim_end_matches('0');
+    let zeros = i64::try_from(leading.len() - significant.len()).ok()?;
+    let exponent = exponent.checked_add(zeros)?;
+    if exponent < 0 {
+        return None;
+    }
+    let sign = if negative { "-" } else { "" };
+    Some(format!("{sign}{significant}e{exponent}"))
 }
 
 impl PartialEq for Id {
@@ -94,7 +128,10 @@ pub(crate) enum Incoming {
         method: String,
         params: Map<String, Value>,
     },
-    /// A notification, never answered.
+    /// `notifications/cancelled`, naming the request to stop when it names one that could
+    /// be a request's id. Never answered.
+    Cancelled { request_id: Option<Id> },
+    /// Any other notification, never answered.
     Notification {
         method: String,
         params: Map<String, Value>,
@@ -138,7 +175,9 @@ impl<'de> Deserialize<'de> for CallParams {
                     if field.is_some() {
                         return Err(de::Error::duplicate_field("tools/call parameter"));
                     }
-                    *field = map.next_value::<Option<Value>>()?;
+                    *field = map
+                        .next_value::<Option<Strict>>()?
+                        .map(|Strict(value)| value);
                 }
                 Ok(params)
             }
@@ -178,13 +217,35 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Incoming, Refusal> {
     // leave everything else (and every error message) to the general reader below.
     // Text first: the direct reader skips what it does not need, and every byte must be
     // UTF-8 all the same.
-    let Ok(text) = std::str::from_utf8(bytes) else {
-        return parse_value(bytes);
+    let incoming = match std::str::from_utf8(bytes).ok().and_then(parse_request) {
+        Some(incoming) => incoming,
+        None => parse_value(bytes)?,
     };
-    match parse_request(text) {
-        Some(incoming) => Ok(incoming),
-        None => parse_value(bytes),
+    Ok(match incoming {
+        Incoming::Notification { method, .. } if method == "notifications/cancelled" => {
+            Incoming::Cancelled {
+                request_id: cancelled_id(bytes),
+            }
+        }
+        other => other,
+    })
+}
+
+/// The `requestId` of `notifications/cancelled` as written: read into a `Value`, an integer
+/// past 64 bits would be rounded, and could name another request.
+fn cancelled_id(bytes: &[u8]) -> Option<Id> {
+    #[derive(Deserialize)]
+    struct Cancellation<'a> {
+        #[serde(borrow)]
+        params: Named<'a>,
     }
+    #[derive(Deserialize)]
+    struct Named<'a> {
+        #[serde(rename = "requestId", borrow)]
+        request_id: &'a RawValue,
+    }
+    let cancellation: Cancellation<'_> = serde_json::from_slice(bytes).ok()?;
+    Id::of(cancellation.params.request_id)
 }
 
 /// A well-formed request or notification, read in one pass: the envelope's fields, then
@@ -227,7 +288,8 @@ impl<'de> Deserialize<'de> for Direct {
                                     map.next_value::<Option<CallParams>>()?.unwrap_or_default(),
                                 ),
                                 Some(_) => Params::Map(
-                                    map.next_value::<Option<Map<String, Value>>>()?
+                                    map.next_value::<Option<StrictMap>>()?
+                                        .map(|StrictMap(params)| params)
                                         .unwrap_or_default(),
                                 ),
                             });
@@ -287,9 +349,7 @@ fn parse_value(bytes: &[u8]) -> Result<Incoming, Refusal> {
         code,
         message: message.to_owned(),
     };
-    let value: Value = serde_json::from_slice(bytes)
-        .map_err(|err| refuse(&Id::NONE, PARSE_ERROR, &format!("parse error: {err}")))?;
-    let mut object = match value {
+    let mut object = match read_strictly(bytes)? {
         Value::Object(object) => object,
         Value::Array(_) => {
             return Err(refuse(
@@ -307,13 +367,9 @@ fn parse_value(bytes: &[u8]) -> Result<Incoming, Refusal> {
         }
     };
     let id = object.remove("id");
-    let answer_id = match &id {
-        // The id as written: a number read into a `Value` may have been rounded.
-        Some(value @ (Value::String(_) | Value::Number(_))) => written_id(bytes)
-            .or_else(|| Id::of_value(value))
-            .unwrap_or_default(),
-        _ => Id::NONE,
-    };
+    // The id as written, when it is one: a number read into a `Value` may have been rounded.
+    let valid_id = id.as_ref().and_then(|_| written_id(bytes));
+    let answer_id = valid_id.clone().unwrap_or_default();
     // A response (this server sends no requests) is never answered, however malformed.
     if !object.contains_key("method")
         && (object.contains_key("result") || object.contains_key("error"))
@@ -360,22 +416,189 @@ fn parse_value(bytes: &[u8]) -> Result<Incoming, Refusal> {
             ));
         }
     };
-    match id {
-        None => Ok(Incoming::Notification { method, params }),
-        Some(Value::String(_) | Value::Number(_)) if method == "tools/call" => Ok(Incoming::Call {
-            id: answer_id,
+    match (id, valid_id) {
+        (None, _) => Ok(Incoming::Notification { method, params }),
+        (Some(_), Some(id)) if method == "tools/call" => Ok(Incoming::Call {
+            id,
             params: CallParams::from_map(params),
         }),
-        Some(Value::String(_) | Value::Number(_)) => Ok(Incoming::Request {
-            id: answer_id,
-            method,
-            params,
-        }),
-        Some(_) => Err(refuse(
+        (Some(_), Some(id)) => Ok(Incoming::Request { id, method, params }),
+        (Some(_), None) => Err(refuse(
             &Id::NONE,
             INVALID_REQUEST,
-            "`id` must be a string or a number",
+            "`id` must be a string or an integer",
         )),
+    }
+}
+
+/// Reads `bytes` as one JSON value, or refuses it:
+/// - text that is no JSON: -32700, without an id;
+/// - a key repeated in an object: -32600. Parsers disagree on which of the two counts, and
+///   that is how a request is smuggled past a proxy that read the other one;
+/// - valid JSON that cannot be held as a value (nested past 128 levels, a string with a
+///   lone surrogate, a number past the range of `f64`): -32602 inside `params`, -32600
+///   elsewhere.
+///
+/// The last two are answered under the message's id, when it can be read.
+fn read_strictly(bytes: &[u8]) -> Result<Value, Refusal> {
+    // Syntax first, with nothing built: skipping a value takes no stack, however deep, but
+    // it does not look inside strings, so the text is checked first.
+    let syntax = match std::str::from_utf8(bytes) {
+        Ok(text) => serde_json::from_str::<IgnoredAny>(text).map_err(|err| err.to_string()),
+        Err(err) => Err(format!("the message is not UTF-8 text: {err}")),
+    };
+    if let Err(err) = syntax {
+        return Err(Refusal {
+            id: Id::NONE,
+            code: PARSE_ERROR,
+            message: format!("parse error: {err}"),
+        });
+    }
+    let repeated = Cell::new(None);
+    let mut track = serde_path_to_error::Track::new();
+    let mut reader = serde_json::Deserializer::from_slice(bytes);
+    let read = StrictSeed(Some(&repeated)).deserialize(serde_path_to_error::Deserializer::new(
+        &mut reader,
+        &mut track,
+    ));
+    let err = match read {
+        Ok(value) => return Ok(value),
+        Err(err) => err,
+    };
+    let path = track.path().to_string();
+    let place = match path.as_str() {
+        "." => "the message".to_owned(),
+        path => format!("`{}`", shortened(path)),
+    };
+    Err(match repeated.take() {
+        Some(key) => Refusal {
+            // Which of two ids would the client look for?
+            id: if key == "id" && path == "." {
+                Id::NONE
+            } else {
+                written_id(bytes).unwrap_or_default()
+            },
+            code: INVALID_REQUEST,
+            message: format!("the key `{key}` appears twice in {place}: send each key once"),
+        },
+        None => Refusal {
+            id: written_id(bytes).unwrap_or_default(),
+            code: if path == "params" || path.starts_with("params.") {
+                INVALID_PARAMS
+            } else {
+                INVALID_REQUEST
+            },
+            message: format!("{place} is valid JSON, but cannot be read: {err}"),
+        },
+    })
+}
+
+/// `path`, cut to its first 100 characters: a value nested 128 deep has a long one.
+fn shortened(path: &str) -> String {
+    match path.char_indices().nth(100) {
+        Some((end, _)) => format!("{}…", &path[..end]),
+        None => path.to_owned(),
+    }
+}
+
+/// A JSON value read as `serde_json::Value` reads one, except that a key repeated in an
+/// object is an error (see [`read_strictly`]).
+struct Strict(Value);
+
+impl<'de> Deserialize<'de> for Strict {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        StrictSeed(None).deserialize(deserializer).map(Strict)
+    }
+}
+
+/// A JSON object read as [`Strict`] reads one.
+struct StrictMap(Map<String, Value>);
+
+impl<'de> Deserialize<'de> for StrictMap {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match StrictSeed(None).deserialize(deserializer)? {
+            Value::Object(object) => Ok(Self(object)),
+            _ => Err(de::Error::custom("expected an object")),
+        }
+    }
+}
+
+/// Reads a [`Strict`] value, and names a repeated key in the cell, when given one.
+#[derive(Clone, Copy)]
+struct StrictSeed<'a>(Option<&'a Cell<Option<String>>>);
+
+impl<'de> DeserializeSeed<'de> for StrictSeed<'_> {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for StrictSeed<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, value: bool) -> Result<Value, E> {
+        Ok(Value::Bool(value))
+    }
+
+    fn visit_i64<E>(self, value: i64) -> Result<Value, E> {
+        Ok(value.into())
+    }
+
+    fn visit_u64<E>(self, value: u64) -> Result<Value, E> {
+        Ok(value.into())
+    }
+
+    fn visit_f64<E>(self, value: f64) -> Result<Value, E> {
+        // JSON has no NaN nor infinity: every number it reads is finite.
+        Ok(Number::from_f64(value).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, value: &str) -> Result<Value, E> {
+        Ok(Value::String(value.to_owned()))
+    }
+
+    fn visit_string<E>(self, value: String) -> Result<Value, E> {
+        Ok(Value::String(value))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element_seed(self)? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut object = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let value = map.next_value_seed(self)?;
+            match object.entry(key) {
+                Entry::Vacant(entry) => {
+                    entry.insert(value);
+                }
+                Entry::Occupied(entry) => {
+                    if let Some(repeated) = self.0 {
+                        repeated.set(Some(entry.key().clone()));
+                    }
+                    return Err(de::Error::custom(format_args!(
+                        "the key `{}` appears twice",
+                        entry.key()
+                    )));
+                }
+            }
+        }
+        Ok(Value::Object(object))
     }
 }
 
@@ -461,7 +684,10 @@ mod tests {
         let wrong_version = refusal(r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#);
         assert_eq!(
             (wrong_version.code, wrong_version.id),
-            (INVALID_REQUEST, Id::of_value(&json!(1)).unwrap())
+            (
+                INVALID_REQUEST,
+                Id(Some(RawValue::from_string("1".to_owned()).unwrap()))
+            )
         );
         assert_eq!(refusal(r#"{"jsonrpc":"2.0","id":1}"#).code, INVALID_REQUEST);
         assert_eq!(
@@ -500,23 +726,270 @@ mod tests {
         ));
     }
 
+    /// The key of the request `id` is written as (either reader), and the key of the
+    /// request a cancellation names with `id` written as `named`.
+    fn keys(id: &str, named: &str) -> (String, String) {
+        let request = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+        let Ok(Incoming::Request { id: read, .. }) = parse(request.as_bytes()) else {
+            panic!("{request}")
+        };
+        if let Some(Incoming::Request { id: direct, .. }) = parse_request(&request) {
+            assert_eq!(direct.key(), read.key(), "{request}");
+        }
+        let general = match parse_value(request.as_bytes()) {
+            Ok(Incoming::Request { id, .. }) => id,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(general.key(), read.key(), "{request}");
+        let cancel = format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{named}}}}}"#
+        );
+        let Ok(Incoming::Cancelled {
+            request_id: Some(cancelled),
+        }) = parse(cancel.as_bytes())
+        else {
+            panic!("{cancel}")
+        };
+        (read.key(), cancelled.key())
+    }
+
     #[test]
     fn an_id_and_a_cancellation_naming_it_agree_however_it_is_spelled() {
         for (written, named) in [
-            ("1e2", json!(1e2)),
-            ("1.50", json!(1.5)),
-            ("7", json!(7)),
-            (r#""a\u0062""#, json!("ab")),
+            ("1e2", "100"),
+            ("100.0", "1E+2"),
+            ("0.15e3", "150"),
+            ("-0", "0"),
+            ("0e-5", "0.000"),
+            ("-7", "-7.0"),
+            ("7", "7"),
+            (r#""a\u0062""#, r#""ab""#),
+            (r#""\"""#, r#""\u0022""#),
             (
                 "123456789012345678901234567890",
-                serde_json::from_str("123456789012345678901234567890").unwrap(),
+                "1.2345678901234567890123456789e29",
             ),
         ] {
+            let (id, cancelled) = keys(written, named);
+            assert_eq!(id, cancelled, "{written} and {named}");
+        }
+    }
+
+    #[test]
+    fn different_ids_never_share_a_key() {
+        for (one, other) in [
+            // One apart past 64 bits, and past 10^29: a float cannot tell them apart.
+            ("18446744073709551616", "18446744073709551617"),
+            ("-18446744073709551616", "-18446744073709551617"),
+            (
+                "123456789012345678901234567890",
+                "123456789012345678901234567891",
+            ),
+            ("1", r#""1""#),
+            ("100", r#""1e2""#),
+            ("10", "1"),
+            ("1", "-1"),
+            ("120", "12"),
+            (r#""""#, "0"),
+            (r#""a""#, r#""A""#),
+        ] {
+            let (id, cancelled) = keys(one, other);
+            assert_ne!(id, cancelled, "{one} and {other}");
+        }
+    }
+
+    #[test]
+    fn a_number_that_is_no_integer_is_no_id() {
+        for written in [
+            "1.5",
+            "1e-1",
+            "-0.25",
+            "12345678901234567890.5",
+            "1e-9999999999999999999",
+            "1e9999999999999999999",
+        ] {
             let message = format!(r#"{{"jsonrpc":"2.0","id":{written},"method":"ping"}}"#);
-            let Ok(Incoming::Request { id, .. }) = parse(message.as_bytes()) else {
-                panic!("{message}")
-            };
-            assert_eq!(id.key(), Id::key_of(&named), "{written}");
+            let refused = refusal(&message);
+            assert_eq!(
+                (refused.code, refused.id.is_none()),
+                (INVALID_REQUEST, true),
+                "{written}"
+            );
+            // Past the range of a float, the number cannot even be read.
+            let named = [
+                "string or an integer",
+                "`id` is valid JSON, but cannot be read",
+            ];
+            assert!(
+                named.iter().any(|words| refused.message.contains(words)),
+                "{}",
+                refused.message
+            );
+        }
+        // A cancellation naming one names no call.
+        let cancel =
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1.5}}"#;
+        assert!(matches!(
+            parse(cancel.as_bytes()),
+            Ok(Incoming::Cancelled { request_id: None })
+        ));
+    }
+
+    /// `digits` (an integer's decimal digits, without leading zeros) written another way
+    /// JSON allows: `shift` digits moved behind the point and made up by the exponent, and
+    /// `zeros` zeros added behind it.
+    fn respelled(negative: bool, digits: &str, shift: usize, zeros: usize, upper: bool) -> String {
+        let sign = if negative { "-" } else { "" };
+        let shift = shift.min(digits.len());
+        let (whole, fraction) = digits.split_at(digits.len() - shift);
+        let whole = if whole.is_empty() { "0" } else { whole };
+        let fraction = format!("{fraction}{}", "0".repeat(zeros));
+        let point = if fraction.is_empty() {
+            String::new()
+        } else {
+            format!(".{fraction}")
+        };
+        let e = if upper { "E" } else { "e" };
+        format!("{sign}{whole}{point}{e}{}", shift)
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn an_integer_has_one_key_however_it_is_written(
+            negative: bool,
+            digits in "0|[1-9][0-9]{0,45}",
+            shift in 0usize..50,
+            zeros in 0usize..4,
+            upper: bool,
+        ) {
+            let plain = format!("{}{digits}", if negative { "-" } else { "" });
+            let other = respelled(negative, &digits, shift, zeros, upper);
+            let (id, cancelled) = keys(&plain, &other);
+            proptest::prop_assert_eq!(id, cancelled, "{} and {}", plain, other);
+        }
+
+        #[test]
+        fn different_integers_have_different_keys(
+            one in "-?(0|[1-9][0-9]{0,45})",
+            other in "-?(0|[1-9][0-9]{0,45})",
+        ) {
+            // Written without exponent or point, an integer has one spelling, but for `-0`.
+            let zero = |text: &str| if text == "-0" { "0".to_owned() } else { text.to_owned() };
+            let same = zero(&one) == zero(&other);
+            let (a, b) = keys(&one, &other);
+            proptest::prop_assert_eq!(a == b, same, "{} and {}", one, other);
+        }
+
+        #[test]
+        fn a_string_has_one_key_however_it_is_escaped(text: String, other: String) {
+            let plain = serde_json::to_string(&text).unwrap();
+            let escaped: String = text
+                .encode_utf16()
+                .map(|unit| format!("\\u{unit:04x}"))
+                .collect();
+            let escaped = format!("\"{escaped}\"");
+            let (id, cancelled) = keys(&plain, &escaped);
+            proptest::prop_assert_eq!(id, cancelled);
+            let (a, b) = keys(&plain, &serde_json::to_string(&other).unwrap());
+            proptest::prop_assert_eq!(a == b, text == other);
+        }
+
+        #[test]
+        fn a_string_is_never_keyed_as_a_number(number in "-?(0|[1-9][0-9]{0,30})") {
+            let (as_number, as_string) = keys(&number, &format!("\"{number}\""));
+            proptest::prop_assert_ne!(as_number, as_string);
+        }
+    }
+
+    #[test]
+    fn a_repeated_key_is_refused_naming_it_and_where() {
+        for (message, id, named) in [
+            (
+                r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}"#,
+                None,
+                "the key `id` appears twice in the message",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"a","method":"ping"}"#,
+                Some("1"),
+                "the key `method` appears twice in the message",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"a.b","arguments":{"n":{"k":1,"k":1}}}}"#,
+                Some(r#""x""#),
+                "the key `k` appears twice in `params.arguments.n`",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"a","cursor":"b"}}"#,
+                Some("3"),
+                "the key `cursor` appears twice in `params`",
+            ),
+        ] {
+            let refused = refusal(message);
+            assert_eq!(refused.code, INVALID_REQUEST, "{message}");
+            assert_eq!(refused.id.0.as_ref().map(|raw| raw.get()), id, "{message}");
+            assert!(refused.message.starts_with(named), "{}", refused.message);
+        }
+        // One key in several objects is no repetition.
+        let value = serde_json::from_str::<Strict>(r#"[{"a":1},{"a":1,"b":{"a":2}}]"#);
+        assert!(value.is_ok());
+    }
+
+    #[test]
+    fn valid_json_that_cannot_be_held_is_refused_under_its_id_naming_the_place() {
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{{"name":"a.b","arguments":{{"x":{}1{}}}}}}}"#,
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        let surrogate = r#"{"jsonrpc":"2.0","id":"s","method":"tools/call","params":{"name":"a.b","arguments":{"t":"\ud800"}}}"#;
+        let range = r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"n":1e400}}"#;
+        let envelope = r#"{"jsonrpc":"2.0","id":2,"extra":1e400,"params":{},"method":"ping"}"#;
+        for (message, code, id, place) in [
+            (deep.as_str(), INVALID_PARAMS, "9", "`params.arguments.x[0]"),
+            (surrogate, INVALID_PARAMS, r#""s""#, "`params.arguments.t`"),
+            (range, INVALID_PARAMS, "1", "`params.n`"),
+            (envelope, INVALID_REQUEST, "2", "`extra`"),
+        ] {
+            let refused = refusal(message);
+            assert_eq!(refused.code, code, "{message}");
+            assert_eq!(refused.id.0.as_ref().map(|raw| raw.get()), Some(id));
+            assert!(refused.message.starts_with(place), "{}", refused.message);
+            assert!(
+                refused
+                    .message
+                    .contains("is valid JSON, but cannot be read")
+            );
+        }
+        // A path nested 128 deep is cut short.
+        let refused = refusal(&deep);
+        assert!(refused.message.contains("…"), "{}", refused.message);
+        assert!(refused.message.len() < 250, "{}", refused.message);
+        // Text that is no JSON, or no UTF-8, is a parse error without an id.
+        for message in [
+            &b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}"[..],
+            b"{\"id\":1,",
+        ] {
+            let refused = parse(message).expect_err("refused");
+            assert_eq!((refused.code, refused.id.is_none()), (PARSE_ERROR, true));
+        }
+    }
+
+    #[test]
+    fn integer_keys_are_exact_and_spelled_once() {
+        for (written, key) in [
+            ("0", Some("0")),
+            ("-0.0e7", Some("0")),
+            ("12300", Some("123e2")),
+            ("1.23e4", Some("123e2")),
+            ("-1.5e1", Some("-15e0")),
+            ("1.5", None),
+            ("true", None),
+            ("null", None),
+            ("{}", None),
+            ("[1]", None),
+        ] {
+            assert_eq!(integer_key(written).as_deref(), key, "{written}");
         }
     }
 
@@ -561,8 +1034,7 @@ mod tests {
                 Err(refusal) => refusal.id,
                 Ok(other) => panic!("{other:?}"),
             };
-            let key_of_value = Id::key_of(&serde_json::from_str::<Value>(id).unwrap());
-            assert_eq!(read.key(), key_of_value, "{message}");
+            assert_eq!(read.key(), keys(id, id).1, "{message}");
             let answer = error_response(&read, -1, "m", None);
             assert!(answer.contains(&format!(r#""id":{id},"#)), "{answer}");
         }

@@ -240,10 +240,14 @@ impl Server {
     fn begin_for(&self, incoming: Incoming, client: &str) -> Step {
         match incoming {
             Incoming::Response => Step::Answered(None),
-            Incoming::Notification { method, params } => {
-                self.notification(&method, &params, client);
+            Incoming::Cancelled { request_id } => {
+                if let Some(id) = request_id {
+                    self.cancel(&id, client);
+                }
                 Step::Answered(None)
             }
+            // `notifications/initialized` and the others: nothing to do.
+            Incoming::Notification { .. } => Step::Answered(None),
             Incoming::Request { id, method, params } => {
                 Step::Answered(Some(self.request(&id, &method, &params)))
             }
@@ -254,16 +258,11 @@ impl Server {
         }
     }
 
-    fn notification(&self, method: &str, params: &Map<String, Value>, client: &str) {
-        if method == "notifications/cancelled" {
-            if let Some(id) = params.get("requestId") {
-                let key = in_flight_key(client, &Id::key_of(id));
-                if let Some((_, token)) = self.lock_in_flight().get(&key) {
-                    token.cancel();
-                }
-            }
+    /// Cancels `client`'s call `id`, if it is still running.
+    fn cancel(&self, id: &Id, client: &str) {
+        if let Some((_, token)) = self.lock_in_flight().get(&in_flight_key(client, &id.key())) {
+            token.cancel();
         }
-        // `notifications/initialized` and anything else: nothing to do.
     }
 
     /// Every request but `tools/call`, answered at once.
@@ -273,7 +272,10 @@ impl Server {
             Err(fault) => return fault_response(id, fault),
         };
         match method {
-            "initialize" => self.respond(id, stateless, &self.initialize(params)),
+            "initialize" => match self.initialize(params) {
+                Ok(result) => self.respond(id, stateless, &result),
+                Err(fault) => fault_response(id, fault),
+            },
             "server/discover" => self.respond(id, stateless, &self.discover()),
             "ping" => self.respond(id, stateless, &Map::new()),
             "tools/list" => match self.list_tools(params, stateless) {
@@ -340,17 +342,44 @@ impl Server {
         })
     }
 
-    fn initialize(&self, params: &Map<String, Value>) -> Value {
+    /// `initialize`: the version both speak, offered the newest this server has when it
+    /// does not speak the client's. The parameters MCP requires are checked, each named when
+    /// it is missing or of the wrong type.
+    fn initialize(&self, params: &Map<String, Value>) -> Result<Value, Fault> {
+        let wrong: Vec<&str> = [
+            (
+                "`protocolVersion` (a string)",
+                params.get("protocolVersion").is_some_and(Value::is_string),
+            ),
+            (
+                "`capabilities` (an object)",
+                params.get("capabilities").is_some_and(Value::is_object),
+            ),
+            (
+                "`clientInfo` (an object)",
+                params.get("clientInfo").is_some_and(Value::is_object),
+            ),
+        ]
+        .into_iter()
+        .filter_map(|(field, present)| (!present).then_some(field))
+        .collect();
+        if !wrong.is_empty() {
+            return Err((
+                jsonrpc::INVALID_PARAMS,
+                format!("initialize needs {}", wrong.join(", ")),
+                None,
+            ));
+        }
         let requested = params.get("protocolVersion").and_then(Value::as_str);
         let version = match requested {
             Some(requested) if HANDSHAKE_VERSIONS.contains(&requested) => requested,
             _ => HANDSHAKE_VERSIONS[0],
         };
-        json!({
+        Ok(json!({
             "protocolVersion": version,
             "capabilities": { "tools": { "listChanged": true } },
             "serverInfo": { "name": self.name, "version": self.version },
-        })
+        }))
     }
 
     /// The listing `tools/list` serves: each tool's wire form, written on first use (so
@@ -614,10 +643,22 @@ struct ToolPage<'a> {
     cache_scope: Option<&'static str>,
 }
 
-/// The protocol version a request names in its `_meta` (2026-07-28), if any; an error when
-/// it is one this server does not speak.
+/// The protocol version a request names in its `_meta` (2026-07-28), if any. An error when
+/// it is one this server does not speak, and -32602 when `_meta` is no object (`null` is
+/// read as absent) or its `progressToken` is neither a string nor an integer.
 pub(crate) fn requested_version(meta: Option<&Value>) -> Result<Option<&str>, Fault> {
-    let Some(requested) = meta.and_then(|meta| meta.get(PROTOCOL_VERSION_KEY)) else {
+    let invalid = |message: &str| Err((jsonrpc::INVALID_PARAMS, message.to_owned(), None));
+    let meta = match meta {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::Object(meta)) => meta,
+        Some(_) => return invalid("`_meta` must be an object"),
+    };
+    if meta.get("progressToken").is_some_and(|token| {
+        !(token.is_string() || token.as_f64().is_some_and(|number| number.fract() == 0.0))
+    }) {
+        return invalid("`_meta.progressToken` must be a string or an integer");
+    }
+    let Some(requested) = meta.get(PROTOCOL_VERSION_KEY) else {
         return Ok(None);
     };
     match requested.as_str() {
