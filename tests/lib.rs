@@ -45,3 +45,75 @@ pub fn schema_errors(validator: &jsonschema::Validator, instance: &Value) -> Vec
         .map(|err| format!("{}: {err}", err.instance_path()))
         .collect()
 }
+
+/// The lines a process writes on one of its outputs, read as they come by a thread of
+/// their own: a test waits for a line (a tool saying it started, or how it stopped)
+/// instead of sleeping and hoping.
+pub struct Lines {
+    receiver: std::sync::mpsc::Receiver<String>,
+    /// Lines read but not yet taken by [`Lines::next_with`], in order.
+    waiting: std::collections::VecDeque<String>,
+    /// Every line read so far.
+    read: Vec<String>,
+}
+
+impl Lines {
+    /// Reads `from` line by line, until it ends.
+    pub fn read(mut from: impl std::io::BufRead + Send + 'static) -> Self {
+        let (sender, receiver) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = Vec::new();
+            loop {
+                line.clear();
+                match from.read_until(b'\n', &mut line) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {
+                        let text = String::from_utf8_lossy(&line);
+                        let text = text.trim_end_matches(['\n', '\r']).to_owned();
+                        if sender.send(text).is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+        });
+        Self {
+            receiver,
+            waiting: std::collections::VecDeque::new(),
+            read: Vec::new(),
+        }
+    }
+
+    /// The first line not yet taken that contains `needle`, waiting at most `within` for
+    /// it; the lines passed over stay for later calls. Panics when none comes in time,
+    /// with every line read so far.
+    #[track_caller]
+    pub fn next_with(&mut self, needle: &str, within: std::time::Duration) -> String {
+        if let Some(at) = self.waiting.iter().position(|line| line.contains(needle)) {
+            return self.waiting.remove(at).unwrap_or_default();
+        }
+        let deadline = std::time::Instant::now() + within;
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match self.receiver.recv_timeout(left) {
+                Ok(line) => {
+                    self.read.push(line.clone());
+                    if line.contains(needle) {
+                        return line;
+                    }
+                    self.waiting.push_back(line);
+                }
+                Err(err) => panic!(
+                    "no line with `{needle}` within {within:?} ({err}); the lines so far:\n{}",
+                    self.read.join("\n")
+                ),
+            }
+        }
+    }
+
+    /// Every line, once the output has ended (its process has exited and closed it).
+    pub fn all(&mut self) -> String {
+        self.read.extend(self.receiver.iter());
+        self.read.join("\n")
+    }
+}

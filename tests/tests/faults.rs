@@ -7,20 +7,23 @@ use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use mcp_tests::Lines;
 use serde_json::{Value, json};
 
 const SERVER: &str = env!("CARGO_BIN_EXE_fault-server");
 
-/// A server on stdio: requests go in, every line that comes out is parsed and kept.
+/// A server on stdio: requests go in, every line that comes out is parsed and kept, as the
+/// test asks for it; its standard error is read line by line as it comes.
 struct StdioServer {
     child: Child,
     input: Option<ChildStdin>,
     lines: mpsc::Receiver<String>,
-    stderr: thread::JoinHandle<String>,
+    stderr: Lines,
     answers: HashMap<String, Value>,
 }
 
@@ -34,7 +37,9 @@ impl StdioServer {
             .spawn()
             .expect("the fault server starts");
         let output = child.stdout.take().expect("stdout");
-        let (sender, lines) = mpsc::channel();
+        // Handed over one at a time: the thread reads a line when the test has taken the
+        // one before, so a test that takes none stops reading, as a client can.
+        let (sender, lines) = mpsc::sync_channel(0);
         thread::spawn(move || {
             for line in BufReader::new(output).lines() {
                 let Ok(line) = line else { break };
@@ -43,12 +48,7 @@ impl StdioServer {
                 }
             }
         });
-        let mut errors = child.stderr.take().expect("stderr");
-        let stderr = thread::spawn(move || {
-            let mut text = String::new();
-            let _ = errors.read_to_string(&mut text);
-            text
-        });
+        let stderr = Lines::read(BufReader::new(child.stderr.take().expect("stderr")));
         let mut server = Self {
             input: child.stdin.take(),
             child,
@@ -91,24 +91,21 @@ impl StdioServer {
                 .lines
                 .recv_timeout(left)
                 .unwrap_or_else(|err| panic!("no answer to `{id}`: {err}"));
-            let message: Value = serde_json::from_str(&line).unwrap_or_else(|err| {
-                panic!("stdout carried a line that is not JSON ({err}): {line:?}")
-            });
-            assert_eq!(message["jsonrpc"], "2.0", "{line}");
-            let key = match &message["id"] {
-                Value::String(id) => id.clone(),
-                other => other.to_string(),
-            };
-            self.answers.insert(key, message);
+            self.keep(&line);
         }
     }
 
-    /// Whether a line arrives within `wait`.
-    fn silent_for(&mut self, wait: Duration) -> bool {
-        match self.lines.recv_timeout(wait) {
-            Ok(line) => panic!("expected silence, got {line}"),
-            Err(_) => true,
-        }
+    /// Keeps a line of standard output, which must be a JSON-RPC message, by its id.
+    fn keep(&mut self, line: &str) {
+        let message: Value = serde_json::from_str(line).unwrap_or_else(|err| {
+            panic!("stdout carried a line that is not JSON ({err}): {line:?}")
+        });
+        assert_eq!(message["jsonrpc"], "2.0", "{line}");
+        let key = match &message["id"] {
+            Value::String(id) => id.clone(),
+            other => other.to_string(),
+        };
+        self.answers.insert(key, message);
     }
 
     /// Checks the server still answers a plain call correctly.
@@ -126,12 +123,35 @@ impl StdioServer {
         );
     }
 
-    /// Closes input and waits for the server to exit; its standard error.
-    fn finish(mut self) -> String {
+    /// Closes input and reads the output to its end (the server exits within 90 s, longer
+    /// than any tool's timeout), keeping every message in `answers`; its standard error.
+    fn end(&mut self) -> String {
         drop(self.input.take());
+        let deadline = Instant::now() + Duration::from_secs(90);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => self.keep(&line),
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+                Err(mpsc::RecvTimeoutError::Timeout) => panic!("the server did not exit"),
+            }
+        }
         let status = self.child.wait().expect("the server exits");
         assert!(status.success(), "exit status {status}");
-        self.stderr.join().expect("stderr")
+        self.stderr.all()
+    }
+
+    /// [`StdioServer::end`], for a test done with the server.
+    fn finish(mut self) -> String {
+        self.end()
+    }
+}
+
+impl Drop for StdioServer {
+    /// A test that failed leaves no server behind.
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 
@@ -180,23 +200,53 @@ fn a_tool_that_never_returns_times_out() {
 fn a_cancelled_call_stops_its_tool_and_is_not_answered() {
     let mut server = StdioServer::start();
     server.call("w", "fault.wait_for_cancel", json!({}));
+    // Once the tool runs, its call can be cancelled: the server registers a call before
+    // it starts the tool.
+    let started = server
+        .stderr
+        .next_with("fault.wait_for_cancel: started", Duration::from_secs(30));
+    assert_eq!(started, "fault.wait_for_cancel: started");
     server.still_serves("meanwhile");
+    let cancelled = Instant::now();
     server.send(&json!({
         "jsonrpc": "2.0", "method": "notifications/cancelled",
         "params": { "requestId": "w", "reason": "the user gave up" }
     }));
+    // The tool stops while input is still open, and long before its 60 s timeout.
+    let stopped = server
+        .stderr
+        .next_with("fault.wait_for_cancel: stopped", Duration::from_secs(10));
+    assert_eq!(
+        stopped, "fault.wait_for_cancel: stopped: cancelled",
+        "stopped otherwise than by the cancellation"
+    );
+    eprintln!(
+        "the tool stopped {:?} after the cancellation",
+        cancelled.elapsed()
+    );
     server.still_serves("after");
-    assert!(server.silent_for(Duration::from_millis(300)));
+    // The cancelled call is not answered. On stdio, answers to awaited calls come in no
+    // set order, so a later answer alone does not prove that one will not follow; the end
+    // of the output does. At end of input the server returns only once every call in
+    // flight has given back its place, which a call does after queueing its answer, if
+    // any, and the writer writes everything queued before it closes the output. The call
+    // has stopped already, so this does not wait out its timeout.
+    let ended = Instant::now();
+    let stderr = server.end();
+    assert!(
+        ended.elapsed() < Duration::from_secs(10),
+        "the server took {:?} to end",
+        ended.elapsed()
+    );
     assert!(
         !server.answers.contains_key("w"),
-        "the cancelled call was answered"
+        "the cancelled call was answered: {}",
+        server.answers["w"]
     );
-    // The tool stopped when cancelled, not when the server exits.
-    thread::sleep(Duration::from_millis(100));
-    let stderr = server.finish();
-    assert!(
-        stderr.contains("fault.wait_for_cancel: stopped"),
-        "the tool was stopped: {stderr}"
+    assert_eq!(
+        stderr.matches("fault.wait_for_cancel: stopped").count(),
+        1,
+        "{stderr}"
     );
 }
 
@@ -253,6 +303,20 @@ fn memory(pid: u32) -> (u64, u64) {
             .unwrap_or(0)
     };
     (field("VmRSS:"), field("VmHWM:"))
+}
+
+/// The processor time the server has used so far, from /proc, in clock ticks.
+#[cfg(target_os = "linux")]
+fn processor_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("/proc");
+    // After the command name: the state, then 10 more fields, then user and system time.
+    let (_, fields) = stat.rsplit_once(") ").expect("a stat line");
+    fields
+        .split(' ')
+        .skip(11)
+        .take(2)
+        .map(|ticks| ticks.parse::<u64>().expect("a number of ticks"))
+        .sum()
 }
 
 #[test]
@@ -319,24 +383,54 @@ fn a_client_that_stops_reading_slows_the_server_instead_of_filling_its_memory() 
     let mut input = server.input.take().expect("input");
     // 2,000 answers of 64 KiB: 128 MiB if the server buffered them all.
     const N: i64 = 2_000;
-    let writer = thread::spawn(move || {
-        for i in 0..N {
-            let message = json!({
-                "jsonrpc": "2.0", "id": i, "method": "tools/call",
-                "params": { "name": "fault.large", "arguments": { "n": i, "size": 65_536 } }
-            });
-            if writeln!(input, "{message}").is_err() {
-                break;
+    let written = Arc::new(AtomicUsize::new(0));
+    let writer = thread::spawn({
+        let written = Arc::clone(&written);
+        move || {
+            for i in 0..N {
+                let message = json!({
+                    "jsonrpc": "2.0", "id": i, "method": "tools/call",
+                    "params": { "name": "fault.large", "arguments": { "n": i, "size": 65_536 } }
+                });
+                if writeln!(input, "{message}").is_err() {
+                    break;
+                }
+                written.fetch_add(1, Ordering::SeqCst);
             }
+            input
         }
-        input
     });
-    // Read nothing for a while: the server must stop, not buffer.
-    thread::sleep(Duration::from_secs(2));
+    // Read nothing (the server's output is read only as the test asks for answers): the
+    // server must stop reading, not buffer. Wait until all is still: the writer stuck on
+    // a full pipe and the server using no processor time, both for a whole second (a
+    // server slow at its work is not still, and a pause of a busy machine rarely stills
+    // both for that long); or until the writer is done, which a server that stops reading
+    // never lets it be.
+    let waiting = Instant::now();
+    let deadline = waiting + Duration::from_secs(60);
+    let sample = || (written.load(Ordering::SeqCst), processor_ticks(pid));
+    let (mut last, mut since) = (sample(), Instant::now());
+    while !writer.is_finished() && (last.0 == 0 || since.elapsed() < Duration::from_secs(1)) {
+        assert!(
+            Instant::now() < deadline,
+            "the server never stopped: {} requests written",
+            last.0
+        );
+        thread::sleep(Duration::from_millis(20));
+        let now = sample();
+        if now != last {
+            (last, since) = (now, Instant::now());
+        }
+    }
+    let count = last.0;
     let (resident_kib, _) = memory(pid);
     assert!(
         !writer.is_finished(),
         "the server kept reading requests although its answers were not read"
+    );
+    eprintln!(
+        "the writer stalled after {count} of {N} requests, {:?} in; the server's resident memory was {resident_kib} KiB",
+        waiting.elapsed()
     );
     assert!(
         resident_kib < 48 * 1024,
@@ -350,10 +444,12 @@ fn a_client_that_stops_reading_slows_the_server_instead_of_filling_its_memory() 
     server.finish();
 }
 
-/// A server on HTTP, on a free loopback port.
+/// A server on HTTP, on a free loopback port; its standard error is read line by line as
+/// it comes.
 struct Http {
     child: Child,
     address: String,
+    stderr: Lines,
 }
 
 impl Http {
@@ -363,19 +459,24 @@ impl Http {
             .expect("a free port")
             .port();
         let address = format!("127.0.0.1:{port}");
-        let child = Command::new(SERVER)
+        let mut child = Command::new(SERVER)
             .args(["serve", "--http", &address])
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(Stdio::piped())
             .spawn()
             .expect("the fault server starts");
+        let stderr = Lines::read(BufReader::new(child.stderr.take().expect("stderr")));
         let deadline = Instant::now() + Duration::from_secs(10);
         while TcpStream::connect(&address).is_err() {
             assert!(Instant::now() < deadline, "the server listens");
             thread::sleep(Duration::from_millis(20));
         }
-        Self { child, address }
+        Self {
+            child,
+            address,
+            stderr,
+        }
     }
 
     fn post(&self, body: &Value) -> TcpStream {
@@ -421,11 +522,22 @@ fn a_client_hanging_up_mid_call_does_not_disturb_the_others() {
         .map(|i| {
             server.post(&json!({
                 "jsonrpc": "2.0", "id": i, "method": "tools/call",
-                "params": { "name": "fault.sleep", "arguments": { "ms": 500, "n": i } }
+                "params": { "name": "fault.hold", "arguments": { "n": i } }
             }))
         })
         .collect();
-    thread::sleep(Duration::from_millis(100));
+    let mut started: Vec<i64> = (0..20)
+        .map(|_| {
+            let line = server
+                .stderr
+                .next_with("fault.hold: started", Duration::from_secs(30));
+            line["fault.hold: started ".len()..]
+                .parse()
+                .expect("a number")
+        })
+        .collect();
+    started.sort_unstable();
+    assert_eq!(started, (0..20).collect::<Vec<_>>(), "every call runs");
     drop(hung_up);
     // ...while others are answered, then and after.
     let answer = server.call(100, "fault.add", json!({ "a": 1, "b": 2 }));
@@ -433,13 +545,27 @@ fn a_client_hanging_up_mid_call_does_not_disturb_the_others() {
         answer["result"]["structuredContent"]["result"], 3,
         "{answer}"
     );
-    thread::sleep(Duration::from_millis(600));
-    let answer = server.call(101, "fault.sleep", json!({ "ms": 10, "n": 7 }));
+    // Those the server still runs (it may drop a call whose client is gone) end now, and
+    // answer to closed connections; each says how it ended.
+    let answer = server.call(101, "fault.release", json!({}));
+    assert_eq!(
+        answer["result"]["structuredContent"]["result"], 0,
+        "{answer}"
+    );
+    let stopped: Vec<String> = (0..20)
+        .map(|_| {
+            server
+                .stderr
+                .next_with("fault.hold: stopped", Duration::from_secs(30))
+        })
+        .collect();
+    eprintln!("the calls of the clients that hung up: {stopped:?}");
+    let answer = server.call(102, "fault.sleep", json!({ "ms": 10, "n": 7 }));
     assert_eq!(
         answer["result"]["structuredContent"]["result"], 7,
         "{answer}"
     );
-    let answer = server.call(102, "fault.panic", json!({}));
+    let answer = server.call(103, "fault.panic", json!({}));
     assert_eq!(error_type(&answer), "ToolExecutionError");
     assert!(
         server.child.try_wait().expect("status").is_none(),
