@@ -6,24 +6,25 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{IpAddr, SocketAddr};
 use std::num::NonZeroU32;
-use std::process::{Child, ChildStderr, Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mcp_runtime::server::{self, HttpConfig, RateLimitConfig, Server};
 use mcp_runtime::{Registry, mcp_tool};
-use mcp_tests::{mcp_validator, schema_errors};
+use mcp_tests::{Lines, mcp_validator, schema_errors};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpSocket;
 
 const FIXTURE: &str = env!("CARGO_BIN_EXE_fixture-server");
 
-/// A running `fixture-server serve --http 127.0.0.1:0 ARGS`, killed when dropped.
+/// A running `fixture-server serve --http 127.0.0.1:0 ARGS`, killed when dropped; its
+/// standard error after the first line is read line by line as it comes.
 struct Served {
     child: Child,
     address: SocketAddr,
-    stderr: BufReader<ChildStderr>,
+    stderr: Lines,
 }
 
 impl Served {
@@ -54,8 +55,14 @@ impl Served {
         Self {
             child,
             address,
-            stderr,
+            stderr: Lines::read(stderr),
         }
+    }
+
+    /// The first line of standard error not yet taken that contains `needle`, waiting
+    /// at most 10 s. Blocks the thread: call it on a multi-threaded runtime.
+    fn stderr_line(&mut self, needle: &str) -> String {
+        tokio::task::block_in_place(|| self.stderr.next_with(needle, Duration::from_secs(10)))
     }
 
     /// Stops the server: what it wrote on standard error after its first line and before
@@ -68,9 +75,7 @@ impl Served {
         assert!(answered.is_ok_and(|read| read > 0), "the server answers");
         let _ = self.child.kill();
         let _ = self.child.wait();
-        let mut rest = String::new();
-        let _ = self.stderr.read_to_string(&mut rest);
-        rest
+        self.stderr.all()
     }
 }
 
@@ -282,39 +287,61 @@ async fn each_client_address_has_its_own_allowance() {
 #[cfg(target_os = "linux")] // 127.0.0.2 is a loopback address of its own on Linux
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancellation_reaches_only_the_calls_of_its_own_client() {
-    let served = Served::start(&[]);
+    let mut served = Served::start(&[]);
     let address = served.address;
-    let call = |id: i64| {
-        json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call",
-                "params": { "name": "fixture.wait", "arguments": {} } })
-    };
+    // `fixture.wait` says on standard error, after `fixture.wait LABEL:`, when it has
+    // started, that it still waits when probed, and how it stopped.
+    let wait = |label: &str| call(1, "fixture.wait", json!({ "label": label }));
     let cancel = |id: i64| {
         json!({ "jsonrpc": "2.0", "method": "notifications/cancelled",
                 "params": { "requestId": id } })
     };
     // Two clients, each with its own call 1.
-    let first =
-        tokio::spawn(async move { Post::new(&call(1)).from("127.0.0.1").send(address).await });
-    let second =
-        tokio::spawn(async move { Post::new(&call(1)).from("127.0.0.2").send(address).await });
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    // The second cancels its call 1: that call is not answered...
+    let first = Post::new(&wait("first")).from("127.0.0.1");
+    let first = tokio::spawn(async move { first.send(address).await });
+    let second = Post::new(&wait("second")).from("127.0.0.2");
+    let second = tokio::spawn(async move { second.send(address).await });
+    // Once a tool runs, its call can be cancelled: the server registers a call before it
+    // starts the tool.
+    for label in ["first", "second"] {
+        let line = served.stderr_line(&format!("fixture.wait {label}:"));
+        assert_eq!(line, format!("fixture.wait {label}: started"));
+    }
+    // The second cancels its call 1: that call stops, long before its 60 s timeout, and
+    // is not answered...
     let cancelled = Post::new(&cancel(1)).from("127.0.0.2").send(address).await;
     assert_eq!(cancelled.status, 202, "{}", cancelled.body);
+    assert_eq!(
+        served.stderr_line("fixture.wait second:"),
+        "fixture.wait second: stopped: cancelled"
+    );
     let second = second.await.unwrap();
     assert_eq!(
         second.status, 202,
         "the cancelled call was answered: {}",
         second.body
     );
-    // ...and the first client's call 1 runs on until its own client cancels it.
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    assert!(
-        !first.is_finished(),
+    // ...and the first client's call 1 runs on. The server handles a cancellation before
+    // it answers 202: a token it cancelled then is cancelled before the probe below, and
+    // a probed call that finds its token cancelled stops rather than say it still waits.
+    let probe = Post::new(&call(2, "fixture.probe", json!({})))
+        .from("127.0.0.1")
+        .send(address)
+        .await;
+    assert_eq!(probe.status, 200, "{}", probe.body);
+    assert_eq!(
+        served.stderr_line("fixture.wait first:"),
+        "fixture.wait first: still waiting",
         "one client's cancellation stopped another client's call"
     );
+    assert!(!first.is_finished(), "the first call was answered");
+    // Until its own client cancels it.
     let cancelled = Post::new(&cancel(1)).from("127.0.0.1").send(address).await;
     assert_eq!(cancelled.status, 202, "{}", cancelled.body);
+    assert_eq!(
+        served.stderr_line("fixture.wait first:"),
+        "fixture.wait first: stopped: cancelled"
+    );
     let first = first.await.unwrap();
     assert_eq!(
         first.status, 202,
@@ -372,6 +399,9 @@ async fn the_limiter_lets_a_client_in_again_after_the_period() {
     let seconds = retry_after(&refused);
     assert_eq!(seconds, 1, "at most half a second to wait, rounded up");
 
+    // A wait for the limiter's clock, not for the server to be ready: waiting longer on a
+    // busy machine only leaves more allowance, so the request below cannot be refused for
+    // it, and the wait is no longer than the server asked for.
     tokio::time::sleep(Duration::from_secs(seconds)).await;
     let answer = request.send(address).await;
     assert_eq!(
