@@ -18,9 +18,13 @@ fn count(ctx: &ToolContext) -> u8 {
     3
 }
 
+/// Told by `srv.wait` each time it starts waiting.
+static WAITING: tokio::sync::Notify = tokio::sync::Notify::const_new();
+
 /// Waits until cancelled.
 #[mcp_tool(namespace = "srv", timeout = "20s")]
 async fn wait(ctx: ToolContext) -> u8 {
+    WAITING.notify_one();
     ctx.cancellation().cancelled().await;
     0
 }
@@ -252,7 +256,11 @@ async fn notifications_cancelled_stops_the_call_in_flight() {
             server.handle(message.to_string().as_bytes(), None).await
         })
     };
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    // Once the tool runs, the call can be cancelled: the server registers a call before
+    // it starts the tool.
+    tokio::time::timeout(Duration::from_secs(10), WAITING.notified())
+        .await
+        .expect("the tool starts");
     let cancel = json!({
         "jsonrpc": "2.0",
         "method": "notifications/cancelled",
