@@ -44,15 +44,28 @@ def captured(tmp_path, quickstart):
     return command, read
 
 
-@pytest.fixture
-def http_server(quickstart):
-    """Starts the quickstart serving streamable HTTP on a free loopback port; yields a
-    function returning (url, process) for the given extra arguments."""
+@pytest.fixture(scope="session")
+def conformance_server():
+    """The conformance suite's server (tests/conformance-server), whose
+    `test.tool_with_progress` reports progress, which no quickstart tool does: the binary
+    named by CONFORMANCE_SERVER_BIN, or else built here (a no-op when it is up to date)."""
+    path = os.environ.get("CONFORMANCE_SERVER_BIN")
+    if path is None:
+        subprocess.run(["cargo", "build", "--locked", "--quiet", "-p", "conformance-server"], cwd=ROOT, check=True)
+        target = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
+        path = str(target / "debug" / "conformance-server")
+    assert pathlib.Path(path).is_file(), f"{path} is missing: build it with `cargo build -p conformance-server`"
+    return path
+
+
+def serving_http(binary):
+    """A fixture body: starts `binary` serving streamable HTTP on a free loopback port;
+    yields a function returning (url, process) for the given extra arguments."""
     started = []
 
     def start(*extra):
         process = subprocess.Popen(
-            [quickstart, "serve", "--http", "127.0.0.1:0", *extra],
+            [binary, "serve", "--http", "127.0.0.1:0", *extra],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -67,6 +80,18 @@ def http_server(quickstart):
     for process in started:
         process.terminate()
         process.wait(timeout=10)
+
+
+@pytest.fixture
+def http_server(quickstart):
+    """The quickstart serving streamable HTTP: see `serving_http`."""
+    yield from serving_http(quickstart)
+
+
+@pytest.fixture
+def progress_server(conformance_server):
+    """The conformance server serving streamable HTTP: see `serving_http`."""
+    yield from serving_http(conformance_server)
 
 
 def spec_validator(revision, definition):

@@ -11,6 +11,10 @@
 //!   fixed must hold the invariants; those listed in `open.txt` there must still break them
 //!   with their known bug, and nothing else, and are run strictly by the ignored test
 //!   `open_regressions_are_fixed`, which fails until the bugs are fixed.
+//!
+//! Both directories, and `open.txt`, must exist, and each directory must hold at least as
+//! many inputs as it held when its floor in `TARGETS` was last set: a moved or deleted
+//! directory fails here rather than replaying nothing.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -26,6 +30,12 @@ struct Target {
     name: &'static str,
     run: fn(&[u8]) -> Result<(), Finding>,
     known_bugs: &'static [KnownBug],
+    /// The fewest seeds `fuzz/corpus/<target>/` may hold: as many as it holds today. The
+    /// fuzzers only add seeds; lower it only when dropping some on purpose (`cargo fuzz cmin`).
+    min_seeds: usize,
+    /// The fewest inputs `fuzz/regressions/<target>/` may hold: as many as it holds today.
+    /// A regression is kept for good once found, so this only grows.
+    min_regressions: usize,
 }
 
 const TARGETS: [Target; 2] = [
@@ -33,11 +43,15 @@ const TARGETS: [Target; 2] = [
         name: "decode_dispatch",
         run: harness::dispatch::run,
         known_bugs: harness::dispatch::KNOWN_BUGS,
+        min_seeds: 197,
+        min_regressions: 2,
     },
     Target {
         name: "arguments",
         run: harness::arguments::run,
         known_bugs: harness::arguments::KNOWN_BUGS,
+        min_seeds: 41,
+        min_regressions: 3,
     },
 ];
 
@@ -46,10 +60,10 @@ fn fuzz_dir() -> PathBuf {
 }
 
 /// The inputs in `dir`, sorted; its notes (`README.md`, `open.txt`) and hidden files are not.
-fn inputs(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
+/// Fails unless `dir` holds at least `min` of them: a missing directory is not an empty one.
+fn inputs(dir: &Path, min: usize) -> Vec<(String, Vec<u8>)> {
+    let entries = std::fs::read_dir(dir)
+        .unwrap_or_else(|err| panic!("{}: {err}: is the path right?", dir.display()));
     let mut inputs: Vec<(String, Vec<u8>)> = entries
         .map(|entry| entry.expect("a directory entry").path())
         .filter(|path| path.is_file())
@@ -63,6 +77,12 @@ fn inputs(dir: &Path) -> Vec<(String, Vec<u8>)> {
         })
         .collect();
     inputs.sort();
+    assert!(
+        inputs.len() >= min,
+        "{} holds {} inputs, fewer than the {min} it held: were some deleted, or moved?",
+        dir.display(),
+        inputs.len()
+    );
     inputs
 }
 
@@ -73,9 +93,12 @@ fn open_regressions(target: &Target) -> Vec<(String, String)> {
         .join("regressions")
         .join(target.name)
         .join("open.txt");
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        return Vec::new();
-    };
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|err| {
+        panic!(
+            "{}: {err}: every target keeps one, even with no open bug",
+            path.display()
+        )
+    });
     text.lines()
         .map(|line| line.split('#').next().unwrap_or_default().trim())
         .filter(|line| !line.is_empty())
@@ -93,12 +116,9 @@ fn open_regressions(target: &Target) -> Vec<(String, String)> {
 fn corpus_holds_the_invariants() {
     let mut failures = Vec::new();
     for target in &TARGETS {
-        let corpus = inputs(&fuzz_dir().join("corpus").join(target.name));
-        assert!(
-            corpus.len() >= 20,
-            "fuzz/corpus/{} has {} inputs: is the path right?",
-            target.name,
-            corpus.len()
+        let corpus = inputs(
+            &fuzz_dir().join("corpus").join(target.name),
+            target.min_seeds,
         );
         for (name, bytes) in corpus {
             match (target.run)(&bytes) {
@@ -122,7 +142,7 @@ fn regressions_hold_or_show_only_their_known_bug() {
     for target in &TARGETS {
         let dir = fuzz_dir().join("regressions").join(target.name);
         let open = open_regressions(target);
-        let inputs = inputs(&dir);
+        let inputs = inputs(&dir, target.min_regressions);
         let names: BTreeSet<&str> = inputs.iter().map(|(name, _)| name.as_str()).collect();
         for (file, bug) in &open {
             if !names.contains(file.as_str()) {

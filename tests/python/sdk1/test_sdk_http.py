@@ -1,5 +1,7 @@
 """The quickstart app served over streamable HTTP: driven by the official MCP Python SDK,
-and by raw requests whose every response is checked against the official schema."""
+and by raw requests whose every response is checked against the official schema. No
+quickstart tool reports progress, so progress reports are followed through the SDK with the
+conformance server's `test.tool_with_progress`."""
 
 import json
 
@@ -16,9 +18,24 @@ pytestmark = pytest.mark.anyio
 REVISION = "2025-11-25"
 
 
+def recording_client():
+    """An HTTP client for the SDK that records, for each `tools/call` it posts, whether the
+    call carried a progress token and the content type of the response."""
+    calls = []
+
+    async def record(response):
+        body = json.loads(response.request.content or b"null")
+        if isinstance(body, dict) and body.get("method") == "tools/call":
+            token = "progressToken" in (body["params"].get("_meta") or {})
+            calls.append((token, response.headers.get("content-type", "")))
+
+    return httpx.AsyncClient(event_hooks={"response": [record]}), calls
+
+
 async def test_list_call_and_refuse_through_the_sdk(http_server):
     url, _ = http_server()
-    async with streamable_http_client(url) as (reader, writer, _):
+    client, calls = recording_client()
+    async with client, streamable_http_client(url, http_client=client) as (reader, writer, _):
         async with ClientSession(reader, writer) as session:
             init = await session.initialize()
             assert init.protocolVersion == REVISION
@@ -35,13 +52,44 @@ async def test_list_call_and_refuse_through_the_sdk(http_server):
                 await session.call_tool("calculator.nope", {})
             assert unknown.value.error.code == -32602
             # A progress callback makes the SDK send a progressToken: the answer comes on SSE.
+            # `calculator.add` reports no progress, and the server sends a progress
+            # notification only for a report the tool makes, so the stream holds the answer
+            # alone and the callback never runs.
             reports = []
 
             async def on_progress(progress, total, message):
-                reports.append(progress)
+                reports.append((progress, total, message))
 
+            calls.clear()
             streamed = await session.call_tool("calculator.add", {"a": 2, "b": 2}, progress_callback=on_progress)
             assert streamed.structuredContent == {"sum": 4}
+            assert calls == [(True, "text/event-stream")]
+            assert reports == []
+
+
+async def test_progress_reports_reach_the_sdk_callback(progress_server):
+    url, _ = progress_server()
+    client, calls = recording_client()
+    async with client, streamable_http_client(url, http_client=client) as (reader, writer, _):
+        async with ClientSession(reader, writer) as session:
+            await session.initialize()
+            reports = []
+
+            async def on_progress(progress, total, message):
+                reports.append((progress, total, message))
+
+            done = await session.call_tool("test.tool_with_progress", {}, progress_callback=on_progress)
+            assert done.isError is False
+            assert done.structuredContent == {"result": "Progress test completed"}
+            # Every report the tool made, in order, before the answer.
+            assert reports == [(0, 100, None), (50, 100, None), (100, 100, None)]
+            assert calls == [(True, "text/event-stream")]
+
+            # Without a callback the SDK sends no token: a plain JSON answer, no reports.
+            calls.clear()
+            plain = await session.call_tool("test.tool_with_progress", {})
+            assert plain.structuredContent == done.structuredContent
+            assert calls == [(False, "application/json")]
 
 
 async def test_a_bearer_token_is_required_when_configured(http_server):
@@ -90,7 +138,10 @@ async def test_raw_responses_follow_the_official_schema_and_the_guards_hold(http
         streamed = await client.post(url, json=call)
         assert streamed.headers["content-type"].startswith("text/event-stream")
         events = [json.loads(line[len("data:"):]) for line in streamed.text.splitlines() if line.startswith("data:")]
-        assert events[-1]["id"] == 99 and events[-1]["result"]["structuredContent"] == {"sum": 10}
+        # `calculator.add` reports no progress: the answer is the only event.
+        assert len(events) == 1, events
+        assert events[0]["id"] == 99 and events[0]["result"]["structuredContent"] == {"sum": 10}
+        spec_validator(REVISION, "JSONRPCResultResponse").validate(events[0])
 
         notification = {"jsonrpc": "2.0", "method": "notifications/initialized"}
         assert (await client.post(url, json=notification)).status_code == 202
