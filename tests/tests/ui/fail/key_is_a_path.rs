@@ -1,0 +1,9 @@
+use mcp_runtime::mcp_tool;
+
+/// Adds one.
+#[mcp_tool(namespace = "ui", serde::rename = "plus_one")]
+fn increment(n: i64) -> i64 {
+    n + 1
+}
+
+fn main() {}
