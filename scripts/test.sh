@@ -29,9 +29,11 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 echo "== cargo test"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-# The hostile-input tests and the Python SDKs drive the quickstart binary.
-cargo build --locked -p quickstart
+# The hostile-input tests and the Python SDKs drive the quickstart binary; the Python SDKs
+# and the conformance suite the conformance server. Built once, here.
+cargo build --locked -p quickstart -p conformance-server
 export QUICKSTART_BIN="$PWD/target/debug/quickstart"
+export CONFORMANCE_SERVER_BIN="$PWD/target/debug/conformance-server"
 cargo test --workspace --locked 2>&1 | tee "$log"
 
 for sdk in sdk1 sdk2; do

@@ -31,8 +31,13 @@ fn check_signature(tool: &Tool, errors: &mut Errors) {
         }
     }
     if sig.generics.lt_token.is_some() || sig.generics.where_clause.is_some() {
+        // `Generics` spans nothing of a `where` clause alone: point at the clause then.
+        let at: &dyn quote::ToTokens = match (&sig.generics.lt_token, &sig.generics.where_clause) {
+            (None, Some(clause)) => clause,
+            _ => &sig.generics,
+        };
         errors.push(syn::Error::new_spanned(
-            &sig.generics,
+            at,
             "`#[mcp_tool]` functions cannot be generic: a tool's schema must be known; use concrete types",
         ));
     }
