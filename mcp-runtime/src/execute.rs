@@ -178,13 +178,17 @@ fn audit(tool: &RegisteredTool, started: Option<Instant>, result: &MCPToolResult
     }
 }
 
-/// The checks before a tool runs: the dangerous-tool policy and the input schema.
+/// The checks before a tool runs: the dangerous-tool policy and the input schema; and the
+/// integral floats (`1.0`, `1e2`) where the schema admits integers only made integers, as
+/// JSON Schema counts them, so that the policy and the tool see what the schema accepted.
 fn admit(
     tool: &RegisteredTool,
-    arguments: Map<String, Value>,
+    mut arguments: Map<String, Value>,
     settings: &Settings,
 ) -> Result<Value, ToolError> {
     let definition = tool.definition();
+    tool.validation()
+        .normalize_integers(definition, &mut arguments);
     if !tool.is_guarded() {
         return Ok(Value::Object(arguments));
     }
@@ -409,4 +413,54 @@ fn panicked(name: &mcp_core::ToolName, panic: Box<dyn Any + Send>) -> ToolError 
         .or_else(|| panic.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "a panic with a non-string payload".to_owned());
     ToolError::execution(format!("tool `{name}` panicked: {message}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::{MCPToolCall, Registry};
+
+    /// Adds: a schema of types alone, so its calls skip the input schema.
+    #[crate::mcp_tool(crate = crate, namespace = "unit", inline)]
+    fn add(a: i64, b: i64) -> i64 {
+        a + b
+    }
+
+    fn arguments(value: Value) -> Map<String, Value> {
+        match value {
+            Value::Object(map) => map,
+            _ => panic!("an object"),
+        }
+    }
+
+    #[test]
+    fn integral_floats_are_admitted_as_integers_without_the_schema() {
+        let tool = Registry::global().get("unit.add").expect("registered");
+        assert!(!tool.is_guarded());
+        let admitted = admit(
+            tool,
+            arguments(json!({ "a": 1.0, "b": 1e2 })),
+            &Settings::default(),
+        )
+        .expect("admitted");
+        assert!(
+            admitted["a"].is_u64() && admitted["b"].is_u64(),
+            "{admitted}"
+        );
+        assert_eq!(admitted, json!({ "a": 1, "b": 100 }));
+        let call = MCPToolCall::new("unit.add", json!({ "a": -0.0, "b": 1e2 })).unwrap();
+        let result = Registry::global().call_blocking(call);
+        assert_eq!(result.data(), json!({ "result": 100 }).as_object());
+        let call = MCPToolCall::new("unit.add", json!({ "a": 1.5, "b": 1 })).unwrap();
+        let result = Registry::global().call_blocking(call);
+        let error = result.error().expect("refused");
+        assert_eq!(error.error_type, ErrorType::ValidationError);
+        assert!(
+            error.error_message.contains("`/a`"),
+            "{}",
+            error.error_message
+        );
+    }
 }

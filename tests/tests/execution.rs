@@ -120,6 +120,31 @@ fn add_inline(a: i64, b: i64) -> i64 {
     a + b
 }
 
+/// Integers inside a parameter.
+#[derive(Debug, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+struct Span {
+    start: i64,
+    end: Option<u32>,
+    steps: Vec<i16>,
+}
+
+/// Integers in every kind of place, next to a float and a value of any shape.
+#[mcp_tool(namespace = "exec", inline)]
+fn integers(
+    count: i64,
+    small: u32,
+    span: Span,
+    later: Option<Span>,
+    list: Vec<i64>,
+    ratio: f64,
+    raw: Value,
+) -> Value {
+    json!({
+        "count": count, "small": small, "span": span, "later": later, "list": list,
+        "ratio": ratio, "raw": raw,
+    })
+}
+
 fn tool_call(name: &str, arguments: Value) -> MCPToolCall {
     MCPToolCall::new(name, arguments).expect("a valid call")
 }
@@ -474,4 +499,160 @@ async fn ten_thousand_concurrent_calls_all_answered_correctly() {
         answered += 1;
     }
     assert_eq!(answered, 10_000);
+}
+
+/// Whether two values are the same JSON, integers told apart from floats.
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.is_f64() == y.is_f64() && x == y,
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same(x, y))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+/// The pointers of a `ValidationError`'s violations.
+fn refused_at(result: &MCPToolResult) -> Vec<String> {
+    let error = result.error().expect("refused");
+    assert_eq!(error.error_type, ErrorType::ValidationError, "{error:?}");
+    error_details(result)["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["path"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn integral_floats_are_integers_where_the_schema_says_integer() {
+    let result = call(
+        "exec.integers",
+        json!({
+            "count": 1.0,
+            "small": 1e2,
+            "span": { "start": -0.0, "end": 3.0, "steps": [1.0, 2e1, -3] },
+            "later": { "start": 4.0, "steps": [5.0] },
+            "list": [1.0, 2, -1e3],
+            "ratio": 2.5,
+            "raw": { "x": 1.0, "y": [2.0, 1e2] },
+        }),
+    );
+    let data = Value::Object(result.data().expect("a success").clone());
+    let expected = json!({ "result": {
+        "count": 1,
+        "small": 100,
+        "span": { "start": 0, "end": 3, "steps": [1, 20, -3] },
+        "later": { "start": 4, "end": null, "steps": [5] },
+        "list": [1, 2, -1000],
+        "ratio": 2.5,
+        // A value of any shape: its schema admits any number, so its floats stay floats.
+        "raw": { "x": 1.0, "y": [2.0, 100.0] },
+    } });
+    assert!(same(&data, &expected), "{data}");
+    // A float parameter takes an integral float as it is.
+    let result = call(
+        "exec.integers",
+        json!({
+            "count": 1, "small": 1, "span": { "start": 1, "steps": [] }, "list": [],
+            "ratio": 1.0, "raw": 1.0,
+        }),
+    );
+    let data = &result.data().expect("a success")["result"];
+    assert!(same(&data["ratio"], &json!(1.0)), "{data}");
+    assert!(same(&data["raw"], &json!(1.0)), "{data}");
+
+    for tool in ["exec.add_inline", "exec.add_blocking", "exec.add_async"] {
+        let result = call(tool, json!({ "a": 1.0, "b": 1e2 }));
+        assert_eq!(
+            result.data(),
+            json!({ "result": 101 }).as_object(),
+            "{tool}"
+        );
+    }
+}
+
+#[test]
+fn a_fraction_or_an_integer_out_of_range_is_still_refused_at_its_place() {
+    let read = |text: &str| serde_json::from_str::<Value>(text).unwrap();
+    let base = || {
+        json!({
+            "count": 1, "small": 1, "span": { "start": 1, "end": 1, "steps": [] }, "list": [],
+            "ratio": 0.5, "raw": null,
+        })
+    };
+    for (pointer, value, at) in [
+        ("/count", json!(1.5), "/count"),
+        ("/count", json!(1e20), "/count"),
+        ("/count", json!(-1e19), "/count"),
+        ("/count", json!(1e19), "/count"),
+        // Past ±2^53 a float may not be the number written: this one, past the range of
+        // i64, reads as the float of i64::MIN, and must not be taken for it.
+        ("/count", read("-9223372036854775809"), "/count"),
+        ("/count", read("9007199254740993.0"), "/count"),
+        ("/list", read("[1.0, 9007199254740992.0]"), "/list/1"),
+        ("/small", json!(-1.0), "/small"),
+        ("/small", json!(5e9), "/small"),
+        ("/small", json!(0.5), "/small"),
+        ("/span/start", json!(2.5), "/span/start"),
+        ("/span/end", json!(-2.0), "/span/end"),
+        ("/span/steps", json!([1.0, 4e4]), "/span/steps/1"),
+        ("/list", json!([1.0, 2.25]), "/list/1"),
+    ] {
+        let mut arguments = base();
+        *arguments.pointer_mut(pointer).unwrap() = value.clone();
+        let result = call("exec.integers", arguments);
+        assert_eq!(refused_at(&result), [at], "{pointer} = {value}");
+        let text = serde_json::to_string(&result).unwrap();
+        assert!(!text.contains("e20") && !text.contains("0000"), "{text}");
+    }
+}
+
+#[test]
+fn a_dynamic_tool_receives_integers_where_its_schema_says_integer() {
+    let definition = ToolDefinition::new(
+        "dyn.echo",
+        schemars::json_schema!({
+            "type": "object",
+            "properties": {
+                "n": { "type": "integer", "minimum": 0 },
+                "x": { "type": "number" },
+            },
+        }),
+    )
+    .unwrap();
+    let registry = Registry::builder()
+        .tool(definition, |arguments, _| async move {
+            Ok::<_, ToolError>(Value::Object(arguments))
+        })
+        .build()
+        .unwrap();
+    let result = registry.call_blocking(tool_call("dyn.echo", json!({ "n": 4.0, "x": 4.0 })));
+    let data = Value::Object(result.data().expect("a success").clone());
+    assert!(same(&data, &json!({ "n": 4, "x": 4.0 })), "{data}");
+    let result = registry.call_blocking(tool_call("dyn.echo", json!({ "n": 4.5 })));
+    assert_eq!(refused_at(&result), ["/n"]);
+
+    // The dangerous-tool policy sees the arguments as the tool will.
+    let dangerous = ToolDefinition::new(
+        "dyn.risky",
+        schemars::json_schema!({ "type": "object", "properties": { "n": { "type": "integer" } } }),
+    )
+    .unwrap()
+    .with_annotations(mcp_runtime::ToolAnnotations {
+        dangerous: true,
+        ..Default::default()
+    });
+    let registry = Registry::builder()
+        .tool(dangerous, |arguments, _| async move {
+            Ok::<_, ToolError>(Value::Object(arguments))
+        })
+        .confirm_dangerous(|_, arguments| arguments["n"].is_u64())
+        .build()
+        .unwrap();
+    let result = registry.call_blocking(tool_call("dyn.risky", json!({ "n": 1.0 })));
+    assert_eq!(result.status(), ToolStatus::Success, "{result:?}");
 }
