@@ -639,6 +639,62 @@ mod tests {
     }
 
     #[test]
+    fn the_range_of_each_integer_type_is_left_to_serde() {
+        // The bounds of each integer format: its whole range, which serde checks.
+        let ranges = [
+            ("uint8", json!(0), Some(json!(u8::MAX))),
+            ("uint16", json!(0), Some(json!(u16::MAX))),
+            ("uint32", json!(0), Some(json!(u32::MAX))),
+            ("uint64", json!(0), None),
+            ("uint", json!(0), None),
+            ("uint128", json!(0), None),
+            ("int8", json!(i8::MIN), Some(json!(i8::MAX))),
+            ("int16", json!(i16::MIN), Some(json!(i16::MAX))),
+            ("int32", json!(i32::MIN), Some(json!(i32::MAX))),
+        ];
+        for (format, minimum, maximum) in ranges {
+            let mut schema = json!({ "type": "integer", "format": format, "minimum": minimum });
+            if let Some(maximum) = &maximum {
+                schema["maximum"] = maximum.clone();
+            }
+            assert!(!beyond_serde(&schema), "{schema}");
+            // A bound inside the range is a constraint of its own.
+            let above = json!(minimum.as_i64().unwrap() + 1);
+            let narrower = json!({ "type": "integer", "format": format, "minimum": above });
+            assert!(beyond_serde(&narrower), "{narrower}");
+            if let Some(maximum) = maximum {
+                let below = json!(maximum.as_i64().unwrap() - 1);
+                let narrower = json!({ "type": "integer", "format": format, "maximum": below });
+                assert!(beyond_serde(&narrower), "{narrower}");
+            }
+        }
+        // As schemars writes them for the parameter types.
+        #[derive(schemars::JsonSchema)]
+        #[allow(dead_code)]
+        struct Integers {
+            a: u8,
+            b: u16,
+            c: u32,
+            d: u64,
+            e: usize,
+            f: u128,
+            g: i8,
+            h: i16,
+            i: i32,
+            j: i64,
+        }
+        let schema = mcp_core::schema::input_schema::<Integers>();
+        let properties = schema.as_value()["properties"]
+            .as_object()
+            .expect("properties");
+        assert_eq!(properties.len(), 10);
+        for (name, property) in properties {
+            assert!(!beyond_serde(property), "{name}: {property}");
+        }
+        assert!(!beyond_serde(schema.as_value()));
+    }
+
+    #[test]
     fn stated_constraints_need_the_schema() {
         for constraint in [
             json!({ "type": "integer", "format": "uint8", "minimum": 1 }),
@@ -1049,5 +1105,66 @@ mod tests {
         assert_eq!(json_type(&json!(u64::MAX)), "an integer");
         assert_eq!(json_type(&json!(i64::MIN)), "an integer");
         assert_eq!(message("/c"), "invalid type: expected i64, found a number");
+    }
+
+    #[test]
+    fn deserialization_messages_lose_the_value_but_keep_what_was_expected() {
+        #[derive(Debug, serde::Deserialize)]
+        #[serde(rename_all = "snake_case", deny_unknown_fields)]
+        #[allow(dead_code)]
+        enum Shape {
+            Circle,
+            Square,
+        }
+        #[derive(Debug, serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        #[allow(dead_code)]
+        struct Point {
+            x: i64,
+        }
+        fn serde_message<T: serde::de::DeserializeOwned + std::fmt::Debug>(value: Value) -> String {
+            serde_json::from_value::<T>(value)
+                .expect_err("does not deserialize")
+                .to_string()
+        }
+        let arguments = json!({ "v": "secret" });
+        let cleaned = |message: &str| {
+            let violation = deserialize_violation("/v".to_owned(), message, &arguments);
+            assert_eq!(violation.path, "/v");
+            assert_eq!(violation.keyword, "deserialize");
+            violation.message
+        };
+        let cases = [
+            (
+                serde_message::<i64>(json!("secret")),
+                "invalid type: string \"secret\", expected i64",
+                "invalid type: expected i64, found a string",
+            ),
+            (
+                serde_message::<u8>(json!(300)),
+                "invalid value: integer `300`, expected u8",
+                "invalid value: expected u8",
+            ),
+            (
+                serde_message::<Shape>(json!("secret")),
+                "unknown variant `secret`, expected `circle` or `square`",
+                "unknown variant: expected `circle` or `square`",
+            ),
+            (
+                serde_message::<[u8; 2]>(json!([1])),
+                "invalid length 1, expected an array of length 2",
+                "invalid length: expected an array of length 2",
+            ),
+            // A field's name is no value: said as serde says it.
+            (
+                serde_message::<Point>(json!({ "x": 1, "secret": 2 })),
+                "unknown field `secret`, expected `x`",
+                "unknown field `secret`, expected `x`",
+            ),
+        ];
+        for (message, serde_says, expected) in cases {
+            assert_eq!(message, serde_says);
+            assert_eq!(cleaned(&message), expected, "{message}");
+        }
     }
 }
