@@ -1,0 +1,625 @@
+//! The streamable HTTP transport, served by [`serve_http`] on a loopback port and driven
+//! over plain TCP, one request per connection: each answer's status, headers and body
+//! checked whole, for requests, calls (JSON or SSE), notifications, and every guard.
+
+use std::net::SocketAddr;
+use std::num::NonZeroU32;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use mcp_runtime::server::{HttpConfig, RateLimitConfig, STATELESS_VERSION, Server, serve_http};
+use mcp_runtime::{Registry, ToolContext, mcp_tool};
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::sync::oneshot;
+
+/// Adds two integers, telling its progress first.
+#[mcp_tool(namespace = "calc", inline)]
+fn add(a: i64, b: i64, ctx: &ToolContext) -> i64 {
+    ctx.progress(1.0, Some(2.0), Some("adding"));
+    a.wrapping_add(b)
+}
+
+/// What a client accepts by default, as the streamable HTTP transport asks it to.
+const ACCEPT_BOTH: (&str, &str) = ("Accept", "application/json, text/event-stream");
+
+/// The server of these tests: the tools of this file, `calc.add`.
+fn server() -> Arc<Server> {
+    let registry = Registry::builder()
+        .inventory()
+        .build()
+        .expect("a valid registry");
+    Arc::new(Server::new(registry).with_info("http-test", "0.1.0"))
+}
+
+/// Serves [`server`] with `config` on a port of its own; the address, once bound.
+async fn serve(config: HttpConfig) -> SocketAddr {
+    let (bound, address) = oneshot::channel();
+    tokio::spawn(serve_http(
+        server(),
+        "127.0.0.1:0".parse().expect("an address"),
+        config,
+        move |address| bound.send(address).expect("the test listens"),
+    ));
+    address
+        .await
+        .expect("serve_http binds and tells its address")
+}
+
+/// An HTTP response, its body decoded from chunks when it came in chunks.
+#[derive(Debug)]
+struct Answer {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+impl Answer {
+    /// The values of the header `name`, in order.
+    fn header_values(&self, name: &str) -> Vec<&str> {
+        self.headers
+            .iter()
+            .filter(|(key, _)| key.eq_ignore_ascii_case(name))
+            .map(|(_, value)| value.as_str())
+            .collect()
+    }
+
+    /// The value of the header `name`, which must appear at most once.
+    fn header(&self, name: &str) -> Option<&str> {
+        let values = self.header_values(name);
+        assert!(values.len() <= 1, "{name} more than once: {self:?}");
+        values.first().copied()
+    }
+
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|_| panic!("not JSON: {self:?}"))
+    }
+
+    /// A JSON answer with `status`: its body.
+    fn json_with(&self, status: u16) -> Value {
+        assert_eq!(self.status, status, "{self:?}");
+        assert_eq!(
+            self.header("Content-Type"),
+            Some("application/json"),
+            "{self:?}"
+        );
+        self.json()
+    }
+}
+
+/// The body of a chunked HTTP/1.1 response, its chunks joined.
+fn unchunk(mut chunked: &str) -> String {
+    let mut body = String::new();
+    loop {
+        let (size, rest) = chunked
+            .split_once("\r\n")
+            .unwrap_or_else(|| panic!("a chunk size line: {chunked:?}"));
+        let size = usize::from_str_radix(size.trim(), 16).expect("a hexadecimal chunk size");
+        if size == 0 {
+            return body;
+        }
+        body.push_str(&rest[..size]);
+        chunked = rest[size..]
+            .strip_prefix("\r\n")
+            .expect("a chunk ends with CRLF");
+    }
+}
+
+/// Sends `method /mcp` with `headers` and `body` on a connection of its own, and reads the
+/// whole response (the server closes the connection after it).
+async fn send(to: SocketAddr, method: &str, headers: &[(&str, &str)], body: &str) -> Answer {
+    let exchange = async {
+        let mut request = format!(
+            "{method} /mcp HTTP/1.1\r\nHost: {to}\r\nContent-Type: application/json\r\n\
+             Content-Length: {}\r\nConnection: close\r\n",
+            body.len()
+        );
+        for (name, value) in headers {
+            request.push_str(&format!("{name}: {value}\r\n"));
+        }
+        request.push_str("\r\n");
+        request.push_str(body);
+        let mut stream = tokio::net::TcpStream::connect(to)
+            .await
+            .expect("the server accepts connections");
+        stream
+            .write_all(request.as_bytes())
+            .await
+            .expect("the request is sent");
+        let mut response = String::new();
+        stream
+            .read_to_string(&mut response)
+            .await
+            .expect("the response is read");
+        response
+    };
+    let response = tokio::time::timeout(Duration::from_secs(30), exchange)
+        .await
+        .expect("an answer within 30 s");
+    let (head, body) = response
+        .split_once("\r\n\r\n")
+        .unwrap_or_else(|| panic!("no HTTP response: {response:?}"));
+    let mut lines = head.split("\r\n");
+    let status_line = lines.next().expect("a status line");
+    let status = status_line
+        .strip_prefix("HTTP/1.1 ")
+        .and_then(|rest| rest.get(..3))
+        .and_then(|code| code.parse().ok())
+        .unwrap_or_else(|| panic!("a status line: {status_line:?}"));
+    let headers: Vec<(String, String)> = lines
+        .map(|line| {
+            let (name, value) = line
+                .split_once(':')
+                .unwrap_or_else(|| panic!("a header line: {line:?}"));
+            (name.to_owned(), value.trim().to_owned())
+        })
+        .collect();
+    let chunked = headers.iter().any(|(name, value)| {
+        name.eq_ignore_ascii_case("Transfer-Encoding") && value.eq_ignore_ascii_case("chunked")
+    });
+    let body = if chunked {
+        unchunk(body)
+    } else {
+        body.to_owned()
+    };
+    Answer {
+        status,
+        headers,
+        body,
+    }
+}
+
+/// `POST /mcp` with `message`, accepting JSON and SSE, and `headers`.
+async fn post(to: SocketAddr, headers: &[(&str, &str)], message: &Value) -> Answer {
+    let mut all = vec![ACCEPT_BOTH];
+    all.extend_from_slice(headers);
+    send(to, "POST", &all, &message.to_string()).await
+}
+
+fn ping(id: u64) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "method": "ping" })
+}
+
+fn add_call(id: u64, meta: Option<Value>) -> Value {
+    let mut call = json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "method": "tools/call",
+        "params": { "name": "calc.add", "arguments": { "a": 1, "b": 2 } },
+    });
+    if let Some(meta) = meta {
+        call["params"]["_meta"] = meta;
+    }
+    call
+}
+
+/// The answer of `calc.add` to [`add_call`], as a 2025 revision gives it.
+fn add_answer(id: u64) -> Value {
+    json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "result": {
+            "structuredContent": { "result": 3 },
+            "content": [{ "type": "text", "text": r#"{"result":3}"# }],
+            "isError": false,
+        },
+    })
+}
+
+/// The answer the server gives `message` in process, without HTTP: what HTTP must carry.
+async fn answer_in_process(message: &Value) -> Value {
+    let answer = server()
+        .handle(message.to_string().as_bytes(), None)
+        .await
+        .expect("a request is answered");
+    serde_json::from_str(&answer).expect("an answer is JSON")
+}
+
+/// The `_meta` naming the stateless revision.
+fn stateless_meta() -> Value {
+    json!({ "io.modelcontextprotocol/protocolVersion": STATELESS_VERSION })
+}
+
+fn n(value: u32) -> NonZeroU32 {
+    NonZeroU32::new(value).expect("not zero")
+}
+
+#[tokio::test]
+async fn a_request_is_answered_with_json() {
+    let to = serve(HttpConfig::default()).await;
+    let answer = post(to, &[], &ping(7)).await;
+    assert_eq!(
+        answer.json_with(200),
+        json!({ "jsonrpc": "2.0", "id": 7, "result": {} })
+    );
+    assert_eq!(answer.body, r#"{"jsonrpc":"2.0","id":7,"result":{}}"#);
+    // A message that is not JSON-RPC: 400, and the parse error.
+    let answer = send(to, "POST", &[ACCEPT_BOTH], "{not json").await;
+    assert_eq!(answer.json_with(400)["error"]["code"], -32700, "{answer:?}");
+}
+
+#[tokio::test]
+async fn notifications_and_responses_are_accepted_with_202_and_no_body() {
+    let to = serve(HttpConfig::default()).await;
+    for message in [
+        json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }),
+        json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": 3 } }),
+        json!({ "jsonrpc": "2.0", "id": 4, "result": {} }),
+    ] {
+        let answer = post(to, &[], &message).await;
+        assert_eq!(answer.status, 202, "{message}: {answer:?}");
+        assert_eq!(answer.body, "", "{message}");
+        assert_eq!(answer.header("Content-Type"), None, "{message}");
+    }
+}
+
+#[tokio::test]
+async fn get_and_delete_are_refused_with_405_allowing_post() {
+    let to = serve(HttpConfig::default()).await;
+    for method in ["GET", "DELETE"] {
+        let answer = send(to, method, &[("Accept", "text/event-stream")], "").await;
+        assert_eq!(answer.status, 405, "{method}: {answer:?}");
+        assert_eq!(answer.header("Allow"), Some("POST"), "{method}");
+        assert_eq!(
+            answer.body, "this server answers POST /mcp only",
+            "{method}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_call_is_answered_with_json_unless_it_has_a_progress_token_and_sse_is_accepted() {
+    let to = serve(HttpConfig::default()).await;
+    // No progress token: JSON, though the client accepts SSE.
+    let answer = post(to, &[], &add_call(1, None)).await;
+    assert_eq!(answer.json_with(200), add_answer(1));
+    // A progress token, and a client that accepts JSON only: JSON, the progress dropped.
+    let with_token = add_call(2, Some(json!({ "progressToken": "p-2" })));
+    let answer = send(
+        to,
+        "POST",
+        &[("Accept", "application/json")],
+        &with_token.to_string(),
+    )
+    .await;
+    assert_eq!(answer.json_with(200), add_answer(2));
+    // Both: the progress notification, then the answer, as SSE events.
+    let answer = post(to, &[], &with_token).await;
+    assert_eq!(answer.status, 200, "{answer:?}");
+    assert_eq!(
+        answer.header("Content-Type"),
+        Some("text/event-stream"),
+        "{answer:?}"
+    );
+    let events: Vec<Value> = answer
+        .body
+        .split_terminator("\n\n")
+        .map(|event| {
+            let data = event
+                .strip_prefix("data: ")
+                .unwrap_or_else(|| panic!("one data line per event: {answer:?}"));
+            serde_json::from_str(data).expect("an event's data is JSON")
+        })
+        .collect();
+    assert_eq!(
+        events,
+        [
+            json!({
+                "jsonrpc": "2.0",
+                "method": "notifications/progress",
+                "params": { "progressToken": "p-2", "progress": 1.0, "total": 2.0, "message": "adding" },
+            }),
+            add_answer(2),
+        ],
+        "{answer:?}"
+    );
+    assert!(answer.body.ends_with("\n\n"), "{answer:?}");
+}
+
+#[tokio::test]
+async fn an_origin_that_is_not_loopback_or_allowed_gets_403() {
+    let allowed = "https://app.example.com";
+    let open = serve(HttpConfig::default()).await;
+    let listing = serve(HttpConfig {
+        allowed_origins: vec![allowed.to_owned()],
+        ..HttpConfig::default()
+    })
+    .await;
+    for to in [open, listing] {
+        for origin in [
+            "http://localhost:6274",
+            "http://127.0.0.1",
+            "http://[::1]:8080",
+        ] {
+            let answer = post(to, &[("Origin", origin)], &ping(1)).await;
+            assert_eq!(
+                answer.json_with(200),
+                json!({ "jsonrpc": "2.0", "id": 1, "result": {} }),
+                "{origin}"
+            );
+        }
+        for origin in [
+            "https://evil.example",
+            "null",
+            "https://app.example.com.evil",
+        ] {
+            let answer = post(to, &[("Origin", origin)], &ping(1)).await;
+            assert_eq!(answer.status, 403, "{origin}: {answer:?}");
+            assert_eq!(answer.body, "this origin is not allowed", "{origin}");
+        }
+    }
+    let answer = post(listing, &[("Origin", allowed)], &ping(2)).await;
+    assert_eq!(
+        answer.json_with(200),
+        json!({ "jsonrpc": "2.0", "id": 2, "result": {} })
+    );
+    let answer = post(open, &[("Origin", allowed)], &ping(2)).await;
+    assert_eq!(answer.status, 403, "allowed only where listed: {answer:?}");
+}
+
+#[tokio::test]
+async fn a_missing_or_wrong_bearer_token_gets_401() {
+    let to = serve(HttpConfig {
+        token: Some("s3cret".to_owned()),
+        ..HttpConfig::default()
+    })
+    .await;
+    let answer = post(to, &[("Authorization", "Bearer s3cret")], &ping(1)).await;
+    assert_eq!(
+        answer.json_with(200),
+        json!({ "jsonrpc": "2.0", "id": 1, "result": {} })
+    );
+    for authorization in [
+        None,
+        Some("Bearer wrong!"),
+        // Two bytes that differ by the same bits: an XOR of the differences would cancel.
+        Some("Bearer r2cret"),
+        Some("Bearer s3cre"),
+        Some("Bearer s3crets"),
+        Some("Basic s3cret"),
+        Some("s3cret"),
+    ] {
+        let headers: Vec<(&str, &str)> = authorization
+            .map(|value| ("Authorization", value))
+            .into_iter()
+            .collect();
+        let answer = post(to, &headers, &ping(1)).await;
+        assert_eq!(answer.status, 401, "{authorization:?}: {answer:?}");
+        assert_eq!(answer.header("WWW-Authenticate"), Some("Bearer"));
+        assert_eq!(answer.body, "a valid bearer token is required");
+    }
+}
+
+#[tokio::test]
+async fn an_unsupported_protocol_version_header_gets_400_and_32022() {
+    let to = serve(HttpConfig::default()).await;
+    for version in ["2025-06-18", "2025-11-25"] {
+        let answer = post(to, &[("MCP-Protocol-Version", version)], &ping(1)).await;
+        assert_eq!(
+            answer.json_with(200),
+            json!({ "jsonrpc": "2.0", "id": 1, "result": {} }),
+            "{version}"
+        );
+    }
+    let answer = post(to, &[("MCP-Protocol-Version", "1999-01-01")], &ping(1)).await;
+    assert_eq!(
+        answer.json_with(400),
+        json!({
+            "jsonrpc": "2.0",
+            "error": {
+                "code": -32022,
+                "message": "protocol version `1999-01-01` is not supported; \
+                            this server speaks 2026-07-28, 2025-11-25, 2025-06-18",
+                "data": {
+                    "requested": "1999-01-01",
+                    "supported": ["2026-07-28", "2025-11-25", "2025-06-18"],
+                },
+            },
+        })
+    );
+}
+
+#[tokio::test]
+async fn a_stateless_request_needs_headers_that_match_its_body() {
+    let to = serve(HttpConfig::default()).await;
+    let stateless_ping = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "ping", "params": { "_meta": stateless_meta() },
+    });
+    let version = ("MCP-Protocol-Version", STATELESS_VERSION);
+    // The headers match: answered as in process.
+    let expected = answer_in_process(&stateless_ping).await;
+    assert_eq!(expected["id"], 1, "{expected}");
+    for headers in [
+        vec![version, ("Mcp-Method", "ping")],
+        vec![("Mcp-Method", "ping")],
+    ] {
+        let answer = post(to, &headers, &stateless_ping).await;
+        assert_eq!(answer.json_with(200), expected, "{headers:?}");
+    }
+    let mismatch = |id: u64, message: &str| {
+        json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "error": { "code": -32020, "message": message },
+        })
+    };
+    let ping_mismatch = mismatch(
+        1,
+        "the `Mcp-Method` header must be present and say `ping`, as the body does",
+    );
+    // The stateless revision named in `_meta`, in the header, or in both: `Mcp-Method` must
+    // be there, and match.
+    for (message, headers) in [
+        (&stateless_ping, vec![version]),
+        (&stateless_ping, vec![]),
+        (&stateless_ping, vec![version, ("Mcp-Method", "tools/list")]),
+        (&ping(1), vec![version]),
+        (&ping(1), vec![version, ("Mcp-Method", "pong")]),
+    ] {
+        let answer = post(to, &headers, message).await;
+        assert_eq!(
+            answer.json_with(400),
+            ping_mismatch,
+            "{message} {headers:?}"
+        );
+    }
+    // A 2025 request needs no such header.
+    let answer = post(to, &[("MCP-Protocol-Version", "2025-11-25")], &ping(2)).await;
+    assert_eq!(
+        answer.json_with(200),
+        json!({ "jsonrpc": "2.0", "id": 2, "result": {} })
+    );
+
+    // A call: `Mcp-Name` too.
+    let call = add_call(3, Some(stateless_meta()));
+    let expected = answer_in_process(&call).await;
+    assert_eq!(
+        expected["result"]["structuredContent"],
+        json!({ "result": 3 })
+    );
+    let method = ("Mcp-Method", "tools/call");
+    let answer = post(to, &[version, method, ("Mcp-Name", "calc.add")], &call).await;
+    assert_eq!(answer.json_with(200), expected);
+    let name_mismatch = mismatch(
+        3,
+        "the `Mcp-Name` header must be present and say `calc.add`, as the body does",
+    );
+    for headers in [
+        vec![version, method],
+        vec![version, method, ("Mcp-Name", "calc.sub")],
+    ] {
+        let answer = post(to, &headers, &call).await;
+        assert_eq!(answer.json_with(400), name_mismatch, "{headers:?}");
+    }
+    let answer = post(to, &[version, ("Mcp-Name", "calc.add")], &call).await;
+    assert_eq!(
+        answer.json_with(400),
+        mismatch(
+            3,
+            "the `Mcp-Method` header must be present and say `tools/call`, as the body does"
+        )
+    );
+
+    // An unsupported version in `_meta`: 400 and -32022, with the request's id.
+    let mut unsupported = ping(4);
+    unsupported["params"] =
+        json!({ "_meta": { "io.modelcontextprotocol/protocolVersion": "1999-01-01" } });
+    let answer = post(to, &[("Mcp-Method", "ping")], &unsupported).await;
+    let error = answer.json_with(400);
+    assert_eq!(error["id"], 4, "{error}");
+    assert_eq!(error["error"]["code"], -32022, "{error}");
+}
+
+#[tokio::test]
+async fn a_body_over_the_limit_gets_413_and_an_error_naming_the_limit() {
+    let to = serve(HttpConfig {
+        body_limit: 64,
+        ..HttpConfig::default()
+    })
+    .await;
+    let within = ping(1);
+    assert!(within.to_string().len() <= 64);
+    let answer = post(to, &[], &within).await;
+    assert_eq!(
+        answer.json_with(200),
+        json!({ "jsonrpc": "2.0", "id": 1, "result": {} })
+    );
+    let mut over = ping(2);
+    over["params"] = json!({ "padding": "x".repeat(64) });
+    let answer = post(to, &[], &over).await;
+    assert_eq!(
+        answer.json_with(413),
+        json!({
+            "jsonrpc": "2.0",
+            "error": {
+                "code": -32600,
+                "message": "the request body is larger than the limit of 64 bytes",
+            },
+        })
+    );
+}
+
+#[tokio::test]
+async fn a_client_past_its_rate_limit_gets_429_with_retry_after() {
+    let limit = RateLimitConfig::per_minute(n(1));
+    let to = serve(HttpConfig {
+        rate_limit: Some(limit),
+        ..HttpConfig::default()
+    })
+    .await;
+    let start = Instant::now();
+    let answer = post(to, &[], &ping(1)).await;
+    assert_eq!(
+        answer.json_with(200),
+        json!({ "jsonrpc": "2.0", "id": 1, "result": {} })
+    );
+    let refused = post(to, &[], &ping(2)).await;
+    let elapsed = start.elapsed();
+    let error = refused.json_with(429);
+    // The next request is allowed one minute after the first, which was made within
+    // `elapsed`: the wait, rounded up to whole seconds, is at most 60 and at least this.
+    let soonest = (60.0 - elapsed.as_secs_f64()).ceil().max(1.0);
+    let seconds: u64 = refused
+        .header("Retry-After")
+        .expect("a Retry-After header")
+        .parse()
+        .expect("whole seconds");
+    assert!(
+        (soonest..=60.0).contains(&(seconds as f64)),
+        "Retry-After {seconds}, {elapsed:?} after the first request"
+    );
+    assert_eq!(
+        error,
+        json!({
+            "jsonrpc": "2.0",
+            "error": {
+                "code": -32029,
+                "message": format!(
+                    "too many requests: this server allows each client \
+                     1 request per minute, at most 1 at once; retry in {seconds} s"
+                ),
+                "data": {
+                    "limit": { "requests": 1, "periodMs": 60_000, "burst": 1 },
+                    "retryAfterSeconds": seconds,
+                },
+            },
+        })
+    );
+}
+
+#[test]
+fn a_rate_limit_names_its_period() {
+    let limit = |requests, period, burst| RateLimitConfig {
+        requests: n(requests),
+        period,
+        burst: n(burst),
+    };
+    for (config, text) in [
+        (
+            RateLimitConfig::per_second(n(5)),
+            "5 requests per second, at most 5 at once",
+        ),
+        (
+            RateLimitConfig::per_minute(n(1)).with_burst(n(3)),
+            "1 request per minute, at most 3 at once",
+        ),
+        (
+            limit(10, Duration::from_secs(3600), 2),
+            "10 requests per hour, at most 2 at once",
+        ),
+        (
+            limit(3, Duration::from_secs(10), 6),
+            "3 requests per 10 s, at most 6 at once",
+        ),
+        (
+            limit(2, Duration::from_millis(1500), 2),
+            "2 requests per 1500 ms, at most 2 at once",
+        ),
+        (
+            limit(1, Duration::from_millis(250), 1),
+            "1 request per 250 ms, at most 1 at once",
+        ),
+    ] {
+        assert_eq!(config.to_string(), text);
+    }
+}
