@@ -677,6 +677,83 @@ mod tests {
     }
 
     #[test]
+    fn error_codes_are_json_rpcs() {
+        // JSON-RPC 2.0, section 5.1: clients match on these numbers.
+        assert_eq!(
+            [
+                PARSE_ERROR,
+                INVALID_REQUEST,
+                METHOD_NOT_FOUND,
+                INVALID_PARAMS,
+                INTERNAL_ERROR
+            ],
+            [-32700, -32600, -32601, -32602, -32603]
+        );
+    }
+
+    #[test]
+    fn ids_are_equal_when_written_alike() {
+        let id = |text: &str| Id::of(&RawValue::from_string(text.to_owned()).unwrap()).unwrap();
+        assert_eq!(id("7"), id("7"));
+        assert_eq!(id(r#""a""#), id(r#""a""#));
+        assert_ne!(id("7"), id("8"));
+        assert_ne!(id("7"), id(r#""7""#));
+        assert_ne!(id("7"), Id::NONE);
+        assert_eq!(Id::NONE, Id::NONE);
+    }
+
+    #[test]
+    fn the_general_reader_keeps_every_value_as_written() {
+        // `params` before `method`: the direct reader leaves it to the general one.
+        let text = r#"{"params":{"b":true,"i":-3,"u":18446744073709551615,"f":1.5,"s":"a","e":"\u0041","n":null,"l":[false,{"k":0}]},"jsonrpc":"2.0","id":1,"method":"m"}"#;
+        let Ok(Incoming::Request { method, params, .. }) = parse(text.as_bytes()) else {
+            panic!("not read as a request: {text}");
+        };
+        assert_eq!(method, "m");
+        assert_eq!(
+            Value::Object(params),
+            json!({"b": true, "i": -3, "u": u64::MAX, "f": 1.5, "s": "a", "e": "A", "n": null,
+                   "l": [false, {"k": 0}]})
+        );
+    }
+
+    #[test]
+    fn a_member_of_the_envelope_given_twice_is_refused() {
+        for text in [
+            r#"{"jsonrpc":"2.0","jsonrpc":"2.0","id":1,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{},"params":{}}"#,
+        ] {
+            let refused = refusal(text);
+            assert_eq!(refused.code, INVALID_REQUEST, "{text}");
+            assert!(
+                refused.message.contains("appears twice"),
+                "{text}: {}",
+                refused.message
+            );
+        }
+    }
+
+    #[test]
+    fn a_batch_is_refused_as_such() {
+        let refused = refusal(r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#);
+        assert_eq!(
+            (refused.code, refused.message.as_str()),
+            (
+                INVALID_REQUEST,
+                "batches are not supported: send one JSON-RPC message at a time"
+            )
+        );
+    }
+
+    #[test]
+    fn a_notification_is_written_as_json_rpc() {
+        assert_eq!(
+            notification("notifications/progress", json!({"progress": 1})),
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}"#
+        );
+    }
+
+    #[test]
     fn malformed_messages_get_the_right_codes() {
         assert_eq!(refusal("{").code, PARSE_ERROR);
         assert_eq!(refusal("[]").code, INVALID_REQUEST);

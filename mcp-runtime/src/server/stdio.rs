@@ -26,8 +26,8 @@ pub const MAX_IN_FLIGHT: usize = 256;
 /// error, so a client cannot make the server buffer without bound.
 pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 
-/// How much input is read, and output gathered, at once.
-const BUFFER: usize = 64 * 1024;
+/// How much input is read, and output gathered, at once: 64 KiB, which only speed needs.
+const BUFFER: usize = 65_536;
 
 /// Serves `server` on this process's standard input and output until input ends or the
 /// process is asked to stop (SIGTERM, Ctrl-C); either way, the calls in flight are answered
@@ -297,6 +297,90 @@ mod tests {
         fn flush(&mut self) -> io::Result<()> {
             Ok(())
         }
+    }
+
+    #[test]
+    fn the_limit_is_sixteen_mebibytes() {
+        // What the error message says, and what clients are told to stay under.
+        assert_eq!(MAX_MESSAGE_BYTES, 16_777_216);
+    }
+
+    /// Each outcome of `read_message` over `input`, to its end.
+    fn messages(input: &[u8]) -> Vec<(bool, usize)> {
+        let mut input = io::BufReader::with_capacity(BUFFER, input);
+        let mut read = Vec::new();
+        loop {
+            let mut line = Vec::new();
+            match read_message(&mut input, &mut line).unwrap() {
+                None => return read,
+                Some(whole) => read.push((whole, line.len())),
+            }
+        }
+    }
+
+    #[test]
+    fn a_message_up_to_the_limit_is_read_whole_and_a_longer_one_is_skipped() {
+        let at_limit = [vec![b' '; MAX_MESSAGE_BYTES], b"\n".to_vec()].concat();
+        assert_eq!(messages(&at_limit), [(true, MAX_MESSAGE_BYTES + 1)]);
+        // The last line of the input needs no newline.
+        assert_eq!(
+            messages(&at_limit[..MAX_MESSAGE_BYTES]),
+            [(true, MAX_MESSAGE_BYTES)]
+        );
+        // One byte more: skipped to its newline, and the next message is read whole.
+        let past = [
+            vec![b' '; MAX_MESSAGE_BYTES + 1],
+            b"\n{}\n".to_vec(),
+            vec![b' '; 2 * MAX_MESSAGE_BYTES],
+        ]
+        .concat();
+        assert_eq!(
+            messages(&past),
+            [
+                (false, MAX_MESSAGE_BYTES + 1),
+                (true, 3),
+                (false, MAX_MESSAGE_BYTES + 1)
+            ]
+        );
+    }
+
+    /// Bytes written, announced on a channel as they come.
+    struct Announced(std::sync::mpsc::Sender<Vec<u8>>);
+
+    impl Write for Announced {
+        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+            let _ = self.0.send(bytes.to_vec());
+            Ok(bytes.len())
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[tokio::test]
+    async fn an_answer_is_written_while_input_stays_open() {
+        let (input, mut client) = io::pipe().unwrap();
+        let (written, answers) = std::sync::mpsc::channel();
+        let server = Arc::new(Server::new(crate::Registry::global()));
+        let serving = tokio::spawn(serve(
+            server,
+            input,
+            Announced(written),
+            std::future::pending(),
+        ));
+        client
+            .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n")
+            .unwrap();
+        let answer = tokio::task::spawn_blocking(move || {
+            answers.recv_timeout(std::time::Duration::from_secs(20))
+        })
+        .await
+        .unwrap()
+        .expect("the answer, before input ends");
+        assert_eq!(answer, b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n");
+        drop(client);
+        serving.await.unwrap().unwrap();
     }
 
     #[tokio::test]
