@@ -215,9 +215,15 @@ fn list(meta: &ParseNestedMeta<'_>, example: &str) -> syn::Result<Vec<syn::Expr>
     }
     let content;
     syn::parenthesized!(content in meta.input);
-    let items =
-        content.parse_terminated(<syn::Expr as syn::parse::Parse>::parse, syn::Token![,])?;
-    Ok(items.into_iter().collect())
+    match content.parse_terminated(<syn::Expr as syn::parse::Parse>::parse, syn::Token![,]) {
+        Ok(items) => Ok(items.into_iter().collect()),
+        Err(err) => {
+            // The rest of the list is left unread: without this, syn would add a second
+            // error on the same token ("expected `)`").
+            let _rest: TokenStream = content.parse()?;
+            Err(err)
+        }
+    }
 }
 
 /// `tags("a", "b")`.
