@@ -305,7 +305,8 @@ mod tests {
         assert_eq!(MAX_MESSAGE_BYTES, 16_777_216);
     }
 
-    /// Each outcome of `read_message` over `input`, to its end.
+    /// Each outcome of `read_message` over `input`, to its end: whether the message was
+    /// whole, and how many bytes of it were kept. No input here holds more than 3.
     fn messages(input: &[u8]) -> Vec<(bool, usize)> {
         let mut input = io::BufReader::with_capacity(BUFFER, input);
         let mut read = Vec::new();
@@ -315,6 +316,7 @@ mod tests {
                 None => return read,
                 Some(whole) => read.push((whole, line.len())),
             }
+            assert!(read.len() <= 3, "more messages than were written: {read:?}");
         }
     }
 
@@ -373,7 +375,7 @@ mod tests {
             .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n")
             .unwrap();
         let answer = tokio::task::spawn_blocking(move || {
-            answers.recv_timeout(std::time::Duration::from_secs(20))
+            answers.recv_timeout(std::time::Duration::from_secs(10))
         })
         .await
         .unwrap()
