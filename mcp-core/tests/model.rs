@@ -234,3 +234,22 @@ fn only_an_empty_no_change_needed_says_so_in_text() {
         "[OK] Tool executed successfully:\nAlready sorted."
     );
 }
+
+#[test]
+fn a_partial_success_keeps_its_data_and_tells_its_error() {
+    let result = MCPToolResult::partial_success(
+        json!({"done": 2}),
+        MCPErrorDetail::new(ErrorType::ToolExecutionError, "the third failed"),
+    );
+    assert_eq!(
+        serde_json::to_value(CallToolResult::from(result)).unwrap(),
+        json!({
+            "structuredContent": {"done": 2},
+            "content": [
+                {"type": "text", "text": "{\"done\":2}"},
+                {"type": "text", "text": "ToolExecutionError: the third failed"},
+            ],
+            "isError": false,
+        })
+    );
+}
