@@ -132,14 +132,15 @@ if [ -s "$out/again.txt" ]; then
       *) rest+=("$arg") ;;
     esac
   done
-  # Every package's tests, named one by one: with -p, cargo-mutants 27 runs only the mutated
-  # package's tests, even when told --test-workspace=true.
+  # Every package's tests, named one by one. cargo-mutants 27 runs the baseline with the
+  # mutated crates' tests only, and would derive from it a time limit far too short for the
+  # workspace's: set one.
   workspace=()
   for package in $(cargo metadata --no-deps --format-version 1 \
     | python3 -c 'import json, sys; print(*(p["name"] for p in json.load(sys.stdin)["packages"]))'); do
     workspace+=(--test-package "$package")
   done
-  run "${scope[@]}" "${workspace[@]}" -o "$out/round2" "${again[@]}" "${rest[@]}"
+  run "${scope[@]}" "${workspace[@]}" --timeout 600 -o "$out/round2" "${again[@]}" "${rest[@]}"
   for outcome in caught missed timeout; do
     grep -Fxf "$out/again.txt" "$out/round2/mutants.out/$outcome.txt" >"$out/round2.$outcome" || true
   done
