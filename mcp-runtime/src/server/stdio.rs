@@ -386,6 +386,53 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn an_awaited_call_is_answered_by_the_writer() {
+        let registry = crate::Registry::builder()
+            .tool(
+                crate::ToolDefinition::new("t.echo", schemars::json_schema!({ "type": "object" }))
+                    .unwrap(),
+                |arguments: crate::Arguments, _ctx: crate::ToolContext| async move {
+                    tokio::task::yield_now().await;
+                    Ok::<_, crate::ToolError>(Value::Object(arguments))
+                },
+            )
+            .build()
+            .unwrap();
+        let (input, mut client) = io::pipe().unwrap();
+        let (written, answers) = std::sync::mpsc::channel();
+        let serving = tokio::spawn(serve(
+            Arc::new(Server::new(registry)),
+            input,
+            Announced(written),
+            std::future::pending(),
+        ));
+        client
+            .write_all(
+                concat!(
+                    r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","#,
+                    r#""params":{"name":"t.echo","arguments":{"a":1}}}"#,
+                    "\n"
+                )
+                .as_bytes(),
+            )
+            .unwrap();
+        let answer = tokio::task::spawn_blocking(move || {
+            answers.recv_timeout(std::time::Duration::from_secs(10))
+        })
+        .await
+        .unwrap()
+        .expect("the call's answer, before input ends");
+        let answer: Value = serde_json::from_slice(&answer).unwrap();
+        assert_eq!(answer["id"], 1);
+        assert_eq!(
+            answer["result"]["structuredContent"],
+            serde_json::json!({ "a": 1 })
+        );
+        drop(client);
+        serving.await.unwrap().unwrap();
+    }
+
+    #[tokio::test]
     async fn answers_every_request_and_nothing_else() {
         let input = concat!(
             r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
