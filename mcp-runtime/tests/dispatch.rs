@@ -11,9 +11,10 @@ use mcp_runtime::server::{
 };
 use mcp_runtime::{Arguments, Registry, ToolContext, ToolDefinition, ToolError, mcp_tool};
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::{Notify, mpsc, oneshot};
 use tokio::task::JoinHandle;
+
+mod support;
 
 /// Adds two integers on the caller's task, telling its progress first.
 #[mcp_tool(namespace = "calc", inline)]
@@ -602,19 +603,7 @@ async fn post_ping(address: std::net::SocketAddr) -> String {
          Connection: close\r\n\r\n{body}",
         body.len()
     );
-    let mut stream = tokio::net::TcpStream::connect(address)
-        .await
-        .expect("the server accepts connections");
-    stream
-        .write_all(request.as_bytes())
-        .await
-        .expect("the request is sent");
-    let mut response = String::new();
-    stream
-        .read_to_string(&mut response)
-        .await
-        .expect("the response is read");
-    response
+    support::exchange(address, &request).await
 }
 
 /// `serve_http` serves until the process is asked to stop (Ctrl-C or SIGTERM), and nothing

@@ -8,11 +8,14 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_runtime::{
-    AUDIT_TARGET, CallOptions, CancellationToken, DangerousPolicy, ErrorDetails, ErrorType,
-    MCPToolCall, MCPToolResult, Registry, ToolAnnotations, ToolDefinition, ToolError, ToolStatus,
-    mcp_tool, schema,
+    AUDIT_TARGET, CallOptions, CancellationToken, DangerousPolicy, ErrorType, MCPToolCall,
+    MCPToolResult, Registry, ToolAnnotations, ToolDefinition, ToolError, ToolStatus, mcp_tool,
+    schema,
 };
 use serde_json::{Map, Value, json};
+
+mod support;
+use support::failure;
 
 /// Adds; its schema states nothing beyond the parameter types.
 #[mcp_tool(namespace = "exec", inline)]
@@ -44,22 +47,6 @@ fn object(value: Value) -> Map<String, Value> {
 fn definition(name: &str, schema: Value) -> ToolDefinition {
     let schema = schemars::Schema::try_from(schema).expect("a schema");
     ToolDefinition::new(name, schema).expect("a valid definition")
-}
-
-/// The error of a failure, its details as JSON.
-fn failure(result: &MCPToolResult) -> (ErrorType, String, Value) {
-    assert_eq!(result.status(), ToolStatus::Failure, "{result:?}");
-    let error = result.error().expect("a failure has an error");
-    let details = match &error.error_details {
-        Some(ErrorDetails::Object(map)) => Value::Object(map.clone()),
-        Some(ErrorDetails::Text(text)) => Value::String(text.clone()),
-        None => Value::Null,
-    };
-    (
-        error.error_type.clone(),
-        error.error_message.clone(),
-        details,
-    )
 }
 
 /// A dynamic tool that answers with its arguments and what its context carries, after one

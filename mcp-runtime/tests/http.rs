@@ -10,8 +10,9 @@ use std::time::{Duration, Instant};
 use mcp_runtime::server::{HttpConfig, RateLimitConfig, STATELESS_VERSION, Server, serve_http};
 use mcp_runtime::{Registry, ToolContext, mcp_tool};
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::oneshot;
+
+mod support;
 
 /// Adds two integers, telling its progress first.
 #[mcp_tool(namespace = "calc", inline)]
@@ -119,19 +120,7 @@ async fn send(to: SocketAddr, method: &str, headers: &[(&str, &str)], body: &str
         }
         request.push_str("\r\n");
         request.push_str(body);
-        let mut stream = tokio::net::TcpStream::connect(to)
-            .await
-            .expect("the server accepts connections");
-        stream
-            .write_all(request.as_bytes())
-            .await
-            .expect("the request is sent");
-        let mut response = String::new();
-        stream
-            .read_to_string(&mut response)
-            .await
-            .expect("the response is read");
-        response
+        support::exchange(to, &request).await
     };
     let response = tokio::time::timeout(Duration::from_secs(30), exchange)
         .await

@@ -7,11 +7,14 @@ use std::time::Duration;
 use mcp_runtime::__private::{Handler, Invocation, Outcome, Output, ToolRegistration};
 use mcp_runtime::schema::OutputSchema;
 use mcp_runtime::{
-    DangerousPolicy, DefinitionError, EMPTY_REGISTRY_HINT, ErrorDetails, ErrorType, Location,
-    MCPToolCall, MCPToolResult, Registry, RegistryProblem, ToolAnnotations, ToolConflict,
-    ToolContext, ToolDefinition, ToolError, ToolName, ToolStatus, mcp_tool,
+    DangerousPolicy, DefinitionError, EMPTY_REGISTRY_HINT, ErrorType, Location, MCPToolCall,
+    MCPToolResult, Registry, RegistryProblem, ToolAnnotations, ToolConflict, ToolContext,
+    ToolDefinition, ToolError, ToolName, mcp_tool,
 };
 use serde_json::{Value, json};
+
+mod support;
+use support::failure;
 
 /// Adds; its schema states nothing beyond the parameter types.
 #[mcp_tool(namespace = "reg", category = "math", inline)]
@@ -114,22 +117,6 @@ fn dynamic(tools: &[ToolDefinition]) -> Registry {
 
 fn answer(name: &str) -> MCPToolResult {
     MCPToolResult::success(json!({ "tool": name }))
-}
-
-/// The error of a failure, its details as JSON.
-fn failure(result: &MCPToolResult) -> (ErrorType, String, Value) {
-    assert_eq!(result.status(), ToolStatus::Failure, "{result:?}");
-    let error = result.error().expect("a failure has an error");
-    let details = match &error.error_details {
-        Some(ErrorDetails::Object(map)) => Value::Object(map.clone()),
-        Some(ErrorDetails::Text(text)) => Value::String(text.clone()),
-        None => Value::Null,
-    };
-    (
-        error.error_type.clone(),
-        error.error_message.clone(),
-        details,
-    )
 }
 
 /// The `ResourceNotFound` failure `call` answers for `name` with `message` and `closest`.

@@ -1,0 +1,42 @@
+//! Helpers shared by mcp-runtime's integration tests; each test file uses some of them.
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+
+use mcp_runtime::{ErrorDetails, ErrorType, MCPToolResult, ToolStatus};
+use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// The error of a failure, its details as JSON.
+pub(crate) fn failure(result: &MCPToolResult) -> (ErrorType, String, Value) {
+    assert_eq!(result.status(), ToolStatus::Failure, "{result:?}");
+    let error = result.error().expect("a failure has an error");
+    let details = match &error.error_details {
+        Some(ErrorDetails::Object(map)) => Value::Object(map.clone()),
+        Some(ErrorDetails::Text(text)) => Value::String(text.clone()),
+        None => Value::Null,
+    };
+    (
+        error.error_type.clone(),
+        error.error_message.clone(),
+        details,
+    )
+}
+
+/// Writes the HTTP request `request` to `to` on a connection of its own, and reads the
+/// whole response (the request asks the server to close the connection after it).
+pub(crate) async fn exchange(to: SocketAddr, request: &str) -> String {
+    let mut stream = tokio::net::TcpStream::connect(to)
+        .await
+        .expect("the server accepts connections");
+    stream
+        .write_all(request.as_bytes())
+        .await
+        .expect("the request is sent");
+    let mut response = String::new();
+    stream
+        .read_to_string(&mut response)
+        .await
+        .expect("the response is read");
+    response
+}
