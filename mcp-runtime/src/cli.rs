@@ -771,3 +771,23 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod progress_bar_tests {
+    use super::*;
+
+    /// Off a terminal, indicatif hides every bar, so `is_hidden` cannot tell the bar of
+    /// `len` steps from the hidden one: the length does (the hidden bar has none).
+    #[test]
+    fn the_progress_bar_has_steps_only_on_a_terminal_with_many_tools() {
+        assert_eq!(progress_bar(100, false).length(), None);
+        assert_eq!(progress_bar(PROGRESS_BAR_FROM, false).length(), None);
+        assert_eq!(progress_bar(PROGRESS_BAR_FROM - 1, true).length(), None);
+        assert_eq!(progress_bar(0, true).length(), None);
+        assert_eq!(
+            progress_bar(PROGRESS_BAR_FROM, true).length(),
+            Some(PROGRESS_BAR_FROM as u64)
+        );
+        assert_eq!(progress_bar(100, true).length(), Some(100));
+    }
+}

@@ -1,0 +1,862 @@
+//! The app command line (`mcp_runtime::cli::run_with`) seen from outside: what `list`,
+//! `check`, `spec`, `call` and `serve` print and the exit codes they end with; and the
+//! listings, the tool context and the locations the command line is made of.
+//!
+//! `run_with` writes to the process's standard output and error, so each command runs in a
+//! child: this test binary again, running only `child_process`, which calls `run_with` with
+//! the arguments and registry named in its environment and exits with its code.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitCode, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use mcp_runtime::__private::{Handler, Invocation, Outcome, Output, ToolRegistration};
+use mcp_runtime::{
+    CancellationToken, DefinitionError, EMPTY_REGISTRY_HINT, Location, MCPToolCall, Registry,
+    ToolContext, ToolDefinition, ToolError, ToolName, listing, mcp_tool,
+};
+use serde_json::{Value, json};
+
+mod support;
+
+/// Adds two numbers.
+///
+/// The second paragraph is not in one-line listings.
+#[mcp_tool(
+    namespace = "cli",
+    category = "math",
+    tags("arith"),
+    read_only,
+    inline,
+    example = r#"{"a": 1, "b": 2}"#
+)]
+fn add(a: i64, b: i64) -> i64 {
+    a + b
+}
+
+/// Multiplies | two numbers.
+#[mcp_tool(
+    namespace = "cli",
+    category = "math",
+    inline,
+    example = r#"{"a": 2, "b": 3}"#
+)]
+fn mul(a: i64, b: i64) -> i64 {
+    a * b
+}
+
+/// Always fails.
+#[mcp_tool(namespace = "cli", tags("arith"), inline)]
+fn fail() -> Result<i64, ToolError> {
+    Err(ToolError::execution("it always fails"))
+}
+
+/// Wipes nothing, but is marked dangerous.
+#[mcp_tool(
+    namespace = "cli",
+    dangerous,
+    read_only,
+    inline,
+    example = r#"{"all": true}"#
+)]
+fn wipe(all: bool) -> bool {
+    all
+}
+
+/// The error the definition of `bad.broken` fails with.
+fn broken_definition() -> Result<ToolDefinition, DefinitionError> {
+    Err(DefinitionError::Version {
+        tool: "bad.broken".to_owned(),
+        version: "one".to_owned(),
+        reason: "not a number".to_owned(),
+    })
+}
+
+/// Answers with the `Debug` form of the invocation it gets.
+fn show_invocation(_arguments: &Value, invocation: Invocation<'_>) -> Outcome {
+    Ok(Output::Value(
+        json!({ "invocation": format!("{invocation:?}") }),
+    ))
+}
+
+fn show_definition() -> Result<ToolDefinition, DefinitionError> {
+    ToolDefinition::new(
+        "dbg.invocation",
+        schemars::json_schema!({ "type": "object" }),
+    )
+}
+
+const BROKEN_LINE: u32 = line!() + 6;
+mcp_runtime::__private::inventory::submit! {
+    ToolRegistration::new(
+        "bad.broken",
+        broken_definition,
+        Handler::Inline(show_invocation),
+        Location { file: file!(), line: BROKEN_LINE, column: 9, module_path: module_path!() },
+    )
+}
+
+mcp_runtime::__private::inventory::submit! {
+    ToolRegistration::new(
+        "dbg.invocation",
+        show_definition,
+        Handler::Inline(show_invocation),
+        Location { file: file!(), line: line!(), column: 1, module_path: module_path!() },
+    )
+}
+
+/// The `#[mcp_tool]`s of this file whose name starts with `cli.`, in name order.
+const MAIN: [&str; 4] = ["cli.add", "cli.fail", "cli.mul", "cli.wipe"];
+
+fn object_schema(schema: Value) -> schemars::Schema {
+    schemars::Schema::try_from(schema).expect("a schema object")
+}
+
+fn dynamic(
+    builder: mcp_runtime::RegistryBuilder,
+    definition: ToolDefinition,
+) -> mcp_runtime::RegistryBuilder {
+    builder.tool(definition, |_arguments, _ctx| async {
+        Ok::<_, ToolError>(json!({}))
+    })
+}
+
+/// The registries the children run, by name.
+fn build(name: &str) -> Registry {
+    let built = match name {
+        "main" => Registry::builder().inventory().prefix("cli.").build(),
+        "empty" => Registry::builder().build(),
+        // Every problem `check` reports, one tool each, in name order.
+        "bad" => {
+            let builder = Registry::builder().inventory().prefix("bad.");
+            let nodesc =
+                ToolDefinition::new("bad.nodesc", object_schema(json!({ "type": "object" })))
+                    .unwrap();
+            let example = ToolDefinition::new(
+                "bad.example",
+                object_schema(json!({
+                    "type": "object",
+                    "properties": { "n": { "type": "integer" } },
+                    "required": ["n"],
+                })),
+            )
+            .unwrap()
+            .with_description("Has one right and one wrong example.")
+            .with_example(json!({ "n": 1 }).as_object().unwrap().clone())
+            .with_example(json!({ "n": "x" }).as_object().unwrap().clone());
+            let unresolved = ToolDefinition::new(
+                "bad.unresolved",
+                object_schema(json!({
+                    "type": "object",
+                    "properties": { "a": { "$ref": "#/$defs/Missing" } },
+                })),
+            )
+            .unwrap()
+            .with_description("Refers to nothing.");
+            let recursive = ToolDefinition::new(
+                "bad.recursive",
+                object_schema(json!({
+                    "type": "object",
+                    "properties": { "tree": { "$ref": "#/$defs/Tree" } },
+                    "$defs": { "Tree": {
+                        "type": "object",
+                        "properties": { "children": { "type": "array", "items": { "$ref": "#/$defs/Tree" } } },
+                    } },
+                })),
+            )
+            .unwrap()
+            .with_description("Holds a tree.");
+            let builder = dynamic(builder, example);
+            let builder = dynamic(builder, nodesc);
+            let builder = dynamic(builder, unresolved);
+            dynamic(builder, recursive).build()
+        }
+        // Two tools served under the same name with `--llm-names`.
+        "collide" => {
+            let any = || object_schema(json!({ "type": "object" }));
+            let first = ToolDefinition::new("a.b_c", any())
+                .unwrap()
+                .with_description("One.");
+            let second = ToolDefinition::new("a_b.c", any())
+                .unwrap()
+                .with_description("Two.");
+            dynamic(dynamic(Registry::builder(), first), second).build()
+        }
+        other => panic!("no registry is named {other}"),
+    };
+    built.expect("a valid registry")
+}
+
+const REGISTRY_VAR: &str = "MCP_CLI_TEST_REGISTRY";
+const ARGS_VAR: &str = "MCP_CLI_TEST_ARGS";
+/// Written to standard output by the child before `run_with` runs: what the test harness
+/// prints comes before it.
+const MARKER: &str = "\u{1}--- run_with ---\n";
+
+/// Not a test: the body of the child processes. Without their environment it does nothing.
+#[test]
+fn child_process() {
+    let Ok(name) = std::env::var(REGISTRY_VAR) else {
+        return;
+    };
+    let args: Vec<String> =
+        serde_json::from_str(&std::env::var(ARGS_VAR).expect("the arguments")).unwrap();
+    let registry: &'static Registry = Box::leak(Box::new(build(&name)));
+    let mut stdout = std::io::stdout();
+    stdout.write_all(MARKER.as_bytes()).unwrap();
+    stdout.flush().unwrap();
+    let code = mcp_runtime::cli::run_with(registry, std::iter::once("app".to_owned()).chain(args));
+    let _ = std::io::stdout().flush();
+    let number = (0..=u8::MAX)
+        .find(|number| ExitCode::from(*number) == code)
+        .expect("an exit code of one byte");
+    std::process::exit(i32::from(number));
+}
+
+/// A child running `app ARGS` over the registry `registry`.
+fn command(registry: &str, args: &[&str]) -> Command {
+    let mut command = Command::new(std::env::current_exe().expect("the test binary"));
+    command
+        .args([
+            "child_process",
+            "--exact",
+            "--nocapture",
+            "--test-threads=1",
+            "-q",
+        ])
+        .env(REGISTRY_VAR, registry)
+        .env(ARGS_VAR, serde_json::to_string(args).unwrap())
+        .env_remove("RUST_LOG");
+    command
+}
+
+/// What a finished child said: exit code, standard output after the marker, standard error.
+#[derive(Debug)]
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `app ARGS` over `registry`, `stdin` as its standard input, to its end.
+fn run_stdin(registry: &str, args: &[&str], stdin: &str) -> Run {
+    let mut child = command(registry, args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the child starts");
+    let mut input = child.stdin.take().unwrap();
+    input.write_all(stdin.as_bytes()).unwrap();
+    drop(input);
+    let output = child.wait_with_output().expect("the child ends");
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    let (_, stdout) = stdout
+        .split_once(MARKER)
+        .unwrap_or_else(|| panic!("the child ran run_with: {stdout}\n{stderr}"));
+    Run {
+        code: output.status.code().expect("the child exited"),
+        stdout: stdout.to_owned(),
+        stderr,
+    }
+}
+
+fn run(registry: &str, args: &[&str]) -> Run {
+    run_stdin(registry, args, "")
+}
+
+fn pretty(value: &impl serde::Serialize) -> String {
+    format!("{}\n", serde_json::to_string_pretty(value).unwrap())
+}
+
+/// The result the registry `registry` gives for a call, as `call` prints it.
+fn expected_call(registry: &str, name: &str, arguments: Value) -> String {
+    let registry = build(registry);
+    let result = registry.call_blocking(MCPToolCall::new(name, arguments).unwrap());
+    pretty(&result)
+}
+
+// ---- list ----
+
+#[test]
+fn list_names_filters_by_category_and_tag_together() {
+    let all = run("main", &["list", "--format", "names"]);
+    assert_eq!(
+        (all.code, all.stdout.as_str(), all.stderr.as_str()),
+        (0, "cli.add\ncli.fail\ncli.mul\ncli.wipe\n", "")
+    );
+    let math = run("main", &["list", "--format", "names", "--category", "math"]);
+    assert_eq!((math.code, math.stdout.as_str()), (0, "cli.add\ncli.mul\n"));
+    let arith = run("main", &["list", "--format", "names", "--tag", "arith"]);
+    assert_eq!(
+        (arith.code, arith.stdout.as_str()),
+        (0, "cli.add\ncli.fail\n")
+    );
+    let both = run(
+        "main",
+        &[
+            "list",
+            "--format",
+            "names",
+            "--category",
+            "math",
+            "--tag",
+            "arith",
+        ],
+    );
+    assert_eq!((both.code, both.stdout.as_str()), (0, "cli.add\n"));
+}
+
+#[test]
+fn list_json_is_the_manifest_of_the_tools_listed() {
+    let listed = run("main", &["list", "--format", "json", "--category", "math"]);
+    let registry = build("main");
+    let tools = ["cli.add", "cli.mul"].map(|name| registry.get(name).unwrap());
+    assert_eq!(listed.code, 0);
+    assert_eq!(listed.stdout, pretty(&listing::manifest(tools)));
+}
+
+#[test]
+fn list_of_an_empty_registry_warns() {
+    let listed = run("empty", &["list", "--format", "names"]);
+    assert_eq!(listed.code, 0);
+    assert_eq!(listed.stdout, "");
+    assert_eq!(listed.stderr, format!("warning: {EMPTY_REGISTRY_HINT}\n"));
+}
+
+// ---- usage ----
+
+#[test]
+fn usage_errors_exit_2_and_help_exits_0() {
+    let unknown = run("main", &["frobnicate"]);
+    assert_eq!(unknown.code, 2, "{unknown:?}");
+    assert!(unknown.stderr.starts_with("error: "), "{unknown:?}");
+    let help = run("main", &["--help"]);
+    assert_eq!(help.code, 0, "{help:?}");
+    assert!(
+        help.stdout
+            .contains("Inspect and call this application's MCP tools"),
+        "{help:?}"
+    );
+}
+
+// ---- check ----
+
+#[test]
+fn check_of_a_sound_registry_passes() {
+    let checked = run("main", &["check"]);
+    assert_eq!(
+        (
+            checked.code,
+            checked.stdout.as_str(),
+            checked.stderr.as_str()
+        ),
+        (0, "", "checked 4 tool(s): 0 error(s), 0 warning(s)\n")
+    );
+}
+
+#[test]
+fn check_of_an_empty_registry_warns_and_passes() {
+    let checked = run("empty", &["check"]);
+    assert_eq!(checked.code, 0);
+    assert_eq!(
+        checked.stderr,
+        format!("warning: {EMPTY_REGISTRY_HINT}\nchecked 0 tool(s): 0 error(s), 1 warning(s)\n")
+    );
+}
+
+#[test]
+fn check_reports_every_problem_and_fails() {
+    let checked = run("bad", &["check"]);
+    let registry = build("bad");
+    let location = |name: &str| {
+        let location = registry.get(name).expect(name).location();
+        let place = format!("{}:{}:{}", location.file, location.line, location.column);
+        match location.module_path {
+            "" => place,
+            module => format!("{place} ({module})"),
+        }
+    };
+    let broken = registry
+        .get("bad.broken")
+        .unwrap()
+        .definition_error()
+        .unwrap();
+    let expected = [
+        format!("error: `bad.broken` ({}): {broken}", location("bad.broken")),
+        "error: `bad.example`: example 2 does not match the input schema".to_owned(),
+        format!("error: `bad.nodesc` ({}) has no description", location("bad.nodesc")),
+        "warning: `bad.recursive`: the input schema: `Tree` refers to itself (a recursive type), so it cannot be inlined; clients that cannot resolve `$ref` cannot read it".to_owned(),
+        "error: `bad.unresolved`: the input schema: `$ref` to `#/$defs/Missing` does not resolve within the schema".to_owned(),
+        "checked 5 tool(s): 4 error(s), 1 warning(s)".to_owned(),
+    ];
+    assert_eq!(checked.stderr, format!("{}\n", expected.join("\n")));
+    assert_eq!((checked.code, checked.stdout.as_str()), (1, ""));
+    // The places, written out, for a reader: this file, and the module for `#[mcp_tool]`s.
+    assert_eq!(
+        location("bad.broken"),
+        format!("{}:{BROKEN_LINE}:9 (cli)", file!())
+    );
+    assert!(
+        location("bad.nodesc").starts_with(file!()),
+        "{}",
+        location("bad.nodesc")
+    );
+}
+
+// ---- spec ----
+
+/// A fresh directory path under the system's temporary directory, not yet created.
+fn scratch(what: &str) -> PathBuf {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let path = std::env::temp_dir().join(format!(
+        "mcp-runtime-cli-test-{}-{what}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&path);
+    path
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|err| panic!("{}: {err}", path.display()))
+}
+
+#[test]
+fn spec_writes_one_file_per_tool_and_runs_read_only_safe_examples() {
+    let out = scratch("spec");
+    let written = run("main", &["spec", "--out", out.to_str().unwrap()]);
+    let index = out.join("README.md");
+    assert_eq!(
+        (written.code, written.stderr.clone()),
+        (
+            0,
+            format!("wrote 4 specification(s) and {}\n", index.display())
+        ),
+        "{written:?}"
+    );
+    let registry = build("main");
+    assert_eq!(read(&index), mcp_runtime::spec::index(registry.list()));
+    let spec = |name: &str| read(&out.join(name).join(mcp_runtime::spec::SPEC_FILE));
+    let not_run = "(its result is not shown: only read-only tools are run to document them)";
+    // Read-only and not dangerous: its example is run, and the result shown.
+    let add = spec("cli.add");
+    let add_result =
+        registry.call_blocking(MCPToolCall::new("cli.add", json!({ "a": 1, "b": 2 })).unwrap());
+    assert!(add.contains("and its result\n"), "{add}");
+    assert!(
+        add.contains(&serde_json::to_string_pretty(&add_result).unwrap()),
+        "{add}"
+    );
+    assert!(!add.contains(not_run), "{add}");
+    // Not read-only, or dangerous: not run.
+    for name in ["cli.mul", "cli.wipe"] {
+        let text = spec(name);
+        assert!(text.contains(not_run), "{text}");
+        assert!(!text.contains("and its result"), "{text}");
+    }
+    assert_eq!(std::fs::read_dir(&out).unwrap().count(), 5);
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn spec_into_a_place_it_cannot_write_fails() {
+    let out = scratch("file");
+    std::fs::write(&out, "a file, not a directory").unwrap();
+    let written = run("main", &["spec", "--out", out.to_str().unwrap()]);
+    std::fs::remove_file(&out).unwrap();
+    assert_eq!(written.code, 1, "{written:?}");
+    let expected = format!(
+        "error: cannot write {}: ",
+        out.join("cli.add")
+            .join(mcp_runtime::spec::SPEC_FILE)
+            .display()
+    );
+    assert!(written.stderr.starts_with(&expected), "{written:?}");
+}
+
+// ---- call ----
+
+#[test]
+fn call_prints_the_result_as_json_and_exits_0() {
+    let called = run("main", &["call", "cli.add", r#"{"a": 1, "b": 2}"#]);
+    assert_eq!(
+        (called.code, called.stdout, called.stderr),
+        (
+            0,
+            expected_call("main", "cli.add", json!({ "a": 1, "b": 2 })),
+            String::new()
+        )
+    );
+}
+
+#[test]
+fn call_reads_the_arguments_from_stdin_given_a_dash() {
+    let called = run_stdin("main", &["call", "cli.add", "-"], r#"{"a": 20, "b": 22}"#);
+    assert_eq!(
+        (called.code, called.stdout),
+        (
+            0,
+            expected_call("main", "cli.add", json!({ "a": 20, "b": 22 }))
+        )
+    );
+    // Arguments on the command line: standard input is not read.
+    let called = run_stdin(
+        "main",
+        &["call", "cli.add", r#"{"a": 1, "b": 1}"#],
+        "not json",
+    );
+    assert_eq!(
+        (called.code, called.stdout),
+        (
+            0,
+            expected_call("main", "cli.add", json!({ "a": 1, "b": 1 }))
+        )
+    );
+}
+
+#[test]
+fn call_of_a_failing_tool_exits_1() {
+    let called = run("main", &["call", "cli.fail"]);
+    assert_eq!(
+        (called.code, called.stdout),
+        (1, expected_call("main", "cli.fail", json!({})))
+    );
+    let text = run("main", &["call", "cli.fail", "--text"]);
+    let result = build("main").call_blocking(MCPToolCall::new("cli.fail", json!({})).unwrap());
+    assert_eq!((text.code, text.stdout), (1, format!("{result}\n")));
+}
+
+#[test]
+fn call_with_arguments_that_are_not_json_is_a_usage_error() {
+    let called = run("main", &["call", "cli.add", "{nope"]);
+    assert_eq!(called.code, 2);
+    assert_eq!(called.stdout, "");
+    assert!(
+        called
+            .stderr
+            .starts_with("error: the arguments are not valid JSON: "),
+        "{called:?}"
+    );
+}
+
+#[test]
+fn dangerous_tools_run_only_when_allowed() {
+    let refused = run("main", &["call", "cli.wipe", r#"{"all": true}"#]);
+    assert_eq!(refused.code, 1, "{refused:?}");
+    assert!(refused.stdout.contains("PermissionError"), "{refused:?}");
+    let allowed_result = pretty(&mcp_runtime::MCPToolResult::success(
+        json!({ "result": true }),
+    ));
+    for allow in ["cli.wipe", "cli_wipe"] {
+        let allowed = run(
+            "main",
+            &[
+                "call",
+                "cli.wipe",
+                r#"{"all": true}"#,
+                "--allow-dangerous",
+                allow,
+            ],
+        );
+        assert_eq!(
+            (
+                allowed.code,
+                allowed.stdout.as_str(),
+                allowed.stderr.as_str()
+            ),
+            (0, allowed_result.as_str(), ""),
+            "{allow}"
+        );
+    }
+    let all = run(
+        "main",
+        &[
+            "call",
+            "cli.wipe",
+            r#"{"all": true}"#,
+            "--allow-all-dangerous",
+        ],
+    );
+    assert_eq!((all.code, all.stdout), (0, allowed_result));
+}
+
+#[test]
+fn allowing_a_tool_not_marked_dangerous_warns() {
+    let called = run(
+        "main",
+        &[
+            "call",
+            "cli.add",
+            r#"{"a": 1, "b": 2}"#,
+            "--allow-dangerous",
+            "cli.add",
+        ],
+    );
+    assert_eq!(
+        (called.code, called.stdout, called.stderr),
+        (
+            0,
+            expected_call("main", "cli.add", json!({ "a": 1, "b": 2 })),
+            "warning: --allow-dangerous: `cli.add` is not marked dangerous; it runs anyway\n"
+                .to_owned()
+        )
+    );
+}
+
+#[test]
+fn allowing_an_unknown_tool_is_a_usage_error() {
+    let called = run(
+        "main",
+        &["call", "cli.wipe", "{}", "--allow-dangerous", "cli.nope"],
+    );
+    assert_eq!(
+        (called.code, called.stdout.as_str(), called.stderr.as_str()),
+        (
+            2,
+            "",
+            "error: --allow-dangerous: no tool is named `cli.nope`; the tools marked dangerous are `cli.wipe`\n"
+        )
+    );
+}
+
+// ---- serve ----
+
+#[test]
+fn serve_stdio_ends_with_its_input_and_exits_0() {
+    let served = run("main", &["serve", "--stdio"]);
+    assert_eq!((served.code, served.stdout.as_str()), (0, ""), "{served:?}");
+}
+
+#[test]
+fn serve_with_llm_names_that_collide_fails() {
+    let served = run("collide", &["serve", "--stdio", "--llm-names"]);
+    assert_eq!(served.code, 1, "{served:?}");
+    assert!(served.stderr.starts_with("error: "), "{served:?}");
+    assert!(served.stderr.contains("a_b_c"), "{served:?}");
+}
+
+/// Kills the child when dropped, so that a failed assertion leaves no server behind.
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn serve_http_applies_token_origins_and_rate_limit() {
+    let mut child = Killed(
+        command(
+            "main",
+            &[
+                "serve",
+                "--http",
+                "0.0.0.0:0",
+                "--token",
+                "secret",
+                "--allow-origin",
+                "https://app.example",
+                "--rate-limit",
+                "5",
+                "--rate-burst",
+                "2",
+            ],
+        )
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the child starts"),
+    );
+    let stderr = child.0.stderr.take().unwrap();
+    let (lines, received) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            if lines.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let deadline = Duration::from_secs(120);
+    let listening = received.recv_timeout(deadline).expect("the server starts");
+    let port: u16 = listening
+        .strip_prefix("listening on http://0.0.0.0:")
+        .and_then(|rest| rest.strip_suffix("/mcp"))
+        .unwrap_or_else(|| panic!("{listening}"))
+        .parse()
+        .unwrap();
+    // The origin allowed passes; the token is still required.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let response = runtime.block_on(support::exchange(
+        ([127, 0, 0, 1], port).into(),
+        "GET /mcp HTTP/1.1\r\nHost: localhost\r\nOrigin: https://app.example\r\nConnection: close\r\n\r\n",
+    ));
+    assert!(response.starts_with("HTTP/1.1 401"), "{response}");
+    let response = runtime.block_on(support::exchange(
+        ([127, 0, 0, 1], port).into(),
+        "GET /mcp HTTP/1.1\r\nHost: localhost\r\nOrigin: https://other.example\r\nConnection: close\r\n\r\n",
+    ));
+    assert!(response.starts_with("HTTP/1.1 403"), "{response}");
+    // The server wrote its notes before it answered anything: stop it and read them all.
+    // With a token, no warning about the address is among them.
+    drop(child);
+    let notes: Vec<String> = received.iter().collect();
+    assert_eq!(
+        notes,
+        ["rate limit: 5 requests per second, at most 2 at once, per client"]
+    );
+}
+
+// ---- the parts, in this process ----
+
+#[test]
+fn the_table_aligns_name_version_category_and_summary() {
+    let registry = build("main");
+    assert_eq!(
+        listing::table(registry.list()),
+        "NAME      VERSION  CATEGORY  DESCRIPTION\n\
+         cli.add   0.1.0    math      Adds two numbers.\n\
+         cli.fail  0.1.0    -         Always fails.\n\
+         cli.mul   0.1.0    math      Multiplies | two numbers.\n\
+         cli.wipe  0.1.0    -         Wipes nothing, but is marked dangerous.\n"
+    );
+}
+
+#[test]
+fn the_markdown_table_escapes_pipes() {
+    let registry = build("main");
+    assert_eq!(
+        listing::markdown(registry.list()),
+        "| Tool | Version | Category | Description |\n|---|---|---|---|\n\
+         | `cli.add` | 0.1.0 | math | Adds two numbers. |\n\
+         | `cli.fail` | 0.1.0 |  | Always fails. |\n\
+         | `cli.mul` | 0.1.0 | math | Multiplies \\| two numbers. |\n\
+         | `cli.wipe` | 0.1.0 |  | Wipes nothing, but is marked dangerous. |\n"
+    );
+    assert_eq!(
+        listing::table(std::iter::empty()),
+        "NAME  VERSION  CATEGORY  DESCRIPTION\n"
+    );
+}
+
+#[test]
+fn the_manifest_holds_every_field() {
+    let registry = build("main");
+    assert_eq!(
+        listing::manifest(registry.get("cli.add")),
+        json!({ "tools": [{
+            "name": "cli.add",
+            "title": "Adds two numbers",
+            "description": "Adds two numbers.\n\nThe second paragraph is not in one-line listings.",
+            "version": "0.1.0",
+            "category": "math",
+            "tags": ["arith"],
+            "annotations": {
+                "readOnly": true,
+                "destructive": null,
+                "idempotent": null,
+                "openWorld": null,
+                "dangerous": false,
+                "requiresSandbox": false,
+            },
+            "errors": [],
+            "inputSchema": {
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "type": "object",
+                "properties": {
+                    "a": { "type": "integer", "format": "int64" },
+                    "b": { "type": "integer", "format": "int64" },
+                },
+                "required": ["a", "b"],
+                "additionalProperties": false,
+            },
+            "outputSchema": {
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "title": "int64",
+                "type": "object",
+                "properties": { "result": { "type": "integer", "format": "int64" } },
+                "required": ["result"],
+                "additionalProperties": false,
+            },
+        }] })
+    );
+    assert_eq!(MAIN.len(), registry.len());
+}
+
+#[test]
+fn examples_of_the_attribute_are_kept_as_json_objects() {
+    let registry = build("main");
+    let add = registry.get("cli.add").unwrap().definition();
+    assert_eq!(
+        add.examples(),
+        [json!({ "a": 1, "b": 2 }).as_object().unwrap().clone()]
+    );
+}
+
+#[test]
+fn a_context_tells_its_cancellation_and_progress() {
+    let ctx = ToolContext::new(Arc::new(ToolName::new("cli.ctx").unwrap()));
+    assert!(!ctx.is_cancelled());
+    assert!(!ctx.wants_progress());
+    assert_eq!(
+        format!("{ctx:?}"),
+        format!(
+            "ToolContext {{ tool_name: {:?}, cancelled: false, meta: None, wants_progress: false }}",
+            ToolName::new("cli.ctx").unwrap()
+        )
+    );
+    let token: &CancellationToken = ctx.cancellation();
+    token.cancel();
+    assert!(ctx.cancellation().is_cancelled());
+    assert!(ctx.is_cancelled());
+    assert!(format!("{ctx:?}").contains("cancelled: true"), "{ctx:?}");
+}
+
+#[test]
+fn an_invocation_shows_its_tool_name() {
+    let registry = Registry::builder()
+        .inventory()
+        .prefix("dbg.")
+        .build()
+        .unwrap();
+    let result = registry.call_blocking(MCPToolCall::new("dbg.invocation", json!({})).unwrap());
+    assert_eq!(
+        result.data().unwrap()["invocation"],
+        format!(
+            "Invocation {{ tool_name: {:?}, .. }}",
+            ToolName::new("dbg.invocation").unwrap()
+        )
+    );
+}
+
+#[test]
+fn handlers_and_locations_print_what_they_are() {
+    assert_eq!(
+        format!("{:?}", Handler::Inline(show_invocation)),
+        "Handler::Inline"
+    );
+    assert_eq!(
+        format!("{:?}", Handler::Blocking(show_invocation)),
+        "Handler::Blocking"
+    );
+    let mut location = Location {
+        file: "src/tools.rs",
+        line: 12,
+        column: 4,
+        module_path: "app::tools",
+    };
+    assert_eq!(location.to_string(), "src/tools.rs:12:4 (app::tools)");
+    location.module_path = "";
+    assert_eq!(location.to_string(), "src/tools.rs:12:4");
+}
