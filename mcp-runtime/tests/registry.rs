@@ -14,7 +14,7 @@ use mcp_runtime::{
 use serde_json::{Value, json};
 
 mod support;
-use support::failure;
+use support::{failure, registry_of};
 
 /// Adds; its schema states nothing beyond the parameter types.
 #[mcp_tool(namespace = "reg", category = "math", inline)]
@@ -98,21 +98,6 @@ fn any_object() -> schemars::Schema {
 
 fn definition(name: &str) -> ToolDefinition {
     ToolDefinition::new(name, any_object()).expect("a valid definition")
-}
-
-/// A registry of dynamic tools, each answering `{"tool": its name}`, added in the order given.
-fn dynamic(tools: &[ToolDefinition]) -> Registry {
-    tools
-        .iter()
-        .fold(Registry::builder(), |builder, definition| {
-            let name = definition.name().to_string();
-            builder.tool(definition.clone(), move |_arguments, _ctx| {
-                let name = name.clone();
-                async move { Ok::<_, ToolError>(json!({ "tool": name })) }
-            })
-        })
-        .build()
-        .expect("a valid registry")
 }
 
 fn answer(name: &str) -> MCPToolResult {
@@ -245,7 +230,7 @@ fn a_blocking_tool_and_a_dynamic_tool_know_the_name_they_were_called_by() {
 
 #[test]
 fn tools_are_listed_by_name_whatever_the_order_they_were_added_in() {
-    let mut registry = dynamic(&[definition("m.zeta"), definition("m.alpha")]);
+    let mut registry = registry_of(&[definition("m.zeta"), definition("m.alpha")]);
     assert_eq!(names(&registry), ["m.alpha", "m.zeta"]);
     registry
         .register(definition("m.mid"), |_arguments, _ctx| async {
@@ -271,7 +256,7 @@ fn tools_are_listed_by_name_whatever_the_order_they_were_added_in() {
 
 #[test]
 fn register_refuses_a_taken_name_and_names_both_places() {
-    let mut registry = dynamic(&[definition("dup.tool")]);
+    let mut registry = registry_of(&[definition("dup.tool")]);
     let first = *registry.get("dup.tool").unwrap().location();
     let error = registry
         .register(definition("dup.tool"), |_arguments, _ctx| async {
@@ -351,7 +336,7 @@ fn build_reports_every_duplicate_with_both_places_in_name_order() {
 
 #[test]
 fn a_disabled_tool_is_found_by_get_but_neither_listed_nor_called() {
-    let mut registry = dynamic(&[definition("t.one"), definition("t.two")]);
+    let mut registry = registry_of(&[definition("t.one"), definition("t.two")]);
     assert!(registry.disable("t.one"));
     assert!(!registry.disable("t.none"), "no such tool");
     let one = registry
@@ -386,7 +371,7 @@ fn a_disabled_tool_is_found_by_get_but_neither_listed_nor_called() {
 
 #[test]
 fn unregister_removes_a_tool_from_lookup_listing_and_calls() {
-    let mut registry = dynamic(&[definition("u.a"), definition("u.b"), definition("u.c")]);
+    let mut registry = registry_of(&[definition("u.a"), definition("u.b"), definition("u.c")]);
     let removed = registry.unregister("u.b").expect("registered");
     assert_eq!(removed.name().as_str(), "u.b");
     assert!(registry.unregister("u.b").is_none(), "already gone");
@@ -407,7 +392,7 @@ fn unregister_removes_a_tool_from_lookup_listing_and_calls() {
 
 #[test]
 fn an_unknown_name_is_a_resource_not_found_naming_up_to_three_closest_tools() {
-    let registry = dynamic(&[
+    let registry = registry_of(&[
         definition("calc.add"),
         definition("calc.and"),
         definition("calc.mul"),
@@ -507,7 +492,7 @@ fn builder_filters_keep_the_matching_tools_and_add_up() {
 
 #[test]
 fn categories_are_listed_once_each_in_order_and_exclude_disabled_tools() {
-    let mut registry = dynamic(&catalogue());
+    let mut registry = registry_of(&catalogue());
     assert_eq!(registry.list_categories(), ["filesystem", "math"]);
     let in_category = |registry: &Registry, category: &str| -> Vec<String> {
         registry
@@ -529,13 +514,13 @@ fn categories_are_listed_once_each_in_order_and_exclude_disabled_tools() {
 
 #[test]
 fn mount_prefixes_the_names_and_keeps_a_tool_already_there() {
-    let mut other = dynamic(&[
+    let mut other = registry_of(&[
         definition("files.read"),
         definition("files.write"),
         definition("files.off"),
     ]);
     assert!(other.disable("files.off"));
-    let mut registry = dynamic(&[definition("ext.files.write")]);
+    let mut registry = registry_of(&[definition("ext.files.write")]);
     let taken = *registry.get("ext.files.write").unwrap().location();
     let writer = *other.get("files.write").unwrap().location();
 
@@ -576,7 +561,7 @@ fn mount_prefixes_the_names_and_keeps_a_tool_already_there() {
 
 #[test]
 fn a_builder_takes_the_enabled_tools_of_another_registry() {
-    let mut other = dynamic(&[definition("o.on"), definition("o.off")]);
+    let mut other = registry_of(&[definition("o.on"), definition("o.off")]);
     assert!(other.disable("o.off"));
     let registry = Registry::builder()
         .registry(&other)

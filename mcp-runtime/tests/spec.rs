@@ -7,10 +7,13 @@ use std::time::Duration;
 use mcp_runtime::spec::{index, specification};
 use mcp_runtime::{
     ErrorType, MCPToolCall, MCPToolResult, RegisteredTool, Registry, ToolAnnotations,
-    ToolDefinition, ToolError, mcp_tool,
+    ToolDefinition, mcp_tool,
 };
 use serde::Serialize;
 use serde_json::{Map, Value, json};
+
+mod support;
+use support::registry_of;
 
 /// The distance between two points.
 #[derive(Serialize, schemars::JsonSchema)]
@@ -41,21 +44,6 @@ fn steps(
     Distance {
         steps: from.abs_diff(to),
     }
-}
-
-/// A registry of dynamic tools, one for each definition, each answering `{"tool": its name}`.
-fn registry_of(definitions: &[ToolDefinition]) -> Registry {
-    definitions
-        .iter()
-        .fold(Registry::builder(), |builder, definition| {
-            let name = definition.name().to_string();
-            builder.tool(definition.clone(), move |_arguments, _ctx| {
-                let name = name.clone();
-                async move { Ok::<_, ToolError>(json!({ "tool": name })) }
-            })
-        })
-        .build()
-        .expect("a valid registry")
 }
 
 /// The tool `name` of `registry`.

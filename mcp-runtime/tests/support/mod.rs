@@ -3,8 +3,10 @@
 
 use std::net::SocketAddr;
 
-use mcp_runtime::{ErrorDetails, ErrorType, MCPToolResult, ToolStatus};
-use serde_json::Value;
+use mcp_runtime::{
+    ErrorDetails, ErrorType, MCPToolResult, Registry, ToolDefinition, ToolError, ToolStatus,
+};
+use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// The error of a failure, its details as JSON.
@@ -21,6 +23,22 @@ pub(crate) fn failure(result: &MCPToolResult) -> (ErrorType, String, Value) {
         error.error_message.clone(),
         details,
     )
+}
+
+/// A registry of dynamic tools, one for each definition in the order given, each answering
+/// `{"tool": its name}`.
+pub(crate) fn registry_of(definitions: &[ToolDefinition]) -> Registry {
+    definitions
+        .iter()
+        .fold(Registry::builder(), |builder, definition| {
+            let name = definition.name().to_string();
+            builder.tool(definition.clone(), move |_arguments, _ctx| {
+                let name = name.clone();
+                async move { Ok::<_, ToolError>(json!({ "tool": name })) }
+            })
+        })
+        .build()
+        .expect("a valid registry")
 }
 
 /// Writes the HTTP request `request` to `to` on a connection of its own, and reads the
