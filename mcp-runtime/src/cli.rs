@@ -770,11 +770,6 @@ mod tests {
             .is_err()
         );
     }
-}
-
-#[cfg(test)]
-mod progress_bar_tests {
-    use super::*;
 
     /// Off a terminal, indicatif hides every bar, so `is_hidden` cannot tell the bar of
     /// `len` steps from the hidden one: the length does (the hidden bar has none).
