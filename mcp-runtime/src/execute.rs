@@ -122,6 +122,16 @@ pub(crate) fn run_inline(
         let _entered = span.enter();
         match admit(tool, arguments, settings) {
             Err(refused) => MCPToolResult::failure(refused),
+            // A caller that gave up before the tool began: it does not run, as on the
+            // ordinary path. Once begun, an inline tool runs to its end within one poll.
+            Ok(_)
+                if options
+                    .cancellation
+                    .as_ref()
+                    .is_some_and(CancellationToken::is_cancelled) =>
+            {
+                MCPToolResult::failure(cancelled(tool.definition()))
+            }
             Ok(arguments) => {
                 let invocation = Invocation::new(
                     tool.name_arc(),
@@ -314,6 +324,14 @@ async fn run_future(
     limited(definition, timeout, parent, token, work).await
 }
 
+/// The failure of a call its caller cancelled.
+fn cancelled(definition: &ToolDefinition) -> ToolError {
+    ToolError::execution(format!(
+        "the call of tool `{}` was cancelled",
+        definition.name()
+    ))
+}
+
 /// Runs `work` until it finishes, the timeout passes, or the caller cancels.
 async fn limited(
     definition: &ToolDefinition,
@@ -328,10 +346,7 @@ async fn limited(
             // answered the call.
             Some(parent) => tokio::select! {
                 biased;
-                () = parent.cancelled() => Err(Failure::from(ToolError::execution(format!(
-                    "the call of tool `{}` was cancelled",
-                    definition.name()
-                )))),
+                () = parent.cancelled() => Err(Failure::from(cancelled(definition))),
                 outcome = work => outcome,
             },
             None => work.await,

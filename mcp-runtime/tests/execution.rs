@@ -113,6 +113,40 @@ async fn a_call_whose_token_is_cancelled_answers_that_it_was_cancelled() {
     assert_eq!(message, "the call of tool `ctx.echo` was cancelled");
 }
 
+/// Counts its runs; runs inline.
+#[mcp_tool(namespace = "exec", inline)]
+fn count_inline(ctx: &mcp_runtime::ToolContext) -> bool {
+    INLINE_RUNS.fetch_add(1, Ordering::SeqCst);
+    ctx.is_cancelled()
+}
+static INLINE_RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+#[tokio::test]
+async fn an_inline_tool_whose_caller_cancelled_before_it_began_does_not_run() {
+    let registry = Registry::global();
+    let token = CancellationToken::new();
+    token.cancel();
+    let options = CallOptions::new().with_cancellation(token);
+    let result = registry
+        .call_with(tool_call("exec.count_inline", json!({})), options)
+        .await;
+    let (error_type, message, _) = failure(&result);
+    assert_eq!(error_type, ErrorType::ToolExecutionError);
+    assert_eq!(
+        message,
+        "the call of tool `exec.count_inline` was cancelled"
+    );
+    assert_eq!(INLINE_RUNS.load(Ordering::SeqCst), 0, "the tool ran");
+
+    // A token not cancelled lets it run, and it is not told it was.
+    let options = CallOptions::new().with_cancellation(CancellationToken::new());
+    let result = registry
+        .call_with(tool_call("exec.count_inline", json!({})), options)
+        .await;
+    assert_eq!(result.data(), Some(&object(json!({ "result": false }))));
+    assert_eq!(INLINE_RUNS.load(Ordering::SeqCst), 1);
+}
+
 #[test]
 fn call_options_show_what_is_attached_but_not_the_sink() {
     assert_eq!(
