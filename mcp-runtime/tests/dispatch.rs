@@ -170,7 +170,10 @@ fn failure(id: u64, code: i64, message: &str) -> Value {
 
 /// The `_meta` naming the stateless revision.
 fn stateless_meta() -> Value {
-    json!({ "io.modelcontextprotocol/protocolVersion": STATELESS_VERSION })
+    json!({
+        "io.modelcontextprotocol/protocolVersion": STATELESS_VERSION,
+        "io.modelcontextprotocol/clientCapabilities": {},
+    })
 }
 
 /// `result` as a 2026-07-28 answer gives it: marked complete and signed by the server.
@@ -236,7 +239,7 @@ async fn initialize_answers_the_clients_version_or_the_newest_handshake_version(
 }
 
 #[tokio::test]
-async fn server_discover_is_stateless_without_naming_a_version() {
+async fn server_discover_answers_a_stateless_request() {
     let fixture = fixture();
     assert_eq!(
         PROTOCOL_VERSIONS,
@@ -244,7 +247,11 @@ async fn server_discover_is_stateless_without_naming_a_version() {
     );
     assert_eq!(
         fixture
-            .answer(request(4, "server/discover", json!({})))
+            .answer(request(
+                4,
+                "server/discover",
+                json!({ "_meta": stateless_meta() })
+            ))
             .await,
         success(
             4,
@@ -255,6 +262,99 @@ async fn server_discover_is_stateless_without_naming_a_version() {
                 "cacheScope": "public",
             }))
         )
+    );
+}
+
+#[tokio::test]
+async fn a_stateless_request_without_its_meta_is_refused_with_32602_naming_what_is_missing() {
+    let fixture = fixture();
+    let version = "io.modelcontextprotocol/protocolVersion";
+    let capabilities = "io.modelcontextprotocol/clientCapabilities";
+    let info = "io.modelcontextprotocol/clientInfo";
+    for (params, message) in [
+        (
+            json!({}),
+            format!("a 2026-07-28 request carries `_meta` with `{version}` and `{capabilities}`"),
+        ),
+        (
+            json!({ "_meta": { capabilities: {} } }),
+            format!("`_meta.{version}` is missing"),
+        ),
+        (
+            json!({ "_meta": { version: STATELESS_VERSION } }),
+            format!("`_meta.{capabilities}` is missing"),
+        ),
+        (
+            json!({ "_meta": { version: STATELESS_VERSION, capabilities: [] } }),
+            format!("`_meta.{capabilities}` must be an object"),
+        ),
+        (
+            json!({ "_meta": { version: 7, capabilities: {} } }),
+            format!("`_meta.{version}` must be a string"),
+        ),
+        (
+            json!({ "_meta": { version: STATELESS_VERSION, capabilities: {}, info: "me" } }),
+            format!("`_meta.{info}` must be an object"),
+        ),
+    ] {
+        assert_eq!(
+            fixture
+                .answer(request(9, "server/discover", params.clone()))
+                .await,
+            failure(9, -32_602, &message),
+            "{params}"
+        );
+    }
+    // The client's name is optional.
+    let answer = fixture
+        .answer(request(
+            10,
+            "tools/list",
+            json!({ "_meta": { version: STATELESS_VERSION, capabilities: {} } }),
+        ))
+        .await;
+    assert!(answer["result"]["tools"].is_array(), "{answer}");
+}
+
+#[tokio::test]
+async fn methods_the_stateless_revision_removed_or_never_had_are_not_found() {
+    let fixture = fixture();
+    for method in [
+        "initialize",
+        "ping",
+        "logging/setLevel",
+        "resources/subscribe",
+        "resources/unsubscribe",
+    ] {
+        assert_eq!(
+            fixture
+                .answer(request(5, method, json!({ "_meta": stateless_meta() })))
+                .await,
+            failure(
+                5,
+                -32_601,
+                &format!("method `{method}` does not exist at protocol version 2026-07-28")
+            ),
+        );
+    }
+    assert_eq!(
+        fixture
+            .answer(request(
+                6,
+                "unknown/method",
+                json!({ "_meta": stateless_meta() })
+            ))
+            .await,
+        failure(
+            6,
+            -32_601,
+            "method `unknown/method` is not supported by this server"
+        ),
+    );
+    // The handshake's revisions still have them.
+    assert_eq!(
+        fixture.answer(request(7, "ping", json!({}))).await,
+        success(7, json!({}))
     );
 }
 
@@ -319,7 +419,10 @@ async fn an_unsupported_version_in_meta_is_refused_with_32022() {
         });
         refusal
     };
-    let meta = json!({ "io.modelcontextprotocol/protocolVersion": "1999-01-01" });
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "1999-01-01",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
     assert_eq!(
         fixture
             .answer(request(1, "ping", json!({ "_meta": meta })))
@@ -331,19 +434,6 @@ async fn an_unsupported_version_in_meta_is_refused_with_32022() {
     assert_eq!(
         fixture.answer(refused_call).await,
         refusal(2, "1999-01-01", message)
-    );
-    // A version that is no string is named as JSON writes it.
-    let meta = json!({ "io.modelcontextprotocol/protocolVersion": 7 });
-    assert_eq!(
-        fixture
-            .answer(request(3, "ping", json!({ "_meta": meta })))
-            .await,
-        refusal(
-            3,
-            "7",
-            "protocol version `7` is not supported; \
-             this server speaks 2026-07-28, 2025-11-25, 2025-06-18"
-        )
     );
 }
 

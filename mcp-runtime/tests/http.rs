@@ -206,7 +206,10 @@ async fn answer_in_process(message: &Value) -> Value {
 
 /// The `_meta` naming the stateless revision.
 fn stateless_meta() -> Value {
-    json!({ "io.modelcontextprotocol/protocolVersion": STATELESS_VERSION })
+    json!({
+        "io.modelcontextprotocol/protocolVersion": STATELESS_VERSION,
+        "io.modelcontextprotocol/clientCapabilities": {},
+    })
 }
 
 fn n(value: u32) -> NonZeroU32 {
@@ -390,11 +393,13 @@ async fn an_unsupported_protocol_version_header_gets_400_and_32022() {
             "{version}"
         );
     }
+    // Refused once the body is read, so that the error carries the request's id.
     let answer = post(to, &[("MCP-Protocol-Version", "1999-01-01")], &ping(1)).await;
     assert_eq!(
         answer.json_with(400),
         json!({
             "jsonrpc": "2.0",
+            "id": 1,
             "error": {
                 "code": -32022,
                 "message": "protocol version `1999-01-01` is not supported; \
@@ -409,94 +414,154 @@ async fn an_unsupported_protocol_version_header_gets_400_and_32022() {
 }
 
 #[tokio::test]
-async fn a_stateless_request_needs_headers_that_match_its_body() {
+async fn a_stateless_request_is_admitted_in_the_order_the_specification_gives() {
     let to = serve(HttpConfig::default()).await;
-    let stateless_ping = json!({
-        "jsonrpc": "2.0", "id": 1, "method": "ping", "params": { "_meta": stateless_meta() },
-    });
+    let list = |id: u64, meta: Value| json!({ "jsonrpc": "2.0", "id": id, "method": "tools/list", "params": { "_meta": meta } });
     let version = ("MCP-Protocol-Version", STATELESS_VERSION);
+    let method = ("Mcp-Method", "tools/list");
     // The headers match: answered as in process.
-    let expected = answer_in_process(&stateless_ping).await;
-    assert_eq!(expected["id"], 1, "{expected}");
-    for headers in [
-        vec![version, ("Mcp-Method", "ping")],
-        vec![("Mcp-Method", "ping")],
+    let expected = answer_in_process(&list(1, stateless_meta())).await;
+    assert!(expected["result"]["tools"].is_array(), "{expected}");
+    let answer = post(to, &[version, method], &list(1, stateless_meta())).await;
+    assert_eq!(answer.json_with(200), expected);
+
+    let refused = |id: u64, code: i64, message: &str| json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } });
+    let unsupported = json!({
+        "io.modelcontextprotocol/protocolVersion": "v999.0.0",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    let no_capabilities = json!({ "io.modelcontextprotocol/protocolVersion": STATELESS_VERSION });
+    for (message, headers, expected) in [
+        // `_meta` first, whatever the headers say.
+        (
+            list(2, no_capabilities.clone()),
+            vec![version, method],
+            refused(
+                2,
+                -32_602,
+                "`_meta.io.modelcontextprotocol/clientCapabilities` is missing",
+            ),
+        ),
+        (
+            list(3, no_capabilities),
+            vec![("MCP-Protocol-Version", "v999.0.0")],
+            refused(
+                3,
+                -32_602,
+                "`_meta.io.modelcontextprotocol/clientCapabilities` is missing",
+            ),
+        ),
+        // Then the version header against `_meta`, before the version itself.
+        (
+            list(4, unsupported.clone()),
+            vec![version, method],
+            refused(
+                4,
+                -32_020,
+                "the `MCP-Protocol-Version` header must be present and say `v999.0.0`, as `_meta` does",
+            ),
+        ),
+        (
+            list(5, stateless_meta()),
+            vec![method],
+            refused(
+                5,
+                -32_020,
+                "the `MCP-Protocol-Version` header must be present and say `2026-07-28`, as `_meta` does",
+            ),
+        ),
+        // Then `Mcp-Method`.
+        (
+            list(6, stateless_meta()),
+            vec![version],
+            refused(
+                6,
+                -32_020,
+                "the `Mcp-Method` header must be present and say `tools/list`, as the body does",
+            ),
+        ),
+        (
+            list(7, stateless_meta()),
+            vec![version, ("Mcp-Method", "TOOLS/LIST")],
+            refused(
+                7,
+                -32_020,
+                "the `Mcp-Method` header must be present and say `tools/list`, as the body does",
+            ),
+        ),
     ] {
-        let answer = post(to, &headers, &stateless_ping).await;
-        assert_eq!(answer.json_with(200), expected, "{headers:?}");
+        let answer = post(to, &headers, &message).await;
+        assert_eq!(answer.json_with(400), expected, "{message} {headers:?}");
     }
-    let mismatch = |id: u64, message: &str| {
-        json!({
-            "jsonrpc": "2.0",
-            "id": id,
-            "error": { "code": -32020, "message": message },
-        })
-    };
-    let ping_mismatch = mismatch(
-        1,
-        "the `Mcp-Method` header must be present and say `ping`, as the body does",
+    // An unsupported version: 400 and -32022, with the request's id and what is supported.
+    let answer = post(
+        to,
+        &[("MCP-Protocol-Version", "v999.0.0"), method],
+        &list(8, unsupported),
+    )
+    .await;
+    let error = answer.json_with(400);
+    assert_eq!(error["id"], 8, "{error}");
+    assert_eq!(error["error"]["code"], -32_022, "{error}");
+    assert_eq!(error["error"]["data"]["requested"], "v999.0.0", "{error}");
+    // A method the revision removed: 404 and -32601.
+    let mut removed = ping(9);
+    removed["params"] = json!({ "_meta": stateless_meta() });
+    let answer = post(to, &[version, ("Mcp-Method", "ping")], &removed).await;
+    assert_eq!(
+        answer.json_with(404),
+        refused(
+            9,
+            -32_601,
+            "method `ping` does not exist at protocol version 2026-07-28"
+        )
     );
-    // The stateless revision named in `_meta`, in the header, or in both: `Mcp-Method` must
-    // be there, and match.
-    for (message, headers) in [
-        (&stateless_ping, vec![version]),
-        (&stateless_ping, vec![]),
-        (&stateless_ping, vec![version, ("Mcp-Method", "tools/list")]),
-        (&ping(1), vec![version]),
-        (&ping(1), vec![version, ("Mcp-Method", "pong")]),
-    ] {
-        let answer = post(to, &headers, message).await;
-        assert_eq!(
-            answer.json_with(400),
-            ping_mismatch,
-            "{message} {headers:?}"
-        );
-    }
-    // A 2025 request needs no such header.
-    let answer = post(to, &[("MCP-Protocol-Version", "2025-11-25")], &ping(2)).await;
+    // A 2025 request needs none of it.
+    let answer = post(to, &[("MCP-Protocol-Version", "2025-11-25")], &ping(10)).await;
     assert_eq!(
         answer.json_with(200),
-        json!({ "jsonrpc": "2.0", "id": 2, "result": {} })
+        json!({ "jsonrpc": "2.0", "id": 10, "result": {} })
     );
+}
 
-    // A call: `Mcp-Name` too.
+#[tokio::test]
+async fn a_stateless_call_names_its_tool_in_mcp_name() {
+    let to = serve(HttpConfig::default()).await;
     let call = add_call(3, Some(stateless_meta()));
     let expected = answer_in_process(&call).await;
     assert_eq!(
         expected["result"]["structuredContent"],
         json!({ "result": 3 })
     );
+    let version = ("MCP-Protocol-Version", STATELESS_VERSION);
     let method = ("Mcp-Method", "tools/call");
-    let answer = post(to, &[version, method, ("Mcp-Name", "calc.add")], &call).await;
-    assert_eq!(answer.json_with(200), expected);
-    let name_mismatch = mismatch(
-        3,
-        "the `Mcp-Name` header must be present and say `calc.add`, as the body does",
-    );
+    // As written, padded with whitespace, or in the Base64 sentinel form.
+    for name in ["calc.add", "  calc.add\t", "=?base64?Y2FsYy5hZGQ=?="] {
+        let answer = post(to, &[version, method, ("Mcp-Name", name)], &call).await;
+        assert_eq!(answer.json_with(200), expected, "{name}");
+    }
+    let mismatch = |message: &str| json!({ "jsonrpc": "2.0", "id": 3, "error": { "code": -32020, "message": message } });
+    let name_mismatch =
+        mismatch("the `Mcp-Name` header must be present and say `calc.add`, as the body does");
     for headers in [
         vec![version, method],
         vec![version, method, ("Mcp-Name", "calc.sub")],
+        vec![version, method, ("Mcp-Name", "=?base64?Y2FsYy5zdWI=?=")],
     ] {
         let answer = post(to, &headers, &call).await;
         assert_eq!(answer.json_with(400), name_mismatch, "{headers:?}");
     }
-    let answer = post(to, &[version, ("Mcp-Name", "calc.add")], &call).await;
-    assert_eq!(
-        answer.json_with(400),
-        mismatch(
-            3,
-            "the `Mcp-Method` header must be present and say `tools/call`, as the body does"
-        )
-    );
-
-    // An unsupported version in `_meta`: 400 and -32022, with the request's id.
-    let mut unsupported = ping(4);
-    unsupported["params"] =
-        json!({ "_meta": { "io.modelcontextprotocol/protocolVersion": "1999-01-01" } });
-    let answer = post(to, &[("Mcp-Method", "ping")], &unsupported).await;
-    let error = answer.json_with(400);
-    assert_eq!(error["id"], 4, "{error}");
-    assert_eq!(error["error"]["code"], -32022, "{error}");
+    // Base64 without its padding, or with characters outside the alphabet, is refused.
+    for name in ["=?base64?Y2FsYy5hZGQ?=", "=?base64?Y2Fs!!!YWRk?="] {
+        let answer = post(to, &[version, method, ("Mcp-Name", name)], &call).await;
+        assert_eq!(
+            answer.json_with(400),
+            mismatch(
+                "the `Mcp-Name` header holds Base64 that is not valid (padded, standard alphabet)"
+            ),
+            "{name}"
+        );
+    }
 }
 
 #[tokio::test]

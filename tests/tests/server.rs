@@ -469,7 +469,10 @@ async fn the_stateless_revision_is_served_without_a_handshake() {
 #[tokio::test]
 async fn an_unsupported_version_is_refused_listing_the_supported_ones() {
     let server = server(100);
-    let meta = json!({ "io.modelcontextprotocol/protocolVersion": "2099-01-01" });
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2099-01-01",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
     let answer = ask(&server, request(1, "tools/list", json!({ "_meta": meta }))).await;
     assert_eq!(answer["error"]["code"], -32022);
     assert_eq!(answer["error"]["data"]["requested"], "2099-01-01");

@@ -11,10 +11,16 @@
 //!
 //! Guards, in order: an `Origin` that is not allowed (DNS rebinding) gets 403; a missing or
 //! wrong bearer token, when one is configured, 401; a client past its rate limit, when one
-//! is configured ([`RateLimitConfig`]), 429 with `Retry-After`; an unsupported
-//! `MCP-Protocol-Version` 400. These are answered before the body is read. Then a body over
-//! the limit gets 413 once it has been read up to the limit, so that a client that sends
-//! its whole body before reading the answer gets the 413, not a reset connection.
+//! is configured ([`RateLimitConfig`]), 429 with `Retry-After`. These are answered before
+//! the body is read. Then a body over the limit gets 413 once it has been read up to the
+//! limit, so that a client that sends its whole body before reading the answer gets the
+//! 413, not a reset connection.
+//!
+//! The body read, a request is admitted with its id known, so that every refusal carries
+//! it: an unsupported `MCP-Protocol-Version` gets 400 at every revision. At 2026-07-28 a
+//! request whose `_meta`, mirrored headers (`MCP-Protocol-Version`, `Mcp-Method`,
+//! `Mcp-Name`, `Mcp-Param-*`) or client capabilities are not as the revision asks gets 400,
+//! and a method the revision does not have 404.
 
 use std::convert::Infallible;
 use std::fmt;
@@ -40,7 +46,8 @@ use serde_json::{Value, json};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 
 use super::jsonrpc::{Id, Incoming};
-use super::{MAX_IN_FLIGHT, Notifier, PROTOCOL_VERSIONS, STATELESS_VERSION, Server};
+use super::stateless::{Mirrored, Status};
+use super::{MAX_IN_FLIGHT, Notifier, PendingCall, Server, Step};
 
 /// How the HTTP transport guards its endpoint.
 #[derive(Debug, Clone)]
@@ -349,47 +356,67 @@ async fn post_mcp(
         Ok(incoming) => incoming,
         Err(refusal) => return json_response(StatusCode::BAD_REQUEST, refusal.into_response()),
     };
-    let streams_progress = match &incoming {
-        Incoming::Request { id, method, params } => {
-            if let Some(refusal) =
-                check_stateless_request(&headers, id, method, params.get("_meta"), None)
-            {
-                return refusal;
-            }
-            false
+    let mirrored = mirrored(&headers);
+    if !matches!(incoming, Incoming::Request { .. } | Incoming::Call { .. }) {
+        // A notification or a response: nothing to answer, unless its version is unknown.
+        if let Some(version) = mirrored
+            .version
+            .filter(|version| !super::PROTOCOL_VERSIONS.contains(version))
+        {
+            let fault = super::unsupported_version(&Value::String(version.to_owned()));
+            return json_response(
+                StatusCode::BAD_REQUEST,
+                super::fault_response(&Id::NONE, fault),
+            );
         }
-        Incoming::Call { id, params } => {
-            let name = params
-                .name
-                .as_ref()
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            let meta = params.meta.as_ref();
-            if let Some(refusal) =
-                check_stateless_request(&headers, id, "tools/call", meta, Some(name))
-            {
-                return refusal;
-            }
-            meta.and_then(|meta| meta.get("progressToken")).is_some()
-                && accepts(&headers, "text/event-stream")
-        }
-        _ => {
-            state.server.dispatch_for(incoming, None, &client).await;
-            return StatusCode::ACCEPTED.into_response();
-        }
-    };
+        state
+            .server
+            .dispatch_for(incoming, None, &client, None)
+            .await;
+        return StatusCode::ACCEPTED.into_response();
+    }
     // Backpressure: past MAX_IN_FLIGHT requests, the next waits here for a place.
     let Ok(permit) = Arc::clone(&state.in_flight).acquire_owned().await else {
         return StatusCode::SERVICE_UNAVAILABLE.into_response();
     };
-    if streams_progress {
-        return progress_stream(Arc::clone(&state.server), incoming, permit, client);
+    let pending = match state.server.begin_for(incoming, &client, Some(&mirrored)) {
+        Step::Answered(Some(answer)) => {
+            let status = match answer.status {
+                Status::Ok => StatusCode::OK,
+                Status::BadRequest => StatusCode::BAD_REQUEST,
+                Status::NotFound => StatusCode::NOT_FOUND,
+            };
+            return json_response(status, answer.text);
+        }
+        Step::Answered(None) => return StatusCode::ACCEPTED.into_response(),
+        Step::Call(pending) => pending,
+    };
+    if pending.reports_progress() && accepts(&headers, "text/event-stream") {
+        return progress_stream(Arc::clone(&state.server), pending, permit);
     }
     let _permit = permit;
-    match state.server.dispatch_for(incoming, None, &client).await {
+    match state.server.finish(pending, None).await {
         Some(answer) => json_response(StatusCode::OK, answer),
         // A call the client cancelled: nothing to answer.
         None => StatusCode::ACCEPTED.into_response(),
+    }
+}
+
+/// What a request mirrors from its body into headers (2026-07-28): read, not yet checked.
+fn mirrored(headers: &HeaderMap) -> Mirrored<'_> {
+    let text = |name: &str| headers.get(name).and_then(|value| value.to_str().ok());
+    Mirrored {
+        version: text("mcp-protocol-version"),
+        method: text("mcp-method"),
+        name: text("mcp-name"),
+        params: headers
+            .iter()
+            .filter_map(|(name, value)| {
+                // Header names arrive in lower case.
+                let param = name.as_str().strip_prefix("mcp-param-")?;
+                Some((param, value.to_str().ok()))
+            })
+            .collect(),
     }
 }
 
@@ -425,61 +452,8 @@ impl HttpState {
                 return Some(rate_limited(&limiter.config, wait));
             }
         }
-        if let Some(version) = headers.get("mcp-protocol-version") {
-            let version = version.to_str().unwrap_or_default();
-            if !PROTOCOL_VERSIONS.contains(&version) {
-                let fault = super::unsupported_version(&Value::String(version.to_owned()));
-                return Some(json_response(
-                    StatusCode::BAD_REQUEST,
-                    super::fault_response(&Id::NONE, fault),
-                ));
-            }
-        }
         None
     }
-}
-
-/// The checks a 2026-07-28 request gets on HTTP: its `_meta` protocol version is one this
-/// server speaks (-32022 otherwise), and the `Mcp-Method` and, for a call, `Mcp-Name`
-/// headers are present and match the body (`HeaderMismatchError`, -32020, otherwise).
-fn check_stateless_request(
-    headers: &HeaderMap,
-    id: &Id,
-    method: &str,
-    meta: Option<&Value>,
-    tool: Option<&str>,
-) -> Option<Response> {
-    let refuse = |fault| {
-        Some(json_response(
-            StatusCode::BAD_REQUEST,
-            super::fault_response(id, fault),
-        ))
-    };
-    let version = match super::requested_version(meta) {
-        Ok(version) => version,
-        Err(fault) => return refuse(fault),
-    };
-    let header_version = headers
-        .get("mcp-protocol-version")
-        .and_then(|value| value.to_str().ok());
-    if version != Some(STATELESS_VERSION) && header_version != Some(STATELESS_VERSION) {
-        return None;
-    }
-    let header = |name: &str| headers.get(name).and_then(|value| value.to_str().ok());
-    let mismatch = |message: String| refuse((HEADER_MISMATCH, message, None));
-    if header("mcp-method") != Some(method) {
-        return mismatch(format!(
-            "the `Mcp-Method` header must be present and say `{method}`, as the body does"
-        ));
-    }
-    if let Some(name) = tool {
-        if header("mcp-name") != Some(name) {
-            return mismatch(format!(
-                "the `Mcp-Name` header must be present and say `{name}`, as the body does"
-            ));
-        }
-    }
-    None
 }
 
 /// Whether the token `presented` is `expected`, in a time that does not tell how much of
@@ -520,9 +494,6 @@ fn rate_limited(limit: &RateLimitConfig, wait: Duration) -> Response {
     response
 }
 
-/// The headers of a request do not match its body, or are missing (2026-07-28).
-pub const HEADER_MISMATCH: i64 = -32020;
-
 /// `http://localhost:…`, `http://127.0.0.1:…`, `http://[::1]:…` (any scheme, any port).
 fn is_loopback_origin(origin: &str) -> bool {
     let Some((_, rest)) = origin.split_once("://") else {
@@ -562,9 +533,8 @@ fn json_response(status: StatusCode, body: String) -> Response {
 /// The progress notifications of a call as they come, then its answer, as SSE events.
 fn progress_stream(
     server: Arc<Server>,
-    incoming: Incoming,
+    pending: Box<PendingCall>,
     permit: OwnedSemaphorePermit,
-    client: String,
 ) -> Response {
     let (sender, receiver) = mpsc::channel::<String>(64);
     let notify: Notifier = {
@@ -575,7 +545,7 @@ fn progress_stream(
         })
     };
     tokio::spawn(async move {
-        if let Some(answer) = server.dispatch_for(incoming, Some(notify), &client).await {
+        if let Some(answer) = server.finish(pending, Some(notify)).await {
             let _ = sender.send(answer).await;
         }
         drop(permit);

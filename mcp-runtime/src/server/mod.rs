@@ -9,6 +9,7 @@
 
 mod http;
 mod jsonrpc;
+mod stateless;
 mod stdio;
 
 use std::collections::HashMap;
@@ -24,16 +25,17 @@ use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 pub use http::{
-    HEADER_MISMATCH, HttpConfig, ParseRateLimitError, RATE_LIMITED, RateLimitConfig, router,
-    serve_http,
+    HttpConfig, ParseRateLimitError, RATE_LIMITED, RateLimitConfig, router, serve_http,
 };
 pub use jsonrpc::{INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR};
+pub use stateless::{HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY};
 pub use stdio::{MAX_IN_FLIGHT, MAX_MESSAGE_BYTES, serve_stdio};
 
 use crate::execute::CallOptions;
 use crate::registry::{RegisteredTool, Registry};
 pub(crate) use jsonrpc::parse;
 use jsonrpc::{CallParams, Id, Incoming};
+use stateless::{Mirrored, Refusal, Status};
 
 /// The protocol revisions served, newest first.
 pub const PROTOCOL_VERSIONS: [&str; 3] = ["2026-07-28", "2025-11-25", "2025-06-18"];
@@ -43,9 +45,6 @@ pub const HANDSHAKE_VERSIONS: [&str; 2] = ["2025-11-25", "2025-06-18"];
 
 /// The stateless revision: no handshake, the version in every request's `_meta`.
 pub const STATELESS_VERSION: &str = "2026-07-28";
-
-/// The `_meta` key of a request's protocol version (2026-07-28).
-const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
 
 /// How long clients may cache `tools/list` and `server/discover` (2026-07-28), in ms.
 const LIST_TTL_MS: u64 = 300_000;
@@ -203,41 +202,42 @@ impl Server {
     pub async fn handle(&self, message: &[u8], notify: Option<Notifier>) -> Option<String> {
         match jsonrpc::parse(message) {
             Err(refusal) => Some(refusal.into_response()),
-            Ok(incoming) => self.dispatch(incoming, notify).await,
+            Ok(incoming) => self
+                .dispatch_for(incoming, notify, "", None)
+                .await
+                .map(|answer| answer.text),
         }
     }
 
-    /// Handles one message already read.
-    pub(crate) async fn dispatch(
-        &self,
-        incoming: Incoming,
-        notify: Option<Notifier>,
-    ) -> Option<String> {
-        self.dispatch_for(incoming, notify, "").await
-    }
-
     /// Handles one message already read from `client`, which names who may cancel the
-    /// calls it makes (over HTTP, where one server has many clients).
+    /// calls it makes (over HTTP, where one server has many clients); `mirrored` holds what
+    /// the transport carried beside the body (HTTP's headers).
     pub(crate) async fn dispatch_for(
         &self,
         incoming: Incoming,
         notify: Option<Notifier>,
         client: &str,
-    ) -> Option<String> {
-        match self.begin_for(incoming, client) {
+        mirrored: Option<&Mirrored<'_>>,
+    ) -> Option<Answer> {
+        match self.begin_for(incoming, client, mirrored) {
             Step::Answered(answer) => answer,
-            Step::Call(pending) => self.finish(pending, notify).await,
+            Step::Call(pending) => self.finish(pending, notify).await.map(Answer::ok),
         }
     }
 
     /// Handles `incoming` as far as can be done without waiting: everything but a call to a
     /// tool that must be awaited (async, blocking or dynamic), or that reports progress.
     pub(crate) fn begin(&self, incoming: Incoming) -> Step {
-        self.begin_for(incoming, "")
+        self.begin_for(incoming, "", None)
     }
 
-    /// [`Server::begin`] for a message from `client`.
-    fn begin_for(&self, incoming: Incoming, client: &str) -> Step {
+    /// [`Server::begin`] for a message from `client`, with what its transport mirrored.
+    pub(crate) fn begin_for(
+        &self,
+        incoming: Incoming,
+        client: &str,
+        mirrored: Option<&Mirrored<'_>>,
+    ) -> Step {
         match incoming {
             Incoming::Response => Step::Answered(None),
             Incoming::Cancelled { request_id } => {
@@ -249,9 +249,9 @@ impl Server {
             // `notifications/initialized` and the others: nothing to do.
             Incoming::Notification { .. } => Step::Answered(None),
             Incoming::Request { id, method, params } => {
-                Step::Answered(Some(self.request(&id, &method, &params)))
+                Step::Answered(Some(self.request(&id, &method, &params, mirrored)))
             }
-            Incoming::Call { id, params } => match self.begin_call(id, params, client) {
+            Incoming::Call { id, params } => match self.begin_call(id, params, client, mirrored) {
                 Ok(pending) => self.call_now(pending),
                 Err(answer) => Step::Answered(Some(answer)),
             },
@@ -266,30 +266,36 @@ impl Server {
     }
 
     /// Every request but `tools/call`, answered at once.
-    fn request(&self, id: &Id, method: &str, params: &Map<String, Value>) -> String {
-        let stateless = match requested_version(params.get("_meta")) {
-            Ok(version) => method == "server/discover" || version == Some(STATELESS_VERSION),
-            Err(fault) => return fault_response(id, fault),
+    fn request(
+        &self,
+        id: &Id,
+        method: &str,
+        params: &Map<String, Value>,
+        mirrored: Option<&Mirrored<'_>>,
+    ) -> Answer {
+        let stateless = match admit(method, params.get("_meta"), mirrored) {
+            Ok(stateless) => stateless,
+            Err(refusal) => return Answer::refused(id, refusal),
         };
-        match method {
-            "initialize" => match self.initialize(params) {
-                Ok(result) => self.respond(id, stateless, &result),
-                Err(fault) => fault_response(id, fault),
-            },
-            "server/discover" => self.respond(id, stateless, &self.discover()),
-            "ping" => self.respond(id, stateless, &Map::new()),
-            "tools/list" => match self.list_tools(params, stateless) {
-                Ok(page) => self.respond(id, stateless, &page),
-                Err(fault) => fault_response(id, fault),
-            },
-            _ => fault_response(
-                id,
-                (
-                    jsonrpc::METHOD_NOT_FOUND,
-                    format!("method `{method}` is not supported by this server"),
-                    None,
-                ),
-            ),
+        let answer = match method {
+            "initialize" => self
+                .initialize(params)
+                .map(|result| self.respond(id, stateless, &result)),
+            "server/discover" => Ok(self.respond(id, stateless, &self.discover())),
+            "ping" => Ok(self.respond(id, stateless, &Map::new())),
+            "tools/list" => self
+                .list_tools(params, stateless)
+                .map(|page| self.respond(id, stateless, &page)),
+            _ if stateless => return Answer::refused(id, stateless::no_such_method(method)),
+            _ => Err((
+                jsonrpc::METHOD_NOT_FOUND,
+                format!("method `{method}` is not supported by this server"),
+                None,
+            )),
+        };
+        match answer {
+            Ok(text) => Answer::ok(text),
+            Err(fault) => Answer::ok(fault_response(id, fault)),
         }
     }
 
@@ -438,26 +444,38 @@ impl Server {
     }
 
     /// Checks a call's parameters and finds its tool; the error answer otherwise.
-    fn begin_call(&self, id: Id, params: CallParams, client: &str) -> Result<PendingCall, String> {
-        let stateless = match requested_version(params.meta.as_ref()) {
-            Ok(version) => version == Some(STATELESS_VERSION),
-            Err(fault) => return Err(fault_response(&id, fault)),
+    fn begin_call(
+        &self,
+        id: Id,
+        params: CallParams,
+        client: &str,
+        mirrored: Option<&Mirrored<'_>>,
+    ) -> Result<PendingCall, Answer> {
+        let stateless = match admit("tools/call", params.meta.as_ref(), mirrored) {
+            Ok(stateless) => stateless,
+            Err(refusal) => return Err(Answer::refused(&id, refusal)),
         };
         let invalid = |message: String| {
-            Err(fault_response(
+            Err(Answer::ok(fault_response(
                 &id,
                 (jsonrpc::INVALID_PARAMS, message, None),
-            ))
+            )))
         };
-        let name = match params.name {
-            Some(Value::String(name)) => match &self.llm_names {
-                Some(names) => match names.to_canonical.get(&name) {
-                    Some(canonical) => canonical.clone(),
-                    None => return invalid(format!("Unknown tool: {name}")),
-                },
-                None => name,
-            },
+        let sent_name = match params.name {
+            Some(Value::String(name)) => name,
             _ => return invalid("`name` must be the tool's name".to_owned()),
+        };
+        if stateless {
+            if let Err(refusal) = stateless::admit_name(&sent_name, mirrored) {
+                return Err(Answer::refused(&id, refusal));
+            }
+        }
+        let name = match &self.llm_names {
+            Some(names) => match names.to_canonical.get(&sent_name) {
+                Some(canonical) => canonical.clone(),
+                None => return invalid(format!("Unknown tool: {sent_name}")),
+            },
+            None => sent_name.clone(),
         };
         let arguments = match params.arguments {
             None => Map::new(),
@@ -466,11 +484,19 @@ impl Server {
         };
         // The registry's own name: a valid name, not checked again.
         let call = match self.registry.get(&name) {
-            Some(tool) if tool.is_enabled() => MCPToolCall {
-                tool_name: tool.name().clone(),
-                arguments,
-            },
-            _ => return invalid(format!("Unknown tool: {name}")),
+            Some(tool) if tool.is_enabled() => {
+                if stateless {
+                    let admitted = stateless::admit_call(tool.definition(), &arguments, mirrored);
+                    if let Err(refusal) = admitted {
+                        return Err(Answer::refused(&id, refusal));
+                    }
+                }
+                MCPToolCall {
+                    tool_name: tool.name().clone(),
+                    arguments,
+                }
+            }
+            _ => return invalid(format!("Unknown tool: {sent_name}")),
         };
         let meta = match params.meta {
             Some(Value::Object(meta)) => Some(meta),
@@ -488,10 +514,7 @@ impl Server {
     /// Runs an inline call that reports no progress right here; any other is left to
     /// [`Server::finish`].
     fn call_now(&self, pending: PendingCall) -> Step {
-        let reports_progress = pending
-            .meta
-            .as_ref()
-            .is_some_and(|meta| meta.contains_key("progressToken"));
+        let reports_progress = pending.reports_progress();
         let inline = self
             .registry
             .get(pending.call.tool_name.as_str())
@@ -510,19 +533,19 @@ impl Server {
             .call_with(pending.call, options)
             .now_or_never()
         {
-            Some(result) => Step::Answered(Some(self.respond(
+            Some(result) => Step::Answered(Some(Answer::ok(self.respond(
                 &pending.id,
                 pending.stateless,
                 &CallToolResult::from(result),
-            ))),
-            None => Step::Answered(Some(fault_response(
+            )))),
+            None => Step::Answered(Some(Answer::ok(fault_response(
                 &pending.id,
                 (
                     jsonrpc::INTERNAL_ERROR,
                     "an inline tool did not finish at once".to_owned(),
                     None,
                 ),
-            ))),
+            )))),
         }
     }
 
@@ -605,9 +628,35 @@ impl std::fmt::Debug for Server {
 /// What [`Server::begin`] made of a message.
 pub(crate) enum Step {
     /// Handled: the answer to send, if any.
-    Answered(Option<String>),
+    Answered(Option<Answer>),
     /// A call to run with [`Server::finish`].
     Call(Box<PendingCall>),
+}
+
+/// An answer to send, and the HTTP status it goes with.
+pub(crate) struct Answer {
+    /// The JSON-RPC response.
+    pub(crate) text: String,
+    /// The HTTP status, where the transport has one.
+    pub(crate) status: Status,
+}
+
+impl Answer {
+    /// An answer taken up as usual: a result, or an error about the request's content.
+    pub(crate) fn ok(text: String) -> Self {
+        Self {
+            text,
+            status: Status::Ok,
+        }
+    }
+
+    /// The answer to a request refused before it was taken up.
+    fn refused(id: &Id, (fault, status): Refusal) -> Self {
+        Self {
+            text: fault_response(id, fault),
+            status,
+        }
+    }
 }
 
 /// A call checked and ready to run.
@@ -618,6 +667,15 @@ pub(crate) struct PendingCall {
     meta: Option<Map<String, Value>>,
     /// Who sent it: only they can cancel it.
     client: String,
+}
+
+impl PendingCall {
+    /// Whether the call asks for progress reports (its `_meta` has a `progressToken`).
+    pub(crate) fn reports_progress(&self) -> bool {
+        self.meta
+            .as_ref()
+            .is_some_and(|meta| meta.contains_key("progressToken"))
+    }
 }
 
 /// The key of a call in flight: a request id means something only to the client that sent it.
@@ -643,28 +701,54 @@ struct ToolPage<'a> {
     cache_scope: Option<&'static str>,
 }
 
-/// The protocol version a request names in its `_meta` (2026-07-28), if any. An error when
-/// it is one this server does not speak, and -32602 when `_meta` is no object (`null` is
-/// read as absent) or its `progressToken` is neither a string nor an integer.
-pub(crate) fn requested_version(meta: Option<&Value>) -> Result<Option<&str>, Fault> {
-    let invalid = |message: &str| Err((jsonrpc::INVALID_PARAMS, message.to_owned(), None));
+/// Admits a request to `method`: whether it speaks the stateless revision, once its
+/// `_meta` and the headers its transport mirrored are as that revision, or the handshake's,
+/// asks. At every revision `_meta` is an object when given (`null` is read as absent) and
+/// its `progressToken` a string or an integer; a stateful request names no protocol version
+/// this server does not speak, in `_meta` or in the `MCP-Protocol-Version` header.
+pub(crate) fn admit(
+    method: &str,
+    meta: Option<&Value>,
+    mirrored: Option<&Mirrored<'_>>,
+) -> Result<bool, Refusal> {
+    let stateless = stateless::is_stateless(method, meta, mirrored);
+    if stateless {
+        stateless::admit(method, meta, mirrored)?;
+        if !stateless::has_method(method) {
+            return Err(stateless::no_such_method(method));
+        }
+    }
+    let invalid = |message: &str| {
+        Err((
+            (jsonrpc::INVALID_PARAMS, message.to_owned(), None),
+            Status::BadRequest,
+        ))
+    };
     let meta = match meta {
-        None | Some(Value::Null) => return Ok(None),
-        Some(Value::Object(meta)) => meta,
+        None | Some(Value::Null) => None,
+        Some(Value::Object(meta)) => Some(meta),
         Some(_) => return invalid("`_meta` must be an object"),
     };
-    if meta.get("progressToken").is_some_and(|token| {
-        !(token.is_string() || token.as_f64().is_some_and(|number| number.fract() == 0.0))
-    }) {
+    if meta
+        .and_then(|meta| meta.get("progressToken"))
+        .is_some_and(|token| {
+            !(token.is_string() || token.as_f64().is_some_and(|number| number.fract() == 0.0))
+        })
+    {
         return invalid("`_meta.progressToken` must be a string or an integer");
     }
-    let Some(requested) = meta.get(PROTOCOL_VERSION_KEY) else {
-        return Ok(None);
-    };
-    match requested.as_str() {
-        Some(version) if PROTOCOL_VERSIONS.contains(&version) => Ok(Some(version)),
-        _ => Err(unsupported_version(requested)),
+    if !stateless {
+        // A version in `_meta` is one the handshake negotiates: any other made the request
+        // stateless. The header's is checked here.
+        let header = mirrored.and_then(|headers| headers.version);
+        if let Some(version) = header.filter(|version| !PROTOCOL_VERSIONS.contains(version)) {
+            return Err((
+                unsupported_version(&Value::String(version.to_owned())),
+                Status::BadRequest,
+            ));
+        }
     }
+    Ok(stateless)
 }
 
 /// The `UnsupportedProtocolVersionError` for `requested`.

@@ -193,12 +193,12 @@ impl<W: Write + Send + 'static> Reading<W> {
 
     fn handle(&self, message: &[u8], notify: &Notifier) -> io::Result<()> {
         let step = match super::parse(message) {
-            Err(refusal) => Step::Answered(Some(refusal.into_response())),
+            Err(refusal) => Step::Answered(Some(super::Answer::ok(refusal.into_response()))),
             Ok(incoming) => self.server.begin(incoming),
         };
         match step {
             Step::Answered(None) => Ok(()),
-            Step::Answered(Some(answer)) => self.write_now(&answer),
+            Step::Answered(Some(answer)) => self.write_now(&answer.text),
             Step::Call(pending) => {
                 let permit = self
                     .runtime

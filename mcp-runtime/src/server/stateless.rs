@@ -1,0 +1,310 @@
+//! Admission of a request at the stateless revision (2026-07-28), in the order the
+//! specification gives: its `_meta`, then the transport's mirrored headers against the
+//! body, then the protocol version, then (for a call) the tool's name, its mirrored
+//! parameters and the client capabilities it needs. Transport-independent: stdio has no
+//! headers, and streamable HTTP hands in the ones it received ([`Mirrored`]).
+
+use mcp_core::ToolDefinition;
+use serde_json::{Map, Value};
+
+use super::jsonrpc;
+use super::{Fault, PROTOCOL_VERSIONS, STATELESS_VERSION, unsupported_version};
+
+/// The `_meta` key of a request's protocol version.
+pub(crate) const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
+/// The `_meta` key of the capabilities a client declares with each request.
+const CLIENT_CAPABILITIES_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
+/// The `_meta` key of a client's name and version; optional.
+const CLIENT_INFO_KEY: &str = "io.modelcontextprotocol/clientInfo";
+
+/// The headers of a request do not match its body, or are missing (2026-07-28).
+pub const HEADER_MISMATCH: i64 = -32020;
+
+/// A tool needs a client capability that the request did not declare (2026-07-28); its
+/// `data.requiredCapabilities` names the missing ones.
+pub const MISSING_CLIENT_CAPABILITY: i64 = -32021;
+
+/// The methods 2026-07-28 removed: a stateless request for one is answered as for any
+/// method the server does not have.
+const REMOVED_METHODS: [&str; 5] = [
+    "initialize",
+    "ping",
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
+];
+
+/// Which HTTP status an answer goes with. Over stdio there is none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Status {
+    /// 200: an answer, a result or a JSON-RPC error about the request's content.
+    Ok,
+    /// 400: a request the server refuses to take up (2026-07-28).
+    BadRequest,
+    /// 404: a method the server does not have (2026-07-28).
+    NotFound,
+}
+
+/// A request refused before it was taken up: the error, and the HTTP status it goes with.
+pub(crate) type Refusal = (Fault, Status);
+
+/// The values a streamable HTTP request mirrors from its body into headers.
+#[derive(Debug, Default)]
+pub(crate) struct Mirrored<'a> {
+    /// `MCP-Protocol-Version`.
+    pub(crate) version: Option<&'a str>,
+    /// `Mcp-Method`.
+    pub(crate) method: Option<&'a str>,
+    /// `Mcp-Name`, as sent (possibly Base64 in the sentinel form).
+    pub(crate) name: Option<&'a str>,
+    /// Every `Mcp-Param-{Name}` header: the name (after the prefix), and the value, `None`
+    /// when it holds bytes other than visible ASCII, space and tab.
+    pub(crate) params: Vec<(&'a str, Option<&'a str>)>,
+}
+
+/// Whether a request speaks the stateless revision: `server/discover`, a 2026-07-28
+/// `MCP-Protocol-Version` header, or a protocol version in `_meta` that the handshake does
+/// not negotiate (an unknown one too, so that it is refused as the stateless revision
+/// refuses it).
+pub(crate) fn is_stateless(
+    method: &str,
+    meta: Option<&Value>,
+    mirrored: Option<&Mirrored<'_>>,
+) -> bool {
+    method == "server/discover"
+        || mirrored.is_some_and(|headers| headers.version == Some(STATELESS_VERSION))
+        || meta
+            .and_then(|meta| meta.get(PROTOCOL_VERSION_KEY))
+            .is_some_and(|version| {
+                !version
+                    .as_str()
+                    .is_some_and(|version| super::HANDSHAKE_VERSIONS.contains(&version))
+            })
+}
+
+/// The checks of a stateless request that come before its method is looked at: its
+/// `_meta` (an object with the protocol version and the client's capabilities), the
+/// `MCP-Protocol-Version` header against it, the version, and the `Mcp-Method` header.
+pub(crate) fn admit(
+    method: &str,
+    meta: Option<&Value>,
+    mirrored: Option<&Mirrored<'_>>,
+) -> Result<(), Refusal> {
+    let bad = |code: i64, message: String, data: Option<Value>| {
+        Err(((code, message, data), Status::BadRequest))
+    };
+    let meta = match meta {
+        Some(Value::Object(meta)) => meta,
+        Some(_) => {
+            return bad(
+                jsonrpc::INVALID_PARAMS,
+                "`_meta` must be an object".to_owned(),
+                None,
+            );
+        }
+        None => {
+            return bad(
+                jsonrpc::INVALID_PARAMS,
+                format!(
+                    "a {STATELESS_VERSION} request carries `_meta` with `{PROTOCOL_VERSION_KEY}` and `{CLIENT_CAPABILITIES_KEY}`"
+                ),
+                None,
+            );
+        }
+    };
+    let version = match meta.get(PROTOCOL_VERSION_KEY) {
+        Some(Value::String(version)) => version.as_str(),
+        Some(_) => {
+            return bad(
+                jsonrpc::INVALID_PARAMS,
+                format!("`_meta.{PROTOCOL_VERSION_KEY}` must be a string"),
+                None,
+            );
+        }
+        None => {
+            return bad(
+                jsonrpc::INVALID_PARAMS,
+                format!("`_meta.{PROTOCOL_VERSION_KEY}` is missing"),
+                None,
+            );
+        }
+    };
+    match meta.get(CLIENT_CAPABILITIES_KEY) {
+        Some(Value::Object(_)) => {}
+        Some(_) => {
+            return bad(
+                jsonrpc::INVALID_PARAMS,
+                format!("`_meta.{CLIENT_CAPABILITIES_KEY}` must be an object"),
+                None,
+            );
+        }
+        None => {
+            return bad(
+                jsonrpc::INVALID_PARAMS,
+                format!("`_meta.{CLIENT_CAPABILITIES_KEY}` is missing"),
+                None,
+            );
+        }
+    }
+    if meta
+        .get(CLIENT_INFO_KEY)
+        .is_some_and(|info| !info.is_object())
+    {
+        return bad(
+            jsonrpc::INVALID_PARAMS,
+            format!("`_meta.{CLIENT_INFO_KEY}` must be an object"),
+            None,
+        );
+    }
+    if let Some(headers) = mirrored {
+        if headers.version != Some(version) {
+            return bad(
+                HEADER_MISMATCH,
+                format!(
+                    "the `MCP-Protocol-Version` header must be present and say `{version}`, as `_meta` does"
+                ),
+                None,
+            );
+        }
+    }
+    if !PROTOCOL_VERSIONS.contains(&version) || super::HANDSHAKE_VERSIONS.contains(&version) {
+        let (code, message, data) = unsupported_version(&Value::String(version.to_owned()));
+        return bad(code, message, data);
+    }
+    if let Some(headers) = mirrored {
+        if headers.method != Some(method) {
+            return bad(
+                HEADER_MISMATCH,
+                format!(
+                    "the `Mcp-Method` header must be present and say `{method}`, as the body does"
+                ),
+                None,
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Whether the stateless revision has `method`; a request for any other is answered with
+/// -32601 and, over HTTP, 404.
+pub(crate) fn has_method(method: &str) -> bool {
+    !REMOVED_METHODS.contains(&method)
+}
+
+/// The 404 refusal of a method the stateless revision does not have.
+pub(crate) fn no_such_method(method: &str) -> Refusal {
+    let message = if REMOVED_METHODS.contains(&method) {
+        format!("method `{method}` does not exist at protocol version {STATELESS_VERSION}")
+    } else {
+        format!("method `{method}` is not supported by this server")
+    };
+    ((jsonrpc::METHOD_NOT_FOUND, message, None), Status::NotFound)
+}
+
+/// The check of a stateless request that names a tool, prompt or resource: its `Mcp-Name`
+/// header, decoded, is the `name` its body gives.
+pub(crate) fn admit_name(name: &str, mirrored: Option<&Mirrored<'_>>) -> Result<(), Refusal> {
+    let Some(headers) = mirrored else {
+        return Ok(());
+    };
+    let why = match headers.name.map(decode_header_value) {
+        Some(Ok(sent)) if sent == name => return Ok(()),
+        Some(Err(why)) => format!("the `Mcp-Name` header {why}"),
+        _ => format!("the `Mcp-Name` header must be present and say `{name}`, as the body does"),
+    };
+    Err(((HEADER_MISMATCH, why, None), Status::BadRequest))
+}
+
+/// The checks of a stateless `tools/call` once its tool is known: each mirrored
+/// parameter's `Mcp-Param-{Name}` header holds the argument's value.
+pub(crate) fn admit_call(
+    tool: &ToolDefinition,
+    arguments: &Map<String, Value>,
+    mirrored: Option<&Mirrored<'_>>,
+) -> Result<(), Refusal> {
+    let mismatch = |message: String| Err(((HEADER_MISMATCH, message, None), Status::BadRequest));
+    if let Some(headers) = mirrored {
+        for (property, header) in header_params(tool) {
+            let sent = headers
+                .params
+                .iter()
+                .find(|(sent, _)| sent.eq_ignore_ascii_case(header))
+                .map(|(_, value)| *value);
+            let header = format!("Mcp-Param-{header}");
+            match (arguments.get(property), sent) {
+                (None | Some(Value::Null), None) => {}
+                (None | Some(Value::Null), Some(_)) => {
+                    return mismatch(format!(
+                        "the `{header}` header is sent, but the argument `{}` is not",
+                        property
+                    ));
+                }
+                (Some(_), None) => {
+                    return mismatch(format!(
+                        "the `{header}` header is missing; it must carry the argument `{}`",
+                        property
+                    ));
+                }
+                (Some(value), Some(sent)) => match sent
+                    .ok_or("holds characters a header value may not")
+                    .and_then(decode_header_value)
+                {
+                    Err(why) => return mismatch(format!("the `{header}` header {why}")),
+                    Ok(sent) if same_value(value, &sent) => {}
+                    Ok(_) => {
+                        return mismatch(format!(
+                            "the `{header}` header does not match the argument `{}`",
+                            property
+                        ));
+                    }
+                },
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The properties of `tool`'s input schema mirrored into headers, with their header names.
+fn header_params(tool: &ToolDefinition) -> impl Iterator<Item = (&String, &str)> {
+    tool.input_schema()
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .filter_map(|(property, schema)| Some((property, schema.get("x-mcp-header")?.as_str()?)))
+}
+
+/// A mirrored header's value as text: the value itself with the surrounding whitespace
+/// HTTP allows taken off, or the UTF-8 text of the Base64 inside `=?base64?…?=`.
+fn decode_header_value(sent: &str) -> Result<String, &'static str> {
+    use base64::Engine as _;
+    let sent = sent.trim_matches([' ', '\t']);
+    match sent
+        .strip_prefix("=?base64?")
+        .and_then(|rest| rest.strip_suffix("?="))
+    {
+        None => Ok(sent.to_owned()),
+        Some(encoded) => {
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(encoded)
+                .map_err(|_| "holds Base64 that is not valid (padded, standard alphabet)")?;
+            String::from_utf8(bytes).map_err(|_| "holds Base64 of bytes that are not UTF-8")
+        }
+    }
+}
+
+/// Whether an argument's value is what a header says, by the specification's conversion:
+/// a string as it is, an integer in decimal (compared as a number), a boolean as
+/// `true`/`false`.
+fn same_value(value: &Value, sent: &str) -> bool {
+    match value {
+        Value::String(text) => text == sent,
+        Value::Bool(flag) => sent == if *flag { "true" } else { "false" },
+        // Integers within the range the specification allows are exact as floats, so
+        // `42`, `42.0` and `4.2e1` compare equal, as a number.
+        Value::Number(number) => number
+            .as_f64()
+            .is_some_and(|number| sent.parse::<f64>().is_ok_and(|sent| sent == number)),
+        _ => false,
+    }
+}
