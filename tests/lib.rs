@@ -1,5 +1,9 @@
 //! Helpers shared by the workspace-level tests.
 
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
 use serde_json::{Value, json};
 
 /// The MCP protocol revisions whose official schemas are vendored under `spec/mcp/`.
@@ -116,4 +120,47 @@ impl Lines {
         self.read.extend(self.receiver.iter());
         self.read.join("\n")
     }
+}
+
+/// The binary of the workspace's package `package` (named as the package): the path in the
+/// environment variable `variable` when it is set, or else built with `cargo build -p
+/// package` into this test's own target directory, with this test's profile.
+pub fn workspace_bin(package: &str, variable: &str) -> PathBuf {
+    if let Some(path) = std::env::var_os(variable) {
+        return PathBuf::from(path);
+    }
+    // A test runs from target/<profile>/deps/; the binary goes to target/<profile>/.
+    let exe = std::env::current_exe().expect("the test's path");
+    let profile = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("target/<profile>/deps/");
+    let mut build = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    build
+        .args(["build", "--quiet", "-p", package, "--target-dir"])
+        .arg(profile.parent().expect("target/"))
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."));
+    // target/debug holds the dev and test profiles; any other directory is its profile.
+    match profile.file_name().and_then(|name| name.to_str()) {
+        Some("debug") | None => {}
+        Some(name) => {
+            build.args(["--profile", name]);
+        }
+    }
+    let status = build.status().expect("cargo runs");
+    assert!(status.success(), "cargo build -p {package} failed");
+    let binary = profile.join(format!("{package}{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        binary.is_file(),
+        "{} is missing: set {variable} to the {package} binary",
+        binary.display()
+    );
+    binary
+}
+
+/// The quickstart binary: `QUICKSTART_BIN`, or built next to the running test's own binary,
+/// once per test binary.
+pub fn quickstart_bin() -> &'static Path {
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY.get_or_init(|| workspace_bin("quickstart", "QUICKSTART_BIN"))
 }

@@ -15,7 +15,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use mcp_tests::{mcp_validator, schema_errors};
+use mcp_tests::{mcp_validator, quickstart_bin, schema_errors};
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -441,43 +441,6 @@ fn judge_follow_up(n: usize, answer: &Value) -> Option<String> {
 // ---------------------------------------------------------------------------------------
 // The server
 
-/// The quickstart binary: `QUICKSTART_BIN`, or built next to this test's own binary.
-fn quickstart() -> &'static Path {
-    static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(|| {
-        if let Some(path) = std::env::var_os("QUICKSTART_BIN") {
-            return PathBuf::from(path);
-        }
-        // This test runs from target/<profile>/deps/; the binary goes to target/<profile>/.
-        let exe = std::env::current_exe().expect("the test's path");
-        let profile = exe
-            .parent()
-            .and_then(Path::parent)
-            .expect("target/<profile>/deps/");
-        let mut build = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
-        build
-            .args(["build", "--quiet", "-p", "quickstart", "--target-dir"])
-            .arg(profile.parent().expect("target/"))
-            .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."));
-        // target/debug holds the dev and test profiles; any other directory is its profile.
-        match profile.file_name().and_then(|name| name.to_str()) {
-            Some("debug") | None => {}
-            Some(name) => {
-                build.args(["--profile", name]);
-            }
-        }
-        let status = build.status().expect("cargo runs");
-        assert!(status.success(), "cargo build -p quickstart failed");
-        let binary = profile.join(format!("quickstart{}", std::env::consts::EXE_SUFFIX));
-        assert!(
-            binary.is_file(),
-            "{} is missing: set QUICKSTART_BIN to the quickstart binary",
-            binary.display()
-        );
-        binary
-    })
-}
-
 /// A server process, killed when dropped; its standard error kept for failure reports.
 struct Server {
     child: Child,
@@ -486,7 +449,7 @@ struct Server {
 
 impl Server {
     fn spawn(args: &[&str], stdin: Stdio, stdout: Stdio) -> Self {
-        let mut child = Command::new(quickstart())
+        let mut child = Command::new(quickstart_bin())
             .args(args)
             .stdin(stdin)
             .stdout(stdout)

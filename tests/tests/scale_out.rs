@@ -16,6 +16,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use mcp_tests::quickstart_bin;
 use serde_json::{Value, json};
 
 /// Calls before the kill, and after it.
@@ -294,39 +295,6 @@ fn nginx() -> PathBuf {
         })
 }
 
-/// The quickstart binary: `QUICKSTART_BIN`, or built next to this test's own binary.
-fn quickstart() -> PathBuf {
-    if let Some(path) = std::env::var_os("QUICKSTART_BIN") {
-        return PathBuf::from(path);
-    }
-    // This test runs from target/<profile>/deps/; the binary goes to target/<profile>/.
-    let exe = std::env::current_exe().expect("the test's path");
-    let profile = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("target/<profile>/deps/");
-    let mut build = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
-    build
-        .args(["build", "--quiet", "-p", "quickstart", "--target-dir"])
-        .arg(profile.parent().expect("target/"))
-        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."));
-    match profile.file_name().and_then(|name| name.to_str()) {
-        Some("debug") | None => {}
-        Some(name) => {
-            build.args(["--profile", name]);
-        }
-    }
-    let status = build.status().expect("cargo runs");
-    assert!(status.success(), "cargo build -p quickstart failed");
-    let binary = profile.join(format!("quickstart{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        binary.is_file(),
-        "{} is missing: set QUICKSTART_BIN to the quickstart binary",
-        binary.display()
-    );
-    binary
-}
-
 /// A quickstart serving HTTP on a port of its choosing; killed when dropped.
 struct Quickstart {
     child: Child,
@@ -336,7 +304,7 @@ struct Quickstart {
 
 impl Quickstart {
     fn start() -> Self {
-        let mut child = Command::new(quickstart())
+        let mut child = Command::new(quickstart_bin())
             .args(["serve", "--http", "127.0.0.1:0"])
             .stdin(Stdio::null())
             .stdout(Stdio::null())
