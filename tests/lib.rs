@@ -1,8 +1,12 @@
 //! Helpers shared by the workspace-level tests.
 
+use std::ffi::OsStr;
+use std::io::BufReader;
+use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -163,4 +167,78 @@ pub fn workspace_bin(package: &str, variable: &str) -> PathBuf {
 pub fn quickstart_bin() -> &'static Path {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
     BINARY.get_or_init(|| workspace_bin("quickstart", "QUICKSTART_BIN"))
+}
+
+/// How long a server may take to say where it listens.
+const STARTUP: Duration = Duration::from_secs(30);
+
+/// A server process serving MCP over streamable HTTP, killed when dropped.
+pub struct HttpServer {
+    /// The process.
+    pub child: Child,
+    /// The address it listens on; 127.0.0.1 when it listens on every address.
+    pub address: SocketAddr,
+    /// Its standard error, read as it comes; the `listening on` line is taken already.
+    pub stderr: Lines,
+}
+
+impl HttpServer {
+    /// Runs `binary serve --http 127.0.0.1:0 ARGS` and waits until it listens.
+    #[track_caller]
+    pub fn spawn(binary: impl AsRef<OsStr>, args: &[&str]) -> Self {
+        Self::spawn_on(binary, "127.0.0.1:0", args)
+    }
+
+    /// Runs `binary serve --http ADDRESS ARGS` and waits until it listens.
+    #[track_caller]
+    pub fn spawn_on(binary: impl AsRef<OsStr>, address: &str, args: &[&str]) -> Self {
+        let mut command = Command::new(binary);
+        command.args(["serve", "--http", address]).args(args);
+        Self::start(command)
+    }
+
+    /// Starts `command`, with nothing on its standard input and its standard output
+    /// ignored, and waits until it says `listening on http://ADDRESS/mcp` on its standard
+    /// error. Panics with what it said when it does not within 30 seconds.
+    #[track_caller]
+    pub fn start(mut command: Command) -> Self {
+        let mut child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|err| panic!("{command:?} does not start: {err}"));
+        let stderr = Lines::read(BufReader::new(child.stderr.take().expect("stderr")));
+        // Killed when dropped, by a panic too, until it has said where it listens.
+        let mut server = Self {
+            child,
+            address: SocketAddr::from(([0, 0, 0, 0], 0)),
+            stderr,
+        };
+        let needle = "listening on http://";
+        let line = server.stderr.next_with(needle, STARTUP);
+        let (_, url) = line.split_once(needle).expect("the line names the address");
+        server.address = url
+            .trim_end_matches("/mcp")
+            .parse()
+            .unwrap_or_else(|err| panic!("no address in `{line}`: {err}"));
+        if server.address.ip().is_unspecified() {
+            server.address.set_ip(IpAddr::from([127, 0, 0, 1]));
+        }
+        server
+    }
+
+    /// Kills the server: every line it wrote on standard error.
+    pub fn stop(mut self) -> String {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        self.stderr.all()
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
