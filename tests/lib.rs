@@ -119,6 +119,16 @@ impl Lines {
         }
     }
 
+    /// Every line read so far, without waiting for more: what a process that may still run
+    /// has said up to now.
+    pub fn so_far(&mut self) -> String {
+        while let Ok(line) = self.receiver.try_recv() {
+            self.read.push(line.clone());
+            self.waiting.push_back(line);
+        }
+        self.read.join("\n")
+    }
+
     /// Every line, once the output has ended (its process has exited and closed it).
     pub fn all(&mut self) -> String {
         self.read.extend(self.receiver.iter());
