@@ -238,6 +238,11 @@ impl HttpServer {
         server
     }
 
+    /// The URL of its MCP endpoint: `http://ADDRESS/mcp`.
+    pub fn url(&self) -> String {
+        format!("http://{}/mcp", self.address)
+    }
+
     /// Kills the server: every line it wrote on standard error.
     pub fn stop(mut self) -> String {
         let _ = self.child.kill();
