@@ -188,7 +188,9 @@ pub struct HttpServer {
     pub child: Child,
     /// The address it listens on; 127.0.0.1 when it listens on every address.
     pub address: SocketAddr,
-    /// Its standard error, read as it comes; the `listening on` line is taken already.
+    /// Its standard error, read as it comes. The `listening on` line is taken already:
+    /// [`Lines::next_with`] finds only the others, [`Lines::so_far`] and [`Lines::all`]
+    /// show it too.
     pub stderr: Lines,
 }
 
@@ -219,7 +221,8 @@ impl HttpServer {
             .spawn()
             .unwrap_or_else(|err| panic!("{command:?} does not start: {err}"));
         let stderr = Lines::read(BufReader::new(child.stderr.take().expect("stderr")));
-        // Killed when dropped, by a panic too, until it has said where it listens.
+        // Made before the address is known, so that a panic while waiting for it kills the
+        // server too.
         let mut server = Self {
             child,
             address: SocketAddr::from(([0, 0, 0, 0], 0)),
