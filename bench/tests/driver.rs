@@ -1,9 +1,10 @@
 //! The driver against the floors and the framework, with small counts: every call must be
 //! answered, and answered right. No timings are checked.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, Command, Stdio};
+use std::io::Write;
+use std::process::{Command, Stdio};
 
+use mcp_tests::HttpServer;
 use serde_json::Value;
 
 const DRIVER: &str = env!("CARGO_BIN_EXE_mcp-bench");
@@ -80,47 +81,18 @@ fn startup_is_timed_to_the_first_answer() {
     }
 }
 
-/// A server spawned for HTTP, killed at the end.
-struct HttpServer(Child, String);
-
-impl HttpServer {
-    fn spawn(command: &[&str]) -> Self {
-        let mut child = Command::new(command[0])
-            .args(&command[1..])
-            .stdin(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("the server runs");
-        let mut line = String::new();
-        BufReader::new(child.stderr.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line
-            .trim()
-            .strip_prefix("listening on ")
-            .unwrap_or_else(|| panic!("{command:?} said {line:?}"))
-            .to_owned();
-        Self(child, url)
-    }
-}
-
-impl Drop for HttpServer {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 #[test]
 fn every_call_over_http_is_answered_right() {
     for command in [
         vec![FLOOR_HTTP, "--addr", "127.0.0.1:0"],
         vec![SERVER, "serve", "--http", "127.0.0.1:0"],
     ] {
-        let server = HttpServer::spawn(&command);
+        let mut spawn = Command::new(command[0]);
+        spawn.args(&command[1..]);
+        let server = HttpServer::start(spawn);
         let report = bench(&[
             "http",
-            &server.1,
+            &server.url(),
             "--clients",
             "4",
             "-n",

@@ -12,7 +12,7 @@ use std::sync::{Arc, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use mcp_tests::Lines;
+use mcp_tests::{HttpServer, Lines};
 use serde_json::{Value, json};
 
 const SERVER: &str = env!("CARGO_BIN_EXE_fault-server");
@@ -444,86 +444,51 @@ fn a_client_that_stops_reading_slows_the_server_instead_of_filling_its_memory() 
     server.finish();
 }
 
-/// A server on HTTP, on a free loopback port; its standard error is read line by line as
-/// it comes.
-struct Http {
-    child: Child,
-    address: String,
-    stderr: Lines,
+/// A `POST /mcp` of `body` to `server`: the connection, to read the answer from.
+fn post(server: &HttpServer, body: &Value) -> TcpStream {
+    let mut stream = TcpStream::connect(server.address).expect("connect");
+    let body = body.to_string();
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        server.address,
+        body.len()
+    )
+    .expect("sent");
+    stream
 }
 
-impl Http {
-    fn start() -> Self {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|listener| listener.local_addr())
-            .expect("a free port")
-            .port();
-        let address = format!("127.0.0.1:{port}");
-        let mut child = Command::new(SERVER)
-            .args(["serve", "--http", &address])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("the fault server starts");
-        let stderr = Lines::read(BufReader::new(child.stderr.take().expect("stderr")));
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while TcpStream::connect(&address).is_err() {
-            assert!(Instant::now() < deadline, "the server listens");
-            thread::sleep(Duration::from_millis(20));
-        }
-        Self {
-            child,
-            address,
-            stderr,
-        }
-    }
-
-    fn post(&self, body: &Value) -> TcpStream {
-        let mut stream = TcpStream::connect(&self.address).expect("connect");
-        let body = body.to_string();
-        write!(
-            stream,
-            "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            self.address,
-            body.len()
-        )
-        .expect("sent");
-        stream
-    }
-
-    fn call(&self, id: i64, tool: &str, arguments: Value) -> Value {
-        let mut stream = self.post(&json!({
+/// Calls `tool` on `server`: the answer.
+fn call_over_http(server: &HttpServer, id: i64, tool: &str, arguments: Value) -> Value {
+    let mut stream = post(
+        server,
+        &json!({
             "jsonrpc": "2.0", "id": id, "method": "tools/call",
             "params": { "name": tool, "arguments": arguments }
-        }));
-        stream
-            .set_read_timeout(Some(Duration::from_secs(30)))
-            .expect("timeout");
-        let mut response = String::new();
-        stream.read_to_string(&mut response).expect("a response");
-        let body = response.split("\r\n\r\n").nth(1).expect("a body");
-        serde_json::from_str(body).unwrap_or_else(|err| panic!("{err}: {response}"))
-    }
-}
-
-impl Drop for Http {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+        }),
+    );
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .expect("timeout");
+    let mut response = String::new();
+    stream.read_to_string(&mut response).expect("a response");
+    let body = response.split("\r\n\r\n").nth(1).expect("a body");
+    serde_json::from_str(body).unwrap_or_else(|err| panic!("{err}: {response}"))
 }
 
 #[test]
 fn a_client_hanging_up_mid_call_does_not_disturb_the_others() {
-    let mut server = Http::start();
+    let mut server = HttpServer::spawn(SERVER, &[]);
     // Twenty clients hang up while their calls run...
     let hung_up: Vec<TcpStream> = (0..20)
         .map(|i| {
-            server.post(&json!({
-                "jsonrpc": "2.0", "id": i, "method": "tools/call",
-                "params": { "name": "fault.hold", "arguments": { "n": i } }
-            }))
+            post(
+                &server,
+                &json!({
+                    "jsonrpc": "2.0", "id": i, "method": "tools/call",
+                    "params": { "name": "fault.hold", "arguments": { "n": i } }
+                }),
+            )
         })
         .collect();
     let mut started: Vec<i64> = (0..20)
@@ -540,14 +505,14 @@ fn a_client_hanging_up_mid_call_does_not_disturb_the_others() {
     assert_eq!(started, (0..20).collect::<Vec<_>>(), "every call runs");
     drop(hung_up);
     // ...while others are answered, then and after.
-    let answer = server.call(100, "fault.add", json!({ "a": 1, "b": 2 }));
+    let answer = call_over_http(&server, 100, "fault.add", json!({ "a": 1, "b": 2 }));
     assert_eq!(
         answer["result"]["structuredContent"]["result"], 3,
         "{answer}"
     );
     // Those the server still runs (it may drop a call whose client is gone) end now, and
     // answer to closed connections; each says how it ended.
-    let answer = server.call(101, "fault.release", json!({}));
+    let answer = call_over_http(&server, 101, "fault.release", json!({}));
     assert_eq!(
         answer["result"]["structuredContent"]["result"], 0,
         "{answer}"
@@ -560,12 +525,12 @@ fn a_client_hanging_up_mid_call_does_not_disturb_the_others() {
         })
         .collect();
     eprintln!("the calls of the clients that hung up: {stopped:?}");
-    let answer = server.call(102, "fault.sleep", json!({ "ms": 10, "n": 7 }));
+    let answer = call_over_http(&server, 102, "fault.sleep", json!({ "ms": 10, "n": 7 }));
     assert_eq!(
         answer["result"]["structuredContent"]["result"], 7,
         "{answer}"
     );
-    let answer = server.call(103, "fault.panic", json!({}));
+    let answer = call_over_http(&server, 103, "fault.panic", json!({}));
     assert_eq!(error_type(&answer), "ToolExecutionError");
     assert!(
         server.child.try_wait().expect("status").is_none(),

@@ -11,11 +11,11 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::OnceLock;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use mcp_tests::{mcp_validator, schema_errors};
+use mcp_tests::{HttpServer, Lines, mcp_validator, quickstart_bin, schema_errors};
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -441,84 +441,24 @@ fn judge_follow_up(n: usize, answer: &Value) -> Option<String> {
 // ---------------------------------------------------------------------------------------
 // The server
 
-/// The quickstart binary: `QUICKSTART_BIN`, or built next to this test's own binary.
-fn quickstart() -> &'static Path {
-    static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(|| {
-        if let Some(path) = std::env::var_os("QUICKSTART_BIN") {
-            return PathBuf::from(path);
-        }
-        // This test runs from target/<profile>/deps/; the binary goes to target/<profile>/.
-        let exe = std::env::current_exe().expect("the test's path");
-        let profile = exe
-            .parent()
-            .and_then(Path::parent)
-            .expect("target/<profile>/deps/");
-        let mut build = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
-        build
-            .args(["build", "--quiet", "-p", "quickstart", "--target-dir"])
-            .arg(profile.parent().expect("target/"))
-            .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."));
-        // target/debug holds the dev and test profiles; any other directory is its profile.
-        match profile.file_name().and_then(|name| name.to_str()) {
-            Some("debug") | None => {}
-            Some(name) => {
-                build.args(["--profile", name]);
-            }
-        }
-        let status = build.status().expect("cargo runs");
-        assert!(status.success(), "cargo build -p quickstart failed");
-        let binary = profile.join(format!("quickstart{}", std::env::consts::EXE_SUFFIX));
-        assert!(
-            binary.is_file(),
-            "{} is missing: set QUICKSTART_BIN to the quickstart binary",
-            binary.display()
-        );
-        binary
-    })
-}
-
-/// A server process, killed when dropped; its standard error kept for failure reports.
+/// The quickstart serving stdio, killed when dropped; its standard error kept for failure
+/// reports.
 struct Server {
     child: Child,
-    stderr: Arc<Mutex<Vec<u8>>>,
+    stderr: Lines,
 }
 
 impl Server {
-    fn spawn(args: &[&str], stdin: Stdio, stdout: Stdio) -> Self {
-        let mut child = Command::new(quickstart())
-            .args(args)
-            .stdin(stdin)
-            .stdout(stdout)
+    fn stdio() -> Self {
+        let mut child = Command::new(quickstart_bin())
+            .args(["serve", "--stdio"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .expect("the quickstart starts");
-        let stderr = Arc::new(Mutex::new(Vec::new()));
-        let mut pipe = child.stderr.take().expect("stderr");
-        let sink = Arc::clone(&stderr);
-        std::thread::spawn(move || {
-            let mut chunk = [0; 4096];
-            while let Ok(n @ 1..) = pipe.read(&mut chunk) {
-                sink.lock().unwrap().extend_from_slice(&chunk[..n]);
-            }
-        });
+        let stderr = Lines::read(BufReader::new(child.stderr.take().expect("stderr")));
         Self { child, stderr }
-    }
-
-    fn stderr(&self) -> String {
-        let bytes = self.stderr.lock().unwrap().clone();
-        let text = String::from_utf8_lossy(&bytes);
-        let lines: Vec<&str> = text.lines().collect();
-        lines[lines.len().saturating_sub(20)..].join("\n")
-    }
-
-    /// `None` while running; how it ended otherwise.
-    fn exited(&mut self) -> Option<String> {
-        match self.child.try_wait() {
-            Ok(None) => None,
-            Ok(Some(status)) => Some(format!("the server exited: {status}")),
-            Err(err) => Some(format!("the server cannot be waited for: {err}")),
-        }
     }
 }
 
@@ -529,14 +469,30 @@ impl Drop for Server {
     }
 }
 
+/// The last lines a server wrote on standard error so far.
+fn last_words(stderr: &mut Lines) -> String {
+    let said = stderr.so_far();
+    let lines: Vec<&str> = said.lines().collect();
+    lines[lines.len().saturating_sub(20)..].join("\n")
+}
+
+/// `None` while the server runs; how it ended otherwise.
+fn exited(server: &mut Child) -> Option<String> {
+    match server.try_wait() {
+        Ok(None) => None,
+        Ok(Some(status)) => Some(format!("the server exited: {status}")),
+        Err(err) => Some(format!("the server cannot be waited for: {err}")),
+    }
+}
+
 /// Fails the test with every failure found, each naming its case.
-fn report(transport: &str, cases: usize, failures: &[String], server: &Server) {
+fn report(transport: &str, cases: usize, failures: &[String], stderr: &mut Lines) {
     assert!(
         failures.is_empty(),
         "{transport}: {} failure(s) in {cases} cases:\n\n{}\n\nthe server's last words:\n{}",
         failures.len(),
         failures.join("\n\n"),
-        server.stderr()
+        last_words(stderr)
     );
 }
 
@@ -551,7 +507,7 @@ struct StdioClient {
 
 impl StdioClient {
     fn start() -> Self {
-        let mut server = Server::spawn(&["serve", "--stdio"], Stdio::piped(), Stdio::piped());
+        let mut server = Server::stdio();
         let stdin = server.child.stdin.take().expect("stdin");
         let stdout = server.child.stdout.take().expect("stdout");
         let (sender, lines) = mpsc::channel();
@@ -691,7 +647,7 @@ fn run_stdio(cases: Vec<Case>) {
                 show(&case.message)
             ));
         }
-        if let Some(exited) = stdio.server.exited() {
+        if let Some(exited) = exited(&mut stdio.server.child) {
             failures.push(format!("{}: {exited}", case.file));
             serving = false;
             break;
@@ -715,10 +671,10 @@ fn run_stdio(cases: Vec<Case>) {
             Err(err) => failures.push(format!("at the end: {err}")),
         }
     }
-    if let Some(exited) = stdio.server.exited() {
+    if let Some(exited) = exited(&mut stdio.server.child) {
         failures.push(format!("at the end: {exited}"));
     }
-    report("stdio", cases.len(), &failures, &stdio.server);
+    report("stdio", cases.len(), &failures, &mut stdio.server.stderr);
 
     // At end of input the server stops, cleanly.
     let StdioClient {
@@ -736,7 +692,11 @@ fn run_stdio(cases: Vec<Case>) {
         );
         std::thread::sleep(Duration::from_millis(20));
     };
-    assert!(status.success(), "{status}: {}", server.stderr());
+    assert!(
+        status.success(),
+        "{status}: {}",
+        last_words(&mut server.stderr)
+    );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -920,30 +880,8 @@ fn judge_http(reply: &Reply, message: &[u8], expect: &Expect) -> Option<String> 
 }
 
 fn run_http(cases: Vec<Case>) {
-    let mut server = Server::spawn(
-        &["serve", "--http", "127.0.0.1:0"],
-        Stdio::null(),
-        Stdio::null(),
-    );
-    // The first line of standard error names the address.
-    let deadline = Instant::now() + PATIENCE;
-    let address = loop {
-        let said = String::from_utf8_lossy(&server.stderr.lock().unwrap()).into_owned();
-        if let Some(line) = said.lines().find(|line| line.starts_with("listening on ")) {
-            if said.contains('\n') {
-                let url = line.trim_start_matches("listening on http://");
-                break url.trim_end_matches("/mcp").to_owned();
-            }
-        }
-        if let Some(exited) = server.exited() {
-            panic!("{exited}: {said}");
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the server did not start: {said}"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    };
+    let mut server = HttpServer::spawn(quickstart_bin(), &[]);
+    let address = server.address.to_string();
     let mut failures = Vec::new();
     let mut serving = true;
     for (n, case) in cases.iter().enumerate() {
@@ -979,7 +917,7 @@ fn run_http(cases: Vec<Case>) {
                 show(&case.message)
             ));
         }
-        if let Some(exited) = server.exited() {
+        if let Some(exited) = exited(&mut server.child) {
             failures.push(format!("{}: {exited}", case.file));
             break;
         }
@@ -987,10 +925,10 @@ fn run_http(cases: Vec<Case>) {
             break;
         }
     }
-    if let Some(exited) = server.exited() {
+    if let Some(exited) = exited(&mut server.child) {
         failures.push(format!("at the end: {exited}"));
     }
-    report("HTTP", cases.len(), &failures, &server);
+    report("HTTP", cases.len(), &failures, &mut server.stderr);
 }
 
 #[test]

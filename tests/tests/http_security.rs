@@ -3,87 +3,37 @@
 //! for an address other machines can reach. Most run the `fixture-server` binary (fixture
 //! tools, two of them marked `dangerous`); the recovery test serves in process.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{IpAddr, SocketAddr};
 use std::num::NonZeroU32;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mcp_runtime::server::{self, HttpConfig, RateLimitConfig, Server};
 use mcp_runtime::{Registry, mcp_tool};
-use mcp_tests::{Lines, mcp_validator, schema_errors};
+use mcp_tests::{HttpServer, mcp_validator, schema_errors};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpSocket;
 
 const FIXTURE: &str = env!("CARGO_BIN_EXE_fixture-server");
 
-/// A running `fixture-server serve --http 127.0.0.1:0 ARGS`, killed when dropped; its
-/// standard error after the first line is read line by line as it comes.
-struct Served {
-    child: Child,
-    address: SocketAddr,
-    stderr: Lines,
+/// The first line of standard error not yet taken that contains `needle`, waiting at most
+/// 10 s. Blocks the thread: call it on a multi-threaded runtime.
+fn stderr_line(served: &mut HttpServer, needle: &str) -> String {
+    tokio::task::block_in_place(|| served.stderr.next_with(needle, Duration::from_secs(10)))
 }
 
-impl Served {
-    fn start(args: &[&str]) -> Self {
-        Self::start_on("127.0.0.1:0", args)
-    }
-
-    fn start_on(address: &str, args: &[&str]) -> Self {
-        let mut child = Command::new(FIXTURE)
-            .args(["serve", "--http", address])
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("the fixture server starts");
-        let mut stderr = BufReader::new(child.stderr.take().unwrap());
-        let mut line = String::new();
-        stderr.read_line(&mut line).unwrap();
-        let Some(url) = line.trim().strip_prefix("listening on http://") else {
-            let _ = child.kill();
-            panic!("the server did not start: {line}");
-        };
-        let mut address: SocketAddr = url.trim_end_matches("/mcp").parse().unwrap();
-        if address.ip().is_unspecified() {
-            address.set_ip(IpAddr::from([127, 0, 0, 1]));
-        }
-        Self {
-            child,
-            address,
-            stderr: Lines::read(stderr),
-        }
-    }
-
-    /// The first line of standard error not yet taken that contains `needle`, waiting
-    /// at most 10 s. Blocks the thread: call it on a multi-threaded runtime.
-    fn stderr_line(&mut self, needle: &str) -> String {
-        tokio::task::block_in_place(|| self.stderr.next_with(needle, Duration::from_secs(10)))
-    }
-
-    /// Stops the server: what it wrote on standard error after its first line and before
-    /// it answered a request (all it writes at start-up).
-    fn stop(mut self) -> String {
-        let answered = std::net::TcpStream::connect(self.address).and_then(|mut stream| {
-            stream.write_all(b"GET /mcp HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n")?;
-            stream.read_to_end(&mut Vec::new())
-        });
-        assert!(answered.is_ok_and(|read| read > 0), "the server answers");
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        self.stderr.all()
-    }
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// Stops the server once it answers a request: what it wrote on standard error by then (all
+/// it writes at start-up).
+fn start_up_notes(served: HttpServer) -> String {
+    let answered = std::net::TcpStream::connect(served.address).and_then(|mut stream| {
+        stream.write_all(b"GET /mcp HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n")?;
+        stream.read_to_end(&mut Vec::new())
+    });
+    assert!(answered.is_ok_and(|read| read > 0), "the server answers");
+    served.stop()
 }
 
 /// An HTTP answer.
@@ -224,7 +174,7 @@ fn retry_after(answer: &Answer) -> u64 {
 
 #[tokio::test]
 async fn the_burst_passes_then_429_with_retry_after_and_an_error_naming_the_limit() {
-    let served = Served::start(&["--rate-limit", "2/min", "--rate-burst", "3"]);
+    let served = HttpServer::spawn(FIXTURE, &["--rate-limit", "2/min", "--rate-burst", "3"]);
     for id in 1..=3 {
         let answer = Post::new(&ping(id)).send(served.address).await;
         assert_eq!(
@@ -264,7 +214,7 @@ async fn the_burst_passes_then_429_with_retry_after_and_an_error_naming_the_limi
         let errors = schema_errors(&mcp_validator(revision, "JSONRPCErrorResponse"), &error);
         assert!(errors.is_empty(), "{revision}: {errors:?}\n{error}");
     }
-    let notes = served.stop();
+    let notes = start_up_notes(served);
     assert!(
         notes.contains("rate limit: 2 requests per minute, at most 3 at once, per client"),
         "{notes}"
@@ -274,7 +224,7 @@ async fn the_burst_passes_then_429_with_retry_after_and_an_error_naming_the_limi
 #[cfg(target_os = "linux")] // 127.0.0.2 is a loopback address of its own on Linux
 #[tokio::test]
 async fn each_client_address_has_its_own_allowance() {
-    let served = Served::start(&["--rate-limit", "1/min"]);
+    let served = HttpServer::spawn(FIXTURE, &["--rate-limit", "1/min"]);
     let first = Post::new(&ping(1)).from("127.0.0.1");
     assert_eq!(first.send(served.address).await.status, 200);
     assert_eq!(first.send(served.address).await.status, 429);
@@ -287,7 +237,7 @@ async fn each_client_address_has_its_own_allowance() {
 #[cfg(target_os = "linux")] // 127.0.0.2 is a loopback address of its own on Linux
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancellation_reaches_only_the_calls_of_its_own_client() {
-    let mut served = Served::start(&[]);
+    let mut served = HttpServer::spawn(FIXTURE, &[]);
     let address = served.address;
     // `fixture.wait` says on standard error, after `fixture.wait LABEL:`, when it has
     // started, that it still waits when probed, and how it stopped.
@@ -304,7 +254,7 @@ async fn a_cancellation_reaches_only_the_calls_of_its_own_client() {
     // Once a tool runs, its call can be cancelled: the server registers a call before it
     // starts the tool.
     for label in ["first", "second"] {
-        let line = served.stderr_line(&format!("fixture.wait {label}:"));
+        let line = stderr_line(&mut served, &format!("fixture.wait {label}:"));
         assert_eq!(line, format!("fixture.wait {label}: started"));
     }
     // The second cancels its call 1: that call stops, long before its 60 s timeout, and
@@ -312,7 +262,7 @@ async fn a_cancellation_reaches_only_the_calls_of_its_own_client() {
     let cancelled = Post::new(&cancel(1)).from("127.0.0.2").send(address).await;
     assert_eq!(cancelled.status, 202, "{}", cancelled.body);
     assert_eq!(
-        served.stderr_line("fixture.wait second:"),
+        stderr_line(&mut served, "fixture.wait second:"),
         "fixture.wait second: stopped: cancelled"
     );
     let second = second.await.unwrap();
@@ -330,7 +280,7 @@ async fn a_cancellation_reaches_only_the_calls_of_its_own_client() {
         .await;
     assert_eq!(probe.status, 200, "{}", probe.body);
     assert_eq!(
-        served.stderr_line("fixture.wait first:"),
+        stderr_line(&mut served, "fixture.wait first:"),
         "fixture.wait first: still waiting",
         "one client's cancellation stopped another client's call"
     );
@@ -339,7 +289,7 @@ async fn a_cancellation_reaches_only_the_calls_of_its_own_client() {
     let cancelled = Post::new(&cancel(1)).from("127.0.0.1").send(address).await;
     assert_eq!(cancelled.status, 202, "{}", cancelled.body);
     assert_eq!(
-        served.stderr_line("fixture.wait first:"),
+        stderr_line(&mut served, "fixture.wait first:"),
         "fixture.wait first: stopped: cancelled"
     );
     let first = first.await.unwrap();
@@ -417,7 +367,7 @@ async fn the_limiter_lets_a_client_in_again_after_the_period() {
 
 #[tokio::test]
 async fn origin_then_token_then_rate_limit_then_version_then_size() {
-    let served = Served::start(&["--token", "s3cret", "--rate-limit", "2/min"]);
+    let served = HttpServer::spawn(FIXTURE, &["--token", "s3cret", "--rate-limit", "2/min"]);
     let to = served.address;
     let request = Post::new(&ping(1));
 
@@ -469,7 +419,7 @@ async fn origin_then_token_then_rate_limit_then_version_then_size() {
 }
 
 /// A `tools/call` of `name` over HTTP: the result.
-async fn call_over_http(served: &Served, name: &str, arguments: Value) -> Value {
+async fn call_over_http(served: &HttpServer, name: &str, arguments: Value) -> Value {
     let answer = Post::new(&call(1, name, arguments))
         .send(served.address)
         .await;
@@ -502,7 +452,7 @@ fn assert_ran(result: &Value, expected: &str) {
 
 #[tokio::test]
 async fn dangerous_tools_are_refused_over_mcp_by_default() {
-    let served = Served::start(&[]);
+    let served = HttpServer::spawn(FIXTURE, &[]);
     let wipe = call_over_http(&served, "danger.wipe", json!({ "disk": "sda" })).await;
     assert_refused_as_dangerous(&wipe, "danger.wipe");
     let launch = call_over_http(&served, "danger.launch", json!({})).await;
@@ -513,19 +463,22 @@ async fn dangerous_tools_are_refused_over_mcp_by_default() {
 
 #[tokio::test]
 async fn allow_dangerous_lets_the_named_tools_run_and_no_other() {
-    let served = Served::start(&["--allow-dangerous", "danger.wipe"]);
+    let served = HttpServer::spawn(FIXTURE, &["--allow-dangerous", "danger.wipe"]);
     let wipe = call_over_http(&served, "danger.wipe", json!({ "disk": "sda" })).await;
     assert_ran(&wipe, "wiped sda (not really)");
     let launch = call_over_http(&served, "danger.launch", json!({})).await;
     assert_refused_as_dangerous(&launch, "danger.launch");
     drop(served);
 
-    let served = Served::start(&["--allow-all-dangerous"]);
+    let served = HttpServer::spawn(FIXTURE, &["--allow-all-dangerous"]);
     let launch = call_over_http(&served, "danger.launch", json!({})).await;
     assert_ran(&launch, "launched (not really)");
 
     // With names valid for LLM APIs, the served name is understood too.
-    let served = Served::start(&["--llm-names", "--allow-dangerous", "danger_launch"]);
+    let served = HttpServer::spawn(
+        FIXTURE,
+        &["--llm-names", "--allow-dangerous", "danger_launch"],
+    );
     let launch = call_over_http(&served, "danger_launch", json!({})).await;
     assert_ran(&launch, "launched (not really)");
     let wipe = call_over_http(&served, "danger_wipe", json!({ "disk": "sda" })).await;
@@ -652,14 +605,18 @@ fn http_options_are_refused_without_http() {
 
 #[test]
 fn an_address_other_machines_reach_without_a_token_gets_a_warning() {
-    let notes = Served::start(&[]).stop();
+    let notes = start_up_notes(HttpServer::spawn(FIXTURE, &[]));
     assert!(!notes.contains("warning"), "loopback: {notes}");
 
-    let exposed = Served::start_on("0.0.0.0:0", &[]);
-    let notes = exposed.stop();
+    let exposed = HttpServer::spawn_on(FIXTURE, "0.0.0.0:0", &[]);
+    let notes = start_up_notes(exposed);
     assert!(notes.contains("warning: serving on 0.0.0.0:0"), "{notes}");
     assert!(notes.contains("without --token"), "{notes}");
 
-    let notes = Served::start_on("0.0.0.0:0", &["--token", "s3cret"]).stop();
+    let notes = start_up_notes(HttpServer::spawn_on(
+        FIXTURE,
+        "0.0.0.0:0",
+        &["--token", "s3cret"],
+    ));
     assert!(!notes.contains("warning"), "with a token: {notes}");
 }

@@ -10,12 +10,12 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use mcp_tests::{HttpServer, quickstart_bin};
 use serde_json::{Value, json};
 
 /// Calls before the kill, and after it.
@@ -28,19 +28,18 @@ const KILL_AFTER: usize = 20;
 #[test]
 fn two_servers_behind_nginx_share_calls_and_survive_a_kill() {
     let nginx_binary = nginx();
-    let mut first = Quickstart::start();
-    let second = Quickstart::start();
-    let proxy = Nginx::start(&nginx_binary, &first.address, &second.address);
-    let servers = [first.address.clone(), second.address.clone()];
-    let logs = [Arc::clone(&first.stderr), Arc::clone(&second.stderr)];
+    let mut first = HttpServer::spawn(quickstart_bin(), &[]);
+    let mut second = HttpServer::spawn(quickstart_bin(), &[]);
+    let servers = [first.address.to_string(), second.address.to_string()];
+    let proxy = Nginx::start(&nginx_binary, &servers[0], &servers[1]);
     // What the processes said, for a failure's message.
-    let stderr = || {
+    let stderr = |first: &mut HttpServer, second: &mut HttpServer| {
         format!(
             "server {}:\n{}\nserver {}:\n{}\nnginx error.log:\n{}",
             servers[0],
-            logs[0].lock().unwrap(),
+            first.stderr.so_far(),
             servers[1],
-            logs[1].lock().unwrap(),
+            second.stderr.so_far(),
             proxy.error_log()
         )
     };
@@ -52,7 +51,12 @@ fn two_servers_behind_nginx_share_calls_and_survive_a_kill() {
         "params": { "protocolVersion": "2025-11-25", "capabilities": {},
                     "clientInfo": { "name": "scale-out", "version": "1" } }
     }));
-    assert_eq!(status, 200, "initialize: {answer:?}\n{}", stderr());
+    assert_eq!(
+        status,
+        200,
+        "initialize: {answer:?}\n{}",
+        stderr(&mut first, &mut second)
+    );
     let answer: Value = serde_json::from_str(&answer).expect("initialize is answered with JSON");
     assert_eq!(
         answer["result"]["protocolVersion"], "2025-11-25",
@@ -67,7 +71,7 @@ fn two_servers_behind_nginx_share_calls_and_survive_a_kill() {
         "{} of {CALLS} calls failed before the kill:\n{}\n\n{}",
         wrong.len(),
         wrong.join("\n"),
-        stderr()
+        stderr(&mut first, &mut second)
     );
 
     // Both servers answered calls: nginx's log names the one that answered each request.
@@ -99,7 +103,8 @@ fn two_servers_behind_nginx_share_calls_and_survive_a_kill() {
                     }
                     if answered.fetch_add(1, Ordering::SeqCst) + 1 == KILL_AFTER {
                         let server = victim.lock().unwrap().take().expect("killed once");
-                        server.kill();
+                        server.child.kill().expect("the server is killed");
+                        server.child.wait().expect("the server is gone");
                     }
                 }
             });
@@ -127,7 +132,7 @@ fn two_servers_behind_nginx_share_calls_and_survive_a_kill() {
         wrong.len(),
         servers[0],
         wrong.join("\n"),
-        stderr()
+        stderr(&mut first, &mut second)
     );
     // The survivor answered at least every call sent after the kill.
     let survivor = after_kill.get(&servers[1]).copied().unwrap_or(0);
@@ -292,99 +297,6 @@ fn nginx() -> PathBuf {
                  installs it, or run `apt-get install nginx`"
             )
         })
-}
-
-/// The quickstart binary: `QUICKSTART_BIN`, or built next to this test's own binary.
-fn quickstart() -> PathBuf {
-    if let Some(path) = std::env::var_os("QUICKSTART_BIN") {
-        return PathBuf::from(path);
-    }
-    // This test runs from target/<profile>/deps/; the binary goes to target/<profile>/.
-    let exe = std::env::current_exe().expect("the test's path");
-    let profile = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("target/<profile>/deps/");
-    let mut build = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
-    build
-        .args(["build", "--quiet", "-p", "quickstart", "--target-dir"])
-        .arg(profile.parent().expect("target/"))
-        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."));
-    match profile.file_name().and_then(|name| name.to_str()) {
-        Some("debug") | None => {}
-        Some(name) => {
-            build.args(["--profile", name]);
-        }
-    }
-    let status = build.status().expect("cargo runs");
-    assert!(status.success(), "cargo build -p quickstart failed");
-    let binary = profile.join(format!("quickstart{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        binary.is_file(),
-        "{} is missing: set QUICKSTART_BIN to the quickstart binary",
-        binary.display()
-    );
-    binary
-}
-
-/// A quickstart serving HTTP on a port of its choosing; killed when dropped.
-struct Quickstart {
-    child: Child,
-    address: String,
-    stderr: Arc<Mutex<String>>,
-}
-
-impl Quickstart {
-    fn start() -> Self {
-        let mut child = Command::new(quickstart())
-            .args(["serve", "--http", "127.0.0.1:0"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("the quickstart starts");
-        let pipe = child.stderr.take().expect("stderr");
-        let stderr = Arc::new(Mutex::new(String::new()));
-        let (found, address) = mpsc::channel();
-        let sink = Arc::clone(&stderr);
-        thread::spawn(move || {
-            for line in BufReader::new(pipe).lines() {
-                let Ok(line) = line else { break };
-                if let Some(rest) = line.strip_prefix("listening on http://") {
-                    let _ = found.send(rest.trim_end_matches("/mcp").to_owned());
-                }
-                let mut sink = sink.lock().unwrap();
-                sink.push_str(&line);
-                sink.push('\n');
-            }
-        });
-        let mut server = Self {
-            child,
-            address: String::new(),
-            stderr,
-        };
-        server.address = address
-            .recv_timeout(Duration::from_secs(10))
-            .unwrap_or_else(|_| panic!("the quickstart did not listen:\n{}", server.stderr()));
-        server
-    }
-
-    fn stderr(&self) -> String {
-        self.stderr.lock().unwrap().clone()
-    }
-
-    /// SIGKILL, and waits for it to be gone.
-    fn kill(&mut self) {
-        self.child.kill().expect("the server is killed");
-        self.child.wait().expect("the server is gone");
-    }
-}
-
-impl Drop for Quickstart {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// nginx in the foreground, with everything it writes in a temporary directory; stopped,

@@ -1,9 +1,10 @@
 //! The example answers only requests that carry its bearer token.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
+use mcp_tests::HttpServer;
 use serde_json::Value;
 
 /// One HTTP/1.1 POST of `body` to `url` (`http://host:port/mcp`): the status and the body.
@@ -31,28 +32,18 @@ fn post(address: &str, token: Option<&str>, body: &str) -> (u16, String) {
 
 #[test]
 fn requests_need_the_bearer_token() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_http-example"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_http-example"));
+    command
         .env("MCP_TOKEN", "s3cret")
-        .env("MCP_ADDR", "127.0.0.1:0")
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stderr.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line
-        .trim()
-        .strip_prefix("listening on http://")
-        .expect("listening");
-    let address = url.trim_end_matches("/mcp").to_owned();
+        .env("MCP_ADDR", "127.0.0.1:0");
+    let server = HttpServer::start(command);
+    let address = server.address.to_string();
 
     let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo.say","arguments":{"text":"hi"}}}"#;
     assert_eq!(post(&address, None, call).0, 401);
     assert_eq!(post(&address, Some("wrong"), call).0, 401);
     let (status, body) = post(&address, Some("s3cret"), call);
-    child.kill().unwrap();
-    child.wait().unwrap();
+    drop(server);
     assert_eq!(status, 200, "{body}");
     let answer: Value = serde_json::from_str(&body).unwrap();
     assert_eq!(answer["result"]["structuredContent"]["result"], "hi");
