@@ -160,8 +160,28 @@ enum ListFormat {
 
 /// Runs the command line of the process over the global registry and exits.
 pub fn run() -> ! {
+    run_serving(|_| {})
+}
+
+/// [`run`], handing the server to `on_serve` when the command is `serve`, before it takes
+/// its first request: an application keeps it to change what it serves while it runs
+/// ([`Server::change`]), and its clients are told.
+///
+/// ```no_run
+/// use std::sync::{Arc, OnceLock};
+/// use mcp_runtime::server::Server;
+///
+/// static SERVER: OnceLock<Arc<Server>> = OnceLock::new();
+///
+/// fn main() {
+///     mcp_runtime::cli::run_serving(|server| {
+///         let _ = SERVER.set(Arc::clone(server));
+///     })
+/// }
+/// ```
+pub fn run_serving(on_serve: impl FnOnce(&Arc<Server>)) -> ! {
     let code = match Registry::try_global() {
-        Ok(registry) => execute(registry, std::env::args_os()),
+        Ok(registry) => execute(registry, std::env::args_os(), on_serve),
         Err(err) => {
             eprintln!("error: {err}");
             FAILURE
@@ -223,10 +243,10 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    ExitCode::from(execute(registry, args))
+    ExitCode::from(execute(registry, args, |_| {}))
 }
 
-fn execute<I, T>(registry: &'static Registry, args: I) -> u8
+fn execute<I, T>(registry: &'static Registry, args: I, on_serve: impl FnOnce(&Arc<Server>)) -> u8
 where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
@@ -275,7 +295,7 @@ where
                     )
                 }
             };
-            serve(served, transport, llm_names, page_size)
+            serve(served, transport, llm_names, page_size, on_serve)
         }
         Command::List {
             format,
@@ -596,7 +616,13 @@ enum Transport {
     Http(SocketAddr, HttpConfig),
 }
 
-fn serve(registry: ServedRegistry, transport: Transport, llm_names: bool, page_size: usize) -> u8 {
+fn serve(
+    registry: ServedRegistry,
+    transport: Transport,
+    llm_names: bool,
+    page_size: usize,
+    on_serve: impl FnOnce(&Arc<Server>),
+) -> u8 {
     if registry.is_empty() {
         eprintln!("warning: {EMPTY_REGISTRY_HINT}");
     }
@@ -622,6 +648,7 @@ fn serve(registry: ServedRegistry, transport: Transport, llm_names: bool, page_s
         },
     };
     let server = Arc::new(server);
+    on_serve(&server);
     let served = match transport {
         Transport::Stdio => runtime.block_on(server::serve_stdio(server)),
         Transport::Http(address, config) => {

@@ -290,7 +290,7 @@ const FROM_DYNAMIC: &str = "dynamic";
 /// assert_eq!(result.data().unwrap()["result"], 42);
 /// # Ok::<(), mcp_runtime::MessageError>(())
 /// ```
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Registry {
     /// By name. Fx hashing: the keys are the registry's own names, which callers cannot
     /// add to, so a faster hash than SipHash costs no resistance to flooding.

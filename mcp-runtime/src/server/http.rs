@@ -37,7 +37,7 @@ use axum::body::Bytes;
 use axum::extract::{ConnectInfo, DefaultBodyLimit, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
-use axum::response::sse::{Event, Sse};
+use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use governor::clock::Clock;
@@ -46,6 +46,7 @@ use serde_json::{Value, json};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 
 use super::jsonrpc::{Id, Incoming};
+use super::listen::Listen;
 use super::stateless::{Mirrored, Status};
 use super::{MAX_IN_FLIGHT, Notifier, PendingCall, Server, Step};
 
@@ -389,6 +390,9 @@ async fn post_mcp(
             return json_response(status, answer.text);
         }
         Step::Answered(None) => return StatusCode::ACCEPTED.into_response(),
+        // A listen stream lasts as long as the client keeps it: it takes no place among
+        // the requests handled at once.
+        Step::Listen(listen) => return listen_stream(&state.server, &listen, &client),
         Step::Call(pending) => pending,
     };
     if pending.reports_progress() && accepts(&headers, "text/event-stream") {
@@ -530,6 +534,39 @@ fn json_response(status: StatusCode, body: String) -> Response {
         .into_response()
 }
 
+/// A `subscriptions/listen` stream: its acknowledgement, then the changes it asked for, as
+/// SSE events, with a comment every so often to keep idle connections open. It ends when
+/// the client hangs up.
+fn listen_stream(server: &Server, listen: &Listen, client: &str) -> Response {
+    let (sender, receiver) = mpsc::channel::<String>(64);
+    // A client too slow to read loses a change notice only while one is already waiting:
+    // each tells the same thing, that the list is to be read again.
+    let send: Notifier = Arc::new(move |message| {
+        let _ = sender.try_send(message);
+    });
+    let guard = server.listen(listen, client, send);
+    let events =
+        futures_util::stream::unfold((receiver, guard), |(mut receiver, guard)| async move {
+            let message = receiver.recv().await?;
+            Some((
+                Ok::<_, Infallible>(Event::default().data(message)),
+                (receiver, guard),
+            ))
+        });
+    let mut response = Sse::new(events)
+        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+        .into_response();
+    unbuffered(&mut response);
+    response
+}
+
+/// Asks reverse proxies (nginx) to pass an SSE stream's events on at once.
+fn unbuffered(response: &mut Response) {
+    response
+        .headers_mut()
+        .insert("x-accel-buffering", HeaderValue::from_static("no"));
+}
+
 /// The progress notifications of a call as they come, then its answer, as SSE events.
 fn progress_stream(
     server: Arc<Server>,
@@ -557,7 +594,9 @@ fn progress_stream(
             receiver,
         ))
     });
-    Sse::new(events).into_response()
+    let mut response = Sse::new(events).into_response();
+    unbuffered(&mut response);
+    response
 }
 
 #[cfg(test)]

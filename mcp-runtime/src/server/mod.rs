@@ -9,12 +9,15 @@
 
 mod http;
 mod jsonrpc;
+mod listen;
 mod stateless;
 mod stdio;
 
 use std::collections::HashMap;
 use std::ops::Deref;
 use std::sync::{Arc, Mutex, OnceLock};
+
+use arc_swap::ArcSwap;
 
 use futures_util::FutureExt;
 use mcp_core::MCPToolCall;
@@ -35,6 +38,7 @@ use crate::execute::CallOptions;
 use crate::registry::{RegisteredTool, Registry};
 pub(crate) use jsonrpc::parse;
 use jsonrpc::{CallParams, Id, Incoming};
+use listen::{Listen, ListenGuard, Listeners};
 use stateless::{Mirrored, Refusal, Status};
 
 /// The protocol revisions served, newest first.
@@ -114,9 +118,15 @@ impl From<Registry> for ServedRegistry {
 /// # });
 /// ```
 pub struct Server {
-    registry: ServedRegistry,
-    /// Names valid for LLM APIs, when the server is asked to use them.
-    llm_names: Option<LlmNames>,
+    /// What is served now: replaced whole by every change, so that a request sees one
+    /// registry, with the names and listing made from it.
+    served: ArcSwap<Snapshot>,
+    /// Whether tools are served under names valid for LLM APIs.
+    llm_names: bool,
+    /// Taken by each change, so that two changes never work from one snapshot.
+    changing: Mutex<()>,
+    /// Who hears of changes.
+    listeners: Arc<Listeners>,
     name: String,
     version: String,
     page_size: usize,
@@ -124,7 +134,76 @@ pub struct Server {
     /// number so that a call only ever removes its own entry.
     in_flight: Mutex<HashMap<String, (u64, CancellationToken)>>,
     serial: std::sync::atomic::AtomicU64,
+}
+
+/// A registry as served: with its tools' names for LLM APIs, when the server uses them,
+/// and the listing `tools/list` serves, written on first use.
+struct Snapshot {
+    registry: ServedRegistry,
+    llm_names: Option<LlmNames>,
     listing: OnceLock<Listing>,
+}
+
+impl Snapshot {
+    /// The listing `tools/list` serves: each tool's wire form, written on first use (so
+    /// that a large tool set costs nothing at start-up) and only once.
+    fn listing(&self) -> &Listing {
+        self.listing.get_or_init(|| {
+            let (mut names, mut tools) = (Vec::new(), Vec::new());
+            for tool in self.registry.list() {
+                let llm_name = self
+                    .llm_names
+                    .as_ref()
+                    .and_then(|names| names.to_llm.get(tool.name().as_str()));
+                let wire = match llm_name {
+                    None => serde_json::value::to_raw_value(tool.definition()),
+                    Some(llm_name) => {
+                        serde_json::to_value(tool.definition()).and_then(|mut wire| {
+                            wire["name"] = Value::String(llm_name.clone());
+                            serde_json::value::to_raw_value(&wire)
+                        })
+                    }
+                };
+                match wire {
+                    Ok(raw) => {
+                        names.push(tool.name().as_str().to_owned());
+                        tools.push(raw);
+                    }
+                    Err(err) => tracing::error!(tool = %tool.name(), "cannot list tool: {err}"),
+                }
+            }
+            Listing { names, tools }
+        })
+    }
+
+    fn new(registry: ServedRegistry, llm_names: bool) -> Result<Self, LlmNameError> {
+        let llm_names = match llm_names {
+            true => Some(LlmNames::of(&registry)?),
+            false => None,
+        };
+        Ok(Self {
+            registry,
+            llm_names,
+            listing: OnceLock::new(),
+        })
+    }
+}
+
+/// The registry a server serves at one moment; changes made later are not in it.
+pub struct ServedView(Arc<Snapshot>);
+
+impl Deref for ServedView {
+    type Target = Registry;
+
+    fn deref(&self) -> &Registry {
+        &self.0.registry
+    }
+}
+
+impl std::fmt::Debug for ServedView {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.registry.fmt(f)
+    }
 }
 
 impl Server {
@@ -137,15 +216,21 @@ impl Server {
                     .map(|stem| stem.to_string_lossy().into_owned())
             })
             .unwrap_or_else(|| "mcp-runtime".to_owned());
-        Self {
+        let snapshot = Snapshot {
             registry: registry.into(),
             llm_names: None,
+            listing: OnceLock::new(),
+        };
+        Self {
+            served: ArcSwap::from_pointee(snapshot),
+            llm_names: false,
+            changing: Mutex::new(()),
+            listeners: Arc::default(),
             name,
             version: env!("CARGO_PKG_VERSION").to_owned(),
             page_size: DEFAULT_PAGE_SIZE,
             in_flight: Mutex::new(HashMap::new()),
             serial: std::sync::atomic::AtomicU64::new(0),
-            listing: OnceLock::new(),
         }
     }
 
@@ -166,35 +251,62 @@ impl Server {
 
     /// Serves every tool under a name valid for LLM APIs (`^[a-zA-Z0-9_-]{1,64}$`): its
     /// dots become underscores (`calculator.add` → `calculator_add`), and calls are mapped
-    /// back. Refused when two tools would get one name, or a name would be too long.
+    /// back. Refused when two tools would get one name, or a name would be too long; so is a
+    /// later change that would make one.
     pub fn with_llm_names(mut self) -> Result<Self, LlmNameError> {
-        let mut names = LlmNames::default();
-        for tool in self.registry.list() {
-            let canonical = tool.name().as_str();
-            let llm = canonical.replace('.', "_");
-            if llm.len() > 64 {
-                return Err(LlmNameError::TooLong {
-                    tool: canonical.to_owned(),
-                });
-            }
-            if let Some(other) = names.to_canonical.get(&llm) {
-                return Err(LlmNameError::Collision {
-                    name: llm,
-                    first: other.clone(),
-                    second: canonical.to_owned(),
-                });
-            }
-            names.to_canonical.insert(llm.clone(), canonical.to_owned());
-            names.to_llm.insert(canonical.to_owned(), llm);
-        }
-        self.llm_names = Some(names);
-        self.listing = OnceLock::new();
+        let registry = self.served.load().registry.clone();
+        self.served = ArcSwap::from_pointee(Snapshot::new(registry, true)?);
+        self.llm_names = true;
         Ok(self)
     }
 
-    /// The registry served.
-    pub fn registry(&self) -> &Registry {
-        &self.registry
+    /// The registry served now.
+    pub fn registry(&self) -> ServedView {
+        ServedView(self.served.load_full())
+    }
+
+    /// Changes the registry while the server runs: `change` gets a copy of the registry
+    /// served now, edits it ([`Registry::register`], [`Registry::unregister`],
+    /// [`Registry::enable`], [`Registry::disable`], [`Registry::mount`], …) and says
+    /// whether it changed anything ([`Changed`]). If so, the copy is served from the next
+    /// request on, and every client listening for it is sent
+    /// `notifications/tools/list_changed`. Calls already running finish with the registry
+    /// they began with.
+    ///
+    /// Refused, with nothing changed, when the server uses names for LLM APIs and the
+    /// change would give two tools one name, or a name too long.
+    ///
+    /// ```
+    /// use mcp_runtime::server::Server;
+    /// use mcp_runtime::{Registry, ToolDefinition, ToolError};
+    ///
+    /// let server = Server::new(Registry::builder().build()?);
+    /// let schema = serde_json::json!({ "type": "object" }).try_into()?;
+    /// let definition = ToolDefinition::new("clock.now", schema)?;
+    /// server.change(|registry| {
+    ///     registry.register(definition, |_, _| async { Ok::<_, ToolError>(serde_json::json!({})) })
+    /// })??;
+    /// assert!(server.registry().has_tool("clock.now"));
+    /// assert!(server.change(|registry| registry.disable("clock.now"))?);
+    /// assert!(!server.registry().get("clock.now").unwrap().is_enabled());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn change<R: Changed>(
+        &self,
+        change: impl FnOnce(&mut Registry) -> R,
+    ) -> Result<R, LlmNameError> {
+        let _changing = self
+            .changing
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut registry = Registry::clone(&self.served.load().registry);
+        let outcome = change(&mut registry);
+        if outcome.changed() {
+            let snapshot = Snapshot::new(ServedRegistry::from(registry), self.llm_names)?;
+            self.served.store(Arc::new(snapshot));
+            self.listeners.tools_changed();
+        }
+        Ok(outcome)
     }
 
     /// Handles one message; the answer to send back, if it was a request (or could not be
@@ -222,6 +334,8 @@ impl Server {
         match self.begin_for(incoming, client, mirrored) {
             Step::Answered(answer) => answer,
             Step::Call(pending) => self.finish(pending, notify).await.map(Answer::ok),
+            // A stream needs a transport to carry it: only the acknowledgement here.
+            Step::Listen(listen) => Some(Answer::ok(listen.acknowledgement())),
         }
     }
 
@@ -248,6 +362,9 @@ impl Server {
             }
             // `notifications/initialized` and the others: nothing to do.
             Incoming::Notification { .. } => Step::Answered(None),
+            Incoming::Request { id, method, params } if method == "subscriptions/listen" => {
+                self.begin_listen(id, &params, mirrored)
+            }
             Incoming::Request { id, method, params } => {
                 Step::Answered(Some(self.request(&id, &method, &params, mirrored)))
             }
@@ -260,9 +377,56 @@ impl Server {
 
     /// Cancels `client`'s call `id`, if it is still running.
     fn cancel(&self, id: &Id, client: &str) {
-        if let Some((_, token)) = self.lock_in_flight().get(&in_flight_key(client, &id.key())) {
+        let key = in_flight_key(client, &id.key());
+        if let Some((_, token)) = self.lock_in_flight().get(&key) {
             token.cancel();
         }
+        self.listeners.cancel(&key);
+    }
+
+    /// Admits a `subscriptions/listen` request (2026-07-28 only) and reads its filter.
+    fn begin_listen(
+        &self,
+        id: Id,
+        params: &Map<String, Value>,
+        mirrored: Option<&Mirrored<'_>>,
+    ) -> Step {
+        let method = "subscriptions/listen";
+        let refused = match admit(method, params.get("_meta"), mirrored) {
+            Ok(true) => match Listen::read(id.clone(), params) {
+                Ok(listen) => return Step::Listen(Box::new(listen)),
+                Err(message) => Answer::refused(
+                    &id,
+                    ((jsonrpc::INVALID_PARAMS, message, None), Status::BadRequest),
+                ),
+            },
+            Ok(false) => Answer::ok(fault_response(
+                &id,
+                (
+                    jsonrpc::METHOD_NOT_FOUND,
+                    format!(
+                        "method `{method}` exists at protocol version {STATELESS_VERSION} only"
+                    ),
+                    None,
+                ),
+            )),
+            Err(refusal) => Answer::refused(&id, refusal),
+        };
+        Step::Answered(Some(refused))
+    }
+
+    /// Starts the stream of a `subscriptions/listen` request from `client`: its
+    /// acknowledgement goes to `send` at once, then each change it asked for, until the
+    /// guard is dropped or the client cancels the request.
+    pub(crate) fn listen(&self, listen: &Listen, client: &str, send: Notifier) -> ListenGuard {
+        let key = in_flight_key(client, &listen.id.key());
+        self.listeners.listen(listen, key, send)
+    }
+
+    /// Tells a connection that completed the handshake of every change to the tool list,
+    /// untagged, as the stateful revisions do, until the guard is dropped.
+    pub(crate) fn hear_changes(&self, send: Notifier) -> ListenGuard {
+        self.listeners.connection(send)
     }
 
     /// Every request but `tools/call`, answered at once.
@@ -284,7 +448,7 @@ impl Server {
             "server/discover" => Ok(self.respond(id, stateless, &self.discover())),
             "ping" => Ok(self.respond(id, stateless, &Map::new())),
             "tools/list" => self
-                .list_tools(params, stateless)
+                .list_tools(&self.served.load(), params, stateless)
                 .map(|page| self.respond(id, stateless, &page)),
             _ if stateless => return Answer::refused(id, stateless::no_such_method(method)),
             _ => Err((
@@ -388,44 +552,14 @@ impl Server {
         }))
     }
 
-    /// The listing `tools/list` serves: each tool's wire form, written on first use (so
-    /// that a large tool set costs nothing at start-up) and only once.
-    fn listing(&self) -> &Listing {
-        self.listing.get_or_init(|| {
-            let (mut names, mut tools) = (Vec::new(), Vec::new());
-            for tool in self.registry.list() {
-                let llm_name = self
-                    .llm_names
-                    .as_ref()
-                    .and_then(|names| names.to_llm.get(tool.name().as_str()));
-                let wire = match llm_name {
-                    None => serde_json::value::to_raw_value(tool.definition()),
-                    Some(llm_name) => {
-                        serde_json::to_value(tool.definition()).and_then(|mut wire| {
-                            wire["name"] = Value::String(llm_name.clone());
-                            serde_json::value::to_raw_value(&wire)
-                        })
-                    }
-                };
-                match wire {
-                    Ok(raw) => {
-                        names.push(tool.name().as_str().to_owned());
-                        tools.push(raw);
-                    }
-                    Err(err) => tracing::error!(tool = %tool.name(), "cannot list tool: {err}"),
-                }
-            }
-            Listing { names, tools }
-        })
-    }
-
-    fn list_tools(
+    fn list_tools<'a>(
         &self,
+        snapshot: &'a Snapshot,
         params: &Map<String, Value>,
         stateless: bool,
-    ) -> Result<ToolPage<'_>, Fault> {
+    ) -> Result<ToolPage<'a>, Fault> {
         let invalid = || (jsonrpc::INVALID_PARAMS, "invalid cursor".to_owned(), None);
-        let listing = self.listing();
+        let listing = snapshot.listing();
         let start = match params.get("cursor") {
             None | Some(Value::Null) => 0,
             Some(Value::String(cursor)) => {
@@ -470,7 +604,8 @@ impl Server {
                 return Err(Answer::refused(&id, refusal));
             }
         }
-        let name = match &self.llm_names {
+        let snapshot = self.served.load_full();
+        let name = match &snapshot.llm_names {
             Some(names) => match names.to_canonical.get(&sent_name) {
                 Some(canonical) => canonical.clone(),
                 None => return invalid(format!("Unknown tool: {sent_name}")),
@@ -483,7 +618,7 @@ impl Server {
             Some(_) => return invalid("`arguments` must be an object".to_owned()),
         };
         // The registry's own name: a valid name, not checked again.
-        let call = match self.registry.get(&name) {
+        let call = match snapshot.registry.get(&name) {
             Some(tool) if tool.is_enabled() => {
                 if stateless {
                     let admitted = stateless::admit_call(tool.definition(), &arguments, mirrored);
@@ -503,6 +638,7 @@ impl Server {
             _ => None,
         };
         Ok(PendingCall {
+            snapshot,
             id,
             stateless,
             call,
@@ -515,7 +651,8 @@ impl Server {
     /// [`Server::finish`].
     fn call_now(&self, pending: PendingCall) -> Step {
         let reports_progress = pending.reports_progress();
-        let inline = self
+        let inline = pending
+            .snapshot
             .registry
             .get(pending.call.tool_name.as_str())
             .is_some_and(RegisteredTool::runs_inline);
@@ -528,7 +665,8 @@ impl Server {
         }
         // An inline tool runs to its end within the first poll: there is nothing to await,
         // and nothing a cancellation could stop.
-        match self
+        match pending
+            .snapshot
             .registry
             .call_with(pending.call, options)
             .now_or_never()
@@ -557,6 +695,7 @@ impl Server {
         notify: Option<Notifier>,
     ) -> Option<String> {
         let PendingCall {
+            snapshot,
             id,
             stateless,
             call,
@@ -590,7 +729,7 @@ impl Server {
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         self.lock_in_flight()
             .insert(key.clone(), (serial, token.clone()));
-        let result = self.registry.call_with(call, options).await;
+        let result = snapshot.registry.call_with(call, options).await;
         {
             // A client that reused the id of a call in flight replaced its entry: leave
             // the newer one alone.
@@ -631,6 +770,8 @@ pub(crate) enum Step {
     Answered(Option<Answer>),
     /// A call to run with [`Server::finish`].
     Call(Box<PendingCall>),
+    /// A `subscriptions/listen` stream to open with [`Server::listen`].
+    Listen(Box<Listen>),
 }
 
 /// An answer to send, and the HTTP status it goes with.
@@ -661,6 +802,8 @@ impl Answer {
 
 /// A call checked and ready to run.
 pub(crate) struct PendingCall {
+    /// What was served when the call came: it runs there, whatever changes meanwhile.
+    snapshot: Arc<Snapshot>,
     id: Id,
     stateless: bool,
     call: MCPToolCall,
@@ -798,6 +941,74 @@ pub(crate) async fn stop_signal() {
 struct LlmNames {
     to_llm: HashMap<String, String>,
     to_canonical: HashMap<String, String>,
+}
+
+impl LlmNames {
+    /// The names of `registry`'s tools for LLM APIs: dots made underscores.
+    fn of(registry: &Registry) -> Result<Self, LlmNameError> {
+        let mut names = Self::default();
+        for tool in registry.list() {
+            let canonical = tool.name().as_str();
+            let llm = canonical.replace('.', "_");
+            if llm.len() > 64 {
+                return Err(LlmNameError::TooLong {
+                    tool: canonical.to_owned(),
+                });
+            }
+            if let Some(other) = names.to_canonical.get(&llm) {
+                return Err(LlmNameError::Collision {
+                    name: llm,
+                    first: other.clone(),
+                    second: canonical.to_owned(),
+                });
+            }
+            names.to_canonical.insert(llm.clone(), canonical.to_owned());
+            names.to_llm.insert(canonical.to_owned(), llm);
+        }
+        Ok(names)
+    }
+}
+
+/// What an edit of a served registry returned says of whether it changed anything
+/// ([`Server::change`]).
+pub trait Changed {
+    /// Whether the registry changed.
+    fn changed(&self) -> bool;
+}
+
+/// [`Registry::enable`] and [`Registry::disable`]: whether the tool was there.
+impl Changed for bool {
+    fn changed(&self) -> bool {
+        *self
+    }
+}
+
+/// An edit that returns nothing: taken as a change.
+impl Changed for () {
+    fn changed(&self) -> bool {
+        true
+    }
+}
+
+/// [`Registry::unregister`]: whether a tool was removed.
+impl<T> Changed for Option<T> {
+    fn changed(&self) -> bool {
+        self.is_some()
+    }
+}
+
+/// [`Registry::register`] and [`Registry::mount`]: a change when it succeeded.
+impl<T: Changed, E> Changed for Result<T, E> {
+    fn changed(&self) -> bool {
+        self.as_ref().is_ok_and(Changed::changed)
+    }
+}
+
+/// [`Registry::mount`]'s conflicts: the tools that did not conflict were added.
+impl Changed for Vec<crate::registry::ToolConflict> {
+    fn changed(&self) -> bool {
+        true
+    }
 }
 
 /// Why tools cannot be served under names valid for LLM APIs.

@@ -17,6 +17,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use tokio::runtime::Handle;
 use tokio::sync::{Semaphore, mpsc, oneshot};
 
+use super::jsonrpc::Incoming;
+use super::listen::ListenGuard;
 use super::{Notifier, Server, Step};
 
 /// The most requests handled at once.
@@ -96,6 +98,7 @@ where
         limit: Arc::new(Semaphore::new(MAX_IN_FLIGHT)),
         stopping: Arc::new(AtomicBool::new(false)),
         busy: Arc::new(Mutex::new(())),
+        listening: Mutex::new(Vec::new()),
     };
     let (limit, stopping, busy) = (
         Arc::clone(&reading.limit),
@@ -139,6 +142,9 @@ struct Reading<W: Write> {
     stopping: Arc<AtomicBool>,
     /// Held while a message is handled, so a stop waits for the one at hand.
     busy: Arc<Mutex<()>>,
+    /// What this connection listens for: every change once it completed the handshake,
+    /// and its `subscriptions/listen` streams. Ends with the input.
+    listening: Mutex<Vec<ListenGuard>>,
 }
 
 impl<W: Write + Send + 'static> Reading<W> {
@@ -194,11 +200,30 @@ impl<W: Write + Send + 'static> Reading<W> {
     fn handle(&self, message: &[u8], notify: &Notifier) -> io::Result<()> {
         let step = match super::parse(message) {
             Err(refusal) => Step::Answered(Some(super::Answer::ok(refusal.into_response()))),
-            Ok(incoming) => self.server.begin(incoming),
+            Ok(incoming) => {
+                // A client that completed the handshake hears of changes to the tool list,
+                // as the stateful revisions have it.
+                let initialized = matches!(
+                    &incoming,
+                    Incoming::Notification { method, .. } if method == "notifications/initialized"
+                );
+                if initialized && lock(&self.listening).is_empty() {
+                    let guard = self.server.hear_changes(Arc::clone(notify));
+                    lock(&self.listening).push(guard);
+                }
+                self.server.begin(incoming)
+            }
         };
         match step {
             Step::Answered(None) => Ok(()),
             Step::Answered(Some(answer)) => self.write_now(&answer.text),
+            Step::Listen(listen) => {
+                // On stdio every stream shares the one output; the subscription's id tells
+                // them apart. It listens until cancelled or the input ends.
+                let guard = self.server.listen(&listen, "", Arc::clone(notify));
+                lock(&self.listening).push(guard);
+                Ok(())
+            }
             Step::Call(pending) => {
                 let permit = self
                     .runtime

@@ -1,0 +1,162 @@
+//! Who hears about changes to what a server serves: the clients that opened a
+//! `subscriptions/listen` stream (2026-07-28), each told only what it asked for and tagged
+//! with its subscription's id, and the stateful connections that completed the handshake
+//! (stdio), told untagged.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use serde_json::value::RawValue;
+use serde_json::{Map, Value, json};
+
+use super::Notifier;
+use super::jsonrpc::{self, Id};
+
+/// The `_meta` key that ties a notification to its `subscriptions/listen` stream.
+const SUBSCRIPTION_ID_KEY: &str = "io.modelcontextprotocol/subscriptionId";
+
+/// A `subscriptions/listen` request, admitted: what its stream is to carry.
+#[derive(Debug)]
+pub(crate) struct Listen {
+    pub(crate) id: Id,
+    /// The notification types asked for that this server sends: `toolsListChanged`.
+    pub(crate) tools: bool,
+}
+
+impl Listen {
+    /// Reads the filter of a `subscriptions/listen` request: an object whose members say
+    /// which notifications the client opts in to. Only those this server sends are kept.
+    pub(crate) fn read(id: Id, params: &Map<String, Value>) -> Result<Self, String> {
+        let Some(Value::Object(filter)) = params.get("notifications") else {
+            return Err(
+                "`notifications` must be an object naming the notifications to receive".to_owned(),
+            );
+        };
+        let tools = match filter.get("toolsListChanged") {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(tools)) => *tools,
+            Some(_) => return Err("`notifications.toolsListChanged` must be a boolean".to_owned()),
+        };
+        Ok(Self { id, tools })
+    }
+
+    /// The acknowledgement, the stream's first message: the notification types agreed to.
+    pub(crate) fn acknowledgement(&self) -> String {
+        let mut agreed = Map::new();
+        if self.tools {
+            agreed.insert("toolsListChanged".to_owned(), Value::Bool(true));
+        }
+        jsonrpc::notification(
+            "notifications/subscriptions/acknowledged",
+            json!({ "notifications": agreed, "_meta": { SUBSCRIPTION_ID_KEY: self.id } }),
+        )
+    }
+}
+
+/// One listener.
+struct Listener {
+    serial: u64,
+    /// Who it is, for a cancellation: the client and the listen request's id.
+    key: String,
+    /// The listen request's id, which tags every notification; none for a stateful
+    /// connection.
+    subscription: Option<Box<RawValue>>,
+    tools: bool,
+    send: Notifier,
+}
+
+/// The listeners of one server.
+#[derive(Default)]
+pub(crate) struct Listeners {
+    serial: AtomicU64,
+    list: Mutex<Vec<Listener>>,
+}
+
+/// Removes its listener when dropped: a stream that ends stops listening.
+pub(crate) struct ListenGuard {
+    listeners: Arc<Listeners>,
+    serial: u64,
+}
+
+impl Drop for ListenGuard {
+    fn drop(&mut self) {
+        self.listeners
+            .lock()
+            .retain(|listener| listener.serial != self.serial);
+    }
+}
+
+impl Listeners {
+    fn lock(&self) -> MutexGuard<'_, Vec<Listener>> {
+        // A panic while the lock was held leaves the list as it was: keep using it.
+        self.list.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Adds the listener of `listen`, sending it the acknowledgement first; it listens
+    /// until the guard is dropped or [`Listeners::cancel`] names it.
+    pub(crate) fn listen(
+        self: &Arc<Self>,
+        listen: &Listen,
+        key: String,
+        send: Notifier,
+    ) -> ListenGuard {
+        send(listen.acknowledgement());
+        let subscription = serde_json::value::to_raw_value(&listen.id).ok();
+        self.add(key, subscription, listen.tools, send)
+    }
+
+    /// Adds a stateful connection, which hears of every change untagged.
+    pub(crate) fn connection(self: &Arc<Self>, send: Notifier) -> ListenGuard {
+        self.add(String::new(), None, true, send)
+    }
+
+    fn add(
+        self: &Arc<Self>,
+        key: String,
+        subscription: Option<Box<RawValue>>,
+        tools: bool,
+        send: Notifier,
+    ) -> ListenGuard {
+        let serial = self.serial.fetch_add(1, Ordering::Relaxed);
+        self.lock().push(Listener {
+            serial,
+            key,
+            subscription,
+            tools,
+            send,
+        });
+        ListenGuard {
+            listeners: Arc::clone(self),
+            serial,
+        }
+    }
+
+    /// Ends the listening of the listen request `key` (a client's cancellation).
+    pub(crate) fn cancel(&self, key: &str) {
+        self.lock()
+            .retain(|listener| listener.key.is_empty() || listener.key != key);
+    }
+
+    /// Tells every listener that asked for it that the tool list changed.
+    pub(crate) fn tools_changed(&self) {
+        // The messages are sent outside the lock: a sender may block on a full pipe.
+        let sends: Vec<(Notifier, String)> = self
+            .lock()
+            .iter()
+            .filter(|listener| listener.tools)
+            .map(|listener| {
+                let params = match &listener.subscription {
+                    Some(id) => json!({ "_meta": { SUBSCRIPTION_ID_KEY: id } }),
+                    None => json!({}),
+                };
+                (
+                    Arc::clone(&listener.send),
+                    jsonrpc::notification("notifications/tools/list_changed", params),
+                )
+            })
+            .collect();
+        for (send, message) in sends {
+            send(message);
+        }
+    }
+}
