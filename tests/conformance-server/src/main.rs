@@ -1,10 +1,19 @@
 //! The tools the official MCP conformance suite's server scenarios call, written with
 //! `#[mcp_tool]`. Serve them with `--llm-names`, which turns `test.simple_text` into the
 //! `test_simple_text` the suite asks for.
+//!
+//! One fixture is registered while serving instead: `json_schema_2020_12_tool`, whose input
+//! schema the suite expects back exactly as written, keyword for keyword.
 
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use mcp_runtime::{ContentBlock, MCPToolResult, ToolContext, ToolError, mcp_tool};
+use mcp_runtime::serde_json::{Value, json};
+use mcp_runtime::server::Server;
+use mcp_runtime::{ContentBlock, MCPToolResult, ToolContext, ToolDefinition, ToolError, mcp_tool};
+
+/// The server, once it serves: the trigger tools change what it serves.
+static SERVER: OnceLock<Arc<Server>> = OnceLock::new();
 
 /// A 1×1 red PNG.
 const RED_PIXEL_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
@@ -74,6 +83,89 @@ async fn tool_with_progress(ctx: &ToolContext) -> String {
     "Progress test completed".to_owned()
 }
 
+/// Present only between two calls of `test_trigger_tool_change`.
+#[mcp_tool(namespace = "test", inline)]
+fn toggled() -> String {
+    "here for now".to_owned()
+}
+
+/// Changes the tool list: `test_toggled` goes if it is there, and comes back if not.
+#[mcp_tool(namespace = "test")]
+fn trigger_tool_change() -> Result<String, ToolError> {
+    let server = SERVER
+        .get()
+        .ok_or_else(|| ToolError::execution("the server is not serving"))?;
+    let changed = server
+        .change(|registry| {
+            let enabled = registry
+                .get("test.toggled")
+                .is_some_and(mcp_runtime::RegisteredTool::is_enabled);
+            if enabled {
+                registry.disable("test.toggled")
+            } else {
+                registry.enable("test.toggled")
+            }
+        })
+        .map_err(|err| ToolError::execution(err.to_string()))?;
+    Ok(if changed {
+        "tool list changed"
+    } else {
+        "no change"
+    }
+    .to_owned())
+}
+
+/// `json_schema_2020_12_tool` (served under names for LLM APIs, as the suite runs it): the
+/// input schema `json-schema-2020-12` expects back unchanged: `$schema`, `$defs` with
+/// an `$anchor`, composition and conditional keywords.
+fn json_schema_2020_12_tool() -> Result<ToolDefinition, Box<dyn std::error::Error>> {
+    let schema = json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "$defs": {
+            "address": {
+                "$anchor": "addressDef",
+                "type": "object",
+                "properties": {
+                    "street": { "type": "string" },
+                    "city": { "type": "string" }
+                }
+            }
+        },
+        "properties": {
+            "name": { "type": "string" },
+            "address": { "$ref": "#/$defs/address" },
+            "contactMethod": { "type": "string", "enum": ["phone", "email"] },
+            "phone": { "type": "string" },
+            "email": { "type": "string" }
+        },
+        "allOf": [{ "anyOf": [{ "required": ["phone"] }, { "required": ["email"] }] }],
+        "if": { "properties": { "contactMethod": { "const": "phone" } }, "required": ["contactMethod"] },
+        "then": { "required": ["phone"] },
+        "else": { "required": ["email"] },
+        "additionalProperties": false
+    });
+    Ok(
+        ToolDefinition::new("json.schema_2020_12_tool", schema.try_into()?)?
+            .with_description("Takes a contact whose schema uses JSON Schema 2020-12 keywords."),
+    )
+}
+
 fn main() {
-    mcp_runtime::cli::run()
+    mcp_runtime::cli::run_serving(|server| {
+        let _ = SERVER.set(Arc::clone(server));
+        let registered = json_schema_2020_12_tool().map(|definition| {
+            server.change(|registry| {
+                registry.register(definition, |arguments, _| async move {
+                    Ok::<_, ToolError>(json!({ "received": Value::Object(arguments) }))
+                })
+            })
+        });
+        match registered {
+            Ok(Ok(Ok(()))) => {}
+            Ok(Ok(Err(err))) => eprintln!("error: {err}"),
+            Ok(Err(err)) => eprintln!("error: {err}"),
+            Err(err) => eprintln!("error: {err}"),
+        }
+    })
 }
