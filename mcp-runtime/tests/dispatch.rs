@@ -722,3 +722,38 @@ async fn serve_http_serves_until_the_process_is_asked_to_stop() {
     assert!(!serving.is_finished());
     serving.abort();
 }
+
+#[tokio::test]
+async fn a_change_that_would_give_two_tools_one_llm_name_is_refused_and_nothing_changes() {
+    let definition = |name: &str| {
+        ToolDefinition::new(name, schema())
+            .expect("a valid definition")
+            .with_description("A tool.")
+    };
+    let server = Server::new(support::registry_of(&[definition("a.b_c")]))
+        .with_llm_names()
+        .expect("one tool, one name");
+    let listed = |server: &Server| {
+        let server = server.registry();
+        server
+            .list()
+            .map(|tool| tool.name().to_string())
+            .collect::<Vec<_>>()
+    };
+    let refused = server.change(|registry| {
+        registry.register(definition("a_b.c"), |_, _| async {
+            Ok::<_, mcp_runtime::ToolError>(json!({}))
+        })
+    });
+    assert_eq!(
+        refused.expect_err("a clash").to_string(),
+        "tools `a.b_c` and `a_b.c` would both be served as `a_b_c`: rename one of them"
+    );
+    assert_eq!(listed(&server), ["a.b_c"]);
+    // A change that changes nothing is no change.
+    assert!(
+        !server
+            .change(|registry| registry.disable("no.such"))
+            .expect("no clash")
+    );
+}

@@ -35,9 +35,14 @@ fn server() -> Arc<Server> {
 
 /// Serves [`server`] with `config` on a port of its own; the address, once bound.
 async fn serve(config: HttpConfig) -> SocketAddr {
+    serve_this(server(), config).await
+}
+
+/// Serves `server` with `config` on a port of its own; the address, once bound.
+async fn serve_this(server: Arc<Server>, config: HttpConfig) -> SocketAddr {
     let (bound, address) = oneshot::channel();
     tokio::spawn(serve_http(
-        server(),
+        server,
         "127.0.0.1:0".parse().expect("an address"),
         config,
         move |address| bound.send(address).expect("the test listens"),
@@ -676,4 +681,131 @@ fn a_rate_limit_names_its_period() {
     ] {
         assert_eq!(config.to_string(), text);
     }
+}
+
+/// The `data:` lines of an SSE response as they come, each a JSON message.
+struct Events {
+    stream: tokio::net::TcpStream,
+    /// What was received and not yet taken as an event.
+    read: String,
+    /// The response's head.
+    head: String,
+}
+
+impl Events {
+    /// Opens `POST /mcp` with `message` and keeps the connection to read its events.
+    async fn open(to: SocketAddr, headers: &[(&str, &str)], message: &Value) -> Self {
+        use tokio::io::AsyncWriteExt;
+        let body = message.to_string();
+        let mut request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {to}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n",
+            body.len()
+        );
+        for (name, value) in headers {
+            request.push_str(&format!("{name}: {value}\r\n"));
+        }
+        request.push_str("\r\n");
+        request.push_str(&body);
+        let mut stream = tokio::net::TcpStream::connect(to)
+            .await
+            .expect("a connection");
+        stream.write_all(request.as_bytes()).await.expect("sent");
+        Self {
+            stream,
+            read: String::new(),
+            head: String::new(),
+        }
+    }
+
+    /// The next event's message, within 10 s.
+    async fn next(&mut self) -> Value {
+        use tokio::io::AsyncReadExt;
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(start) = self.read.find("data: ") {
+                if let Some(length) = self.read[start..].find('\n') {
+                    let line = self.read[start + 6..start + length].trim().to_owned();
+                    self.read.drain(..start + length);
+                    return serde_json::from_str(&line).expect("a JSON event");
+                }
+            }
+            let mut buffer = [0u8; 4096];
+            let read = tokio::time::timeout_at(deadline.into(), self.stream.read(&mut buffer))
+                .await
+                .expect("an event within 10 s")
+                .expect("the stream reads");
+            assert!(read > 0, "the stream ended: {:?}", self.read);
+            self.read
+                .push_str(&String::from_utf8_lossy(&buffer[..read]));
+            if self.head.is_empty() {
+                if let Some(end) = self.read.find("\r\n\r\n") {
+                    self.head = self.read[..end].to_ascii_lowercase();
+                }
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_listen_stream_is_acknowledged_then_told_of_changes_tagged_with_its_id() {
+    let server = server();
+    let to = serve_this(Arc::clone(&server), HttpConfig::default()).await;
+    let listen = json!({
+        "jsonrpc": "2.0", "id": 41, "method": "subscriptions/listen",
+        "params": { "notifications": { "toolsListChanged": true }, "_meta": stateless_meta() },
+    });
+    let headers = [
+        ("MCP-Protocol-Version", STATELESS_VERSION),
+        ("Mcp-Method", "subscriptions/listen"),
+    ];
+    let mut events = Events::open(to, &headers, &listen).await;
+    let acknowledgement = events.next().await;
+    assert_eq!(
+        acknowledgement,
+        json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/subscriptions/acknowledged",
+            "params": {
+                "notifications": { "toolsListChanged": true },
+                "_meta": { "io.modelcontextprotocol/subscriptionId": 41 },
+            },
+        })
+    );
+    assert!(
+        events.head.contains("x-accel-buffering: no"),
+        "{}",
+        events.head
+    );
+    let changed = server
+        .change(|registry| registry.disable("calc.add"))
+        .expect("no names for LLM APIs to clash");
+    assert!(changed);
+    assert_eq!(
+        events.next().await,
+        json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/tools/list_changed",
+            "params": { "_meta": { "io.modelcontextprotocol/subscriptionId": 41 } },
+        })
+    );
+    // The change is served from the next request on.
+    let listed = post(
+        to,
+        &[headers[0], ("Mcp-Method", "tools/list")],
+        &json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": { "_meta": stateless_meta() } }),
+    )
+    .await
+    .json_with(200);
+    assert_eq!(listed["result"]["tools"], json!([]), "{listed}");
+
+    // At the handshake's revisions there is no such method.
+    let stateful = post(
+        to,
+        &[],
+        &json!({ "jsonrpc": "2.0", "id": 2, "method": "subscriptions/listen", "params": {} }),
+    )
+    .await
+    .json_with(200);
+    assert_eq!(stateful["error"]["code"], -32_601, "{stateful}");
 }

@@ -32,7 +32,7 @@ impl Id {
 
     /// The id `raw`, when it is a string or an integer (MCP's `RequestId`). An integer may
     /// be written as JSON allows any number, `100`, `1e2` or `100.0`; `1.5` is no id.
-    fn of(raw: &RawValue) -> Option<Self> {
+    pub(crate) fn of(raw: &RawValue) -> Option<Self> {
         let text = raw.get();
         let valid = text.starts_with('"') || integer_key(text).is_some();
         valid.then(|| Self(Some(raw.to_owned())))

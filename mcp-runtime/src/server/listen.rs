@@ -160,3 +160,120 @@ impl Listeners {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A notifier that keeps what it is sent.
+    fn kept() -> (Notifier, Arc<Mutex<Vec<Value>>>) {
+        let kept = Arc::new(Mutex::new(Vec::new()));
+        let sink = Arc::clone(&kept);
+        let send: Notifier = Arc::new(move |message: String| {
+            let message = serde_json::from_str(&message).expect("a JSON message");
+            sink.lock().unwrap().push(message);
+        });
+        (send, kept)
+    }
+
+    fn listen(id: &str, filter: Value) -> Listen {
+        let id: Box<RawValue> = serde_json::from_str(id).unwrap();
+        let params = json!({ "notifications": filter });
+        let Value::Object(params) = params else {
+            unreachable!()
+        };
+        Listen::read(Id::of(&id).expect("an id"), &params).expect("a filter")
+    }
+
+    #[test]
+    fn a_listener_is_acknowledged_then_told_only_what_it_asked_for_tagged_with_its_id() {
+        let listeners = Arc::new(Listeners::default());
+        let (tools_send, tools) = kept();
+        let (prompts_send, prompts) = kept();
+        let _tools = listeners.listen(
+            &listen("\"t\"", json!({ "toolsListChanged": true })),
+            "client \"t\"".to_owned(),
+            tools_send,
+        );
+        let _prompts = listeners.listen(
+            &listen(
+                "7",
+                json!({ "promptsListChanged": true, "toolsListChanged": false }),
+            ),
+            "client 7".to_owned(),
+            prompts_send,
+        );
+        listeners.tools_changed();
+        assert_eq!(
+            *tools.lock().unwrap(),
+            [
+                json!({
+                    "jsonrpc": "2.0",
+                    "method": "notifications/subscriptions/acknowledged",
+                    "params": {
+                        "notifications": { "toolsListChanged": true },
+                        "_meta": { "io.modelcontextprotocol/subscriptionId": "t" },
+                    },
+                }),
+                json!({
+                    "jsonrpc": "2.0",
+                    "method": "notifications/tools/list_changed",
+                    "params": { "_meta": { "io.modelcontextprotocol/subscriptionId": "t" } },
+                }),
+            ]
+        );
+        // Prompts are not served: agreed to nothing, and told nothing.
+        assert_eq!(
+            *prompts.lock().unwrap(),
+            [json!({
+                "jsonrpc": "2.0",
+                "method": "notifications/subscriptions/acknowledged",
+                "params": {
+                    "notifications": {},
+                    "_meta": { "io.modelcontextprotocol/subscriptionId": 7 },
+                },
+            })]
+        );
+    }
+
+    #[test]
+    fn a_listener_stops_when_its_guard_drops_or_its_request_is_cancelled() {
+        let listeners = Arc::new(Listeners::default());
+        let (first_send, first) = kept();
+        let (second_send, second) = kept();
+        let (connection_send, connection) = kept();
+        let filter = json!({ "toolsListChanged": true });
+        let first_guard =
+            listeners.listen(&listen("1", filter.clone()), "a 1".to_owned(), first_send);
+        let _second = listeners.listen(&listen("2", filter), "a 2".to_owned(), second_send);
+        let _connection = listeners.connection(connection_send);
+        drop(first_guard);
+        listeners.cancel("a 2");
+        listeners.tools_changed();
+        assert_eq!(first.lock().unwrap().len(), 1, "the acknowledgement only");
+        assert_eq!(second.lock().unwrap().len(), 1, "the acknowledgement only");
+        // A cancellation names a listen request: the handshake's listener stays, untagged.
+        assert_eq!(
+            *connection.lock().unwrap(),
+            [json!({
+                "jsonrpc": "2.0",
+                "method": "notifications/tools/list_changed",
+                "params": {},
+            })]
+        );
+    }
+
+    #[test]
+    fn a_filter_is_an_object_of_booleans() {
+        for params in [
+            json!({}),
+            json!({ "notifications": true }),
+            json!({ "notifications": { "toolsListChanged": "yes" } }),
+        ] {
+            let Value::Object(params) = params else {
+                unreachable!()
+            };
+            assert!(Listen::read(Id::NONE, &params).is_err(), "{params:?}");
+        }
+    }
+}

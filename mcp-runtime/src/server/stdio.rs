@@ -457,6 +457,180 @@ mod tests {
         serving.await.unwrap().unwrap();
     }
 
+    /// A server over one dynamic tool, `t.one`, and what it writes, line by line.
+    struct Session {
+        server: Arc<Server>,
+        client: io::PipeWriter,
+        lines: std::sync::mpsc::Receiver<Vec<u8>>,
+        pending: Vec<u8>,
+        serving: tokio::task::JoinHandle<io::Result<()>>,
+    }
+
+    fn tool(name: &str) -> crate::ToolDefinition {
+        crate::ToolDefinition::new(name, schemars::json_schema!({ "type": "object" })).unwrap()
+    }
+
+    fn answer_empty(
+        _: crate::Arguments,
+        _: crate::ToolContext,
+    ) -> std::future::Ready<Result<Value, crate::ToolError>> {
+        std::future::ready(Ok(Value::Null))
+    }
+
+    impl Session {
+        fn start() -> Self {
+            let registry = crate::Registry::builder()
+                .tool(tool("t.one"), answer_empty)
+                .build()
+                .unwrap();
+            let server = Arc::new(Server::new(registry));
+            let (input, client) = io::pipe().unwrap();
+            let (written, lines) = std::sync::mpsc::channel();
+            let serving = tokio::spawn(serve(
+                Arc::clone(&server),
+                input,
+                Announced(written),
+                std::future::pending(),
+            ));
+            Self {
+                server,
+                client,
+                lines,
+                pending: Vec::new(),
+                serving,
+            }
+        }
+
+        fn send(&mut self, message: &str) {
+            self.client.write_all(message.as_bytes()).unwrap();
+            self.client.write_all(b"\n").unwrap();
+        }
+
+        /// The next line written, within 10 s.
+        async fn line(&mut self) -> Value {
+            loop {
+                if let Some(end) = self.pending.iter().position(|&byte| byte == b'\n') {
+                    let line: Vec<u8> = self.pending.drain(..=end).collect();
+                    return serde_json::from_slice(&line).unwrap();
+                }
+                let lines = std::mem::replace(&mut self.lines, std::sync::mpsc::channel().1);
+                let (lines, bytes) = tokio::task::spawn_blocking(move || {
+                    let bytes = lines.recv_timeout(std::time::Duration::from_secs(10));
+                    (lines, bytes)
+                })
+                .await
+                .unwrap();
+                self.lines = lines;
+                self.pending.extend(bytes.expect("a line within 10 s"));
+            }
+        }
+
+        /// Sends a ping and waits for its answer: every message sent before it is handled.
+        async fn sync(&mut self, id: u64) -> Vec<Value> {
+            self.send(&format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#));
+            let mut before = Vec::new();
+            loop {
+                let line = self.line().await;
+                if line["id"] == id {
+                    return before;
+                }
+                before.push(line);
+            }
+        }
+
+        fn change(&self, enabled: bool) {
+            let changed = self
+                .server
+                .change(|registry| {
+                    if enabled {
+                        registry.enable("t.one")
+                    } else {
+                        registry.disable("t.one")
+                    }
+                })
+                .unwrap();
+            assert!(changed);
+        }
+
+        /// Ends the input; every line written after what was read.
+        async fn end(mut self) -> Vec<Value> {
+            drop(self.client);
+            self.serving.await.unwrap().unwrap();
+            while let Ok(bytes) = self.lines.try_recv() {
+                self.pending.extend(bytes);
+            }
+            self.pending
+                .split(|&byte| byte == b'\n')
+                .filter(|line| !line.is_empty())
+                .map(|line| serde_json::from_slice(line).unwrap())
+                .collect()
+        }
+    }
+
+    fn tools_changed(lines: &[Value]) -> Vec<&Value> {
+        lines
+            .iter()
+            .filter(|line| line["method"] == "notifications/tools/list_changed")
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn a_client_that_completed_the_handshake_hears_of_each_change() {
+        let mut session = Session::start();
+        session.send(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#);
+        assert_eq!(session.line().await["id"], 1);
+        // Before `notifications/initialized`, a change is not told.
+        session.change(false);
+        session.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        let mut seen = session.sync(2).await;
+        session.change(true);
+        seen.extend(session.sync(3).await);
+        seen.extend(session.end().await);
+        let told = tools_changed(&seen);
+        assert_eq!(told.len(), 1, "{seen:?}");
+        assert_eq!(
+            *told[0],
+            serde_json::json!({ "jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {} })
+        );
+    }
+
+    #[tokio::test]
+    async fn a_listen_stream_is_acknowledged_tagged_and_ends_when_cancelled() {
+        let mut session = Session::start();
+        session.send(r#"{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#);
+        let acknowledgement = session.line().await;
+        assert_eq!(
+            acknowledgement["method"],
+            "notifications/subscriptions/acknowledged"
+        );
+        assert_eq!(
+            acknowledgement["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+            "L"
+        );
+        session.change(false);
+        let told = session.line().await;
+        assert_eq!(
+            told,
+            serde_json::json!({
+                "jsonrpc": "2.0",
+                "method": "notifications/tools/list_changed",
+                "params": { "_meta": { "io.modelcontextprotocol/subscriptionId": "L" } },
+            })
+        );
+        session.send(
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"L"}}"#,
+        );
+        let mut seen = session.sync(2).await;
+        session.change(true);
+        seen.extend(session.end().await);
+        assert!(
+            tools_changed(&seen).is_empty(),
+            "told after the cancellation: {seen:?}"
+        );
+        // A cancelled listen request is not answered, like any other.
+        assert!(seen.iter().all(|line| line["id"] != "L"), "{seen:?}");
+    }
+
     #[tokio::test]
     async fn answers_every_request_and_nothing_else() {
         let input = concat!(
