@@ -809,3 +809,62 @@ async fn a_listen_stream_is_acknowledged_then_told_of_changes_tagged_with_its_id
     .json_with(200);
     assert_eq!(stateful["error"]["code"], -32_601, "{stateful}");
 }
+
+#[tokio::test]
+async fn a_stateful_initialize_gets_a_session_id_that_nothing_depends_on() {
+    let to = serve(HttpConfig::default()).await;
+    let initialize = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": { "name": "t", "version": "1" },
+        },
+    });
+    let first = post(to, &[], &initialize).await;
+    let second = post(to, &[], &initialize).await;
+    let session = |answer: &Answer| {
+        let id = answer
+            .header("mcp-session-id")
+            .expect("a session id")
+            .to_owned();
+        assert!(
+            id.len() == 32 && id.bytes().all(|byte| byte.is_ascii_hexdigit()),
+            "{id}"
+        );
+        id
+    };
+    assert_ne!(session(&first), session(&second), "each a new id");
+    // Any id, or none, is taken: no process keeps sessions.
+    for headers in [
+        vec![("Mcp-Session-Id", "0123456789abcdef0123456789abcdef")],
+        vec![("Mcp-Session-Id", "unknown")],
+        vec![],
+    ] {
+        let answer = post(to, &headers, &ping(2)).await;
+        assert_eq!(
+            answer.json_with(200),
+            json!({ "jsonrpc": "2.0", "id": 2, "result": {} })
+        );
+        assert_eq!(
+            answer.header("mcp-session-id"),
+            None,
+            "only initialize assigns one"
+        );
+    }
+    // Not at 2026-07-28, which has no sessions.
+    let discover = json!({
+        "jsonrpc": "2.0", "id": 3, "method": "server/discover", "params": { "_meta": stateless_meta() },
+    });
+    let answer = post(
+        to,
+        &[
+            ("MCP-Protocol-Version", STATELESS_VERSION),
+            ("Mcp-Method", "server/discover"),
+        ],
+        &discover,
+    )
+    .await;
+    assert_eq!(answer.status, 200);
+    assert_eq!(answer.header("mcp-session-id"), None);
+}

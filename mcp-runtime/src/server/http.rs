@@ -4,7 +4,9 @@
 //! (`text/event-stream`) when it is a call carrying a `progressToken` and the client accepts
 //! one: the progress notifications, then the answer. Notifications and responses get 202.
 //! No state is kept per connection or session, so several processes behind an ordinary
-//! load balancer serve one tool set.
+//! load balancer serve one tool set. A stateful `initialize` (2025-06-18, 2025-11-25) is
+//! answered with an `Mcp-Session-Id`, as clients of those revisions expect, but the id is a
+//! label: no request is refused for carrying another one, or none.
 //!
 //! At most [`MAX_IN_FLIGHT`] requests are handled at once; further ones wait, their
 //! connections held, which slows a flooding client instead of queueing without bound.
@@ -387,7 +389,13 @@ async fn post_mcp(
                 Status::BadRequest => StatusCode::BAD_REQUEST,
                 Status::NotFound => StatusCode::NOT_FOUND,
             };
-            return json_response(status, answer.text);
+            let mut response = json_response(status, answer.text);
+            if answer.opens_session {
+                if let Some(session) = session_id() {
+                    response.headers_mut().insert(SESSION_ID, session);
+                }
+            }
+            return response;
         }
         Step::Answered(None) => return StatusCode::ACCEPTED.into_response(),
         // A listen stream lasts as long as the client keeps it: it takes no place among
@@ -404,6 +412,19 @@ async fn post_mcp(
         // A call the client cancelled: nothing to answer.
         None => StatusCode::ACCEPTED.into_response(),
     }
+}
+
+/// The header of the session id the handshake's streamable HTTP may assign at `initialize`.
+const SESSION_ID: &str = "mcp-session-id";
+
+/// A new session id: 128 random bits, in hex. A label the client echoes, never a key to
+/// state: this server keeps nothing per session, so any process behind a load balancer
+/// takes any request, with the id or without it, and none is ever refused for it.
+fn session_id() -> Option<HeaderValue> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).ok()?;
+    let hex: String = bytes.iter().map(|byte| format!("{byte:02x}")).collect();
+    HeaderValue::from_str(&hex).ok()
 }
 
 /// What a request mirrors from its body into headers (2026-07-28): read, not yet checked.

@@ -458,7 +458,10 @@ impl Server {
             )),
         };
         match answer {
-            Ok(text) => Answer::ok(text),
+            Ok(text) => Answer {
+                opens_session: method == "initialize",
+                ..Answer::ok(text)
+            },
             Err(fault) => Answer::ok(fault_response(id, fault)),
         }
     }
@@ -780,6 +783,9 @@ pub(crate) struct Answer {
     pub(crate) text: String,
     /// The HTTP status, where the transport has one.
     pub(crate) status: Status,
+    /// Whether it completes a stateful `initialize`, which the handshake's streamable
+    /// HTTP may answer with a session id.
+    pub(crate) opens_session: bool,
 }
 
 impl Answer {
@@ -788,6 +794,7 @@ impl Answer {
         Self {
             text,
             status: Status::Ok,
+            opens_session: false,
         }
     }
 
@@ -796,6 +803,7 @@ impl Answer {
         Self {
             text: fault_response(id, fault),
             status,
+            opens_session: false,
         }
     }
 }
