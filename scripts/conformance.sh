@@ -1,13 +1,26 @@
 #!/usr/bin/env bash
 # The official MCP conformance suite (server side, pinned) against the conformance fixture
-# server, served over streamable HTTP with names valid for LLM APIs. Scenarios outside the
-# product's scope are listed, with their reasons, in tests/conformance/expected-failures.yml;
-# any other failure, or a listed scenario that passes, fails the run. Needs npm, which
+# server, served over streamable HTTP with names valid for LLM APIs, at both frozen
+# requirement sets, each at its own wire: 2025-11-25 (the initialize handshake) and
+# 2026-07-28 (stateless, per-request _meta). The two run at once against one server, which
+# keeps no state between requests. What each set is known to fail is listed, with the
+# reason and the issue that removes it, in tests/conformance/expected-failures-<set>.yml;
+# any other failure (a warning too), or a listed one that passes, fails the run. The tasks
+# extension's scenarios run with 2026-07-28 and are reported, never scored. Needs npm, which
 # fetches Node 22 and the suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+suite=@modelcontextprotocol/conformance@0.2.0-alpha.12
+sets=(2025-11-25 2026-07-28)
+results=target/conformance-results
+
+conformance() {
+  npx --yes -p node@22 -p "$suite" -- conformance "$@" 2> >(grep -v '^npm warn' >&2)
+}
+
 cargo build --locked --quiet -p conformance-server
+mkdir -p "$results"
 log=target/conformance-server.log
 target/debug/conformance-server serve --http 127.0.0.1:0 --llm-names 2> "$log" &
 server=$!
@@ -19,8 +32,26 @@ done
 url=$(awk '/^listening on / { print $3; exit }' "$log")
 [ -n "$url" ] || { echo "the conformance server did not start:"; cat "$log"; exit 1; }
 
-npx --yes -p node@22 -p @modelcontextprotocol/conformance@0.1.16 -- \
-  conformance server --url "$url" \
-  --expected-failures tests/conformance/expected-failures.yml \
-  --output-dir target/conformance-results \
-  2> >(grep -v '^npm warn' >&2) | sed -n '/=== SUMMARY ===/,$p'
+# Fetched once, before the two runs share npm's cache.
+conformance list --requirements 2026-07-28 > /dev/null
+
+pids=()
+for set in "${sets[@]}"; do
+  conformance server --url "$url" --requirements "$set" \
+    --expected-failures "tests/conformance/expected-failures-$set.yml" \
+    --output-dir "$results/$set" > "$results/$set.log" 2>&1 &
+  pids+=($!)
+done
+failed=0
+for i in "${!sets[@]}"; do
+  status=0
+  wait "${pids[$i]}" || status=$?
+  echo "== requirement set ${sets[$i]}: exit $status"
+  if grep -q '=== SUMMARY ===' "$results/${sets[$i]}.log"; then
+    sed -n '/=== SUMMARY ===/,$p' "$results/${sets[$i]}.log"
+  else
+    tail -n 40 "$results/${sets[$i]}.log"
+  fi
+  [ "$status" -eq 0 ] || failed=1
+done
+exit "$failed"

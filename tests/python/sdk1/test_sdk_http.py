@@ -182,6 +182,12 @@ async def test_the_stateless_revision_checks_its_headers(http_server):
 
         meta_unsupported = dict(meta, **{"io.modelcontextprotocol/protocolVersion": "2099-01-01"})
         unsupported = {"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"_meta": meta_unsupported}}
-        refused = await client.post(url, json=unsupported, headers={"MCP-Protocol-Version": "2025-11-25"})
+        # The version header must say what _meta says, which is checked before the version.
+        mismatch = await client.post(url, json=unsupported, headers={"MCP-Protocol-Version": "2025-11-25"})
+        assert mismatch.status_code == 400 and mismatch.json()["error"]["code"] == -32020
+        spec_validator("2026-07-28", "HeaderMismatchError").validate(mismatch.json())
+        refused = await client.post(
+            url, json=unsupported, headers={"MCP-Protocol-Version": "2099-01-01", "Mcp-Method": "tools/list"})
         assert refused.status_code == 400 and refused.json()["error"]["code"] == -32022
+        assert refused.json()["id"] == 3
         spec_validator("2026-07-28", "UnsupportedProtocolVersionError").validate(refused.json())
