@@ -89,8 +89,9 @@ def http_server(quickstart):
 
 
 @pytest.fixture
-def progress_server(conformance_server):
-    """The conformance server serving streamable HTTP: see `serving_http`."""
+def conformance_http(conformance_server):
+    """The conformance server serving streamable HTTP (tools that report progress or change
+    the tool list): see `serving_http`."""
     yield from serving_http(conformance_server)
 
 

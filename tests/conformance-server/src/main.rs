@@ -83,27 +83,28 @@ async fn tool_with_progress(ctx: &ToolContext) -> String {
     "Progress test completed".to_owned()
 }
 
-/// Present only between two calls of `test_trigger_tool_change`.
-#[mcp_tool(namespace = "test", inline)]
-fn toggled() -> String {
-    "here for now".to_owned()
-}
-
-/// Changes the tool list: `test_toggled` goes if it is there, and comes back if not.
+/// Changes the tool list: registers `test.registered_while_serving` if it is not there,
+/// and removes it if it is.
 #[mcp_tool(namespace = "test")]
 fn trigger_tool_change() -> Result<String, ToolError> {
     let server = SERVER
         .get()
         .ok_or_else(|| ToolError::execution("the server is not serving"))?;
+    let name = "test.registered_while_serving";
+    let definition = ToolDefinition::new(
+        name,
+        mcp_runtime::schemars::json_schema!({ "type": "object" }),
+    )
+    .map_err(|err| ToolError::execution(err.to_string()))?
+    .with_description("Registered by test_trigger_tool_change, and removed by its next call.");
     let changed = server
         .change(|registry| {
-            let enabled = registry
-                .get("test.toggled")
-                .is_some_and(mcp_runtime::RegisteredTool::is_enabled);
-            if enabled {
-                registry.disable("test.toggled")
+            if registry.has_tool(name) {
+                registry.unregister(name).is_some()
             } else {
-                registry.enable("test.toggled")
+                registry
+                    .register(definition, |_, _| async { Ok::<_, ToolError>(json!({})) })
+                    .is_ok()
             }
         })
         .map_err(|err| ToolError::execution(err.to_string()))?;

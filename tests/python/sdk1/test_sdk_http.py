@@ -67,8 +67,8 @@ async def test_list_call_and_refuse_through_the_sdk(http_server):
             assert reports == []
 
 
-async def test_progress_reports_reach_the_sdk_callback(progress_server):
-    url, _ = progress_server()
+async def test_progress_reports_reach_the_sdk_callback(conformance_http):
+    url, _ = conformance_http()
     client, calls = recording_client()
     async with client, streamable_http_client(url, http_client=client) as (reader, writer, _):
         async with ClientSession(reader, writer) as session:

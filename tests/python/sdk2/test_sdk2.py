@@ -2,6 +2,7 @@
 `server/discover` and speaks the stateless 2026-07-28 revision; over stdio every response
 is checked against that revision's official schema."""
 
+import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
@@ -50,3 +51,30 @@ async def test_http_through_sdk_2(http_server):
     url, _ = http_server()
     async with Client(url) as client:
         await exercise(client)
+
+
+async def changes_are_heard(client):
+    """A listen stream hears the tool list change when a tool registers another while the
+    server runs, and the listing follows: `test.registered_while_serving` comes, then goes."""
+    names = lambda listed: [tool.name for tool in listed.tools]
+    assert "test.registered_while_serving" not in names(await client.list_tools())
+    async with client.listen(tools_list_changed=True) as subscription:
+        assert subscription.honored.tools_list_changed is True
+        for present in (True, False):
+            changed = await client.call_tool("test.trigger_tool_change", {})
+            assert changed.is_error is False and changed.structured_content == {"result": "tool list changed"}
+            with anyio.fail_after(10):
+                event = await subscription.__anext__()
+            assert type(event).__name__ == "ToolsListChanged"
+            assert ("test.registered_while_serving" in names(await client.list_tools())) is present
+
+
+async def test_a_tool_registered_while_serving_is_announced_over_stdio(conformance_server):
+    async with Client(StdioServerParameters(command=conformance_server, args=["serve", "--stdio"])) as client:
+        await changes_are_heard(client)
+
+
+async def test_a_tool_registered_while_serving_is_announced_over_http(conformance_http):
+    url, _ = conformance_http()
+    async with Client(url) as client:
+        await changes_are_heard(client)
