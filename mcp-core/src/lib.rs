@@ -20,6 +20,7 @@
 
 mod content;
 mod error;
+mod header;
 mod message;
 mod name;
 pub mod schema;
@@ -29,6 +30,10 @@ pub mod wire;
 
 pub use content::{ContentBlock, EmbeddedResource};
 pub use error::{MessageError, ToolError};
+pub use header::{
+    HEADER_ANNOTATION, HEADER_PREFIX, HeaderError, HeaderParam, MAX_HEADER_INTEGER,
+    is_valid_header_name,
+};
 pub use message::{
     ErrorDetails, ErrorType, MCPErrorDetail, MCPToolCall, MCPToolResult, ToolStatus,
 };

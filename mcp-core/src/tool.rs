@@ -7,6 +7,7 @@ use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
+use crate::header::{self, HeaderError, HeaderParam};
 use crate::message::ErrorType;
 use crate::name::{ToolName, ToolNameError};
 use crate::schema::{OutputSchema, has_object_root};
@@ -56,6 +57,17 @@ pub enum DefinitionError {
         /// `input` or `output`.
         which: &'static str,
     },
+    /// An `x-mcp-header` annotation of the input schema breaks MCP's rules for it.
+    #[error("tool `{tool}`: the `x-mcp-header` annotation at `{at}` of the input schema {error}")]
+    HeaderAnnotation {
+        /// The tool.
+        tool: String,
+        /// The JSON pointer, within the input schema, of the schema carrying the annotation:
+        /// `/properties/region` for the argument `region`.
+        at: String,
+        /// What is wrong.
+        error: HeaderError,
+    },
 }
 
 /// Everything a client needs to know about a tool. It serializes to MCP's `Tool` object;
@@ -95,12 +107,24 @@ pub struct ToolDefinition {
 impl ToolDefinition {
     /// A tool named `name` accepting arguments described by `input_schema` (an object root).
     /// The version starts at `0.0.0`.
+    ///
+    /// The schema's `x-mcp-header` annotations (see [`header_params`](Self::header_params))
+    /// must follow MCP's rules: a valid header name, unique regardless of case, on a
+    /// top-level property of type string, integer or boolean. A schema breaking them is a
+    /// [`DefinitionError::HeaderAnnotation`].
     pub fn new(name: &str, input_schema: Schema) -> Result<Self, DefinitionError> {
         let name = ToolName::new(name)?;
         if !has_object_root(&input_schema) {
             return Err(DefinitionError::NotAnObjectSchema {
                 tool: name.into_string(),
                 which: "input",
+            });
+        }
+        if let Err((at, error)) = header::check(input_schema.as_value()) {
+            return Err(DefinitionError::HeaderAnnotation {
+                tool: name.into_string(),
+                at,
+                error,
             });
         }
         Ok(Self {
@@ -317,6 +341,28 @@ impl ToolDefinition {
         &self.errors
     }
 
+    /// The arguments that clients mirror into HTTP headers (MCP's `x-mcp-header`, on the
+    /// Streamable HTTP transport of revision 2026-07-28), in the input schema's order: each
+    /// top-level property whose schema carries `"x-mcp-header": "<Name>"`, sent also as the
+    /// header `Mcp-Param-<Name>`.
+    ///
+    /// ```
+    /// use mcp_core::ToolDefinition;
+    ///
+    /// let input = schemars::json_schema!({
+    ///     "type": "object",
+    ///     "properties": { "region": { "type": "string", "x-mcp-header": "Region" } }
+    /// });
+    /// let tool = ToolDefinition::new("sql.execute", input)?;
+    /// let params = tool.header_params();
+    /// assert_eq!(params[0].property, "region");
+    /// assert_eq!(params[0].header_name(), "Mcp-Param-Region");
+    /// # Ok::<(), mcp_core::DefinitionError>(())
+    /// ```
+    pub fn header_params(&self) -> Vec<HeaderParam> {
+        header::header_params(self.input_schema.as_value())
+    }
+
     fn mcp_annotations(&self) -> Map<String, Value> {
         let a = &self.annotations;
         let mut map = Map::new();
@@ -439,5 +485,47 @@ mod tests {
             wire["_meta"][META_KEY],
             json!({"version": "0.0.0", "category": "filesystem", "tags": ["fs"], "dangerous": true, "requiresSandbox": false})
         );
+    }
+
+    #[test]
+    fn an_input_schema_breaking_the_header_rules_is_refused_naming_tool_and_place() {
+        let schema = schemars::json_schema!({
+            "type": "object",
+            "properties": {
+                "region": { "type": "string", "x-mcp-header": "Region" },
+                "zone": { "type": "string", "x-mcp-header": "REGION" }
+            }
+        });
+        let err = ToolDefinition::new("sql.execute", schema).unwrap_err();
+        assert_eq!(
+            err,
+            DefinitionError::HeaderAnnotation {
+                tool: "sql.execute".into(),
+                at: "/properties/zone".into(),
+                error: HeaderError::Duplicate {
+                    name: "REGION".into(),
+                    other: "region".into()
+                },
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            "tool `sql.execute`: the `x-mcp-header` annotation at `/properties/zone` of the input schema `REGION` is already the header of `region`; header names are compared case-insensitively"
+        );
+    }
+
+    #[test]
+    fn header_params_are_read_from_the_input_schema() {
+        let schema = schemars::json_schema!({
+            "type": "object",
+            "properties": {
+                "query": { "type": "string" },
+                "region": { "type": "string", "x-mcp-header": "Region" }
+            }
+        });
+        let tool = ToolDefinition::new("sql.execute", schema).unwrap();
+        assert_eq!(tool.header_params(), [HeaderParam::new("region", "Region")]);
+        let plain = ToolDefinition::new("sql.execute", input()).unwrap();
+        assert_eq!(plain.header_params(), []);
     }
 }
