@@ -18,6 +18,7 @@
 //! # Ok::<(), serde_json::Error>(())
 //! ```
 
+mod capabilities;
 mod content;
 mod error;
 mod header;
@@ -28,6 +29,7 @@ mod text;
 mod tool;
 pub mod wire;
 
+pub use capabilities::{CLIENT_CAPABILITIES, missing_client_capabilities};
 pub use content::{ContentBlock, EmbeddedResource};
 pub use error::{MessageError, ToolError};
 pub use header::{

@@ -68,11 +68,22 @@ pub enum DefinitionError {
         /// What is wrong.
         error: HeaderError,
     },
+    /// A required client capability is not an object, as MCP's `ClientCapabilities` has it.
+    #[error(
+        "tool `{tool}`: the required client capability `{capability}` must be an object, e.g. `{{}}`"
+    )]
+    ClientCapability {
+        /// The tool.
+        tool: String,
+        /// The capability's name.
+        capability: String,
+    },
 }
 
 /// Everything a client needs to know about a tool. It serializes to MCP's `Tool` object;
 /// what MCP has no field for (version, category, tags, timeout, deprecation, declared error
-/// types, `dangerous`, `requires_sandbox`) travels in `_meta` under [`META_KEY`].
+/// types, `dangerous`, `requires_sandbox`, the required client capabilities) travels in
+/// `_meta` under [`META_KEY`].
 ///
 /// ```
 /// use mcp_core::ToolDefinition;
@@ -102,6 +113,7 @@ pub struct ToolDefinition {
     deprecated: Option<String>,
     errors: Vec<ErrorType>,
     examples: Vec<Map<String, Value>>,
+    required_client_capabilities: Map<String, Value>,
 }
 
 impl ToolDefinition {
@@ -141,6 +153,7 @@ impl ToolDefinition {
             deprecated: None,
             errors: Vec::new(),
             examples: Vec::new(),
+            required_client_capabilities: Map::new(),
         })
     }
 
@@ -161,6 +174,7 @@ impl ToolDefinition {
             deprecated: None,
             errors: Vec::new(),
             examples: Vec::new(),
+            required_client_capabilities: Map::new(),
         }
     }
 
@@ -267,6 +281,40 @@ impl ToolDefinition {
         self
     }
 
+    /// Sets the client capabilities the tool needs, as an MCP `ClientCapabilities` object:
+    /// `{"sampling": {}}` for a tool that samples. Each capability's value must be an
+    /// object, `{}` for the capability as such. Replaces what was set before.
+    ///
+    /// ```
+    /// use mcp_core::ToolDefinition;
+    /// use serde_json::json;
+    ///
+    /// let input = schemars::json_schema!({ "type": "object", "properties": {} });
+    /// let required = json!({ "sampling": {} }).as_object().cloned().unwrap_or_default();
+    /// let tool = ToolDefinition::new("notes.summarize", input)?
+    ///     .with_required_client_capabilities(required)?;
+    /// assert!(tool.required_client_capabilities().contains_key("sampling"));
+    /// let wire = serde_json::to_value(&tool)?;
+    /// assert_eq!(
+    ///     wire["_meta"]["mcp-runtime/tool"]["requiredClientCapabilities"],
+    ///     json!({ "sampling": {} })
+    /// );
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_required_client_capabilities(
+        mut self,
+        capabilities: Map<String, Value>,
+    ) -> Result<Self, DefinitionError> {
+        if let Some((capability, _)) = capabilities.iter().find(|(_, value)| !value.is_object()) {
+            return Err(DefinitionError::ClientCapability {
+                tool: self.name.to_string(),
+                capability: capability.clone(),
+            });
+        }
+        self.required_client_capabilities = capabilities;
+        Ok(self)
+    }
+
     /// The invocation name.
     #[inline]
     pub fn name(&self) -> &ToolName {
@@ -363,6 +411,14 @@ impl ToolDefinition {
         header::header_params(self.input_schema.as_value())
     }
 
+    /// The client capabilities the tool needs, as an MCP `ClientCapabilities` object (empty
+    /// when it needs none); see
+    /// [`with_required_client_capabilities`](Self::with_required_client_capabilities) and
+    /// [`missing_client_capabilities`](crate::missing_client_capabilities).
+    pub fn required_client_capabilities(&self) -> &Map<String, Value> {
+        &self.required_client_capabilities
+    }
+
     fn mcp_annotations(&self) -> Map<String, Value> {
         let a = &self.annotations;
         let mut map = Map::new();
@@ -401,6 +457,12 @@ impl ToolDefinition {
         if !self.errors.is_empty() {
             let errors: Vec<&str> = self.errors.iter().map(ErrorType::as_str).collect();
             meta.insert("errors".into(), errors.into());
+        }
+        if !self.required_client_capabilities.is_empty() {
+            meta.insert(
+                "requiredClientCapabilities".into(),
+                Value::Object(self.required_client_capabilities.clone()),
+            );
         }
         meta.insert("dangerous".into(), self.annotations.dangerous.into());
         meta.insert(
@@ -527,5 +589,51 @@ mod tests {
         assert_eq!(tool.header_params(), [HeaderParam::new("region", "Region")]);
         let plain = ToolDefinition::new("sql.execute", input()).unwrap();
         assert_eq!(plain.header_params(), []);
+    }
+
+    #[test]
+    fn required_client_capabilities_travel_in_meta_only_when_there_are_some() {
+        let tool = ToolDefinition::new("notes.summarize", input()).unwrap();
+        assert!(tool.required_client_capabilities().is_empty());
+        let wire = serde_json::to_value(&tool).unwrap();
+        assert!(
+            wire["_meta"][META_KEY]
+                .get("requiredClientCapabilities")
+                .is_none()
+        );
+
+        let required = json!({"sampling": {}, "elicitation": {"url": {}}});
+        let tool = tool
+            .with_required_client_capabilities(required.as_object().unwrap().clone())
+            .unwrap();
+        assert_eq!(
+            Value::Object(tool.required_client_capabilities().clone()),
+            required
+        );
+        let wire = serde_json::to_value(&tool).unwrap();
+        assert_eq!(
+            wire["_meta"][META_KEY]["requiredClientCapabilities"],
+            required
+        );
+    }
+
+    #[test]
+    fn a_required_client_capability_that_is_no_object_is_refused() {
+        let err = ToolDefinition::new("notes.summarize", input())
+            .unwrap()
+            .with_required_client_capabilities(
+                json!({"sampling": {}, "roots": true})
+                    .as_object()
+                    .unwrap()
+                    .clone(),
+            )
+            .unwrap_err();
+        assert_eq!(
+            err,
+            DefinitionError::ClientCapability {
+                tool: "notes.summarize".into(),
+                capability: "roots".into(),
+            }
+        );
     }
 }
