@@ -12,7 +12,7 @@ const TOOL: &str = "`mcp_tool` argument";
 const PARAM: &str = "`mcp` parameter argument";
 
 /// The keys the attribute accepts.
-const KEYS: [&str; 19] = [
+const KEYS: [&str; 20] = [
     "name",
     "namespace",
     "title",
@@ -32,6 +32,7 @@ const KEYS: [&str; 19] = [
     "crate",
     "errors",
     "example",
+    "requires_client",
 ];
 
 /// The keys a parameter's `#[mcp(...)]` accepts.
@@ -66,6 +67,8 @@ pub(crate) struct Args {
     pub(crate) errors: Option<Vec<String>>,
     /// `example = r#"{…}"#`, any number of times: example arguments, as JSON.
     pub(crate) examples: Vec<Spanned<String>>,
+    /// `requires_client(sampling, …)`: the client capabilities the tool needs, as written.
+    pub(crate) requires_client: Option<Vec<Ident>>,
     /// Keys whose values could not be read (already reported).
     pub(crate) failed: Vec<String>,
 }
@@ -164,6 +167,12 @@ fn parse_one(args: &mut Args, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
         "deprecated" => set(meta, TOOL, &mut args.deprecated, string(meta)?),
         "tags" => set(meta, TOOL, &mut args.tags, string_list(meta)?),
         "errors" => set(meta, TOOL, &mut args.errors, ident_list(meta)?),
+        "requires_client" => set(
+            meta,
+            TOOL,
+            &mut args.requires_client,
+            capability_list(meta)?,
+        ),
         "example" => {
             args.examples.push(spanned_string(meta)?);
             Ok(())
@@ -330,6 +339,25 @@ fn ident_list(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<String>> {
                 other,
                 "error types are names: `errors(FileNotFoundError, PermissionError)`",
             )),
+        })
+        .collect()
+}
+
+/// `requires_client(sampling, elicitation)`: names.
+fn capability_list(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<Ident>> {
+    list(meta, "requires_client(sampling, elicitation)")?
+        .into_iter()
+        .map(|item| {
+            let ident = match &item {
+                syn::Expr::Path(path) if path.qself.is_none() => path.path.get_ident().cloned(),
+                _ => None,
+            };
+            ident.ok_or_else(|| {
+                syn::Error::new_spanned(
+                    item,
+                    "client capabilities are names: `requires_client(sampling, elicitation)`",
+                )
+            })
         })
         .collect()
 }

@@ -219,6 +219,10 @@ fn definition(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
         let json = &example.value;
         quote!(.with_example(#private::example_arguments(#json)))
     });
+    let required_client = args.requires_client.as_ref().map(|names| {
+        let names = names.iter().map(ToString::to_string);
+        quote!(.with_required_client_capabilities(#private::client_capabilities(&[#(#names),*]))?)
+    });
     let deprecated = args
         .deprecated
         .as_ref()
@@ -270,6 +274,7 @@ fn definition(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
             (&&#private::Probe::<__McpArguments>::new()).arguments_schema(),
         )?
         .with_version(#version)?
+        #required_client
         #title
         #description
         #category

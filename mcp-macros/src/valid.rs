@@ -6,11 +6,21 @@ use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{FnArg, Type};
 
-use crate::attr::{Args, Errors, Header};
+use crate::attr::{self, Args, Errors, Header};
 use crate::model::{ParamKind, Tool};
 
 /// The longest invocation name, as in MCP's tool-name rule.
 const MAX_NAME_LEN: usize = 128;
+
+/// The top-level capabilities of MCP's `ClientCapabilities` (revision 2026-07-28), as
+/// `mcp_core::CLIENT_CAPABILITIES` lists them.
+const CLIENT_CAPABILITIES: [&str; 5] = [
+    "elicitation",
+    "experimental",
+    "extensions",
+    "roots",
+    "sampling",
+];
 
 /// The characters of an HTTP token besides ASCII letters and digits (RFC 9110 `tchar`),
 /// which a header's name is made of.
@@ -22,6 +32,7 @@ pub(crate) fn check(tool: &Tool, args: &Args, errors: &mut Errors) {
     check_params(tool, errors);
     check_headers(tool, errors);
     check_name(tool, args, errors);
+    check_requires_client(args, errors);
     check_attributes(tool, args, errors);
 }
 
@@ -189,6 +200,36 @@ fn spaced(chars: &str) -> String {
         .map(String::from)
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// `requires_client(…)`: each a capability of MCP's `ClientCapabilities`, once.
+fn check_requires_client(args: &Args, errors: &mut Errors) {
+    let Some(names) = &args.requires_client else {
+        return;
+    };
+    let mut seen: Vec<String> = Vec::new();
+    for ident in names {
+        let name = ident.to_string();
+        if !CLIENT_CAPABILITIES.contains(&name.as_str()) {
+            let expected = attr::key_list(&CLIENT_CAPABILITIES);
+            let message = match attr::closest(&name, &CLIENT_CAPABILITIES) {
+                Some(candidate) => format!(
+                    "unknown client capability `{name}`; did you mean `{candidate}`? MCP's client capabilities are {expected}"
+                ),
+                None => format!(
+                    "unknown client capability `{name}`; MCP's client capabilities are {expected}"
+                ),
+            };
+            errors.push(syn::Error::new(ident.span(), message));
+        } else if seen.contains(&name) {
+            errors.push(syn::Error::new(
+                ident.span(),
+                format!("client capability `{name}` is already required; give it once"),
+            ));
+        } else {
+            seen.push(name);
+        }
+    }
 }
 
 fn check_argument_type(ty: &Type, errors: &mut Errors) {
@@ -423,6 +464,22 @@ fn suggest_segment(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn client_capabilities_are_those_of_mcp_2026_07_28() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../spec/mcp/2026-07-28/schema.json"
+        );
+        let text = std::fs::read_to_string(path).expect("the MCP schema is in spec/mcp");
+        let schema: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        let properties = schema["$defs"]["ClientCapabilities"]["properties"]
+            .as_object()
+            .expect("ClientCapabilities has properties");
+        let mut names: Vec<&str> = properties.keys().map(String::as_str).collect();
+        names.sort_unstable();
+        assert_eq!(names, CLIENT_CAPABILITIES);
+    }
 
     #[test]
     fn header_names_are_http_tokens() {

@@ -284,6 +284,14 @@ fn bound_mirrored_integers(schema: &mut Schema) {
     }
 }
 
+/// The client capabilities of `requires_client(…)`, each as `{}`.
+pub fn client_capabilities(names: &[&str]) -> serde_json::Map<String, Value> {
+    names
+        .iter()
+        .map(|name| ((*name).to_owned(), json!({})))
+        .collect()
+}
+
 /// Deserializes the arguments into the generated struct. An error names the argument at
 /// fault by its JSON pointer; the registry turns it into a `ValidationError` listing every
 /// violation, without the submitted values.
@@ -404,5 +412,14 @@ mod tests {
         assert_eq!(bounds("e"), (None, None), "not an integer");
         assert_eq!(bounds("f"), (None, None), "not mirrored");
         assert_eq!(properties["a"]["x-mcp-header"], "A");
+    }
+
+    #[test]
+    fn required_client_capabilities_are_each_an_empty_object() {
+        assert_eq!(
+            Value::Object(client_capabilities(&["sampling", "roots"])),
+            json!({ "sampling": {}, "roots": {} })
+        );
+        assert!(client_capabilities(&[]).is_empty());
     }
 }
