@@ -18,8 +18,10 @@
 //! # Ok::<(), serde_json::Error>(())
 //! ```
 
+mod capabilities;
 mod content;
 mod error;
+mod header;
 mod message;
 mod name;
 pub mod schema;
@@ -27,8 +29,13 @@ mod text;
 mod tool;
 pub mod wire;
 
+pub use capabilities::{CLIENT_CAPABILITIES, missing_client_capabilities};
 pub use content::{ContentBlock, EmbeddedResource};
 pub use error::{MessageError, ToolError};
+pub use header::{
+    HEADER_ANNOTATION, HEADER_PREFIX, HeaderError, HeaderParam, MAX_HEADER_INTEGER,
+    is_valid_header_name,
+};
 pub use message::{
     ErrorDetails, ErrorType, MCPErrorDetail, MCPToolCall, MCPToolResult, ToolStatus,
 };

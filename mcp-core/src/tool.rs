@@ -7,6 +7,7 @@ use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
+use crate::header::{self, HeaderError, HeaderParam};
 use crate::message::ErrorType;
 use crate::name::{ToolName, ToolNameError};
 use crate::schema::{OutputSchema, has_object_root};
@@ -56,11 +57,33 @@ pub enum DefinitionError {
         /// `input` or `output`.
         which: &'static str,
     },
+    /// An `x-mcp-header` annotation of the input schema breaks MCP's rules for it.
+    #[error("tool `{tool}`: the `x-mcp-header` annotation at `{at}` of the input schema {error}")]
+    HeaderAnnotation {
+        /// The tool.
+        tool: String,
+        /// The JSON pointer, within the input schema, of the schema carrying the annotation:
+        /// `/properties/region` for the argument `region`.
+        at: String,
+        /// What is wrong.
+        error: HeaderError,
+    },
+    /// A required client capability is not an object, as MCP's `ClientCapabilities` has it.
+    #[error(
+        "tool `{tool}`: the required client capability `{capability}` must be an object, e.g. `{{}}`"
+    )]
+    ClientCapability {
+        /// The tool.
+        tool: String,
+        /// The capability's name.
+        capability: String,
+    },
 }
 
 /// Everything a client needs to know about a tool. It serializes to MCP's `Tool` object;
 /// what MCP has no field for (version, category, tags, timeout, deprecation, declared error
-/// types, `dangerous`, `requires_sandbox`) travels in `_meta` under [`META_KEY`].
+/// types, `dangerous`, `requires_sandbox`, the required client capabilities) travels in
+/// `_meta` under [`META_KEY`].
 ///
 /// ```
 /// use mcp_core::ToolDefinition;
@@ -90,17 +113,30 @@ pub struct ToolDefinition {
     deprecated: Option<String>,
     errors: Vec<ErrorType>,
     examples: Vec<Map<String, Value>>,
+    required_client_capabilities: Map<String, Value>,
 }
 
 impl ToolDefinition {
     /// A tool named `name` accepting arguments described by `input_schema` (an object root).
     /// The version starts at `0.0.0`.
+    ///
+    /// The schema's `x-mcp-header` annotations (see [`header_params`](Self::header_params))
+    /// must follow MCP's rules: a valid header name, unique regardless of case, on a
+    /// top-level property of type string, integer or boolean. A schema breaking them is a
+    /// [`DefinitionError::HeaderAnnotation`].
     pub fn new(name: &str, input_schema: Schema) -> Result<Self, DefinitionError> {
         let name = ToolName::new(name)?;
         if !has_object_root(&input_schema) {
             return Err(DefinitionError::NotAnObjectSchema {
                 tool: name.into_string(),
                 which: "input",
+            });
+        }
+        if let Err((at, error)) = header::check(input_schema.as_value()) {
+            return Err(DefinitionError::HeaderAnnotation {
+                tool: name.into_string(),
+                at,
+                error,
             });
         }
         Ok(Self {
@@ -117,6 +153,7 @@ impl ToolDefinition {
             deprecated: None,
             errors: Vec::new(),
             examples: Vec::new(),
+            required_client_capabilities: Map::new(),
         })
     }
 
@@ -137,6 +174,7 @@ impl ToolDefinition {
             deprecated: None,
             errors: Vec::new(),
             examples: Vec::new(),
+            required_client_capabilities: Map::new(),
         }
     }
 
@@ -243,6 +281,40 @@ impl ToolDefinition {
         self
     }
 
+    /// Sets the client capabilities the tool needs, as an MCP `ClientCapabilities` object:
+    /// `{"sampling": {}}` for a tool that samples. Each capability's value must be an
+    /// object, `{}` for the capability as such. Replaces what was set before.
+    ///
+    /// ```
+    /// use mcp_core::ToolDefinition;
+    /// use serde_json::json;
+    ///
+    /// let input = schemars::json_schema!({ "type": "object", "properties": {} });
+    /// let required = json!({ "sampling": {} }).as_object().cloned().unwrap_or_default();
+    /// let tool = ToolDefinition::new("notes.summarize", input)?
+    ///     .with_required_client_capabilities(required)?;
+    /// assert!(tool.required_client_capabilities().contains_key("sampling"));
+    /// let wire = serde_json::to_value(&tool)?;
+    /// assert_eq!(
+    ///     wire["_meta"]["mcp-runtime/tool"]["requiredClientCapabilities"],
+    ///     json!({ "sampling": {} })
+    /// );
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_required_client_capabilities(
+        mut self,
+        capabilities: Map<String, Value>,
+    ) -> Result<Self, DefinitionError> {
+        if let Some((capability, _)) = capabilities.iter().find(|(_, value)| !value.is_object()) {
+            return Err(DefinitionError::ClientCapability {
+                tool: self.name.to_string(),
+                capability: capability.clone(),
+            });
+        }
+        self.required_client_capabilities = capabilities;
+        Ok(self)
+    }
+
     /// The invocation name.
     #[inline]
     pub fn name(&self) -> &ToolName {
@@ -317,6 +389,36 @@ impl ToolDefinition {
         &self.errors
     }
 
+    /// The arguments that clients mirror into HTTP headers (MCP's `x-mcp-header`, on the
+    /// Streamable HTTP transport of revision 2026-07-28), in the input schema's order: each
+    /// top-level property whose schema carries `"x-mcp-header": "<Name>"`, sent also as the
+    /// header `Mcp-Param-<Name>`.
+    ///
+    /// ```
+    /// use mcp_core::ToolDefinition;
+    ///
+    /// let input = schemars::json_schema!({
+    ///     "type": "object",
+    ///     "properties": { "region": { "type": "string", "x-mcp-header": "Region" } }
+    /// });
+    /// let tool = ToolDefinition::new("sql.execute", input)?;
+    /// let params = tool.header_params();
+    /// assert_eq!(params[0].property, "region");
+    /// assert_eq!(params[0].header_name(), "Mcp-Param-Region");
+    /// # Ok::<(), mcp_core::DefinitionError>(())
+    /// ```
+    pub fn header_params(&self) -> Vec<HeaderParam> {
+        header::header_params(self.input_schema.as_value())
+    }
+
+    /// The client capabilities the tool needs, as an MCP `ClientCapabilities` object (empty
+    /// when it needs none); see
+    /// [`with_required_client_capabilities`](Self::with_required_client_capabilities) and
+    /// [`missing_client_capabilities`](crate::missing_client_capabilities).
+    pub fn required_client_capabilities(&self) -> &Map<String, Value> {
+        &self.required_client_capabilities
+    }
+
     fn mcp_annotations(&self) -> Map<String, Value> {
         let a = &self.annotations;
         let mut map = Map::new();
@@ -355,6 +457,12 @@ impl ToolDefinition {
         if !self.errors.is_empty() {
             let errors: Vec<&str> = self.errors.iter().map(ErrorType::as_str).collect();
             meta.insert("errors".into(), errors.into());
+        }
+        if !self.required_client_capabilities.is_empty() {
+            meta.insert(
+                "requiredClientCapabilities".into(),
+                Value::Object(self.required_client_capabilities.clone()),
+            );
         }
         meta.insert("dangerous".into(), self.annotations.dangerous.into());
         meta.insert(
@@ -438,6 +546,94 @@ mod tests {
         assert_eq!(
             wire["_meta"][META_KEY],
             json!({"version": "0.0.0", "category": "filesystem", "tags": ["fs"], "dangerous": true, "requiresSandbox": false})
+        );
+    }
+
+    #[test]
+    fn an_input_schema_breaking_the_header_rules_is_refused_naming_tool_and_place() {
+        let schema = schemars::json_schema!({
+            "type": "object",
+            "properties": {
+                "region": { "type": "string", "x-mcp-header": "Region" },
+                "zone": { "type": "string", "x-mcp-header": "REGION" }
+            }
+        });
+        let err = ToolDefinition::new("sql.execute", schema).unwrap_err();
+        assert_eq!(
+            err,
+            DefinitionError::HeaderAnnotation {
+                tool: "sql.execute".into(),
+                at: "/properties/zone".into(),
+                error: HeaderError::Duplicate {
+                    name: "REGION".into(),
+                    other: "region".into()
+                },
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            "tool `sql.execute`: the `x-mcp-header` annotation at `/properties/zone` of the input schema `REGION` is already the header of `region`; header names are compared case-insensitively"
+        );
+    }
+
+    #[test]
+    fn header_params_are_read_from_the_input_schema() {
+        let schema = schemars::json_schema!({
+            "type": "object",
+            "properties": {
+                "query": { "type": "string" },
+                "region": { "type": "string", "x-mcp-header": "Region" }
+            }
+        });
+        let tool = ToolDefinition::new("sql.execute", schema).unwrap();
+        assert_eq!(tool.header_params(), [HeaderParam::new("region", "Region")]);
+        let plain = ToolDefinition::new("sql.execute", input()).unwrap();
+        assert_eq!(plain.header_params(), []);
+    }
+
+    #[test]
+    fn required_client_capabilities_travel_in_meta_only_when_there_are_some() {
+        let tool = ToolDefinition::new("notes.summarize", input()).unwrap();
+        assert!(tool.required_client_capabilities().is_empty());
+        let wire = serde_json::to_value(&tool).unwrap();
+        assert!(
+            wire["_meta"][META_KEY]
+                .get("requiredClientCapabilities")
+                .is_none()
+        );
+
+        let required = json!({"sampling": {}, "elicitation": {"url": {}}});
+        let tool = tool
+            .with_required_client_capabilities(required.as_object().unwrap().clone())
+            .unwrap();
+        assert_eq!(
+            Value::Object(tool.required_client_capabilities().clone()),
+            required
+        );
+        let wire = serde_json::to_value(&tool).unwrap();
+        assert_eq!(
+            wire["_meta"][META_KEY]["requiredClientCapabilities"],
+            required
+        );
+    }
+
+    #[test]
+    fn a_required_client_capability_that_is_no_object_is_refused() {
+        let err = ToolDefinition::new("notes.summarize", input())
+            .unwrap()
+            .with_required_client_capabilities(
+                json!({"sampling": {}, "roots": true})
+                    .as_object()
+                    .unwrap()
+                    .clone(),
+            )
+            .unwrap_err();
+        assert_eq!(
+            err,
+            DefinitionError::ClientCapability {
+                tool: "notes.summarize".into(),
+                capability: "roots".into(),
+            }
         );
     }
 }

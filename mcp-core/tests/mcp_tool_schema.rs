@@ -90,14 +90,19 @@ fn declared_properties(spec: &Value, name: &str) -> Vec<String> {
 }
 
 fn tool_validator(version: &str) -> jsonschema::Validator {
+    definition_validator(version, "Tool")
+}
+
+/// A validator of the MCP schema's definition `name`.
+fn definition_validator(version: &str, name: &str) -> jsonschema::Validator {
     let spec = spec(version);
     let key = definitions_key(&spec);
     let mut root = Map::new();
     root.insert("$schema".into(), spec["$schema"].clone());
     root.insert(key.into(), spec[key].clone());
-    root.insert("$ref".into(), format!("#/{key}/Tool").into());
+    root.insert("$ref".into(), format!("#/{key}/{name}").into());
     jsonschema::validator_for(&Value::Object(root))
-        .unwrap_or_else(|err| panic!("MCP {version} Tool schema does not compile: {err}"))
+        .unwrap_or_else(|err| panic!("MCP {version} {name} schema does not compile: {err}"))
 }
 
 /// The errors of `wire` against MCP `version`'s `Tool`, one line each.
@@ -428,4 +433,63 @@ fn output_schemas_on_the_wire_accept_the_tools_structured_output() {
         !validator.is_valid(&json!(["a.txt", "b.txt"])),
         "the bare array is not the data"
     );
+}
+
+// ---------------------------------------------------------------------------------------
+// Mirrored arguments and required client capabilities
+// ---------------------------------------------------------------------------------------
+
+/// A tool with an argument mirrored into a header and client capabilities it requires.
+fn with_header_and_required_capabilities() -> ToolDefinition {
+    let input = schemars::json_schema!({
+        "type": "object",
+        "properties": {
+            "region": { "type": "string", "x-mcp-header": "Region" },
+            "query": { "type": "string" }
+        },
+        "required": ["region", "query"]
+    });
+    let required = json!({ "sampling": {}, "elicitation": { "url": {} } });
+    ToolDefinition::new("sql.execute", input)
+        .expect("a valid x-mcp-header annotation")
+        .with_required_client_capabilities(required.as_object().cloned().unwrap_or_default())
+        .expect("object capabilities")
+}
+
+#[test]
+fn a_tool_with_a_header_annotation_and_required_capabilities_validates_against_every_mcp_tool() {
+    let wire = wire(&with_header_and_required_capabilities());
+    assert_eq!(
+        wire["inputSchema"]["properties"]["region"]["x-mcp-header"],
+        "Region"
+    );
+    assert_eq!(keys(&wire["_meta"]), [META_KEY]);
+    for version in VERSIONS {
+        assert_valid_mcp_tool(version, &wire);
+    }
+}
+
+#[test]
+fn required_client_capabilities_in_meta_are_an_mcp_client_capabilities_object() {
+    let wire = wire(&with_header_and_required_capabilities());
+    let required = &wire["_meta"][META_KEY]["requiredClientCapabilities"];
+    assert_eq!(
+        required,
+        &json!({ "sampling": {}, "elicitation": { "url": {} } })
+    );
+    for version in ["2025-11-25", "2026-07-28"] {
+        let validator = definition_validator(version, "ClientCapabilities");
+        let errors: Vec<String> = validator
+            .iter_errors(required)
+            .map(|err| err.to_string())
+            .collect();
+        assert!(
+            errors.is_empty(),
+            "not an MCP {version} ClientCapabilities: {errors:?}"
+        );
+        assert!(
+            !validator.is_valid(&json!({ "sampling": true })),
+            "the check is not vacuous"
+        );
+    }
 }

@@ -1,11 +1,18 @@
-//! Parses the attribute's arguments: `#[mcp_tool(namespace = "calculator", read_only, tags("a"))]`.
+//! Parses the attribute's arguments, `#[mcp_tool(namespace = "calculator", read_only,
+//! tags("a"))]`, and those of a parameter, `#[mcp(header = "Region")]`.
 
 use proc_macro2::{Span, TokenStream};
-use syn::Path;
 use syn::meta::ParseNestedMeta;
+use syn::{Attribute, Ident, Path};
+
+/// What the attribute is called in messages.
+const TOOL: &str = "`mcp_tool` argument";
+
+/// What a parameter's attribute is called in messages.
+const PARAM: &str = "`mcp` parameter argument";
 
 /// The keys the attribute accepts.
-const KEYS: [&str; 19] = [
+const KEYS: [&str; 20] = [
     "name",
     "namespace",
     "title",
@@ -25,7 +32,11 @@ const KEYS: [&str; 19] = [
     "crate",
     "errors",
     "example",
+    "requires_client",
 ];
+
+/// The keys a parameter's `#[mcp(...)]` accepts.
+const PARAM_KEYS: [&str; 1] = ["header"];
 
 /// A value with the span of its source, for errors that point at it.
 pub(crate) struct Spanned<T> {
@@ -56,6 +67,8 @@ pub(crate) struct Args {
     pub(crate) errors: Option<Vec<String>>,
     /// `example = r#"{…}"#`, any number of times: example arguments, as JSON.
     pub(crate) examples: Vec<Spanned<String>>,
+    /// `requires_client(sampling, …)`: the client capabilities the tool needs, as written.
+    pub(crate) requires_client: Option<Vec<Ident>>,
     /// Keys whose values could not be read (already reported).
     pub(crate) failed: Vec<String>,
 }
@@ -71,11 +84,7 @@ pub(crate) fn parse(tokens: TokenStream) -> (Args, Option<syn::Error>) {
             if let Some(key) = meta.path.get_ident() {
                 args.failed.push(key.to_string());
             }
-            // Skip the rest of this argument, so that one mistake is one error and the
-            // arguments after it are still read.
-            while !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
-                meta.input.parse::<proc_macro2::TokenTree>()?;
-            }
+            skip_argument(&meta)?;
         }
         Ok(())
     });
@@ -85,40 +94,101 @@ pub(crate) fn parse(tokens: TokenStream) -> (Args, Option<syn::Error>) {
     (args, errors.into_error())
 }
 
-fn parse_one(args: &mut Args, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+/// A parameter's `#[mcp(header = "Region")]`.
+pub(crate) struct Header {
+    /// The header's name after `Mcp-Param-`, with the span of its literal.
+    pub(crate) name: Spanned<String>,
+    /// The span of the `header` key.
+    pub(crate) key: Span,
+}
+
+/// The arguments of a parameter's `#[mcp(...)]` attributes, all of them together.
+#[derive(Default)]
+pub(crate) struct ParamArgs {
+    pub(crate) header: Option<Header>,
+}
+
+/// Parses the `#[mcp(...)]` attributes of one parameter, adding every error to `errors`.
+pub(crate) fn parse_param(attrs: &[Attribute], errors: &mut Errors) -> ParamArgs {
+    let mut args = ParamArgs::default();
+    for attr in attrs {
+        let result = attr.parse_nested_meta(|meta| {
+            if let Err(err) = parse_param_one(&mut args, &meta) {
+                errors.push(err);
+                skip_argument(&meta)?;
+            }
+            Ok(())
+        });
+        if let Err(err) = result {
+            errors.push(err);
+        }
+    }
+    args
+}
+
+fn parse_param_one(args: &mut ParamArgs, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
     let Some(key) = meta.path.get_ident().map(ToString::to_string) else {
-        return Err(meta.error(format!(
-            "unknown `mcp_tool` argument; expected one of {}",
-            key_list()
-        )));
+        return Err(meta.error(format!("unknown {PARAM}; {}", expected(&PARAM_KEYS))));
     };
     match key.as_str() {
-        "name" => set(meta, &mut args.name, spanned_string(meta)?),
-        "namespace" => set(meta, &mut args.namespace, spanned_string(meta)?),
-        "version" => set(meta, &mut args.version, spanned_string(meta)?),
-        "timeout" => set(meta, &mut args.timeout, spanned_string(meta)?),
-        "title" => set(meta, &mut args.title, string(meta)?),
-        "description" => set(meta, &mut args.description, spanned_string(meta)?),
-        "category" => set(meta, &mut args.category, string(meta)?),
-        "deprecated" => set(meta, &mut args.deprecated, string(meta)?),
-        "tags" => set(meta, &mut args.tags, string_list(meta)?),
-        "errors" => set(meta, &mut args.errors, ident_list(meta)?),
+        "header" => {
+            let key = meta
+                .path
+                .get_ident()
+                .map_or_else(Span::call_site, Ident::span);
+            let name = spanned_string(meta)?;
+            set(meta, PARAM, &mut args.header, Header { name, key })
+        }
+        _ => Err(meta.error(unknown_key(PARAM, &PARAM_KEYS, &key))),
+    }
+}
+
+/// Skips the rest of the argument `meta` is at, so that one mistake is one error and the
+/// arguments after it are still read.
+fn skip_argument(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+    while !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
+        meta.input.parse::<proc_macro2::TokenTree>()?;
+    }
+    Ok(())
+}
+
+fn parse_one(args: &mut Args, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+    let Some(key) = meta.path.get_ident().map(ToString::to_string) else {
+        return Err(meta.error(format!("unknown {TOOL}; {}", expected(&KEYS))));
+    };
+    match key.as_str() {
+        "name" => set(meta, TOOL, &mut args.name, spanned_string(meta)?),
+        "namespace" => set(meta, TOOL, &mut args.namespace, spanned_string(meta)?),
+        "version" => set(meta, TOOL, &mut args.version, spanned_string(meta)?),
+        "timeout" => set(meta, TOOL, &mut args.timeout, spanned_string(meta)?),
+        "title" => set(meta, TOOL, &mut args.title, string(meta)?),
+        "description" => set(meta, TOOL, &mut args.description, spanned_string(meta)?),
+        "category" => set(meta, TOOL, &mut args.category, string(meta)?),
+        "deprecated" => set(meta, TOOL, &mut args.deprecated, string(meta)?),
+        "tags" => set(meta, TOOL, &mut args.tags, string_list(meta)?),
+        "errors" => set(meta, TOOL, &mut args.errors, ident_list(meta)?),
+        "requires_client" => set(
+            meta,
+            TOOL,
+            &mut args.requires_client,
+            capability_list(meta)?,
+        ),
         "example" => {
             args.examples.push(spanned_string(meta)?);
             Ok(())
         }
-        "read_only" => set(meta, &mut args.read_only, flag(meta)?),
-        "destructive" => set(meta, &mut args.destructive, flag(meta)?),
-        "idempotent" => set(meta, &mut args.idempotent, flag(meta)?),
-        "open_world" => set(meta, &mut args.open_world, flag(meta)?),
-        "dangerous" => set(meta, &mut args.dangerous, flag(meta)?),
-        "requires_sandbox" => set(meta, &mut args.requires_sandbox, flag(meta)?),
-        "inline" => set(meta, &mut args.inline, flag(meta)?),
+        "read_only" => set(meta, TOOL, &mut args.read_only, flag(meta)?),
+        "destructive" => set(meta, TOOL, &mut args.destructive, flag(meta)?),
+        "idempotent" => set(meta, TOOL, &mut args.idempotent, flag(meta)?),
+        "open_world" => set(meta, TOOL, &mut args.open_world, flag(meta)?),
+        "dangerous" => set(meta, TOOL, &mut args.dangerous, flag(meta)?),
+        "requires_sandbox" => set(meta, TOOL, &mut args.requires_sandbox, flag(meta)?),
+        "inline" => set(meta, TOOL, &mut args.inline, flag(meta)?),
         "crate" => {
             let value = value_expr(meta, "crate = my_crate::mcp")?;
             match value {
                 syn::Expr::Path(path) if path.qself.is_none() => {
-                    set(meta, &mut args.krate, path.path)
+                    set(meta, TOOL, &mut args.krate, path.path)
                 }
                 other => Err(syn::Error::new_spanned(
                     other,
@@ -126,44 +196,52 @@ fn parse_one(args: &mut Args, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
                 )),
             }
         }
-        _ => Err(meta.error(unknown_key(&key))),
+        _ => Err(meta.error(unknown_key(TOOL, &KEYS, &key))),
     }
 }
 
-fn key_list() -> String {
-    KEYS.iter()
+/// `` `a`, `b`, `c` ``.
+pub(crate) fn key_list(keys: &[&str]) -> String {
+    keys.iter()
         .map(|key| format!("`{key}`"))
         .collect::<Vec<_>>()
         .join(", ")
 }
 
-fn unknown_key(key: &str) -> String {
-    let closest = KEYS
-        .iter()
-        .map(|candidate| (strsim::jaro_winkler(key, candidate), candidate))
-        .filter(|(score, _)| *score >= 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0));
-    match closest {
-        Some((_, candidate)) => {
-            format!("unknown `mcp_tool` argument `{key}`; did you mean `{candidate}`?")
-        }
-        None => format!(
-            "unknown `mcp_tool` argument `{key}`; expected one of {}",
-            key_list()
-        ),
+/// "expected `a`", or "expected one of `a`, `b`".
+fn expected(keys: &[&str]) -> String {
+    match keys {
+        [key] => format!("expected `{key}`"),
+        keys => format!("expected one of {}", key_list(keys)),
     }
 }
 
-fn set<T>(meta: &ParseNestedMeta<'_>, slot: &mut Option<T>, value: T) -> syn::Result<()> {
+/// The candidate closest to `key`, if one is close enough to be a likely typo.
+pub(crate) fn closest<'a>(key: &str, candidates: &[&'a str]) -> Option<&'a str> {
+    candidates
+        .iter()
+        .map(|candidate| (strsim::jaro_winkler(key, candidate), *candidate))
+        .filter(|(score, _)| *score >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, candidate)| candidate)
+}
+
+/// "unknown `what` `key`", with the likely key meant or else every key.
+fn unknown_key(what: &str, keys: &[&str], key: &str) -> String {
+    match closest(key, keys) {
+        Some(candidate) => format!("unknown {what} `{key}`; did you mean `{candidate}`?"),
+        None => format!("unknown {what} `{key}`; {}", expected(keys)),
+    }
+}
+
+fn set<T>(
+    meta: &ParseNestedMeta<'_>,
+    what: &str,
+    slot: &mut Option<T>,
+    value: T,
+) -> syn::Result<()> {
     if slot.is_some() {
-        let key = meta
-            .path
-            .get_ident()
-            .map(ToString::to_string)
-            .unwrap_or_default();
-        return Err(meta.error(format!(
-            "duplicate `mcp_tool` argument `{key}`; give it once"
-        )));
+        return Err(meta.error(format!("duplicate {what} `{}`; give it once", key_of(meta))));
     }
     *slot = Some(value);
     Ok(())
@@ -261,6 +339,25 @@ fn ident_list(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<String>> {
                 other,
                 "error types are names: `errors(FileNotFoundError, PermissionError)`",
             )),
+        })
+        .collect()
+}
+
+/// `requires_client(sampling, elicitation)`: names.
+fn capability_list(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<Ident>> {
+    list(meta, "requires_client(sampling, elicitation)")?
+        .into_iter()
+        .map(|item| {
+            let ident = match &item {
+                syn::Expr::Path(path) if path.qself.is_none() => path.path.get_ident().cloned(),
+                _ => None,
+            };
+            ident.ok_or_else(|| {
+                syn::Error::new_spanned(
+                    item,
+                    "client capabilities are names: `requires_client(sampling, elicitation)`",
+                )
+            })
         })
         .collect()
 }

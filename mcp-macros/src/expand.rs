@@ -23,11 +23,11 @@ pub(crate) fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
         }
     };
     let (args, attr_error) = attr::parse(args);
-    let tool = Tool::from_item(item_fn);
     let mut errors = Errors::default();
     if let Some(err) = attr_error {
         errors.push(err);
     }
+    let tool = Tool::from_item(item_fn, &mut errors);
     valid::check(&tool, &args, &mut errors);
     let user_fn = &tool.item;
     match errors.into_error() {
@@ -109,7 +109,11 @@ fn arguments_struct(
         .enumerate()
         .map(|(i, param)| {
             let ident = &param.ident;
-            let attrs = &param.field_attrs;
+            let mut attrs = param.field_attrs.clone();
+            if let Some(header) = &param.header {
+                let name = &header.name.value;
+                attrs.push(syn::parse_quote!(#[schemars(extend("x-mcp-header" = #name))]));
+            }
             let ty = &param.ty;
             if param.needs_concrete_type() {
                 quote! { #(#attrs)* #ident: #ty, }
@@ -144,6 +148,9 @@ fn checks(tool: &Tool, private: &TokenStream) -> TokenStream {
             #private::assert_parameter::<#ty>();
             #private::assert_parameter_schema::<#ty>();
         });
+        if param.header.is_some() {
+            checks.extend(quote_spanned! {ty.span()=> #private::assert_header::<#ty>(); });
+        }
     }
     let output = |ty: &Type| {
         quote_spanned! {ty.span()=>
@@ -212,6 +219,10 @@ fn definition(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
         let json = &example.value;
         quote!(.with_example(#private::example_arguments(#json)))
     });
+    let required_client = args.requires_client.as_ref().map(|names| {
+        let names = names.iter().map(ToString::to_string);
+        quote!(.with_required_client_capabilities(#private::client_capabilities(&[#(#names),*]))?)
+    });
     let deprecated = args
         .deprecated
         .as_ref()
@@ -263,6 +274,7 @@ fn definition(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
             (&&#private::Probe::<__McpArguments>::new()).arguments_schema(),
         )?
         .with_version(#version)?
+        #required_client
         #title
         #description
         #category

@@ -1,6 +1,7 @@
 //! Reads the user's function into a model: its parameters, their documentation and
 //! attributes, the kind of value it returns, and its documentation.
 
+use crate::attr::{self, Errors, Header};
 use syn::{
     Attribute, Expr, ExprLit, FnArg, GenericArgument, Ident, ItemFn, Lit, LitStr, Meta, Pat,
     PathArguments, ReturnType, Type,
@@ -29,6 +30,8 @@ pub(crate) struct Param {
     pub(crate) ty: Type,
     /// `#[doc]`, `#[serde]` and `#[schemars]` attributes, moved to the arguments struct.
     pub(crate) field_attrs: Vec<Attribute>,
+    /// `#[mcp(header = "…")]`: the HTTP header the argument is mirrored into.
+    pub(crate) header: Option<Header>,
     /// Argument or context.
     pub(crate) kind: ParamKind,
 }
@@ -132,10 +135,16 @@ pub(crate) struct Tool {
 }
 
 impl Tool {
-    /// Reads `item`, taking the field attributes off its parameters: the function the user
-    /// keeps is `item` as it is afterwards.
-    pub(crate) fn from_item(mut item: ItemFn) -> Self {
-        let params = item.sig.inputs.iter_mut().map(param).collect();
+    /// Reads `item`, taking the field attributes and `#[mcp(...)]` off its parameters: the
+    /// function the user keeps is `item` as it is afterwards. Errors in `#[mcp(...)]` are
+    /// added to `errors`.
+    pub(crate) fn from_item(mut item: ItemFn, errors: &mut Errors) -> Self {
+        let params = item
+            .sig
+            .inputs
+            .iter_mut()
+            .map(|arg| param(arg, errors))
+            .collect();
         let returns = returns(&item.sig.output);
         let (doc_title, doc_description) = split_doc(&doc_lines(&item.attrs));
         Self {
@@ -155,12 +164,17 @@ impl Tool {
     }
 }
 
-fn param(arg: &mut FnArg) -> Param {
+fn param(arg: &mut FnArg, errors: &mut Errors) -> Param {
     let original = arg.clone();
     match arg {
         FnArg::Typed(pat_type) => {
-            let (field_attrs, kept) = pat_type.attrs.drain(..).partition(is_field_attr);
+            let (field_attrs, kept): (Vec<_>, Vec<_>) =
+                pat_type.attrs.drain(..).partition(is_field_attr);
+            let (mcp_attrs, kept): (Vec<_>, Vec<_>) = kept
+                .into_iter()
+                .partition(|attr| attr.path().is_ident("mcp"));
             pat_type.attrs = kept;
+            let header = attr::parse_param(&mcp_attrs, errors).header;
             let ident = match &*pat_type.pat {
                 Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => {
                     Some(pat.ident.clone())
@@ -173,6 +187,7 @@ fn param(arg: &mut FnArg) -> Param {
                 kind: param_kind(&pat_type.ty),
                 ty: (*pat_type.ty).clone(),
                 field_attrs,
+                header,
             }
         }
         FnArg::Receiver(receiver) => Param {
@@ -180,6 +195,7 @@ fn param(arg: &mut FnArg) -> Param {
             original,
             ty: (*receiver.ty).clone(),
             field_attrs: Vec::new(),
+            header: None,
             kind: ParamKind::Argument,
         },
     }

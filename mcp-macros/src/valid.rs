@@ -6,17 +6,33 @@ use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{FnArg, Type};
 
-use crate::attr::{Args, Errors};
+use crate::attr::{self, Args, Errors, Header};
 use crate::model::{ParamKind, Tool};
 
 /// The longest invocation name, as in MCP's tool-name rule.
 const MAX_NAME_LEN: usize = 128;
 
+/// The top-level capabilities of MCP's `ClientCapabilities` (revision 2026-07-28), as
+/// `mcp_core::CLIENT_CAPABILITIES` lists them.
+const CLIENT_CAPABILITIES: [&str; 5] = [
+    "elicitation",
+    "experimental",
+    "extensions",
+    "roots",
+    "sampling",
+];
+
+/// The characters of an HTTP token besides ASCII letters and digits (RFC 9110 `tchar`),
+/// which a header's name is made of.
+const TOKEN_SYMBOLS: &str = "!#$%&'*+-.^_`|~";
+
 /// Checks `tool` and the attribute's `args`, adding every problem to `errors`.
 pub(crate) fn check(tool: &Tool, args: &Args, errors: &mut Errors) {
     check_signature(tool, errors);
     check_params(tool, errors);
+    check_headers(tool, errors);
     check_name(tool, args, errors);
+    check_requires_client(args, errors);
     check_attributes(tool, args, errors);
 }
 
@@ -118,6 +134,100 @@ fn check_params(tool: &Tool, errors: &mut Errors) {
                     }
                 }
             }
+        }
+    }
+}
+
+/// `#[mcp(header = "…")]`: on an argument, a valid name, unique regardless of case, as MCP
+/// requires of `x-mcp-header`. Whether the type can be mirrored is a trait bound.
+fn check_headers(tool: &Tool, errors: &mut Errors) {
+    // Lower-cased name → the parameter and the name as it wrote it.
+    let mut seen: Vec<(String, String, &str)> = Vec::new();
+    for param in &tool.params {
+        let Some(Header { name, key }) = &param.header else {
+            continue;
+        };
+        if let ParamKind::Context { .. } = param.kind {
+            errors.push(syn::Error::new(
+                *key,
+                "the tool context is not an argument, so it has no header: remove `#[mcp(header = …)]` from it",
+            ));
+            continue;
+        }
+        if let Some(problem) = header_name_problem(&name.value) {
+            errors.push(syn::Error::new(name.span, problem));
+            continue;
+        }
+        let lower = name.value.to_ascii_lowercase();
+        let ident = param
+            .ident
+            .as_ref()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        match seen.iter().find(|(seen, _, _)| *seen == lower) {
+            Some((_, other, other_name)) => errors.push(syn::Error::new(
+                name.span,
+                format!(
+                    "parameter `{other}` is already mirrored into the header `{other_name}`, and header names are compared case-insensitively: give `{ident}` another header"
+                ),
+            )),
+            None => seen.push((lower, ident, &name.value)),
+        }
+    }
+}
+
+/// What is wrong with a header's name, if anything: it must be an HTTP token.
+fn header_name_problem(name: &str) -> Option<String> {
+    if name.is_empty() {
+        return Some(
+            "the header name is empty: give the part after `Mcp-Param-`, e.g. `header = \"Region\"`"
+                .to_owned(),
+        );
+    }
+    let bad = name
+        .chars()
+        .find(|c| !c.is_ascii_alphanumeric() && !TOKEN_SYMBOLS.contains(*c))?;
+    Some(format!(
+        "`{name}` is not a valid header name: {bad:?} is not allowed; use ASCII letters, digits and any of {} (the token characters of RFC 9110)",
+        spaced(TOKEN_SYMBOLS)
+    ))
+}
+
+/// `abc` → `a b c`.
+fn spaced(chars: &str) -> String {
+    chars
+        .chars()
+        .map(String::from)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `requires_client(…)`: each a capability of MCP's `ClientCapabilities`, once.
+fn check_requires_client(args: &Args, errors: &mut Errors) {
+    let Some(names) = &args.requires_client else {
+        return;
+    };
+    let mut seen: Vec<String> = Vec::new();
+    for ident in names {
+        let name = ident.to_string();
+        if !CLIENT_CAPABILITIES.contains(&name.as_str()) {
+            let expected = attr::key_list(&CLIENT_CAPABILITIES);
+            let message = match attr::closest(&name, &CLIENT_CAPABILITIES) {
+                Some(candidate) => format!(
+                    "unknown client capability `{name}`; did you mean `{candidate}`? MCP's client capabilities are {expected}"
+                ),
+                None => format!(
+                    "unknown client capability `{name}`; MCP's client capabilities are {expected}"
+                ),
+            };
+            errors.push(syn::Error::new(ident.span(), message));
+        } else if seen.contains(&name) {
+            errors.push(syn::Error::new(
+                ident.span(),
+                format!("client capability `{name}` is already required; give it once"),
+            ));
+        } else {
+            seen.push(name);
         }
     }
 }
@@ -348,5 +458,52 @@ fn suggest_segment(s: &str) -> String {
         "tool".to_owned()
     } else {
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn client_capabilities_are_those_of_mcp_2026_07_28() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../spec/mcp/2026-07-28/schema.json"
+        );
+        let text = std::fs::read_to_string(path).expect("the MCP schema is in spec/mcp");
+        let schema: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        let properties = schema["$defs"]["ClientCapabilities"]["properties"]
+            .as_object()
+            .expect("ClientCapabilities has properties");
+        let mut names: Vec<&str> = properties.keys().map(String::as_str).collect();
+        names.sort_unstable();
+        assert_eq!(names, CLIENT_CAPABILITIES);
+    }
+
+    #[test]
+    fn header_names_are_http_tokens() {
+        for valid in ["Region", "tenant-id", "X_1", "0", TOKEN_SYMBOLS] {
+            assert_eq!(header_name_problem(valid), None, "{valid}");
+        }
+        assert!(header_name_problem("").is_some_and(|problem| problem.contains("empty")));
+        for (invalid, bad) in [
+            ("Tenant Id", "' '"),
+            ("a:b", "':'"),
+            ("a\r", "'\\r'"),
+            ("(x)", "'('"),
+            ("a\"", "'\"'"),
+            ("Région", "'é'"),
+        ] {
+            let problem = header_name_problem(invalid).unwrap_or_default();
+            assert!(problem.contains(bad), "{invalid:?}: {problem}");
+        }
+    }
+
+    #[test]
+    fn token_symbols_are_rfc_9110s_less_letters_and_digits() {
+        // RFC 9110 §5.6.2, in the order it lists them.
+        assert_eq!(TOKEN_SYMBOLS, "!#$%&'*+-.^_`|~");
+        assert_eq!(spaced("ab"), "a b");
     }
 }

@@ -12,7 +12,7 @@ use std::future;
 use std::marker::PhantomData;
 
 use mcp_core::schema::OutputSchema;
-use mcp_core::{MCPToolResult, ToolError};
+use mcp_core::{HEADER_ANNOTATION, MAX_HEADER_INTEGER, MCPToolResult, ToolError};
 use schemars::{JsonSchema, Schema};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -101,6 +101,29 @@ impl<T, E> FallibleOutput for Result<T, E> {
     type Err = E;
 }
 
+/// A parameter mirrored into an HTTP header must be a string, an integer or a boolean, as
+/// MCP's `x-mcp-header` requires, or an `Option` of one.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be mirrored into an HTTP header: MCP mirrors only strings, integers and booleans",
+    label = "this parameter type is not a string, an integer or a boolean",
+    note = "`#[mcp(header = \"…\")]` takes a `String`, an integer type, `bool`, or an `Option` of one of them; MCP does not mirror floating-point numbers, objects or arrays"
+)]
+pub trait HeaderArgument {}
+
+/// Implements [`HeaderArgument`] for each type and an `Option` of it.
+macro_rules! header_arguments {
+    ($($ty:ty),* $(,)?) => {
+        $(
+            impl HeaderArgument for $ty {}
+            impl HeaderArgument for Option<$ty> {}
+        )*
+    };
+}
+
+header_arguments!(
+    String, char, bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize,
+);
+
 /// Checks that `T` can be a tool parameter.
 pub const fn assert_parameter<T: ToolParameter>() {}
 /// Checks that `T` has a schema as a tool parameter.
@@ -113,6 +136,8 @@ pub const fn assert_output_schema<T: ToolOutputSchema>() {}
 pub const fn assert_error<E: ToolErrorType>() {}
 /// Checks that `R` is a `Result`.
 pub const fn assert_fallible<R: FallibleOutput>() {}
+/// Checks that `T` can be mirrored into an HTTP header.
+pub const fn assert_header<T: HeaderArgument>() {}
 
 // ----- Probe: the real implementation when the bounds hold, an unused fallback otherwise -----
 
@@ -213,14 +238,58 @@ probe! {
 // ----- What the probes and generated code run -----
 
 /// The input schema of a generated arguments struct: without the struct's internal name as
-/// its title, and with `properties` even when there are none, as clients expect.
+/// its title, with `properties` even when there are none, as clients expect, and with each
+/// mirrored integer bounded as MCP requires.
 pub fn arguments_schema<T: JsonSchema>() -> Schema {
     let mut schema = mcp_core::schema::input_schema::<T>();
     schema.remove("title");
     if schema.get("properties").is_none() {
         schema.insert("properties".to_owned(), json!({}));
     }
+    bound_mirrored_integers(&mut schema);
     schema
+}
+
+/// MCP requires an integer mirrored into a header to lie within ±(2^53 − 1), where a double
+/// holds it exactly: the schema of each mirrored integer argument says so where its type's
+/// range is wider (`i64`, `u64`), and calls are validated against it.
+fn bound_mirrored_integers(schema: &mut Schema) {
+    #[allow(clippy::cast_precision_loss)] // 2^53 - 1 is exact as a double.
+    const LIMIT: f64 = MAX_HEADER_INTEGER as f64;
+    let Some(Value::Object(properties)) = schema.get_mut("properties") else {
+        return;
+    };
+    let admits_integer = |ty: &Value| match ty {
+        Value::Array(types) => types.iter().any(|ty| ty == "integer"),
+        ty => ty == "integer",
+    };
+    for property in properties.values_mut() {
+        let Value::Object(property) = property else {
+            continue;
+        };
+        if !property.contains_key(HEADER_ANNOTATION)
+            || !property.get("type").is_some_and(admits_integer)
+        {
+            continue;
+        }
+        let bound = |property: &serde_json::Map<String, Value>, keyword: &str| {
+            property.get(keyword).and_then(Value::as_f64)
+        };
+        if !bound(property, "minimum").is_some_and(|minimum| minimum >= -LIMIT) {
+            property.insert("minimum".to_owned(), json!(-MAX_HEADER_INTEGER));
+        }
+        if !bound(property, "maximum").is_some_and(|maximum| maximum <= LIMIT) {
+            property.insert("maximum".to_owned(), json!(MAX_HEADER_INTEGER));
+        }
+    }
+}
+
+/// The client capabilities of `requires_client(…)`, each as `{}`.
+pub fn client_capabilities(names: &[&str]) -> serde_json::Map<String, Value> {
+    names
+        .iter()
+        .map(|name| ((*name).to_owned(), json!({})))
+        .collect()
 }
 
 /// Deserializes the arguments into the generated struct. An error names the argument at
@@ -308,5 +377,49 @@ mod tests {
         assert_eq!(pointer(json!({ "a.b": { "[0]": ["x"] } })), "/a.b/[0]/0");
         assert_eq!(pointer(json!({ "x/y": { "m~n": ["x"] } })), "/x~1y/m~0n/0");
         assert_eq!(pointer(json!([])), "");
+    }
+
+    #[test]
+    fn mirrored_integers_are_bounded_to_what_a_double_holds_exactly() {
+        #[derive(schemars::JsonSchema)]
+        #[allow(dead_code)]
+        struct Arguments {
+            #[schemars(extend("x-mcp-header" = "A"))]
+            a: i64,
+            #[schemars(extend("x-mcp-header" = "B"))]
+            b: Option<u64>,
+            #[schemars(extend("x-mcp-header" = "C"))]
+            c: u8,
+            #[schemars(extend("x-mcp-header" = "D"), range(min = -5))]
+            d: i64,
+            #[schemars(extend("x-mcp-header" = "E"))]
+            e: String,
+            f: i64,
+        }
+        let schema = arguments_schema::<Arguments>();
+        let properties = &schema.as_value()["properties"];
+        let bounds = |name: &str| {
+            (
+                properties[name].get("minimum").cloned(),
+                properties[name].get("maximum").cloned(),
+            )
+        };
+        let (min, max) = (json!(-MAX_HEADER_INTEGER), json!(MAX_HEADER_INTEGER));
+        assert_eq!(bounds("a"), (Some(min.clone()), Some(max.clone())));
+        assert_eq!(bounds("b"), (Some(json!(0)), Some(max.clone())));
+        assert_eq!(bounds("c"), (Some(json!(0)), Some(json!(255))));
+        assert_eq!(bounds("d"), (Some(json!(-5)), Some(max)));
+        assert_eq!(bounds("e"), (None, None), "not an integer");
+        assert_eq!(bounds("f"), (None, None), "not mirrored");
+        assert_eq!(properties["a"]["x-mcp-header"], "A");
+    }
+
+    #[test]
+    fn required_client_capabilities_are_each_an_empty_object() {
+        assert_eq!(
+            Value::Object(client_capabilities(&["sampling", "roots"])),
+            json!({ "sampling": {}, "roots": {} })
+        );
+        assert!(client_capabilities(&[]).is_empty());
     }
 }

@@ -58,9 +58,10 @@ pub use mcp_macros::mcp_tool;
 pub use context::{Progress, ProgressSink, ToolContext};
 pub use execute::{AUDIT_TARGET, CallOptions, DEFAULT_TIMEOUT};
 pub use mcp_core::{
-    ContentBlock, DefinitionError, EmbeddedResource, ErrorDetails, ErrorType, MCPErrorDetail,
-    MCPToolCall, MCPToolResult, MessageError, ToolAnnotations, ToolDefinition, ToolError, ToolName,
-    ToolNameError, ToolStatus, schema,
+    ContentBlock, DefinitionError, EmbeddedResource, ErrorDetails, ErrorType, HeaderError,
+    HeaderParam, MCPErrorDetail, MCPToolCall, MCPToolResult, MessageError, ToolAnnotations,
+    ToolDefinition, ToolError, ToolName, ToolNameError, ToolStatus, missing_client_capabilities,
+    schema,
 };
 pub use policy::{Confirm, DangerousPolicy};
 pub use registration::{Arguments, Location};

@@ -573,10 +573,11 @@ fn beyond_serde(schema: &Value) -> bool {
         Value::Object(map) => {
             let format = map.get("format").and_then(Value::as_str);
             map.iter().any(|(keyword, value)| match keyword.as_str() {
-                // Annotations, and what serde checks itself.
+                // Annotations (`x-mcp-header` names the HTTP header an argument is mirrored
+                // into), and what serde checks itself.
                 "$schema" | "$id" | "$comment" | "title" | "description" | "default"
-                | "examples" | "deprecated" | "readOnly" | "writeOnly" | "format" | "type"
-                | "required" | "enum" | "const" | "$ref" => false,
+                | "examples" | "deprecated" | "readOnly" | "writeOnly" | "x-mcp-header"
+                | "format" | "type" | "required" | "enum" | "const" | "$ref" => false,
                 "minimum" | "maximum" => !implied_by_format(keyword, value, format),
                 // Applicators: beyond serde if what they apply is.
                 "properties" | "$defs" | "definitions" | "patternProperties" => value

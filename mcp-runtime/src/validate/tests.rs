@@ -21,6 +21,23 @@ fn plain_types_are_left_to_serde() {
 }
 
 #[test]
+fn a_header_annotation_is_left_to_serde() {
+    let schema = json!({
+        "type": "object",
+        "properties": { "region": { "type": "string", "x-mcp-header": "Region" } },
+    });
+    assert!(!beyond_serde(&schema));
+    let constrained = json!({
+        "type": "object",
+        "properties": { "region": { "type": "string", "x-mcp-header": "Region", "maxLength": 9 } },
+    });
+    assert!(
+        beyond_serde(&constrained),
+        "the annotation hides no constraint"
+    );
+}
+
+#[test]
 fn the_range_of_each_integer_type_is_left_to_serde() {
     // The bounds of each integer format: its whole range, which serde checks.
     let ranges = [

@@ -1,0 +1,9 @@
+use mcp_runtime::mcp_tool;
+
+/// Looks up a tenant.
+#[mcp_tool(namespace = "ui")]
+fn tenant(#[mcp(header = "")] tenant_id: String) -> String {
+    tenant_id
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use mcp_runtime::mcp_tool;
+
+/// Runs in a region.
+#[mcp_tool(namespace = "ui")]
+fn run(#[mcp(header)] region: String) -> String {
+    region
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use mcp_runtime::mcp_tool;
+
+/// Summarizes a text.
+#[mcp_tool(namespace = "ui", requires_client = sampling)]
+fn summarize(text: String) -> String {
+    text
+}
+
+fn main() {}
