@@ -624,7 +624,12 @@ impl Server {
         let call = match snapshot.registry.get(&name) {
             Some(tool) if tool.is_enabled() => {
                 if stateless {
-                    let admitted = stateless::admit_call(tool.definition(), &arguments, mirrored);
+                    let admitted = stateless::admit_call(
+                        tool.definition(),
+                        &arguments,
+                        params.meta.as_ref(),
+                        mirrored,
+                    );
                     if let Err(refusal) = admitted {
                         return Err(Answer::refused(&id, refusal));
                     }

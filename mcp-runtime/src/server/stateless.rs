@@ -216,15 +216,18 @@ pub(crate) fn admit_name(name: &str, mirrored: Option<&Mirrored<'_>>) -> Result<
 }
 
 /// The checks of a stateless `tools/call` once its tool is known: each mirrored
-/// parameter's `Mcp-Param-{Name}` header holds the argument's value.
+/// parameter's `Mcp-Param-{Name}` header holds the argument's value, and the request
+/// declares every client capability the tool needs.
 pub(crate) fn admit_call(
     tool: &ToolDefinition,
     arguments: &Map<String, Value>,
+    meta: Option<&Value>,
     mirrored: Option<&Mirrored<'_>>,
 ) -> Result<(), Refusal> {
     let mismatch = |message: String| Err(((HEADER_MISMATCH, message, None), Status::BadRequest));
     if let Some(headers) = mirrored {
-        for (property, header) in header_params(tool) {
+        for param in tool.header_params() {
+            let (property, header) = (&param.property, &param.header);
             let sent = headers
                 .params
                 .iter()
@@ -261,17 +264,27 @@ pub(crate) fn admit_call(
             }
         }
     }
+    let declared = meta
+        .and_then(|meta| meta.get(CLIENT_CAPABILITIES_KEY))
+        .unwrap_or(&Value::Null);
+    let missing =
+        mcp_core::missing_client_capabilities(tool.required_client_capabilities(), declared);
+    if !missing.is_empty() {
+        let names: Vec<&str> = missing.keys().map(String::as_str).collect();
+        return Err((
+            (
+                MISSING_CLIENT_CAPABILITY,
+                format!(
+                    "tool `{}` needs the client capabilities {}, which this request does not declare in `_meta.{CLIENT_CAPABILITIES_KEY}`",
+                    tool.name(),
+                    names.join(", ")
+                ),
+                Some(serde_json::json!({ "requiredCapabilities": missing })),
+            ),
+            Status::BadRequest,
+        ));
+    }
     Ok(())
-}
-
-/// The properties of `tool`'s input schema mirrored into headers, with their header names.
-fn header_params(tool: &ToolDefinition) -> impl Iterator<Item = (&String, &str)> {
-    tool.input_schema()
-        .get("properties")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-        .filter_map(|(property, schema)| Some((property, schema.get("x-mcp-header")?.as_str()?)))
 }
 
 /// A mirrored header's value as text: the value itself with the surrounding whitespace

@@ -83,6 +83,26 @@ async fn tool_with_progress(ctx: &ToolContext) -> String {
     "Progress test completed".to_owned()
 }
 
+/// Needs the client's sampling capability: a stateless request that does not declare it is
+/// refused before the tool runs.
+#[mcp_tool(namespace = "test", inline, requires_client(sampling))]
+fn missing_capability() -> String {
+    "the client declared sampling".to_owned()
+}
+
+/// Runs a query in a region; the region travels in the `Mcp-Param-Region` header too, so a
+/// proxy can route on it.
+#[mcp_tool(namespace = "test", inline)]
+fn custom_header_tool(
+    /// The region to run the query in.
+    #[mcp(header = "Region")]
+    region: String,
+    /// The query.
+    query: String,
+) -> String {
+    format!("ran `{query}` in {region}")
+}
+
 /// Changes the tool list: registers `test.registered_while_serving` if it is not there,
 /// and removes it if it is.
 #[mcp_tool(namespace = "test")]
