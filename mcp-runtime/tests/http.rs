@@ -21,6 +21,25 @@ fn add(a: i64, b: i64, ctx: &ToolContext) -> i64 {
     a.wrapping_add(b)
 }
 
+/// Routes a query; its region and shard travel in headers too.
+#[mcp_tool(namespace = "route", inline)]
+fn query(
+    /// Where.
+    #[mcp(header = "Region")]
+    region: Option<String>,
+    /// Which shard.
+    #[mcp(header = "Shard")]
+    shard: i64,
+) -> String {
+    format!("{region:?} {shard}")
+}
+
+/// Asks the client to sample, so needs it to say it can.
+#[mcp_tool(namespace = "ask", inline, requires_client(sampling))]
+fn sample() -> bool {
+    true
+}
+
 /// What a client accepts by default, as the streamable HTTP transport asks it to.
 const ACCEPT_BOTH: (&str, &str) = ("Accept", "application/json, text/event-stream");
 
@@ -797,7 +816,13 @@ async fn a_listen_stream_is_acknowledged_then_told_of_changes_tagged_with_its_id
     )
     .await
     .json_with(200);
-    assert_eq!(listed["result"]["tools"], json!([]), "{listed}");
+    let names: Vec<&Value> = listed["result"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|tool| &tool["name"])
+        .collect();
+    assert!(!names.contains(&&json!("calc.add")), "{listed}");
 
     // At the handshake's revisions there is no such method.
     let stateful = post(
@@ -867,4 +892,115 @@ async fn a_stateful_initialize_gets_a_session_id_that_nothing_depends_on() {
     .await;
     assert_eq!(answer.status, 200);
     assert_eq!(answer.header("mcp-session-id"), None);
+}
+
+/// A 2026-07-28 `tools/call` of `name` with `arguments` and `_meta`, and the headers that
+/// go with it, plus `extra`.
+async fn stateless_call(
+    to: SocketAddr,
+    name: &str,
+    arguments: Value,
+    meta: Value,
+    extra: &[(&str, &str)],
+) -> Answer {
+    let call = json!({
+        "jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": { "name": name, "arguments": arguments, "_meta": meta },
+    });
+    let mut headers = vec![
+        ("MCP-Protocol-Version", STATELESS_VERSION),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", name),
+    ];
+    headers.extend_from_slice(extra);
+    post(to, &headers, &call).await
+}
+
+#[tokio::test]
+async fn mirrored_parameters_must_match_their_headers() {
+    let to = serve(HttpConfig::default()).await;
+    let call = |arguments: Value, extra: Vec<(&'static str, &'static str)>| async move {
+        stateless_call(to, "route.query", arguments, stateless_meta(), &extra).await
+    };
+    let both = json!({ "region": "eu-west", "shard": 42 });
+    for extra in [
+        vec![("Mcp-Param-Region", "eu-west"), ("Mcp-Param-Shard", "42")],
+        // Header names in any case; Base64 in the sentinel form; an integer as a number.
+        vec![
+            ("mcp-param-region", "=?base64?ZXUtd2VzdA==?="),
+            ("MCP-PARAM-SHARD", "42.0"),
+        ],
+    ] {
+        let answer = call(both.clone(), extra.clone()).await.json_with(200);
+        assert_eq!(
+            answer["result"]["structuredContent"]["result"], "Some(\"eu-west\") 42",
+            "{extra:?}: {answer}"
+        );
+    }
+    // An argument left out, or null, goes without its header.
+    for arguments in [json!({ "shard": 1 }), json!({ "shard": 1, "region": null })] {
+        let answer = call(arguments, vec![("Mcp-Param-Shard", "1")]).await;
+        assert_eq!(answer.status, 200, "{}", answer.body);
+    }
+    let mismatch = |message: &str| json!({ "jsonrpc": "2.0", "id": 7, "error": { "code": -32020, "message": message } });
+    for (extra, message) in [
+        (
+            vec![("Mcp-Param-Shard", "42")],
+            "the `Mcp-Param-Region` header is missing; it must carry the argument `region`",
+        ),
+        (
+            vec![("Mcp-Param-Region", "us-east"), ("Mcp-Param-Shard", "42")],
+            "the `Mcp-Param-Region` header does not match the argument `region`",
+        ),
+        (
+            vec![("Mcp-Param-Region", "eu-west"), ("Mcp-Param-Shard", "43")],
+            "the `Mcp-Param-Shard` header does not match the argument `shard`",
+        ),
+        (
+            vec![
+                ("Mcp-Param-Region", "=?base64?ZXUtd2VzdA?="),
+                ("Mcp-Param-Shard", "42"),
+            ],
+            "the `Mcp-Param-Region` header holds Base64 that is not valid (padded, standard alphabet)",
+        ),
+    ] {
+        let answer = call(both.clone(), extra.clone()).await;
+        assert_eq!(answer.json_with(400), mismatch(message), "{extra:?}");
+    }
+    let answer = call(
+        json!({ "shard": 1 }),
+        vec![("Mcp-Param-Region", "eu-west"), ("Mcp-Param-Shard", "1")],
+    )
+    .await;
+    assert_eq!(
+        answer.json_with(400),
+        mismatch("the `Mcp-Param-Region` header is sent, but the argument `region` is not")
+    );
+}
+
+#[tokio::test]
+async fn a_tool_needing_a_client_capability_is_refused_to_a_request_that_does_not_declare_it() {
+    let to = serve(HttpConfig::default()).await;
+    let refused = stateless_call(to, "ask.sample", json!({}), stateless_meta(), &[]).await;
+    assert_eq!(
+        refused.json_with(400),
+        json!({
+            "jsonrpc": "2.0",
+            "id": 7,
+            "error": {
+                "code": -32021,
+                "message": "tool `ask.sample` needs the client capabilities sampling, which this \
+                            request does not declare in \
+                            `_meta.io.modelcontextprotocol/clientCapabilities`",
+                "data": { "requiredCapabilities": { "sampling": {} } },
+            },
+        })
+    );
+    let mut meta = stateless_meta();
+    meta["io.modelcontextprotocol/clientCapabilities"] = json!({ "sampling": {} });
+    let answer = stateless_call(to, "ask.sample", json!({}), meta, &[]).await;
+    assert_eq!(
+        answer.json_with(200)["result"]["structuredContent"],
+        json!({ "result": true })
+    );
 }
