@@ -757,3 +757,28 @@ async fn a_change_that_would_give_two_tools_one_llm_name_is_refused_and_nothing_
             .expect("no clash")
     );
 }
+
+#[tokio::test]
+async fn cache_hints_are_the_servers_own() {
+    use mcp_runtime::server::{CacheHints, CacheScope};
+    let hints = CacheHints {
+        ttl: std::time::Duration::from_millis(1_500),
+        scope: CacheScope::Private,
+    };
+    let server = Server::new(support::registry_of(&[])).with_cache_hints(hints);
+    for method in ["server/discover", "tools/list"] {
+        let message = request(1, method, json!({ "_meta": stateless_meta() }));
+        let answer: Value = serde_json::from_str(
+            &server
+                .handle(message.to_string().as_bytes(), None)
+                .await
+                .expect("an answer"),
+        )
+        .expect("JSON");
+        assert_eq!(answer["result"]["ttlMs"], 1_500, "{method}: {answer}");
+        assert_eq!(
+            answer["result"]["cacheScope"], "private",
+            "{method}: {answer}"
+        );
+    }
+}

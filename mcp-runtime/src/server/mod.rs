@@ -16,6 +16,7 @@ mod stdio;
 use std::collections::HashMap;
 use std::ops::Deref;
 use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
 
 use arc_swap::ArcSwap;
 
@@ -50,8 +51,51 @@ pub const HANDSHAKE_VERSIONS: [&str; 2] = ["2025-11-25", "2025-06-18"];
 /// The stateless revision: no handshake, the version in every request's `_meta`.
 pub const STATELESS_VERSION: &str = "2026-07-28";
 
-/// How long clients may cache `tools/list` and `server/discover` (2026-07-28), in ms.
-const LIST_TTL_MS: u64 = 300_000;
+/// How long clients may keep what `server/discover` and `tools/list` answer (2026-07-28),
+/// and who may share it: `ttlMs` and `cacheScope` on those results. A client that listens
+/// for changes (`subscriptions/listen`) hears of a changed list before the time is up.
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_runtime::server::{CacheHints, CacheScope, Server};
+///
+/// let hints = CacheHints { ttl: Duration::from_secs(60), scope: CacheScope::Private };
+/// let server = Server::new(mcp_runtime::Registry::global()).with_cache_hints(hints);
+/// # let _ = server;
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CacheHints {
+    /// How long a client may keep a result; sent in whole milliseconds.
+    pub ttl: Duration,
+    /// Who may share a kept result.
+    pub scope: CacheScope,
+}
+
+impl Default for CacheHints {
+    /// Five minutes, shared by every client: the tools do not depend on who asks.
+    fn default() -> Self {
+        Self {
+            ttl: Duration::from_secs(300),
+            scope: CacheScope::Public,
+        }
+    }
+}
+
+impl CacheHints {
+    fn ttl_ms(self) -> u64 {
+        u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX)
+    }
+}
+
+/// Who may share a result a client keeps (`cacheScope`, 2026-07-28).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CacheScope {
+    /// Any client, and caches between clients and the server: the result is the same for all.
+    Public,
+    /// Only the client that asked: the result may depend on who asks (its credentials).
+    Private,
+}
 
 /// An unknown or unsupported protocol version (2026-07-28).
 pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
@@ -130,6 +174,7 @@ pub struct Server {
     name: String,
     version: String,
     page_size: usize,
+    cache: CacheHints,
     /// The calls that can be cancelled, by client and request id, each with a serial
     /// number so that a call only ever removes its own entry.
     in_flight: Mutex<HashMap<String, (u64, CancellationToken)>>,
@@ -229,6 +274,7 @@ impl Server {
             name,
             version: env!("CARGO_PKG_VERSION").to_owned(),
             page_size: DEFAULT_PAGE_SIZE,
+            cache: CacheHints::default(),
             in_flight: Mutex::new(HashMap::new()),
             serial: std::sync::atomic::AtomicU64::new(0),
         }
@@ -239,6 +285,14 @@ impl Server {
     pub fn with_info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
         self.name = name.into();
         self.version = version.into();
+        self
+    }
+
+    /// Sets how long clients may keep what `server/discover` and `tools/list` answer, and
+    /// who may share it (2026-07-28); five minutes, public, by default.
+    #[must_use]
+    pub fn with_cache_hints(mut self, hints: CacheHints) -> Self {
+        self.cache = hints;
         self
     }
 
@@ -510,8 +564,8 @@ impl Server {
         json!({
             "supportedVersions": PROTOCOL_VERSIONS,
             "capabilities": { "tools": { "listChanged": true } },
-            "ttlMs": LIST_TTL_MS,
-            "cacheScope": "public",
+            "ttlMs": self.cache.ttl_ms(),
+            "cacheScope": self.cache.scope,
         })
     }
 
@@ -575,8 +629,8 @@ impl Server {
         Ok(ToolPage {
             tools: &listing.tools[start..end],
             next_cursor: listing.names.get(end).map(|next| cursor_of(next)),
-            ttl_ms: stateless.then_some(LIST_TTL_MS),
-            cache_scope: stateless.then_some("public"),
+            ttl_ms: stateless.then(|| self.cache.ttl_ms()),
+            cache_scope: stateless.then_some(self.cache.scope),
         })
     }
 
@@ -854,7 +908,7 @@ struct ToolPage<'a> {
     #[serde(rename = "ttlMs", skip_serializing_if = "Option::is_none")]
     ttl_ms: Option<u64>,
     #[serde(rename = "cacheScope", skip_serializing_if = "Option::is_none")]
-    cache_scope: Option<&'static str>,
+    cache_scope: Option<CacheScope>,
 }
 
 /// Admits a request to `method`: whether it speaks the stateless revision, once its
