@@ -10,13 +10,12 @@
 mod http;
 mod jsonrpc;
 mod listen;
+mod served;
 mod stateless;
 mod stdio;
 
 use std::collections::HashMap;
-use std::ops::Deref;
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::Duration;
 
 use arc_swap::ArcSwap;
 
@@ -32,6 +31,8 @@ pub use http::{
     HttpConfig, ParseRateLimitError, RATE_LIMITED, RateLimitConfig, router, serve_http,
 };
 pub use jsonrpc::{INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR};
+pub use served::{CacheHints, CacheScope, Changed, LlmNameError, ServedRegistry, ServedView};
+use served::{Snapshot, cursor_name, cursor_of};
 pub use stateless::{HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY};
 pub use stdio::{MAX_IN_FLIGHT, MAX_MESSAGE_BYTES, serve_stdio};
 
@@ -51,52 +52,6 @@ pub const HANDSHAKE_VERSIONS: [&str; 2] = ["2025-11-25", "2025-06-18"];
 /// The stateless revision: no handshake, the version in every request's `_meta`.
 pub const STATELESS_VERSION: &str = "2026-07-28";
 
-/// How long clients may keep what `server/discover` and `tools/list` answer (2026-07-28),
-/// and who may share it: `ttlMs` and `cacheScope` on those results. A client that listens
-/// for changes (`subscriptions/listen`) hears of a changed list before the time is up.
-///
-/// ```
-/// use std::time::Duration;
-/// use mcp_runtime::server::{CacheHints, CacheScope, Server};
-///
-/// let hints = CacheHints { ttl: Duration::from_secs(60), scope: CacheScope::Private };
-/// let server = Server::new(mcp_runtime::Registry::global()).with_cache_hints(hints);
-/// # let _ = server;
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CacheHints {
-    /// How long a client may keep a result; sent in whole milliseconds.
-    pub ttl: Duration,
-    /// Who may share a kept result.
-    pub scope: CacheScope,
-}
-
-impl Default for CacheHints {
-    /// Five minutes, shared by every client: the tools do not depend on who asks.
-    fn default() -> Self {
-        Self {
-            ttl: Duration::from_secs(300),
-            scope: CacheScope::Public,
-        }
-    }
-}
-
-impl CacheHints {
-    fn ttl_ms(self) -> u64 {
-        u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX)
-    }
-}
-
-/// Who may share a result a client keeps (`cacheScope`, 2026-07-28).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum CacheScope {
-    /// Any client, and caches between clients and the server: the result is the same for all.
-    Public,
-    /// Only the client that asked: the result may depend on who asks (its credentials).
-    Private,
-}
-
 /// An unknown or unsupported protocol version (2026-07-28).
 pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 
@@ -108,44 +63,6 @@ pub const DEFAULT_PAGE_SIZE: usize = 100;
 
 /// Where the messages a server sends on its own (notifications) go.
 pub type Notifier = Arc<dyn Fn(String) + Send + Sync>;
-
-/// The registry a server serves: the global one, or one of the application's.
-#[derive(Debug, Clone)]
-pub enum ServedRegistry {
-    /// A registry that lives as long as the program, such as [`Registry::global`].
-    Static(&'static Registry),
-    /// A shared registry.
-    Shared(Arc<Registry>),
-}
-
-impl Deref for ServedRegistry {
-    type Target = Registry;
-
-    fn deref(&self) -> &Registry {
-        match self {
-            Self::Static(registry) => registry,
-            Self::Shared(registry) => registry,
-        }
-    }
-}
-
-impl From<&'static Registry> for ServedRegistry {
-    fn from(registry: &'static Registry) -> Self {
-        Self::Static(registry)
-    }
-}
-
-impl From<Arc<Registry>> for ServedRegistry {
-    fn from(registry: Arc<Registry>) -> Self {
-        Self::Shared(registry)
-    }
-}
-
-impl From<Registry> for ServedRegistry {
-    fn from(registry: Registry) -> Self {
-        Self::Shared(Arc::new(registry))
-    }
-}
 
 /// An MCP server over a registry; transports hand it one message at a time.
 ///
@@ -179,76 +96,6 @@ pub struct Server {
     /// number so that a call only ever removes its own entry.
     in_flight: Mutex<HashMap<String, (u64, CancellationToken)>>,
     serial: std::sync::atomic::AtomicU64,
-}
-
-/// A registry as served: with its tools' names for LLM APIs, when the server uses them,
-/// and the listing `tools/list` serves, written on first use.
-struct Snapshot {
-    registry: ServedRegistry,
-    llm_names: Option<LlmNames>,
-    listing: OnceLock<Listing>,
-}
-
-impl Snapshot {
-    /// The listing `tools/list` serves: each tool's wire form, written on first use (so
-    /// that a large tool set costs nothing at start-up) and only once.
-    fn listing(&self) -> &Listing {
-        self.listing.get_or_init(|| {
-            let (mut names, mut tools) = (Vec::new(), Vec::new());
-            for tool in self.registry.list() {
-                let llm_name = self
-                    .llm_names
-                    .as_ref()
-                    .and_then(|names| names.to_llm.get(tool.name().as_str()));
-                let wire = match llm_name {
-                    None => serde_json::value::to_raw_value(tool.definition()),
-                    Some(llm_name) => {
-                        serde_json::to_value(tool.definition()).and_then(|mut wire| {
-                            wire["name"] = Value::String(llm_name.clone());
-                            serde_json::value::to_raw_value(&wire)
-                        })
-                    }
-                };
-                match wire {
-                    Ok(raw) => {
-                        names.push(tool.name().as_str().to_owned());
-                        tools.push(raw);
-                    }
-                    Err(err) => tracing::error!(tool = %tool.name(), "cannot list tool: {err}"),
-                }
-            }
-            Listing { names, tools }
-        })
-    }
-
-    fn new(registry: ServedRegistry, llm_names: bool) -> Result<Self, LlmNameError> {
-        let llm_names = match llm_names {
-            true => Some(LlmNames::of(&registry)?),
-            false => None,
-        };
-        Ok(Self {
-            registry,
-            llm_names,
-            listing: OnceLock::new(),
-        })
-    }
-}
-
-/// The registry a server serves at one moment; changes made later are not in it.
-pub struct ServedView(Arc<Snapshot>);
-
-impl Deref for ServedView {
-    type Target = Registry;
-
-    fn deref(&self) -> &Registry {
-        &self.0.registry
-    }
-}
-
-impl std::fmt::Debug for ServedView {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.registry.fmt(f)
-    }
 }
 
 impl Server {
@@ -893,12 +740,6 @@ fn in_flight_key(client: &str, id: &str) -> String {
     format!("{client} {id}")
 }
 
-/// Each tool's wire form, in name order, as `tools/list` serves it.
-struct Listing {
-    names: Vec<String>,
-    tools: Vec<Box<RawValue>>,
-}
-
 /// One page of `tools/list`.
 #[derive(Serialize)]
 struct ToolPage<'a> {
@@ -1000,132 +841,5 @@ pub(crate) async fn stop_signal() {
     tokio::select! {
         () = interrupt => {},
         () = terminate => {},
-    }
-}
-
-/// The two directions of the LLM-name mapping.
-#[derive(Debug, Default)]
-struct LlmNames {
-    to_llm: HashMap<String, String>,
-    to_canonical: HashMap<String, String>,
-}
-
-impl LlmNames {
-    /// The names of `registry`'s tools for LLM APIs: dots made underscores.
-    fn of(registry: &Registry) -> Result<Self, LlmNameError> {
-        let mut names = Self::default();
-        for tool in registry.list() {
-            let canonical = tool.name().as_str();
-            let llm = canonical.replace('.', "_");
-            if llm.len() > 64 {
-                return Err(LlmNameError::TooLong {
-                    tool: canonical.to_owned(),
-                });
-            }
-            if let Some(other) = names.to_canonical.get(&llm) {
-                return Err(LlmNameError::Collision {
-                    name: llm,
-                    first: other.clone(),
-                    second: canonical.to_owned(),
-                });
-            }
-            names.to_canonical.insert(llm.clone(), canonical.to_owned());
-            names.to_llm.insert(canonical.to_owned(), llm);
-        }
-        Ok(names)
-    }
-}
-
-/// What an edit of a served registry returned says of whether it changed anything
-/// ([`Server::change`]).
-pub trait Changed {
-    /// Whether the registry changed.
-    fn changed(&self) -> bool;
-}
-
-/// [`Registry::enable`] and [`Registry::disable`]: whether the tool was there.
-impl Changed for bool {
-    fn changed(&self) -> bool {
-        *self
-    }
-}
-
-/// An edit that returns nothing: taken as a change.
-impl Changed for () {
-    fn changed(&self) -> bool {
-        true
-    }
-}
-
-/// [`Registry::unregister`]: whether a tool was removed.
-impl<T> Changed for Option<T> {
-    fn changed(&self) -> bool {
-        self.is_some()
-    }
-}
-
-/// [`Registry::register`] and [`Registry::mount`]: a change when it succeeded.
-impl<T: Changed, E> Changed for Result<T, E> {
-    fn changed(&self) -> bool {
-        self.as_ref().is_ok_and(Changed::changed)
-    }
-}
-
-/// [`Registry::mount`]'s conflicts: the tools that did not conflict were added.
-impl Changed for Vec<crate::registry::ToolConflict> {
-    fn changed(&self) -> bool {
-        true
-    }
-}
-
-/// Why tools cannot be served under names valid for LLM APIs.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum LlmNameError {
-    /// Two tools would get one name.
-    #[error("tools `{first}` and `{second}` would both be served as `{name}`: rename one of them")]
-    Collision {
-        /// The name both would get.
-        name: String,
-        /// One tool.
-        first: String,
-        /// The other.
-        second: String,
-    },
-    /// A name would be longer than LLM APIs allow.
-    #[error("tool `{tool}` would be served under a name longer than 64 characters: shorten it")]
-    TooLong {
-        /// The tool.
-        tool: String,
-    },
-}
-
-/// The cursor of the page starting at tool `name`: opaque to clients.
-fn cursor_of(name: &str) -> String {
-    name.bytes().map(|byte| format!("{byte:02x}")).collect()
-}
-
-fn cursor_name(cursor: &str) -> Option<String> {
-    if cursor.len() % 2 != 0 {
-        return None;
-    }
-    let bytes: Option<Vec<u8>> = (0..cursor.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(cursor.get(i..i + 2)?, 16).ok())
-        .collect();
-    String::from_utf8(bytes?).ok()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn cursors_round_trip_and_refuse_garbage() {
-        assert_eq!(
-            cursor_name(&cursor_of("text.word_count")).as_deref(),
-            Some("text.word_count")
-        );
-        assert_eq!(cursor_name("zz"), None);
-        assert_eq!(cursor_name("abc"), None);
     }
 }
