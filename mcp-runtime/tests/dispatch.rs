@@ -782,3 +782,13 @@ async fn cache_hints_are_the_servers_own() {
         );
     }
 }
+
+#[test]
+fn a_view_of_the_served_registry_shows_as_the_registry() {
+    let registry =
+        support::registry_of(&[ToolDefinition::new("view.one", schema()).expect("valid")]);
+    let shown = format!("{registry:?}");
+    let server = Server::new(registry);
+    assert_eq!(format!("{:?}", server.registry()), shown);
+    assert!(shown.contains("view.one"), "{shown}");
+}

@@ -1004,3 +1004,36 @@ async fn a_tool_needing_a_client_capability_is_refused_to_a_request_that_does_no
         json!({ "result": true })
     );
 }
+
+#[tokio::test]
+async fn an_unknown_method_is_404_at_the_stateless_revision_and_200_before_it() {
+    let to = serve(HttpConfig::default()).await;
+    let unknown = |meta: Option<Value>| {
+        let mut message = json!({ "jsonrpc": "2.0", "id": 5, "method": "tools/nope" });
+        if let Some(meta) = meta {
+            message["params"] = json!({ "_meta": meta });
+        }
+        message
+    };
+    let expected = json!({
+        "jsonrpc": "2.0", "id": 5,
+        "error": { "code": -32601, "message": "method `tools/nope` is not supported by this server" },
+    });
+    let stateless = post(
+        to,
+        &[
+            ("MCP-Protocol-Version", STATELESS_VERSION),
+            ("Mcp-Method", "tools/nope"),
+        ],
+        &unknown(Some(stateless_meta())),
+    )
+    .await;
+    assert_eq!(stateless.json_with(404), expected);
+    let stateful = post(
+        to,
+        &[("MCP-Protocol-Version", "2025-11-25")],
+        &unknown(None),
+    )
+    .await;
+    assert_eq!(stateful.json_with(200), expected);
+}

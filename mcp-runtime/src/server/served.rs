@@ -167,7 +167,7 @@ impl Deref for ServedView {
 
 impl std::fmt::Debug for ServedView {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.registry.fmt(f)
+        Registry::fmt(self, f)
     }
 }
 
