@@ -34,6 +34,16 @@ fn query(
     format!("{region:?} {shard}")
 }
 
+/// A dry run or not: mirrored into a header.
+#[mcp_tool(namespace = "route", inline)]
+fn flag(
+    /// Whether to only pretend.
+    #[mcp(header = "Dry")]
+    dry: bool,
+) -> bool {
+    dry
+}
+
 /// Asks the client to sample, so needs it to say it can.
 #[mcp_tool(namespace = "ask", inline, requires_client(sampling))]
 fn sample() -> bool {
@@ -1036,4 +1046,76 @@ async fn an_unknown_method_is_404_at_the_stateless_revision_and_200_before_it() 
     )
     .await;
     assert_eq!(stateful.json_with(200), expected);
+}
+
+#[tokio::test]
+async fn a_notification_is_refused_only_for_a_version_this_server_does_not_speak() {
+    let to = serve(HttpConfig::default()).await;
+    let initialized = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
+    let accepted = post(to, &[("MCP-Protocol-Version", "2025-11-25")], &initialized).await;
+    assert_eq!((accepted.status, accepted.body.as_str()), (202, ""));
+    let refused = post(to, &[("MCP-Protocol-Version", "1999-01-01")], &initialized).await;
+    assert_eq!(refused.json_with(400)["error"]["code"], -32_022);
+}
+
+#[test]
+fn a_mirrored_integer_is_bounded_to_what_a_double_holds_and_a_mirrored_string_is_not() {
+    let registry = Registry::builder().inventory().build().expect("a registry");
+    let schema = registry
+        .get("route.query")
+        .expect("the tool")
+        .definition()
+        .input_schema()
+        .clone()
+        .to_value();
+    let limit = (1_i64 << 53) - 1;
+    assert_eq!(
+        schema["properties"]["shard"]["minimum"],
+        json!(-limit),
+        "{schema}"
+    );
+    assert_eq!(
+        schema["properties"]["shard"]["maximum"],
+        json!(limit),
+        "{schema}"
+    );
+    assert_eq!(
+        schema["properties"]["region"]["x-mcp-header"], "Region",
+        "{schema}"
+    );
+    assert!(
+        schema["properties"]["region"].get("minimum").is_none(),
+        "{schema}"
+    );
+    assert!(
+        schema["properties"]["region"].get("maximum").is_none(),
+        "{schema}"
+    );
+}
+
+#[tokio::test]
+async fn a_mirrored_boolean_is_true_or_false_in_its_header() {
+    let to = serve(HttpConfig::default()).await;
+    for (value, header, status) in [
+        (true, "true", 200),
+        (false, "false", 200),
+        (true, "false", 400),
+        (false, "true", 400),
+        (true, "1", 400),
+        (true, "True", 400),
+    ] {
+        let answer = stateless_call(
+            to,
+            "route.flag",
+            json!({ "dry": value }),
+            stateless_meta(),
+            &[("Mcp-Param-Dry", header)],
+        )
+        .await;
+        assert_eq!(
+            answer.status, status,
+            "{value} as `{header}`: {}",
+            answer.body
+        );
+    }
 }

@@ -242,7 +242,9 @@ mod tests {
         let (first_send, first) = kept();
         let (second_send, second) = kept();
         let (connection_send, connection) = kept();
+        let (third_send, third) = kept();
         let filter = json!({ "toolsListChanged": true });
+        let _third = listeners.listen(&listen("3", filter.clone()), "a 3".to_owned(), third_send);
         let first_guard =
             listeners.listen(&listen("1", filter.clone()), "a 1".to_owned(), first_send);
         let _second = listeners.listen(&listen("2", filter), "a 2".to_owned(), second_send);
@@ -252,6 +254,11 @@ mod tests {
         listeners.tools_changed();
         assert_eq!(first.lock().unwrap().len(), 1, "the acknowledgement only");
         assert_eq!(second.lock().unwrap().len(), 1, "the acknowledgement only");
+        assert_eq!(
+            third.lock().unwrap().len(),
+            2,
+            "another's cancellation is not its own"
+        );
         // A cancellation names a listen request: the handshake's listener stays, untagged.
         assert_eq!(
             *connection.lock().unwrap(),

@@ -584,10 +584,35 @@ mod tests {
         session.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
         let mut seen = session.sync(2).await;
         session.change(true);
+        // Edits that change nothing tell no one: a tool that is not there, a name taken.
+        let server = Arc::clone(&session.server);
+        assert!(
+            !server
+                .change(|registry| registry.disable("t.none"))
+                .unwrap()
+        );
+        assert!(
+            server
+                .change(|registry| registry.unregister("t.none"))
+                .unwrap()
+                .is_none()
+        );
+        let taken = server.change(|registry| registry.register(tool("t.one"), answer_empty));
+        assert!(taken.unwrap().is_err(), "the name is taken");
         seen.extend(session.sync(3).await);
+        // Removing a tool, and registering one, are changes.
+        assert!(
+            server
+                .change(|registry| registry.unregister("t.one"))
+                .unwrap()
+                .is_some()
+        );
+        let registered = server.change(|registry| registry.register(tool("t.two"), answer_empty));
+        assert!(registered.unwrap().is_ok());
+        seen.extend(session.sync(4).await);
         seen.extend(session.end().await);
         let told = tools_changed(&seen);
-        assert_eq!(told.len(), 1, "{seen:?}");
+        assert_eq!(told.len(), 3, "{seen:?}");
         assert_eq!(
             *told[0],
             serde_json::json!({ "jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {} })
