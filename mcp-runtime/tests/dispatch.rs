@@ -792,3 +792,16 @@ fn a_view_of_the_served_registry_shows_as_the_registry() {
     assert_eq!(format!("{:?}", server.registry()), shown);
     assert!(shown.contains("view.one"), "{shown}");
 }
+
+#[test]
+fn a_registry_mounted_while_serving_is_served() {
+    let server = Server::new(support::registry_of(&[]));
+    let other =
+        support::registry_of(&[ToolDefinition::new("files.read", schema()).expect("valid")]);
+    let conflicts = server
+        .change(|registry| registry.mount("remote", &other))
+        .expect("no names for LLM APIs")
+        .expect("a valid prefix");
+    assert!(conflicts.is_empty(), "{conflicts:?}");
+    assert!(server.registry().has_tool("remote.files.read"));
+}

@@ -100,31 +100,41 @@ impl Listeners {
         key: String,
         send: Notifier,
     ) -> ListenGuard {
-        send(listen.acknowledgement());
         let subscription = serde_json::value::to_raw_value(&listen.id).ok();
-        self.add(key, subscription, listen.tools, send)
+        let acknowledgement = listen.acknowledgement();
+        self.add(key, subscription, listen.tools, send, Some(acknowledgement))
     }
 
     /// Adds a stateful connection, which hears of every change untagged.
     pub(crate) fn connection(self: &Arc<Self>, send: Notifier) -> ListenGuard {
-        self.add(String::new(), None, true, send)
+        self.add(String::new(), None, true, send, None)
     }
 
+    /// Adds a listener, sending it `first` before anything else. Both happen under the
+    /// lock that a change takes to tell the listeners, so that a change is either told
+    /// after `first` or made before the listener was there: never lost between the two.
+    /// (Every sender here only queues, so the lock is held briefly.)
     fn add(
         self: &Arc<Self>,
         key: String,
         subscription: Option<Box<RawValue>>,
         tools: bool,
         send: Notifier,
+        first: Option<String>,
     ) -> ListenGuard {
         let serial = self.serial.fetch_add(1, Ordering::Relaxed);
-        self.lock().push(Listener {
+        let mut list = self.lock();
+        if let Some(first) = first {
+            send(first);
+        }
+        list.push(Listener {
             serial,
             key,
             subscription,
             tools,
             send,
         });
+        drop(list);
         ListenGuard {
             listeners: Arc::clone(self),
             serial,
