@@ -90,97 +90,54 @@ pub(crate) fn admit(
     meta: Option<&Value>,
     mirrored: Option<&Mirrored<'_>>,
 ) -> Result<(), Refusal> {
-    let bad = |code: i64, message: String, data: Option<Value>| {
-        Err(((code, message, data), Status::BadRequest))
-    };
+    let refuse = |code: i64, message: String| Err(((code, message, None), Status::BadRequest));
+    let invalid = |message: String| refuse(jsonrpc::INVALID_PARAMS, message);
     let meta = match meta {
         Some(Value::Object(meta)) => meta,
-        Some(_) => {
-            return bad(
-                jsonrpc::INVALID_PARAMS,
-                "`_meta` must be an object".to_owned(),
-                None,
-            );
-        }
+        Some(_) => return invalid("`_meta` must be an object".to_owned()),
         None => {
-            return bad(
-                jsonrpc::INVALID_PARAMS,
-                format!(
-                    "a {STATELESS_VERSION} request carries `_meta` with `{PROTOCOL_VERSION_KEY}` and `{CLIENT_CAPABILITIES_KEY}`"
-                ),
-                None,
-            );
+            return invalid(format!(
+                "a {STATELESS_VERSION} request carries `_meta` with `{PROTOCOL_VERSION_KEY}` and `{CLIENT_CAPABILITIES_KEY}`"
+            ));
         }
     };
     let version = match meta.get(PROTOCOL_VERSION_KEY) {
         Some(Value::String(version)) => version.as_str(),
-        Some(_) => {
-            return bad(
-                jsonrpc::INVALID_PARAMS,
-                format!("`_meta.{PROTOCOL_VERSION_KEY}` must be a string"),
-                None,
-            );
-        }
-        None => {
-            return bad(
-                jsonrpc::INVALID_PARAMS,
-                format!("`_meta.{PROTOCOL_VERSION_KEY}` is missing"),
-                None,
-            );
-        }
+        Some(_) => return invalid(format!("`_meta.{PROTOCOL_VERSION_KEY}` must be a string")),
+        None => return invalid(format!("`_meta.{PROTOCOL_VERSION_KEY}` is missing")),
     };
     match meta.get(CLIENT_CAPABILITIES_KEY) {
         Some(Value::Object(_)) => {}
         Some(_) => {
-            return bad(
-                jsonrpc::INVALID_PARAMS,
-                format!("`_meta.{CLIENT_CAPABILITIES_KEY}` must be an object"),
-                None,
-            );
+            return invalid(format!(
+                "`_meta.{CLIENT_CAPABILITIES_KEY}` must be an object"
+            ));
         }
-        None => {
-            return bad(
-                jsonrpc::INVALID_PARAMS,
-                format!("`_meta.{CLIENT_CAPABILITIES_KEY}` is missing"),
-                None,
-            );
-        }
+        None => return invalid(format!("`_meta.{CLIENT_CAPABILITIES_KEY}` is missing")),
     }
     if meta
         .get(CLIENT_INFO_KEY)
         .is_some_and(|info| !info.is_object())
     {
-        return bad(
-            jsonrpc::INVALID_PARAMS,
-            format!("`_meta.{CLIENT_INFO_KEY}` must be an object"),
-            None,
+        return invalid(format!("`_meta.{CLIENT_INFO_KEY}` must be an object"));
+    }
+    if mirrored.is_some_and(|headers| headers.version != Some(version)) {
+        return refuse(
+            HEADER_MISMATCH,
+            format!(
+                "the `MCP-Protocol-Version` header must be present and say `{version}`, as `_meta` does"
+            ),
         );
     }
-    if let Some(headers) = mirrored {
-        if headers.version != Some(version) {
-            return bad(
-                HEADER_MISMATCH,
-                format!(
-                    "the `MCP-Protocol-Version` header must be present and say `{version}`, as `_meta` does"
-                ),
-                None,
-            );
-        }
-    }
     if !PROTOCOL_VERSIONS.contains(&version) || super::HANDSHAKE_VERSIONS.contains(&version) {
-        let (code, message, data) = unsupported_version(&Value::String(version.to_owned()));
-        return bad(code, message, data);
+        let fault = unsupported_version(&Value::String(version.to_owned()));
+        return Err((fault, Status::BadRequest));
     }
-    if let Some(headers) = mirrored {
-        if headers.method != Some(method) {
-            return bad(
-                HEADER_MISMATCH,
-                format!(
-                    "the `Mcp-Method` header must be present and say `{method}`, as the body does"
-                ),
-                None,
-            );
-        }
+    if mirrored.is_some_and(|headers| headers.method != Some(method)) {
+        return refuse(
+            HEADER_MISMATCH,
+            format!("the `Mcp-Method` header must be present and say `{method}`, as the body does"),
+        );
     }
     Ok(())
 }
