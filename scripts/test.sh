@@ -17,6 +17,10 @@ if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nginx
 fi
 
+# A clean clone builds once: incremental state would only take disk.
+if [ "${CI:-}" = "true" ]; then export CARGO_INCREMENTAL=0; fi
+echo "== disk free where the build goes: $(df -h --output=avail . | tail -1 | tr -d ' ')"
+
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 

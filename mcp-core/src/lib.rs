@@ -24,6 +24,8 @@ mod error;
 mod header;
 mod message;
 mod name;
+mod prompt;
+mod resource;
 pub mod schema;
 mod text;
 mod tool;
@@ -40,4 +42,9 @@ pub use message::{
     ErrorDetails, ErrorType, MCPErrorDetail, MCPToolCall, MCPToolResult, ToolStatus,
 };
 pub use name::{MAX_TOOL_NAME_LEN, TOOL_NAME_PATTERN, ToolName, ToolNameError};
+pub use prompt::{PromptArgument, PromptDefinition, PromptMessage, PromptResult};
+pub use resource::{
+    ResourceAnnotations, ResourceBody, ResourceContents, ResourceDefinition, ResourceInfo,
+    ResourceTemplateDefinition, Role,
+};
 pub use tool::{DefinitionError, META_KEY, ToolAnnotations, ToolDefinition};

@@ -22,10 +22,21 @@ use crate::registration::ArgumentsError;
 
 pub use crate::context::{Invocation, ToolContext};
 pub use crate::registration::{
-    Failure, Handler, Location, Outcome, Output, ToolFuture, ToolRegistration,
+    Arguments, CompleteFn, Completion, CompletionContext, Failure, Handler, Location, Outcome,
+    Output, PromptFuture, PromptRegistration, ReadRequest, ResourceFuture, ResourceKind,
+    ResourceRegistration, ToolFuture, ToolRegistration,
+};
+pub use crate::registry::{
+    FromArgument, IntoPromptResult, IntoResourceContents, VariableSchema, optional_prompt_argument,
+    prompt_argument, prompt_ready, resource_ready, template_variable, variable_schema,
+    with_variables,
 };
 pub use inventory;
 pub use mcp_core::{DefinitionError, ToolAnnotations, ToolDefinition};
+pub use mcp_core::{
+    PromptArgument, PromptDefinition, ResourceAnnotations, ResourceDefinition,
+    ResourceTemplateDefinition, Role,
+};
 pub use schemars;
 pub use serde;
 pub use serde_json::Value;

@@ -59,15 +59,18 @@ pub use context::{Progress, ProgressSink, ToolContext};
 pub use execute::{AUDIT_TARGET, CallOptions, DEFAULT_TIMEOUT};
 pub use mcp_core::{
     ContentBlock, DefinitionError, EmbeddedResource, ErrorDetails, ErrorType, HeaderError,
-    HeaderParam, MCPErrorDetail, MCPToolCall, MCPToolResult, MessageError, ToolAnnotations,
-    ToolDefinition, ToolError, ToolName, ToolNameError, ToolStatus, missing_client_capabilities,
-    schema,
+    HeaderParam, MCPErrorDetail, MCPToolCall, MCPToolResult, MessageError, PromptArgument,
+    PromptDefinition, PromptMessage, PromptResult, ResourceAnnotations, ResourceBody,
+    ResourceContents, ResourceDefinition, ResourceInfo, ResourceTemplateDefinition, Role,
+    ToolAnnotations, ToolDefinition, ToolError, ToolName, ToolNameError, ToolStatus,
+    missing_client_capabilities, schema,
 };
 pub use policy::{Confirm, DangerousPolicy};
-pub use registration::{Arguments, Location};
+pub use registration::{Arguments, CompletionContext, Location, ReadRequest};
 pub use registry::{
-    EMPTY_REGISTRY_HINT, RegisteredTool, Registry, RegistryBuilder, RegistryError, RegistryProblem,
-    ToolConflict,
+    CompletionRef, EMPTY_REGISTRY_HINT, PromptError, ReadError, RegisteredPrompt,
+    RegisteredResource, RegisteredTemplate, RegisteredTool, Registry, RegistryBuilder,
+    RegistryError, RegistryProblem, ToolConflict, VARIABLES_META,
 };
 /// The crates tool types are derived with, for applications that do not name them
 /// themselves (derives then need `#[serde(crate = "mcp_runtime::serde")]` and

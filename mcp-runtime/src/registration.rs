@@ -1,11 +1,15 @@
-//! What `#[mcp_tool]` registers: a tool's definition, how to run it, and where it was written.
+//! What `#[mcp_tool]`, `#[mcp_resource]` and `#[mcp_prompt]` register: a definition, how
+//! to run it, and where it was written.
 
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use mcp_core::{DefinitionError, MCPToolResult, ToolDefinition, ToolError};
+use mcp_core::{
+    DefinitionError, MCPToolResult, PromptDefinition, PromptResult, ResourceContents,
+    ResourceDefinition, ResourceTemplateDefinition, ToolDefinition, ToolError,
+};
 use serde_json::{Map, Value};
 
 use crate::context::{Invocation, ToolContext};
@@ -150,3 +154,143 @@ impl ToolRegistration {
 }
 
 inventory::collect!(ToolRegistration);
+
+/// The future a resource read returns: its contents, or why there are none.
+pub type ResourceFuture =
+    Pin<Box<dyn Future<Output = Result<Vec<ResourceContents>, ToolError>> + Send + 'static>>;
+
+/// The future a prompt returns: the rendered prompt, or why there is none.
+pub type PromptFuture =
+    Pin<Box<dyn Future<Output = Result<PromptResult, ToolError>> + Send + 'static>>;
+
+/// A read of one resource: its URI, and for a template the value of each variable,
+/// decoded.
+#[derive(Debug, Clone, Default)]
+pub struct ReadRequest {
+    pub(crate) uri: String,
+    pub(crate) variables: Vec<(String, String)>,
+}
+
+impl ReadRequest {
+    /// A read of `uri`, with the template's variables as matched.
+    pub fn new(uri: impl Into<String>, variables: Vec<(String, String)>) -> Self {
+        Self {
+            uri: uri.into(),
+            variables,
+        }
+    }
+
+    /// The URI read.
+    pub fn uri(&self) -> &str {
+        &self.uri
+    }
+
+    /// The value of the template variable `name`, decoded.
+    pub fn variable(&self, name: &str) -> Option<&str> {
+        self.variables
+            .iter()
+            .find(|(variable, _)| variable == name)
+            .map(|(_, value)| value.as_str())
+    }
+}
+
+/// What a completion function is given besides the prefix: the other arguments (or
+/// template variables) the client has already filled in.
+#[derive(Debug, Clone, Default)]
+pub struct CompletionContext {
+    pub(crate) arguments: Map<String, Value>,
+}
+
+impl CompletionContext {
+    /// A context of these arguments.
+    pub fn new(arguments: Map<String, Value>) -> Self {
+        Self { arguments }
+    }
+
+    /// The value already given for `name`, if any.
+    pub fn argument(&self, name: &str) -> Option<&str> {
+        self.arguments.get(name).and_then(Value::as_str)
+    }
+}
+
+/// A completion function: candidates for an argument, from the prefix typed so far.
+pub type CompleteFn = fn(&str, &CompletionContext) -> Vec<String>;
+
+/// Which completion function serves which argument or template variable.
+#[derive(Debug, Clone, Copy)]
+pub struct Completion {
+    pub(crate) argument: &'static str,
+    pub(crate) complete: CompleteFn,
+}
+
+impl Completion {
+    /// `complete` serves `argument`; generated code calls this in a static.
+    pub const fn new(argument: &'static str, complete: CompleteFn) -> Self {
+        Self { argument, complete }
+    }
+}
+
+/// A resource's definition: a fixed URI, or a template.
+#[derive(Debug, Clone, Copy)]
+pub enum ResourceKind {
+    /// One resource at a fixed URI.
+    Fixed(fn() -> ResourceDefinition),
+    /// A family of resources picked by a URI template's variables.
+    Template(fn() -> ResourceTemplateDefinition),
+}
+
+/// One resource or resource template as `#[mcp_resource]` registers it with `inventory`.
+#[derive(Debug)]
+pub struct ResourceRegistration {
+    pub(crate) kind: ResourceKind,
+    pub(crate) read: fn(ReadRequest) -> ResourceFuture,
+    pub(crate) completions: &'static [Completion],
+    pub(crate) location: Location,
+}
+
+impl ResourceRegistration {
+    /// A registration; generated code calls this in a static.
+    pub const fn new(
+        kind: ResourceKind,
+        read: fn(ReadRequest) -> ResourceFuture,
+        completions: &'static [Completion],
+        location: Location,
+    ) -> Self {
+        Self {
+            kind,
+            read,
+            completions,
+            location,
+        }
+    }
+}
+
+inventory::collect!(ResourceRegistration);
+
+/// One prompt as `#[mcp_prompt]` registers it with `inventory`.
+#[derive(Debug)]
+pub struct PromptRegistration {
+    pub(crate) definition: fn() -> PromptDefinition,
+    pub(crate) get: fn(Arguments) -> PromptFuture,
+    pub(crate) completions: &'static [Completion],
+    pub(crate) location: Location,
+}
+
+impl PromptRegistration {
+    /// A registration; generated code calls this in a static.
+    pub const fn new(
+        definition: fn() -> PromptDefinition,
+        get: fn(Arguments) -> PromptFuture,
+        completions: &'static [Completion],
+        location: Location,
+    ) -> Self {
+        Self {
+            definition,
+            get,
+            completions,
+            location,
+        }
+    }
+}
+
+inventory::collect!(PromptRegistration);

@@ -280,7 +280,7 @@ fn register_refuses_a_taken_name_and_names_both_places() {
     assert_eq!(
         error.to_string(),
         format!(
-            "the tool registry has 1 problem(s):\n  - two tools are named `dup.tool`: one at {first}, \
+            "the registry has 1 problem(s):\n  - two tools are named `dup.tool`: one at {first}, \
              one at {second}; give one of them another `name` or `namespace`"
         )
     );
@@ -330,7 +330,7 @@ fn build_reports_every_duplicate_with_both_places_in_name_order() {
     }
     assert_eq!(
         error.to_string(),
-        format!("the tool registry has 2 problem(s):{}", lines.concat())
+        format!("the registry has 2 problem(s):{}", lines.concat())
     );
 }
 

@@ -1,4 +1,13 @@
-//! The registry: the application's tools, looked up by name, listed in name order, run.
+//! The registry: the application's tools, resources and prompts, looked up by name (or
+//! URI), listed in order, run.
+
+mod generated;
+mod prompts;
+mod resources;
+
+pub use generated::*;
+pub use prompts::{CompletionRef, PromptError, RegisteredPrompt};
+pub use resources::{ReadError, RegisteredResource, RegisteredTemplate};
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -215,6 +224,38 @@ pub enum RegistryProblem {
         /// Where the second was defined.
         second: Location,
     },
+    /// A resource or template is invalid.
+    #[error("the resource defined at {location} is invalid: {reason}")]
+    Resource {
+        /// Where it was defined.
+        location: Location,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// Two resources have the same URI, or two templates the same template.
+    #[error(
+        "two resources have the URI `{uri}`: one at {first}, one at {second}; give one of them another URI"
+    )]
+    DuplicateResource {
+        /// The URI or template.
+        uri: String,
+        /// Where the first was defined.
+        first: Location,
+        /// Where the second was defined.
+        second: Location,
+    },
+    /// Two prompts have the same name.
+    #[error(
+        "two prompts are named `{name}`: one at {first}, one at {second}; give one of them another `name`"
+    )]
+    DuplicatePrompt {
+        /// The name.
+        name: String,
+        /// Where the first was defined.
+        first: Location,
+        /// Where the second was defined.
+        second: Location,
+    },
 }
 
 /// Why a registry could not be built: every problem found, not just the first.
@@ -224,6 +265,15 @@ pub struct RegistryError {
 }
 
 impl RegistryError {
+    /// `Ok` when there are no problems.
+    pub(crate) fn of(problems: Vec<RegistryProblem>) -> Result<(), Self> {
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(Self { problems })
+        }
+    }
+
     /// The problems.
     pub fn problems(&self) -> &[RegistryProblem] {
         &self.problems
@@ -232,11 +282,7 @@ impl RegistryError {
 
 impl fmt::Display for RegistryError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "the tool registry has {} problem(s):",
-            self.problems.len()
-        )?;
+        write!(f, "the registry has {} problem(s):", self.problems.len())?;
         for problem in &self.problems {
             write!(f, "\n  - {problem}")?;
         }
@@ -298,6 +344,19 @@ pub struct Registry {
     /// Every name, sorted.
     order: Vec<String>,
     settings: Settings,
+    resources: resources::Resources,
+    prompts: prompts::Prompts,
+    /// Counts changes of each kind, so that a server tells listeners only of the kinds
+    /// that changed.
+    versions: Versions,
+}
+
+/// How many times each kind of a registry has changed.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Versions {
+    pub(crate) tools: u64,
+    pub(crate) resources: u64,
+    pub(crate) prompts: u64,
 }
 
 impl Registry {
@@ -426,6 +485,7 @@ impl Registry {
     pub fn unregister(&mut self, name: &str) -> Option<RegisteredTool> {
         let tool = self.tools.remove(name)?;
         self.order.retain(|other| other != name);
+        self.versions.tools += 1;
         Some(tool)
     }
 
@@ -442,7 +502,10 @@ impl Registry {
     fn set_enabled(&mut self, name: &str, enabled: bool) -> bool {
         match self.tools.get_mut(name) {
             Some(tool) => {
-                tool.enabled = enabled;
+                if tool.enabled != enabled {
+                    tool.enabled = enabled;
+                    self.versions.tools += 1;
+                }
                 true
             }
             None => false,
@@ -478,6 +541,7 @@ impl Registry {
     }
 
     fn insert(&mut self, tool: RegisteredTool) {
+        self.versions.tools += 1;
         let name = tool.name.to_string();
         if let Err(position) = self.order.binary_search(&name) {
             self.order.insert(position, name.clone());
@@ -618,12 +682,17 @@ pub struct RegistryBuilder {
     problems: Vec<RegistryProblem>,
     filters: Vec<Filter>,
     settings: Settings,
+    resources: resources::Resources,
+    prompts: prompts::Prompts,
 }
 
 impl RegistryBuilder {
-    /// Adds every `#[mcp_tool]` linked into the program.
+    /// Adds every `#[mcp_tool]`, `#[mcp_resource]` and `#[mcp_prompt]` linked into the
+    /// program.
     #[must_use]
     pub fn inventory(mut self) -> Self {
+        self.resources.inventory(&mut self.problems);
+        self.prompts.inventory(&mut self.problems);
         let source: Arc<str> = FROM_ATTRIBUTE.into();
         for registration in inventory::iter::<ToolRegistration> {
             match RegisteredTool::registered(registration, &source) {
@@ -637,10 +706,12 @@ impl RegistryBuilder {
         self
     }
 
-    /// Adds the enabled tools of `registry`.
+    /// Adds the enabled tools, the resources and the prompts of `registry`.
     #[must_use]
     pub fn registry(mut self, registry: &Registry) -> Self {
         self.tools.extend(registry.list().cloned());
+        self.resources = registry.resources.clone();
+        self.prompts = registry.prompts.clone();
         self
     }
 
@@ -779,6 +850,9 @@ impl RegistryBuilder {
             tools,
             order,
             settings: self.settings,
+            resources: self.resources,
+            prompts: self.prompts,
+            versions: Versions::default(),
         })
     }
 }

@@ -1,0 +1,249 @@
+//! Prompts in a registry, listed by name, rendered with their arguments; and completion of
+//! prompt arguments and template variables.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+
+use futures_util::FutureExt;
+use mcp_core::{ErrorType, PromptDefinition, PromptResult, ToolError};
+
+use super::resources::{Lazy, panicked};
+use super::{Registry, RegistryProblem};
+use crate::registration::{
+    Arguments, Completion, CompletionContext, Location, PromptFuture, PromptRegistration,
+};
+
+/// How a prompt is rendered: a function of `#[mcp_prompt]` or a closure.
+pub(crate) type GetFn = Arc<dyn Fn(Arguments) -> PromptFuture + Send + Sync>;
+
+/// A prompt in a registry.
+#[derive(Clone)]
+pub struct RegisteredPrompt {
+    name: Arc<str>,
+    definition: Arc<Lazy<PromptDefinition>>,
+    get: GetFn,
+    completions: &'static [Completion],
+    location: Location,
+}
+
+impl std::fmt::Debug for RegisteredPrompt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RegisteredPrompt")
+            .field("name", &self.name)
+            .field("location", &self.location)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RegisteredPrompt {
+    /// The name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The definition, as `prompts/list` lists it.
+    pub fn definition(&self) -> &PromptDefinition {
+        self.definition.get()
+    }
+
+    /// Where it was defined.
+    pub fn location(&self) -> &Location {
+        &self.location
+    }
+}
+
+/// Why a prompt could not be rendered.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PromptError {
+    /// No prompt has this name.
+    #[error("unknown prompt `{0}`")]
+    NotFound(String),
+    /// An argument is missing or does not parse.
+    #[error("{0}")]
+    Invalid(ToolError),
+    /// The prompt's function failed.
+    #[error("{0}")]
+    Failed(ToolError),
+}
+
+/// What a completion is asked for: a prompt's argument or a template's variable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CompletionRef {
+    /// An argument of the prompt of this name.
+    Prompt(String),
+    /// A variable of the resource template written this way.
+    Template(String),
+}
+
+/// The prompts of a registry, by name.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Prompts {
+    pub(crate) by_name: BTreeMap<String, RegisteredPrompt>,
+}
+
+impl Prompts {
+    /// Adds what `#[mcp_prompt]` registered; duplicates go to `problems`.
+    pub(crate) fn inventory(&mut self, problems: &mut Vec<RegistryProblem>) {
+        for registration in inventory::iter::<PromptRegistration> {
+            let definition = Lazy::new(registration.definition);
+            let prompt = RegisteredPrompt {
+                name: definition.get().name.clone().into(),
+                definition: Arc::new(definition),
+                get: Arc::new(registration.get),
+                completions: registration.completions,
+                location: registration.location,
+            };
+            self.add(prompt, problems);
+        }
+    }
+
+    fn add(&mut self, prompt: RegisteredPrompt, problems: &mut Vec<RegistryProblem>) {
+        match self.by_name.get(prompt.name.as_ref()) {
+            Some(existing) => problems.push(RegistryProblem::DuplicatePrompt {
+                name: prompt.name.to_string(),
+                first: existing.location.min(prompt.location),
+                second: existing.location.max(prompt.location),
+            }),
+            None => {
+                self.by_name.insert(prompt.name.to_string(), prompt);
+            }
+        }
+    }
+}
+
+impl Registry {
+    /// The prompts, sorted by name.
+    pub fn prompts(&self) -> impl Iterator<Item = &RegisteredPrompt> {
+        self.prompts.by_name.values()
+    }
+
+    /// The prompt named `name`.
+    pub fn prompt(&self, name: &str) -> Option<&RegisteredPrompt> {
+        self.prompts.by_name.get(name)
+    }
+
+    /// Registers a prompt at run time: its definition and a closure that renders it from
+    /// its arguments.
+    ///
+    /// ```
+    /// use mcp_runtime::{PromptDefinition, PromptMessage, PromptResult, Registry, ToolError};
+    ///
+    /// let mut registry = Registry::builder().build()?;
+    /// registry.register_prompt(PromptDefinition::new("greet"), |_arguments| async {
+    ///     Ok::<_, ToolError>(PromptResult::new(vec![PromptMessage::user("Say hello.")]))
+    /// })?;
+    /// let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    /// let rendered = runtime.block_on(registry.get_prompt("greet", Default::default()))?;
+    /// assert_eq!(rendered.messages.len(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[track_caller]
+    pub fn register_prompt<F, Fut>(
+        &mut self,
+        definition: PromptDefinition,
+        get: F,
+    ) -> Result<(), super::RegistryError>
+    where
+        F: Fn(Arguments) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<PromptResult, ToolError>> + Send + 'static,
+    {
+        let prompt = RegisteredPrompt {
+            name: definition.name.clone().into(),
+            definition: Arc::new(Lazy::ready(definition)),
+            get: Arc::new(move |arguments| Box::pin(get(arguments))),
+            completions: &[],
+            location: Location::caller(),
+        };
+        let mut problems = Vec::new();
+        self.prompts.add(prompt, &mut problems);
+        self.versions.prompts += 1;
+        super::RegistryError::of(problems)
+    }
+
+    /// Removes the prompt named `name`; whether there was one.
+    pub fn unregister_prompt(&mut self, name: &str) -> bool {
+        let removed = self.prompts.by_name.remove(name).is_some();
+        if removed {
+            self.versions.prompts += 1;
+        }
+        removed
+    }
+
+    /// Renders the prompt `name` with `arguments`. A missing or unreadable argument is
+    /// [`PromptError::Invalid`]; a panic or a failure of the prompt's function, or one
+    /// that outlasts the registry's timeout, is [`PromptError::Failed`].
+    pub fn get_prompt(
+        &self,
+        name: &str,
+        arguments: Arguments,
+    ) -> impl Future<Output = Result<PromptResult, PromptError>> + Send + 'static {
+        let get = self
+            .prompts
+            .by_name
+            .get(name)
+            .map(|prompt| Arc::clone(&prompt.get));
+        let timeout = self.settings.default_timeout;
+        let name = name.to_owned();
+        async move {
+            let Some(get) = get else {
+                return Err(PromptError::NotFound(name));
+            };
+            let future = match std::panic::catch_unwind(AssertUnwindSafe(|| get(arguments))) {
+                Ok(future) => future,
+                Err(panic) => return Err(PromptError::Failed(panicked(&name, &*panic))),
+            };
+            let guarded = AssertUnwindSafe(future).catch_unwind();
+            let outcome = match timeout {
+                Some(limit) => match tokio::time::timeout(limit, guarded).await {
+                    Ok(outcome) => outcome,
+                    Err(_) => {
+                        return Err(PromptError::Failed(ToolError::new(
+                            ErrorType::TimeoutError,
+                            format!("prompt `{name}` took longer than {limit:?}"),
+                        )));
+                    }
+                },
+                None => guarded.await,
+            };
+            match outcome {
+                Ok(Ok(result)) => Ok(result),
+                Ok(Err(err)) if *err.error_type() == ErrorType::ValidationError => {
+                    Err(PromptError::Invalid(err))
+                }
+                Ok(Err(err)) => Err(PromptError::Failed(err)),
+                Err(panic) => Err(PromptError::Failed(panicked(&name, &*panic))),
+            }
+        }
+    }
+
+    /// Candidates for `argument` of what `reference` names, from the `prefix` typed so
+    /// far; `None` when the prompt or template does not exist. An argument without a
+    /// completion function has no candidates. A panic in the function gives none.
+    pub fn complete(
+        &self,
+        reference: &CompletionRef,
+        argument: &str,
+        prefix: &str,
+        context: &CompletionContext,
+    ) -> Option<Vec<String>> {
+        let completions = match reference {
+            CompletionRef::Prompt(name) => self.prompts.by_name.get(name)?.completions,
+            CompletionRef::Template(template) => self
+                .resources
+                .templates
+                .iter()
+                .find(|candidate| candidate.uri_template() == *template)?
+                .completions(),
+        };
+        let Some(completion) = completions.iter().find(|c| c.argument == argument) else {
+            return Some(Vec::new());
+        };
+        let complete = completion.complete;
+        Some(
+            std::panic::catch_unwind(AssertUnwindSafe(|| complete(prefix, context)))
+                .unwrap_or_default(),
+        )
+    }
+}
