@@ -207,6 +207,16 @@ async fn ping_is_answered_with_an_empty_result_as_written() {
     );
 }
 
+/// What the server offers, at every revision.
+fn capabilities() -> Value {
+    json!({
+        "tools": { "listChanged": true },
+        "resources": { "subscribe": true, "listChanged": true },
+        "prompts": { "listChanged": true },
+        "completions": {},
+    })
+}
+
 #[tokio::test]
 async fn initialize_answers_the_clients_version_or_the_newest_handshake_version() {
     let fixture = fixture();
@@ -229,7 +239,7 @@ async fn initialize_answers_the_clients_version_or_the_newest_handshake_version(
                 1,
                 json!({
                     "protocolVersion": answered,
-                    "capabilities": { "tools": { "listChanged": true } },
+                    "capabilities": capabilities(),
                     "serverInfo": { "name": "dispatch-test", "version": "1.2.3" },
                 })
             ),
@@ -257,7 +267,7 @@ async fn server_discover_answers_a_stateless_request() {
             4,
             complete(json!({
                 "supportedVersions": ["2026-07-28", "2025-11-25", "2025-06-18"],
-                "capabilities": { "tools": { "listChanged": true } },
+                "capabilities": capabilities(),
                 "ttlMs": 300_000,
                 "cacheScope": "public",
             }))

@@ -383,6 +383,11 @@ impl Registry {
             .as_ref()
     }
 
+    /// How many times each kind has changed.
+    pub(crate) fn versions(&self) -> Versions {
+        self.versions
+    }
+
     /// A builder of a registry.
     pub fn builder() -> RegistryBuilder {
         RegistryBuilder::default()

@@ -335,6 +335,20 @@ impl Registry {
         super::RegistryError::of(problems)
     }
 
+    /// The cache hints of the resource at `uri`, or of the template it matches, from its
+    /// definition's `_meta` (`#[mcp_resource(ttl = …, cache_scope = …)]`).
+    pub(crate) fn cache_meta(&self, uri: &str) -> Option<serde_json::Value> {
+        const CACHE_META: &str = "mcp-runtime/cache";
+        if let Some(resource) = self.resources.fixed.get(uri) {
+            return resource.definition().meta.get(CACHE_META).cloned();
+        }
+        self.resources
+            .templates
+            .iter()
+            .find(|template| template.matches(uri).is_some())
+            .and_then(|template| template.definition().meta.get(CACHE_META).cloned())
+    }
+
     /// Removes the resource at `uri`, or the template written `uri`; whether there was one.
     pub fn unregister_resource(&mut self, uri: &str) -> bool {
         let before = self.resources.fixed.len() + self.resources.templates.len();

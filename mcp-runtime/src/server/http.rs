@@ -401,6 +401,11 @@ async fn post_mcp(
         // A listen stream lasts as long as the client keeps it: it takes no place among
         // the requests handled at once.
         Step::Listen(listen) => return listen_stream(&state.server, &listen, &client),
+        Step::Await(awaiting) => {
+            let _permit = permit;
+            let answer = state.server.finish_awaiting(awaiting).await;
+            return json_response(StatusCode::OK, answer);
+        }
         Step::Call(pending) => pending,
     };
     if pending.reports_progress() && accepts(&headers, "text/event-stream") {

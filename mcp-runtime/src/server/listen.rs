@@ -3,6 +3,7 @@
 //! with its subscription's id, and the stateful connections that completed the handshake
 //! (stdio), told untagged.
 
+use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
@@ -15,36 +16,108 @@ use super::jsonrpc::{self, Id};
 /// The `_meta` key that ties a notification to its `subscriptions/listen` stream.
 const SUBSCRIPTION_ID_KEY: &str = "io.modelcontextprotocol/subscriptionId";
 
+/// What a listener hears of.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Wants {
+    /// `notifications/tools/list_changed`.
+    pub(crate) tools: bool,
+    /// `notifications/prompts/list_changed`.
+    pub(crate) prompts: bool,
+    /// `notifications/resources/list_changed`.
+    pub(crate) resources: bool,
+    /// `notifications/resources/updated`, for these URIs.
+    pub(crate) subscriptions: BTreeSet<String>,
+}
+
+/// A kind of list that changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ListKind {
+    Tools,
+    Prompts,
+    Resources,
+}
+
+impl ListKind {
+    fn method(self) -> &'static str {
+        match self {
+            Self::Tools => "notifications/tools/list_changed",
+            Self::Prompts => "notifications/prompts/list_changed",
+            Self::Resources => "notifications/resources/list_changed",
+        }
+    }
+
+    fn wanted(self, wants: &Wants) -> bool {
+        match self {
+            Self::Tools => wants.tools,
+            Self::Prompts => wants.prompts,
+            Self::Resources => wants.resources,
+        }
+    }
+}
+
 /// A `subscriptions/listen` request, admitted: what its stream is to carry.
 #[derive(Debug)]
 pub(crate) struct Listen {
     pub(crate) id: Id,
-    /// The notification types asked for that this server sends: `toolsListChanged`.
-    pub(crate) tools: bool,
+    /// The notification types asked for.
+    pub(crate) wants: Wants,
 }
 
 impl Listen {
     /// Reads the filter of a `subscriptions/listen` request: an object whose members say
-    /// which notifications the client opts in to. Only those this server sends are kept.
+    /// which notifications the client opts in to.
     pub(crate) fn read(id: Id, params: &Map<String, Value>) -> Result<Self, String> {
         let Some(Value::Object(filter)) = params.get("notifications") else {
             return Err(
                 "`notifications` must be an object naming the notifications to receive".to_owned(),
             );
         };
-        let tools = match filter.get("toolsListChanged") {
-            None | Some(Value::Null) => false,
-            Some(Value::Bool(tools)) => *tools,
-            Some(_) => return Err("`notifications.toolsListChanged` must be a boolean".to_owned()),
+        let flag = |name: &str| match filter.get(name) {
+            None | Some(Value::Null) => Ok(false),
+            Some(Value::Bool(on)) => Ok(*on),
+            Some(_) => Err(format!("`notifications.{name}` must be a boolean")),
         };
-        Ok(Self { id, tools })
+        let subscriptions = match filter.get("resourceSubscriptions") {
+            None | Some(Value::Null) => BTreeSet::new(),
+            Some(Value::Array(uris)) => uris
+                .iter()
+                .map(|uri| uri.as_str().map(str::to_owned))
+                .collect::<Option<_>>()
+                .ok_or("`notifications.resourceSubscriptions` must be an array of URIs")?,
+            Some(_) => {
+                return Err(
+                    "`notifications.resourceSubscriptions` must be an array of URIs".to_owned(),
+                );
+            }
+        };
+        Ok(Self {
+            id,
+            wants: Wants {
+                tools: flag("toolsListChanged")?,
+                prompts: flag("promptsListChanged")?,
+                resources: flag("resourcesListChanged")?,
+                subscriptions,
+            },
+        })
     }
 
     /// The acknowledgement, the stream's first message: the notification types agreed to.
     pub(crate) fn acknowledgement(&self) -> String {
         let mut agreed = Map::new();
-        if self.tools {
-            agreed.insert("toolsListChanged".to_owned(), Value::Bool(true));
+        for (on, name) in [
+            (self.wants.tools, "toolsListChanged"),
+            (self.wants.prompts, "promptsListChanged"),
+            (self.wants.resources, "resourcesListChanged"),
+        ] {
+            if on {
+                agreed.insert(name.to_owned(), Value::Bool(true));
+            }
+        }
+        if !self.wants.subscriptions.is_empty() {
+            agreed.insert(
+                "resourceSubscriptions".to_owned(),
+                json!(self.wants.subscriptions),
+            );
         }
         jsonrpc::notification(
             "notifications/subscriptions/acknowledged",
@@ -61,8 +134,18 @@ struct Listener {
     /// The listen request's id, which tags every notification; none for a stateful
     /// connection.
     subscription: Option<Box<RawValue>>,
-    tools: bool,
+    wants: Wants,
     send: Notifier,
+}
+
+impl Listener {
+    /// A notification's parameters, tagged with the subscription's id if it has one.
+    fn params(&self, mut params: Map<String, Value>) -> Value {
+        if let Some(id) = &self.subscription {
+            params.insert("_meta".to_owned(), json!({ SUBSCRIPTION_ID_KEY: id }));
+        }
+        Value::Object(params)
+    }
 }
 
 /// The listeners of one server.
@@ -76,6 +159,24 @@ pub(crate) struct Listeners {
 pub(crate) struct ListenGuard {
     listeners: Arc<Listeners>,
     serial: u64,
+}
+
+impl ListenGuard {
+    /// Subscribes the listener to updates of `uri`, or ends that subscription.
+    pub(crate) fn subscribe(&self, uri: &str, on: bool) {
+        if let Some(listener) = self
+            .listeners
+            .lock()
+            .iter_mut()
+            .find(|listener| listener.serial == self.serial)
+        {
+            if on {
+                listener.wants.subscriptions.insert(uri.to_owned());
+            } else {
+                listener.wants.subscriptions.remove(uri);
+            }
+        }
+    }
 }
 
 impl Drop for ListenGuard {
@@ -102,12 +203,25 @@ impl Listeners {
     ) -> ListenGuard {
         let subscription = serde_json::value::to_raw_value(&listen.id).ok();
         let acknowledgement = listen.acknowledgement();
-        self.add(key, subscription, listen.tools, send, Some(acknowledgement))
+        self.add(
+            key,
+            subscription,
+            listen.wants.clone(),
+            send,
+            Some(acknowledgement),
+        )
     }
 
-    /// Adds a stateful connection, which hears of every change untagged.
+    /// Adds a stateful connection, which hears of every list change untagged, and of
+    /// updates to the resources it subscribes to.
     pub(crate) fn connection(self: &Arc<Self>, send: Notifier) -> ListenGuard {
-        self.add(String::new(), None, true, send, None)
+        let wants = Wants {
+            tools: true,
+            prompts: true,
+            resources: true,
+            subscriptions: BTreeSet::new(),
+        };
+        self.add(String::new(), None, wants, send, None)
     }
 
     /// Adds a listener, sending it `first` before anything else. Both happen under the
@@ -118,7 +232,7 @@ impl Listeners {
         self: &Arc<Self>,
         key: String,
         subscription: Option<Box<RawValue>>,
-        tools: bool,
+        wants: Wants,
         send: Notifier,
         first: Option<String>,
     ) -> ListenGuard {
@@ -131,7 +245,7 @@ impl Listeners {
             serial,
             key,
             subscription,
-            tools,
+            wants,
             send,
         });
         drop(list);
@@ -147,21 +261,32 @@ impl Listeners {
             .retain(|listener| listener.key.is_empty() || listener.key != key);
     }
 
-    /// Tells every listener that asked for it that the tool list changed.
-    pub(crate) fn tools_changed(&self) {
+    /// Tells every listener that asked for it that the list of `kind` changed.
+    pub(crate) fn changed(&self, kind: ListKind) {
+        self.tell(|wants| kind.wanted(wants), kind.method(), &Map::new());
+    }
+
+    /// Tells every listener subscribed to `uri` that the resource changed.
+    pub(crate) fn updated(&self, uri: &str) {
+        let mut params = Map::new();
+        params.insert("uri".to_owned(), Value::String(uri.to_owned()));
+        self.tell(
+            |wants| wants.subscriptions.contains(uri),
+            "notifications/resources/updated",
+            &params,
+        );
+    }
+
+    fn tell(&self, wanted: impl Fn(&Wants) -> bool, method: &str, params: &Map<String, Value>) {
         // The messages are sent outside the lock: a sender may block on a full pipe.
         let sends: Vec<(Notifier, String)> = self
             .lock()
             .iter()
-            .filter(|listener| listener.tools)
+            .filter(|listener| wanted(&listener.wants))
             .map(|listener| {
-                let params = match &listener.subscription {
-                    Some(id) => json!({ "_meta": { SUBSCRIPTION_ID_KEY: id } }),
-                    None => json!({}),
-                };
                 (
                     Arc::clone(&listener.send),
-                    jsonrpc::notification("notifications/tools/list_changed", params),
+                    jsonrpc::notification(method, listener.params(params.clone())),
                 )
             })
             .collect();
@@ -213,7 +338,7 @@ mod tests {
             "client 7".to_owned(),
             prompts_send,
         );
-        listeners.tools_changed();
+        listeners.changed(ListKind::Tools);
         assert_eq!(
             *tools.lock().unwrap(),
             [
@@ -232,17 +357,28 @@ mod tests {
                 }),
             ]
         );
-        // Prompts are not served: agreed to nothing, and told nothing.
+        // Asked for prompts only: agreed to that, and told nothing of tools.
         assert_eq!(
             *prompts.lock().unwrap(),
             [json!({
                 "jsonrpc": "2.0",
                 "method": "notifications/subscriptions/acknowledged",
                 "params": {
-                    "notifications": {},
+                    "notifications": { "promptsListChanged": true },
                     "_meta": { "io.modelcontextprotocol/subscriptionId": 7 },
                 },
             })]
+        );
+        listeners.changed(ListKind::Prompts);
+        assert_eq!(prompts.lock().unwrap().len(), 2);
+        assert_eq!(
+            prompts.lock().unwrap()[1]["method"],
+            "notifications/prompts/list_changed"
+        );
+        assert_eq!(
+            tools.lock().unwrap().len(),
+            2,
+            "tools heard nothing of prompts"
         );
     }
 
@@ -261,7 +397,7 @@ mod tests {
         let _connection = listeners.connection(connection_send);
         drop(first_guard);
         listeners.cancel("a 2");
-        listeners.tools_changed();
+        listeners.changed(ListKind::Tools);
         assert_eq!(first.lock().unwrap().len(), 1, "the acknowledgement only");
         assert_eq!(second.lock().unwrap().len(), 1, "the acknowledgement only");
         assert_eq!(
@@ -281,11 +417,53 @@ mod tests {
     }
 
     #[test]
+    fn resource_updates_reach_only_the_subscribers_of_that_uri() {
+        let listeners = Arc::new(Listeners::default());
+        let (stream_send, stream) = kept();
+        let (connection_send, connection) = kept();
+        let _stream = listeners.listen(
+            &listen("9", json!({ "resourceSubscriptions": ["a://x"] })),
+            "c 9".to_owned(),
+            stream_send,
+        );
+        let connection_guard = listeners.connection(connection_send);
+        listeners.updated("a://x");
+        connection_guard.subscribe("a://y", true);
+        listeners.updated("a://y");
+        connection_guard.subscribe("a://y", false);
+        listeners.updated("a://y");
+        let stream = stream.lock().unwrap();
+        assert_eq!(
+            stream[0]["params"]["notifications"],
+            json!({ "resourceSubscriptions": ["a://x"] })
+        );
+        assert_eq!(
+            stream[1],
+            json!({
+                "jsonrpc": "2.0",
+                "method": "notifications/resources/updated",
+                "params": { "uri": "a://x", "_meta": { "io.modelcontextprotocol/subscriptionId": 9 } },
+            })
+        );
+        assert_eq!(stream.len(), 2);
+        assert_eq!(
+            *connection.lock().unwrap(),
+            [json!({
+                "jsonrpc": "2.0",
+                "method": "notifications/resources/updated",
+                "params": { "uri": "a://y" },
+            })]
+        );
+    }
+
+    #[test]
     fn a_filter_is_an_object_of_booleans() {
         for params in [
             json!({}),
             json!({ "notifications": true }),
             json!({ "notifications": { "toolsListChanged": "yes" } }),
+            json!({ "notifications": { "resourceSubscriptions": "a://x" } }),
+            json!({ "notifications": { "resourceSubscriptions": [1] } }),
         ] {
             let Value::Object(params) = params else {
                 unreachable!()

@@ -7,6 +7,7 @@
 //! and `notifications/cancelled`. Nothing is kept per connection beyond the calls in
 //! flight.
 
+mod catalog;
 mod http;
 mod jsonrpc;
 mod listen;
@@ -27,6 +28,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
+pub use catalog::RESOURCE_NOT_FOUND;
 pub use http::{
     HttpConfig, ParseRateLimitError, RATE_LIMITED, RateLimitConfig, router, serve_http,
 };
@@ -40,7 +42,7 @@ use crate::execute::CallOptions;
 use crate::registry::{RegisteredTool, Registry};
 pub(crate) use jsonrpc::parse;
 use jsonrpc::{CallParams, Id, Incoming};
-use listen::{Listen, ListenGuard, Listeners};
+use listen::{ListKind, Listen, ListenGuard, Listeners};
 use stateless::{Mirrored, Refusal, Status};
 
 /// The protocol revisions served, newest first.
@@ -201,11 +203,21 @@ impl Server {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let mut registry = Registry::clone(&self.served.load().registry);
+        let before = registry.versions();
         let outcome = change(&mut registry);
         if outcome.changed() {
+            let after = registry.versions();
             let snapshot = Snapshot::new(ServedRegistry::from(registry), self.llm_names)?;
             self.served.store(Arc::new(snapshot));
-            self.listeners.tools_changed();
+            for (changed, kind) in [
+                (before.tools != after.tools, ListKind::Tools),
+                (before.prompts != after.prompts, ListKind::Prompts),
+                (before.resources != after.resources, ListKind::Resources),
+            ] {
+                if changed {
+                    self.listeners.changed(kind);
+                }
+            }
         }
         Ok(outcome)
     }
@@ -237,6 +249,7 @@ impl Server {
             Step::Call(pending) => self.finish(pending, notify).await.map(Answer::ok),
             // A stream needs a transport to carry it: only the acknowledgement here.
             Step::Listen(listen) => Some(Answer::ok(listen.acknowledgement())),
+            Step::Await(awaiting) => Some(Answer::ok(self.finish_awaiting(awaiting).await)),
         }
     }
 
@@ -267,7 +280,7 @@ impl Server {
                 self.begin_listen(id, &params, mirrored)
             }
             Incoming::Request { id, method, params } => {
-                Step::Answered(Some(self.request(&id, &method, &params, mirrored)))
+                self.request(&id, &method, &params, mirrored)
             }
             Incoming::Call { id, params } => match self.begin_call(id, params, client, mirrored) {
                 Ok(pending) => self.call_now(pending),
@@ -337,11 +350,15 @@ impl Server {
         method: &str,
         params: &Map<String, Value>,
         mirrored: Option<&Mirrored<'_>>,
-    ) -> Answer {
+    ) -> Step {
         let stateless = match admit(method, params.get("_meta"), mirrored) {
             Ok(stateless) => stateless,
-            Err(refusal) => return Answer::refused(id, refusal),
+            Err(refusal) => return Step::Answered(Some(Answer::refused(id, refusal))),
         };
+        let snapshot = self.served.load();
+        if let Some(step) = self.catalog(&snapshot, id, method, params, stateless, mirrored) {
+            return step;
+        }
         let answer = match method {
             "initialize" => self
                 .initialize(params)
@@ -349,22 +366,27 @@ impl Server {
             "server/discover" => Ok(self.respond(id, stateless, &self.discover())),
             "ping" => Ok(self.respond(id, stateless, &Map::new())),
             "tools/list" => self
-                .list_tools(&self.served.load(), params, stateless)
+                .list_tools(&snapshot, params, stateless)
                 .map(|page| self.respond(id, stateless, &page)),
-            _ if stateless => return Answer::refused(id, stateless::no_such_method(method)),
+            _ if stateless => {
+                return Step::Answered(Some(Answer::refused(
+                    id,
+                    stateless::no_such_method(method),
+                )));
+            }
             _ => Err((
                 jsonrpc::METHOD_NOT_FOUND,
                 format!("method `{method}` is not supported by this server"),
                 None,
             )),
         };
-        match answer {
+        Step::Answered(Some(match answer {
             Ok(text) => Answer {
                 opens_session: method == "initialize",
                 ..Answer::ok(text)
             },
             Err(fault) => Answer::ok(fault_response(id, fault)),
-        }
+        }))
     }
 
     /// A success response to `id`; a 2026-07-28 one is marked complete and signed with the
@@ -410,7 +432,7 @@ impl Server {
     fn discover(&self) -> Value {
         json!({
             "supportedVersions": PROTOCOL_VERSIONS,
-            "capabilities": { "tools": { "listChanged": true } },
+            "capabilities": capabilities(),
             "ttlMs": self.cache.ttl_ms(),
             "cacheScope": self.cache.scope,
         })
@@ -451,7 +473,7 @@ impl Server {
         };
         Ok(json!({
             "protocolVersion": version,
-            "capabilities": { "tools": { "listChanged": true } },
+            "capabilities": capabilities(),
             "serverInfo": { "name": self.name, "version": self.version },
         }))
     }
@@ -681,6 +703,8 @@ pub(crate) enum Step {
     Call(Box<PendingCall>),
     /// A `subscriptions/listen` stream to open with [`Server::listen`].
     Listen(Box<Listen>),
+    /// A resource read or a prompt to await with [`Server::finish_awaiting`].
+    Await(Box<catalog::Awaiting>),
 }
 
 /// An answer to send, and the HTTP status it goes with.
@@ -803,6 +827,17 @@ pub(crate) fn admit(
 }
 
 /// The `UnsupportedProtocolVersionError` for `requested`.
+/// What every server offers: tools, resources (with subscriptions), prompts and
+/// completion, each list telling of its changes.
+fn capabilities() -> Value {
+    json!({
+        "tools": { "listChanged": true },
+        "resources": { "subscribe": true, "listChanged": true },
+        "prompts": { "listChanged": true },
+        "completions": {},
+    })
+}
+
 pub(crate) fn unsupported_version(requested: &Value) -> Fault {
     let requested = match requested {
         Value::String(version) => version.clone(),

@@ -99,6 +99,7 @@ where
         stopping: Arc::new(AtomicBool::new(false)),
         busy: Arc::new(Mutex::new(())),
         listening: Mutex::new(Vec::new()),
+        connection: Mutex::new(None),
     };
     let (limit, stopping, busy) = (
         Arc::clone(&reading.limit),
@@ -145,6 +146,9 @@ struct Reading<W: Write> {
     /// What this connection listens for: every change once it completed the handshake,
     /// and its `subscriptions/listen` streams. Ends with the input.
     listening: Mutex<Vec<ListenGuard>>,
+    /// The connection's own listener, from the handshake on (or its first subscription):
+    /// list changes, and updates of the resources it subscribed to.
+    connection: Mutex<Option<ListenGuard>>,
 }
 
 impl<W: Write + Send + 'static> Reading<W> {
@@ -207,9 +211,24 @@ impl<W: Write + Send + 'static> Reading<W> {
                     &incoming,
                     Incoming::Notification { method, .. } if method == "notifications/initialized"
                 );
-                if initialized && lock(&self.listening).is_empty() {
-                    let guard = self.server.hear_changes(Arc::clone(notify));
-                    lock(&self.listening).push(guard);
+                let subscription = match &incoming {
+                    Incoming::Request { method, params, .. }
+                        if method == "resources/subscribe" || method == "resources/unsubscribe" =>
+                    {
+                        params
+                            .get("uri")
+                            .and_then(serde_json::Value::as_str)
+                            .map(|uri| (uri.to_owned(), method == "resources/subscribe"))
+                    }
+                    _ => None,
+                };
+                if initialized || subscription.is_some() {
+                    let mut connection = lock(&self.connection);
+                    let guard = connection
+                        .get_or_insert_with(|| self.server.hear_changes(Arc::clone(notify)));
+                    if let Some((uri, on)) = subscription {
+                        guard.subscribe(&uri, on);
+                    }
                 }
                 self.server.begin(incoming)
             }
@@ -222,6 +241,19 @@ impl<W: Write + Send + 'static> Reading<W> {
                 // them apart. It listens until cancelled or the input ends.
                 let guard = self.server.listen(&listen, "", Arc::clone(notify));
                 lock(&self.listening).push(guard);
+                Ok(())
+            }
+            Step::Await(awaiting) => {
+                let permit = self
+                    .runtime
+                    .block_on(Arc::clone(&self.limit).acquire_owned())
+                    .map_err(io::Error::other)?;
+                let (server, sender) = (Arc::clone(&self.server), self.sender.clone());
+                self.runtime.spawn(async move {
+                    let answer = server.finish_awaiting(awaiting).await;
+                    let _ = sender.send(Outgoing::Message(answer)).await;
+                    drop(permit);
+                });
                 Ok(())
             }
             Step::Call(pending) => {
@@ -617,6 +649,41 @@ mod tests {
             *told[0],
             serde_json::json!({ "jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {} })
         );
+    }
+
+    #[tokio::test]
+    async fn a_connection_hears_of_the_resources_it_subscribed_to_and_of_prompt_changes() {
+        let mut session = Session::start();
+        let server = Arc::clone(&session.server);
+        // A subscription is the connection's, handshake or not.
+        session.send(
+            r#"{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"a://x"}}"#,
+        );
+        assert_eq!(session.line().await["result"], serde_json::json!({}));
+        server.notify_resource_updated("a://x");
+        server.notify_resource_updated("a://other");
+        assert_eq!(
+            session.line().await,
+            serde_json::json!({ "jsonrpc": "2.0", "method": "notifications/resources/updated", "params": { "uri": "a://x" } })
+        );
+        session.send(
+            r#"{"jsonrpc":"2.0","id":2,"method":"resources/unsubscribe","params":{"uri":"a://x"}}"#,
+        );
+        assert_eq!(session.line().await["id"], 2);
+        server.notify_resource_updated("a://x");
+        let registered = server.change(|registry| {
+            registry.register_prompt(mcp_core::PromptDefinition::new("p"), |_| async {
+                Ok::<_, mcp_core::ToolError>(mcp_core::PromptResult::default())
+            })
+        });
+        assert!(registered.unwrap().is_ok());
+        assert_eq!(
+            session.line().await,
+            serde_json::json!({ "jsonrpc": "2.0", "method": "notifications/prompts/list_changed", "params": {} }),
+            "no update after the unsubscription, and no tools change for a prompt"
+        );
+        let seen = session.end().await;
+        assert!(seen.is_empty(), "{seen:?}");
     }
 
     #[tokio::test]

@@ -2,15 +2,21 @@
 //! `#[mcp_tool]`. Serve them with `--llm-names`, which turns `test.simple_text` into the
 //! `test_simple_text` the suite asks for.
 //!
-//! One fixture is registered while serving instead: `json_schema_2020_12_tool`, whose input
-//! schema the suite expects back exactly as written, keyword for keyword.
+//! Some fixtures are registered while serving instead: `json_schema_2020_12_tool`, whose
+//! input schema the suite expects back exactly as written, keyword for keyword, and the
+//! resources and prompts the suite reads, registered at run time as an application that
+//! finds them in a database or on disk would.
 
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use mcp_runtime::serde_json::{Value, json};
 use mcp_runtime::server::Server;
-use mcp_runtime::{ContentBlock, MCPToolResult, ToolContext, ToolDefinition, ToolError, mcp_tool};
+use mcp_runtime::{
+    ContentBlock, MCPToolResult, PromptArgument, PromptDefinition, PromptMessage, PromptResult,
+    Registry, RegistryError, ResourceContents, ResourceDefinition, ResourceTemplateDefinition,
+    ToolContext, ToolDefinition, ToolError, mcp_tool,
+};
 
 /// The server, once it serves: the trigger tools change what it serves.
 static SERVER: OnceLock<Arc<Server>> = OnceLock::new();
@@ -136,6 +142,151 @@ fn trigger_tool_change() -> Result<String, ToolError> {
     .to_owned())
 }
 
+/// The name of the prompt `test_trigger_prompt_change` adds and removes.
+const PROMPT_WHILE_SERVING: &str = "test_registered_while_serving";
+
+/// Changes the prompt list: registers `test_registered_while_serving` if it is not there,
+/// and removes it if it is.
+#[mcp_tool(namespace = "test")]
+fn trigger_prompt_change() -> Result<String, ToolError> {
+    let server = SERVER
+        .get()
+        .ok_or_else(|| ToolError::execution("the server is not serving"))?;
+    let changed = server
+        .change(|registry| {
+            if registry.prompt(PROMPT_WHILE_SERVING).is_some() {
+                registry.unregister_prompt(PROMPT_WHILE_SERVING)
+            } else {
+                let definition = PromptDefinition::new(PROMPT_WHILE_SERVING).with_description(
+                    "Registered by test_trigger_prompt_change, and removed by its next call.",
+                );
+                registry
+                    .register_prompt(definition, |_| async {
+                        Ok::<_, ToolError>(PromptResult::new(vec![PromptMessage::user("Hello.")]))
+                    })
+                    .is_ok()
+            }
+        })
+        .map_err(|err| ToolError::execution(err.to_string()))?;
+    Ok(if changed {
+        "prompt list changed"
+    } else {
+        "no change"
+    }
+    .to_owned())
+}
+
+/// The resources the suite reads: a text, a binary, a template and one to subscribe to.
+fn resources(registry: &mut Registry) -> Result<(), RegistryError> {
+    registry.register_resource(
+        ResourceDefinition::new("test://static-text", "static-text")
+            .with_description("A static text resource.")
+            .with_mime_type("text/plain"),
+        |request| async move {
+            Ok::<_, ToolError>(vec![
+                ResourceContents::text(
+                    request.uri(),
+                    "This is the content of the static text resource.",
+                )
+                .with_mime_type("text/plain"),
+            ])
+        },
+    )?;
+    registry.register_resource(
+        ResourceDefinition::new("test://static-binary", "static-binary")
+            .with_description("A static binary resource: a 1×1 PNG.")
+            .with_mime_type("image/png"),
+        |request| async move {
+            Ok::<_, ToolError>(vec![
+                ResourceContents::blob(request.uri(), RED_PIXEL_PNG).with_mime_type("image/png"),
+            ])
+        },
+    )?;
+    registry.register_resource(
+        ResourceDefinition::new("test://watched-resource", "watched-resource")
+            .with_description("A resource to subscribe to.")
+            .with_mime_type("text/plain"),
+        |request| async move {
+            Ok::<_, ToolError>(vec![
+                ResourceContents::text(request.uri(), "Watched resource content.")
+                    .with_mime_type("text/plain"),
+            ])
+        },
+    )?;
+    registry.register_resource_template(
+        ResourceTemplateDefinition::new("test://template/{id}/data", "template")
+            .with_description("A resource per id.")
+            .with_mime_type("application/json"),
+        |request| async move {
+            let id = request.variable("id").unwrap_or_default().to_owned();
+            let data =
+                json!({ "id": id, "templateTest": true, "data": format!("Data for ID: {id}") });
+            Ok::<_, ToolError>(vec![
+                ResourceContents::text(request.uri(), data.to_string())
+                    .with_mime_type("application/json"),
+            ])
+        },
+    )
+}
+
+/// The prompts the suite renders.
+fn prompts(registry: &mut Registry) -> Result<(), RegistryError> {
+    let text = |arguments: &mcp_runtime::Arguments, name: &str| {
+        arguments
+            .get(name)
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .ok_or_else(|| ToolError::validation(format!("missing required argument `{name}`")))
+    };
+    registry.register_prompt(
+        PromptDefinition::new("test_simple_prompt").with_description("A prompt without arguments."),
+        |_| async {
+            Ok::<_, ToolError>(PromptResult::new(vec![PromptMessage::user(
+                "This is a simple prompt for testing.",
+            )]))
+        },
+    )?;
+    registry.register_prompt(
+        PromptDefinition::new("test_prompt_with_arguments")
+            .with_description("A prompt with two required arguments.")
+            .with_argument(PromptArgument::required("arg1").with_description("First argument"))
+            .with_argument(PromptArgument::required("arg2").with_description("Second argument")),
+        move |arguments| async move {
+            let (arg1, arg2) = (text(&arguments, "arg1")?, text(&arguments, "arg2")?);
+            Ok::<_, ToolError>(PromptResult::new(vec![PromptMessage::user(format!(
+                "Prompt with arguments: arg1='{arg1}', arg2='{arg2}'"
+            ))]))
+        },
+    )?;
+    registry.register_prompt(
+        PromptDefinition::new("test_prompt_with_embedded_resource")
+            .with_description("A prompt that embeds a resource.")
+            .with_argument(
+                PromptArgument::required("resourceUri").with_description("The resource to embed"),
+            ),
+        move |arguments| async move {
+            let uri = text(&arguments, "resourceUri")?;
+            Ok::<_, ToolError>(PromptResult::new(vec![
+                PromptMessage::user(ContentBlock::resource_text(
+                    uri,
+                    "text/plain",
+                    "Embedded resource content for testing.",
+                )),
+                PromptMessage::user("Please process the embedded resource above."),
+            ]))
+        },
+    )?;
+    registry.register_prompt(
+        PromptDefinition::new("test_prompt_with_image").with_description("A prompt with an image."),
+        |_| async {
+            Ok::<_, ToolError>(PromptResult::new(vec![
+                PromptMessage::user(ContentBlock::image(RED_PIXEL_PNG, "image/png")),
+                PromptMessage::user("Please analyze the image above."),
+            ]))
+        },
+    )
+}
+
 /// `json_schema_2020_12_tool` (served under names for LLM APIs, as the suite runs it): the
 /// input schema `json-schema-2020-12` expects back unchanged: `$schema`, `$defs` with
 /// an `$anchor`, composition and conditional keywords.
@@ -179,7 +330,9 @@ fn main() {
             server.change(|registry| {
                 registry.register(definition, |arguments, _| async move {
                     Ok::<_, ToolError>(json!({ "received": Value::Object(arguments) }))
-                })
+                })?;
+                resources(registry)?;
+                prompts(registry)
             })
         });
         match registered {

@@ -1,0 +1,354 @@
+//! Resources, prompts and completion as a server serves them: `resources/list`,
+//! `resources/templates/list`, `resources/read`, `resources/subscribe` and
+//! `resources/unsubscribe`, `prompts/list`, `prompts/get`, `completion/complete`.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use futures_util::FutureExt;
+use serde_json::{Map, Value, json};
+
+use super::jsonrpc::{self, Id};
+use super::served::{Snapshot, cursor_name, cursor_of};
+use super::stateless::{self, Mirrored};
+use super::{Answer, Fault, Server, Step};
+use crate::registration::CompletionContext;
+use crate::registry::{CompletionRef, PromptError, ReadError};
+
+/// The error of a missing resource at the handshake's revisions.
+pub const RESOURCE_NOT_FOUND: i64 = -32002;
+
+/// The most candidates one `completion/complete` answer carries, as MCP allows.
+const MAX_COMPLETIONS: usize = 100;
+
+/// A request whose answer is awaited: a resource read or a prompt whose function is
+/// `async`.
+pub(crate) struct Awaiting {
+    pub(super) id: Id,
+    pub(super) stateless: bool,
+    pub(super) future: Pin<Box<dyn Future<Output = Result<Value, Fault>> + Send + 'static>>,
+}
+
+fn invalid(message: impl Into<String>) -> Fault {
+    (jsonrpc::INVALID_PARAMS, message.into(), None)
+}
+
+/// The string parameter `name`, or the error naming it.
+fn string_param<'a>(params: &'a Map<String, Value>, name: &str) -> Result<&'a str, Fault> {
+    params
+        .get(name)
+        .and_then(Value::as_str)
+        .ok_or_else(|| invalid(format!("`{name}` must be a string")))
+}
+
+impl Server {
+    /// The page of `items` (in key order) that `params`' cursor starts, under `field`.
+    fn page(
+        &self,
+        field: &str,
+        items: Vec<(String, Value)>,
+        params: &Map<String, Value>,
+        stateless: bool,
+    ) -> Result<Value, Fault> {
+        let start = match params.get("cursor") {
+            None | Some(Value::Null) => 0,
+            Some(Value::String(cursor)) => {
+                let key = cursor_name(cursor).ok_or_else(|| invalid("invalid cursor"))?;
+                items
+                    .binary_search_by(|(other, _)| other.as_str().cmp(&key))
+                    .map_err(|_| invalid("invalid cursor"))?
+            }
+            Some(_) => return Err(invalid("invalid cursor")),
+        };
+        let end = items.len().min(start + self.page_size);
+        let mut page = Map::new();
+        if let Some((next, _)) = items.get(end) {
+            page.insert("nextCursor".to_owned(), Value::String(cursor_of(next)));
+        }
+        let listed = items
+            .into_iter()
+            .skip(start)
+            .take(end - start)
+            .map(|(_, item)| item);
+        page.insert(field.to_owned(), Value::Array(listed.collect()));
+        if stateless {
+            self.hint(&mut page, None);
+        }
+        Ok(Value::Object(page))
+    }
+
+    /// Adds `ttlMs` and `cacheScope` to a 2026-07-28 result: the server's, or those of
+    /// `own` where it has them.
+    fn hint(&self, result: &mut Map<String, Value>, own: Option<&Value>) {
+        let ttl = own
+            .and_then(|own| own.get("ttlMs"))
+            .cloned()
+            .unwrap_or_else(|| json!(self.cache.ttl_ms()));
+        let scope = own
+            .and_then(|own| own.get("cacheScope"))
+            .cloned()
+            .unwrap_or_else(|| json!(self.cache.scope));
+        result.insert("ttlMs".to_owned(), ttl);
+        result.insert("cacheScope".to_owned(), scope);
+    }
+
+    /// A request of resources, prompts or completion: `None` when `method` is none of
+    /// theirs.
+    pub(super) fn catalog(
+        &self,
+        snapshot: &Snapshot,
+        id: &Id,
+        method: &str,
+        params: &Map<String, Value>,
+        stateless: bool,
+        mirrored: Option<&Mirrored<'_>>,
+    ) -> Option<Step> {
+        let registry = &snapshot.registry;
+        let listed =
+            |items: Vec<(String, Value)>, field| self.page(field, items, params, stateless);
+        let answer = match method {
+            "resources/list" => listed(
+                registry
+                    .resources()
+                    .map(|r| (r.uri().to_owned(), json!(r.definition())))
+                    .collect(),
+                "resources",
+            ),
+            "resources/templates/list" => listed(
+                registry
+                    .resource_templates()
+                    .map(|t| (t.uri_template(), json!(t.definition())))
+                    .collect(),
+                "resourceTemplates",
+            ),
+            "prompts/list" => listed(
+                registry
+                    .prompts()
+                    .map(|p| (p.name().to_owned(), json!(p.definition())))
+                    .collect(),
+                "prompts",
+            ),
+            "resources/read" => return Some(self.read(snapshot, id, params, stateless, mirrored)),
+            "prompts/get" => return Some(self.get(snapshot, id, params, stateless, mirrored)),
+            "completion/complete" => self.complete(snapshot, params),
+            // The handshake's subscriptions: the transport that keeps the connection
+            // records them; here they are checked and acknowledged.
+            "resources/subscribe" | "resources/unsubscribe" => {
+                string_param(params, "uri").map(|_| json!({}))
+            }
+            _ => return None,
+        };
+        Some(Step::Answered(Some(match answer {
+            Ok(result) => Answer::ok(self.respond(id, stateless, &result)),
+            Err(fault) => Answer::ok(super::fault_response(id, fault)),
+        })))
+    }
+
+    /// `resources/read`: answered at once when the resource's function is not `async`.
+    fn read(
+        &self,
+        snapshot: &Snapshot,
+        id: &Id,
+        params: &Map<String, Value>,
+        stateless: bool,
+        mirrored: Option<&Mirrored<'_>>,
+    ) -> Step {
+        let uri = match string_param(params, "uri") {
+            Ok(uri) => uri,
+            Err(fault) => return self.fault(id, fault),
+        };
+        if stateless {
+            if let Err(refusal) = stateless::admit_name(uri, mirrored) {
+                return Step::Answered(Some(Answer::refused(id, refusal)));
+            }
+        }
+        let own = snapshot.registry.cache_meta(uri);
+        let hints = stateless.then(|| {
+            let mut hints = Map::new();
+            self.hint(&mut hints, own.as_ref());
+            hints
+        });
+        let read = snapshot.registry.read_resource(uri);
+        let uri = uri.to_owned();
+        let future = async move {
+            match read.await {
+                Ok(contents) => {
+                    let mut result = Map::new();
+                    result.insert("contents".to_owned(), json!(contents));
+                    result.extend(hints.unwrap_or_default());
+                    Ok(Value::Object(result))
+                }
+                Err(ReadError::NotFound(_)) => {
+                    // 2026-07-28 (SEP-2164) made it invalid params; before, its own code.
+                    let code = if stateless {
+                        jsonrpc::INVALID_PARAMS
+                    } else {
+                        RESOURCE_NOT_FOUND
+                    };
+                    Err((
+                        code,
+                        format!("resource not found: {uri}"),
+                        Some(json!({ "uri": uri })),
+                    ))
+                }
+                Err(ReadError::Failed(err))
+                    if *err.error_type() == mcp_core::ErrorType::ValidationError =>
+                {
+                    Err((
+                        jsonrpc::INVALID_PARAMS,
+                        err.message().to_owned(),
+                        Some(json!({ "uri": uri })),
+                    ))
+                }
+                Err(ReadError::Failed(err)) => Err(failure(&err)),
+            }
+        };
+        self.awaiting(id, stateless, Box::pin(future))
+    }
+
+    /// `prompts/get`: answered at once when the prompt's function is not `async`.
+    fn get(
+        &self,
+        snapshot: &Snapshot,
+        id: &Id,
+        params: &Map<String, Value>,
+        stateless: bool,
+        mirrored: Option<&Mirrored<'_>>,
+    ) -> Step {
+        let name = match string_param(params, "name") {
+            Ok(name) => name,
+            Err(fault) => return self.fault(id, fault),
+        };
+        if stateless {
+            if let Err(refusal) = stateless::admit_name(name, mirrored) {
+                return Step::Answered(Some(Answer::refused(id, refusal)));
+            }
+        }
+        let arguments = match params.get("arguments") {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(arguments)) => arguments.clone(),
+            Some(_) => return self.fault(id, invalid("`arguments` must be an object")),
+        };
+        let get = snapshot.registry.get_prompt(name, arguments);
+        let future = async move {
+            match get.await {
+                Ok(result) => Ok(json!(result)),
+                Err(PromptError::NotFound(name)) => Err((
+                    jsonrpc::INVALID_PARAMS,
+                    format!("unknown prompt `{name}`"),
+                    Some(json!({ "name": name })),
+                )),
+                Err(PromptError::Invalid(err)) => Err((
+                    jsonrpc::INVALID_PARAMS,
+                    err.message().to_owned(),
+                    err.details().map(|details| json!(details)),
+                )),
+                Err(PromptError::Failed(err)) => Err(failure(&err)),
+            }
+        };
+        self.awaiting(id, stateless, Box::pin(future))
+    }
+
+    /// `completion/complete`: candidates for a prompt's argument or a template's variable.
+    fn complete(&self, snapshot: &Snapshot, params: &Map<String, Value>) -> Result<Value, Fault> {
+        let reference = params
+            .get("ref")
+            .and_then(Value::as_object)
+            .ok_or_else(|| invalid("`ref` must be an object"))?;
+        let reference = match reference.get("type").and_then(Value::as_str) {
+            Some("ref/prompt") => {
+                CompletionRef::Prompt(string_param(reference, "name")?.to_owned())
+            }
+            Some("ref/resource") => {
+                CompletionRef::Template(string_param(reference, "uri")?.to_owned())
+            }
+            _ => {
+                return Err(invalid(
+                    "`ref.type` must be \"ref/prompt\" or \"ref/resource\"",
+                ));
+            }
+        };
+        let argument = params
+            .get("argument")
+            .and_then(Value::as_object)
+            .ok_or_else(|| invalid("`argument` must be an object with `name` and `value`"))?;
+        let (name, value) = (
+            string_param(argument, "name")?,
+            string_param(argument, "value")?,
+        );
+        let context = params
+            .get("context")
+            .and_then(|context| context.get("arguments"))
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        let mut values = snapshot
+            .registry
+            .complete(&reference, name, value, &CompletionContext::new(context))
+            .ok_or_else(|| match &reference {
+                CompletionRef::Prompt(name) => invalid(format!("unknown prompt `{name}`")),
+                CompletionRef::Template(uri) => {
+                    invalid(format!("unknown resource template `{uri}`"))
+                }
+            })?;
+        let total = values.len();
+        values.truncate(MAX_COMPLETIONS);
+        Ok(json!({
+            "completion": { "values": values, "total": total, "hasMore": total > MAX_COMPLETIONS }
+        }))
+    }
+
+    fn fault(&self, id: &Id, fault: Fault) -> Step {
+        Step::Answered(Some(Answer::ok(super::fault_response(id, fault))))
+    }
+
+    /// Answers at once when `future` is already done; leaves it to be awaited otherwise.
+    fn awaiting(
+        &self,
+        id: &Id,
+        stateless: bool,
+        mut future: Pin<Box<dyn Future<Output = Result<Value, Fault>> + Send + 'static>>,
+    ) -> Step {
+        match (&mut future).now_or_never() {
+            Some(done) => Step::Answered(Some(self.answer(id, stateless, done))),
+            None => Step::Await(Box::new(Awaiting {
+                id: id.clone(),
+                stateless,
+                future,
+            })),
+        }
+    }
+
+    fn answer(&self, id: &Id, stateless: bool, done: Result<Value, Fault>) -> Answer {
+        match done {
+            Ok(result) => Answer::ok(self.respond(id, stateless, &result)),
+            Err(fault) => Answer::ok(super::fault_response(id, fault)),
+        }
+    }
+
+    /// Awaits what [`Server::catalog`] left to await, and answers.
+    pub(crate) async fn finish_awaiting(&self, awaiting: Box<Awaiting>) -> String {
+        let Awaiting {
+            id,
+            stateless,
+            future,
+        } = *awaiting;
+        self.answer(&id, stateless, future.await).text
+    }
+
+    /// Tells every client subscribed to `uri` that the resource changed
+    /// (`notifications/resources/updated`): the handshake's connections that sent
+    /// `resources/subscribe`, and the `subscriptions/listen` streams that named it.
+    pub fn notify_resource_updated(&self, uri: &str) {
+        self.listeners.updated(uri);
+    }
+}
+
+/// A failure of a resource's or prompt's function: an internal error with its message.
+fn failure(err: &mcp_core::ToolError) -> Fault {
+    (
+        jsonrpc::INTERNAL_ERROR,
+        err.message().to_owned(),
+        Some(json!({ "type": err.error_type() })),
+    )
+}
