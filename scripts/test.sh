@@ -17,8 +17,12 @@ if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nginx
 fi
 
-# A clean clone builds once: incremental state would only take disk.
-if [ "${CI:-}" = "true" ]; then export CARGO_INCREMENTAL=0; fi
+# A clean clone builds once: incremental state and debug info would only take disk (the
+# trybuild cases link a binary each, with a profile of their own that the workspace's
+# `[profile.dev]` does not reach).
+if [ "${CI:-}" = "true" ]; then
+  export CARGO_INCREMENTAL=0 CARGO_PROFILE_DEV_DEBUG=false
+fi
 echo "== disk free where the build goes: $(df -h --output=avail . | tail -1 | tr -d ' ')"
 
 echo "== cargo fmt --check"
@@ -50,6 +54,8 @@ done
 
 echo "== The official MCP conformance suite (server side)"
 bash scripts/conformance.sh
+
+echo "== disk free at the end: $(df -h --output=avail . | tail -1 | tr -d ' '), target: $(du -sh target | cut -f1)"
 
 # One closing line for the whole suite, summed over every cargo test binary, the doc tests
 # and pytest.
