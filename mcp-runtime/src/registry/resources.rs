@@ -364,7 +364,8 @@ impl Registry {
     }
 
     /// Reads the resource at `uri`: a fixed resource of that URI, else the first template
-    /// that matches. A panic in the resource's function is a failure, and so is a read that
+    /// that matches. A function that fails with `ResourceNotFound` (a template whose
+    /// variables name nothing) makes it [`ReadError::NotFound`]. A panic in the resource's function is a failure, and so is a read that
     /// outlasts the registry's timeout.
     pub fn read_resource(
         &self,
@@ -395,7 +396,12 @@ impl Registry {
                 None => guarded.await,
             };
             match outcome {
-                Ok(result) => result.map_err(ReadError::Failed),
+                Ok(Ok(contents)) => Ok(contents),
+                // A template's function saying there is no such resource.
+                Ok(Err(err)) if *err.error_type() == mcp_core::ErrorType::ResourceNotFound => {
+                    Err(ReadError::NotFound(uri))
+                }
+                Ok(Err(err)) => Err(ReadError::Failed(err)),
                 Err(panic) => Err(ReadError::Failed(panicked(&uri, &*panic))),
             }
         }

@@ -212,8 +212,15 @@ impl<W: Write + Send + 'static> Reading<W> {
                     Incoming::Notification { method, .. } if method == "notifications/initialized"
                 );
                 let subscription = match &incoming {
+                    // The handshake's subscriptions only: the stateless revision has none.
                     Incoming::Request { method, params, .. }
-                        if method == "resources/subscribe" || method == "resources/unsubscribe" =>
+                        if (method == "resources/subscribe"
+                            || method == "resources/unsubscribe")
+                            && !super::stateless::is_stateless(
+                                method,
+                                params.get("_meta"),
+                                None,
+                            ) =>
                     {
                         params
                             .get("uri")
@@ -655,6 +662,10 @@ mod tests {
     async fn a_connection_hears_of_the_resources_it_subscribed_to_and_of_prompt_changes() {
         let mut session = Session::start();
         let server = Arc::clone(&session.server);
+        // The stateless revision has no `resources/subscribe`: refused, and nothing kept.
+        session.send(r#"{"jsonrpc":"2.0","id":0,"method":"resources/subscribe","params":{"uri":"a://x","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#);
+        assert_eq!(session.line().await["error"]["code"], -32601);
+        server.notify_resource_updated("a://x");
         // A subscription is the connection's, handshake or not.
         session.send(
             r#"{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"a://x"}}"#,
