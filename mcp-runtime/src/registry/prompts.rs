@@ -173,7 +173,8 @@ impl Registry {
 
     /// Renders the prompt `name` with `arguments`. A missing or unreadable argument is
     /// [`PromptError::Invalid`]; a panic or a failure of the prompt's function, or one
-    /// that outlasts the registry's timeout, is [`PromptError::Failed`].
+    /// that outlasts the registry's timeout, is [`PromptError::Failed`]. The timeout needs a
+    /// Tokio runtime with its time driver, as [`Registry::call`] does.
     pub fn get_prompt(
         &self,
         name: &str,

@@ -366,7 +366,8 @@ impl Registry {
     /// Reads the resource at `uri`: a fixed resource of that URI, else the first template
     /// that matches. A function that fails with `ResourceNotFound` (a template whose
     /// variables name nothing) makes it [`ReadError::NotFound`]. A panic in the resource's function is a failure, and so is a read that
-    /// outlasts the registry's timeout.
+    /// outlasts the registry's timeout (which needs a Tokio runtime with its time driver,
+    /// as [`Registry::call`] does).
     pub fn read_resource(
         &self,
         uri: &str,

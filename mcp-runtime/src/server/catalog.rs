@@ -162,10 +162,9 @@ impl Server {
                 return Step::Answered(Some(Answer::refused(id, refusal)));
             }
         }
-        let own = snapshot.registry.cache_meta(uri);
         let hints = stateless.then(|| {
             let mut hints = Map::new();
-            self.hint(&mut hints, own.as_ref());
+            self.hint(&mut hints, snapshot.registry.cache_meta(uri).as_ref());
             hints
         });
         let read = snapshot.registry.read_resource(uri);
