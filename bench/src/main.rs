@@ -45,7 +45,8 @@ enum Command {
         /// Calls before measuring.
         #[arg(long, default_value_t = 2_000)]
         warmup: u64,
-        /// The tool called: it must take `{a, b}` and answer `{"sum": a + b}`.
+        /// The tool called: it must take `{a, b}` and answer `{"sum": a + b}`. Or
+        /// `resource:URI` (reads `bench://about`'s text) or `prompt:NAME` (renders `n=<n>`).
         #[arg(long, default_value = proto::DEFAULT_TOOL)]
         tool: String,
         /// Kill the server after this many seconds.
@@ -71,7 +72,8 @@ enum Command {
         /// Calls before measuring, over all connections.
         #[arg(long, default_value_t = 2_000)]
         warmup: u64,
-        /// The tool called: it must take `{a, b}` and answer `{"sum": a + b}`.
+        /// The tool called: it must take `{a, b}` and answer `{"sum": a + b}`. Or
+        /// `resource:URI` (reads `bench://about`'s text) or `prompt:NAME` (renders `n=<n>`).
         #[arg(long, default_value = proto::DEFAULT_TOOL)]
         tool: String,
         /// Threads of the driver's runtime (1: a current-thread runtime).

@@ -9,6 +9,16 @@ pub(crate) const PROTOCOL_VERSION: &str = "2025-11-25";
 /// The tool called by default: `{a, b}` in, `{"sum": a + b}` out.
 pub(crate) const DEFAULT_TOOL: &str = "bench.add";
 
+/// What `bench://about`, the fixed resource the framework's servers serve, reads as.
+pub(crate) const RESOURCE_TEXT: &str = "mcp-bench: a fixed text resource";
+
+/// What a target of `--tool` that reads a resource starts with: `resource:bench://about`.
+pub(crate) const RESOURCE_PREFIX: &str = "resource:";
+
+/// What a target of `--tool` that renders a prompt starts with: `prompt:bench_greeting`.
+/// The prompt takes `n` and renders one message, `n=<n>`.
+pub(crate) const PROMPT_PREFIX: &str = "prompt:";
+
 /// The first addend of every call; the second is the id modulo [`B_RANGE`].
 const A: i64 = 1;
 const B_RANGE: u64 = 1000;
@@ -29,33 +39,60 @@ pub(crate) fn tools_list(id: u64) -> String {
     format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list","params":{{}}}}"#)
 }
 
-/// Writes `tools/call` requests of one tool, from bytes formatted once.
+/// Writes the requests of one target, from bytes formatted once: `tools/call` of a tool,
+/// `resources/read` of `resource:URI`, or `prompts/get` of `prompt:NAME`.
 #[derive(Debug, Clone)]
 pub(crate) struct CallTemplate {
     head: Vec<u8>,
     middle: Vec<u8>,
+    /// What follows the id-dependent number; empty when the request has none.
+    tail: &'static [u8],
 }
 
 impl CallTemplate {
-    /// Calls of `tool`.
-    pub(crate) fn new(tool: &str) -> Self {
-        let tool = serde_json::to_string(tool).unwrap_or_default();
+    /// Requests of `target`.
+    pub(crate) fn new(target: &str) -> Self {
+        let quoted = |text: &str| serde_json::to_string(text).unwrap_or_default();
+        let (middle, tail): (String, &'static [u8]) = if let Some(uri) =
+            target.strip_prefix(RESOURCE_PREFIX)
+        {
+            let uri = quoted(uri);
+            (
+                format!(r#","method":"resources/read","params":{{"uri":{uri}}}}}"#),
+                b"",
+            )
+        } else if let Some(name) = target.strip_prefix(PROMPT_PREFIX) {
+            let name = quoted(name);
+            (
+                format!(r#","method":"prompts/get","params":{{"name":{name},"arguments":{{"n":""#),
+                b"\"}}}",
+            )
+        } else {
+            let tool = quoted(target);
+            (
+                format!(
+                    r#","method":"tools/call","params":{{"name":{tool},"arguments":{{"a":{A},"b":"#
+                ),
+                b"}}}",
+            )
+        };
         Self {
             head: br#"{"jsonrpc":"2.0","id":"#.to_vec(),
-            middle: format!(
-                r#","method":"tools/call","params":{{"name":{tool},"arguments":{{"a":{A},"b":"#
-            )
-            .into_bytes(),
+            middle: middle.into_bytes(),
+            tail,
         }
     }
 
-    /// Appends the call with id `id`, and its newline, to `out`.
+    /// Appends the request with id `id`, and its newline, to `out`.
     pub(crate) fn push(&self, id: u64, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.head);
         push_u64(out, id);
         out.extend_from_slice(&self.middle);
-        push_u64(out, id % B_RANGE);
-        out.extend_from_slice(b"}}}\n");
+        if !self.tail.is_empty() {
+            push_u64(out, id % B_RANGE);
+            out.extend_from_slice(self.tail);
+        }
+        out.push(b'\n');
     }
 
     /// The call with id `id`, without a newline.
@@ -100,6 +137,20 @@ struct CallResult {
     structured: Option<Structured>,
     #[serde(rename = "isError")]
     is_error: Option<bool>,
+    /// A resource read's contents.
+    contents: Option<Vec<Text>>,
+    /// A prompt's messages.
+    messages: Option<Vec<Message>>,
+}
+
+#[derive(Deserialize)]
+struct Text {
+    text: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Message {
+    content: Text,
 }
 
 #[derive(Deserialize)]
@@ -127,10 +178,21 @@ pub(crate) fn check(line: &[u8]) -> Verdict {
         return Verdict::Unreadable;
     };
     let right = answer.error.is_none()
-        && answer.result.is_some_and(|result| {
-            result.is_error == Some(false)
-                && result.structured.and_then(|data| data.sum) == Some(expected_sum(id))
-        });
+        && answer
+            .result
+            .is_some_and(|result| match (result.contents, result.messages) {
+                (Some(contents), _) => {
+                    contents.first().and_then(|c| c.text.as_deref()) == Some(RESOURCE_TEXT)
+                }
+                (_, Some(messages)) => {
+                    let expected = format!("n={}", id % B_RANGE);
+                    messages.first().and_then(|m| m.content.text.as_deref()) == Some(&expected)
+                }
+                _ => {
+                    result.is_error == Some(false)
+                        && result.structured.and_then(|data| data.sum) == Some(expected_sum(id))
+                }
+            });
     if right {
         Verdict::Ok(id)
     } else {
@@ -225,6 +287,29 @@ mod tests {
         assert_eq!(check(wrong), Verdict::Wrong(1234));
         assert_eq!(check(failed), Verdict::Wrong(7));
         assert_eq!(check(b"nonsense"), Verdict::Unreadable);
+
+        let read = CallTemplate::new("resource:bench://about").body(5);
+        assert_eq!(
+            serde_json::from_slice::<serde_json::Value>(&read).unwrap()["params"],
+            serde_json::json!({ "uri": "bench://about" })
+        );
+        let text = format!(
+            r#"{{"jsonrpc":"2.0","id":5,"result":{{"contents":[{{"uri":"bench://about","text":"{RESOURCE_TEXT}"}}]}}}}"#
+        );
+        assert_eq!(check(text.as_bytes()), Verdict::Ok(5));
+        assert_eq!(
+            check(br#"{"jsonrpc":"2.0","id":5,"result":{"contents":[{"text":"other"}]}}"#),
+            Verdict::Wrong(5)
+        );
+        let prompt = CallTemplate::new("prompt:bench_greeting").body(1005);
+        assert_eq!(
+            serde_json::from_slice::<serde_json::Value>(&prompt).unwrap()["params"],
+            serde_json::json!({ "name": "bench_greeting", "arguments": { "n": "5" } })
+        );
+        let message = r#"{"jsonrpc":"2.0","id":1005,"result":{"messages":[{"role":"user","content":{"type":"text","text":"n=5"}}]}}"#;
+        assert_eq!(check(message.as_bytes()), Verdict::Ok(1005));
+        let other = message.replace("1005", "1006");
+        assert_eq!(check(other.as_bytes()), Verdict::Wrong(1006));
 
         let mut tally = Tally::new(1234, 2);
         tally.count(good);

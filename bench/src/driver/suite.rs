@@ -100,6 +100,9 @@ struct Round {
     /// `tools/list`: bench-server, bench-server-1000.
     list: [StartupReport; 2],
     inflight: InflightReport,
+    /// bench-server at the throughput window: `tools/call` of the inline tool,
+    /// `resources/read` of a fixed text resource, `prompts/get` of a one-message prompt.
+    catalog: [StdioReport; 3],
 }
 
 impl Round {
@@ -109,6 +112,7 @@ impl Round {
             .latency
             .iter()
             .chain(&self.throughput)
+            .chain(&self.catalog)
             .filter_map(|r| r.cpu.others_cores);
         let http = self.http.iter().filter_map(|r| r.cpu.others_cores);
         stdio.chain(http).fold(0.0, f64::max)
@@ -120,6 +124,7 @@ impl Round {
             .latency
             .iter()
             .chain(&self.throughput)
+            .chain(&self.catalog)
             .map(|r| r.errors + r.lost)
             .sum();
         let http: u64 = self.http.iter().map(|r| r.errors + r.lost).sum();
@@ -162,17 +167,20 @@ fn one_round(round: usize, programs: &Programs, sizes: &Sizes) -> io::Result<Rou
             vec![program.to_owned(), "serve".to_owned(), "--stdio".to_owned()]
         }
     };
-    let stdio_run = |program: &str, label: &str, window: u64, n: u64| {
+    let target_run = |program: &str, label: &str, window: u64, n: u64, target: &str| {
         let options = stdio::StdioOptions {
             n,
             warmup: sizes.warmup,
             window,
-            tool: proto::DEFAULT_TOOL.to_owned(),
+            tool: target.to_owned(),
             deadline,
         };
         let report = stdio::run(&stdio_command(program), &options)?;
         say(round, &format!("stdio W={window} {label}"), &report.line());
         Ok(report)
+    };
+    let stdio_run = |program: &str, label: &str, window: u64, n: u64| {
+        target_run(program, label, window, n, proto::DEFAULT_TOOL)
     };
     let latency = pair(
         swap,
@@ -252,6 +260,31 @@ fn one_round(round: usize, programs: &Programs, sizes: &Sizes) -> io::Result<Rou
     )?;
     let inflight = stdio::inflight(&stdio_command(&programs.server), sizes.inflight_n, deadline)?;
     say(round, "inflight bench-server", &inflight.line());
+    // The three kinds of request, in an order that turns from round to round.
+    let targets = [
+        ("tools/call", proto::DEFAULT_TOOL.to_owned()),
+        (
+            "resources/read",
+            format!("{}bench://about", proto::RESOURCE_PREFIX),
+        ),
+        (
+            "prompts/get",
+            format!("{}bench_greeting", proto::PROMPT_PREFIX),
+        ),
+    ];
+    let mut catalog: [Option<StdioReport>; 3] = [None, None, None];
+    for step in 0..3 {
+        let index = (step + round) % 3;
+        let (label, target) = &targets[index];
+        catalog[index] = Some(target_run(
+            &programs.server,
+            &format!("bench-server {label}"),
+            sizes.window,
+            sizes.throughput_n,
+            target,
+        )?);
+    }
+    let catalog = catalog.map(|report| report.expect("each kind ran"));
     Ok(Round {
         latency,
         throughput,
@@ -259,6 +292,7 @@ fn one_round(round: usize, programs: &Programs, sizes: &Sizes) -> io::Result<Rou
         startup,
         list,
         inflight,
+        catalog,
     })
 }
 
@@ -536,6 +570,23 @@ pub(crate) fn run(rounds: usize, quick: bool, bin_dir: Option<PathBuf>) -> io::R
             ),
         ],
     ));
+    for (index, what) in [
+        (1, "resources/read of a fixed text resource"),
+        (2, "prompts/get of a one-message prompt"),
+    ] {
+        met.extend(table(
+            &format!("{what} against tools/call of an inline tool, bench-server"),
+            "tools/call",
+            what.split(' ').next().unwrap_or(what),
+            &[Row::new(
+                format!("stdio W={w} calls/s"),
+                "calls/s",
+                Target::AtLeast(0.8),
+                rounds,
+                |r| (r.catalog[0].calls_per_s, r.catalog[index].calls_per_s),
+            )],
+        ));
+    }
     println!();
     println!(
         "### bench-server, {} calls written at once (inflight)",
