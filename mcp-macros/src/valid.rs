@@ -582,6 +582,14 @@ fn check_inputs(item: &Item, kind: Kind, errors: &mut Errors) {
 /// `uri` or `uri_template`, exactly one; a URI with a scheme; a template that parses, of
 /// RFC 6570 level 1 or 2, whose variables are the parameters.
 fn check_uri(item: &Item, args: &ResourceArgs, errors: &mut Errors) {
+    if args
+        .failed
+        .iter()
+        .any(|key| key == "uri" || key == "uri_template")
+    {
+        // Already reported; which URI was meant, and so which parameters, is unknown.
+        return;
+    }
     match (&args.uri, &args.uri_template) {
         (Some(uri), _) => {
             if uri.value.contains('{') {
@@ -600,18 +608,10 @@ fn check_uri(item: &Item, args: &ResourceArgs, errors: &mut Errors) {
             }
         }
         (None, Some(template)) => check_template(item, template, errors),
-        (None, None) => {
-            if !args
-                .failed
-                .iter()
-                .any(|key| key == "uri" || key == "uri_template")
-            {
-                errors.push(syn::Error::new(
-                    Span::call_site(),
-                    "`#[mcp_resource]` needs a URI: `uri = \"app://about\"` for one resource, or `uri_template = \"app://users/{id}\"` for a family of resources",
-                ));
-            }
-        }
+        (None, None) => errors.push(syn::Error::new(
+            Span::call_site(),
+            "`#[mcp_resource]` needs a URI: `uri = \"app://about\"` for one resource, or `uri_template = \"app://users/{id}\"` for a family of resources",
+        )),
     }
 }
 
@@ -749,10 +749,7 @@ fn check_resource_keys(args: &ResourceArgs, errors: &mut Errors) {
         if !(0.0..=1.0).contains(&priority.value) {
             errors.push(syn::Error::new(
                 priority.span,
-                format!(
-                    "priority {} is out of range: it goes from 0 (optional) to 1 (required)",
-                    priority.value
-                ),
+                "this priority is out of range: a priority goes from 0 (optional) to 1 (required), e.g. `priority = 0.5`",
             ));
         }
     }
