@@ -915,6 +915,45 @@ mod tests {
     }
 
     #[test]
+    fn resource_uris_start_with_a_scheme() {
+        for valid in [
+            "app://about",
+            "file:///etc/hosts",
+            "urn:isbn:0451450523",
+            "a+b.c-d:x",
+        ] {
+            assert_eq!(scheme_problem(valid), None, "{valid}");
+        }
+        for invalid in ["/about", "about", "://x", "1app://x", "a b://x", ""] {
+            assert!(scheme_problem(invalid).is_some(), "{invalid}");
+        }
+    }
+
+    #[test]
+    fn template_variables_are_identifiers() {
+        for valid in ["id", "user_id", "_x", "type", "a1"] {
+            assert!(is_identifier(valid), "{valid}");
+        }
+        for invalid in ["", "_", "1a", "user-id", "a.b", "é"] {
+            assert!(!is_identifier(invalid), "{invalid}");
+        }
+    }
+
+    #[test]
+    fn mime_types_are_type_and_subtype() {
+        for valid in [
+            "text/plain",
+            "application/vnd.api+json",
+            "text/html; charset=utf-8",
+        ] {
+            assert!(is_mime_type(valid), "{valid}");
+        }
+        for invalid in ["text", "text/", "/plain", "text/plain/x", "text /plain", ""] {
+            assert!(!is_mime_type(invalid), "{invalid}");
+        }
+    }
+
+    #[test]
     fn token_symbols_are_rfc_9110s_less_letters_and_digits() {
         // RFC 9110 §5.6.2, in the order it lists them.
         assert_eq!(TOKEN_SYMBOLS, "!#$%&'*+-.^_`|~");

@@ -59,10 +59,16 @@ fn fixed() -> &'static str {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    assert_eq!(code_review("x".into(), None, None), "Review this some language:\nx");
+    assert_eq!(
+        code_review("x".into(), None, None),
+        "Review this some language:\nx"
+    );
 
     let registry = Registry::global();
-    let names: Vec<_> = registry.prompts().map(|prompt| prompt.name().to_owned()).collect();
+    let names: Vec<_> = registry
+        .prompts()
+        .map(|prompt| prompt.name().to_owned())
+        .collect();
     assert_eq!(names, ["code_review", "fixed", "greeting", "whole"]);
     let review = registry.prompt("code_review").expect("registered");
     assert_eq!(
@@ -86,15 +92,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .enable_all()
         .build()?;
     let get = |name: &str, arguments: serde_json::Value| {
-        runtime.block_on(registry.get_prompt(name, arguments.as_object().cloned().unwrap_or_default()))
+        runtime
+            .block_on(registry.get_prompt(name, arguments.as_object().cloned().unwrap_or_default()))
     };
-    let rendered = get("code_review", json!({ "code": "fn main() {}", "language": "rust", "max_remarks": "3" }))?;
+    let rendered = get(
+        "code_review",
+        json!({ "code": "fn main() {}", "language": "rust", "max_remarks": "3" }),
+    )?;
     assert_eq!(
         serde_json::to_value(&rendered.messages)?,
         json!([{ "role": "user", "content": { "type": "text", "text": "Review this rust in at most 3 remarks:\nfn main() {}" } }])
     );
     match get("code_review", json!({})) {
-        Err(PromptError::Invalid(err)) => assert_eq!(err.message(), "missing required argument `code`"),
+        Err(PromptError::Invalid(err)) => {
+            assert_eq!(err.message(), "missing required argument `code`")
+        }
         other => panic!("expected a refusal, got {other:?}"),
     }
     match get("code_review", json!({ "code": "x", "max_remarks": "many" })) {
@@ -106,7 +118,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Err(PromptError::Failed(err)) => assert_eq!(err.message(), "no one to greet"),
         other => panic!("expected a failure, got {other:?}"),
     }
-    assert_eq!(get("whole", json!({}))?.description.as_deref(), Some("whole"));
+    assert_eq!(
+        get("whole", json!({}))?.description.as_deref(),
+        Some("whole")
+    );
     assert_eq!(get("fixed", json!({}))?.messages.len(), 1);
 
     let reference = CompletionRef::Prompt("code_review".to_owned());
@@ -115,7 +130,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         registry.complete(&reference, "language", "r", &none),
         Some(vec!["rust".to_owned(), "ruby".to_owned()])
     );
-    assert_eq!(registry.complete(&reference, "code", "", &none), Some(Vec::new()));
-    assert_eq!(registry.complete(&CompletionRef::Prompt("nope".to_owned()), "x", "", &none), None);
+    assert_eq!(
+        registry.complete(&reference, "code", "", &none),
+        Some(Vec::new())
+    );
+    assert_eq!(
+        registry.complete(&CompletionRef::Prompt("nope".to_owned()), "x", "", &none),
+        None
+    );
     Ok(())
 }

@@ -37,7 +37,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .build()?;
     let contents = runtime.block_on(registry.read_resource("app://notes/7"))?;
     assert_eq!(serde_json::to_value(contents)?[0]["text"], "note 7");
-    assert_eq!(runtime.block_on(registry.read_resource("app://version"))?.len(), 1);
+    assert_eq!(
+        runtime
+            .block_on(registry.read_resource("app://version"))?
+            .len(),
+        1
+    );
     let rendered = runtime.block_on(registry.get_prompt("hello", Default::default()))?;
     assert_eq!(
         serde_json::to_value(&rendered.messages[0].content)?["text"],

@@ -30,7 +30,12 @@ fn read_settings() -> String {
 }
 
 /// One pixel.
-#[mcp_resource(uri = "app://pixel.png", mime_type = "image/png", audience = "user", priority = 1)]
+#[mcp_resource(
+    uri = "app://pixel.png",
+    mime_type = "image/png",
+    audience = "user",
+    priority = 1
+)]
 fn pixel() -> Vec<u8> {
     vec![0, 1]
 }

@@ -68,7 +68,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     assert!(
         templates
             .iter()
-            .any(|(uri, template)| uri == "file:///{+path}" && template.definition().name() == "file")
+            .any(|(uri, template)| uri == "file:///{+path}"
+                && template.definition().name() == "file")
     );
 
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -100,13 +101,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         registry.complete(&template, "id", "4", &none),
         Some(vec!["42".to_owned(), "420".to_owned()])
     );
-    let context = CompletionContext::new(json!({ "id": "42" }).as_object().cloned().unwrap_or_default());
+    let context = CompletionContext::new(
+        json!({ "id": "42" })
+            .as_object()
+            .cloned()
+            .unwrap_or_default(),
+    );
     assert_eq!(
         registry.complete(&template, "tab", "po", &context),
         Some(vec!["42/po".to_owned()])
     );
     assert_eq!(
-        registry.complete(&CompletionRef::Template("file:///{+path}".to_owned()), "path", "", &none),
+        registry.complete(
+            &CompletionRef::Template("file:///{+path}".to_owned()),
+            "path",
+            "",
+            &none
+        ),
         Some(Vec::new())
     );
     Ok(())
