@@ -1,8 +1,10 @@
-//! Parses the attribute's arguments, `#[mcp_tool(namespace = "calculator", read_only,
-//! tags("a"))]`, and those of a parameter, `#[mcp(header = "Region")]`.
+//! Parses the attributes' arguments, `#[mcp_tool(namespace = "calculator", read_only,
+//! tags("a"))]`, `#[mcp_resource(uri = "app://about")]`, `#[mcp_prompt(name = "review")]`,
+//! and those of a parameter, `#[mcp(header = "Region")]` or `#[mcp(complete = languages)]`.
 
 use proc_macro2::{Span, TokenStream};
 use syn::meta::ParseNestedMeta;
+use syn::spanned::Spanned as _;
 use syn::{Attribute, Ident, Path};
 
 /// What the attribute is called in messages.
@@ -35,8 +37,36 @@ const KEYS: [&str; 20] = [
     "requires_client",
 ];
 
-/// The keys a parameter's `#[mcp(...)]` accepts.
-const PARAM_KEYS: [&str; 1] = ["header"];
+/// What `#[mcp_resource]`'s arguments are called in messages.
+const RESOURCE: &str = "`mcp_resource` argument";
+
+/// What `#[mcp_prompt]`'s arguments are called in messages.
+const PROMPT: &str = "`mcp_prompt` argument";
+
+/// The keys `#[mcp_resource]` accepts.
+const RESOURCE_KEYS: [&str; 12] = [
+    "uri",
+    "uri_template",
+    "name",
+    "title",
+    "description",
+    "mime_type",
+    "size",
+    "audience",
+    "priority",
+    "ttl",
+    "cache_scope",
+    "crate",
+];
+
+/// The keys `#[mcp_prompt]` accepts.
+const PROMPT_KEYS: [&str; 4] = ["name", "title", "description", "crate"];
+
+/// The keys a tool parameter's `#[mcp(...)]` accepts.
+pub(crate) const TOOL_PARAM_KEYS: [&str; 1] = ["header"];
+
+/// The keys a resource's or a prompt's parameter's `#[mcp(...)]` accepts.
+pub(crate) const ITEM_PARAM_KEYS: [&str; 1] = ["complete"];
 
 /// A value with the span of its source, for errors that point at it.
 pub(crate) struct Spanned<T> {
@@ -73,16 +103,76 @@ pub(crate) struct Args {
     pub(crate) failed: Vec<String>,
 }
 
+/// `#[mcp_resource]`'s arguments as written.
+#[derive(Default)]
+pub(crate) struct ResourceArgs {
+    /// `uri = "…"`: one resource at a fixed URI.
+    pub(crate) uri: Option<Spanned<String>>,
+    /// `uri_template = "…"`: a family of resources.
+    pub(crate) uri_template: Option<Spanned<String>>,
+    pub(crate) name: Option<Spanned<String>>,
+    pub(crate) title: Option<String>,
+    pub(crate) description: Option<Spanned<String>>,
+    pub(crate) mime_type: Option<Spanned<String>>,
+    /// `size = 1024`, with the span of the `size` key.
+    pub(crate) size: Option<Spanned<u64>>,
+    /// `audience = "user"` or `audience("user", "assistant")`, each as written.
+    pub(crate) audience: Option<Vec<Spanned<String>>>,
+    pub(crate) priority: Option<Spanned<f64>>,
+    pub(crate) ttl: Option<Spanned<String>>,
+    pub(crate) cache_scope: Option<Spanned<String>>,
+    pub(crate) krate: Option<Path>,
+    /// Keys whose values could not be read (already reported).
+    pub(crate) failed: Vec<String>,
+}
+
+/// `#[mcp_prompt]`'s arguments as written.
+#[derive(Default)]
+pub(crate) struct PromptArgs {
+    pub(crate) name: Option<Spanned<String>>,
+    pub(crate) title: Option<String>,
+    pub(crate) description: Option<Spanned<String>>,
+    pub(crate) krate: Option<Path>,
+    /// Keys whose values could not be read (already reported).
+    pub(crate) failed: Vec<String>,
+}
+
 /// Parses `tokens`, collecting every error (each on the token at fault) instead of
 /// stopping at the first.
 pub(crate) fn parse(tokens: TokenStream) -> (Args, Option<syn::Error>) {
-    let mut args = Args::default();
+    let (mut args, failed, error) = parse_all(tokens, parse_one);
+    args.failed = failed;
+    (args, error)
+}
+
+/// Parses `#[mcp_resource]`'s arguments, as [`parse`] does the tool's.
+pub(crate) fn parse_resource(tokens: TokenStream) -> (ResourceArgs, Option<syn::Error>) {
+    let (mut args, failed, error) = parse_all(tokens, parse_resource_one);
+    args.failed = failed;
+    (args, error)
+}
+
+/// Parses `#[mcp_prompt]`'s arguments, as [`parse`] does the tool's.
+pub(crate) fn parse_prompt(tokens: TokenStream) -> (PromptArgs, Option<syn::Error>) {
+    let (mut args, failed, error) = parse_all(tokens, parse_prompt_one);
+    args.failed = failed;
+    (args, error)
+}
+
+/// Parses `tokens` with `one` for each argument; also gives the keys whose values could
+/// not be read, so that checks of what they would have said stay silent.
+fn parse_all<A: Default>(
+    tokens: TokenStream,
+    one: fn(&mut A, &ParseNestedMeta<'_>) -> syn::Result<()>,
+) -> (A, Vec<String>, Option<syn::Error>) {
+    let mut args = A::default();
+    let mut failed = Vec::new();
     let mut errors = Errors::default();
     let parser = syn::meta::parser(|meta| {
-        if let Err(err) = parse_one(&mut args, &meta) {
+        if let Err(err) = one(&mut args, &meta) {
             errors.push(err);
             if let Some(key) = meta.path.get_ident() {
-                args.failed.push(key.to_string());
+                failed.push(key.to_string());
             }
             skip_argument(&meta)?;
         }
@@ -91,7 +181,7 @@ pub(crate) fn parse(tokens: TokenStream) -> (Args, Option<syn::Error>) {
     if let Err(err) = syn::parse::Parser::parse2(parser, tokens) {
         errors.push(err);
     }
-    (args, errors.into_error())
+    (args, failed, errors.into_error())
 }
 
 /// A parameter's `#[mcp(header = "Region")]`.
@@ -102,18 +192,30 @@ pub(crate) struct Header {
     pub(crate) key: Span,
 }
 
+/// A parameter's `#[mcp(complete = path::to_fn)]`.
+pub(crate) struct Complete {
+    /// The completion function.
+    pub(crate) path: Path,
+}
+
 /// The arguments of a parameter's `#[mcp(...)]` attributes, all of them together.
 #[derive(Default)]
 pub(crate) struct ParamArgs {
     pub(crate) header: Option<Header>,
+    pub(crate) complete: Option<Complete>,
 }
 
-/// Parses the `#[mcp(...)]` attributes of one parameter, adding every error to `errors`.
-pub(crate) fn parse_param(attrs: &[Attribute], errors: &mut Errors) -> ParamArgs {
+/// Parses the `#[mcp(...)]` attributes of one parameter, accepting the keys `keys`, adding
+/// every error to `errors`.
+pub(crate) fn parse_param(
+    attrs: &[Attribute],
+    keys: &'static [&'static str],
+    errors: &mut Errors,
+) -> ParamArgs {
     let mut args = ParamArgs::default();
     for attr in attrs {
         let result = attr.parse_nested_meta(|meta| {
-            if let Err(err) = parse_param_one(&mut args, &meta) {
+            if let Err(err) = parse_param_one(&mut args, keys, &meta) {
                 errors.push(err);
                 skip_argument(&meta)?;
             }
@@ -126,11 +228,30 @@ pub(crate) fn parse_param(attrs: &[Attribute], errors: &mut Errors) -> ParamArgs
     args
 }
 
-fn parse_param_one(args: &mut ParamArgs, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+fn parse_param_one(
+    args: &mut ParamArgs,
+    keys: &[&str],
+    meta: &ParseNestedMeta<'_>,
+) -> syn::Result<()> {
     let Some(key) = meta.path.get_ident().map(ToString::to_string) else {
-        return Err(meta.error(format!("unknown {PARAM}; {}", expected(&PARAM_KEYS))));
+        return Err(meta.error(format!("unknown {PARAM}; {}", expected(keys))));
     };
+    if !keys.contains(&key.as_str()) {
+        return Err(meta.error(unknown_key(PARAM, keys, &key)));
+    }
     match key.as_str() {
+        "complete" => {
+            let path = match value_expr(meta, "complete = path::to_fn")? {
+                syn::Expr::Path(path) if path.qself.is_none() => path.path,
+                other => {
+                    return Err(syn::Error::new_spanned(
+                        other,
+                        "`complete` takes the path of a function `fn(&str, &CompletionContext) -> Vec<String>`: `complete = path::to_fn`",
+                    ));
+                }
+            };
+            set(meta, PARAM, &mut args.complete, Complete { path })
+        }
         "header" => {
             let key = meta
                 .path
@@ -139,7 +260,7 @@ fn parse_param_one(args: &mut ParamArgs, meta: &ParseNestedMeta<'_>) -> syn::Res
             let name = spanned_string(meta)?;
             set(meta, PARAM, &mut args.header, Header { name, key })
         }
-        _ => Err(meta.error(unknown_key(PARAM, &PARAM_KEYS, &key))),
+        _ => Err(meta.error(unknown_key(PARAM, keys, &key))),
     }
 }
 
@@ -184,20 +305,151 @@ fn parse_one(args: &mut Args, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
         "dangerous" => set(meta, TOOL, &mut args.dangerous, flag(meta)?),
         "requires_sandbox" => set(meta, TOOL, &mut args.requires_sandbox, flag(meta)?),
         "inline" => set(meta, TOOL, &mut args.inline, flag(meta)?),
-        "crate" => {
-            let value = value_expr(meta, "crate = my_crate::mcp")?;
-            match value {
-                syn::Expr::Path(path) if path.qself.is_none() => {
-                    set(meta, TOOL, &mut args.krate, path.path)
-                }
-                other => Err(syn::Error::new_spanned(
-                    other,
-                    "`crate` takes a path, not a string: `crate = my_crate::mcp`",
-                )),
-            }
-        }
+        "crate" => set(meta, TOOL, &mut args.krate, crate_path(meta)?),
         _ => Err(meta.error(unknown_key(TOOL, &KEYS, &key))),
     }
+}
+
+fn parse_resource_one(args: &mut ResourceArgs, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+    const WHAT: &str = RESOURCE;
+    let Some(key) = meta.path.get_ident().map(ToString::to_string) else {
+        return Err(meta.error(format!("unknown {WHAT}; {}", expected(&RESOURCE_KEYS))));
+    };
+    match key.as_str() {
+        "uri" | "uri_template" => {
+            let value = spanned_string(meta)?;
+            let (slot, other) = match key.as_str() {
+                "uri" => (&mut args.uri, &args.uri_template),
+                _ => (&mut args.uri_template, &args.uri),
+            };
+            if slot.is_none() && other.is_some() {
+                return Err(meta.error(
+                    "give either `uri` (one resource) or `uri_template` (a family of resources), not both",
+                ));
+            }
+            set(meta, WHAT, slot, value)
+        }
+        "name" => set(meta, WHAT, &mut args.name, spanned_string(meta)?),
+        "title" => set(meta, WHAT, &mut args.title, string(meta)?),
+        "description" => set(meta, WHAT, &mut args.description, spanned_string(meta)?),
+        "mime_type" => set(meta, WHAT, &mut args.mime_type, spanned_string(meta)?),
+        "size" => set(meta, WHAT, &mut args.size, size(meta)?),
+        "audience" => set(meta, WHAT, &mut args.audience, audience(meta)?),
+        "priority" => set(meta, WHAT, &mut args.priority, priority(meta)?),
+        "ttl" => set(meta, WHAT, &mut args.ttl, spanned_string(meta)?),
+        "cache_scope" => set(meta, WHAT, &mut args.cache_scope, spanned_string(meta)?),
+        "crate" => set(meta, WHAT, &mut args.krate, crate_path(meta)?),
+        _ => Err(meta.error(unknown_key(WHAT, &RESOURCE_KEYS, &key))),
+    }
+}
+
+fn parse_prompt_one(args: &mut PromptArgs, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+    const WHAT: &str = PROMPT;
+    let Some(key) = meta.path.get_ident().map(ToString::to_string) else {
+        return Err(meta.error(format!("unknown {WHAT}; {}", expected(&PROMPT_KEYS))));
+    };
+    match key.as_str() {
+        "name" => set(meta, WHAT, &mut args.name, spanned_string(meta)?),
+        "title" => set(meta, WHAT, &mut args.title, string(meta)?),
+        "description" => set(meta, WHAT, &mut args.description, spanned_string(meta)?),
+        "crate" => set(meta, WHAT, &mut args.krate, crate_path(meta)?),
+        _ => Err(meta.error(unknown_key(WHAT, &PROMPT_KEYS, &key))),
+    }
+}
+
+/// `crate = my_crate::mcp`.
+fn crate_path(meta: &ParseNestedMeta<'_>) -> syn::Result<Path> {
+    match value_expr(meta, "crate = my_crate::mcp")? {
+        syn::Expr::Path(path) if path.qself.is_none() => Ok(path.path),
+        other => Err(syn::Error::new_spanned(
+            other,
+            "`crate` takes a path, not a string: `crate = my_crate::mcp`",
+        )),
+    }
+}
+
+/// `size = 1024`, spanned at the `size` key.
+fn size(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned<u64>> {
+    let key = meta
+        .path
+        .get_ident()
+        .map_or_else(Span::call_site, Ident::span);
+    match value_expr(meta, "size = 1024")? {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(lit),
+            ..
+        }) if lit.base10_parse::<u64>().is_ok() => Ok(Spanned {
+            value: lit.base10_parse()?,
+            span: key,
+        }),
+        other => Err(syn::Error::new_spanned(
+            other,
+            "`size` takes the size in bytes, a whole number: `size = 1024`",
+        )),
+    }
+}
+
+/// `priority = 0.5`; whether it lies within 0..=1 is checked later.
+fn priority(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned<f64>> {
+    let expr = value_expr(meta, "priority = 0.5")?;
+    let number = |expr: &syn::Expr| match expr {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Float(lit),
+            ..
+        }) => lit.base10_parse::<f64>().ok(),
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(lit),
+            ..
+        }) => lit.base10_parse::<f64>().ok(),
+        _ => None,
+    };
+    let value = match &expr {
+        syn::Expr::Unary(syn::ExprUnary {
+            op: syn::UnOp::Neg(_),
+            expr: inner,
+            ..
+        }) => number(inner).map(|value| -value),
+        other => number(other),
+    };
+    match value {
+        Some(value) => Ok(Spanned {
+            value,
+            span: expr.span(),
+        }),
+        None => Err(syn::Error::new_spanned(
+            expr,
+            "`priority` takes a number from 0 (optional) to 1 (required): `priority = 0.5`",
+        )),
+    }
+}
+
+/// `audience = "user"` or `audience("user", "assistant")`; whether each is a role is
+/// checked later.
+fn audience(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<Spanned<String>>> {
+    const EXAMPLE: &str = "audience(\"user\", \"assistant\")";
+    let items = if meta.input.peek(syn::Token![=]) {
+        vec![meta.value()?.parse::<syn::Expr>()?]
+    } else {
+        list(meta, EXAMPLE)?
+    };
+    items
+        .into_iter()
+        .map(|item| match item {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(lit),
+                ..
+            }) => Ok(Spanned {
+                value: lit.value(),
+                span: lit.span(),
+            }),
+            other => Err(syn::Error::new_spanned(
+                other,
+                format!(
+                    "`audience` takes roles as string literals: `audience = \"user\"` or `{EXAMPLE}`"
+                ),
+            )),
+        })
+        .collect()
 }
 
 /// `` `a`, `b`, `c` ``.

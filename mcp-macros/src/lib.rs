@@ -1,8 +1,9 @@
-//! `#[mcp_tool]`: turns a plain Rust function into an MCP tool.
+//! `#[mcp_tool]`, `#[mcp_resource]` and `#[mcp_prompt]`: turn a plain Rust function into an
+//! MCP tool, resource (or resource template) or prompt.
 //!
-//! Use it through `mcp_runtime`, which re-exports it and documents it with examples. This
-//! crate holds the attribute only: `attr.rs` parses its arguments, `model.rs` reads the
-//! function, `valid.rs` checks what cannot work, `expand.rs` writes the code.
+//! Use them through `mcp_runtime`, which re-exports them and documents them with examples.
+//! This crate holds the attributes only: `attr.rs` parses their arguments, `model.rs` reads
+//! the function, `valid.rs` checks what cannot work, `expand.rs` writes the code.
 
 mod attr;
 mod expand;
@@ -15,4 +16,18 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::mcp_tool(args.into(), item.into()).into()
+}
+
+/// Turns a plain function into an MCP resource (`uri = "…"`) or resource template
+/// (`uri_template = "…/{name}"`), registered at start-up. See `mcp_runtime::mcp_resource`.
+#[proc_macro_attribute]
+pub fn mcp_resource(args: TokenStream, item: TokenStream) -> TokenStream {
+    expand::mcp_resource(args.into(), item.into()).into()
+}
+
+/// Turns a plain function into an MCP prompt whose parameters are its arguments,
+/// registered at start-up. See `mcp_runtime::mcp_prompt`.
+#[proc_macro_attribute]
+pub fn mcp_prompt(args: TokenStream, item: TokenStream) -> TokenStream {
+    expand::mcp_prompt(args.into(), item.into()).into()
 }

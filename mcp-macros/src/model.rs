@@ -1,7 +1,9 @@
 //! Reads the user's function into a model: its parameters, their documentation and
-//! attributes, the kind of value it returns, and its documentation.
+//! attributes, the kind of value it returns, and its documentation. A tool's is a
+//! [`Tool`]; a resource's or a prompt's, whose parameters are read one by one from strings,
+//! an [`Item`].
 
-use crate::attr::{self, Errors, Header};
+use crate::attr::{self, Complete, Errors, Header};
 use syn::{
     Attribute, Expr, ExprLit, FnArg, GenericArgument, Ident, ItemFn, Lit, LitStr, Meta, Pat,
     PathArguments, ReturnType, Type,
@@ -174,7 +176,7 @@ fn param(arg: &mut FnArg, errors: &mut Errors) -> Param {
                 .into_iter()
                 .partition(|attr| attr.path().is_ident("mcp"));
             pat_type.attrs = kept;
-            let header = attr::parse_param(&mcp_attrs, errors).header;
+            let header = attr::parse_param(&mcp_attrs, &attr::TOOL_PARAM_KEYS, errors).header;
             let ident = match &*pat_type.pat {
                 Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => {
                     Some(pat.ident.clone())
@@ -259,6 +261,132 @@ fn returns(output: &ReturnType) -> Returns {
             _ => Returns::Value(ty.clone()),
         },
         _ => Returns::Value(ty.clone()),
+    }
+}
+
+/// One parameter of a resource or prompt function.
+pub(crate) struct Input {
+    /// The parameter's name, when it is a plain identifier.
+    pub(crate) ident: Option<Ident>,
+    /// The original parameter, for errors that point at it.
+    pub(crate) original: FnArg,
+    /// Its type.
+    pub(crate) ty: Type,
+    /// Its doc comment, taken off the parameter: the argument's description.
+    pub(crate) doc: Option<String>,
+    /// `#[mcp(complete = path)]`, taken off the parameter.
+    pub(crate) complete: Option<Complete>,
+}
+
+impl Input {
+    /// The name clients use: the parameter's, less a leading `r#`.
+    pub(crate) fn name(&self) -> Option<String> {
+        self.ident.as_ref().map(|ident| {
+            let name = ident.to_string();
+            name.strip_prefix("r#").unwrap_or(&name).to_owned()
+        })
+    }
+
+    /// `T` when the type is `Option<T>`: an argument that may be left out.
+    pub(crate) fn optional(&self) -> Option<&Type> {
+        let Type::Path(path) = &self.ty else {
+            return None;
+        };
+        let last = path.path.segments.last()?;
+        if path.qself.is_some() || last.ident != "Option" {
+            return None;
+        }
+        match &last.arguments {
+            PathArguments::AngleBracketed(args) if args.args.len() == 1 => {
+                match args.args.first()? {
+                    GenericArgument::Type(ty) => Some(ty),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+}
+
+/// A resource or prompt function as its attribute sees it.
+pub(crate) struct Item {
+    pub(crate) item: ItemFn,
+    pub(crate) inputs: Vec<Input>,
+    /// The return type, if one is written.
+    pub(crate) output: Option<Type>,
+    /// The title from the doc comment, as for a tool.
+    pub(crate) doc_title: Option<String>,
+    /// The doc comment, less a leading heading.
+    pub(crate) doc_description: Option<String>,
+}
+
+impl Item {
+    /// Reads `item`, taking doc comments and `#[mcp(...)]` off its parameters: the function
+    /// the user keeps is `item` as it is afterwards. Errors in `#[mcp(...)]` are added to
+    /// `errors`.
+    pub(crate) fn from_item(mut item: ItemFn, errors: &mut Errors) -> Self {
+        let inputs = item
+            .sig
+            .inputs
+            .iter_mut()
+            .map(|arg| input(arg, errors))
+            .collect();
+        let output = match &item.sig.output {
+            ReturnType::Default => None,
+            ReturnType::Type(_, ty) => Some((**ty).clone()),
+        };
+        let (doc_title, doc_description) = split_doc(&doc_lines(&item.attrs));
+        Self {
+            item,
+            inputs,
+            output,
+            doc_title,
+            doc_description,
+        }
+    }
+
+    /// The function's name, less a leading `r#`.
+    pub(crate) fn name(&self) -> String {
+        let ident = self.item.sig.ident.to_string();
+        ident.strip_prefix("r#").unwrap_or(&ident).to_owned()
+    }
+}
+
+fn input(arg: &mut FnArg, errors: &mut Errors) -> Input {
+    let original = arg.clone();
+    match arg {
+        FnArg::Typed(pat_type) => {
+            let (docs, kept): (Vec<_>, Vec<_>) = pat_type
+                .attrs
+                .drain(..)
+                .partition(|attr| attr.path().is_ident("doc"));
+            let (mcp_attrs, kept): (Vec<_>, Vec<_>) = kept
+                .into_iter()
+                .partition(|attr| attr.path().is_ident("mcp"));
+            pat_type.attrs = kept;
+            let complete = attr::parse_param(&mcp_attrs, &attr::ITEM_PARAM_KEYS, errors).complete;
+            let doc = doc_lines(&docs).join("\n").trim().to_owned();
+            let ident = match &*pat_type.pat {
+                Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => {
+                    Some(pat.ident.clone())
+                }
+                _ => None,
+            };
+            Input {
+                ident,
+                original,
+                ty: (*pat_type.ty).clone(),
+                doc: (!doc.is_empty()).then_some(doc),
+                complete,
+            }
+        }
+        FnArg::Receiver(receiver) => Input {
+            ident: None,
+            original,
+            ty: (*receiver.ty).clone(),
+            doc: None,
+            complete: None,
+        },
     }
 }
 

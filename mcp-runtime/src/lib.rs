@@ -55,6 +55,12 @@ pub mod __private;
 #[doc = include_str!("mcp_tool.md")]
 pub use mcp_macros::mcp_tool;
 
+#[doc = include_str!("mcp_resource.md")]
+pub use mcp_macros::mcp_resource;
+
+#[doc = include_str!("mcp_prompt.md")]
+pub use mcp_macros::mcp_prompt;
+
 pub use context::{Progress, ProgressSink, ToolContext};
 pub use execute::{AUDIT_TARGET, CallOptions, DEFAULT_TIMEOUT};
 pub use mcp_core::{

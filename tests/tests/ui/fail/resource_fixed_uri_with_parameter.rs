@@ -1,0 +1,9 @@
+use mcp_runtime::mcp_resource;
+
+/// A user.
+#[mcp_resource(uri = "app://users/me")]
+fn user(id: u32) -> String {
+    format!("{id}")
+}
+
+fn main() {}

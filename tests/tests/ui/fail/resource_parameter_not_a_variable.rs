@@ -1,0 +1,9 @@
+use mcp_runtime::mcp_resource;
+
+/// A user.
+#[mcp_resource(uri_template = "app://users/{id}")]
+fn user(id: u32, verbose: bool) -> String {
+    format!("{id} {verbose}")
+}
+
+fn main() {}

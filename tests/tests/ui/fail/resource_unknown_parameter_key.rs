@@ -1,0 +1,9 @@
+use mcp_runtime::mcp_resource;
+
+/// A user.
+#[mcp_resource(uri_template = "app://users/{id}")]
+fn user(#[mcp(header = "User")] id: u32) -> String {
+    format!("{id}")
+}
+
+fn main() {}

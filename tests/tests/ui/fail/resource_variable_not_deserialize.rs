@@ -1,0 +1,12 @@
+use mcp_runtime::mcp_resource;
+
+#[derive(schemars::JsonSchema)]
+struct UserId(u32);
+
+/// A user.
+#[mcp_resource(uri_template = "app://users/{id}")]
+fn user(id: UserId) -> String {
+    format!("{}", id.0)
+}
+
+fn main() {}
