@@ -1,4 +1,6 @@
-//! Three small tools served by mcp-runtime: read a file, add two numbers, count words.
+//! Three small tools served by mcp-runtime: read a file, add two numbers, count words; with
+//! a resource about the app, each tool's specification as a resource, and a code-review
+//! prompt (`catalog.rs`).
 //!
 //! ```text
 //! cargo run -p quickstart -- list
@@ -6,6 +8,8 @@
 //! ```
 
 use std::path::PathBuf;
+
+mod catalog;
 
 use mcp_runtime::{ToolError, mcp_tool};
 use schemars::JsonSchema;

@@ -53,6 +53,54 @@ async def test_http_through_sdk_2(http_server):
         await exercise(client)
 
 
+async def exercise_catalog(client):
+    """The quickstart's resources, template and prompt at 2026-07-28, where every list
+    and read carries cache hints and a missing resource is invalid params (SEP-2164)."""
+    from mcp.types import PromptReference, ResourceTemplateReference
+
+    resources = await client.list_resources()
+    assert [str(resource.uri) for resource in resources.resources] == ["quickstart://about"]
+    templates = await client.list_resource_templates()
+    assert [template.uri_template for template in templates.resource_templates] == [
+        "quickstart://tools/{name}"
+    ]
+    about = await client.read_resource("quickstart://about")
+    assert about.contents[0].mime_type == "text/markdown" and "quickstart" in about.contents[0].text
+    spec = await client.read_resource("quickstart://tools/text.word_count")
+    assert "text.word_count" in spec.contents[0].text
+    with pytest.raises(MCPError) as missing:
+        await client.read_resource("quickstart://tools/text.nope")
+    assert missing.value.error.code == -32602
+    assert missing.value.error.data == {"uri": "quickstart://tools/text.nope"}
+    prompts = await client.list_prompts()
+    assert [prompt.name for prompt in prompts.prompts] == ["code_review"]
+    review = await client.get_prompt("code_review", {"code": "print(1)"})
+    assert "print(1)" in review.messages[0].content.text
+    languages = await client.complete(
+        PromptReference(type="ref/prompt", name="code_review"), {"name": "language", "value": "ru"}
+    )
+    assert languages.completion.values == ["rust"]
+    names = await client.complete(
+        ResourceTemplateReference(type="ref/resource", uri="quickstart://tools/{name}"),
+        {"name": "name", "value": "text"},
+    )
+    assert names.completion.values == ["text.word_count"]
+
+
+async def test_resources_and_prompts_over_stdio_through_sdk_2(captured):
+    command, read = captured
+    async with Client(StdioServerParameters(command="sh", args=["-c", command])) as client:
+        await exercise_catalog(client)
+    sent, received = read()
+    assert validate_responses(REVISION, sent, received) >= 8
+
+
+async def test_resources_and_prompts_over_http_through_sdk_2(http_server):
+    url, _ = http_server()
+    async with Client(url) as client:
+        await exercise_catalog(client)
+
+
 async def changes_are_heard(client):
     """A listen stream hears the tool list change when a tool registers another while the
     server runs, and the listing follows: `test.registered_while_serving` comes, then goes."""
