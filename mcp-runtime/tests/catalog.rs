@@ -195,9 +195,17 @@ async fn a_resource_is_read_by_uri_or_by_template_and_an_unknown_one_is_named() 
     assert_eq!(missing["error"]["data"], json!({ "uri": uri }));
 
     // A template whose function finds nothing: the same missing-resource error.
-    let ghost = answer(&server, "resources/read", json!({ "uri": "app://users/ghost" })).await;
+    let ghost = answer(
+        &server,
+        "resources/read",
+        json!({ "uri": "app://users/ghost" }),
+    )
+    .await;
     assert_eq!(ghost["error"]["code"], RESOURCE_NOT_FOUND);
-    assert_eq!(ghost["error"]["data"], json!({ "uri": "app://users/ghost" }));
+    assert_eq!(
+        ghost["error"]["data"],
+        json!({ "uri": "app://users/ghost" })
+    );
 
     let no_uri = answer(&server, "resources/read", json!({ "uri": 5 })).await;
     assert_eq!(no_uri["error"]["message"], "`uri` must be a string");
