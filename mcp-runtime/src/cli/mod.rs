@@ -1,5 +1,6 @@
-//! The command line every application gets: `list` its tools, print a `schema`, `check`
-//! them, `call` one, `serve` them over MCP.
+//! The command line every application gets: `list` its tools, resources and prompts, print
+//! a `schema`, `check` them, write their `spec`, `call` a tool, `read` a resource, render a
+//! `prompt`, `serve` them over MCP.
 //!
 //! ```text
 //! // main.rs of an application
@@ -8,9 +9,10 @@
 //! }
 //! ```
 //!
-//! Exit codes: 0 when the command (or the tool) succeeded, 1 when the tool failed or the
-//! registry is broken, 2 for a usage error such as arguments that are not JSON or an
-//! unknown name given to `--allow-dangerous`.
+//! Exit codes: 0 when the command (or the tool) succeeded, 1 when the tool, the read or the
+//! prompt failed, the resource or prompt is unknown, or the registry is broken, 2 for a
+//! usage error such as arguments that are not JSON or an unknown name given to
+//! `--allow-dangerous`.
 //!
 //! Tools marked `dangerous` are refused (a `PermissionError` result) by `call` and `serve`
 //! unless named with `--allow-dangerous NAME` or all allowed with `--allow-all-dangerous`.
@@ -32,6 +34,8 @@ use crate::server::{ServedRegistry, Server};
 mod call;
 mod check;
 mod list;
+mod prompt;
+mod read;
 mod schema;
 mod serve;
 mod spec;
@@ -50,7 +54,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// List the tools in name order: a table on a terminal, names one per line otherwise.
+    /// List the tools, then the resources, resource templates and prompts, each in order:
+    /// a table on a terminal, names (URIs, templates) one per line otherwise.
     List(list::ListArgs),
     /// Print a tool's input (or output) schema as JSON.
     Schema(schema::SchemaArgs),
@@ -61,6 +66,10 @@ enum Command {
     Check,
     /// Call a tool and print its result as JSON.
     Call(call::CallArgs),
+    /// Read a resource and print its contents: text as it is, a blob as its MIME type and size.
+    Read(read::ReadArgs),
+    /// Render a prompt with its arguments and print its messages, one `[role] text` each.
+    Prompt(prompt::PromptArgs),
     /// Serve the tools over MCP: on stdio until input ends, or over HTTP until stopped.
     Serve(serve::ServeArgs),
 }
@@ -172,6 +181,8 @@ where
         Command::Check => check::run(registry),
         Command::Spec(args) => spec::run(registry, &args),
         Command::Call(args) => call::run(registry, &args),
+        Command::Read(args) => read::run(registry, &args),
+        Command::Prompt(args) => prompt::run(registry, &args),
     }
 }
 
@@ -249,6 +260,27 @@ fn json_operand(arguments: &str) -> Result<Value, String> {
         arguments.to_owned()
     };
     serde_json::from_str(&text).map_err(|err| format!("the arguments are not valid JSON: {err}"))
+}
+
+/// `future` run to its end on a runtime of this thread, with time (the registry's
+/// timeouts); the error says why no runtime could start.
+fn block_on<F: std::future::Future>(future: F) -> Result<F::Output, String> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map(|runtime| runtime.block_on(future))
+        .map_err(|err| format!("cannot start the runtime: {err}"))
+}
+
+/// Up to three of `candidates` closest to `wanted`, the closest first: hints for a name or
+/// URI that is not known.
+fn closest<'a>(wanted: &str, candidates: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut scored: Vec<(f64, &str)> = candidates
+        .map(|candidate| (strsim::jaro_winkler(wanted, candidate), candidate))
+        .filter(|(score, _)| *score >= 0.7)
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+    scored.into_iter().take(3).map(|(_, name)| name).collect()
 }
 
 #[cfg(test)]
