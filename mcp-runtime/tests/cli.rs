@@ -188,6 +188,7 @@ fn build(name: &str) -> Registry {
             dynamic(dynamic(Registry::builder(), first), second).build()
         }
         "kinds" => return kinds(),
+        "bad_kinds" => return bad_kinds(),
         // Only resources and prompts: no tools, so no tools' section either.
         "no_tools" => {
             let mut registry = Registry::builder().build().unwrap();
@@ -208,6 +209,43 @@ async fn text_resource(
     text: &'static str,
 ) -> Result<Vec<ResourceContents>, ToolError> {
     Ok(vec![ResourceContents::text(request.uri(), text)])
+}
+
+/// Every problem `check` reports of resources, templates and prompts.
+fn bad_kinds() -> Registry {
+    let mut registry = Registry::builder().build().unwrap();
+    registry
+        .register_resource(
+            ResourceDefinition::new("app://nodesc", "nodesc"),
+            |request| text_resource(request, ""),
+        )
+        .unwrap();
+    let mut two = ResourceTemplateDefinition::new("app://t/{a}/{b}", "two")
+        .with_description("Two variables, one schema, and one schema too many.");
+    two.meta.insert(
+        "mcp-runtime/variables".to_owned(),
+        json!({ "a": { "type": "string" }, "c": { "type": "string" } }),
+    );
+    let mut unresolved = ResourceTemplateDefinition::new("app://r/{x}", "unresolved")
+        .with_description("Refers to nothing.");
+    unresolved.meta.insert(
+        "mcp-runtime/variables".to_owned(),
+        json!({ "x": { "$ref": "#/$defs/Missing" } }),
+    );
+    for template in [two, unresolved] {
+        registry
+            .register_resource_template(template, |request| text_resource(request, ""))
+            .unwrap();
+    }
+    registry
+        .register_prompt(
+            PromptDefinition::new("twice")
+                .with_argument(PromptArgument::required("q"))
+                .with_argument(PromptArgument::optional("q")),
+            |_arguments| async { Ok::<_, ToolError>(PromptResult::default()) },
+        )
+        .unwrap();
+    registry
 }
 
 /// A PNG's first four bytes, `\x89PNG`, base64-encoded.
@@ -799,6 +837,44 @@ fn check_reports_every_problem_and_fails() {
         "{}",
         location("bad.nodesc")
     );
+}
+
+#[test]
+fn check_counts_every_kind() {
+    let checked = run("kinds", &["check"]);
+    let registry = kinds();
+    let location = registry.prompt("summarize").unwrap().location();
+    assert_eq!(
+        (checked.code, checked.stdout.as_str(), checked.stderr),
+        (
+            1,
+            "",
+            format!(
+                "error: prompt `summarize` ({location}) has no description\n\
+                 checked 1 tool(s), 3 resource(s), 1 template(s), 2 prompt(s): 1 error(s), 0 warning(s)\n"
+            )
+        )
+    );
+}
+
+#[test]
+fn check_reports_every_problem_of_resources_and_prompts() {
+    let checked = run("bad_kinds", &["check"]);
+    let registry = bad_kinds();
+    let resource = registry.resources().next().unwrap().location();
+    let prompt = registry.prompt("twice").unwrap().location();
+    let expected = [
+        format!("error: resource `app://nodesc` ({resource}) has no description"),
+        "error: template `app://r/{x}`: the schema of variable `x`: `$ref` to `#/$defs/Missing` does not resolve within the schema".to_owned(),
+        "warning: template `app://t/{a}/{b}`: variable `b` has no schema in `_meta[\"mcp-runtime/variables\"]`; clients see no type for it".to_owned(),
+        "error: template `app://t/{a}/{b}`: `_meta[\"mcp-runtime/variables\"]` has a schema for `c`, which is no variable of the template".to_owned(),
+        format!("error: prompt `twice` ({prompt}) has no description"),
+        "error: prompt `twice`: argument `q` is declared twice".to_owned(),
+        "checked 0 tool(s), 1 resource(s), 2 template(s), 1 prompt(s): 5 error(s), 1 warning(s)".to_owned(),
+    ];
+    assert_eq!(checked.stderr, format!("{}\n", expected.join("\n")));
+    assert_eq!((checked.code, checked.stdout.as_str()), (1, ""));
+    assert!(resource.to_string().starts_with(file!()), "{resource}");
 }
 
 // ---- spec ----

@@ -61,8 +61,9 @@ enum Command {
     Schema(schema::SchemaArgs),
     /// Write one `MCP_TOOL_SPECIFICATION.md` per tool (seed 002 §4.1), and an index.
     Spec(spec::SpecArgs),
-    /// Check the registry's health: descriptions, and schemas every client can read. Exits
-    /// 1 when there are errors; usable as a CI step.
+    /// Check the registry's health: descriptions of tools, resources and prompts, and schemas
+    /// (of tools and template variables) every client can read. Exits 1 when there are
+    /// errors; usable as a CI step.
     Check,
     /// Call a tool and print its result as JSON.
     Call(call::CallArgs),
