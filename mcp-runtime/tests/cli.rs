@@ -17,8 +17,8 @@ use mcp_runtime::__private::{Handler, Invocation, Outcome, Output, ToolRegistrat
 use mcp_runtime::{
     CancellationToken, ContentBlock, DefinitionError, EMPTY_REGISTRY_HINT, Location, MCPToolCall,
     PromptArgument, PromptDefinition, PromptMessage, PromptResult, ReadRequest, Registry,
-    ResourceContents, ResourceDefinition, ResourceTemplateDefinition, ToolContext, ToolDefinition,
-    ToolError, ToolName, listing, mcp_tool,
+    ResourceAnnotations, ResourceContents, ResourceDefinition, ResourceTemplateDefinition, Role,
+    ToolContext, ToolDefinition, ToolError, ToolName, listing, mcp_tool,
 };
 use serde_json::{Value, json};
 
@@ -261,7 +261,12 @@ fn kinds() -> Registry {
         .register_resource(
             ResourceDefinition::new("app://about", "about")
                 .with_mime_type("text/markdown")
-                .with_description("What this | app is.\nMore."),
+                .with_description("What this | app is.\nMore.")
+                .with_annotations(ResourceAnnotations {
+                    audience: vec![Role::User],
+                    priority: Some(0.5),
+                    last_modified: None,
+                }),
             |request| text_resource(request, "# About\nNo newline at the end"),
         )
         .unwrap();
@@ -929,6 +934,98 @@ fn spec_writes_one_file_per_tool_and_runs_read_only_safe_examples() {
         assert!(!text.contains("and its result"), "{text}");
     }
     assert_eq!(std::fs::read_dir(&out).unwrap().count(), 5);
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn spec_writes_resources_and_prompts_apart_from_the_tools() {
+    use mcp_runtime::spec;
+    let out = scratch("kinds");
+    let written = run("kinds", &["spec", "--out", out.to_str().unwrap()]);
+    let index = out.join("README.md");
+    assert_eq!(
+        (written.code, written.stderr.clone()),
+        (
+            0,
+            format!("wrote 7 specification(s) and {}\n", index.display())
+        ),
+        "{written:?}"
+    );
+    let registry = kinds();
+    let kinds_index = spec::kinds_index(&registry);
+    assert!(
+        kinds_index.contains("| [`app://users/{id}`](resources/user/MCP_RESOURCE_SPECIFICATION.md) | user | A user, by id. |"),
+        "{kinds_index}"
+    );
+    assert!(
+        kinds_index
+            .contains("| [`greet`](prompts/greet/MCP_PROMPT_SPECIFICATION.md) | Greets someone. |"),
+        "{kinds_index}"
+    );
+    assert_eq!(read(&index), spec::index(registry.list()) + &kinds_index);
+    let resources = out.join(spec::RESOURCES_DIR);
+    let about = read(&resources.join("about").join(spec::RESOURCE_SPEC_FILE));
+    let resource = registry.resources().next().unwrap();
+    assert_eq!(about, spec::resource_specification(resource, "app"));
+    for part in [
+        "## Resource: `about`",
+        "`app://about`",
+        "- MIME type: `text/markdown`",
+        "- Audience: `user`",
+        "- Priority: 0.5",
+        "No cache hints",
+        "app read app://about",
+    ] {
+        assert!(about.contains(part), "{part}\n{about}");
+    }
+    let user = read(&resources.join("user").join(spec::RESOURCE_SPEC_FILE));
+    let template = registry.resource_templates().next().unwrap();
+    assert_eq!(user, spec::template_specification(template, "app"));
+    for part in [
+        "## Resource Template: `user`",
+        "`app://users/{id}`",
+        "| `id` | integer | The user's id. |",
+        "\"minimum\": 1",
+        "- Clients may keep it for 60000 ms",
+        "- Cache scope: `public`",
+        "app read app://users/1",
+    ] {
+        assert!(user.contains(part), "{part}\n{user}");
+    }
+    let greet = read(
+        &out.join(spec::PROMPTS_DIR)
+            .join("greet")
+            .join(spec::PROMPT_SPEC_FILE),
+    );
+    assert_eq!(
+        greet,
+        spec::prompt_specification(registry.prompt("greet").unwrap(), "app")
+    );
+    for part in [
+        "## Prompt: `greet`",
+        "| `name` | yes | Whom. |",
+        "| `style` | no |  |",
+        "app prompt greet '{\"name\":\"text\"}'",
+    ] {
+        assert!(greet.contains(part), "{part}\n{greet}");
+    }
+    let entries = |path: &Path| {
+        let mut names: Vec<String> = std::fs::read_dir(path)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(
+        entries(&out),
+        ["README.md", "k.echo", "prompts", "resources"]
+    );
+    assert_eq!(entries(&resources), ["about", "broken", "logo", "user"]);
+    assert_eq!(
+        entries(&out.join(spec::PROMPTS_DIR)),
+        ["greet", "summarize"]
+    );
     std::fs::remove_dir_all(&out).unwrap();
 }
 

@@ -59,7 +59,9 @@ enum Command {
     List(list::ListArgs),
     /// Print a tool's input (or output) schema as JSON.
     Schema(schema::SchemaArgs),
-    /// Write one `MCP_TOOL_SPECIFICATION.md` per tool (seed 002 §4.1), and an index.
+    /// Write one `MCP_TOOL_SPECIFICATION.md` per tool (seed 002 §4.1), one
+    /// `MCP_RESOURCE_SPECIFICATION.md` per resource or template, one
+    /// `MCP_PROMPT_SPECIFICATION.md` per prompt, and an index.
     Spec(spec::SpecArgs),
     /// Check the registry's health: descriptions of tools, resources and prompts, and schemas
     /// (of tools and template variables) every client can read. Exits 1 when there are
@@ -168,6 +170,14 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let program = args
+        .first()
+        .and_then(|program| std::path::Path::new(program).file_name())
+        .map_or_else(
+            || "app".to_owned(),
+            |name| name.to_string_lossy().into_owned(),
+        );
     let cli = match parse_cli(args) {
         Ok(cli) => cli,
         Err(err) => {
@@ -180,7 +190,7 @@ where
         Command::List(args) => list::run(registry, &args),
         Command::Schema(args) => schema::run(registry, &args),
         Command::Check => check::run(registry),
-        Command::Spec(args) => spec::run(registry, &args),
+        Command::Spec(args) => spec::run(registry, &args, &program),
         Command::Call(args) => call::run(registry, &args),
         Command::Read(args) => read::run(registry, &args),
         Command::Prompt(args) => prompt::run(registry, &args),

@@ -1,4 +1,5 @@
-//! `spec`: the specifications of the tools, and their index, written into a directory.
+//! `spec`: the specifications of the tools, resources, templates and prompts, and their
+//! index, written into a directory.
 
 use std::io::{self, IsTerminal};
 
@@ -12,24 +13,29 @@ use crate::spec;
 // The arguments of `spec`.
 #[derive(Args)]
 pub(super) struct SpecArgs {
-    /// The directory to write into: `DIR/README.md` and `DIR/<tool>/MCP_TOOL_SPECIFICATION.md`.
+    /// The directory to write into: `DIR/README.md`, `DIR/<tool>/MCP_TOOL_SPECIFICATION.md`,
+    /// `DIR/resources/<name>/MCP_RESOURCE_SPECIFICATION.md` (templates too) and
+    /// `DIR/prompts/<name>/MCP_PROMPT_SPECIFICATION.md`.
     #[arg(long, value_name = "DIR", default_value = "tool-specs")]
     out: std::path::PathBuf,
 }
 
-pub(super) fn run(registry: &Registry, args: &SpecArgs) -> u8 {
-    write_specs(registry, &args.out)
+/// `spec`, its examples of commands naming the command line `program`.
+pub(super) fn run(registry: &Registry, args: &SpecArgs, program: &str) -> u8 {
+    write_specs(registry, &args.out, program)
 }
 
 /// `spec`: the specifications and their index under `out`.
-fn write_specs(registry: &Registry, out: &std::path::Path) -> u8 {
+fn write_specs(registry: &Registry, out: &std::path::Path, program: &str) -> u8 {
     let write = |path: std::path::PathBuf, text: String| {
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)?;
         }
         std::fs::write(&path, text)
     };
-    let progress = progress_bar(registry.len(), io::stderr().is_terminal());
+    let kinds = spec::kind_specifications(registry, program);
+    let total = registry.len() + kinds.len();
+    let progress = progress_bar(total, io::stderr().is_terminal());
     for tool in registry.list() {
         progress.set_message(tool.name().to_string());
         let path = out.join(tool.name().as_str()).join(spec::SPEC_FILE);
@@ -50,17 +56,24 @@ fn write_specs(registry: &Registry, out: &std::path::Path) -> u8 {
         }
         progress.inc(1);
     }
+    for (path, text) in kinds {
+        progress.set_message(path.display().to_string());
+        let path = out.join(path);
+        if let Err(err) = write(path.clone(), text) {
+            progress.abandon();
+            eprintln!("error: cannot write {}: {err}", path.display());
+            return FAILURE;
+        }
+        progress.inc(1);
+    }
     progress.finish_and_clear();
     let index = out.join("README.md");
-    if let Err(err) = write(index.clone(), spec::index(registry.list())) {
+    let text = spec::index(registry.list()) + &spec::kinds_index(registry);
+    if let Err(err) = write(index.clone(), text) {
         eprintln!("error: cannot write {}: {err}", index.display());
         return FAILURE;
     }
-    eprintln!(
-        "wrote {} specification(s) and {}",
-        registry.len(),
-        index.display()
-    );
+    eprintln!("wrote {total} specification(s) and {}", index.display());
     0
 }
 
