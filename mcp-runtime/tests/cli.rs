@@ -1,5 +1,6 @@
 //! The app command line (`mcp_runtime::cli::run_with`) seen from outside: what `list`,
-//! `check`, `spec`, `call` and `serve` print and the exit codes they end with; and the
+//! `check`, `spec`, `call`, `read`, `prompt` and `serve` print and the exit codes they end
+//! with; and the
 //! listings, the tool context and the locations the command line is made of.
 //!
 //! `run_with` writes to the process's standard output and error, so each command runs in a
