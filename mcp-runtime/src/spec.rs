@@ -1,7 +1,23 @@
 //! `MCP_TOOL_SPECIFICATION.md`, generated: one per tool, in the canonical template of seed
-//! 002 §4.1, and an index of them.
+//! 002 §4.1, and an index of them; and the specifications of resources, resource templates
+//! and prompts, under `resources/` and `prompts/` (never a tool's directory: a tool's name
+//! always holds a dot).
 
 use std::fmt::Write;
+use std::path::PathBuf;
+
+mod prompts;
+mod resources;
+
+pub use prompts::{PROMPT_SPEC_FILE, prompt_specification};
+pub use resources::{RESOURCE_SPEC_FILE, resource_specification, template_specification};
+
+use crate::registry::Registry;
+
+/// The directory of the resources' and templates' specifications.
+pub const RESOURCES_DIR: &str = "resources";
+/// The directory of the prompts' specifications.
+pub const PROMPTS_DIR: &str = "prompts";
 
 use mcp_core::{ErrorType, MCPToolResult, ToolDefinition};
 use serde_json::{Map, Value, json};
@@ -319,5 +335,185 @@ fn placeholder(property: &Value) -> Value {
         "array" => Value::Array(Vec::new()),
         "null" => Value::Null,
         _ => Value::Object(Map::new()),
+    }
+}
+
+/// The paths, under the output directory, of the specifications of `registry`'s resources
+/// and templates (`resources/<name>/MCP_RESOURCE_SPECIFICATION.md`, in that order) and of
+/// its prompts (`prompts/<name>/MCP_PROMPT_SPECIFICATION.md`).
+fn kind_paths(registry: &Registry) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let names = registry
+        .resources()
+        .map(|resource| resource.definition().name())
+        .chain(registry.resource_templates().map(|t| t.definition().name()));
+    let resources = directory_names(names)
+        .into_iter()
+        .map(|directory| {
+            PathBuf::from(RESOURCES_DIR)
+                .join(directory)
+                .join(RESOURCE_SPEC_FILE)
+        })
+        .collect();
+    let prompts = directory_names(registry.prompts().map(|prompt| prompt.name()))
+        .into_iter()
+        .map(|directory| {
+            PathBuf::from(PROMPTS_DIR)
+                .join(directory)
+                .join(PROMPT_SPEC_FILE)
+        })
+        .collect();
+    (resources, prompts)
+}
+
+/// The specifications of `registry`'s resources, templates and prompts, each with its path
+/// under the output directory: `resources/<name>/MCP_RESOURCE_SPECIFICATION.md` and
+/// `prompts/<name>/MCP_PROMPT_SPECIFICATION.md`. `program` is the command line's name, for
+/// the examples.
+pub fn kind_specifications(registry: &Registry, program: &str) -> Vec<(PathBuf, String)> {
+    let (resource_paths, prompt_paths) = kind_paths(registry);
+    let resources = registry
+        .resources()
+        .map(|resource| resource_specification(resource, program))
+        .chain(
+            registry
+                .resource_templates()
+                .map(|template| template_specification(template, program)),
+        );
+    let prompts = registry
+        .prompts()
+        .map(|prompt| prompt_specification(prompt, program));
+    resource_paths
+        .into_iter()
+        .zip(resources)
+        .chain(prompt_paths.into_iter().zip(prompts))
+        .collect()
+}
+
+/// The index of the specifications [`kind_specifications`] makes, a section per kind the
+/// registry has; empty when it has none.
+pub fn kinds_index(registry: &Registry) -> String {
+    let (resource_paths, prompt_paths) = kind_paths(registry);
+    let mut paths = resource_paths
+        .iter()
+        .chain(&prompt_paths)
+        .map(|path| path.to_string_lossy().replace('\\', "/"));
+    let cell = |text: Option<&str>| {
+        text.and_then(|text| text.lines().next())
+            .unwrap_or("")
+            .replace('|', "\\|")
+    };
+    let mut out = String::new();
+    let resources: Vec<_> = registry.resources().collect();
+    let templates: Vec<_> = registry.resource_templates().collect();
+    if !resources.is_empty() || !templates.is_empty() {
+        out.push_str(
+            "\n# Resource specifications\n\n| Resource | Name | Description |\n|---|---|---|\n",
+        );
+        for resource in resources {
+            let definition = resource.definition();
+            let _ = writeln!(
+                out,
+                "| [`{}`]({}) | {} | {} |",
+                resource.uri(),
+                paths.next().unwrap_or_default(),
+                definition.info.name.replace('|', "\\|"),
+                cell(definition.info.description.as_deref()),
+            );
+        }
+        for template in templates {
+            let definition = template.definition();
+            let _ = writeln!(
+                out,
+                "| [`{}`]({}) | {} | {} |",
+                definition.uri_template,
+                paths.next().unwrap_or_default(),
+                definition.info.name.replace('|', "\\|"),
+                cell(definition.info.description.as_deref()),
+            );
+        }
+    }
+    let prompts: Vec<_> = registry.prompts().collect();
+    if !prompts.is_empty() {
+        out.push_str("\n# Prompt specifications\n\n| Prompt | Description |\n|---|---|\n");
+        for prompt in prompts {
+            let _ = writeln!(
+                out,
+                "| [`{}`]({}) | {} |",
+                prompt.name(),
+                paths.next().unwrap_or_default(),
+                cell(prompt.definition().description.as_deref()),
+            );
+        }
+    }
+    out
+}
+
+/// A directory name for each of `names`, in order: the characters a file name may safely
+/// hold kept (letters, digits, `_`, `-`, `.`), others and a leading dot made `_`; a name
+/// that would repeat an earlier one, also where case is ignored, gets `-2`, `-3`, ….
+pub fn directory_names<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut taken = std::collections::BTreeSet::new();
+    let mut out = Vec::new();
+    for name in names {
+        let mut safe: String = name
+            .chars()
+            .map(|c| match c {
+                'a'..='z' | 'A'..='Z' | '0'..='9' | '_' | '-' | '.' => c,
+                _ => '_',
+            })
+            .collect();
+        if safe.is_empty() || safe.starts_with('.') {
+            safe.insert(0, '_');
+        }
+        let mut candidate = safe.clone();
+        let mut number = 1;
+        while !taken.insert(candidate.to_lowercase()) {
+            number += 1;
+            candidate = format!("{safe}-{number}");
+        }
+        out.push(candidate);
+    }
+    out
+}
+
+/// `word` as one word of a POSIX shell command line: as it is when that is safe, quoted
+/// otherwise.
+fn shell_word(word: &str) -> String {
+    let safe = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-.,:/@%+=".contains(c));
+    match safe {
+        true => word.to_owned(),
+        false => format!("'{}'", word.replace('\'', "'\\''")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn directory_names_are_safe_and_distinct() {
+        let names = ["user", "User", "user", "a/b", "..", "", "ok.name-1"];
+        assert_eq!(
+            directory_names(names),
+            ["user", "User-2", "user-3", "a_b", "_..", "_", "ok.name-1"]
+        );
+    }
+
+    #[test]
+    fn no_tool_name_is_the_directory_of_resources_or_prompts() {
+        for directory in [RESOURCES_DIR, PROMPTS_DIR] {
+            assert!(mcp_core::ToolName::new(directory).is_err(), "{directory}");
+        }
+    }
+
+    #[test]
+    fn shell_words_are_quoted_when_needed() {
+        assert_eq!(shell_word("app://about"), "app://about");
+        assert_eq!(shell_word("a b"), "'a b'");
+        assert_eq!(shell_word("it's"), "'it'\\''s'");
+        assert_eq!(shell_word(""), "''");
     }
 }

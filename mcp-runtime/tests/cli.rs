@@ -1,5 +1,6 @@
 //! The app command line (`mcp_runtime::cli::run_with`) seen from outside: what `list`,
-//! `check`, `spec`, `call` and `serve` print and the exit codes they end with; and the
+//! `check`, `spec`, `call`, `read`, `prompt` and `serve` print and the exit codes they end
+//! with; and the
 //! listings, the tool context and the locations the command line is made of.
 //!
 //! `run_with` writes to the process's standard output and error, so each command runs in a
@@ -15,7 +16,9 @@ use std::time::Duration;
 
 use mcp_runtime::__private::{Handler, Invocation, Outcome, Output, ToolRegistration};
 use mcp_runtime::{
-    CancellationToken, DefinitionError, EMPTY_REGISTRY_HINT, Location, MCPToolCall, Registry,
+    CancellationToken, ContentBlock, DefinitionError, EMPTY_REGISTRY_HINT, Location, MCPToolCall,
+    PromptArgument, PromptDefinition, PromptMessage, PromptResult, ReadRequest, Registry,
+    ResourceAnnotations, ResourceContents, ResourceDefinition, ResourceTemplateDefinition, Role,
     ToolContext, ToolDefinition, ToolError, ToolName, listing, mcp_tool,
 };
 use serde_json::{Value, json};
@@ -185,9 +188,150 @@ fn build(name: &str) -> Registry {
                 .with_description("Two.");
             dynamic(dynamic(Registry::builder(), first), second).build()
         }
+        "kinds" => return kinds(),
+        "bad_kinds" => return bad_kinds(),
+        // Only resources and prompts: no tools, so no tools' section either.
+        "no_tools" => {
+            let mut registry = Registry::builder().build().unwrap();
+            registry
+                .register_resource(ResourceDefinition::new("app://only", "only"), |request| {
+                    text_resource(request, "only")
+                })
+                .unwrap();
+            return registry;
+        }
         other => panic!("no registry is named {other}"),
     };
     built.expect("a valid registry")
+}
+
+async fn text_resource(
+    request: ReadRequest,
+    text: &'static str,
+) -> Result<Vec<ResourceContents>, ToolError> {
+    Ok(vec![ResourceContents::text(request.uri(), text)])
+}
+
+/// Every problem `check` reports of resources, templates and prompts.
+fn bad_kinds() -> Registry {
+    let mut registry = Registry::builder().build().unwrap();
+    registry
+        .register_resource(
+            ResourceDefinition::new("app://nodesc", "nodesc"),
+            |request| text_resource(request, ""),
+        )
+        .unwrap();
+    let mut two = ResourceTemplateDefinition::new("app://t/{a}/{b}", "two")
+        .with_description("Two variables, one schema, and one schema too many.");
+    two.meta.insert(
+        "mcp-runtime/variables".to_owned(),
+        json!({ "a": { "type": "string" }, "c": { "type": "string" } }),
+    );
+    let mut unresolved = ResourceTemplateDefinition::new("app://r/{x}", "unresolved")
+        .with_description("Refers to nothing.");
+    unresolved.meta.insert(
+        "mcp-runtime/variables".to_owned(),
+        json!({ "x": { "$ref": "#/$defs/Missing" } }),
+    );
+    for template in [two, unresolved] {
+        registry
+            .register_resource_template(template, |request| text_resource(request, ""))
+            .unwrap();
+    }
+    registry
+        .register_prompt(
+            PromptDefinition::new("twice")
+                .with_argument(PromptArgument::required("q"))
+                .with_argument(PromptArgument::optional("q")),
+            |_arguments| async { Ok::<_, ToolError>(PromptResult::default()) },
+        )
+        .unwrap();
+    registry
+}
+
+/// A PNG's first four bytes, `\x89PNG`, base64-encoded.
+const PNG: &str = "iVBORw==";
+
+/// A tool, resources, a template and prompts, registered at run time.
+fn kinds() -> Registry {
+    let echo = ToolDefinition::new("k.echo", object_schema(json!({ "type": "object" })))
+        .unwrap()
+        .with_description("Echoes.");
+    let mut registry = dynamic(Registry::builder(), echo).build().unwrap();
+    registry
+        .register_resource(
+            ResourceDefinition::new("app://about", "about")
+                .with_mime_type("text/markdown")
+                .with_description("What this | app is.\nMore.")
+                .with_annotations(ResourceAnnotations {
+                    audience: vec![Role::User],
+                    priority: Some(0.5),
+                    last_modified: None,
+                }),
+            |request| text_resource(request, "# About\nNo newline at the end"),
+        )
+        .unwrap();
+    registry
+        .register_resource(
+            ResourceDefinition::new("app://logo", "logo")
+                .with_mime_type("image/png")
+                .with_description("The logo."),
+            |request| async move {
+                Ok::<_, ToolError>(vec![
+                    ResourceContents::blob(request.uri(), PNG).with_mime_type("image/png"),
+                ])
+            },
+        )
+        .unwrap();
+    registry
+        .register_resource(
+            ResourceDefinition::new("app://broken", "broken").with_description("Fails."),
+            |_request| async move { Err::<Vec<ResourceContents>, _>(ToolError::execution("disk gone")) },
+        )
+        .unwrap();
+    let mut user = ResourceTemplateDefinition::new("app://users/{id}", "user")
+        .with_description("A user, by id.");
+    user.meta.insert(
+        "mcp-runtime/variables".to_owned(),
+        json!({ "id": { "type": "integer", "minimum": 1, "description": "The user's id." } }),
+    );
+    user.meta.insert(
+        "mcp-runtime/cache".to_owned(),
+        json!({ "ttlMs": 60000, "cacheScope": "public" }),
+    );
+    registry
+        .register_resource_template(user, |request| async move {
+            let id = request.variable("id").unwrap_or_default().to_owned();
+            Ok::<_, ToolError>(vec![
+                ResourceContents::text(request.uri(), format!("user {id}")),
+                ResourceContents::blob(request.uri(), PNG),
+            ])
+        })
+        .unwrap();
+    registry
+        .register_prompt(
+            PromptDefinition::new("greet")
+                .with_description("Greets someone.")
+                .with_argument(PromptArgument::required("name").with_description("Whom."))
+                .with_argument(PromptArgument::optional("style")),
+            |arguments| async move {
+                let Some(name) = arguments.get("name").and_then(Value::as_str) else {
+                    return Err(ToolError::validation("missing required argument `name`"));
+                };
+                Ok(PromptResult::new(vec![
+                    PromptMessage::user(format!("Say hello to {name}.")),
+                    PromptMessage::assistant(ContentBlock::image(PNG, "image/png")),
+                ])
+                .with_description("A greeting."))
+            },
+        )
+        .unwrap();
+    registry
+        .register_prompt(PromptDefinition::new("summarize"), |_arguments| async {
+            Err::<PromptResult, _>(ToolError::execution("the model is away"))
+        })
+        .unwrap();
+    registry
 }
 
 const REGISTRY_VAR: &str = "MCP_CLI_TEST_REGISTRY";
@@ -328,6 +472,299 @@ fn list_of_an_empty_registry_warns() {
     assert_eq!(listed.stderr, format!("warning: {EMPTY_REGISTRY_HINT}\n"));
 }
 
+#[test]
+fn list_shows_every_kind_in_sections() {
+    let table = run("kinds", &["list", "--format", "table"]);
+    let expected = "\
+NAME    VERSION  CATEGORY  DESCRIPTION
+k.echo  0.0.0    -         Echoes.
+
+URI           NAME    MIME TYPE      DESCRIPTION
+app://about   about   text/markdown  What this | app is.
+app://broken  broken  -              Fails.
+app://logo    logo    image/png      The logo.
+
+TEMPLATE          NAME  MIME TYPE  DESCRIPTION
+app://users/{id}  user  -          A user, by id.
+
+PROMPT     ARGUMENTS                          DESCRIPTION
+greet      name (required), style (optional)  Greets someone.
+summarize  -                                  
+";
+    assert_eq!(
+        (table.code, table.stdout.as_str(), table.stderr.as_str()),
+        (0, expected, "")
+    );
+    let names = run("kinds", &["list", "--format", "names"]);
+    assert_eq!(
+        names.stdout,
+        "k.echo\napp://about\napp://broken\napp://logo\napp://users/{id}\ngreet\nsummarize\n"
+    );
+}
+
+#[test]
+fn list_markdown_has_a_table_per_kind() {
+    let listed = run(
+        "kinds",
+        &["list", "--format", "markdown", "--kind", "resource"],
+    );
+    let expected = "\
+| Resource | Name | MIME type | Description |
+|---|---|---|---|
+| `app://about` | about | text/markdown | What this \\| app is. |
+| `app://broken` | broken |  | Fails. |
+| `app://logo` | logo | image/png | The logo. |
+
+| Template | Name | MIME type | Description |
+|---|---|---|---|
+| `app://users/{id}` | user |  | A user, by id. |
+";
+    assert_eq!((listed.code, listed.stdout.as_str()), (0, expected));
+}
+
+#[test]
+fn list_kind_limits_the_listing_to_one_kind() {
+    let tools = run("kinds", &["list", "--format", "names", "--kind", "tool"]);
+    assert_eq!((tools.code, tools.stdout.as_str()), (0, "k.echo\n"));
+    let resources = run(
+        "kinds",
+        &["list", "--format", "names", "--kind", "resource"],
+    );
+    assert_eq!(
+        resources.stdout,
+        "app://about\napp://broken\napp://logo\napp://users/{id}\n"
+    );
+    let prompts = run("kinds", &["list", "--format", "names", "--kind", "prompt"]);
+    assert_eq!(prompts.stdout, "greet\nsummarize\n");
+    // Only tools have categories: filtering by one leaves the other kinds out.
+    let echo = run("kinds", &["list", "--format", "names", "--tag", "none"]);
+    assert_eq!((echo.code, echo.stdout.as_str()), (0, ""));
+    let wrong = run("kinds", &["list", "--kind", "prompt", "--category", "math"]);
+    assert_eq!(
+        (wrong.code, wrong.stdout.as_str(), wrong.stderr.as_str()),
+        (
+            2,
+            "",
+            "error: --category applies to tools only, not to `--kind prompt`\n"
+        )
+    );
+    let unknown = run("kinds", &["list", "--kind", "widget"]);
+    assert_eq!(unknown.code, 2, "{unknown:?}");
+}
+
+#[test]
+fn list_json_adds_each_kind_as_mcp_lists_it() {
+    let registry = kinds();
+    let listed = run("kinds", &["list", "--format", "json"]);
+    let mut expected = listing::manifest(registry.list());
+    let definitions = |values: Vec<Value>| Value::Array(values);
+    expected["resources"] = definitions(
+        registry
+            .resources()
+            .map(|r| serde_json::to_value(r.definition()).unwrap())
+            .collect(),
+    );
+    expected["resourceTemplates"] = definitions(
+        registry
+            .resource_templates()
+            .map(|t| serde_json::to_value(t.definition()).unwrap())
+            .collect(),
+    );
+    expected["prompts"] = definitions(
+        registry
+            .prompts()
+            .map(|p| serde_json::to_value(p.definition()).unwrap())
+            .collect(),
+    );
+    assert_eq!((listed.code, listed.stdout), (0, pretty(&expected)));
+    assert_eq!(
+        expected["resourceTemplates"][0]["uriTemplate"],
+        "app://users/{id}"
+    );
+    assert_eq!(expected["prompts"][0]["arguments"][1]["required"], false);
+    // A kind asked for is there even when empty; one not asked for is not.
+    let prompts = run("main", &["list", "--format", "json", "--kind", "prompt"]);
+    assert_eq!(prompts.stdout, pretty(&json!({ "prompts": [] })));
+}
+
+#[test]
+fn list_without_tools_shows_only_the_kinds_there_are() {
+    let table = run("no_tools", &["list", "--format", "table"]);
+    assert_eq!(
+        (table.code, table.stdout.as_str(), table.stderr.as_str()),
+        (
+            0,
+            "URI         NAME  MIME TYPE  DESCRIPTION\napp://only  only  -          \n",
+            ""
+        )
+    );
+}
+
+// ---- read ----
+
+#[test]
+fn read_prints_text_as_it_is() {
+    let read = run("kinds", &["read", "app://about"]);
+    assert_eq!(
+        (read.code, read.stdout.as_str(), read.stderr.as_str()),
+        (0, "# About\nNo newline at the end", "")
+    );
+}
+
+#[test]
+fn read_prints_a_blob_as_its_type_and_size() {
+    let logo = run("kinds", &["read", "app://logo"]);
+    assert_eq!(
+        (logo.code, logo.stdout.as_str()),
+        (0, "<blob image/png, 4 bytes>\n")
+    );
+    // Through the template: its variable reaches the function; a line break parts the text
+    // from the next piece, a blob of no type.
+    let user = run("kinds", &["read", "app://users/7"]);
+    assert_eq!(
+        (user.code, user.stdout.as_str()),
+        (0, "user 7\n<blob, 4 bytes>\n")
+    );
+}
+
+#[test]
+fn read_json_prints_the_whole_result() {
+    let read = run("kinds", &["read", "app://users/7", "--json"]);
+    let expected = json!({ "contents": [
+        { "uri": "app://users/7", "text": "user 7" },
+        { "uri": "app://users/7", "blob": PNG },
+    ] });
+    assert_eq!((read.code, read.stdout), (0, pretty(&expected)));
+}
+
+#[test]
+fn read_of_an_unknown_uri_fails_with_the_closest() {
+    let near = run("kinds", &["read", "app://abuot"]);
+    assert_eq!(
+        (near.code, near.stdout.as_str(), near.stderr.as_str()),
+        (
+            1,
+            "",
+            "error: resource not found: app://abuot; did you mean `app://about`, `app://broken`, `app://logo`?\n"
+        )
+    );
+    let far = run("kinds", &["read", "zzz:/"]);
+    assert_eq!(
+        (far.code, far.stderr.as_str()),
+        (1, "error: resource not found: zzz:/\n")
+    );
+}
+
+#[test]
+fn read_that_fails_exits_1_with_the_message() {
+    let read = run("kinds", &["read", "app://broken"]);
+    assert_eq!(
+        (read.code, read.stdout.as_str(), read.stderr.as_str()),
+        (
+            1,
+            "",
+            "error: reading app://broken failed: ToolExecutionError: disk gone\n"
+        )
+    );
+}
+
+// ---- prompt ----
+
+#[test]
+fn prompt_prints_each_message_with_its_role() {
+    let rendered = run("kinds", &["prompt", "greet", r#"{"name": "Ada"}"#]);
+    assert_eq!(
+        (
+            rendered.code,
+            rendered.stdout.as_str(),
+            rendered.stderr.as_str()
+        ),
+        (
+            0,
+            "[user] Say hello to Ada.\n[assistant] <image image/png, 4 bytes>\n",
+            ""
+        )
+    );
+}
+
+#[test]
+fn prompt_reads_the_arguments_from_stdin_given_a_dash() {
+    let rendered = run_stdin("kinds", &["prompt", "greet", "-"], r#"{"name": "Bo"}"#);
+    assert_eq!(rendered.code, 0, "{rendered:?}");
+    assert!(
+        rendered.stdout.starts_with("[user] Say hello to Bo.\n"),
+        "{rendered:?}"
+    );
+}
+
+#[test]
+fn prompt_json_prints_the_whole_result() {
+    let registry = kinds();
+    let rendered = run(
+        "kinds",
+        &["prompt", "greet", r#"{"name": "Ada"}"#, "--json"],
+    );
+    let arguments = json!({ "name": "Ada" }).as_object().unwrap().clone();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let expected = runtime
+        .block_on(registry.get_prompt("greet", arguments))
+        .unwrap();
+    assert_eq!(expected.description.as_deref(), Some("A greeting."));
+    assert_eq!((rendered.code, rendered.stdout), (0, pretty(&expected)));
+}
+
+#[test]
+fn prompt_errors_exit_1_and_bad_json_exits_2() {
+    let unknown = run("kinds", &["prompt", "great"]);
+    assert_eq!(
+        (
+            unknown.code,
+            unknown.stdout.as_str(),
+            unknown.stderr.as_str()
+        ),
+        (
+            1,
+            "",
+            "error: unknown prompt `great`; did you mean `greet`?\n"
+        )
+    );
+    let invalid = run("kinds", &["prompt", "greet"]);
+    assert_eq!(
+        (invalid.code, invalid.stderr.as_str()),
+        (
+            1,
+            "error: invalid arguments for `greet`: missing required argument `name`\n"
+        )
+    );
+    let failed = run("kinds", &["prompt", "summarize"]);
+    assert_eq!(
+        (failed.code, failed.stderr.as_str()),
+        (
+            1,
+            "error: prompt `summarize` failed: ToolExecutionError: the model is away\n"
+        )
+    );
+    let not_json = run("kinds", &["prompt", "greet", "{name"]);
+    assert_eq!(not_json.code, 2, "{not_json:?}");
+    assert!(
+        not_json
+            .stderr
+            .starts_with("error: the arguments are not valid JSON: "),
+        "{not_json:?}"
+    );
+    let not_object = run("kinds", &["prompt", "greet", "[1]"]);
+    assert_eq!(
+        (not_object.code, not_object.stderr.as_str()),
+        (
+            2,
+            "error: the arguments must be a JSON object, found an array\n"
+        )
+    );
+}
+
 // ---- usage ----
 
 #[test]
@@ -408,6 +845,44 @@ fn check_reports_every_problem_and_fails() {
     );
 }
 
+#[test]
+fn check_counts_every_kind() {
+    let checked = run("kinds", &["check"]);
+    let registry = kinds();
+    let location = registry.prompt("summarize").unwrap().location();
+    assert_eq!(
+        (checked.code, checked.stdout.as_str(), checked.stderr),
+        (
+            1,
+            "",
+            format!(
+                "error: prompt `summarize` ({location}) has no description\n\
+                 checked 1 tool(s), 3 resource(s), 1 template(s), 2 prompt(s): 1 error(s), 0 warning(s)\n"
+            )
+        )
+    );
+}
+
+#[test]
+fn check_reports_every_problem_of_resources_and_prompts() {
+    let checked = run("bad_kinds", &["check"]);
+    let registry = bad_kinds();
+    let resource = registry.resources().next().unwrap().location();
+    let prompt = registry.prompt("twice").unwrap().location();
+    let expected = [
+        format!("error: resource `app://nodesc` ({resource}) has no description"),
+        "error: template `app://r/{x}`: the schema of variable `x`: `$ref` to `#/$defs/Missing` does not resolve within the schema".to_owned(),
+        "warning: template `app://t/{a}/{b}`: variable `b` has no schema in `_meta[\"mcp-runtime/variables\"]`; clients see no type for it".to_owned(),
+        "error: template `app://t/{a}/{b}`: `_meta[\"mcp-runtime/variables\"]` has a schema for `c`, which is no variable of the template".to_owned(),
+        format!("error: prompt `twice` ({prompt}) has no description"),
+        "error: prompt `twice`: argument `q` is declared twice".to_owned(),
+        "checked 0 tool(s), 1 resource(s), 2 template(s), 1 prompt(s): 5 error(s), 1 warning(s)".to_owned(),
+    ];
+    assert_eq!(checked.stderr, format!("{}\n", expected.join("\n")));
+    assert_eq!((checked.code, checked.stdout.as_str()), (1, ""));
+    assert!(resource.to_string().starts_with(file!()), "{resource}");
+}
+
 // ---- spec ----
 
 /// A fresh directory path under the system's temporary directory, not yet created.
@@ -460,6 +935,98 @@ fn spec_writes_one_file_per_tool_and_runs_read_only_safe_examples() {
         assert!(!text.contains("and its result"), "{text}");
     }
     assert_eq!(std::fs::read_dir(&out).unwrap().count(), 5);
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn spec_writes_resources_and_prompts_apart_from_the_tools() {
+    use mcp_runtime::spec;
+    let out = scratch("kinds");
+    let written = run("kinds", &["spec", "--out", out.to_str().unwrap()]);
+    let index = out.join("README.md");
+    assert_eq!(
+        (written.code, written.stderr.clone()),
+        (
+            0,
+            format!("wrote 7 specification(s) and {}\n", index.display())
+        ),
+        "{written:?}"
+    );
+    let registry = kinds();
+    let kinds_index = spec::kinds_index(&registry);
+    assert!(
+        kinds_index.contains("| [`app://users/{id}`](resources/user/MCP_RESOURCE_SPECIFICATION.md) | user | A user, by id. |"),
+        "{kinds_index}"
+    );
+    assert!(
+        kinds_index
+            .contains("| [`greet`](prompts/greet/MCP_PROMPT_SPECIFICATION.md) | Greets someone. |"),
+        "{kinds_index}"
+    );
+    assert_eq!(read(&index), spec::index(registry.list()) + &kinds_index);
+    let resources = out.join(spec::RESOURCES_DIR);
+    let about = read(&resources.join("about").join(spec::RESOURCE_SPEC_FILE));
+    let resource = registry.resources().next().unwrap();
+    assert_eq!(about, spec::resource_specification(resource, "app"));
+    for part in [
+        "## Resource: `about`",
+        "`app://about`",
+        "- MIME type: `text/markdown`",
+        "- Audience: `user`",
+        "- Priority: 0.5",
+        "No cache hints",
+        "app read app://about",
+    ] {
+        assert!(about.contains(part), "{part}\n{about}");
+    }
+    let user = read(&resources.join("user").join(spec::RESOURCE_SPEC_FILE));
+    let template = registry.resource_templates().next().unwrap();
+    assert_eq!(user, spec::template_specification(template, "app"));
+    for part in [
+        "## Resource Template: `user`",
+        "`app://users/{id}`",
+        "| `id` | integer | The user's id. |",
+        "\"minimum\": 1",
+        "- Clients may keep it for 60000 ms",
+        "- Cache scope: `public`",
+        "app read app://users/1",
+    ] {
+        assert!(user.contains(part), "{part}\n{user}");
+    }
+    let greet = read(
+        &out.join(spec::PROMPTS_DIR)
+            .join("greet")
+            .join(spec::PROMPT_SPEC_FILE),
+    );
+    assert_eq!(
+        greet,
+        spec::prompt_specification(registry.prompt("greet").unwrap(), "app")
+    );
+    for part in [
+        "## Prompt: `greet`",
+        "| `name` | yes | Whom. |",
+        "| `style` | no |  |",
+        "app prompt greet '{\"name\":\"text\"}'",
+    ] {
+        assert!(greet.contains(part), "{part}\n{greet}");
+    }
+    let entries = |path: &Path| {
+        let mut names: Vec<String> = std::fs::read_dir(path)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(
+        entries(&out),
+        ["README.md", "k.echo", "prompts", "resources"]
+    );
+    assert_eq!(entries(&resources), ["about", "broken", "logo", "user"]);
+    assert_eq!(
+        entries(&out.join(spec::PROMPTS_DIR)),
+        ["greet", "summarize"]
+    );
     std::fs::remove_dir_all(&out).unwrap();
 }
 

@@ -1,0 +1,66 @@
+//! `call`: one tool, its result printed as JSON or as the text a model reads.
+
+use std::io::{self, Write};
+
+use clap::Args;
+use mcp_core::{MCPToolCall, ToolStatus};
+
+use super::{DangerousArgs, FAILURE, USAGE, json_operand, with_dangerous_policy};
+use crate::registry::Registry;
+
+// The arguments of `call`.
+#[derive(Args)]
+pub(super) struct CallArgs {
+    /// The tool's invocation name, e.g. `calculator.add`.
+    name: String,
+    /// The arguments as a JSON object, or `-` to read them from standard input.
+    #[arg(default_value = "{}")]
+    arguments: String,
+    /// Print the text a model reads (`[OK] …` / `[FAIL] …`) instead of JSON.
+    #[arg(long)]
+    text: bool,
+    #[command(flatten)]
+    pub(super) dangerous: DangerousArgs,
+}
+
+pub(super) fn run(registry: &'static Registry, args: &CallArgs) -> u8 {
+    let CallArgs {
+        name,
+        arguments,
+        text,
+        dangerous,
+    } = args;
+    let call = match parse_call(name, arguments) {
+        Ok(call) => call,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return USAGE;
+        }
+    };
+    let registry = match with_dangerous_policy(registry, dangerous) {
+        Ok(registry) => registry,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return USAGE;
+        }
+    };
+    let result = registry.call_blocking(call);
+    let mut out = io::stdout().lock();
+    let _ = if *text {
+        writeln!(out, "{result}")
+    } else {
+        // A result is plain JSON data: serializing it cannot fail.
+        let json = serde_json::to_string_pretty(&result).unwrap_or_default();
+        writeln!(out, "{json}")
+    };
+    if result.status() == ToolStatus::Failure {
+        FAILURE
+    } else {
+        0
+    }
+}
+
+fn parse_call(name: &str, arguments: &str) -> Result<MCPToolCall, String> {
+    let value = json_operand(arguments)?;
+    MCPToolCall::new(name, value).map_err(|err| err.to_string())
+}

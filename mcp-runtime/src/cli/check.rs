@@ -1,0 +1,185 @@
+//! `check`: the registry's health, one line per problem.
+
+use serde_json::Value;
+
+use super::FAILURE;
+use crate::listing;
+use crate::registry::{EMPTY_REGISTRY_HINT, RegisteredTemplate, Registry, VARIABLES_META};
+
+/// The problems found so far, each printed as it is found.
+#[derive(Default)]
+struct Report {
+    errors: usize,
+    warnings: usize,
+}
+
+impl Report {
+    fn error(&mut self, message: impl std::fmt::Display) {
+        eprintln!("error: {message}");
+        self.errors += 1;
+    }
+
+    fn warning(&mut self, message: impl std::fmt::Display) {
+        eprintln!("warning: {message}");
+        self.warnings += 1;
+    }
+}
+
+/// `check`: one line per problem, errors failing the run.
+pub(super) fn run(registry: &Registry) -> u8 {
+    let mut errors = 0;
+    let mut warnings = 0;
+    let counts = [
+        ("resource(s)", registry.resources().count()),
+        ("template(s)", registry.resource_templates().count()),
+        ("prompt(s)", registry.prompts().count()),
+    ];
+    if registry.is_empty() && counts.iter().all(|(_, count)| *count == 0) {
+        eprintln!("warning: {EMPTY_REGISTRY_HINT}");
+        warnings += 1;
+    }
+    for tool in registry.list() {
+        let definition = tool.definition();
+        let name = definition.name();
+        if let Some(error) = tool.definition_error() {
+            eprintln!("error: `{name}` ({}): {error}", tool.location());
+            errors += 1;
+        }
+        if definition.description().is_none_or(|d| d.trim().is_empty()) {
+            eprintln!("error: `{name}` ({}) has no description", tool.location());
+            errors += 1;
+        }
+        for (number, example) in definition.examples().iter().enumerate() {
+            let arguments = serde_json::Value::Object(example.clone());
+            let valid = jsonschema::validator_for(definition.input_schema().as_value())
+                .is_ok_and(|validator| validator.is_valid(&arguments));
+            if !valid {
+                eprintln!(
+                    "error: `{name}`: example {} does not match the input schema",
+                    number + 1
+                );
+                errors += 1;
+            }
+        }
+        let schemas = [
+            ("input", Some(definition.input_schema())),
+            ("output", definition.output_schema()),
+        ];
+        for (which, schema) in schemas {
+            let Some(schema) = schema else { continue };
+            if schema.get("type").and_then(serde_json::Value::as_str) != Some("object") {
+                eprintln!("error: `{name}`: the {which} schema's root is not an object");
+                errors += 1;
+            }
+            match listing::portable(schema.as_value()) {
+                Ok(_) => {}
+                Err(err @ listing::PortableError::Unresolved(_)) => {
+                    eprintln!("error: `{name}`: the {which} schema: {err}");
+                    errors += 1;
+                }
+                Err(err @ listing::PortableError::Recursive(_)) => {
+                    eprintln!(
+                        "warning: `{name}`: the {which} schema: {err}; clients that cannot resolve `$ref` cannot read it"
+                    );
+                    warnings += 1;
+                }
+            }
+        }
+    }
+    let mut report = Report { errors, warnings };
+    check_resources(registry, &mut report);
+    check_prompts(registry, &mut report);
+    let Report { errors, warnings } = report;
+    // Only the kinds there are: a registry of tools alone reads as it always has.
+    let mut checked = format!("{} tool(s)", registry.len());
+    for (kind, count) in counts.iter().filter(|(_, count)| *count > 0) {
+        checked.push_str(&format!(", {count} {kind}"));
+    }
+    eprintln!("checked {checked}: {errors} error(s), {warnings} warning(s)");
+    if errors == 0 { 0 } else { FAILURE }
+}
+
+/// A description, given and not blank.
+fn described(description: Option<&str>) -> bool {
+    description.is_some_and(|d| !d.trim().is_empty())
+}
+
+/// Resources and templates: a description each; for a template, a schema for each variable
+/// (in `_meta["mcp-runtime/variables"]`), none for a variable it does not have, and schemas
+/// every client can read.
+fn check_resources(registry: &Registry, report: &mut Report) {
+    for resource in registry.resources() {
+        if !described(resource.definition().info.description.as_deref()) {
+            report.error(format_args!(
+                "resource `{}` ({}) has no description",
+                resource.uri(),
+                resource.location()
+            ));
+        }
+    }
+    for template in registry.resource_templates() {
+        check_template(template, report);
+    }
+}
+
+fn check_template(template: &RegisteredTemplate, report: &mut Report) {
+    let definition = template.definition();
+    let uri = &definition.uri_template;
+    if !described(definition.info.description.as_deref()) {
+        report.error(format_args!(
+            "template `{uri}` ({}) has no description",
+            template.location()
+        ));
+    }
+    let schemas = definition
+        .meta
+        .get(VARIABLES_META)
+        .and_then(Value::as_object);
+    let variables = template.variables();
+    for variable in &variables {
+        match schemas.and_then(|schemas| schemas.get(variable)) {
+            None => report.warning(format_args!(
+                "template `{uri}`: variable `{variable}` has no schema in `_meta[\"{VARIABLES_META}\"]`; clients see no type for it"
+            )),
+            Some(schema) => match listing::portable(schema) {
+                Ok(_) => {}
+                Err(err @ listing::PortableError::Unresolved(_)) => report.error(format_args!(
+                    "template `{uri}`: the schema of variable `{variable}`: {err}"
+                )),
+                Err(err @ listing::PortableError::Recursive(_)) => report.warning(format_args!(
+                    "template `{uri}`: the schema of variable `{variable}`: {err}; clients that cannot resolve `$ref` cannot read it"
+                )),
+            },
+        }
+    }
+    for name in schemas.into_iter().flat_map(|schemas| schemas.keys()) {
+        if !variables.contains(name) {
+            report.error(format_args!(
+                "template `{uri}`: `_meta[\"{VARIABLES_META}\"]` has a schema for `{name}`, which is no variable of the template"
+            ));
+        }
+    }
+}
+
+/// Prompts: a description each, and arguments of distinct names.
+fn check_prompts(registry: &Registry, report: &mut Report) {
+    for prompt in registry.prompts() {
+        let definition = prompt.definition();
+        let name = prompt.name();
+        if !described(definition.description.as_deref()) {
+            report.error(format_args!(
+                "prompt `{name}` ({}) has no description",
+                prompt.location()
+            ));
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        for argument in &definition.arguments {
+            if !seen.insert(argument.name.as_str()) {
+                report.error(format_args!(
+                    "prompt `{name}`: argument `{}` is declared twice",
+                    argument.name
+                ));
+            }
+        }
+    }
+}

@@ -1,0 +1,365 @@
+//! `list`: the tools, resources, resource templates and prompts, as a table, JSON,
+//! Markdown or names; a kind the registry has none of gets no section.
+
+use std::fmt::Write as _;
+use std::io::{self, IsTerminal, Write};
+
+use clap::Args;
+use serde_json::{Map, Value};
+
+use super::USAGE;
+use crate::listing;
+use crate::registry::{
+    EMPTY_REGISTRY_HINT, RegisteredPrompt, RegisteredResource, RegisteredTemplate, Registry,
+};
+
+// The arguments of `list`.
+#[derive(Args)]
+pub(super) struct ListArgs {
+    /// `table`, `json` (the stable manifest), `markdown`, or `names`.
+    #[arg(long, value_enum)]
+    format: Option<ListFormat>,
+    /// Only this kind: `tool`, `resource` (resource templates too) or `prompt`.
+    #[arg(long, value_enum)]
+    kind: Option<Kind>,
+    /// Only the tools of this category (and so no resources or prompts, which have none).
+    #[arg(long)]
+    category: Option<String>,
+    /// Only the tools with this tag (and so no resources or prompts, which have none).
+    #[arg(long)]
+    tag: Option<String>,
+}
+
+/// What `list --kind` limits the listing to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Kind {
+    /// Tools.
+    Tool,
+    /// Resources and resource templates.
+    Resource,
+    /// Prompts.
+    Prompt,
+}
+
+/// The forms of `list`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum ListFormat {
+    /// An aligned table.
+    Table,
+    /// The manifest: every field of every tool, schemas included; then the resources,
+    /// resource templates and prompts as MCP lists them.
+    Json,
+    /// A Markdown table.
+    Markdown,
+    /// Names, one per line.
+    Names,
+}
+
+/// What one `list` shows, each kind `None` when it is not asked for.
+struct Selection<'a> {
+    tools: Option<Vec<&'a crate::RegisteredTool>>,
+    resources: Option<Vec<&'a RegisteredResource>>,
+    templates: Option<Vec<&'a RegisteredTemplate>>,
+    prompts: Option<Vec<&'a RegisteredPrompt>>,
+}
+
+pub(super) fn run(registry: &Registry, args: &ListArgs) -> u8 {
+    let ListArgs {
+        format,
+        kind,
+        category,
+        tag,
+    } = args;
+    let filtered = category.is_some() || tag.is_some();
+    if filtered && matches!(kind, Some(Kind::Resource | Kind::Prompt)) {
+        let flag = if category.is_some() {
+            "--category"
+        } else {
+            "--tag"
+        };
+        let which = match kind {
+            Some(Kind::Prompt) => "prompt",
+            _ => "resource",
+        };
+        eprintln!("error: {flag} applies to tools only, not to `--kind {which}`");
+        return USAGE;
+    }
+    let wants = |wanted: Kind| kind.is_none_or(|kind| kind == wanted);
+    let tools = wants(Kind::Tool).then(|| {
+        registry
+            .list()
+            .filter(|tool| {
+                let definition = tool.definition();
+                category
+                    .as_deref()
+                    .is_none_or(|category| definition.category() == Some(category))
+                    && tag
+                        .as_deref()
+                        .is_none_or(|tag| definition.tags().iter().any(|t| t == tag))
+            })
+            .collect()
+    });
+    let others = |wanted: Kind| wants(wanted) && !filtered;
+    let selection = Selection {
+        tools,
+        resources: others(Kind::Resource).then(|| registry.resources().collect()),
+        templates: others(Kind::Resource).then(|| registry.resource_templates().collect()),
+        prompts: others(Kind::Prompt).then(|| registry.prompts().collect()),
+    };
+    if registry.is_empty()
+        && registry.resources().next().is_none()
+        && registry.resource_templates().next().is_none()
+        && registry.prompts().next().is_none()
+    {
+        eprintln!("warning: {EMPTY_REGISTRY_HINT}");
+    }
+    let format = format.unwrap_or(if io::stdout().is_terminal() {
+        ListFormat::Table
+    } else {
+        ListFormat::Names
+    });
+    let text = match format {
+        ListFormat::Json => json(&selection, *kind),
+        ListFormat::Names => names(&selection),
+        ListFormat::Table | ListFormat::Markdown => {
+            let table = format == ListFormat::Table;
+            tables(&selection, table)
+        }
+    };
+    let _ = io::stdout().lock().write_all(text.as_bytes());
+    0
+}
+
+/// The kinds that have something to show, or none; `None` for a kind not asked for.
+fn present<T>(kind: &Option<Vec<T>>) -> Option<&[T]> {
+    kind.as_deref().filter(|items| !items.is_empty())
+}
+
+/// The tables of `selection`, a blank line between two. The tools' table shows, as it
+/// always has, when there is nothing else to show.
+fn tables(selection: &Selection<'_>, aligned: bool) -> String {
+    let render = |header: &[&str], rows: Vec<Vec<String>>| match aligned {
+        true => aligned_table(header, &rows),
+        false => markdown_table(header, &rows),
+    };
+    let mut sections = Vec::new();
+    if let Some(resources) = present(&selection.resources) {
+        let header = if aligned {
+            ["URI", "NAME", "MIME TYPE", "DESCRIPTION"]
+        } else {
+            ["Resource", "Name", "MIME type", "Description"]
+        };
+        let rows = resources
+            .iter()
+            .map(|resource| {
+                let definition = resource.definition();
+                vec![
+                    code(resource.uri(), aligned),
+                    definition.info.name.clone(),
+                    or_dash(definition.info.mime_type.as_deref(), aligned),
+                    summary(definition.info.description.as_deref()),
+                ]
+            })
+            .collect();
+        sections.push(render(&header, rows));
+    }
+    if let Some(templates) = present(&selection.templates) {
+        let header = if aligned {
+            ["TEMPLATE", "NAME", "MIME TYPE", "DESCRIPTION"]
+        } else {
+            ["Template", "Name", "MIME type", "Description"]
+        };
+        let rows = templates
+            .iter()
+            .map(|template| {
+                let definition = template.definition();
+                vec![
+                    code(&definition.uri_template, aligned),
+                    definition.info.name.clone(),
+                    or_dash(definition.info.mime_type.as_deref(), aligned),
+                    summary(definition.info.description.as_deref()),
+                ]
+            })
+            .collect();
+        sections.push(render(&header, rows));
+    }
+    if let Some(prompts) = present(&selection.prompts) {
+        let header = if aligned {
+            ["PROMPT", "ARGUMENTS", "DESCRIPTION"]
+        } else {
+            ["Prompt", "Arguments", "Description"]
+        };
+        let rows = prompts
+            .iter()
+            .map(|prompt| {
+                let definition = prompt.definition();
+                let arguments: Vec<String> = definition
+                    .arguments
+                    .iter()
+                    .map(|argument| {
+                        let need = if argument.required {
+                            "required"
+                        } else {
+                            "optional"
+                        };
+                        format!("{} ({need})", argument.name)
+                    })
+                    .collect();
+                vec![
+                    code(&definition.name, aligned),
+                    if arguments.is_empty() {
+                        or_dash(None, aligned)
+                    } else {
+                        arguments.join(", ")
+                    },
+                    summary(definition.description.as_deref()),
+                ]
+            })
+            .collect();
+        sections.push(render(&header, rows));
+    }
+    if let Some(tools) = &selection.tools {
+        if !tools.is_empty() || sections.is_empty() {
+            let tools = tools.iter().copied();
+            let text = match aligned {
+                true => listing::table(tools),
+                false => listing::markdown(tools),
+            };
+            sections.insert(0, text);
+        }
+    }
+    sections.join("\n")
+}
+
+/// Identifiers one per line: tool names, resource URIs, templates, prompt names.
+fn names(selection: &Selection<'_>) -> String {
+    let mut out = String::new();
+    for tool in selection.tools.iter().flatten() {
+        let _ = writeln!(out, "{}", tool.name());
+    }
+    for resource in selection.resources.iter().flatten() {
+        let _ = writeln!(out, "{}", resource.uri());
+    }
+    for template in selection.templates.iter().flatten() {
+        let _ = writeln!(out, "{}", template.definition().uri_template);
+    }
+    for prompt in selection.prompts.iter().flatten() {
+        let _ = writeln!(out, "{}", prompt.name());
+    }
+    out
+}
+
+/// The manifest of the tools (when listed), and each other kind as MCP lists it, under
+/// `resources`, `resourceTemplates` and `prompts`: present when asked for with `--kind`,
+/// or when there are some.
+fn json(selection: &Selection<'_>, kind: Option<Kind>) -> String {
+    let mut manifest = Map::new();
+    if let Some(tools) = &selection.tools {
+        if let Value::Object(tools) = listing::manifest(tools.iter().copied()) {
+            manifest.extend(tools);
+        }
+    }
+    let mut add = |key: &str, asked: bool, values: Option<Vec<Value>>| {
+        if let Some(values) = values.filter(|values| asked || !values.is_empty()) {
+            manifest.insert(key.to_owned(), Value::Array(values));
+        }
+    };
+    let to_json = |value: Result<Value, serde_json::Error>| value.unwrap_or(Value::Null);
+    let asked = |wanted: Kind| kind == Some(wanted);
+    add(
+        "resources",
+        asked(Kind::Resource),
+        selection.resources.as_ref().map(|resources| {
+            resources
+                .iter()
+                .map(|resource| to_json(serde_json::to_value(resource.definition())))
+                .collect()
+        }),
+    );
+    add(
+        "resourceTemplates",
+        asked(Kind::Resource),
+        selection.templates.as_ref().map(|templates| {
+            templates
+                .iter()
+                .map(|template| to_json(serde_json::to_value(template.definition())))
+                .collect()
+        }),
+    );
+    add(
+        "prompts",
+        asked(Kind::Prompt),
+        selection.prompts.as_ref().map(|prompts| {
+            prompts
+                .iter()
+                .map(|prompt| to_json(serde_json::to_value(prompt.definition())))
+                .collect()
+        }),
+    );
+    format!(
+        "{}\n",
+        serde_json::to_string_pretty(&Value::Object(manifest)).unwrap_or_default()
+    )
+}
+
+/// The first line of a description, for one-line listings.
+fn summary(description: Option<&str>) -> String {
+    description
+        .and_then(|description| description.lines().next())
+        .unwrap_or("")
+        .to_owned()
+}
+
+/// `text` as code in Markdown, as it is in an aligned table.
+fn code(text: &str, aligned: bool) -> String {
+    match aligned {
+        true => text.to_owned(),
+        false => format!("`{text}`"),
+    }
+}
+
+/// `text`, or what an empty cell shows: `-` in an aligned table, nothing in Markdown.
+fn or_dash(text: Option<&str>, aligned: bool) -> String {
+    match (text, aligned) {
+        (Some(text), _) => text.to_owned(),
+        (None, true) => "-".to_owned(),
+        (None, false) => String::new(),
+    }
+}
+
+/// Columns aligned, two spaces apart; the last one, a description, left ragged.
+fn aligned_table(header: &[&str], rows: &[Vec<String>]) -> String {
+    let last = header.len() - 1;
+    let widths: Vec<usize> = (0..last)
+        .map(|column| {
+            rows.iter()
+                .map(|row| row[column].chars().count())
+                .chain(std::iter::once(header[column].chars().count()))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let header: Vec<String> = header.iter().map(|cell| (*cell).to_owned()).collect();
+    let mut out = String::new();
+    for row in std::iter::once(&header).chain(rows) {
+        for (cell, width) in row.iter().zip(&widths) {
+            let _ = write!(out, "{cell:<width$}  ");
+        }
+        let _ = writeln!(out, "{}", row[last]);
+    }
+    out
+}
+
+/// A Markdown table, `|` in cells escaped.
+fn markdown_table(header: &[&str], rows: &[Vec<String>]) -> String {
+    let mut out = format!(
+        "| {} |\n|{}\n",
+        header.join(" | "),
+        "---|".repeat(header.len())
+    );
+    for row in rows {
+        let cells: Vec<String> = row.iter().map(|cell| cell.replace('|', "\\|")).collect();
+        let _ = writeln!(out, "| {} |", cells.join(" | "));
+    }
+    out
+}

@@ -1,0 +1,334 @@
+//! The command line every application gets: `list` its tools, resources and prompts, print
+//! a `schema`, `check` them, write their `spec`, `call` a tool, `read` a resource, render a
+//! `prompt`, `serve` them over MCP.
+//!
+//! ```text
+//! // main.rs of an application
+//! fn main() {
+//!     mcp_runtime::cli::run()
+//! }
+//! ```
+//!
+//! Exit codes: 0 when the command (or the tool) succeeded, 1 when the tool, the read or the
+//! prompt failed, the resource or prompt is unknown, or the registry is broken, 2 for a
+//! usage error such as arguments that are not JSON or an unknown name given to
+//! `--allow-dangerous`.
+//!
+//! Tools marked `dangerous` are refused (a `PermissionError` result) by `call` and `serve`
+//! unless named with `--allow-dangerous NAME` or all allowed with `--allow-all-dangerous`.
+//!
+//! Each command lives in a module of its own, with its arguments and what it runs.
+
+use std::ffi::OsString;
+use std::io::{self, Read, Write};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::{Args, Parser, Subcommand};
+use serde_json::Value;
+
+use crate::policy::DangerousPolicy;
+use crate::registry::Registry;
+use crate::server::{ServedRegistry, Server};
+
+mod call;
+mod check;
+mod list;
+mod prompt;
+mod read;
+mod schema;
+mod serve;
+mod spec;
+
+/// Exit code of a failed tool or a broken registry.
+const FAILURE: u8 = 1;
+/// Exit code of a usage error.
+const USAGE: u8 = 2;
+
+#[derive(Parser)]
+#[command(about = "Inspect and call this application's MCP tools")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List the tools, then the resources, resource templates and prompts, each in order:
+    /// a table on a terminal, names (URIs, templates) one per line otherwise.
+    List(list::ListArgs),
+    /// Print a tool's input (or output) schema as JSON.
+    Schema(schema::SchemaArgs),
+    /// Write one `MCP_TOOL_SPECIFICATION.md` per tool (seed 002 §4.1), one
+    /// `MCP_RESOURCE_SPECIFICATION.md` per resource or template, one
+    /// `MCP_PROMPT_SPECIFICATION.md` per prompt, and an index.
+    Spec(spec::SpecArgs),
+    /// Check the registry's health: descriptions of tools, resources and prompts, and schemas
+    /// (of tools and template variables) every client can read. Exits 1 when there are
+    /// errors; usable as a CI step.
+    Check,
+    /// Call a tool and print its result as JSON.
+    Call(call::CallArgs),
+    /// Read a resource and print its contents: text as it is, a blob as its MIME type and size.
+    Read(read::ReadArgs),
+    /// Render a prompt with its arguments and print its messages, one `[role] text` each.
+    Prompt(prompt::PromptArgs),
+    /// Serve the tools over MCP: on stdio until input ends, or over HTTP until stopped.
+    Serve(serve::ServeArgs),
+}
+
+/// Which `dangerous` tools `call` and `serve` may run; none unless named.
+#[derive(Args, Debug, Default, Clone, PartialEq, Eq)]
+struct DangerousArgs {
+    /// Let this tool run although it is marked `dangerous` (repeatable); an unknown name is
+    /// a usage error.
+    #[arg(long = "allow-dangerous", value_name = "NAME")]
+    allow: Vec<String>,
+    /// Let every tool marked `dangerous` run.
+    #[arg(long = "allow-all-dangerous", conflicts_with = "allow")]
+    allow_all: bool,
+}
+
+/// Runs the command line of the process over the global registry and exits.
+pub fn run() -> ! {
+    run_serving(|_| {})
+}
+
+/// [`run`], handing the server to `on_serve` when the command is `serve`, before it takes
+/// its first request: an application keeps it to change what it serves while it runs
+/// ([`Server::change`]), and its clients are told.
+///
+/// ```no_run
+/// use std::sync::{Arc, OnceLock};
+/// use mcp_runtime::server::Server;
+///
+/// static SERVER: OnceLock<Arc<Server>> = OnceLock::new();
+///
+/// fn main() {
+///     mcp_runtime::cli::run_serving(|server| {
+///         let _ = SERVER.set(Arc::clone(server));
+///     })
+/// }
+/// ```
+pub fn run_serving(on_serve: impl FnOnce(&Arc<Server>)) -> ! {
+    let code = match Registry::try_global() {
+        Ok(registry) => execute(registry, std::env::args_os(), on_serve),
+        Err(err) => {
+            eprintln!("error: {err}");
+            FAILURE
+        }
+    };
+    // A closed stdout is not worth a panic; the exit code still tells.
+    let _ = io::stdout().flush();
+    std::process::exit(i32::from(code))
+}
+
+/// `args` read, with the checks clap cannot make: the options of `--http` refused with
+/// `--stdio` (clap lets `requires` pass when the required argument is excluded by a group).
+fn parse_cli<I, T>(args: I) -> Result<Cli, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let cli = Cli::try_parse_from(&args)?;
+    if let Command::Serve(serve) = &cli.command {
+        if let Some(flag) = serve.http_only_flag_without_http() {
+            let mut command = <Cli as clap::CommandFactory>::command();
+            if let Some(program) = args.first().map(std::path::Path::new) {
+                if let Some(name) = program.file_name() {
+                    command = command.bin_name(name.to_string_lossy().into_owned());
+                }
+            }
+            command.build();
+            let kind = clap::error::ErrorKind::ArgumentConflict;
+            let message = format!("{flag} applies to `serve --http` only");
+            return Err(match command.find_subcommand_mut("serve") {
+                Some(serve) => serve.error(kind, message),
+                None => command.error(kind, message),
+            });
+        }
+    }
+    Ok(cli)
+}
+
+/// Runs the command line `args` (the first being the program's name) over `registry`.
+///
+/// With `--allow-dangerous` or `--allow-all-dangerous`, `call` and `serve` run a copy of
+/// `registry`'s enabled tools with that policy and the default settings (timeout, output
+/// checks); without them, `registry` itself.
+pub fn run_with<I, T>(registry: &'static Registry, args: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    ExitCode::from(execute(registry, args, |_| {}))
+}
+
+fn execute<I, T>(registry: &'static Registry, args: I, on_serve: impl FnOnce(&Arc<Server>)) -> u8
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let program = args
+        .first()
+        .and_then(|program| std::path::Path::new(program).file_name())
+        .map_or_else(
+            || "app".to_owned(),
+            |name| name.to_string_lossy().into_owned(),
+        );
+    let cli = match parse_cli(args) {
+        Ok(cli) => cli,
+        Err(err) => {
+            let _ = err.print();
+            return if err.use_stderr() { USAGE } else { 0 };
+        }
+    };
+    match cli.command {
+        Command::Serve(args) => serve::run(registry, args, on_serve),
+        Command::List(args) => list::run(registry, &args),
+        Command::Schema(args) => schema::run(registry, &args),
+        Command::Check => check::run(registry),
+        Command::Spec(args) => spec::run(registry, &args, &program),
+        Command::Call(args) => call::run(registry, &args),
+        Command::Read(args) => read::run(registry, &args),
+        Command::Prompt(args) => prompt::run(registry, &args),
+    }
+}
+
+/// `registry` as `call` and `serve` run it: unchanged without `--allow-dangerous` or
+/// `--allow-all-dangerous`; otherwise its tools, with the default settings and the policy
+/// asked for. A name that is no tool of the registry is an error; one of a tool not marked
+/// dangerous gets a warning, since it runs anyway.
+fn with_dangerous_policy(
+    registry: &'static Registry,
+    dangerous: &DangerousArgs,
+) -> Result<ServedRegistry, String> {
+    let policy = if dangerous.allow_all {
+        DangerousPolicy::AllowAll
+    } else if dangerous.allow.is_empty() {
+        return Ok(ServedRegistry::Static(registry));
+    } else {
+        let mut names = std::collections::BTreeSet::new();
+        for name in &dangerous.allow {
+            let tool = find_tool(registry, name).ok_or_else(|| {
+                let marked: Vec<&str> = registry
+                    .list()
+                    .filter(|tool| tool.definition().annotations().dangerous)
+                    .map(|tool| tool.name().as_str())
+                    .collect();
+                let known = if marked.is_empty() {
+                    "no tool is marked dangerous".to_owned()
+                } else {
+                    format!("the tools marked dangerous are `{}`", marked.join("`, `"))
+                };
+                format!("--allow-dangerous: no tool is named `{name}`; {known}")
+            })?;
+            if !tool.definition().annotations().dangerous {
+                eprintln!(
+                    "warning: --allow-dangerous: `{}` is not marked dangerous; it runs anyway",
+                    tool.name()
+                );
+            }
+            names.insert(tool.name().to_string());
+        }
+        DangerousPolicy::Allow(names)
+    };
+    Registry::builder()
+        .registry(registry)
+        .dangerous_policy(policy)
+        .build()
+        .map(ServedRegistry::from)
+        .map_err(|err| err.to_string())
+}
+
+/// The enabled tool named `name`, or served under that name with `--llm-names`
+/// (`calculator_add` for `calculator.add`) when only one is.
+fn find_tool<'a>(registry: &'a Registry, name: &str) -> Option<&'a crate::RegisteredTool> {
+    if let Some(tool) = registry.get(name).filter(|tool| tool.is_enabled()) {
+        return Some(tool);
+    }
+    let mut served_as = registry
+        .list()
+        .filter(|tool| tool.name().as_str().replace('.', "_") == name);
+    match (served_as.next(), served_as.next()) {
+        (Some(tool), None) => Some(tool),
+        _ => None,
+    }
+}
+
+/// The JSON value of an `ARGUMENTS` operand: the operand itself, or standard input when it
+/// is `-`. The error is a usage error's message.
+fn json_operand(arguments: &str) -> Result<Value, String> {
+    let text = if arguments == "-" {
+        let mut text = String::new();
+        io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|err| format!("cannot read the arguments from standard input: {err}"))?;
+        text
+    } else {
+        arguments.to_owned()
+    };
+    serde_json::from_str(&text).map_err(|err| format!("the arguments are not valid JSON: {err}"))
+}
+
+/// `future` run to its end on a runtime of this thread, with time (the registry's
+/// timeouts); the error says why no runtime could start.
+fn block_on<F: std::future::Future>(future: F) -> Result<F::Output, String> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map(|runtime| runtime.block_on(future))
+        .map_err(|err| format!("cannot start the runtime: {err}"))
+}
+
+/// Up to three of `candidates` closest to `wanted`, the closest first: hints for a name or
+/// URI that is not known.
+fn closest<'a>(wanted: &str, candidates: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut scored: Vec<(f64, &str)> = candidates
+        .map(|candidate| (strsim::jaro_winkler(wanted, candidate), candidate))
+        .filter(|(score, _)| *score >= 0.7)
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+    scored.into_iter().take(3).map(|(_, name)| name).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(super) fn parse(args: &[&str]) -> Result<Command, clap::Error> {
+        parse_cli(std::iter::once("app").chain(args.iter().copied())).map(|cli| cli.command)
+    }
+
+    #[test]
+    fn dangerous_flags_repeat_and_exclude_each_other() {
+        let Ok(Command::Call(call)) = parse(&[
+            "call",
+            "a.b",
+            "--allow-dangerous",
+            "a.b",
+            "--allow-dangerous",
+            "c.d",
+        ]) else {
+            panic!("call parses");
+        };
+        assert_eq!(call.dangerous.allow, ["a.b", "c.d"]);
+        let Ok(Command::Serve(serve)) = parse(&["serve", "--stdio", "--allow-all-dangerous"])
+        else {
+            panic!("serve parses");
+        };
+        assert!(serve.dangerous.allow_all);
+        assert!(
+            parse(&[
+                "serve",
+                "--stdio",
+                "--allow-all-dangerous",
+                "--allow-dangerous",
+                "a.b"
+            ])
+            .is_err()
+        );
+    }
+}

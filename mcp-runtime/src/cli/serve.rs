@@ -1,0 +1,256 @@
+//! `serve`: the tools over MCP, on stdio or streamable HTTP.
+
+use std::net::SocketAddr;
+use std::num::NonZeroU32;
+use std::sync::Arc;
+
+use clap::Args;
+
+use super::{DangerousArgs, FAILURE, USAGE, with_dangerous_policy};
+use crate::registry::{EMPTY_REGISTRY_HINT, Registry};
+use crate::server::{self, HttpConfig, RateLimitConfig, ServedRegistry, Server};
+
+/// The address `serve --http` binds when given none: loopback only.
+const DEFAULT_HTTP_ADDRESS: &str = "127.0.0.1:8080";
+
+// The arguments of `serve`.
+#[derive(Args)]
+#[command(group(clap::ArgGroup::new("transport").required(true).args(["stdio", "http"])))]
+pub(super) struct ServeArgs {
+    /// Newline-delimited JSON-RPC on standard input and output; logs go to standard error.
+    #[arg(long)]
+    stdio: bool,
+    /// Streamable HTTP at `http://ADDR/mcp`; `127.0.0.1:8080` when no ADDR is given (port
+    /// 0 picks a free one). An address other machines can reach without `--token` gets
+    /// a warning.
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = DEFAULT_HTTP_ADDRESS)]
+    http: Option<SocketAddr>,
+    /// Require `Authorization: Bearer TOKEN` on every HTTP request.
+    #[arg(long, requires = "http")]
+    token: Option<String>,
+    /// Allow browser requests from this origin besides loopback ones (repeatable).
+    #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http")]
+    allow_origins: Vec<String>,
+    /// Limit each client (an IP address; an IPv6 /64) to N requests per second (`N` or
+    /// `N/s`) or per minute (`N/min`); past it, 429 with `Retry-After`. Off by default:
+    /// behind a proxy, every client has the proxy's address.
+    #[arg(long, value_name = "N[/s|/min]", requires = "http")]
+    rate_limit: Option<RateLimitConfig>,
+    /// How many requests a client may make at once before `--rate-limit` paces it; N by
+    /// default.
+    #[arg(long, value_name = "B", requires = "rate_limit")]
+    rate_burst: Option<NonZeroU32>,
+    #[command(flatten)]
+    pub(super) dangerous: DangerousArgs,
+    /// Serve tools under names valid for LLM APIs: `calculator.add` as `calculator_add`.
+    #[arg(long)]
+    llm_names: bool,
+    /// How many tools one page of `tools/list` holds.
+    #[arg(long, default_value_t = server::DEFAULT_PAGE_SIZE)]
+    page_size: usize,
+}
+
+impl ServeArgs {
+    /// The first option of `--http` given without it (clap lets `requires` pass when the
+    /// required argument is excluded by a group).
+    pub(super) fn http_only_flag_without_http(&self) -> Option<&'static str> {
+        if self.http.is_some() {
+            return None;
+        }
+        let given = [
+            ("--token", self.token.is_some()),
+            ("--allow-origin", !self.allow_origins.is_empty()),
+            ("--rate-limit", self.rate_limit.is_some()),
+        ];
+        given
+            .iter()
+            .find(|(_, given)| *given)
+            .map(|(flag, _)| *flag)
+    }
+}
+
+pub(super) fn run(
+    registry: &'static Registry,
+    args: ServeArgs,
+    on_serve: impl FnOnce(&Arc<Server>),
+) -> u8 {
+    let ServeArgs {
+        http,
+        token,
+        allow_origins,
+        rate_limit,
+        rate_burst,
+        llm_names,
+        page_size,
+        dangerous,
+        ..
+    } = args;
+    let served = match with_dangerous_policy(registry, &dangerous) {
+        Ok(served) => served,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return USAGE;
+        }
+    };
+    let transport = match http {
+        None => Transport::Stdio,
+        Some(address) => {
+            let rate_limit = rate_limit.map(|limit| match rate_burst {
+                Some(burst) => limit.with_burst(burst),
+                None => limit,
+            });
+            Transport::Http(
+                address,
+                HttpConfig {
+                    token,
+                    allowed_origins: allow_origins,
+                    rate_limit,
+                    ..HttpConfig::default()
+                },
+            )
+        }
+    };
+    serve(served, transport, llm_names, page_size, on_serve)
+}
+
+/// Why serving on `address` may be unwise: other machines can reach it, and no token is
+/// asked for.
+fn exposure_warning(address: SocketAddr, has_token: bool) -> Option<String> {
+    (!address.ip().is_loopback() && !has_token).then(|| {
+        format!(
+            "serving on {address}, which other machines may reach, without --token: anyone \
+             who can connect can list and call the tools; pass --token, or bind 127.0.0.1"
+        )
+    })
+}
+
+enum Transport {
+    Stdio,
+    Http(SocketAddr, HttpConfig),
+}
+
+fn serve(
+    registry: ServedRegistry,
+    transport: Transport,
+    llm_names: bool,
+    page_size: usize,
+    on_serve: impl FnOnce(&Arc<Server>),
+) -> u8 {
+    if registry.is_empty() {
+        eprintln!("warning: {EMPTY_REGISTRY_HINT}");
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("error: cannot start the runtime: {err}");
+            return FAILURE;
+        }
+    };
+    let server = Server::new(registry).with_page_size(page_size);
+    let server = match llm_names {
+        false => server,
+        true => match server.with_llm_names() {
+            Ok(server) => server,
+            Err(err) => {
+                eprintln!("error: {err}");
+                return FAILURE;
+            }
+        },
+    };
+    let server = Arc::new(server);
+    on_serve(&server);
+    let served = match transport {
+        Transport::Stdio => runtime.block_on(server::serve_stdio(server)),
+        Transport::Http(address, config) => {
+            let warning = exposure_warning(address, config.token.is_some());
+            let limit = config.rate_limit;
+            runtime.block_on(server::serve_http(server, address, config, |bound| {
+                // The first line, which scripts wait for: then the notes.
+                eprintln!("listening on http://{bound}/mcp");
+                if let Some(warning) = warning {
+                    eprintln!("warning: {warning}");
+                }
+                if let Some(limit) = limit {
+                    eprintln!("rate limit: {limit}, per client");
+                }
+            }))
+        }
+    };
+    // A read of standard input blocks a thread that cannot be interrupted: do not wait for it.
+    runtime.shutdown_background();
+    match served {
+        Ok(()) => 0,
+        Err(err) => {
+            eprintln!("error: serving failed: {err}");
+            FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Command;
+    use super::super::tests::parse;
+    use super::*;
+
+    #[test]
+    fn serve_http_binds_loopback_unless_told_otherwise() {
+        let Ok(Command::Serve(ServeArgs { http, .. })) = parse(&["serve", "--http"]) else {
+            panic!("serve --http parses");
+        };
+        let address = http.expect("an address");
+        assert_eq!(address, "127.0.0.1:8080".parse().unwrap());
+        assert!(address.ip().is_loopback());
+    }
+    #[test]
+    fn an_address_others_can_reach_without_a_token_gets_a_warning() {
+        for quiet in ["127.0.0.1:8080", "127.0.0.2:0", "[::1]:8080"] {
+            assert_eq!(
+                exposure_warning(quiet.parse().unwrap(), false),
+                None,
+                "{quiet}"
+            );
+        }
+        for exposed in ["0.0.0.0:8080", "[::]:8080", "192.0.2.10:80"] {
+            let warning = exposure_warning(exposed.parse().unwrap(), false).expect(exposed);
+            assert!(warning.contains("--token"), "{warning}");
+            assert_eq!(exposure_warning(exposed.parse().unwrap(), true), None);
+        }
+    }
+
+    #[test]
+    fn rate_limit_flags_are_read_and_need_http() {
+        let Ok(Command::Serve(ServeArgs {
+            rate_limit,
+            rate_burst,
+            ..
+        })) = parse(&[
+            "serve",
+            "--http",
+            "--rate-limit",
+            "120/min",
+            "--rate-burst",
+            "10",
+        ])
+        else {
+            panic!("the rate limit flags parse");
+        };
+        assert_eq!(
+            rate_limit,
+            Some(RateLimitConfig::per_minute(NonZeroU32::new(120).unwrap()))
+        );
+        assert_eq!(rate_burst, NonZeroU32::new(10));
+        for wrong in [
+            &["serve", "--stdio", "--rate-limit", "5"][..],
+            &["serve", "--http", "--rate-burst", "5"],
+            &["serve", "--http", "--rate-limit", "5/hour"],
+            &["serve", "--http", "--rate-limit", "0"],
+            &["serve", "--http", "--rate-limit", "5", "--rate-burst", "0"],
+        ] {
+            assert!(parse(wrong).is_err(), "{wrong:?}");
+        }
+    }
+}
