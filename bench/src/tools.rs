@@ -1,10 +1,12 @@
 //! The three tools both framework servers serve: `bench.add` (inline), `bench.add_blocking`
 //! (a sync tool on the blocking pool, the default) and `bench.add_async` (an `async fn`).
 //! All three take `{a, b}` and answer `{"sum": a + b}`, so the driver can check any of them.
+//! Beside them, a fixed text resource, `bench://about`, and a one-message prompt,
+//! `bench_greeting`, for `resources/read` and `prompts/get` against `tools/call`.
 
 use mcp_runtime::schemars::JsonSchema;
 use mcp_runtime::serde::Serialize;
-use mcp_runtime::{ToolError, mcp_tool};
+use mcp_runtime::{ToolError, mcp_prompt, mcp_resource, mcp_tool};
 
 /// The sum of two integers.
 #[derive(Debug, PartialEq, Eq, Serialize, JsonSchema)]
@@ -60,8 +62,28 @@ pub(crate) async fn add_async(
     checked_sum(a, b)
 }
 
+/// What `bench://about` reads as; the driver checks every read against it.
+const ABOUT: &str = "mcp-bench: a fixed text resource";
+
+/// A fixed text resource.
+#[mcp_resource(uri = "bench://about", mime_type = "text/plain")]
+pub(crate) fn about() -> &'static str {
+    ABOUT
+}
+
+/// A prompt of one message, `n=<n>`.
+#[mcp_prompt(name = "bench_greeting")]
+pub(crate) fn greeting(
+    /// Any number; the message repeats it.
+    n: u32,
+) -> String {
+    format!("n={n}")
+}
+
 /// Keeps the tools linked, and checks they are still plain functions.
 pub(crate) fn self_check() {
+    debug_assert_eq!(about(), ABOUT);
+    debug_assert_eq!(greeting(7), "n=7");
     debug_assert_eq!(add(1, 2).ok(), Some(Sum { sum: 3 }));
     debug_assert_eq!(add_blocking(1, 2).ok(), Some(Sum { sum: 3 }));
     let _ = add_async;
