@@ -177,7 +177,7 @@ async fn tool_failures_are_results_and_protocol_mistakes_are_errors() {
             ),
             -32602,
         ),
-        (request(6, "resources/list", json!({})), -32601),
+        (request(6, "widgets/list", json!({})), -32601),
         (json!({ "jsonrpc": "2.0", "id": 7 }), -32600),
         (json!([request(8, "ping", json!({}))]), -32600),
     ];

@@ -25,13 +25,59 @@ fn call(name: &str, arguments: &str, expected_code: i32) -> Value {
 }
 
 #[test]
-fn list_prints_every_tool_name_in_order() {
+fn list_prints_every_name_in_order_a_kind_at_a_time() {
     let output = quickstart(&["list"]);
     assert!(output.status.success());
     assert_eq!(
         String::from_utf8(output.stdout).unwrap(),
+        "calculator.add\nfile_utility.read_file_content\ntext.word_count\n\
+         quickstart://about\nquickstart://tools/{name}\ncode_review\n"
+    );
+    let tools = quickstart(&["list", "--kind", "tool"]);
+    assert_eq!(
+        String::from_utf8(tools.stdout).unwrap(),
         "calculator.add\nfile_utility.read_file_content\ntext.word_count\n"
     );
+    let prompts = quickstart(&["list", "--kind", "prompt"]);
+    assert_eq!(String::from_utf8(prompts.stdout).unwrap(), "code_review\n");
+}
+
+#[test]
+fn read_prints_a_resource_and_prompt_renders_one() {
+    let about = quickstart(&["read", "quickstart://about"]);
+    assert!(about.status.success());
+    assert!(
+        String::from_utf8(about.stdout)
+            .unwrap()
+            .starts_with("# quickstart")
+    );
+    let spec = quickstart(&["read", "quickstart://tools/text.word_count"]);
+    assert!(
+        String::from_utf8(spec.stdout)
+            .unwrap()
+            .starts_with("## Tool: `text.word_count`")
+    );
+    let missing = quickstart(&["read", "quickstart://tools/text.nope"]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&missing.stderr)
+            .contains("resource not found: quickstart://tools/text.nope")
+    );
+    let review = quickstart(&[
+        "prompt",
+        "code_review",
+        r#"{"code": "x = 1", "language": "python"}"#,
+    ]);
+    assert!(review.status.success());
+    let text = String::from_utf8(review.stdout).unwrap();
+    assert!(
+        text.starts_with("[user] Please review this code, written in python."),
+        "{text}"
+    );
+    assert!(text.contains("```python\nx = 1\n```"), "{text}");
+    let no_code = quickstart(&["prompt", "code_review", "{}"]);
+    assert_eq!(no_code.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&no_code.stderr).contains("missing required argument `code`"));
 }
 
 #[test]
@@ -249,7 +295,9 @@ fn list_filters_by_category_and_formats_as_markdown() {
     );
     assert!(text.contains("`file_utility.read_file_content`"), "{text}");
     assert!(!text.contains("calculator.add"), "{text}");
-    let table = String::from_utf8(quickstart(&["list", "--format", "table"]).stdout).unwrap();
+    let table =
+        String::from_utf8(quickstart(&["list", "--format", "table", "--kind", "tool"]).stdout)
+            .unwrap();
     assert!(table.starts_with("NAME "), "{table}");
     assert_eq!(table.lines().count(), 4, "{table}");
 }
@@ -276,5 +324,8 @@ fn check_passes_on_the_quickstart() {
     let output = quickstart(&["check"]);
     assert!(output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("checked 3 tool(s): 0 error(s)"), "{stderr}");
+    assert!(
+        stderr.contains("checked 3 tool(s), 1 resource(s), 1 template(s), 1 prompt(s): 0 error(s)"),
+        "{stderr}"
+    );
 }

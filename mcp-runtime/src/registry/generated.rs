@@ -90,9 +90,16 @@ pub fn optional_prompt_argument<T: DeserializeOwned>(
 
 /// The schema of a template variable of type `T`.
 pub fn variable_schema<T: JsonSchema>() -> Value {
-    schemars::SchemaGenerator::default()
+    let mut schema = schemars::SchemaGenerator::default()
         .into_root_schema_for::<T>()
-        .to_value()
+        .to_value();
+    // A root schema names its dialect and titles itself with the Rust type's name: neither
+    // says anything about the variable.
+    if let Value::Object(schema) = &mut schema {
+        schema.remove("$schema");
+        schema.remove("title");
+    }
+    schema
 }
 
 /// `template` with the schema of each variable in its `_meta`.
