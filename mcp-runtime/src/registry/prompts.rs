@@ -195,9 +195,11 @@ impl Registry {
                 Ok(future) => future,
                 Err(panic) => return Err(PromptError::Failed(panicked(&name, &*panic))),
             };
-            let guarded = AssertUnwindSafe(future).catch_unwind();
-            let outcome = match timeout {
-                Some(limit) => match tokio::time::timeout(limit, guarded).await {
+            let mut guarded = AssertUnwindSafe(future).catch_unwind();
+            // Most functions are done at the first poll: no timer for them.
+            let outcome = match ((&mut guarded).now_or_never(), timeout) {
+                (Some(outcome), _) => outcome,
+                (None, Some(limit)) => match tokio::time::timeout(limit, guarded).await {
                     Ok(outcome) => outcome,
                     Err(_) => {
                         return Err(PromptError::Failed(ToolError::new(
@@ -206,7 +208,7 @@ impl Registry {
                         )));
                     }
                 },
-                None => guarded.await,
+                (None, None) => guarded.await,
             };
             match outcome {
                 Ok(Ok(result)) => Ok(result),

@@ -6,6 +6,8 @@ use std::future::Future;
 use std::pin::Pin;
 
 use futures_util::FutureExt;
+use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::jsonrpc::{self, Id};
@@ -26,7 +28,21 @@ const MAX_COMPLETIONS: usize = 100;
 pub(crate) struct Awaiting {
     pub(super) id: Id,
     pub(super) stateless: bool,
-    pub(super) future: Pin<Box<dyn Future<Output = Result<Value, Fault>> + Send + 'static>>,
+    pub(super) future: Pin<Box<dyn Future<Output = Reply> + Send + 'static>>,
+}
+
+/// A result, written once, or the error to answer with.
+type Reply = Result<Box<RawValue>, Fault>;
+
+/// `result`, written as JSON without a tree of values in between.
+fn written<T: Serialize>(result: &T) -> Reply {
+    serde_json::value::to_raw_value(result).map_err(|err| {
+        (
+            jsonrpc::INTERNAL_ERROR,
+            format!("cannot write the result: {err}"),
+            None,
+        )
+    })
 }
 
 fn invalid(message: impl Into<String>) -> Fault {
@@ -172,10 +188,13 @@ impl Server {
         let future = async move {
             match read.await {
                 Ok(contents) => {
-                    let mut result = Map::new();
-                    result.insert("contents".to_owned(), json!(contents));
-                    result.extend(hints.unwrap_or_default());
-                    Ok(Value::Object(result))
+                    #[derive(Serialize)]
+                    struct Read {
+                        contents: Vec<mcp_core::ResourceContents>,
+                        #[serde(flatten)]
+                        hints: Option<Map<String, Value>>,
+                    }
+                    written(&Read { contents, hints })
                 }
                 Err(ReadError::NotFound(_)) => {
                     // 2026-07-28 (SEP-2164) made it invalid params; before, its own code.
@@ -231,7 +250,7 @@ impl Server {
         let get = snapshot.registry.get_prompt(name, arguments);
         let future = async move {
             match get.await {
-                Ok(result) => Ok(json!(result)),
+                Ok(result) => written(&result),
                 Err(PromptError::NotFound(name)) => Err((
                     jsonrpc::INVALID_PARAMS,
                     format!("unknown prompt `{name}`"),
@@ -306,7 +325,7 @@ impl Server {
         &self,
         id: &Id,
         stateless: bool,
-        mut future: Pin<Box<dyn Future<Output = Result<Value, Fault>> + Send + 'static>>,
+        mut future: Pin<Box<dyn Future<Output = Reply> + Send + 'static>>,
     ) -> Step {
         match (&mut future).now_or_never() {
             Some(done) => Step::Answered(Some(self.answer(id, stateless, done))),
@@ -318,9 +337,22 @@ impl Server {
         }
     }
 
-    fn answer(&self, id: &Id, stateless: bool, done: Result<Value, Fault>) -> Answer {
+    fn answer(&self, id: &Id, stateless: bool, done: Reply) -> Answer {
         match done {
-            Ok(result) => Answer::ok(self.respond(id, stateless, &result)),
+            Ok(result) if !stateless => Answer::ok(self.respond(id, false, &result)),
+            // A 2026-07-28 answer adds members to the result, which serde cannot do to
+            // JSON already written: read it back.
+            Ok(result) => match serde_json::from_str::<Map<String, Value>>(result.get()) {
+                Ok(result) => Answer::ok(self.respond(id, true, &result)),
+                Err(err) => Answer::ok(super::fault_response(
+                    id,
+                    (
+                        jsonrpc::INTERNAL_ERROR,
+                        format!("cannot write the result: {err}"),
+                        None,
+                    ),
+                )),
+            },
             Err(fault) => Answer::ok(super::fault_response(id, fault)),
         }
     }
