@@ -6,10 +6,9 @@ use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
-use futures_util::FutureExt;
 use mcp_core::{ErrorType, PromptDefinition, PromptResult, ToolError};
 
-use super::resources::{Lazy, panicked};
+use super::resources::{Lazy, guarded};
 use super::{Registry, RegistryProblem};
 use crate::registration::{
     Arguments, Completion, CompletionContext, Location, PromptFuture, PromptRegistration,
@@ -191,32 +190,13 @@ impl Registry {
             let Some(get) = get else {
                 return Err(PromptError::NotFound(name));
             };
-            let future = match std::panic::catch_unwind(AssertUnwindSafe(|| get(arguments))) {
-                Ok(future) => future,
-                Err(panic) => return Err(PromptError::Failed(panicked(&name, &*panic))),
-            };
-            let mut guarded = AssertUnwindSafe(future).catch_unwind();
-            // Most functions are done at the first poll: no timer for them.
-            let outcome = match ((&mut guarded).now_or_never(), timeout) {
-                (Some(outcome), _) => outcome,
-                (None, Some(limit)) => match tokio::time::timeout(limit, guarded).await {
-                    Ok(outcome) => outcome,
-                    Err(_) => {
-                        return Err(PromptError::Failed(ToolError::new(
-                            ErrorType::TimeoutError,
-                            format!("prompt `{name}` took longer than {limit:?}"),
-                        )));
-                    }
-                },
-                (None, None) => guarded.await,
-            };
-            match outcome {
-                Ok(Ok(result)) => Ok(result),
-                Ok(Err(err)) if *err.error_type() == ErrorType::ValidationError => {
+            let running = format!("prompt `{name}`");
+            match guarded(&name, &running, timeout, || get(arguments)).await {
+                Ok(result) => Ok(result),
+                Err(err) if *err.error_type() == ErrorType::ValidationError => {
                     Err(PromptError::Invalid(err))
                 }
-                Ok(Err(err)) => Err(PromptError::Failed(err)),
-                Err(panic) => Err(PromptError::Failed(panicked(&name, &*panic))),
+                Err(err) => Err(PromptError::Failed(err)),
             }
         }
     }

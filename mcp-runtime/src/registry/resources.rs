@@ -3,7 +3,9 @@
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 use futures_util::FutureExt;
 use mcp_core::{ResourceContents, ResourceDefinition, ResourceTemplateDefinition, ToolError};
@@ -379,36 +381,43 @@ impl Registry {
             let Some((read, request)) = found else {
                 return Err(ReadError::NotFound(uri));
             };
-            let future = match std::panic::catch_unwind(AssertUnwindSafe(|| read(request))) {
-                Ok(future) => future,
-                Err(panic) => return Err(ReadError::Failed(panicked(&uri, &*panic))),
-            };
-            let mut guarded = AssertUnwindSafe(future).catch_unwind();
-            // Most functions are done at the first poll: no timer for them.
-            let outcome = match ((&mut guarded).now_or_never(), timeout) {
-                (Some(outcome), _) => outcome,
-                (None, Some(limit)) => match tokio::time::timeout(limit, guarded).await {
-                    Ok(outcome) => outcome,
-                    Err(_) => {
-                        return Err(ReadError::Failed(ToolError::new(
-                            mcp_core::ErrorType::TimeoutError,
-                            format!("reading `{uri}` took longer than {limit:?}"),
-                        )));
-                    }
-                },
-                (None, None) => guarded.await,
-            };
-            match outcome {
-                Ok(Ok(contents)) => Ok(contents),
+            let running = format!("reading `{uri}`");
+            match guarded(&uri, &running, timeout, || read(request)).await {
+                Ok(contents) => Ok(contents),
                 // A template's function saying there is no such resource.
-                Ok(Err(err)) if *err.error_type() == mcp_core::ErrorType::ResourceNotFound => {
+                Err(err) if *err.error_type() == mcp_core::ErrorType::ResourceNotFound => {
                     Err(ReadError::NotFound(uri))
                 }
-                Ok(Err(err)) => Err(ReadError::Failed(err)),
-                Err(panic) => Err(ReadError::Failed(panicked(&uri, &*panic))),
+                Err(err) => Err(ReadError::Failed(err)),
             }
         }
     }
+}
+
+/// Makes the future of a resource's or prompt's function and awaits it: a panic in either
+/// is a failure, and so is a future that outlasts `timeout`, when it has one. A future done
+/// at the first poll, as most are, takes no timer. `what` names it in a panic's message,
+/// `running` in a timeout's.
+pub(crate) async fn guarded<T>(
+    what: &str,
+    running: &str,
+    timeout: Option<Duration>,
+    make: impl FnOnce() -> Pin<Box<dyn Future<Output = Result<T, ToolError>> + Send>>,
+) -> Result<T, ToolError> {
+    let future = std::panic::catch_unwind(AssertUnwindSafe(make))
+        .map_err(|panic| panicked(what, &*panic))?;
+    let mut guarded = AssertUnwindSafe(future).catch_unwind();
+    let outcome = match ((&mut guarded).now_or_never(), timeout) {
+        (Some(outcome), _) => outcome,
+        (None, Some(limit)) => tokio::time::timeout(limit, guarded).await.map_err(|_| {
+            ToolError::new(
+                mcp_core::ErrorType::TimeoutError,
+                format!("{running} took longer than {limit:?}"),
+            )
+        })?,
+        (None, None) => guarded.await,
+    };
+    outcome.unwrap_or_else(|panic| Err(panicked(what, &*panic)))
 }
 
 /// A failure for a panic while serving `what`.
