@@ -44,7 +44,7 @@ const RESOURCE: &str = "`mcp_resource` argument";
 const PROMPT: &str = "`mcp_prompt` argument";
 
 /// The keys `#[mcp_resource]` accepts.
-const RESOURCE_KEYS: [&str; 12] = [
+const RESOURCE_KEYS: [&str; 13] = [
     "uri",
     "uri_template",
     "name",
@@ -56,6 +56,7 @@ const RESOURCE_KEYS: [&str; 12] = [
     "priority",
     "ttl",
     "cache_scope",
+    "last_modified",
     "crate",
 ];
 
@@ -121,9 +122,18 @@ pub(crate) struct ResourceArgs {
     pub(crate) priority: Option<Spanned<f64>>,
     pub(crate) ttl: Option<Spanned<String>>,
     pub(crate) cache_scope: Option<Spanned<String>>,
+    pub(crate) last_modified: Option<LastModified>,
     pub(crate) krate: Option<Path>,
     /// Keys whose values could not be read (already reported).
     pub(crate) failed: Vec<String>,
+}
+
+/// `last_modified = "2025-01-12T15:00:58Z"`, or `last_modified = path::to_fn`.
+pub(crate) enum LastModified {
+    /// A fixed time, as written.
+    At(Spanned<String>),
+    /// A function called at each listing.
+    From(Path),
 }
 
 /// `#[mcp_prompt]`'s arguments as written.
@@ -338,6 +348,7 @@ fn parse_resource_one(args: &mut ResourceArgs, meta: &ParseNestedMeta<'_>) -> sy
         "priority" => set(meta, WHAT, &mut args.priority, priority(meta)?),
         "ttl" => set(meta, WHAT, &mut args.ttl, spanned_string(meta)?),
         "cache_scope" => set(meta, WHAT, &mut args.cache_scope, spanned_string(meta)?),
+        "last_modified" => set(meta, WHAT, &mut args.last_modified, last_modified(meta)?),
         "crate" => set(meta, WHAT, &mut args.krate, crate_path(meta)?),
         _ => Err(meta.error(unknown_key(WHAT, &RESOURCE_KEYS, &key))),
     }
@@ -354,6 +365,24 @@ fn parse_prompt_one(args: &mut PromptArgs, meta: &ParseNestedMeta<'_>) -> syn::R
         "description" => set(meta, WHAT, &mut args.description, spanned_string(meta)?),
         "crate" => set(meta, WHAT, &mut args.krate, crate_path(meta)?),
         _ => Err(meta.error(unknown_key(WHAT, &PROMPT_KEYS, &key))),
+    }
+}
+
+/// `last_modified = "2025-01-12T15:00:58Z"` or `last_modified = path::to_fn`.
+fn last_modified(meta: &ParseNestedMeta<'_>) -> syn::Result<LastModified> {
+    match value_expr(meta, "last_modified = \"2025-01-12T15:00:58Z\"")? {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(lit),
+            ..
+        }) => Ok(LastModified::At(Spanned {
+            value: lit.value(),
+            span: lit.span(),
+        })),
+        syn::Expr::Path(path) if path.qself.is_none() => Ok(LastModified::From(path.path)),
+        other => Err(syn::Error::new_spanned(
+            other,
+            "`last_modified` takes a time, `last_modified = \"2025-01-12T15:00:58Z\"`, or the path of a function `fn() -> SystemTime` called at each listing: `last_modified = path::to_fn`",
+        )),
     }
 }
 

@@ -8,7 +8,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Ident, ItemFn, Path, Type};
 
-use crate::attr::{self, Args, Errors, PromptArgs, ResourceArgs};
+use crate::attr::{self, Args, Errors, LastModified, PromptArgs, ResourceArgs};
 use crate::model::{Item, ParamKind, Returns, Tool};
 use crate::valid;
 
@@ -246,30 +246,39 @@ fn resource_registration(item: &Item, args: &ResourceArgs) -> TokenStream {
         let size = size.value;
         quote!(.with_size(#size))
     });
-    let annotations = (args.audience.is_some() || args.priority.is_some()).then(|| {
-        let audience = args
-            .audience
-            .iter()
-            .flatten()
-            .map(|role| match role.value.as_str() {
-                "assistant" => quote!(#private::Role::Assistant),
-                _ => quote!(#private::Role::User),
-            });
-        let priority = match &args.priority {
-            Some(priority) => {
-                let value = priority.value;
-                quote!(::core::option::Option::Some(#value))
+    let fixed_time = match &args.last_modified {
+        Some(LastModified::At(at)) => Some(&at.value),
+        _ => None,
+    };
+    let annotations = (args.audience.is_some() || args.priority.is_some() || fixed_time.is_some())
+        .then(|| {
+            let audience = args
+                .audience
+                .iter()
+                .flatten()
+                .map(|role| match role.value.as_str() {
+                    "assistant" => quote!(#private::Role::Assistant),
+                    _ => quote!(#private::Role::User),
+                });
+            let priority = match &args.priority {
+                Some(priority) => {
+                    let value = priority.value;
+                    quote!(::core::option::Option::Some(#value))
+                }
+                None => quote!(::core::option::Option::None),
+            };
+            let last_modified = match fixed_time {
+                Some(at) => quote!(::core::option::Option::Some(::std::string::String::from(#at))),
+                None => quote!(::core::option::Option::None),
+            };
+            quote! {
+                .with_annotations(#private::ResourceAnnotations {
+                    audience: ::std::vec![#(#audience),*],
+                    priority: #priority,
+                    last_modified: #last_modified,
+                })
             }
-            None => quote!(::core::option::Option::None),
-        };
-        quote! {
-            .with_annotations(#private::ResourceAnnotations {
-                audience: ::std::vec![#(#audience),*],
-                priority: #priority,
-                last_modified: ::core::option::Option::None,
-            })
-        }
-    });
+        });
     let definition = local("definition");
     let cache = cache_meta(args, &private).map(|cache| {
         quote! {
@@ -277,11 +286,12 @@ fn resource_registration(item: &Item, args: &ResourceArgs) -> TokenStream {
         }
     });
 
-    let (kind, new_definition, variables) = match (&args.uri, &args.uri_template) {
+    let (kind, key, new_definition, variables) = match (&args.uri, &args.uri_template) {
         (Some(uri), _) => {
             let uri = &uri.value;
             (
                 quote!(Fixed),
+                uri.clone(),
                 quote!(#private::ResourceDefinition::new(#uri, #name) #size),
                 None,
             )
@@ -303,6 +313,7 @@ fn resource_registration(item: &Item, args: &ResourceArgs) -> TokenStream {
             });
             (
                 quote!(Template),
+                template.to_owned(),
                 quote!(#private::ResourceTemplateDefinition::new(#template, #name)),
                 Some(quote! {
                     let #definition = #private::with_variables(#definition, &[#(#variables),*]);
@@ -313,6 +324,19 @@ fn resource_registration(item: &Item, args: &ResourceArgs) -> TokenStream {
     let definition_type = match kind.to_string().as_str() {
         "Fixed" => quote!(#private::ResourceDefinition),
         _ => quote!(#private::ResourceTemplateDefinition),
+    };
+
+    let (last_modified_fn, with_last_modified) = match &args.last_modified {
+        Some(LastModified::From(path)) => (
+            // Spanned on the path: a function of the wrong signature is one error, there.
+            Some(quote_spanned! {path.span()=>
+                fn __mcp_last_modified() -> ::core::option::Option<::std::string::String> {
+                    #private::last_modified(#path())
+                }
+            }),
+            Some(quote!(.with_last_modified(__mcp_last_modified))),
+        ),
+        _ => (None, None),
     };
 
     let request = local("request");
@@ -364,14 +388,17 @@ fn resource_registration(item: &Item, args: &ResourceArgs) -> TokenStream {
             }
 
             #completions
+            #last_modified_fn
 
             #private::inventory::submit! {
                 #private::ResourceRegistration::new(
                     #private::ResourceKind::#kind(__mcp_definition),
+                    #key,
                     __mcp_read,
                     __MCP_COMPLETIONS,
                     #location,
                 )
+                #with_last_modified
             }
         };
     }
@@ -473,6 +500,7 @@ fn prompt_registration(item: &Item, args: &PromptArgs) -> TokenStream {
 
             #private::inventory::submit! {
                 #private::PromptRegistration::new(
+                    #name,
                     __mcp_definition,
                     __mcp_get,
                     __MCP_COMPLETIONS,

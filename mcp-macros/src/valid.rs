@@ -796,6 +796,17 @@ fn check_resource_keys(args: &ResourceArgs, errors: &mut Errors) {
             )),
         }
     }
+    if let Some(attr::LastModified::At(at)) = &args.last_modified {
+        if let Err(err) = humantime::parse_rfc3339(&at.value) {
+            errors.push(syn::Error::new(
+                at.span,
+                format!(
+                    "`{}` is not a time in RFC 3339, UTC ({err}): write e.g. `2025-01-12T15:00:58Z`",
+                    at.value
+                ),
+            ));
+        }
+    }
     if let Some(mime_type) = &args.mime_type {
         if !is_mime_type(&mime_type.value) {
             errors.push(syn::Error::new(

@@ -27,9 +27,9 @@ pub use crate::registration::{
     ResourceRegistration, ToolFuture, ToolRegistration,
 };
 pub use crate::registry::{
-    FromArgument, IntoPromptResult, IntoResourceContents, VariableSchema, optional_prompt_argument,
-    prompt_argument, prompt_ready, resource_ready, template_variable, variable_schema,
-    with_variables,
+    FromArgument, IntoLastModified, IntoPromptResult, IntoResourceContents, VariableSchema,
+    last_modified, optional_prompt_argument, prompt_argument, prompt_ready, resource_ready,
+    template_variable, variable_schema, with_variables,
 };
 pub use inventory;
 pub use mcp_core::{DefinitionError, ToolAnnotations, ToolDefinition};

@@ -21,7 +21,7 @@ use tracing::Instrument;
 use crate::context::{Invocation, Progress, ProgressSink};
 use crate::policy::DangerousPolicy;
 use crate::registration::{Failure, Handler, Outcome, Output, ToolFuture};
-use crate::registry::RegisteredTool;
+use crate::tool::RegisteredTool;
 use crate::validate::{deserialize_violation, invalid_arguments};
 
 /// The `tracing` target of the event every call emits.

@@ -47,6 +47,7 @@ mod registration;
 mod registry;
 pub mod server;
 pub mod spec;
+mod tool;
 mod validate;
 
 #[doc(hidden)]
@@ -72,9 +73,9 @@ pub use mcp_core::{
     missing_client_capabilities, schema,
 };
 pub use policy::{Confirm, DangerousPolicy};
-pub use registration::{Arguments, CompletionContext, Location, ReadRequest};
+pub use registration::{Arguments, CompletionContext, LastModifiedFn, Location, ReadRequest};
 pub use registry::{
-    CompletionRef, EMPTY_REGISTRY_HINT, PromptError, ReadError, RegisteredPrompt,
+    CompletionRef, ConflictKind, EMPTY_REGISTRY_HINT, PromptError, ReadError, RegisteredPrompt,
     RegisteredResource, RegisteredTemplate, RegisteredTool, Registry, RegistryBuilder,
     RegistryError, RegistryProblem, ToolConflict, VARIABLES_META,
 };

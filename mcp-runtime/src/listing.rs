@@ -6,7 +6,7 @@ use std::fmt::Write;
 use mcp_core::ToolDefinition;
 use serde_json::{Map, Value, json};
 
-use crate::registry::RegisteredTool;
+use crate::tool::RegisteredTool;
 
 /// The stable, scriptable manifest of `tools`: name, title, description, version, category,
 /// tags, annotations, input and output schema.

@@ -239,12 +239,19 @@ pub enum ResourceKind {
     Template(fn() -> ResourceTemplateDefinition),
 }
 
+/// When a resource last changed, in ISO 8601, as its function says at each listing.
+pub type LastModifiedFn = fn() -> Option<String>;
+
 /// One resource or resource template as `#[mcp_resource]` registers it with `inventory`.
 #[derive(Debug)]
 pub struct ResourceRegistration {
     pub(crate) kind: ResourceKind,
+    /// The URI, or the URI template: what the registry keys it by before the definition
+    /// is built.
+    pub(crate) key: &'static str,
     pub(crate) read: fn(ReadRequest) -> ResourceFuture,
     pub(crate) completions: &'static [Completion],
+    pub(crate) last_modified: Option<LastModifiedFn>,
     pub(crate) location: Location,
 }
 
@@ -252,16 +259,26 @@ impl ResourceRegistration {
     /// A registration; generated code calls this in a static.
     pub const fn new(
         kind: ResourceKind,
+        key: &'static str,
         read: fn(ReadRequest) -> ResourceFuture,
         completions: &'static [Completion],
         location: Location,
     ) -> Self {
         Self {
             kind,
+            key,
             read,
             completions,
+            last_modified: None,
             location,
         }
+    }
+
+    /// With `lastModified` from `last_modified` at each listing.
+    #[must_use]
+    pub const fn with_last_modified(mut self, last_modified: LastModifiedFn) -> Self {
+        self.last_modified = Some(last_modified);
+        self
     }
 }
 
@@ -270,6 +287,8 @@ inventory::collect!(ResourceRegistration);
 /// One prompt as `#[mcp_prompt]` registers it with `inventory`.
 #[derive(Debug)]
 pub struct PromptRegistration {
+    /// The name: what the registry keys it by before the definition is built.
+    pub(crate) name: &'static str,
     pub(crate) definition: fn() -> PromptDefinition,
     pub(crate) get: fn(Arguments) -> PromptFuture,
     pub(crate) completions: &'static [Completion],
@@ -279,12 +298,14 @@ pub struct PromptRegistration {
 impl PromptRegistration {
     /// A registration; generated code calls this in a static.
     pub const fn new(
+        name: &'static str,
         definition: fn() -> PromptDefinition,
         get: fn(Arguments) -> PromptFuture,
         completions: &'static [Completion],
         location: Location,
     ) -> Self {
         Self {
+            name,
             definition,
             get,
             completions,

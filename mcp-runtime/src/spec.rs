@@ -22,7 +22,7 @@ pub const PROMPTS_DIR: &str = "prompts";
 use mcp_core::{ErrorType, MCPToolResult, ToolDefinition};
 use serde_json::{Map, Value, json};
 
-use crate::registry::RegisteredTool;
+use crate::tool::RegisteredTool;
 
 /// The file name of a tool's specification.
 pub const SPEC_FILE: &str = "MCP_TOOL_SPECIFICATION.md";

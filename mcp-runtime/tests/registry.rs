@@ -7,9 +7,9 @@ use std::time::Duration;
 use mcp_runtime::__private::{Handler, Invocation, Outcome, Output, ToolRegistration};
 use mcp_runtime::schema::OutputSchema;
 use mcp_runtime::{
-    DangerousPolicy, DefinitionError, EMPTY_REGISTRY_HINT, ErrorType, Location, MCPToolCall,
-    MCPToolResult, Registry, RegistryProblem, ToolAnnotations, ToolConflict, ToolContext,
-    ToolDefinition, ToolError, ToolName, mcp_tool,
+    ConflictKind, DangerousPolicy, DefinitionError, EMPTY_REGISTRY_HINT, ErrorType, Location,
+    MCPToolCall, MCPToolResult, Registry, RegistryProblem, ToolAnnotations, ToolConflict,
+    ToolContext, ToolDefinition, ToolError, ToolName, mcp_tool,
 };
 use serde_json::{Value, json};
 
@@ -528,10 +528,11 @@ fn mount_prefixes_the_names_and_keeps_a_tool_already_there() {
     assert_eq!(
         conflicts,
         [ToolConflict {
+            kind: ConflictKind::Tool,
             tool_name: "ext.files.write".to_owned(),
             source: format!("`files.write` (mounted under `ext`, {writer})"),
             shadowed_by: format!("dynamic ({taken})"),
-            resolution: "kept the tool already registered; the mounted one is not available"
+            resolution: "kept the one already registered; the mounted one is not available"
                 .to_owned(),
         }]
     );
@@ -723,10 +724,11 @@ fn a_builder_shows_how_many_tools_and_filters_it_holds() {
         .tool(definition("d.two"), |_arguments, _ctx| async {
             Ok::<_, ToolError>(Value::Null)
         })
-        .prefix("d.");
+        .prefix("d.")
+        .filter_prompts(|_| true);
     let shown = format!("{builder:?}");
     assert!(
-        shown.starts_with("RegistryBuilder { tools: 2, filters: 1, settings: "),
+        shown.starts_with("RegistryBuilder { tools: 2, filters: 1, resources: 0, resource_filters: 0, prompts: 0, prompt_filters: 1, settings: "),
         "{shown}"
     );
 }

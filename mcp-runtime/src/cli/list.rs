@@ -272,7 +272,7 @@ fn json(selection: &Selection<'_>, kind: Option<Kind>) -> String {
         selection.resources.as_ref().map(|resources| {
             resources
                 .iter()
-                .map(|resource| to_json(serde_json::to_value(resource.definition())))
+                .map(|resource| to_json(serde_json::to_value(&*resource.listed())))
                 .collect()
         }),
     );
@@ -282,7 +282,7 @@ fn json(selection: &Selection<'_>, kind: Option<Kind>) -> String {
         selection.templates.as_ref().map(|templates| {
             templates
                 .iter()
-                .map(|template| to_json(serde_json::to_value(template.definition())))
+                .map(|template| to_json(serde_json::to_value(&*template.listed())))
                 .collect()
         }),
     );

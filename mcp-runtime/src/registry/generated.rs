@@ -262,6 +262,38 @@ pub fn prompt_ready(result: Result<PromptResult, ToolError>) -> PromptFuture {
     Box::pin(future::ready(result))
 }
 
+/// What a resource's `last_modified` function may return: a time, or none when it is not
+/// known.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a time a resource's `last_modified` function can return",
+    label = "this function does not return `SystemTime` or `Option<SystemTime>`",
+    note = "`last_modified = path::to_fn` names a `fn() -> SystemTime` (or `Option<SystemTime>`), called at each listing"
+)]
+pub trait IntoLastModified {
+    /// The time, if known.
+    fn into_time(self) -> Option<std::time::SystemTime>;
+}
+
+impl IntoLastModified for std::time::SystemTime {
+    fn into_time(self) -> Option<std::time::SystemTime> {
+        Some(self)
+    }
+}
+
+impl IntoLastModified for Option<std::time::SystemTime> {
+    fn into_time(self) -> Option<std::time::SystemTime> {
+        self
+    }
+}
+
+/// `lastModified` as MCP writes it (ISO 8601, UTC, whole seconds), from what a
+/// `last_modified` function returned.
+pub fn last_modified(value: impl IntoLastModified) -> Option<String> {
+    value
+        .into_time()
+        .map(|time| humantime::format_rfc3339_seconds(time).to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -26,180 +26,7 @@ use crate::context::ToolContext;
 use crate::execute::{self, CallOptions, Settings};
 use crate::policy::DangerousPolicy;
 use crate::registration::{Arguments, Failure, Handler, Location, Output, ToolRegistration};
-use crate::validate::Validation;
-
-/// A tool in a registry: its definition, how to run it, and where it came from.
-#[derive(Debug, Clone)]
-pub struct RegisteredTool {
-    name: Arc<ToolName>,
-    described: Arc<Described>,
-    handler: Handler,
-    location: Location,
-    source: Arc<str>,
-    enabled: bool,
-}
-
-/// A tool's definition and its validation state, built on first use for an `#[mcp_tool]`:
-/// generating schemas is most of the cost of starting a program with many tools, and a
-/// server answers its first request before any of them is needed.
-#[derive(Debug)]
-struct Described {
-    make: Option<fn() -> Result<ToolDefinition, DefinitionError>>,
-    name: Arc<ToolName>,
-    typed: bool,
-    built: OnceLock<Built>,
-}
-
-#[derive(Debug)]
-struct Built {
-    definition: ToolDefinition,
-    validation: Validation,
-    /// Why the definition could not be built; calls are refused with it.
-    error: Option<DefinitionError>,
-}
-
-impl Built {
-    fn new(definition: ToolDefinition, typed: bool, error: Option<DefinitionError>) -> Self {
-        Self {
-            validation: Validation::new(&definition, typed),
-            definition,
-            error,
-        }
-    }
-}
-
-impl Described {
-    fn get(&self) -> &Built {
-        self.built.get_or_init(|| {
-            // A tool without a maker was built when registered: this is never reached.
-            let made = self
-                .make
-                .map_or(Err(DefinitionError::Name(ToolNameError::Empty)), |make| {
-                    make()
-                });
-            match made {
-                Ok(definition) => Built::new(definition, self.typed, None),
-                Err(error) => Built::new(
-                    ToolDefinition::unavailable(self.name.as_ref().clone(), &error),
-                    false,
-                    Some(error),
-                ),
-            }
-        })
-    }
-}
-
-impl RegisteredTool {
-    /// Whether a call runs to its end on the caller's thread, with nothing to await.
-    pub(crate) fn runs_inline(&self) -> bool {
-        self.enabled && matches!(self.handler, Handler::Inline(_))
-    }
-
-    fn new(definition: ToolDefinition, handler: Handler, location: Location, source: &str) -> Self {
-        let name = Arc::new(definition.name().clone());
-        let typed = handler.is_typed();
-        Self {
-            described: Arc::new(Described {
-                make: None,
-                name: Arc::clone(&name),
-                typed,
-                built: OnceLock::from(Built::new(definition, typed, None)),
-            }),
-            name,
-            handler,
-            location,
-            source: source.into(),
-            enabled: true,
-        }
-    }
-
-    /// A tool of `#[mcp_tool]`, its definition left to be built when first needed.
-    fn registered(
-        registration: &ToolRegistration,
-        source: &Arc<str>,
-    ) -> Result<Self, DefinitionError> {
-        let name = Arc::new(ToolName::new(registration.name)?);
-        Ok(Self {
-            described: Arc::new(Described {
-                make: Some(registration.definition),
-                name: Arc::clone(&name),
-                typed: registration.handler.is_typed(),
-                built: OnceLock::new(),
-            }),
-            name,
-            handler: registration.handler.clone(),
-            location: registration.location,
-            source: Arc::clone(source),
-            enabled: true,
-        })
-    }
-
-    /// The name.
-    pub fn name(&self) -> &ToolName {
-        &self.name
-    }
-
-    /// The definition.
-    pub fn definition(&self) -> &ToolDefinition {
-        &self.described.get().definition
-    }
-
-    /// Why the tool's definition could not be built, if it could not; such a tool is
-    /// listed with a stand-in definition saying so, and its calls are refused.
-    pub fn definition_error(&self) -> Option<&DefinitionError> {
-        self.described.get().error.as_ref()
-    }
-
-    /// Where the tool was defined (or registered, for a dynamic tool).
-    pub fn location(&self) -> &Location {
-        &self.location
-    }
-
-    /// Where the tool comes from: `#[mcp_tool]`, a dynamic registration, or a mount.
-    pub fn source(&self) -> &str {
-        &self.source
-    }
-
-    /// Whether the tool is enabled; a disabled tool is neither listed nor called.
-    pub fn is_enabled(&self) -> bool {
-        self.enabled
-    }
-
-    /// Whether its arguments are checked against the input schema even when they
-    /// deserialize: true when the schema states more than the parameter types do.
-    pub fn validates_arguments(&self) -> bool {
-        self.validation().validates_input()
-    }
-
-    pub(crate) fn handler(&self) -> &Handler {
-        &self.handler
-    }
-
-    pub(crate) fn validation(&self) -> &Validation {
-        &self.described.get().validation
-    }
-
-    pub(crate) fn shared_name(&self) -> Arc<ToolName> {
-        Arc::clone(&self.name)
-    }
-
-    /// Whether a call must pass a check before the tool runs: the dangerous-tool policy or
-    /// the input schema.
-    pub(crate) fn is_guarded(&self) -> bool {
-        self.definition().annotations().dangerous || self.validation().validates_input()
-    }
-
-    pub(crate) fn name_arc(&self) -> &Arc<ToolName> {
-        &self.name
-    }
-
-    fn renamed(&self, name: ToolName, source: &str) -> Self {
-        let definition = self.definition().clone().with_name(name);
-        let mut tool = Self::new(definition, self.handler.clone(), self.location, source);
-        tool.enabled = self.enabled;
-        tool
-    }
-}
+pub use crate::tool::RegisteredTool;
 
 /// One reason a registry could not be built.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -292,18 +119,38 @@ impl fmt::Display for RegistryError {
 
 impl std::error::Error for RegistryError {}
 
-/// A tool that was not mounted because its name was taken (seed 004 `ToolConflict`).
+/// A tool, resource, template or prompt that was not mounted because its name (or URI)
+/// was taken (seed 004 `ToolConflict`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolConflict {
-    /// The name both tools would have.
+    /// What kind of thing was not mounted.
+    pub kind: ConflictKind,
+    /// The name both would have: a tool's or a prompt's name, a resource's URI, a
+    /// template's URI template.
     pub tool_name: String,
-    /// Where the tool that was not mounted comes from.
+    /// Where the one that was not mounted comes from.
     pub source: String,
     /// What holds the name.
     pub shadowed_by: String,
     /// How the conflict was resolved.
     pub resolution: String,
 }
+
+/// What kind of thing a [`ToolConflict`] is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConflictKind {
+    /// A tool.
+    Tool,
+    /// A resource at a fixed URI.
+    Resource,
+    /// A resource template.
+    ResourceTemplate,
+    /// A prompt.
+    Prompt,
+}
+
+/// What the one not mounted gave way to.
+const KEPT_EXISTING: &str = "kept the one already registered; the mounted one is not available";
 
 /// What to check when a registry has no tools.
 pub const EMPTY_REGISTRY_HINT: &str = "no tools are registered. Tools are functions marked `#[mcp_tool]` \
@@ -517,30 +364,64 @@ impl Registry {
         }
     }
 
-    /// Adds every tool of `other` under `prefix`: `files.read` becomes `prefix.files.read`.
-    /// A name already taken is not overwritten: the tool already there stays, and the
-    /// conflict is reported (seed 004 `tool_prefix` and `ToolConflict`).
+    /// Adds everything of `other` under `prefix`:
+    /// - the tool `files.read` becomes `prefix.files.read`, and so does a prompt's name;
+    /// - the resource `docs://guide` becomes `docs://prefix/guide`, and the template
+    ///   `docs://pages/{n}` becomes `docs://prefix/pages/{n}`; their functions are given
+    ///   the URI the client read.
+    ///
+    /// A name or URI already taken is not overwritten: the one already there stays, and
+    /// the conflict is reported (seed 004 `tool_prefix` and `ToolConflict`). A prefix that
+    /// cannot begin a tool name (`a-z`, digits, `_`, `-`, dots between) is refused before
+    /// anything is added.
+    ///
+    /// ```
+    /// use mcp_runtime::{PromptDefinition, PromptMessage, PromptResult, Registry, ToolError};
+    ///
+    /// let mut remote = Registry::builder().build()?;
+    /// remote.register_prompt(PromptDefinition::new("greet"), |_| async {
+    ///     Ok::<_, ToolError>(PromptResult::new(vec![PromptMessage::user("Hello.")]))
+    /// })?;
+    /// let mut registry = Registry::builder().build()?;
+    /// let conflicts = registry.mount("remote", &remote)?;
+    /// assert!(conflicts.is_empty());
+    /// assert!(registry.prompt("remote.greet").is_some());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn mount(
         &mut self,
         prefix: &str,
         other: &Registry,
     ) -> Result<Vec<ToolConflict>, ToolNameError> {
+        // The prefix as a tool name's namespace, whether or not `other` has tools.
+        ToolName::new(format!("{prefix}.x"))?;
         let source = format!("mounted under `{prefix}`");
         let mut conflicts = Vec::new();
         for tool in other.list() {
             let name = ToolName::new(format!("{prefix}.{}", tool.name))?;
             if let Some(existing) = self.tools.get(name.as_str()) {
                 conflicts.push(ToolConflict {
+                    kind: ConflictKind::Tool,
                     tool_name: name.to_string(),
                     source: format!("`{}` ({}, {})", tool.name, source, tool.location),
-                    shadowed_by: format!("{} ({})", existing.source, existing.location),
-                    resolution:
-                        "kept the tool already registered; the mounted one is not available"
-                            .to_owned(),
+                    shadowed_by: format!("{} ({})", existing.source(), existing.location),
+                    resolution: KEPT_EXISTING.to_owned(),
                 });
                 continue;
             }
             self.insert(tool.renamed(name, &source));
+        }
+        let before = self.resources.len();
+        self.resources
+            .mount(prefix, &other.resources, &source, &mut conflicts);
+        if self.resources.len() != before {
+            self.versions.resources += 1;
+        }
+        let before = self.prompts.by_name.len();
+        self.prompts
+            .mount(prefix, &other.prompts, &source, &mut conflicts);
+        if self.prompts.by_name.len() != before {
+            self.versions.prompts += 1;
         }
         Ok(conflicts)
     }
@@ -664,6 +545,8 @@ fn blocking_runtime() -> Result<&'static tokio::runtime::Runtime, &'static std::
 }
 
 type Filter = Box<dyn Fn(&ToolDefinition) -> bool>;
+/// A filter of resources by URI (or template), or of prompts by name.
+type KeyFilter = Box<dyn Fn(&str) -> bool>;
 
 /// Builds a [`Registry`]: which tools (every `#[mcp_tool]`, other registries, dynamic
 /// tools), filtered how, run with which limits and policy.
@@ -686,6 +569,8 @@ pub struct RegistryBuilder {
     tools: Vec<RegisteredTool>,
     problems: Vec<RegistryProblem>,
     filters: Vec<Filter>,
+    resource_filters: Vec<KeyFilter>,
+    prompt_filters: Vec<KeyFilter>,
     settings: Settings,
     resources: resources::Resources,
     prompts: prompts::Prompts,
@@ -711,12 +596,15 @@ impl RegistryBuilder {
         self
     }
 
-    /// Adds the enabled tools, the resources and the prompts of `registry`.
+    /// Adds the enabled tools, the resources and the prompts of `registry`. A URI or a
+    /// prompt name already added is a problem [`RegistryBuilder::build`] reports, as a tool
+    /// name is.
     #[must_use]
     pub fn registry(mut self, registry: &Registry) -> Self {
         self.tools.extend(registry.list().cloned());
-        self.resources = registry.resources.clone();
-        self.prompts = registry.prompts.clone();
+        self.resources
+            .extend(&registry.resources, &mut self.problems);
+        self.prompts.extend(&registry.prompts, &mut self.problems);
         self
     }
 
@@ -774,9 +662,40 @@ impl RegistryBuilder {
     }
 
     /// Keeps only the tools `keep` accepts. Filters add up: a tool must pass them all.
+    /// [`RegistryBuilder::category`], [`tags`](RegistryBuilder::tags),
+    /// [`names`](RegistryBuilder::names) and [`prefix`](RegistryBuilder::prefix) are
+    /// filters of tools too; resources and prompts have their own.
     #[must_use]
     pub fn filter(mut self, keep: impl Fn(&ToolDefinition) -> bool + 'static) -> Self {
         self.filters.push(Box::new(keep));
+        self
+    }
+
+    /// Keeps only the resources whose URI, and the templates whose URI template, `keep`
+    /// accepts. Filters add up. A definition need not be built to be filtered.
+    ///
+    /// ```
+    /// use mcp_runtime::Registry;
+    ///
+    /// let registry = Registry::builder()
+    ///     .inventory()
+    ///     .filter_resources(|uri| uri.starts_with("docs://"))
+    ///     .filter_prompts(|_| false)
+    ///     .build()?;
+    /// assert!(registry.resources().all(|resource| resource.uri().starts_with("docs://")));
+    /// assert_eq!(registry.prompts().count(), 0);
+    /// # Ok::<(), mcp_runtime::RegistryError>(())
+    /// ```
+    #[must_use]
+    pub fn filter_resources(mut self, keep: impl Fn(&str) -> bool + 'static) -> Self {
+        self.resource_filters.push(Box::new(keep));
+        self
+    }
+
+    /// Keeps only the prompts whose name `keep` accepts. Filters add up.
+    #[must_use]
+    pub fn filter_prompts(mut self, keep: impl Fn(&str) -> bool + 'static) -> Self {
+        self.prompt_filters.push(Box::new(keep));
         self
     }
 
@@ -846,6 +765,9 @@ impl RegistryBuilder {
         if !problems.is_empty() {
             return Err(RegistryError { problems });
         }
+        let (mut resources, mut prompts) = (self.resources, self.prompts);
+        resources.retain(&|uri| self.resource_filters.iter().all(|keep| keep(uri)));
+        prompts.retain(&|name| self.prompt_filters.iter().all(|keep| keep(name)));
         let order = tools.iter().map(|tool| tool.name.to_string()).collect();
         let tools = tools
             .into_iter()
@@ -855,8 +777,8 @@ impl RegistryBuilder {
             tools,
             order,
             settings: self.settings,
-            resources: self.resources,
-            prompts: self.prompts,
+            resources,
+            prompts,
             versions: Versions::default(),
         })
     }
@@ -867,6 +789,10 @@ impl fmt::Debug for RegistryBuilder {
         f.debug_struct("RegistryBuilder")
             .field("tools", &self.tools.len())
             .field("filters", &self.filters.len())
+            .field("resources", &self.resources.len())
+            .field("resource_filters", &self.resource_filters.len())
+            .field("prompts", &self.prompts.by_name.len())
+            .field("prompt_filters", &self.prompt_filters.len())
             .field("settings", &self.settings)
             .finish()
     }

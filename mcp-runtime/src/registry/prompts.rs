@@ -9,7 +9,7 @@ use std::sync::Arc;
 use mcp_core::{ErrorType, PromptDefinition, PromptResult, ToolError};
 
 use super::resources::{Lazy, guarded};
-use super::{Registry, RegistryProblem};
+use super::{ConflictKind, KEPT_EXISTING, Registry, RegistryProblem, ToolConflict};
 use crate::registration::{
     Arguments, Completion, CompletionContext, Location, PromptFuture, PromptRegistration,
 };
@@ -83,13 +83,13 @@ pub(crate) struct Prompts {
 }
 
 impl Prompts {
-    /// Adds what `#[mcp_prompt]` registered; duplicates go to `problems`.
+    /// Adds what `#[mcp_prompt]` registered, each definition left to be built when first
+    /// needed; duplicates go to `problems`.
     pub(crate) fn inventory(&mut self, problems: &mut Vec<RegistryProblem>) {
         for registration in inventory::iter::<PromptRegistration> {
-            let definition = Lazy::new(registration.definition);
             let prompt = RegisteredPrompt {
-                name: definition.get().name.clone().into(),
-                definition: Arc::new(definition),
+                name: registration.name.into(),
+                definition: Arc::new(Lazy::new(registration.definition)),
                 get: Arc::new(registration.get),
                 completions: registration.completions,
                 location: registration.location,
@@ -98,7 +98,51 @@ impl Prompts {
         }
     }
 
-    fn add(&mut self, prompt: RegisteredPrompt, problems: &mut Vec<RegistryProblem>) {
+    /// Adds those of `other`; duplicates go to `problems`.
+    pub(crate) fn extend(&mut self, other: &Self, problems: &mut Vec<RegistryProblem>) {
+        for prompt in other.by_name.values() {
+            self.add(prompt.clone(), problems);
+        }
+    }
+
+    /// Adds those of `other` under `prefix` ([`Registry::mount`]): `greet` becomes
+    /// `prefix.greet`. What would take a name already here goes to `conflicts` instead.
+    pub(crate) fn mount(
+        &mut self,
+        prefix: &str,
+        other: &Self,
+        source: &str,
+        conflicts: &mut Vec<ToolConflict>,
+    ) {
+        for prompt in other.by_name.values() {
+            let name = format!("{prefix}.{}", prompt.name);
+            if let Some(existing) = self.by_name.get(&name) {
+                conflicts.push(ToolConflict {
+                    kind: ConflictKind::Prompt,
+                    tool_name: name,
+                    source: format!("`{}` ({source}, {})", prompt.name, prompt.location),
+                    shadowed_by: format!("the prompt defined at {}", existing.location),
+                    resolution: KEPT_EXISTING.to_owned(),
+                });
+                continue;
+            }
+            let mut definition = prompt.definition().clone();
+            definition.name.clone_from(&name);
+            let mounted = RegisteredPrompt {
+                name: name.clone().into(),
+                definition: Arc::new(Lazy::Ready(definition)),
+                ..prompt.clone()
+            };
+            self.by_name.insert(name, mounted);
+        }
+    }
+
+    /// Keeps those whose name `keep` accepts.
+    pub(crate) fn retain(&mut self, keep: &dyn Fn(&str) -> bool) {
+        self.by_name.retain(|name, _| keep(name));
+    }
+
+    pub(crate) fn add(&mut self, prompt: RegisteredPrompt, problems: &mut Vec<RegistryProblem>) {
         match self.by_name.get(prompt.name.as_ref()) {
             Some(existing) => problems.push(RegistryProblem::DuplicatePrompt {
                 name: prompt.name.to_string(),
@@ -150,7 +194,7 @@ impl Registry {
     {
         let prompt = RegisteredPrompt {
             name: definition.name.clone().into(),
-            definition: Arc::new(Lazy::ready(definition)),
+            definition: Arc::new(Lazy::Ready(definition)),
             get: Arc::new(move |arguments| Box::pin(get(arguments))),
             completions: &[],
             location: Location::caller(),

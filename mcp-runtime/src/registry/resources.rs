@@ -1,5 +1,6 @@
 //! Resources and resource templates in a registry: listed in URI order, read by URI.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
@@ -8,12 +9,16 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use futures_util::FutureExt;
-use mcp_core::{ResourceContents, ResourceDefinition, ResourceTemplateDefinition, ToolError};
+use mcp_core::{
+    ResourceAnnotations, ResourceContents, ResourceDefinition, ResourceTemplateDefinition,
+    ToolError,
+};
 use uri_template_ex::UriTemplate;
 
-use super::{Registry, RegistryProblem};
+use super::{ConflictKind, KEPT_EXISTING, Registry, RegistryProblem, ToolConflict};
 use crate::registration::{
-    Completion, Location, ReadRequest, ResourceFuture, ResourceKind, ResourceRegistration,
+    Completion, LastModifiedFn, Location, ReadRequest, ResourceFuture, ResourceKind,
+    ResourceRegistration,
 };
 
 /// How a resource is read: a function of `#[mcp_resource]` or a closure.
@@ -25,6 +30,7 @@ pub struct RegisteredResource {
     uri: Arc<str>,
     definition: Arc<Lazy<ResourceDefinition>>,
     read: ReadFn,
+    last_modified: Option<LastModifiedFn>,
     location: Location,
 }
 
@@ -35,34 +41,32 @@ pub struct RegisteredTemplate {
     definition: Arc<Lazy<ResourceTemplateDefinition>>,
     read: ReadFn,
     completions: &'static [Completion],
+    last_modified: Option<LastModifiedFn>,
     location: Location,
 }
 
-/// A definition built when first needed.
-pub(crate) struct Lazy<T> {
-    make: Option<fn() -> T>,
-    built: OnceLock<T>,
+/// A definition: given when registered at run time, built when first needed for one of
+/// `inventory`, since a server answers its first request before most are needed.
+pub(crate) enum Lazy<T> {
+    /// Given when registered.
+    Ready(T),
+    /// Built by `make` when first needed.
+    Deferred { make: fn() -> T, built: OnceLock<T> },
 }
 
 impl<T> Lazy<T> {
     pub(crate) fn new(make: fn() -> T) -> Self {
-        Self {
-            make: Some(make),
+        Self::Deferred {
+            make,
             built: OnceLock::new(),
         }
     }
 
-    pub(crate) fn ready(value: T) -> Self {
-        Self {
-            make: None,
-            built: OnceLock::from(value),
-        }
-    }
-
     pub(crate) fn get(&self) -> &T {
-        // A value without a maker was built when registered.
-        self.built
-            .get_or_init(|| (self.make.expect("a lazy definition has a maker"))())
+        match self {
+            Self::Ready(value) => value,
+            Self::Deferred { make, built } => built.get_or_init(*make),
+        }
     }
 }
 
@@ -90,9 +94,17 @@ impl RegisteredResource {
         &self.uri
     }
 
-    /// The definition, as `resources/list` lists it.
+    /// The definition as given; [`RegisteredResource::listed`] adds what changes.
     pub fn definition(&self) -> &ResourceDefinition {
         self.definition.get()
+    }
+
+    /// The definition as `resources/list` lists it now: with `lastModified` from the
+    /// resource's `last_modified` function, when it has one.
+    pub fn listed(&self) -> Cow<'_, ResourceDefinition> {
+        with_last_modified(self.definition(), self.last_modified, |definition| {
+            &mut definition.info.annotations
+        })
     }
 
     /// Where it was defined.
@@ -107,9 +119,17 @@ impl RegisteredTemplate {
         self.template.to_string()
     }
 
-    /// The definition, as `resources/templates/list` lists it.
+    /// The definition as given; [`RegisteredTemplate::listed`] adds what changes.
     pub fn definition(&self) -> &ResourceTemplateDefinition {
         self.definition.get()
+    }
+
+    /// The definition as `resources/templates/list` lists it now: with `lastModified`
+    /// from the template's `last_modified` function, when it has one.
+    pub fn listed(&self) -> Cow<'_, ResourceTemplateDefinition> {
+        with_last_modified(self.definition(), self.last_modified, |definition| {
+            &mut definition.info.annotations
+        })
     }
 
     /// Where it was defined.
@@ -141,6 +161,35 @@ impl RegisteredTemplate {
     }
 }
 
+/// `definition`, with `lastModified` set from `last_modified` when there is such a
+/// function and it gives a time.
+fn with_last_modified<'a, D: Clone>(
+    definition: &'a D,
+    last_modified: Option<LastModifiedFn>,
+    annotations: impl FnOnce(&mut D) -> &mut ResourceAnnotations,
+) -> Cow<'a, D> {
+    let Some(when) = last_modified
+        .and_then(|last_modified| std::panic::catch_unwind(last_modified).ok().flatten())
+    else {
+        return Cow::Borrowed(definition);
+    };
+    let mut definition = definition.clone();
+    annotations(&mut definition).last_modified = Some(when);
+    Cow::Owned(definition)
+}
+
+/// `uri` (or a URI template) under `prefix`: `docs://guide` becomes `docs://prefix/guide`,
+/// and `urn:isbn:1` becomes `urn:prefix/isbn:1`.
+fn mounted_uri(prefix: &str, uri: &str) -> String {
+    if let Some((scheme, rest)) = uri.split_once("://") {
+        format!("{scheme}://{prefix}/{rest}")
+    } else if let Some((scheme, rest)) = uri.split_once(':') {
+        format!("{scheme}:{prefix}/{rest}")
+    } else {
+        format!("{prefix}/{uri}")
+    }
+}
+
 /// Why a resource could not be read.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ReadError {
@@ -166,49 +215,143 @@ pub(crate) struct Resources {
 }
 
 impl Resources {
-    /// Adds what `#[mcp_resource]` registered; problems go to `problems`.
+    /// Adds what `#[mcp_resource]` registered, each definition left to be built when
+    /// first needed; problems go to `problems`.
     pub(crate) fn inventory(&mut self, problems: &mut Vec<RegistryProblem>) {
         for registration in inventory::iter::<ResourceRegistration> {
             let read: ReadFn = Arc::new(registration.read);
             match registration.kind {
-                ResourceKind::Fixed(make) => {
-                    let definition = Lazy::new(make);
-                    let uri = definition.get().uri.clone();
-                    self.add_fixed(
-                        RegisteredResource {
-                            uri: uri.into(),
-                            definition: Arc::new(definition),
+                ResourceKind::Fixed(make) => self.add_fixed(
+                    RegisteredResource {
+                        uri: registration.key.into(),
+                        definition: Arc::new(Lazy::new(make)),
+                        read,
+                        last_modified: registration.last_modified,
+                        location: registration.location,
+                    },
+                    problems,
+                ),
+                ResourceKind::Template(make) => match parse_template(registration.key) {
+                    Ok(template) => self.add_template(
+                        RegisteredTemplate {
+                            template: Arc::new(template),
+                            definition: Arc::new(Lazy::new(make)),
                             read,
+                            completions: registration.completions,
+                            last_modified: registration.last_modified,
                             location: registration.location,
                         },
                         problems,
-                    );
-                }
-                ResourceKind::Template(make) => {
-                    let definition = Lazy::new(make);
-                    let source = definition.get().uri_template.clone();
-                    match parse_template(&source) {
-                        Ok(template) => self.add_template(
-                            RegisteredTemplate {
-                                template: Arc::new(template),
-                                definition: Arc::new(definition),
-                                read,
-                                completions: registration.completions,
-                                location: registration.location,
-                            },
-                            problems,
+                    ),
+                    Err(reason) => problems.push(RegistryProblem::Resource {
+                        location: registration.location,
+                        reason: format!(
+                            "the URI template `{}` does not parse: {reason}",
+                            registration.key
                         ),
-                        Err(reason) => problems.push(RegistryProblem::Resource {
-                            location: registration.location,
-                            reason: format!("the URI template `{source}` does not parse: {reason}"),
-                        }),
-                    }
-                }
+                    }),
+                },
             }
         }
     }
 
-    fn add_fixed(&mut self, resource: RegisteredResource, problems: &mut Vec<RegistryProblem>) {
+    /// Adds those of `other`; problems go to `problems`.
+    pub(crate) fn extend(&mut self, other: &Self, problems: &mut Vec<RegistryProblem>) {
+        for resource in other.fixed.values() {
+            self.add_fixed(resource.clone(), problems);
+        }
+        for template in &other.templates {
+            self.add_template(template.clone(), problems);
+        }
+    }
+
+    /// How many resources and templates.
+    pub(crate) fn len(&self) -> usize {
+        self.fixed.len() + self.templates.len()
+    }
+
+    /// Adds those of `other` under `prefix` ([`Registry::mount`]); what would take a URI
+    /// or template already here goes to `conflicts` instead.
+    pub(crate) fn mount(
+        &mut self,
+        prefix: &str,
+        other: &Self,
+        source: &str,
+        conflicts: &mut Vec<ToolConflict>,
+    ) {
+        for resource in other.fixed.values() {
+            let uri = mounted_uri(prefix, &resource.uri);
+            if let Some(existing) = self.fixed.get(&uri) {
+                conflicts.push(ToolConflict {
+                    kind: ConflictKind::Resource,
+                    tool_name: uri,
+                    source: format!("`{}` ({source}, {})", resource.uri, resource.location),
+                    shadowed_by: format!("the resource defined at {}", existing.location),
+                    resolution: KEPT_EXISTING.to_owned(),
+                });
+                continue;
+            }
+            let mut definition = resource.definition().clone();
+            definition.uri.clone_from(&uri);
+            let mounted = RegisteredResource {
+                uri: uri.clone().into(),
+                definition: Arc::new(Lazy::Ready(definition)),
+                ..resource.clone()
+            };
+            self.fixed.insert(uri, mounted);
+        }
+        for template in &other.templates {
+            let written = mounted_uri(prefix, &template.uri_template());
+            let existing = self
+                .templates
+                .iter()
+                .find(|existing| existing.uri_template() == written);
+            let parsed = match (existing, parse_template(&written)) {
+                (None, Ok(parsed)) => parsed,
+                (existing, parsed) => {
+                    conflicts.push(ToolConflict {
+                        kind: ConflictKind::ResourceTemplate,
+                        tool_name: written,
+                        source: format!(
+                            "`{}` ({source}, {})",
+                            template.uri_template(),
+                            template.location
+                        ),
+                        shadowed_by: existing.map_or_else(
+                            || format!("the URI template: {}", parsed.err().unwrap_or_default()),
+                            |existing| format!("the template defined at {}", existing.location),
+                        ),
+                        resolution: KEPT_EXISTING.to_owned(),
+                    });
+                    continue;
+                }
+            };
+            let mut definition = template.definition().clone();
+            definition.uri_template.clone_from(&written);
+            let mounted = RegisteredTemplate {
+                template: Arc::new(parsed),
+                definition: Arc::new(Lazy::Ready(definition)),
+                ..template.clone()
+            };
+            let position = self
+                .templates
+                .partition_point(|other| other.uri_template() < written);
+            self.templates.insert(position, mounted);
+        }
+    }
+
+    /// Keeps those whose URI, or URI template, `keep` accepts.
+    pub(crate) fn retain(&mut self, keep: &dyn Fn(&str) -> bool) {
+        self.fixed.retain(|uri, _| keep(uri));
+        self.templates
+            .retain(|template| keep(&template.uri_template()));
+    }
+
+    pub(crate) fn add_fixed(
+        &mut self,
+        resource: RegisteredResource,
+        problems: &mut Vec<RegistryProblem>,
+    ) {
         match self.fixed.get(resource.uri.as_ref()) {
             Some(existing) => problems.push(RegistryProblem::DuplicateResource {
                 uri: resource.uri.to_string(),
@@ -221,7 +364,11 @@ impl Resources {
         }
     }
 
-    fn add_template(&mut self, template: RegisteredTemplate, problems: &mut Vec<RegistryProblem>) {
+    pub(crate) fn add_template(
+        &mut self,
+        template: RegisteredTemplate,
+        problems: &mut Vec<RegistryProblem>,
+    ) {
         let source = template.uri_template();
         match self
             .templates
@@ -291,8 +438,9 @@ impl Registry {
     {
         let resource = RegisteredResource {
             uri: definition.uri.clone().into(),
-            definition: Arc::new(Lazy::ready(definition)),
+            definition: Arc::new(Lazy::Ready(definition)),
             read: Arc::new(move |request| Box::pin(read(request))),
+            last_modified: None,
             location: Location::caller(),
         };
         let mut problems = Vec::new();
@@ -326,9 +474,10 @@ impl Registry {
         })?;
         let template = RegisteredTemplate {
             template: Arc::new(template),
-            definition: Arc::new(Lazy::ready(definition)),
+            definition: Arc::new(Lazy::Ready(definition)),
             read: Arc::new(move |request| Box::pin(read(request))),
             completions: &[],
+            last_modified: None,
             location,
         };
         let mut problems = Vec::new();

@@ -126,14 +126,14 @@ impl Server {
             "resources/list" => listed(
                 registry
                     .resources()
-                    .map(|r| (r.uri().to_owned(), json!(r.definition())))
+                    .map(|r| (r.uri().to_owned(), json!(r.listed())))
                     .collect(),
                 "resources",
             ),
             "resources/templates/list" => listed(
                 registry
                     .resource_templates()
-                    .map(|t| (t.uri_template(), json!(t.definition())))
+                    .map(|t| (t.uri_template(), json!(t.listed())))
                     .collect(),
                 "resourceTemplates",
             ),

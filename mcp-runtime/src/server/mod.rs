@@ -39,7 +39,8 @@ pub use stateless::{HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY};
 pub use stdio::{MAX_IN_FLIGHT, MAX_MESSAGE_BYTES, serve_stdio};
 
 use crate::execute::CallOptions;
-use crate::registry::{RegisteredTool, Registry};
+use crate::registry::Registry;
+use crate::tool::RegisteredTool;
 pub(crate) use jsonrpc::parse;
 use jsonrpc::{CallParams, Id, Incoming};
 use listen::{ListKind, Listen, ListenGuard, Listeners};

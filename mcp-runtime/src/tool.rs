@@ -1,0 +1,194 @@
+//! A tool as a registry holds it: its definition, built when first needed, how it runs,
+//! and where it came from. The registry keeps tools; `execute` runs one.
+
+use std::sync::{Arc, OnceLock};
+
+use mcp_core::{DefinitionError, ToolDefinition, ToolName};
+
+use crate::registration::{Handler, Location, ToolRegistration};
+use crate::validate::Validation;
+
+/// A tool in a registry: its definition, how to run it, and where it came from.
+#[derive(Debug, Clone)]
+pub struct RegisteredTool {
+    pub(crate) name: Arc<ToolName>,
+    described: Arc<Described>,
+    pub(crate) handler: Handler,
+    pub(crate) location: Location,
+    source: Arc<str>,
+    pub(crate) enabled: bool,
+}
+
+/// A tool's definition and its validation state: built when registered for a dynamic
+/// tool, on first use for an `#[mcp_tool]`, since generating schemas is most of the cost
+/// of starting a program with many tools, and a server answers its first request before
+/// any of them is needed.
+#[derive(Debug)]
+enum Described {
+    /// Built when registered.
+    Ready(Built),
+    /// Built by `make` when first needed.
+    Deferred {
+        make: fn() -> Result<ToolDefinition, DefinitionError>,
+        /// The name, for the stand-in definition when `make` fails.
+        name: Arc<ToolName>,
+        /// Whether the handler deserializes its arguments into a typed struct.
+        typed: bool,
+        built: OnceLock<Built>,
+    },
+}
+
+#[derive(Debug)]
+struct Built {
+    definition: ToolDefinition,
+    validation: Validation,
+    /// Why the definition could not be built; calls are refused with it.
+    error: Option<DefinitionError>,
+}
+
+impl Built {
+    fn new(definition: ToolDefinition, typed: bool, error: Option<DefinitionError>) -> Self {
+        Self {
+            validation: Validation::new(&definition, typed),
+            definition,
+            error,
+        }
+    }
+
+    fn made(made: Result<ToolDefinition, DefinitionError>, name: &ToolName, typed: bool) -> Self {
+        match made {
+            Ok(definition) => Self::new(definition, typed, None),
+            Err(error) => Self::new(
+                ToolDefinition::unavailable(name.clone(), &error),
+                false,
+                Some(error),
+            ),
+        }
+    }
+}
+
+impl Described {
+    fn get(&self) -> &Built {
+        match self {
+            Self::Ready(built) => built,
+            Self::Deferred {
+                make,
+                name,
+                typed,
+                built,
+            } => built.get_or_init(|| Built::made(make(), name, *typed)),
+        }
+    }
+}
+
+impl RegisteredTool {
+    /// Whether a call runs to its end on the caller's thread, with nothing to await.
+    pub(crate) fn runs_inline(&self) -> bool {
+        self.enabled && matches!(self.handler, Handler::Inline(_))
+    }
+
+    pub(crate) fn new(
+        definition: ToolDefinition,
+        handler: Handler,
+        location: Location,
+        source: &str,
+    ) -> Self {
+        let typed = handler.is_typed();
+        Self {
+            name: Arc::new(definition.name().clone()),
+            described: Arc::new(Described::Ready(Built::new(definition, typed, None))),
+            handler,
+            location,
+            source: source.into(),
+            enabled: true,
+        }
+    }
+
+    /// A tool of `#[mcp_tool]`, its definition left to be built when first needed.
+    pub(crate) fn registered(
+        registration: &ToolRegistration,
+        source: &Arc<str>,
+    ) -> Result<Self, DefinitionError> {
+        let name = Arc::new(ToolName::new(registration.name)?);
+        Ok(Self {
+            described: Arc::new(Described::Deferred {
+                make: registration.definition,
+                name: Arc::clone(&name),
+                typed: registration.handler.is_typed(),
+                built: OnceLock::new(),
+            }),
+            name,
+            handler: registration.handler.clone(),
+            location: registration.location,
+            source: Arc::clone(source),
+            enabled: true,
+        })
+    }
+
+    /// The name.
+    pub fn name(&self) -> &ToolName {
+        &self.name
+    }
+
+    /// The definition.
+    pub fn definition(&self) -> &ToolDefinition {
+        &self.described.get().definition
+    }
+
+    /// Why the tool's definition could not be built, if it could not; such a tool is
+    /// listed with a stand-in definition saying so, and its calls are refused.
+    pub fn definition_error(&self) -> Option<&DefinitionError> {
+        self.described.get().error.as_ref()
+    }
+
+    /// Where the tool was defined (or registered, for a dynamic tool).
+    pub fn location(&self) -> &Location {
+        &self.location
+    }
+
+    /// Where the tool comes from: `#[mcp_tool]`, a dynamic registration, or a mount.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// Whether the tool is enabled; a disabled tool is neither listed nor called.
+    pub fn is_enabled(&self) -> bool {
+        self.enabled
+    }
+
+    /// Whether its arguments are checked against the input schema even when they
+    /// deserialize: true when the schema states more than the parameter types do.
+    pub fn validates_arguments(&self) -> bool {
+        self.validation().validates_input()
+    }
+
+    pub(crate) fn handler(&self) -> &Handler {
+        &self.handler
+    }
+
+    pub(crate) fn validation(&self) -> &Validation {
+        &self.described.get().validation
+    }
+
+    pub(crate) fn shared_name(&self) -> Arc<ToolName> {
+        Arc::clone(&self.name)
+    }
+
+    /// Whether a call must pass a check before the tool runs: the dangerous-tool policy or
+    /// the input schema.
+    pub(crate) fn is_guarded(&self) -> bool {
+        self.definition().annotations().dangerous || self.validation().validates_input()
+    }
+
+    pub(crate) fn name_arc(&self) -> &Arc<ToolName> {
+        &self.name
+    }
+
+    /// The same tool under another name, from `source` (a mount).
+    pub(crate) fn renamed(&self, name: ToolName, source: &str) -> Self {
+        let definition = self.definition().clone().with_name(name);
+        let mut tool = Self::new(definition, self.handler.clone(), self.location, source);
+        tool.enabled = self.enabled;
+        tool
+    }
+}
