@@ -13,3 +13,15 @@ pub fn same_a() -> String {
 pub fn only_a(n: u32) -> u32 {
     n + 1
 }
+
+/// A resource whose URI the other test library uses too.
+#[mcp_runtime::mcp_resource(uri = "shared://same")]
+pub fn same_resource_a() -> String {
+    "a".to_owned()
+}
+
+/// A prompt whose name the other test library uses too.
+#[mcp_runtime::mcp_prompt(name = "shared_same")]
+pub fn same_prompt_a() -> String {
+    "a".to_owned()
+}

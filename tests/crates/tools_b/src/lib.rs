@@ -13,3 +13,15 @@ pub fn same_b() -> String {
 pub fn only_b(n: u32) -> u32 {
     n + 1
 }
+
+/// A resource whose URI the other test library uses too.
+#[mcp_runtime::mcp_resource(uri = "shared://same")]
+pub fn same_resource_b() -> String {
+    "b".to_owned()
+}
+
+/// A prompt whose name the other test library uses too.
+#[mcp_runtime::mcp_prompt(name = "shared_same")]
+pub fn same_prompt_b() -> String {
+    "b".to_owned()
+}
