@@ -47,6 +47,7 @@ mod registration;
 mod registry;
 pub mod server;
 pub mod spec;
+pub mod talk;
 mod tool;
 mod validate;
 
