@@ -7,7 +7,7 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, criterion_main};
 use mcp_runtime::talk::StateKey;
 use serde_json::{Value, json};
 
@@ -58,5 +58,9 @@ fn request_state(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, request_state);
-criterion_main!(benches);
+// criterion's macro generates an undocumented function.
+#[allow(missing_docs)]
+mod group {
+    criterion::criterion_group!(benches, super::request_state);
+}
+criterion_main!(group::benches);
