@@ -22,6 +22,7 @@ mod capabilities;
 mod content;
 mod error;
 mod header;
+mod logging;
 mod message;
 mod name;
 mod prompt;
@@ -38,6 +39,7 @@ pub use header::{
     HEADER_ANNOTATION, HEADER_PREFIX, HeaderError, HeaderParam, MAX_HEADER_INTEGER,
     is_valid_header_name,
 };
+pub use logging::{LogMessage, LoggingLevel, UnknownLevel};
 pub use message::{
     ErrorDetails, ErrorType, MCPErrorDetail, MCPToolCall, MCPToolResult, ToolStatus,
 };

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
-use mcp_core::ToolName;
+use mcp_core::{LogMessage, LoggingLevel, ToolName};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
@@ -20,6 +20,18 @@ pub struct Progress {
 
 /// Where a call's progress reports go, e.g. a transport sending them to the client.
 pub type ProgressSink = Arc<dyn Fn(Progress) + Send + Sync>;
+
+/// Where a call's log messages go, e.g. a transport sending them to the client as
+/// `notifications/message`.
+pub type LogSink = Arc<dyn Fn(LogMessage) + Send + Sync>;
+
+/// What a call reports back as it runs, and where each kind goes.
+#[derive(Clone, Default)]
+pub(crate) struct Reports {
+    pub(crate) progress: Option<ProgressSink>,
+    /// The least severe level the caller wants, and where those messages go.
+    pub(crate) log: Option<(LoggingLevel, LogSink)>,
+}
 
 /// The context of one call, injected into a tool that asks for it with a parameter of type
 /// `&ToolContext` or `ToolContext` (anywhere in its parameter list). It never appears in
@@ -46,7 +58,7 @@ pub struct ToolContext {
     /// `None` for an inline tool, which nothing can cancel while it runs.
     cancellation: Option<CancellationToken>,
     meta: Option<Arc<Map<String, Value>>>,
-    progress: Option<ProgressSink>,
+    reports: Reports,
     span: tracing::Span,
 }
 
@@ -57,7 +69,7 @@ impl ToolContext {
             tool_name,
             cancellation: Some(CancellationToken::new()),
             meta: None,
-            progress: None,
+            reports: Reports::default(),
             span: tracing::Span::none(),
         }
     }
@@ -90,7 +102,7 @@ impl ToolContext {
 
     /// Reports progress to the caller, if it asked for reports; otherwise does nothing.
     pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
-        if let Some(sink) = &self.progress {
+        if let Some(sink) = &self.reports.progress {
             sink(Progress {
                 progress,
                 total,
@@ -101,7 +113,70 @@ impl ToolContext {
 
     /// Whether the caller asked for progress reports.
     pub fn wants_progress(&self) -> bool {
-        self.progress.is_some()
+        self.reports.progress.is_some()
+    }
+
+    /// Sends the client a log message at `level`, if it asked for messages at that level
+    /// or above (`logging/setLevel` on the handshake's revisions, the request's
+    /// `io.modelcontextprotocol/logLevel` at 2026-07-28); otherwise does nothing. `data`
+    /// is a string or any JSON value; the tool's name is the message's `logger`.
+    ///
+    /// ```
+    /// use mcp_runtime::{LoggingLevel, ToolContext, mcp_tool};
+    ///
+    /// /// Counts the lines of a text.
+    /// #[mcp_tool(namespace = "demo")]
+    /// async fn lines(ctx: &ToolContext, text: String) -> usize {
+    ///     let count = text.lines().count();
+    ///     ctx.info(format!("{count} lines"));
+    ///     ctx.log(LoggingLevel::Debug, serde_json::json!({ "bytes": text.len() }));
+    ///     count
+    /// }
+    /// ```
+    pub fn log(&self, level: LoggingLevel, data: impl Into<Value>) {
+        if let Some((least, sink)) = &self.reports.log {
+            if level >= *least {
+                sink(LogMessage {
+                    level,
+                    logger: Some(self.tool_name.to_string()),
+                    data: data.into(),
+                });
+            }
+        }
+    }
+
+    /// Whether a message at `level` would reach the client: to skip building one that
+    /// would not.
+    pub fn logs_at(&self, level: LoggingLevel) -> bool {
+        self.reports
+            .log
+            .as_ref()
+            .is_some_and(|(least, _)| level >= *least)
+    }
+
+    /// [`ToolContext::log`] at `debug`.
+    pub fn debug(&self, data: impl Into<Value>) {
+        self.log(LoggingLevel::Debug, data);
+    }
+
+    /// [`ToolContext::log`] at `info`.
+    pub fn info(&self, data: impl Into<Value>) {
+        self.log(LoggingLevel::Info, data);
+    }
+
+    /// [`ToolContext::log`] at `notice`.
+    pub fn notice(&self, data: impl Into<Value>) {
+        self.log(LoggingLevel::Notice, data);
+    }
+
+    /// [`ToolContext::log`] at `warning`.
+    pub fn warning(&self, data: impl Into<Value>) {
+        self.log(LoggingLevel::Warning, data);
+    }
+
+    /// [`ToolContext::log`] at `error`.
+    pub fn error(&self, data: impl Into<Value>) {
+        self.log(LoggingLevel::Error, data);
     }
 
     /// The call's tracing span; events a tool emits inside it carry the tool's name.
@@ -117,7 +192,7 @@ pub struct Invocation<'a> {
     tool_name: &'a Arc<ToolName>,
     cancellation: Option<&'a CancellationToken>,
     meta: Option<&'a Arc<Map<String, Value>>>,
-    progress: Option<&'a ProgressSink>,
+    reports: &'a Reports,
     span: &'a tracing::Span,
 }
 
@@ -126,14 +201,14 @@ impl<'a> Invocation<'a> {
         tool_name: &'a Arc<ToolName>,
         cancellation: Option<&'a CancellationToken>,
         meta: Option<&'a Arc<Map<String, Value>>>,
-        progress: Option<&'a ProgressSink>,
+        reports: &'a Reports,
         span: &'a tracing::Span,
     ) -> Self {
         Self {
             tool_name,
             cancellation,
             meta,
-            progress,
+            reports,
             span,
         }
     }
@@ -144,7 +219,7 @@ impl<'a> Invocation<'a> {
             tool_name: Arc::clone(self.tool_name),
             cancellation: self.cancellation.cloned(),
             meta: self.meta.cloned(),
-            progress: self.progress.cloned(),
+            reports: self.reports.clone(),
             span: self.span.clone(),
         }
     }
@@ -171,7 +246,11 @@ impl fmt::Debug for ToolContext {
             .field("tool_name", &self.tool_name)
             .field("cancelled", &self.is_cancelled())
             .field("meta", &self.meta)
-            .field("wants_progress", &self.progress.is_some())
+            .field("wants_progress", &self.reports.progress.is_some())
+            .field(
+                "log_level",
+                &self.reports.log.as_ref().map(|(level, _)| *level),
+            )
             .finish()
     }
 }

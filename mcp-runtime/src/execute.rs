@@ -13,12 +13,14 @@ use std::time::{Duration, Instant};
 
 use futures_util::FutureExt;
 use mcp_core::schema::output_data;
-use mcp_core::{ErrorType, MCPToolResult, ToolDefinition, ToolError, ToolStatus};
+use mcp_core::{
+    ErrorType, LogMessage, LoggingLevel, MCPToolResult, ToolDefinition, ToolError, ToolStatus,
+};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use crate::context::{Invocation, Progress, ProgressSink};
+use crate::context::{Invocation, Progress, Reports};
 use crate::policy::DangerousPolicy;
 use crate::registration::{Failure, Handler, Outcome, Output, ToolFuture};
 use crate::tool::RegisteredTool;
@@ -62,7 +64,7 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 #[derive(Clone, Default)]
 pub struct CallOptions {
     meta: Option<Arc<Map<String, Value>>>,
-    progress: Option<ProgressSink>,
+    reports: Reports,
     cancellation: Option<CancellationToken>,
 }
 
@@ -82,7 +84,19 @@ impl CallOptions {
     /// Where the tool's progress reports go.
     #[must_use]
     pub fn with_progress(mut self, sink: impl Fn(Progress) + Send + Sync + 'static) -> Self {
-        self.progress = Some(Arc::new(sink));
+        self.reports.progress = Some(Arc::new(sink));
+        self
+    }
+
+    /// Where the tool's log messages at `least` or above go
+    /// ([`ToolContext::log`](crate::ToolContext::log)); the others are dropped.
+    #[must_use]
+    pub fn with_log(
+        mut self,
+        least: LoggingLevel,
+        sink: impl Fn(LogMessage) + Send + Sync + 'static,
+    ) -> Self {
+        self.reports.log = Some((least, Arc::new(sink)));
         self
     }
 
@@ -99,7 +113,11 @@ impl std::fmt::Debug for CallOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CallOptions")
             .field("meta", &self.meta)
-            .field("progress", &self.progress.is_some())
+            .field("progress", &self.reports.progress.is_some())
+            .field(
+                "log_level",
+                &self.reports.log.as_ref().map(|(level, _)| *level),
+            )
             .field("cancellation", &self.cancellation)
             .finish()
     }
@@ -137,7 +155,7 @@ pub(crate) fn run_inline(
                     tool.name_arc(),
                     None,
                     options.meta.as_ref(),
-                    options.progress.as_ref(),
+                    &options.reports,
                     &span,
                 );
                 let outcome = catch(tool.definition(), || invoke(&arguments, invocation));
@@ -237,12 +255,12 @@ async fn run_checked(
         .map_or_else(CancellationToken::new, CancellationToken::child_token);
     // Cancels the tool's token when this future completes or is dropped mid-call.
     let _cancel_on_drop = token.clone().drop_guard();
-    let (meta, progress) = (options.meta, options.progress);
+    let (meta, reports) = (options.meta, options.reports);
     let invocation = Invocation::new(
         tool.name_arc(),
         Some(&token),
         meta.as_ref(),
-        progress.as_ref(),
+        &reports,
         &span,
     );
     let timeout = definition.timeout().or(settings.default_timeout);
@@ -269,11 +287,10 @@ async fn run_checked(
         Handler::Blocking(invoke) => {
             let invoke = *invoke;
             let name = tool.shared_name();
-            let parts = (token.clone(), meta.clone(), progress.clone(), span.clone());
+            let parts = (token.clone(), meta.clone(), reports.clone(), span.clone());
             let task = tokio::task::spawn_blocking(move || {
-                let (token, meta, progress, span) = &parts;
-                let invocation =
-                    Invocation::new(&name, Some(token), meta.as_ref(), progress.as_ref(), span);
+                let (token, meta, reports, span) = &parts;
+                let invocation = Invocation::new(&name, Some(token), meta.as_ref(), reports, span);
                 let outcome = catch_unwind(AssertUnwindSafe(|| invoke(&arguments, invocation)))
                     .unwrap_or_else(|panic| Err(panicked(&name, panic).into()));
                 (outcome, arguments)

@@ -63,15 +63,15 @@ pub use mcp_macros::mcp_resource;
 #[doc = include_str!("mcp_prompt.md")]
 pub use mcp_macros::mcp_prompt;
 
-pub use context::{Progress, ProgressSink, ToolContext};
+pub use context::{LogSink, Progress, ProgressSink, ToolContext};
 pub use execute::{AUDIT_TARGET, CallOptions, DEFAULT_TIMEOUT};
 pub use mcp_core::{
     ContentBlock, DefinitionError, EmbeddedResource, ErrorDetails, ErrorType, HeaderError,
-    HeaderParam, MCPErrorDetail, MCPToolCall, MCPToolResult, MessageError, PromptArgument,
-    PromptDefinition, PromptMessage, PromptResult, ResourceAnnotations, ResourceBody,
-    ResourceContents, ResourceDefinition, ResourceInfo, ResourceTemplateDefinition, Role,
-    ToolAnnotations, ToolDefinition, ToolError, ToolName, ToolNameError, ToolStatus,
-    missing_client_capabilities, schema,
+    HeaderParam, LogMessage, LoggingLevel, MCPErrorDetail, MCPToolCall, MCPToolResult,
+    MessageError, PromptArgument, PromptDefinition, PromptMessage, PromptResult,
+    ResourceAnnotations, ResourceBody, ResourceContents, ResourceDefinition, ResourceInfo,
+    ResourceTemplateDefinition, Role, ToolAnnotations, ToolDefinition, ToolError, ToolName,
+    ToolNameError, ToolStatus, missing_client_capabilities, schema,
 };
 pub use policy::{Confirm, DangerousPolicy};
 pub use registration::{Arguments, CompletionContext, LastModifiedFn, Location, ReadRequest};

@@ -1379,7 +1379,7 @@ fn a_context_tells_its_cancellation_and_progress() {
     assert_eq!(
         format!("{ctx:?}"),
         format!(
-            "ToolContext {{ tool_name: {:?}, cancelled: false, meta: None, wants_progress: false }}",
+            "ToolContext {{ tool_name: {:?}, cancelled: false, meta: None, wants_progress: false, log_level: None }}",
             ToolName::new("cli.ctx").unwrap()
         )
     );

@@ -21,6 +21,15 @@ fn add(a: i64, b: i64, ctx: &ToolContext) -> i64 {
     a.wrapping_add(b)
 }
 
+/// Logs at `debug`, `info` and `warning`, then answers.
+#[mcp_tool(namespace = "logs", inline)]
+fn noisy(ctx: &ToolContext) -> u8 {
+    ctx.debug("d");
+    ctx.info("i");
+    ctx.warning(json!({ "w": 1 }));
+    1
+}
+
 /// Routes a query; its region and shard travel in headers too.
 #[mcp_tool(namespace = "route", inline)]
 fn query(
@@ -1118,4 +1127,148 @@ async fn a_mirrored_boolean_is_true_or_false_in_its_header() {
             answer.body
         );
     }
+}
+
+/// The data of each SSE event of `answer`, as JSON.
+fn events(answer: &Answer) -> Vec<Value> {
+    assert_eq!(
+        answer.header("Content-Type"),
+        Some("text/event-stream"),
+        "{answer:?}"
+    );
+    answer
+        .body
+        .split_terminator("\n\n")
+        .map(|event| {
+            let data = event
+                .strip_prefix("data: ")
+                .unwrap_or_else(|| panic!("one data line per event: {answer:?}"));
+            serde_json::from_str(data).expect("an event's data is JSON")
+        })
+        .collect()
+}
+
+/// The `notifications/message` of `logs.noisy` at `level`, with `data`.
+fn logged(level: &str, data: Value) -> Value {
+    json!({
+        "jsonrpc": "2.0",
+        "method": "notifications/message",
+        "params": { "level": level, "logger": "logs.noisy", "data": data },
+    })
+}
+
+#[tokio::test]
+async fn a_session_that_set_a_log_level_gets_the_messages_at_or_above_it_on_its_calls_stream() {
+    let to = serve(HttpConfig::default()).await;
+    let call = |id: u64| json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": { "name": "logs.noisy" } });
+    let answer = |id: u64| {
+        json!({
+            "jsonrpc": "2.0", "id": id,
+            "result": {
+                "structuredContent": { "result": 1 },
+                "content": [{ "type": "text", "text": r#"{"result":1}"# }],
+                "isError": false,
+            },
+        })
+    };
+    let session = ("Mcp-Session-Id", "0123456789abcdef0123456789abcdef");
+    // Before the session sets a level, nothing is logged: a plain JSON answer.
+    assert_eq!(
+        post(to, &[session], &call(1)).await.json_with(200),
+        answer(1)
+    );
+
+    let set_level = |id: u64, level: Value| json!({ "jsonrpc": "2.0", "id": id, "method": "logging/setLevel", "params": { "level": level } });
+    let refused = post(to, &[session], &set_level(2, json!("loud")))
+        .await
+        .json_with(200);
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .is_some_and(|message| message.contains("`loud` is not a log level")),
+        "{refused}"
+    );
+    assert_eq!(
+        post(to, &[session], &call(3)).await.json_with(200),
+        answer(3)
+    );
+
+    assert_eq!(
+        post(to, &[session], &set_level(4, json!("info")))
+            .await
+            .json_with(200),
+        json!({ "jsonrpc": "2.0", "id": 4, "result": {} })
+    );
+    assert_eq!(
+        events(&post(to, &[session], &call(5)).await),
+        [
+            logged("info", json!("i")),
+            logged("warning", json!({ "w": 1 })),
+            answer(5)
+        ]
+    );
+    // Another session, or none, set no level.
+    let other = ("Mcp-Session-Id", "fedcba9876543210fedcba9876543210");
+    assert_eq!(post(to, &[other], &call(6)).await.json_with(200), answer(6));
+    assert_eq!(post(to, &[], &call(7)).await.json_with(200), answer(7));
+    // A client that takes JSON only gets its answer, without the messages.
+    let json_only = send(
+        to,
+        "POST",
+        &[("Accept", "application/json"), session],
+        &call(8).to_string(),
+    )
+    .await;
+    assert_eq!(json_only.json_with(200), answer(8));
+}
+
+#[tokio::test]
+async fn a_stateless_call_gets_the_log_messages_its_meta_asks_for_and_none_otherwise() {
+    let to = serve(HttpConfig::default()).await;
+    let mut meta = stateless_meta();
+    let quiet = stateless_call(to, "logs.noisy", json!({}), meta.clone(), &[]).await;
+    assert_eq!(
+        quiet.json_with(200)["result"]["structuredContent"],
+        json!({ "result": 1 })
+    );
+
+    meta["io.modelcontextprotocol/logLevel"] = json!("warning");
+    let answer = stateless_call(to, "logs.noisy", json!({}), meta.clone(), &[]).await;
+    let events = events(&answer);
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert_eq!(events[0], logged("warning", json!({ "w": 1 })));
+    assert_eq!(events[1]["result"]["resultType"], "complete");
+
+    meta["io.modelcontextprotocol/logLevel"] = json!("verbose");
+    let refused = stateless_call(to, "logs.noisy", json!({}), meta, &[]).await;
+    assert_eq!(refused.status, 400, "{refused:?}");
+    let refused = refused.json();
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .is_some_and(
+                |message| message.contains("io.modelcontextprotocol/logLevel")
+                    && message.contains("`verbose` is not a log level")
+            ),
+        "{refused}"
+    );
+
+    // `logging/setLevel` does not exist at 2026-07-28.
+    let set_level = json!({
+        "jsonrpc": "2.0", "id": 9, "method": "logging/setLevel",
+        "params": { "level": "info", "_meta": stateless_meta() },
+    });
+    let answer = post(
+        to,
+        &[
+            ("MCP-Protocol-Version", STATELESS_VERSION),
+            ("Mcp-Method", "logging/setLevel"),
+        ],
+        &set_level,
+    )
+    .await;
+    assert_eq!(answer.status, 404, "{answer:?}");
+    assert_eq!(answer.json()["error"]["code"], -32601);
 }

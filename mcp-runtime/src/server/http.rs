@@ -262,6 +262,8 @@ struct HttpState {
     /// Requests handled at once; more wait for a place, their connections held.
     in_flight: Arc<Semaphore>,
     limiter: Option<ClientLimiter>,
+    /// The log levels the handshake's sessions set.
+    sessions: super::sessions::Sessions,
 }
 
 /// The axum router serving `server` at `/mcp`.
@@ -276,6 +278,7 @@ pub fn router(server: Arc<Server>, config: HttpConfig) -> Router {
         limiter: config.rate_limit.map(ClientLimiter::new),
         config,
         in_flight: Arc::new(Semaphore::new(MAX_IN_FLIGHT)),
+        sessions: super::sessions::Sessions::default(),
     });
     Router::new()
         .route("/mcp", post(post_mcp).get(no_stream).delete(no_stream))
@@ -374,7 +377,15 @@ async fn post_mcp(
         }
         state
             .server
-            .dispatch_for(incoming, None, &client, None)
+            .dispatch_for(
+                incoming,
+                None,
+                &super::Peer {
+                    client: &client,
+                    log_level: None,
+                },
+                None,
+            )
             .await;
         return StatusCode::ACCEPTED.into_response();
     }
@@ -382,7 +393,18 @@ async fn post_mcp(
     let Ok(permit) = Arc::clone(&state.in_flight).acquire_owned().await else {
         return StatusCode::SERVICE_UNAVAILABLE.into_response();
     };
-    let pending = match state.server.begin_for(incoming, &client, Some(&mirrored)) {
+    // The handshake's sessions set a log level once, for the requests that follow.
+    let session = headers
+        .get(SESSION_ID)
+        .and_then(|value| value.to_str().ok());
+    if let (Some(session), Some(level)) = (session, super::sets_level(&incoming)) {
+        state.sessions.set_log_level(session, level);
+    }
+    let peer = super::Peer {
+        client: &client,
+        log_level: session.and_then(|session| state.sessions.log_level(session)),
+    };
+    let pending = match state.server.begin_for(incoming, &peer, Some(&mirrored)) {
         Step::Answered(Some(answer)) => {
             let status = match answer.status {
                 Status::Ok => StatusCode::OK,
@@ -408,7 +430,7 @@ async fn post_mcp(
         }
         Step::Call(pending) => pending,
     };
-    if pending.reports_progress() && accepts(&headers, "text/event-stream") {
+    if pending.reports() && accepts(&headers, "text/event-stream") {
         return progress_stream(Arc::clone(&state.server), pending, permit);
     }
     let _permit = permit;

@@ -12,6 +12,7 @@ mod http;
 mod jsonrpc;
 mod listen;
 mod served;
+mod sessions;
 mod stateless;
 mod stdio;
 
@@ -21,8 +22,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use arc_swap::ArcSwap;
 
 use futures_util::FutureExt;
-use mcp_core::MCPToolCall;
 use mcp_core::wire::CallToolResult;
+use mcp_core::{LoggingLevel, MCPToolCall};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
@@ -229,7 +230,7 @@ impl Server {
         match jsonrpc::parse(message) {
             Err(refusal) => Some(refusal.into_response()),
             Ok(incoming) => self
-                .dispatch_for(incoming, notify, "", None)
+                .dispatch_for(incoming, notify, &Peer::default(), None)
                 .await
                 .map(|answer| answer.text),
         }
@@ -242,10 +243,10 @@ impl Server {
         &self,
         incoming: Incoming,
         notify: Option<Notifier>,
-        client: &str,
+        peer: &Peer<'_>,
         mirrored: Option<&Mirrored<'_>>,
     ) -> Option<Answer> {
-        match self.begin_for(incoming, client, mirrored) {
+        match self.begin_for(incoming, peer, mirrored) {
             Step::Answered(answer) => answer,
             Step::Call(pending) => self.finish(pending, notify).await.map(Answer::ok),
             // A stream needs a transport to carry it: only the acknowledgement here.
@@ -254,19 +255,16 @@ impl Server {
         }
     }
 
-    /// Handles `incoming` as far as can be done without waiting: everything but a call to a
-    /// tool that must be awaited (async, blocking or dynamic), or that reports progress.
-    pub(crate) fn begin(&self, incoming: Incoming) -> Step {
-        self.begin_for(incoming, "", None)
-    }
-
-    /// [`Server::begin`] for a message from `client`, with what its transport mirrored.
+    /// Handles `incoming` from `peer`, with what its transport mirrored, as far as can be
+    /// done without waiting: everything but a call to a tool that must be awaited (async,
+    /// blocking or dynamic), or that sends notifications before its answer.
     pub(crate) fn begin_for(
         &self,
         incoming: Incoming,
-        client: &str,
+        peer: &Peer<'_>,
         mirrored: Option<&Mirrored<'_>>,
     ) -> Step {
+        let client = peer.client;
         match incoming {
             Incoming::Response => Step::Answered(None),
             Incoming::Cancelled { request_id } => {
@@ -283,7 +281,7 @@ impl Server {
             Incoming::Request { id, method, params } => {
                 self.request(&id, &method, &params, mirrored)
             }
-            Incoming::Call { id, params } => match self.begin_call(id, params, client, mirrored) {
+            Incoming::Call { id, params } => match self.begin_call(id, params, peer, mirrored) {
                 Ok(pending) => self.call_now(pending),
                 Err(answer) => Step::Answered(Some(answer)),
             },
@@ -366,6 +364,10 @@ impl Server {
                 .map(|result| self.respond(id, stateless, &result)),
             "server/discover" => Ok(self.respond(id, stateless, &self.discover())),
             "ping" => Ok(self.respond(id, stateless, &Map::new())),
+            // The transport that keeps the connection (or the session) records the level.
+            "logging/setLevel" if !stateless => {
+                set_level(params).map(|_| self.respond(id, stateless, &Map::new()))
+            }
             "tools/list" => self
                 .list_tools(&snapshot, params, stateless)
                 .map(|page| self.respond(id, stateless, &page)),
@@ -509,7 +511,7 @@ impl Server {
         &self,
         id: Id,
         params: CallParams,
-        client: &str,
+        peer: &Peer<'_>,
         mirrored: Option<&Mirrored<'_>>,
     ) -> Result<PendingCall, Answer> {
         let stateless = match admit("tools/call", params.meta.as_ref(), mirrored) {
@@ -569,20 +571,28 @@ impl Server {
             Some(Value::Object(meta)) => Some(meta),
             _ => None,
         };
+        // At 2026-07-28 each request says what it wants logged; on the handshake's
+        // revisions the connection said it once (`logging/setLevel`).
+        let log_level = if stateless {
+            meta.as_ref().and_then(stateless::log_level)
+        } else {
+            peer.log_level
+        };
         Ok(PendingCall {
             snapshot,
             id,
             stateless,
             call,
             meta,
-            client: client.to_owned(),
+            log_level,
+            client: peer.client.to_owned(),
         })
     }
 
     /// Runs an inline call that reports no progress right here; any other is left to
     /// [`Server::finish`].
     fn call_now(&self, pending: PendingCall) -> Step {
-        let reports_progress = pending.reports_progress();
+        let reports_progress = pending.reports();
         let inline = pending
             .snapshot
             .registry
@@ -632,10 +642,20 @@ impl Server {
             stateless,
             call,
             meta,
+            log_level,
             client,
         } = *pending;
         let token = CancellationToken::new();
         let mut options = CallOptions::new().with_cancellation(token.clone());
+        if let (Some(least), Some(notify)) = (log_level, &notify) {
+            let notify = Arc::clone(notify);
+            options = options.with_log(least, move |message| {
+                notify(jsonrpc::notification(
+                    "notifications/message",
+                    json!(message),
+                ));
+            });
+        }
         if let Some(meta) = meta {
             if let (Some(progress_token), Some(notify)) = (meta.get("progressToken"), notify) {
                 let progress_token = progress_token.clone();
@@ -696,7 +716,7 @@ impl std::fmt::Debug for Server {
     }
 }
 
-/// What [`Server::begin`] made of a message.
+/// What [`Server::begin_for`] made of a message.
 pub(crate) enum Step {
     /// Handled: the answer to send, if any.
     Answered(Option<Answer>),
@@ -747,17 +767,31 @@ pub(crate) struct PendingCall {
     stateless: bool,
     call: MCPToolCall,
     meta: Option<Map<String, Value>>,
+    /// The least severe log messages the client wants, if it wants any.
+    log_level: Option<LoggingLevel>,
     /// Who sent it: only they can cancel it.
     client: String,
 }
 
 impl PendingCall {
-    /// Whether the call asks for progress reports (its `_meta` has a `progressToken`).
-    pub(crate) fn reports_progress(&self) -> bool {
-        self.meta
-            .as_ref()
-            .is_some_and(|meta| meta.contains_key("progressToken"))
+    /// Whether the call may send notifications before its answer: it asks for progress
+    /// reports (its `_meta` has a `progressToken`), or for log messages.
+    pub(crate) fn reports(&self) -> bool {
+        self.log_level.is_some()
+            || self
+                .meta
+                .as_ref()
+                .is_some_and(|meta| meta.contains_key("progressToken"))
     }
+}
+
+/// Who sent a message, as its transport knows them.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Peer<'a> {
+    /// Who may cancel their calls: an address over HTTP; on stdio, the one client.
+    pub(crate) client: &'a str,
+    /// The log level the connection (or the HTTP session) set with `logging/setLevel`.
+    pub(crate) log_level: Option<LoggingLevel>,
 }
 
 /// The key of a call in flight: a request id means something only to the client that sent it.
@@ -828,10 +862,45 @@ pub(crate) fn admit(
 }
 
 /// The `UnsupportedProtocolVersionError` for `requested`.
+/// The level a handshake revision's `logging/setLevel` sets, when it is one that sets a
+/// valid level (the server answers the others with an error).
+pub(crate) fn sets_level(incoming: &Incoming) -> Option<LoggingLevel> {
+    match incoming {
+        Incoming::Request { method, params, .. }
+            if method == "logging/setLevel"
+                && !stateless::is_stateless(method, params.get("_meta"), None) =>
+        {
+            set_level(params).ok()
+        }
+        _ => None,
+    }
+}
+
+/// The level a `logging/setLevel` request sets, or why it sets none.
+pub(crate) fn set_level(params: &Map<String, Value>) -> Result<LoggingLevel, Fault> {
+    let level = params.get("level").ok_or_else(|| {
+        (
+            jsonrpc::INVALID_PARAMS,
+            "logging/setLevel needs `level`".to_owned(),
+            None,
+        )
+    })?;
+    level
+        .as_str()
+        .ok_or_else(|| "`level` must be a string".to_owned())
+        .and_then(|level| {
+            level
+                .parse()
+                .map_err(|err: mcp_core::UnknownLevel| err.to_string())
+        })
+        .map_err(|message| (jsonrpc::INVALID_PARAMS, message, None))
+}
+
 /// What every server offers: tools, resources (with subscriptions), prompts and
-/// completion, each list telling of its changes.
+/// completion, each list telling of its changes, and log messages.
 fn capabilities() -> Value {
     json!({
+        "logging": {},
         "tools": { "listChanged": true },
         "resources": { "subscribe": true, "listChanged": true },
         "prompts": { "listChanged": true },

@@ -4,7 +4,7 @@
 //! parameters and the client capabilities it needs. Transport-independent: stdio has no
 //! headers, and streamable HTTP hands in the ones it received ([`Mirrored`]).
 
-use mcp_core::ToolDefinition;
+use mcp_core::{LoggingLevel, ToolDefinition};
 use serde_json::{Map, Value};
 
 use super::jsonrpc;
@@ -16,6 +16,8 @@ pub(crate) const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolV
 const CLIENT_CAPABILITIES_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
 /// The `_meta` key of a client's name and version; optional.
 const CLIENT_INFO_KEY: &str = "io.modelcontextprotocol/clientInfo";
+/// The `_meta` key of the least severe log messages a request wants.
+pub(crate) const LOG_LEVEL_KEY: &str = "io.modelcontextprotocol/logLevel";
 
 /// The headers of a request do not match its body, or are missing (2026-07-28).
 pub const HEADER_MISMATCH: i64 = -32020;
@@ -121,6 +123,14 @@ pub(crate) fn admit(
     {
         return invalid(format!("`_meta.{CLIENT_INFO_KEY}` must be an object"));
     }
+    if let Some(level) = meta.get(LOG_LEVEL_KEY) {
+        let read = level.as_str().map(str::parse::<LoggingLevel>);
+        match read {
+            Some(Ok(_)) => {}
+            Some(Err(err)) => return invalid(format!("`_meta.{LOG_LEVEL_KEY}`: {err}")),
+            None => return invalid(format!("`_meta.{LOG_LEVEL_KEY}` must be a string")),
+        }
+    }
     if mirrored.is_some_and(|headers| headers.version != Some(version)) {
         return refuse(
             HEADER_MISMATCH,
@@ -140,6 +150,11 @@ pub(crate) fn admit(
         );
     }
     Ok(())
+}
+
+/// The least severe log messages a request's `_meta` asks for; checked by [`admit`].
+pub(crate) fn log_level(meta: &Map<String, Value>) -> Option<LoggingLevel> {
+    meta.get(LOG_LEVEL_KEY)?.as_str()?.parse().ok()
 }
 
 /// Whether the stateless revision has `method`; a request for any other is answered with

@@ -14,6 +14,7 @@ use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
+use mcp_core::LoggingLevel;
 use tokio::runtime::Handle;
 use tokio::sync::{Semaphore, mpsc, oneshot};
 
@@ -100,6 +101,7 @@ where
         busy: Arc::new(Mutex::new(())),
         listening: Mutex::new(Vec::new()),
         connection: Mutex::new(None),
+        log_level: Mutex::new(None),
     };
     let (limit, stopping, busy) = (
         Arc::clone(&reading.limit),
@@ -149,6 +151,9 @@ struct Reading<W: Write> {
     /// The connection's own listener, from the handshake on (or its first subscription):
     /// list changes, and updates of the resources it subscribed to.
     connection: Mutex<Option<ListenGuard>>,
+    /// The least severe log messages this connection wants (`logging/setLevel`); none
+    /// until it sets a level.
+    log_level: Mutex<Option<LoggingLevel>>,
 }
 
 impl<W: Write + Send + 'static> Reading<W> {
@@ -237,7 +242,14 @@ impl<W: Write + Send + 'static> Reading<W> {
                         guard.subscribe(&uri, on);
                     }
                 }
-                self.server.begin(incoming)
+                if let Some(level) = super::sets_level(&incoming) {
+                    *lock(&self.log_level) = Some(level);
+                }
+                let peer = super::Peer {
+                    client: "",
+                    log_level: *lock(&self.log_level),
+                };
+                self.server.begin_for(incoming, &peer, None)
             }
         };
         match step {
@@ -656,6 +668,61 @@ mod tests {
             *told[0],
             serde_json::json!({ "jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {} })
         );
+    }
+
+    #[tokio::test]
+    async fn a_connection_gets_the_log_messages_at_or_above_the_level_it_set() {
+        let mut session = Session::start();
+        let server = Arc::clone(&session.server);
+        let added = server.change(|registry| {
+            registry.register(tool("t.noisy"), |_, ctx: crate::ToolContext| async move {
+                ctx.debug("d");
+                ctx.warning("w");
+                Ok::<_, crate::ToolError>(Value::Null)
+            })
+        });
+        assert!(added.unwrap().is_ok());
+        let call = |id: u64| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"t.noisy"}}}}"#
+            )
+        };
+        // No level set: no messages.
+        session.send(&call(1));
+        assert_eq!(session.line().await["id"], 1);
+        session.send(
+            r#"{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"debug"}}"#,
+        );
+        assert_eq!(session.line().await["result"], serde_json::json!({}));
+        // A level that is none is refused, and the one set stays.
+        session.send(
+            r#"{"jsonrpc":"2.0","id":3,"method":"logging/setLevel","params":{"level":"verbose"}}"#,
+        );
+        assert_eq!(session.line().await["error"]["code"], -32602);
+        session.send(&call(4));
+        let mut lines = vec![
+            session.line().await,
+            session.line().await,
+            session.line().await,
+        ];
+        assert_eq!(lines.pop().unwrap()["id"], 4, "the answer comes last");
+        let levels: Vec<&Value> = lines.iter().map(|line| &line["params"]["level"]).collect();
+        assert_eq!(levels, ["debug", "warning"], "{lines:?}");
+        assert_eq!(
+            lines[1],
+            serde_json::json!({
+                "jsonrpc": "2.0",
+                "method": "notifications/message",
+                "params": { "level": "warning", "logger": "t.noisy", "data": "w" },
+            })
+        );
+        session.send(
+            r#"{"jsonrpc":"2.0","id":5,"method":"logging/setLevel","params":{"level":"error"}}"#,
+        );
+        assert_eq!(session.line().await["id"], 5);
+        session.send(&call(6));
+        assert_eq!(session.line().await["id"], 6, "nothing at error or above");
+        assert!(session.end().await.is_empty());
     }
 
     #[tokio::test]

@@ -89,6 +89,24 @@ async fn tool_with_progress(ctx: &ToolContext) -> String {
     "Progress test completed".to_owned()
 }
 
+/// Logs three messages at `info`, 50 ms apart, then answers.
+#[mcp_tool(namespace = "test")]
+async fn tool_with_logging(ctx: &ToolContext) -> String {
+    ctx.info("Tool execution started");
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    ctx.info("Tool processing data");
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    ctx.info("Tool execution completed");
+    "Logging test completed".to_owned()
+}
+
+/// Logs one message at `info`: only a client that asked for log messages gets it.
+#[mcp_tool(namespace = "test", inline)]
+fn logging_tool(ctx: &ToolContext) -> String {
+    ctx.info("test_logging_tool ran");
+    "logged".to_owned()
+}
+
 /// Needs the client's sampling capability: a stateless request that does not declare it is
 /// refused before the tool runs.
 #[mcp_tool(namespace = "test", inline, requires_client(sampling))]
