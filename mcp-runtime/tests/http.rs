@@ -879,7 +879,7 @@ async fn a_stateful_initialize_gets_a_session_id_that_nothing_depends_on() {
         id
     };
     assert_ne!(session(&first), session(&second), "each a new id");
-    // Any id, or none, is taken: no process keeps sessions.
+    // Any id, or none, is taken: no request needs a session this process knows.
     for headers in [
         vec![("Mcp-Session-Id", "0123456789abcdef0123456789abcdef")],
         vec![("Mcp-Session-Id", "unknown")],

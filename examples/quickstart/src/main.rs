@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 mod catalog;
 
-use mcp_runtime::{ToolError, mcp_tool};
+use mcp_runtime::{LoggingLevel, ToolContext, ToolError, mcp_tool};
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -35,14 +35,22 @@ struct FileContent {
     errors(FileNotFoundError, PermissionError)
 )]
 fn read_file_content(
+    ctx: &ToolContext,
     /// Path of the file to read.
     file_path: PathBuf,
     /// The most characters to return; the whole file when absent.
     max_chars: Option<usize>,
 ) -> Result<FileContent, ToolError> {
+    ctx.info(format!("reading {}", file_path.display()));
     let content = std::fs::read_to_string(&file_path).map_err(|err| {
+        ctx.warning(format!("cannot read {}: {err}", file_path.display()));
         ToolError::from(err).context(format!("cannot read `{}`", file_path.display()))
     })?;
+    if ctx.logs_at(LoggingLevel::Debug) {
+        ctx.debug(
+            mcp_runtime::serde_json::json!({ "bytes": content.len(), "max_chars": max_chars }),
+        );
+    }
     Ok(match max_chars {
         Some(max) if content.chars().count() > max => FileContent {
             file_content: content.chars().take(max).collect(),
@@ -133,8 +141,11 @@ mod tests {
                 chars: 12
             }
         );
-        let missing =
-            read_file_content(PathBuf::from("/nonexistent/quickstart.txt"), None).unwrap_err();
+        // A context of its own: outside a server, its log messages go nowhere.
+        let name = mcp_runtime::ToolName::new("file_utility.read_file_content").unwrap();
+        let ctx = ToolContext::new(std::sync::Arc::new(name));
+        let missing = read_file_content(&ctx, PathBuf::from("/nonexistent/quickstart.txt"), None)
+            .unwrap_err();
         assert_eq!(
             missing.error_type(),
             &mcp_runtime::ErrorType::FileNotFoundError

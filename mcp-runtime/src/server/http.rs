@@ -1,12 +1,14 @@
 //! The streamable HTTP transport, on axum: `POST /mcp` carries one JSON-RPC message.
 //!
 //! A request is answered with `application/json`, or with an SSE stream
-//! (`text/event-stream`) when it is a call carrying a `progressToken` and the client accepts
-//! one: the progress notifications, then the answer. Notifications and responses get 202.
-//! No state is kept per connection or session, so several processes behind an ordinary
-//! load balancer serve one tool set. A stateful `initialize` (2025-06-18, 2025-11-25) is
-//! answered with an `Mcp-Session-Id`, as clients of those revisions expect, but the id is a
-//! label: no request is refused for carrying another one, or none.
+//! (`text/event-stream`) when it is a call that may notify before its answer (it carries a
+//! `progressToken`, or its client asked for log messages) and the client accepts one: the
+//! notifications, then the answer. Notifications and responses get 202. No state is kept
+//! per connection, so several processes behind an ordinary load balancer serve one tool
+//! set. A stateful `initialize` (2025-06-18, 2025-11-25) is answered with an
+//! `Mcp-Session-Id`, as clients of those revisions expect; no request is refused for
+//! carrying another one, or none. The only thing kept by session id is the log level a
+//! session set, in the process that took its `logging/setLevel`.
 //!
 //! At most [`MAX_IN_FLIGHT`] requests are handled at once; further ones wait, their
 //! connections held, which slows a flooding client instead of queueing without bound.
@@ -444,9 +446,9 @@ async fn post_mcp(
 /// The header of the session id the handshake's streamable HTTP may assign at `initialize`.
 const SESSION_ID: &str = "mcp-session-id";
 
-/// A new session id: 128 random bits, in hex. A label the client echoes, never a key to
-/// state: this server keeps nothing per session, so any process behind a load balancer
-/// takes any request, with the id or without it, and none is ever refused for it.
+/// A new session id: 128 random bits, in hex, which the client echoes. Any process behind
+/// a load balancer takes any request, with the id or without it, and none is ever refused
+/// for it; only a log level is kept by it.
 fn session_id() -> Option<HeaderValue> {
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes).ok()?;

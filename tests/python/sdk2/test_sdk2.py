@@ -126,3 +126,43 @@ async def test_a_tool_registered_while_serving_is_announced_over_http(conformanc
     url, _ = conformance_http()
     async with Client(url) as client:
         await changes_are_heard(client)
+
+
+async def logs_at_the_level_asked(connect, readme):
+    """At 2026-07-28 each request carries the level it wants (`log_level`), and a
+    `logging_callback` alone asks for nothing."""
+    received = []
+
+    async def on_log(params):
+        received.append(params)
+
+    async with connect(logging_callback=on_log) as client:
+        await client.call_tool("file_utility.read_file_content", {"file_path": readme})
+    assert received == []
+
+    async with connect(logging_callback=on_log, log_level="info") as client:
+        await client.call_tool("file_utility.read_file_content", {"file_path": readme})
+        await client.call_tool("file_utility.read_file_content", {"file_path": "/nonexistent/x"})
+    seen = [(message.level, message.logger, message.data) for message in received]
+    assert seen[:2] == [
+        ("info", "file_utility.read_file_content", f"reading {readme}"),
+        ("info", "file_utility.read_file_content", "reading /nonexistent/x"),
+    ], seen
+    assert [level for level, _, _ in seen[2:]] == ["warning"], seen
+
+
+def readme_path():
+    from conftest import ROOT
+
+    return str(ROOT / "README.md")
+
+
+async def test_log_messages_over_stdio_through_sdk_2(captured):
+    command, _ = captured
+    server = StdioServerParameters(command="sh", args=["-c", command])
+    await logs_at_the_level_asked(lambda **options: Client(server, **options), readme_path())
+
+
+async def test_log_messages_over_http_through_sdk_2(http_server):
+    url, _ = http_server()
+    await logs_at_the_level_asked(lambda **options: Client(url, **options), readme_path())
