@@ -20,9 +20,10 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use crate::context::{Invocation, Progress, Reports};
+use crate::context::{Invocation, LogSink, Progress, Reports};
 use crate::policy::DangerousPolicy;
 use crate::registration::{Failure, Handler, Outcome, Output, ToolFuture};
+use crate::talk::log::{Scoped, scoped};
 use crate::tool::RegisteredTool;
 use crate::validate::{deserialize_violation, invalid_arguments};
 
@@ -158,7 +159,10 @@ pub(crate) fn run_inline(
                     &options.reports,
                     &span,
                 );
-                let outcome = catch(tool.definition(), || invoke(&arguments, invocation));
+                let log = options.reports.log.as_ref();
+                let outcome = catch(tool.definition(), || {
+                    scoped(log, || invoke(&arguments, invocation))
+                });
                 finish(tool, settings, outcome, Some(&arguments))
             }
         }
@@ -280,7 +284,9 @@ async fn run_checked(
     let mut kept_arguments = None;
     let outcome = match tool.handler() {
         Handler::Inline(invoke) => {
-            let outcome = catch(definition, || invoke(&arguments, invocation));
+            let outcome = catch(definition, || {
+                scoped(reports.log.as_ref(), || invoke(&arguments, invocation))
+            });
             kept_arguments = Some(arguments);
             outcome
         }
@@ -291,8 +297,10 @@ async fn run_checked(
             let task = tokio::task::spawn_blocking(move || {
                 let (token, meta, reports, span) = &parts;
                 let invocation = Invocation::new(&name, Some(token), meta.as_ref(), reports, span);
-                let outcome = catch_unwind(AssertUnwindSafe(|| invoke(&arguments, invocation)))
-                    .unwrap_or_else(|panic| Err(panicked(&name, panic).into()));
+                let outcome = catch_unwind(AssertUnwindSafe(|| {
+                    scoped(reports.log.as_ref(), || invoke(&arguments, invocation))
+                }))
+                .unwrap_or_else(|panic| Err(panicked(&name, panic).into()));
                 (outcome, arguments)
             });
             let work = async {
@@ -310,8 +318,13 @@ async fn run_checked(
             limited(definition, timeout, parent.as_ref(), &token, work).await
         }
         Handler::Async(invoke) => {
-            let future = catch(definition, || Ok(invoke(&arguments, invocation)));
+            let future = catch(definition, || {
+                Ok(scoped(reports.log.as_ref(), || {
+                    invoke(&arguments, invocation)
+                }))
+            });
             kept_arguments = Some(arguments);
+            let future = with_log(future, reports.log.as_ref());
             run_future(definition, timeout, parent.as_ref(), &token, future).await
         }
         Handler::Dynamic(invoke) => {
@@ -319,11 +332,30 @@ async fn run_checked(
                 Value::Object(map) => map,
                 _ => Map::new(),
             };
-            let future = catch(definition, || Ok(invoke(map, invocation.context())));
+            let future = catch(definition, || {
+                Ok(scoped(reports.log.as_ref(), || {
+                    invoke(map, invocation.context())
+                }))
+            });
+            let future = with_log(future, reports.log.as_ref());
             run_future(definition, timeout, parent.as_ref(), &token, future).await
         }
     };
     finish(tool, settings, outcome, kept_arguments.as_ref())
+}
+
+/// A tool's future, polled with the call's log sink as the thread's current one when the
+/// client asked for log messages ([`crate::talk::ClientLogLayer`]).
+fn with_log(
+    future: Result<ToolFuture, Failure>,
+    log: Option<&(LoggingLevel, LogSink)>,
+) -> Result<ToolFuture, Failure> {
+    match log {
+        Some(log) => {
+            future.map(|future| -> ToolFuture { Box::pin(Scoped::new(future, log.clone())) })
+        }
+        None => future,
+    }
 }
 
 /// Awaits a tool's future (if making it did not already fail), its panics caught, within
