@@ -4,6 +4,11 @@ use std::fmt;
 use std::sync::{Arc, OnceLock};
 
 use mcp_core::{LogMessage, LoggingLevel, ToolName};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+
+use crate::talk::ask::{self, Asks};
+use crate::talk::{AskError, Elicitation, InputRequest, Root, Sampled, Sampling};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
@@ -31,6 +36,8 @@ pub(crate) struct Reports {
     pub(crate) progress: Option<ProgressSink>,
     /// The least severe level the caller wants, and where those messages go.
     pub(crate) log: Option<(LoggingLevel, LogSink)>,
+    /// How the call's asks reach the client, when it came from one that can answer.
+    pub(crate) asks: Option<Arc<Asks>>,
 }
 
 /// The context of one call, injected into a tool that asks for it with a parameter of type
@@ -152,6 +159,104 @@ impl ToolContext {
             .log
             .as_ref()
             .is_some_and(|(least, _)| level >= *least)
+    }
+
+    /// Asks the client `request` under `key`, and waits for its answer (the result of the
+    /// request, as JSON). `key` names the ask within the call: give each ask of a tool its
+    /// own, the same from call to call.
+    ///
+    /// At 2026-07-28 the call is answered over rounds: an ask not yet answered ends the
+    /// round, the client answers, and the tool runs again from its start, this time
+    /// getting the answer at once. So only an `async` tool can ask, and what it does before
+    /// an ask runs once per round. A client that did not declare the capability the
+    /// request needs gets no request: the ask fails with [`AskError::MissingCapability`],
+    /// and never waits.
+    pub async fn ask(&self, key: &str, request: InputRequest) -> Result<Value, AskError> {
+        let Some(asks) = &self.reports.asks else {
+            return Err(AskError::NoClient(
+                "only a call from an MCP client at 2026-07-28 can ask it",
+            ));
+        };
+        let capability = request.capability();
+        if !asks.declared(capability) {
+            return Err(AskError::MissingCapability(capability));
+        }
+        match asks.round.answer(key, request) {
+            Some(answer) => Ok(answer),
+            // The round ends here: the call is answered with what is still open.
+            None => std::future::pending().await,
+        }
+    }
+
+    /// Asks the user to fill in a form of `T`'s fields, with `message` saying why.
+    /// `T` must be a struct of named fields, each a string, number, integer, boolean, a
+    /// unit-variant enum, or a list of such an enum; a field's doc comment is its
+    /// description, and `#[serde(default)]` values are the form's defaults.
+    ///
+    /// ```
+    /// use mcp_runtime::talk::Elicitation;
+    /// use mcp_runtime::{ToolContext, ToolError, mcp_tool};
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Confirm {
+    ///     /// Go ahead?
+    ///     confirm: bool,
+    /// }
+    ///
+    /// /// Deletes everything, once the user agrees.
+    /// #[mcp_tool(namespace = "demo")]
+    /// async fn wipe(ctx: &ToolContext) -> Result<String, ToolError> {
+    ///     match ctx.elicit::<Confirm>("confirm", "Delete everything?").await? {
+    ///         Elicitation::Accept(Confirm { confirm: true }) => Ok("deleted".to_owned()),
+    ///         _ => Ok("kept".to_owned()),
+    ///     }
+    /// }
+    /// ```
+    pub async fn elicit<T: JsonSchema + DeserializeOwned>(
+        &self,
+        key: &str,
+        message: &str,
+    ) -> Result<Elicitation<T>, AskError> {
+        let schema = crate::talk::form::form_schema::<T>().map_err(AskError::Form)?;
+        let answer = self.ask(key, InputRequest::elicit(message, schema)).await?;
+        ask::elicitation(key, answer)
+    }
+
+    /// Asks the user to fill in a form whose restricted JSON Schema is given as is.
+    pub async fn elicit_with(
+        &self,
+        key: &str,
+        message: &str,
+        requested_schema: Value,
+    ) -> Result<Elicitation<Map<String, Value>>, AskError> {
+        let answer = self
+            .ask(key, InputRequest::elicit(message, requested_schema))
+            .await?;
+        ask::elicitation(key, answer)
+    }
+
+    /// Asks the client's model for a message.
+    pub async fn sample(&self, key: &str, sampling: &Sampling) -> Result<Sampled, AskError> {
+        let answer = self.ask(key, InputRequest::sample(sampling)).await?;
+        serde_json::from_value(answer).map_err(|err| AskError::Malformed {
+            key: key.to_owned(),
+            reason: format!("not a sampled message: {err}"),
+        })
+    }
+
+    /// Asks the client for its roots.
+    pub async fn roots(&self, key: &str) -> Result<Vec<Root>, AskError> {
+        let answer = self.ask(key, InputRequest::roots()).await?;
+        #[derive(serde::Deserialize)]
+        struct Roots {
+            roots: Vec<Root>,
+        }
+        serde_json::from_value::<Roots>(answer)
+            .map(|answer| answer.roots)
+            .map_err(|err| AskError::Malformed {
+                key: key.to_owned(),
+                reason: format!("not a list of roots: {err}"),
+            })
     }
 
     /// [`ToolContext::log`] at `debug`.

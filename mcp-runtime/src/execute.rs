@@ -101,6 +101,12 @@ impl CallOptions {
         self
     }
 
+    /// How the call's asks reach the client.
+    pub(crate) fn with_asks(mut self, asks: Arc<crate::talk::ask::Asks>) -> Self {
+        self.reports.asks = Some(asks);
+        self
+    }
+
     /// A token that cancels the call: the tool's own token is a child of it, and the call
     /// answers as soon as it is cancelled.
     #[must_use]
@@ -324,7 +330,7 @@ async fn run_checked(
                 }))
             });
             kept_arguments = Some(arguments);
-            let future = with_log(future, reports.log.as_ref());
+            let future = with_round(with_log(future, reports.log.as_ref()), &reports);
             run_future(definition, timeout, parent.as_ref(), &token, future).await
         }
         Handler::Dynamic(invoke) => {
@@ -337,7 +343,7 @@ async fn run_checked(
                     invoke(map, invocation.context())
                 }))
             });
-            let future = with_log(future, reports.log.as_ref());
+            let future = with_round(with_log(future, reports.log.as_ref()), &reports);
             run_future(definition, timeout, parent.as_ref(), &token, future).await
         }
     };
@@ -356,6 +362,29 @@ fn with_log(
         }
         None => future,
     }
+}
+
+/// A tool's future that ends when it waits on an ask of its round still open: the call is
+/// then answered with the asks, not with the tool's result (2026-07-28).
+fn with_round(
+    future: Result<ToolFuture, Failure>,
+    reports: &Reports,
+) -> Result<ToolFuture, Failure> {
+    let Some(asks) = reports.asks.clone() else {
+        return future;
+    };
+    future.map(|mut future| -> ToolFuture {
+        Box::pin(std::future::poll_fn(move |cx| {
+            match future.as_mut().poll(cx) {
+                std::task::Poll::Pending if asks.round.is_open() => {
+                    std::task::Poll::Ready(Err(Failure::from(ToolError::execution(
+                        "the tool waits for the client's input",
+                    ))))
+                }
+                polled => polled,
+            }
+        }))
+    })
 }
 
 /// Awaits a tool's future (if making it did not already fail), its panics caught, within

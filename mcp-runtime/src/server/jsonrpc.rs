@@ -146,6 +146,17 @@ pub(crate) struct CallParams {
     pub(crate) name: Option<Value>,
     pub(crate) arguments: Option<Value>,
     pub(crate) meta: Option<Value>,
+    /// A 2026-07-28 retry's answers and state; boxed, as few calls have them.
+    pub(crate) retry: Option<Box<Retry>>,
+}
+
+/// What a 2026-07-28 call carries into a round after the first.
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct Retry {
+    /// The answers to the asks of the round before.
+    pub(crate) input_responses: Option<Value>,
+    /// The sealed state of the rounds before.
+    pub(crate) request_state: Option<Value>,
 }
 
 impl<'de> Deserialize<'de> for CallParams {
@@ -167,6 +178,10 @@ impl<'de> Deserialize<'de> for CallParams {
                         "name" => &mut params.name,
                         "arguments" => &mut params.arguments,
                         "_meta" => &mut params.meta,
+                        "inputResponses" => {
+                            &mut params.retry.get_or_insert_default().input_responses
+                        }
+                        "requestState" => &mut params.retry.get_or_insert_default().request_state,
                         _ => {
                             map.next_value::<IgnoredAny>()?;
                             continue;
@@ -193,6 +208,13 @@ impl CallParams {
             name: take("name"),
             arguments: take("arguments"),
             meta: take("_meta"),
+            retry: {
+                let retry = Retry {
+                    input_responses: take("inputResponses"),
+                    request_state: take("requestState"),
+                };
+                (retry != Retry::default()).then(|| Box::new(retry))
+            },
         }
     }
 }

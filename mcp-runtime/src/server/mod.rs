@@ -41,6 +41,8 @@ pub use stdio::{MAX_IN_FLIGHT, MAX_MESSAGE_BYTES, serve_stdio};
 
 use crate::execute::CallOptions;
 use crate::registry::Registry;
+use crate::talk::StateKey;
+use crate::talk::ask::{Asks, Round, is_input_response};
 use crate::tool::RegisteredTool;
 pub(crate) use jsonrpc::parse;
 use jsonrpc::{CallParams, Id, Incoming};
@@ -100,6 +102,9 @@ pub struct Server {
     /// number so that a call only ever removes its own entry.
     in_flight: Mutex<HashMap<String, (u64, CancellationToken)>>,
     serial: std::sync::atomic::AtomicU64,
+    /// What seals the `requestState` of calls answered over rounds (2026-07-28): given, or
+    /// made at random for this process when first needed.
+    state_key: OnceLock<Result<StateKey, String>>,
 }
 
 impl Server {
@@ -128,7 +133,25 @@ impl Server {
             cache: CacheHints::default(),
             in_flight: Mutex::new(HashMap::new()),
             serial: std::sync::atomic::AtomicU64::new(0),
+            state_key: OnceLock::new(),
         }
+    }
+
+    /// Seals the `requestState` of calls answered over rounds (2026-07-28) with `key`.
+    /// Every replica behind a load balancer needs the same key to open another's state;
+    /// without one, each process makes its own at random, and a round must then come
+    /// back to the process that answered the round before.
+    #[must_use]
+    pub fn with_state_key(self, key: StateKey) -> Self {
+        let _ = self.state_key.set(Ok(key));
+        self
+    }
+
+    fn state_key(&self) -> Result<&StateKey, String> {
+        self.state_key
+            .get_or_init(|| StateKey::generate().map_err(|err| err.to_string()))
+            .as_ref()
+            .map_err(Clone::clone)
     }
 
     /// Sets the name and version the server gives in `initialize`.
@@ -578,6 +601,25 @@ impl Server {
         } else {
             peer.log_level
         };
+        // At 2026-07-28 a call that asks the client is answered over rounds.
+        let asks = if stateless {
+            let context = round_context(&sent_name, &call.arguments);
+            let retry = params.retry.map(|retry| *retry).unwrap_or_default();
+            match self.round(&context, retry.input_responses, retry.request_state) {
+                Ok(round) => Some(Arc::new(Asks {
+                    capabilities: meta
+                        .as_ref()
+                        .and_then(|meta| meta.get(stateless::CLIENT_CAPABILITIES_KEY))
+                        .and_then(Value::as_object)
+                        .cloned(),
+                    round,
+                    context,
+                })),
+                Err(message) => return invalid(message),
+            }
+        } else {
+            None
+        };
         Ok(PendingCall {
             snapshot,
             id,
@@ -585,6 +627,7 @@ impl Server {
             call,
             meta,
             log_level,
+            asks,
             client: peer.client.to_owned(),
         })
     }
@@ -643,6 +686,7 @@ impl Server {
             call,
             meta,
             log_level,
+            asks,
             client,
         } = *pending;
         let token = CancellationToken::new();
@@ -675,6 +719,9 @@ impl Server {
             }
             options = options.with_meta(meta);
         }
+        if let Some(asks) = &asks {
+            options = options.with_asks(Arc::clone(asks));
+        }
         let key = in_flight_key(&client, &id.key());
         let serial = self
             .serial
@@ -693,7 +740,78 @@ impl Server {
         if token.is_cancelled() {
             return None;
         }
+        if let Some(asks) = asks.filter(|asks| asks.round.is_open()) {
+            return Some(self.input_required(&id, &asks));
+        }
         Some(self.respond(&id, stateless, &CallToolResult::from(result)))
+    }
+
+    /// The round a 2026-07-28 call begins: the answers sealed in its `requestState`, and
+    /// those of its `inputResponses`; or why they cannot be taken.
+    fn round(
+        &self,
+        context: &str,
+        responses: Option<Value>,
+        state: Option<Value>,
+    ) -> Result<Round, String> {
+        let mut answers = match state {
+            None => Map::new(),
+            Some(Value::String(sealed)) => {
+                let key = self.state_key()?;
+                let payload = key
+                    .open(context.as_bytes(), &sealed)
+                    .map_err(|err| format!("`requestState` refused: {err}"))?;
+                serde_json::from_slice(&payload)
+                    .map_err(|_| "`requestState` refused: its content is not answers".to_owned())?
+            }
+            Some(_) => return Err("`requestState` must be a string".to_owned()),
+        };
+        match responses {
+            None => {}
+            Some(Value::Object(responses)) => {
+                for (key, answer) in responses {
+                    if !is_input_response(&answer) {
+                        return Err(format!(
+                            "`inputResponses.{key}` is not the result of an elicitation, a sampling or a roots request"
+                        ));
+                    }
+                    answers.insert(key, answer);
+                }
+            }
+            Some(_) => return Err("`inputResponses` must be an object".to_owned()),
+        }
+        Ok(Round::new(answers))
+    }
+
+    /// The `InputRequiredResult` of a round that ended on asks still open: the asks, and
+    /// the answers used so far, sealed for the next round.
+    fn input_required(&self, id: &Id, asks: &Asks) -> String {
+        const STATE_TTL: std::time::Duration = std::time::Duration::from_secs(10 * 60);
+        let state = match self.state_key() {
+            Ok(key) => {
+                let used = serde_json::to_vec(&asks.round.used()).unwrap_or_default();
+                key.seal(asks.context.as_bytes(), &used, STATE_TTL)
+            }
+            Err(err) => {
+                return fault_response(
+                    id,
+                    (
+                        jsonrpc::INTERNAL_ERROR,
+                        format!("cannot seal the request state: {err}"),
+                        None,
+                    ),
+                );
+            }
+        };
+        let result = json!({
+            "resultType": "input_required",
+            "inputRequests": asks.round.open(),
+            "requestState": state,
+            "_meta": {
+                "io.modelcontextprotocol/serverInfo": { "name": self.name, "version": self.version },
+            },
+        });
+        jsonrpc::result_response(id, &result)
     }
 
     fn lock_in_flight(
@@ -769,6 +887,8 @@ pub(crate) struct PendingCall {
     meta: Option<Map<String, Value>>,
     /// The least severe log messages the client wants, if it wants any.
     log_level: Option<LoggingLevel>,
+    /// A 2026-07-28 call's round: the answers given so far, the asks still open.
+    asks: Option<Arc<Asks>>,
     /// Who sent it: only they can cancel it.
     client: String,
 }
@@ -792,6 +912,26 @@ pub(crate) struct Peer<'a> {
     pub(crate) client: &'a str,
     /// The log level the connection (or the HTTP session) set with `logging/setLevel`.
     pub(crate) log_level: Option<LoggingLevel>,
+}
+
+/// What a call's `requestState` is bound to: the tool and its arguments, in a canonical
+/// form (object keys sorted), so that a state opens only for the same call.
+fn round_context(name: &str, arguments: &Map<String, Value>) -> String {
+    fn canonical(value: &Value) -> Value {
+        match value {
+            Value::Object(map) => {
+                let sorted: std::collections::BTreeMap<&String, Value> = map
+                    .iter()
+                    .map(|(key, value)| (key, canonical(value)))
+                    .collect();
+                serde_json::to_value(sorted).unwrap_or(Value::Null)
+            }
+            Value::Array(items) => Value::Array(items.iter().map(canonical).collect()),
+            other => other.clone(),
+        }
+    }
+    let arguments = canonical(&Value::Object(arguments.clone()));
+    format!("tools/call\0{name}\0{arguments}")
 }
 
 /// The key of a call in flight: a request id means something only to the client that sent it.

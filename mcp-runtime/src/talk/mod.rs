@@ -3,8 +3,11 @@
 //! 2026-07-28 a call that asks is answered over several rounds, and what the server must
 //! remember between them travels with the client, sealed: [`StateKey`].
 
+pub(crate) mod ask;
+pub(crate) mod form;
 pub(crate) mod log;
 mod state;
 
+pub use ask::{AskError, Elicitation, InputRequest, Root, Sampled, Sampling, SamplingMessage};
 pub use log::ClientLogLayer;
 pub use state::{MIN_SECRET_LEN, STATE_KEY_ENV, StateError, StateKey, StateKeyError};

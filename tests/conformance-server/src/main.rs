@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use mcp_runtime::serde_json::{Value, json};
 use mcp_runtime::server::Server;
+use mcp_runtime::talk::{Elicitation, Sampling};
 use mcp_runtime::{
     ContentBlock, MCPToolResult, PromptArgument, PromptDefinition, PromptMessage, PromptResult,
     Registry, RegistryError, ResourceContents, ResourceDefinition, ResourceTemplateDefinition,
@@ -105,6 +106,130 @@ async fn tool_with_logging(ctx: &ToolContext) -> String {
 fn logging_tool(ctx: &ToolContext) -> String {
     ctx.info("test_logging_tool ran");
     "logged".to_owned()
+}
+
+/// A form of one required string field.
+fn text_form(field: &str) -> Value {
+    json!({
+        "type": "object",
+        "properties": { field: { "type": "string" } },
+        "required": [field],
+    })
+}
+
+/// What the user did with a form, and what they filled in.
+fn told(answer: &Elicitation<mcp_runtime::serde_json::Map<String, Value>>) -> String {
+    match answer {
+        Elicitation::Accept(content) => format!("accept {}", Value::Object(content.clone())),
+        other => other.action().to_owned(),
+    }
+}
+
+/// The question the sampling fixtures ask.
+fn capital_question() -> Sampling {
+    Sampling::user("What is the capital of France?", 100)
+}
+
+/// Asks the user's name (`user_name`), then greets them.
+#[mcp_tool(namespace = "test")]
+async fn input_required_result_elicitation(ctx: &ToolContext) -> Result<String, ToolError> {
+    let answer = ctx
+        .elicit_with("user_name", "What is your name?", text_form("name"))
+        .await?;
+    Ok(format!("user_name: {}", told(&answer)))
+}
+
+/// Asks the client's model a question (`capital_question`).
+#[mcp_tool(namespace = "test")]
+async fn input_required_result_sampling(ctx: &ToolContext) -> Result<String, ToolError> {
+    let sampled = ctx.sample("capital_question", &capital_question()).await?;
+    Ok(format!(
+        "the model said: {}",
+        sampled.text().unwrap_or_default()
+    ))
+}
+
+/// Asks the client's roots (`client_roots`).
+#[mcp_tool(namespace = "test")]
+async fn input_required_result_list_roots(ctx: &ToolContext) -> Result<String, ToolError> {
+    let roots = ctx.roots("client_roots").await?;
+    let uris: Vec<&str> = roots.iter().map(|root| root.uri.as_str()).collect();
+    Ok(format!("{} root(s): {}", roots.len(), uris.join(", ")))
+}
+
+/// Asks for a confirmation (`confirm`), which travels in the request state.
+#[mcp_tool(namespace = "test")]
+async fn input_required_result_request_state(ctx: &ToolContext) -> Result<String, ToolError> {
+    let form = json!({ "type": "object", "properties": { "ok": { "type": "boolean" } }, "required": ["ok"] });
+    let answer = ctx.elicit_with("confirm", "Go on?", form).await?;
+    Ok(format!("state-ok: {}", told(&answer)))
+}
+
+/// Asks the user, the model and the roots at once.
+#[mcp_tool(namespace = "test")]
+async fn input_required_result_multiple_inputs(ctx: &ToolContext) -> Result<String, ToolError> {
+    let question = capital_question();
+    let (name, sampled, roots) = tokio::join!(
+        ctx.elicit_with("user_name", "What is your name?", text_form("name")),
+        ctx.sample("capital_question", &question),
+        ctx.roots("client_roots"),
+    );
+    Ok(format!(
+        "user_name: {}; the model said: {}; {} root(s)",
+        told(&name?),
+        sampled?.text().unwrap_or_default(),
+        roots?.len()
+    ))
+}
+
+/// Asks a name, then a colour: two rounds of input.
+#[mcp_tool(namespace = "test")]
+async fn input_required_result_multi_round(ctx: &ToolContext) -> Result<String, ToolError> {
+    let name = ctx
+        .elicit_with("name", "What is your name?", text_form("name"))
+        .await?;
+    let color = ctx
+        .elicit_with(
+            "color",
+            "What is your favourite colour?",
+            text_form("color"),
+        )
+        .await?;
+    Ok(format!("{} / {}", told(&name), told(&color)))
+}
+
+/// Asks for a confirmation; a retry whose request state was altered is refused.
+#[mcp_tool(namespace = "test")]
+async fn input_required_result_tampered_state(ctx: &ToolContext) -> Result<String, ToolError> {
+    let form = json!({ "type": "object", "properties": { "ok": { "type": "boolean" } }, "required": ["ok"] });
+    let answer = ctx.elicit_with("confirm", "Go on?", form).await?;
+    Ok(format!("confirmed: {}", told(&answer)))
+}
+
+/// Asks the user and the model, each only if the client can answer.
+#[mcp_tool(namespace = "test")]
+async fn input_required_result_capabilities(ctx: &ToolContext) -> Result<String, ToolError> {
+    let name = match ctx
+        .elicit_with("user_name", "What is your name?", text_form("name"))
+        .await
+    {
+        Ok(answer) => told(&answer),
+        Err(err) => format!("not asked: {err}"),
+    };
+    let sampled = match ctx.sample("capital_question", &capital_question()).await {
+        Ok(sampled) => sampled.text().unwrap_or_default().to_owned(),
+        Err(err) => format!("not asked: {err}"),
+    };
+    Ok(format!("user_name: {name}; the model said: {sampled}"))
+}
+
+/// Asks the user: at 2026-07-28 an input-required result, never a request on the stream.
+#[mcp_tool(namespace = "test")]
+async fn streaming_elicitation(ctx: &ToolContext) -> Result<String, ToolError> {
+    let answer = ctx
+        .elicit_with("user_name", "What is your name?", text_form("name"))
+        .await?;
+    Ok(format!("user_name: {}", told(&answer)))
 }
 
 /// Needs the client's sampling capability: a stateless request that does not declare it is

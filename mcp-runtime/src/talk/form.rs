@@ -1,0 +1,192 @@
+//! The restricted JSON Schema of an elicitation form, made from a Rust type: an object of
+//! named fields, each a primitive (string, number, integer, boolean), an enum of strings, or
+//! a list of such an enum.
+
+use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
+use serde_json::{Map, Value};
+
+/// What a field of a form may say besides its type.
+const FIELD_KEYS: [&str; 15] = [
+    "type",
+    "title",
+    "description",
+    "default",
+    "enum",
+    "enumNames",
+    "oneOf",
+    "format",
+    "minLength",
+    "maxLength",
+    "minimum",
+    "maximum",
+    "items",
+    "minItems",
+    "maxItems",
+];
+
+/// The form's schema for `T`, or why `T` cannot be a form, naming the field at fault.
+pub(crate) fn form_schema<T: JsonSchema>() -> Result<Value, String> {
+    let generator = SchemaSettings::draft2020_12()
+        .with(|settings| settings.inline_subschemas = true)
+        .into_generator();
+    let schema = generator.into_root_schema_for::<T>().to_value();
+    let name = T::schema_name();
+    let Some(object) = schema.as_object() else {
+        return Err(format!("`{name}` is not a struct of named fields"));
+    };
+    if object.get("type").and_then(Value::as_str) != Some("object") {
+        return Err(format!("`{name}` is not a struct of named fields"));
+    }
+    let mut properties = Map::new();
+    for (field, property) in object
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        let property = field_schema(property)
+            .map_err(|reason| format!("field `{field}` of `{name}`: {reason}"))?;
+        properties.insert(field.clone(), property);
+    }
+    let mut form = Map::new();
+    form.insert("type".to_owned(), Value::from("object"));
+    form.insert("properties".to_owned(), Value::Object(properties));
+    if let Some(required) = object.get("required") {
+        form.insert("required".to_owned(), required.clone());
+    }
+    Ok(Value::Object(form))
+}
+
+/// One field's schema, as a form allows it.
+fn field_schema(property: &Value) -> Result<Value, String> {
+    let Some(property) = property.as_object() else {
+        return Err("its schema is not an object".to_owned());
+    };
+    let mut field = Map::new();
+    for (key, value) in property {
+        if key == "type" {
+            field.insert(key.clone(), Value::from(primitive_type(value)?));
+        } else if FIELD_KEYS.contains(&key.as_str()) {
+            field.insert(key.clone(), value.clone());
+        } else if key != "$schema" {
+            return Err(format!(
+                "`{key}` is not allowed in a form: a field is a string, number, integer, boolean, an enum of strings, or a list of such an enum"
+            ));
+        }
+    }
+    match field.get("type").and_then(Value::as_str) {
+        Some("array") => {
+            let items = field.get("items").and_then(Value::as_object);
+            let enumerated = items.is_some_and(|items| {
+                items.contains_key("enum")
+                    || items.contains_key("anyOf")
+                    || items.contains_key("oneOf")
+            });
+            if !enumerated {
+                return Err("a list in a form is a list of an enum of strings".to_owned());
+            }
+        }
+        Some(_) => {}
+        // A unit-variant enum with documented variants: `oneOf` of `const`s.
+        None if field.contains_key("oneOf") || field.contains_key("enum") => {
+            field.insert("type".to_owned(), Value::from("string"));
+        }
+        None => return Err("it has no type".to_owned()),
+    }
+    Ok(Value::Object(field))
+}
+
+/// A field's type, `null` left out (an `Option` field is one the form may leave empty).
+fn primitive_type(value: &Value) -> Result<&str, String> {
+    let types: Vec<&str> = match value {
+        Value::String(one) => vec![one.as_str()],
+        Value::Array(many) => many.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    };
+    let mut kept = types.into_iter().filter(|kind| *kind != "null");
+    match (kept.next(), kept.next()) {
+        (Some(kind @ ("string" | "number" | "integer" | "boolean" | "array")), None) => Ok(kind),
+        (Some("object"), None) => Err("a nested struct is not allowed in a form".to_owned()),
+        _ => Err(format!("its type {value} is not one a form allows")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[allow(dead_code)]
+    #[derive(JsonSchema)]
+    enum Status {
+        Active,
+        Inactive,
+    }
+
+    #[allow(dead_code)]
+    #[derive(JsonSchema)]
+    struct Contact {
+        /// Who.
+        name: String,
+        /// How old.
+        age: Option<u32>,
+        score: f64,
+        subscribed: bool,
+        status: Status,
+        tags: Vec<Status>,
+    }
+
+    #[allow(dead_code)]
+    #[derive(JsonSchema)]
+    struct Point {
+        x: i32,
+    }
+
+    #[allow(dead_code)]
+    #[derive(JsonSchema)]
+    struct Nested {
+        at: Point,
+    }
+
+    #[allow(dead_code)]
+    #[derive(JsonSchema)]
+    struct Words {
+        words: Vec<String>,
+    }
+
+    #[test]
+    fn a_struct_of_primitives_and_enums_is_a_form() {
+        let form = form_schema::<Contact>().expect("a form");
+        assert_eq!(form["type"], "object");
+        assert_eq!(
+            form["properties"]["name"],
+            json!({ "type": "string", "description": "Who." })
+        );
+        assert_eq!(form["properties"]["age"]["type"], "integer");
+        assert_eq!(form["properties"]["score"]["type"], "number");
+        assert_eq!(form["properties"]["subscribed"]["type"], "boolean");
+        assert_eq!(form["properties"]["status"]["type"], "string");
+        assert_eq!(
+            form["properties"]["status"]["enum"],
+            json!(["Active", "Inactive"])
+        );
+        assert_eq!(form["properties"]["tags"]["type"], "array");
+        assert_eq!(
+            form["required"],
+            json!(["name", "score", "subscribed", "status", "tags"])
+        );
+    }
+
+    #[test]
+    fn what_a_form_cannot_hold_is_refused_naming_the_field() {
+        let nested = form_schema::<Nested>().unwrap_err();
+        assert!(nested.contains("field `at` of `Nested`"), "{nested}");
+        assert!(nested.contains("nested struct"), "{nested}");
+        let words = form_schema::<Words>().unwrap_err();
+        assert!(words.contains("field `words`"), "{words}");
+        assert!(words.contains("list of an enum"), "{words}");
+        let scalar = form_schema::<u32>().unwrap_err();
+        assert!(scalar.contains("not a struct of named fields"), "{scalar}");
+    }
+}

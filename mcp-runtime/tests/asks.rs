@@ -1,0 +1,307 @@
+//! A tool that asks the client (elicitation, sampling, roots), driven through
+//! `Server::handle` as a transport would: at 2026-07-28 over rounds, each ending with an
+//! `InputRequiredResult` and a sealed `requestState`, the body running again each round.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use mcp_runtime::server::{STATELESS_VERSION, Server};
+use mcp_runtime::talk::{AskError, Elicitation, Sampling, StateKey};
+use mcp_runtime::{MCPToolCall, Registry, ToolContext, ToolError, mcp_tool};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+/// Times `ask.order` began, and times it placed an order.
+static BEGUN: AtomicUsize = AtomicUsize::new(0);
+static ORDERED: AtomicUsize = AtomicUsize::new(0);
+
+#[derive(Deserialize, schemars::JsonSchema)]
+struct Size {
+    /// How many.
+    count: u32,
+}
+
+/// Asks how many, then whether to go on, then places the order.
+#[mcp_tool(namespace = "ask")]
+async fn order(ctx: &ToolContext, item: String) -> Result<String, ToolError> {
+    BEGUN.fetch_add(1, Ordering::SeqCst);
+    let Elicitation::Accept(Size { count }) = ctx.elicit::<Size>("size", "How many?").await? else {
+        return Ok("no size".to_owned());
+    };
+    let summary = ctx
+        .sample(
+            "summary",
+            &Sampling::user(format!("Summarise: {count} {item}"), 50),
+        )
+        .await?;
+    // The side effect comes after every ask: it runs once, in the last round.
+    ORDERED.fetch_add(1, Ordering::SeqCst);
+    Ok(format!(
+        "{count} {item}: {}",
+        summary.text().unwrap_or_default()
+    ))
+}
+
+/// Asks how many: the tool of the tests that do not count rounds.
+#[mcp_tool(namespace = "ask")]
+async fn size(ctx: &ToolContext, item: String) -> Result<String, ToolError> {
+    match ctx.elicit::<Size>("size", "How many?").await? {
+        Elicitation::Accept(Size { count }) => Ok(format!("{count} {item}")),
+        other => Ok(other.action().to_owned()),
+    }
+}
+
+/// Reports what asking gives when the client cannot answer.
+#[mcp_tool(namespace = "ask")]
+async fn probe(ctx: &ToolContext) -> String {
+    match ctx.roots("roots").await {
+        Ok(roots) => format!("{} roots", roots.len()),
+        Err(err) => format!("{err:?}"),
+    }
+}
+
+fn server() -> Server {
+    let registry = Registry::builder()
+        .inventory()
+        .prefix("ask.")
+        .build()
+        .expect("a registry");
+    Server::new(registry)
+        .with_state_key(StateKey::new(b"the key of the tests of asks, 32+ bytes").expect("a key"))
+}
+
+fn meta(capabilities: Value) -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": STATELESS_VERSION,
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
+    })
+}
+
+async fn call(server: &Server, params: Value) -> Value {
+    let message = json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params });
+    let answer = server
+        .handle(message.to_string().as_bytes(), None)
+        .await
+        .expect("an answer");
+    serde_json::from_str(&answer).expect("JSON")
+}
+
+fn order_call(extra: Value) -> Value {
+    tool_call("ask.order", extra)
+}
+
+/// A call of `ask.size`, which no test counts the rounds of.
+fn size_call(extra: Value) -> Value {
+    tool_call("ask.size", extra)
+}
+
+fn tool_call(name: &str, extra: Value) -> Value {
+    let mut params = json!({
+        "name": name,
+        "arguments": { "item": "pears" },
+        "_meta": meta(json!({ "elicitation": {}, "sampling": {} })),
+    });
+    params
+        .as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    params
+}
+
+#[tokio::test]
+async fn a_call_that_asks_is_answered_over_rounds_and_its_side_effect_runs_once() {
+    let server = server();
+    let (begun, ordered) = (BEGUN.load(Ordering::SeqCst), ORDERED.load(Ordering::SeqCst));
+
+    let first = call(&server, order_call(json!({}))).await;
+    let result = &first["result"];
+    assert_eq!(result["resultType"], "input_required", "{first}");
+    let size = &result["inputRequests"]["size"];
+    assert_eq!(size["method"], "elicitation/create");
+    assert_eq!(size["params"]["message"], "How many?");
+    assert_eq!(
+        size["params"]["requestedSchema"],
+        json!({
+            "type": "object",
+            "properties": { "count": { "type": "integer", "format": "uint32", "minimum": 0, "description": "How many." } },
+            "required": ["count"],
+        })
+    );
+    assert_eq!(
+        result["inputRequests"].as_object().unwrap().len(),
+        1,
+        "one ask at a time"
+    );
+    let state = result["requestState"].as_str().expect("a sealed state");
+
+    let size_answer = json!({ "action": "accept", "content": { "count": 3 } });
+    let second = call(
+        &server,
+        order_call(json!({ "inputResponses": { "size": size_answer }, "requestState": state })),
+    )
+    .await;
+    let result = &second["result"];
+    assert_eq!(result["resultType"], "input_required", "{second}");
+    assert_eq!(
+        result["inputRequests"]["summary"]["method"],
+        "sampling/createMessage"
+    );
+    assert_eq!(
+        result["inputRequests"]["summary"]["params"]["messages"][0]["content"]["text"],
+        "Summarise: 3 pears"
+    );
+    let state = result["requestState"].as_str().expect("a sealed state");
+
+    // The last round answers only the sampling: the size comes from the state.
+    let sampled = json!({
+        "role": "assistant",
+        "content": { "type": "text", "text": "three pears" },
+        "model": "test-model",
+        "stopReason": "endTurn",
+    });
+    let third = call(
+        &server,
+        order_call(json!({ "inputResponses": { "summary": sampled }, "requestState": state })),
+    )
+    .await;
+    assert_eq!(third["result"]["resultType"], "complete", "{third}");
+    assert_eq!(
+        third["result"]["structuredContent"],
+        json!({ "result": "3 pears: three pears" })
+    );
+    assert_eq!(
+        BEGUN.load(Ordering::SeqCst) - begun,
+        3,
+        "the body ran once a round"
+    );
+    assert_eq!(
+        ORDERED.load(Ordering::SeqCst) - ordered,
+        1,
+        "what follows every ask ran once"
+    );
+}
+
+#[tokio::test]
+async fn a_state_altered_or_made_for_another_call_is_refused() {
+    let server = server();
+    let first = call(&server, size_call(json!({}))).await;
+    let state = first["result"]["requestState"].as_str().unwrap().to_owned();
+    let answer = json!({ "size": { "action": "accept", "content": { "count": 1 } } });
+
+    let tampered = call(
+        &server,
+        size_call(json!({ "inputResponses": answer, "requestState": format!("{state}-TAMPERED") })),
+    )
+    .await;
+    assert_eq!(tampered["error"]["code"], -32602, "{tampered}");
+
+    // The same state, for other arguments: another call's.
+    let mut other = size_call(json!({ "inputResponses": answer, "requestState": state }));
+    other["arguments"]["item"] = json!("plums");
+    let refused = call(&server, other).await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .is_some_and(|message| message.contains("requestState")),
+        "{refused}"
+    );
+
+    // Another server's key.
+    let elsewhere = Server::new(
+        Registry::builder()
+            .inventory()
+            .prefix("ask.")
+            .build()
+            .unwrap(),
+    );
+    let foreign = call(
+        &elsewhere,
+        size_call(
+            json!({ "inputResponses": answer, "requestState": first["result"]["requestState"] }),
+        ),
+    )
+    .await;
+    assert_eq!(foreign["error"]["code"], -32602, "{foreign}");
+    assert!(
+        foreign["error"]["message"]
+            .as_str()
+            .is_some_and(|message| message.contains("another key")),
+        "{foreign}"
+    );
+}
+
+#[tokio::test]
+async fn answers_that_are_no_answers_are_refused_and_unknown_keys_ignored() {
+    let server = server();
+    let wrong = call(
+        &server,
+        size_call(json!({ "inputResponses": { "size": 12345 } })),
+    )
+    .await;
+    assert_eq!(wrong["error"]["code"], -32602, "{wrong}");
+    assert!(
+        wrong["error"]["message"]
+            .as_str()
+            .is_some_and(|message| message.contains("inputResponses.size")),
+        "{wrong}"
+    );
+    let no_answer = call(
+        &server,
+        size_call(json!({ "inputResponses": { "size": { "action": "maybe" } } })),
+    )
+    .await;
+    assert_eq!(no_answer["error"]["code"], -32602, "{no_answer}");
+    let not_an_object = call(&server, size_call(json!({ "inputResponses": [1] }))).await;
+    assert_eq!(not_an_object["error"]["code"], -32602, "{not_an_object}");
+
+    // An answer under a key nobody asked: the ask is made again.
+    let stray = call(
+        &server,
+        size_call(json!({ "inputResponses": { "other": { "action": "decline" } } })),
+    )
+    .await;
+    assert_eq!(stray["result"]["resultType"], "input_required", "{stray}");
+    assert!(stray["result"]["inputRequests"]["size"].is_object());
+}
+
+#[tokio::test]
+async fn a_client_without_the_capability_or_no_client_at_all_gets_an_error_never_a_wait() {
+    let server = server();
+    let no_roots = call(
+        &server,
+        json!({ "name": "ask.probe", "arguments": {}, "_meta": meta(json!({ "sampling": {} })) }),
+    )
+    .await;
+    assert_eq!(no_roots["result"]["resultType"], "complete", "{no_roots}");
+    assert_eq!(
+        no_roots["result"]["structuredContent"]["result"],
+        format!("{:?}", AskError::MissingCapability("roots"))
+    );
+
+    // In process, there is no client to ask.
+    let in_process = Registry::builder()
+        .inventory()
+        .prefix("ask.")
+        .build()
+        .unwrap()
+        .call(MCPToolCall::new("ask.probe", json!({})).unwrap())
+        .await;
+    let said = in_process.data().unwrap()["result"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(said.starts_with("NoClient("), "{said}");
+
+    // The handshake's revisions: no round to end, so an error, at once.
+    let stateful = tokio::time::timeout(
+        std::time::Duration::from_secs(5),
+        call(&server, json!({ "name": "ask.probe", "arguments": {} })),
+    )
+    .await
+    .expect("answered at once");
+    let said = stateful["result"]["structuredContent"]["result"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(said.starts_with("NoClient("), "{said}");
+}
