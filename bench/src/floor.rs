@@ -118,7 +118,7 @@ pub(crate) fn answer(message: &[u8], server_name: &str, out: &mut impl Write) ->
             write_head(out, &id)?;
             write!(
                 out,
-                r#""result":{{"protocolVersion":"{version}","capabilities":{{"tools":{{"listChanged":true}},"resources":{{"subscribe":true,"listChanged":true}},"prompts":{{"listChanged":true}},"completions":{{}}}},"serverInfo":{{"name":"{server_name}","version":"{SERVER_VERSION}"}}}}}}"#
+                r#""result":{{"protocolVersion":"{version}","capabilities":{{"logging":{{}},"tools":{{"listChanged":true}},"resources":{{"subscribe":true,"listChanged":true}},"prompts":{{"listChanged":true}},"completions":{{}}}},"serverInfo":{{"name":"{server_name}","version":"{SERVER_VERSION}"}}}}}}"#
             )?;
         }
         "tools/list" => {

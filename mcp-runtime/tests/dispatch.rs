@@ -210,6 +210,7 @@ async fn ping_is_answered_with_an_empty_result_as_written() {
 /// What the server offers, at every revision.
 fn capabilities() -> Value {
     json!({
+        "logging": {},
         "tools": { "listChanged": true },
         "resources": { "subscribe": true, "listChanged": true },
         "prompts": { "listChanged": true },
