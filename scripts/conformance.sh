@@ -3,7 +3,7 @@
 # server, served over streamable HTTP with names valid for LLM APIs, at both frozen
 # requirement sets, each at its own wire: 2025-11-25 (the initialize handshake) and
 # 2026-07-28 (stateless, per-request _meta). The two run at once against one server, which
-# keeps no state between requests. What each set is known to fail is listed, with the
+# keeps nothing between requests but each handshake session's log level and capabilities. What each set is known to fail is listed, with the
 # reason and the issue that removes it, in tests/conformance/expected-failures-<set>.yml;
 # any other failure (a warning too), or a listed one that passes, fails the run. The tasks
 # extension's scenarios run with 2026-07-28 and are reported, never scored. Needs npm, which

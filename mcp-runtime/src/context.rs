@@ -174,18 +174,10 @@ impl ToolContext {
     pub async fn ask(&self, key: &str, request: InputRequest) -> Result<Value, AskError> {
         let Some(asks) = &self.reports.asks else {
             return Err(AskError::NoClient(
-                "only a call from an MCP client at 2026-07-28 can ask it",
+                "only a call from an MCP client that takes requests can ask it",
             ));
         };
-        let capability = request.capability();
-        if !asks.declared(capability) {
-            return Err(AskError::MissingCapability(capability));
-        }
-        match asks.round.answer(key, request) {
-            Some(answer) => Ok(answer),
-            // The round ends here: the call is answered with what is still open.
-            None => std::future::pending().await,
-        }
+        asks.ask(key, request).await
     }
 
     /// Asks the user to fill in a form of `T`'s fields, with `message` saying why.

@@ -23,6 +23,7 @@ use tracing::Instrument;
 use crate::context::{Invocation, LogSink, Progress, Reports};
 use crate::policy::DangerousPolicy;
 use crate::registration::{Failure, Handler, Outcome, Output, ToolFuture};
+use crate::talk::ask::Round;
 use crate::talk::log::{Scoped, scoped};
 use crate::tool::RegisteredTool;
 use crate::validate::{deserialize_violation, invalid_arguments};
@@ -370,13 +371,13 @@ fn with_round(
     future: Result<ToolFuture, Failure>,
     reports: &Reports,
 ) -> Result<ToolFuture, Failure> {
-    let Some(asks) = reports.asks.clone() else {
+    let Some(asks) = reports.asks.clone().filter(|asks| asks.round().is_some()) else {
         return future;
     };
     future.map(|mut future| -> ToolFuture {
         Box::pin(std::future::poll_fn(move |cx| {
             match future.as_mut().poll(cx) {
-                std::task::Poll::Pending if asks.round.is_open() => {
+                std::task::Poll::Pending if asks.round().is_some_and(Round::is_open) => {
                     std::task::Poll::Ready(Err(Failure::from(ToolError::execution(
                         "the tool waits for the client's input",
                     ))))

@@ -82,6 +82,12 @@ impl Described {
 }
 
 impl RegisteredTool {
+    /// Whether the tool can ask the client: an `async` or dynamic tool, which can await
+    /// the answer.
+    pub(crate) fn may_ask(&self) -> bool {
+        self.enabled && matches!(self.handler, Handler::Async(_) | Handler::Dynamic(_))
+    }
+
     /// Whether a call runs to its end on the caller's thread, with nothing to await.
     pub(crate) fn runs_inline(&self) -> bool {
         self.enabled && matches!(self.handler, Handler::Inline(_))

@@ -384,7 +384,7 @@ async fn post_mcp(
                 None,
                 &super::Peer {
                     client: &client,
-                    log_level: None,
+                    ..super::Peer::default()
                 },
                 None,
             )
@@ -402,9 +402,12 @@ async fn post_mcp(
     if let (Some(session), Some(level)) = (session, super::sets_level(&incoming)) {
         state.sessions.set_log_level(session, level);
     }
+    let declared = super::declared_capabilities(&incoming);
+    let known = session.and_then(|session| state.sessions.get(session));
     let peer = super::Peer {
         client: &client,
-        log_level: session.and_then(|session| state.sessions.log_level(session)),
+        log_level: known.as_ref().and_then(|known| known.log_level),
+        capabilities: known.and_then(|known| known.capabilities),
     };
     let pending = match state.server.begin_for(incoming, &peer, Some(&mirrored)) {
         Step::Answered(Some(answer)) => {
@@ -416,6 +419,9 @@ async fn post_mcp(
             let mut response = json_response(status, answer.text);
             if answer.opens_session {
                 if let Some(session) = session_id() {
+                    if let (Some(capabilities), Ok(id)) = (declared, session.to_str()) {
+                        state.sessions.set_capabilities(id, capabilities);
+                    }
                     response.headers_mut().insert(SESSION_ID, session);
                 }
             }

@@ -43,6 +43,11 @@ impl Id {
         self.0.is_none()
     }
 
+    /// The id, when it is a string.
+    pub(crate) fn as_string(&self) -> Option<String> {
+        serde_json::from_str(self.0.as_ref()?.get()).ok()
+    }
+
     /// A key naming the request while it runs. Two ids get one key exactly when JSON reads
     /// them as the same value: a string whatever its escapes (`"ab"`, `"a\u0062"`), an
     /// integer however it is written (`100`, `1e2`, `100.0`), at any size, and a string
@@ -136,8 +141,12 @@ pub(crate) enum Incoming {
         method: String,
         params: Map<String, Value>,
     },
-    /// A response from the client; this server sends no requests, so it is ignored.
-    Response,
+    /// A response from the client to a request of this server's (a tool's ask): its id,
+    /// when it is one, and its result or its error object.
+    Response {
+        id: Option<Id>,
+        outcome: Result<Value, Value>,
+    },
 }
 
 /// The parameters of `tools/call`, each as sent; anything else in them is ignored.
@@ -392,11 +401,18 @@ fn parse_value(bytes: &[u8]) -> Result<Incoming, Refusal> {
     // The id as written, when it is one: a number read into a `Value` may have been rounded.
     let valid_id = id.as_ref().and_then(|_| written_id(bytes));
     let answer_id = valid_id.clone().unwrap_or_default();
-    // A response (this server sends no requests) is never answered, however malformed.
+    // A response is never answered, however malformed.
     if !object.contains_key("method")
         && (object.contains_key("result") || object.contains_key("error"))
     {
-        return Ok(Incoming::Response);
+        let outcome = match object.remove("result") {
+            Some(result) => Ok(result),
+            None => Err(object.remove("error").unwrap_or_default()),
+        };
+        return Ok(Incoming::Response {
+            id: valid_id,
+            outcome,
+        });
     }
     if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
         return Err(refuse(

@@ -42,7 +42,7 @@ pub use stdio::{MAX_IN_FLIGHT, MAX_MESSAGE_BYTES, serve_stdio};
 use crate::execute::CallOptions;
 use crate::registry::Registry;
 use crate::talk::StateKey;
-use crate::talk::ask::{Asks, Round, is_input_response};
+use crate::talk::ask::{Asks, Outgoing, Round, Way, is_input_response};
 use crate::tool::RegisteredTool;
 pub(crate) use jsonrpc::parse;
 use jsonrpc::{CallParams, Id, Incoming};
@@ -105,6 +105,8 @@ pub struct Server {
     /// What seals the `requestState` of calls answered over rounds (2026-07-28): given, or
     /// made at random for this process when first needed.
     state_key: OnceLock<Result<StateKey, String>>,
+    /// The requests tools sent clients on the handshake's revisions, awaiting responses.
+    outgoing: Arc<Outgoing>,
 }
 
 impl Server {
@@ -134,6 +136,7 @@ impl Server {
             in_flight: Mutex::new(HashMap::new()),
             serial: std::sync::atomic::AtomicU64::new(0),
             state_key: OnceLock::new(),
+            outgoing: Arc::default(),
         }
     }
 
@@ -289,7 +292,12 @@ impl Server {
     ) -> Step {
         let client = peer.client;
         match incoming {
-            Incoming::Response => Step::Answered(None),
+            Incoming::Response { id, outcome } => {
+                if let Some(id) = id.and_then(|id| id.as_string()) {
+                    self.outgoing.deliver(&id, outcome);
+                }
+                Step::Answered(None)
+            }
             Incoming::Cancelled { request_id } => {
                 if let Some(id) = request_id {
                     self.cancel(&id, client);
@@ -612,13 +620,17 @@ impl Server {
                         .and_then(|meta| meta.get(stateless::CLIENT_CAPABILITIES_KEY))
                         .and_then(Value::as_object)
                         .cloned(),
-                    round,
-                    context,
+                    way: Way::Round { round, context },
                 })),
                 Err(message) => return invalid(message),
             }
         } else {
             None
+        };
+        let capabilities = if stateless {
+            None
+        } else {
+            peer.capabilities.clone()
         };
         Ok(PendingCall {
             snapshot,
@@ -628,6 +640,7 @@ impl Server {
             meta,
             log_level,
             asks,
+            capabilities,
             client: peer.client.to_owned(),
         })
     }
@@ -686,9 +699,20 @@ impl Server {
             call,
             meta,
             log_level,
-            asks,
+            mut asks,
+            capabilities,
             client,
         } = *pending;
+        // The handshake's revisions: a tool's asks are requests on the call's stream.
+        if let (None, Some(capabilities), Some(notify)) = (&asks, capabilities, &notify) {
+            asks = Some(Arc::new(Asks {
+                capabilities: Some(Map::clone(&capabilities)),
+                way: Way::Send {
+                    send: Arc::clone(notify),
+                    outgoing: Arc::clone(&self.outgoing),
+                },
+            }));
+        }
         let token = CancellationToken::new();
         let mut options = CallOptions::new().with_cancellation(token.clone());
         if let (Some(least), Some(notify)) = (log_level, &notify) {
@@ -740,7 +764,7 @@ impl Server {
         if token.is_cancelled() {
             return None;
         }
-        if let Some(asks) = asks.filter(|asks| asks.round.is_open()) {
+        if let Some(asks) = asks.filter(|asks| asks.round().is_some_and(Round::is_open)) {
             return Some(self.input_required(&id, &asks));
         }
         Some(self.respond(&id, stateless, &CallToolResult::from(result)))
@@ -787,10 +811,20 @@ impl Server {
     /// the answers used so far, sealed for the next round.
     fn input_required(&self, id: &Id, asks: &Asks) -> String {
         const STATE_TTL: std::time::Duration = std::time::Duration::from_secs(10 * 60);
+        let Way::Round { round, context } = &asks.way else {
+            return fault_response(
+                id,
+                (
+                    jsonrpc::INTERNAL_ERROR,
+                    "no round to answer".to_owned(),
+                    None,
+                ),
+            );
+        };
         let state = match self.state_key() {
             Ok(key) => {
-                let used = serde_json::to_vec(&asks.round.used()).unwrap_or_default();
-                key.seal(asks.context.as_bytes(), &used, STATE_TTL)
+                let used = serde_json::to_vec(&round.used()).unwrap_or_default();
+                key.seal(context.as_bytes(), &used, STATE_TTL)
             }
             Err(err) => {
                 return fault_response(
@@ -805,7 +839,7 @@ impl Server {
         };
         let result = json!({
             "resultType": "input_required",
-            "inputRequests": asks.round.open(),
+            "inputRequests": round.open(),
             "requestState": state,
             "_meta": {
                 "io.modelcontextprotocol/serverInfo": { "name": self.name, "version": self.version },
@@ -889,6 +923,8 @@ pub(crate) struct PendingCall {
     log_level: Option<LoggingLevel>,
     /// A 2026-07-28 call's round: the answers given so far, the asks still open.
     asks: Option<Arc<Asks>>,
+    /// What the client declared at `initialize` (the handshake's revisions).
+    capabilities: Option<Arc<Map<String, Value>>>,
     /// Who sent it: only they can cancel it.
     client: String,
 }
@@ -902,16 +938,45 @@ impl PendingCall {
                 .meta
                 .as_ref()
                 .is_some_and(|meta| meta.contains_key("progressToken"))
+            || self.may_ask()
+    }
+
+    /// Whether the call may send the client requests before its answer: a tool that can
+    /// await (only those can ask), called on the handshake's revisions by a client that
+    /// can answer some request.
+    fn may_ask(&self) -> bool {
+        self.capabilities.as_ref().is_some_and(|capabilities| {
+            ["elicitation", "sampling", "roots"]
+                .iter()
+                .any(|capability| capabilities.contains_key(*capability))
+        }) && self
+            .snapshot
+            .registry
+            .get(self.call.tool_name.as_str())
+            .is_some_and(RegisteredTool::may_ask)
     }
 }
 
 /// Who sent a message, as its transport knows them.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct Peer<'a> {
     /// Who may cancel their calls: an address over HTTP; on stdio, the one client.
     pub(crate) client: &'a str,
     /// The log level the connection (or the HTTP session) set with `logging/setLevel`.
     pub(crate) log_level: Option<LoggingLevel>,
+    /// What the connection (or the HTTP session) declared at `initialize`.
+    pub(crate) capabilities: Option<Arc<Map<String, Value>>>,
+}
+
+/// The capabilities an `initialize` request declares.
+pub(crate) fn declared_capabilities(incoming: &Incoming) -> Option<Arc<Map<String, Value>>> {
+    match incoming {
+        Incoming::Request { method, params, .. } if method == "initialize" => params
+            .get("capabilities")
+            .and_then(Value::as_object)
+            .map(|capabilities| Arc::new(capabilities.clone())),
+        _ => None,
+    }
 }
 
 /// What a call's `requestState` is bound to: the tool and its arguments, in a canonical

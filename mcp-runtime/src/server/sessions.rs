@@ -1,68 +1,103 @@
 //! What the handshake's streamable HTTP remembers of a session between its requests: the
-//! log level it set. It lives in the process that took the `logging/setLevel`; behind a
-//! load balancer, a session whose requests reach other processes (no affinity) gets no
-//! log messages there, and nothing else depends on it. The 2026-07-28 revision keeps
-//! nothing: each request carries its own level.
+//! log level it set, and the capabilities it declared at `initialize` (which requests a
+//! tool may send it). They live in the process that took those requests; behind a load
+//! balancer, a session whose requests reach other processes (no affinity) gets no log
+//! messages and no requests there, and nothing else depends on it. The 2026-07-28 revision
+//! keeps nothing: each request carries its own level and capabilities.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mcp_core::LoggingLevel;
+use serde_json::{Map, Value};
 
-/// How many sessions' levels are kept; past it, the one seen least recently is forgotten.
+/// How many sessions are kept; past it, the one seen least recently is forgotten.
 const MAX_SESSIONS: usize = 10_000;
 /// How long a session unseen is remembered.
 const IDLE: Duration = Duration::from_secs(60 * 60);
 
-/// The log level of each session that set one.
+/// What is known of one session.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Session {
+    /// The least severe log messages it wants.
+    pub(crate) log_level: Option<LoggingLevel>,
+    /// What it declared at `initialize`.
+    pub(crate) capabilities: Option<Arc<Map<String, Value>>>,
+}
+
+/// The sessions this process knows.
 #[derive(Debug, Default)]
 pub(crate) struct Sessions {
-    levels: Mutex<HashMap<String, (LoggingLevel, Instant)>>,
+    known: Mutex<HashMap<String, (Session, Instant)>>,
 }
 
 impl Sessions {
     /// Records that `session` wants log messages at `level` or above.
     pub(crate) fn set_log_level(&self, session: &str, level: LoggingLevel) {
-        self.set_at(session, level, Instant::now());
+        self.update(session, Instant::now(), |known| {
+            known.log_level = Some(level)
+        });
     }
 
+    /// Records what `session` declared at `initialize`.
+    pub(crate) fn set_capabilities(&self, session: &str, capabilities: Arc<Map<String, Value>>) {
+        self.update(session, Instant::now(), |known| {
+            known.capabilities = Some(capabilities);
+        });
+    }
+
+    /// What is known of `session`, if it was seen within the idle time.
+    pub(crate) fn get(&self, session: &str) -> Option<Session> {
+        self.get_at(session, Instant::now())
+    }
+
+    /// The level `session` set, if it set one and was seen within the idle time.
+    #[cfg(test)]
+    fn log_level_at(&self, session: &str, now: Instant) -> Option<LoggingLevel> {
+        self.get_at(session, now)?.log_level
+    }
+
+    #[cfg(test)]
     fn set_at(&self, session: &str, level: LoggingLevel, now: Instant) {
-        let mut levels = self.lock();
-        if !levels.contains_key(session) && levels.len() >= MAX_SESSIONS {
-            levels.retain(|_, (_, seen)| now.saturating_duration_since(*seen) < IDLE);
-            if levels.len() >= MAX_SESSIONS {
-                let oldest = levels
+        self.update(session, now, |known| known.log_level = Some(level));
+    }
+
+    fn update(&self, session: &str, now: Instant, change: impl FnOnce(&mut Session)) {
+        let mut known = self.lock();
+        if !known.contains_key(session) && known.len() >= MAX_SESSIONS {
+            known.retain(|_, (_, seen)| now.saturating_duration_since(*seen) < IDLE);
+            if known.len() >= MAX_SESSIONS {
+                let oldest = known
                     .iter()
                     .min_by_key(|(_, (_, seen))| *seen)
                     .map(|(id, _)| id.clone());
                 if let Some(oldest) = oldest {
-                    levels.remove(&oldest);
+                    known.remove(&oldest);
                 }
             }
         }
-        levels.insert(session.to_owned(), (level, now));
+        let entry = known
+            .entry(session.to_owned())
+            .or_insert_with(|| (Session::default(), now));
+        change(&mut entry.0);
+        entry.1 = now;
     }
 
-    /// The level `session` set, if it set one and was seen within the idle time.
-    pub(crate) fn log_level(&self, session: &str) -> Option<LoggingLevel> {
-        self.log_level_at(session, Instant::now())
-    }
-
-    fn log_level_at(&self, session: &str, now: Instant) -> Option<LoggingLevel> {
-        let mut levels = self.lock();
-        let (level, seen) = levels.get_mut(session)?;
+    fn get_at(&self, session: &str, now: Instant) -> Option<Session> {
+        let mut known = self.lock();
+        let (found, seen) = known.get_mut(session)?;
         if now.saturating_duration_since(*seen) >= IDLE {
-            levels.remove(session);
+            known.remove(session);
             return None;
         }
         *seen = now;
-        Some(*level)
+        Some(found.clone())
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, (LoggingLevel, Instant)>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, (Session, Instant)>> {
         // A panic while the lock was held leaves the map as it was: keep using it.
-        self.levels
+        self.known
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }

@@ -102,6 +102,7 @@ where
         listening: Mutex::new(Vec::new()),
         connection: Mutex::new(None),
         log_level: Mutex::new(None),
+        capabilities: Mutex::new(None),
     };
     let (limit, stopping, busy) = (
         Arc::clone(&reading.limit),
@@ -154,6 +155,8 @@ struct Reading<W: Write> {
     /// The least severe log messages this connection wants (`logging/setLevel`); none
     /// until it sets a level.
     log_level: Mutex<Option<LoggingLevel>>,
+    /// What the client declared at `initialize`: the requests a tool may send it.
+    capabilities: Mutex<Option<Arc<serde_json::Map<String, serde_json::Value>>>>,
 }
 
 impl<W: Write + Send + 'static> Reading<W> {
@@ -245,9 +248,13 @@ impl<W: Write + Send + 'static> Reading<W> {
                 if let Some(level) = super::sets_level(&incoming) {
                     *lock(&self.log_level) = Some(level);
                 }
+                if let Some(capabilities) = super::declared_capabilities(&incoming) {
+                    *lock(&self.capabilities) = Some(capabilities);
+                }
                 let peer = super::Peer {
                     client: "",
                     log_level: *lock(&self.log_level),
+                    capabilities: lock(&self.capabilities).clone(),
                 };
                 self.server.begin_for(incoming, &peer, None)
             }

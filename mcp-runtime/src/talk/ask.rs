@@ -9,8 +9,10 @@
 //! Work a tool does before an ask therefore runs once per round: do side effects after the
 //! asks they depend on.
 
-use std::collections::BTreeMap;
-use std::sync::Mutex;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::oneshot;
 
 use mcp_core::{Role, ToolError};
 use serde::de::DeserializeOwned;
@@ -297,14 +299,134 @@ pub(crate) fn is_input_response(answer: &Value) -> bool {
 /// How a call's asks reach the client.
 #[derive(Debug)]
 pub(crate) struct Asks {
-    /// What the client declared (`_meta` at 2026-07-28); `None` when unknown.
+    /// What the client declared (`_meta` at 2026-07-28, `initialize` before); `None` when
+    /// unknown.
     pub(crate) capabilities: Option<Map<String, Value>>,
-    pub(crate) round: Round,
-    /// What the round's sealed state is bound to.
-    pub(crate) context: String,
+    pub(crate) way: Way,
+}
+
+/// The two wire models of asking.
+pub(crate) enum Way {
+    /// 2026-07-28: answered from the answers given, or the round ends.
+    Round {
+        round: Round,
+        /// What the round's sealed state is bound to.
+        context: String,
+    },
+    /// The handshake's revisions: a request to the client on the call's stream, its
+    /// response routed back by [`Outgoing`].
+    Send {
+        send: Arc<dyn Fn(String) + Send + Sync>,
+        outgoing: Arc<Outgoing>,
+    },
+}
+
+impl std::fmt::Debug for Way {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Round { round, context } => f
+                .debug_struct("Round")
+                .field("round", round)
+                .field("context", context)
+                .finish(),
+            Self::Send { .. } => f.write_str("Send"),
+        }
+    }
+}
+
+/// The requests this server sent clients and awaits the responses of, by id. An id is 128
+/// random bits, so that no client answers another's request by guessing it.
+#[derive(Debug, Default)]
+pub(crate) struct Outgoing {
+    waiting: Mutex<HashMap<String, oneshot::Sender<Result<Value, Value>>>>,
+}
+
+/// A request awaiting its response; dropping it forgets the request.
+pub(crate) struct Awaited<'a> {
+    outgoing: &'a Outgoing,
+    pub(crate) id: String,
+    pub(crate) response: oneshot::Receiver<Result<Value, Value>>,
+}
+
+impl Drop for Awaited<'_> {
+    fn drop(&mut self) {
+        lock(&self.outgoing.waiting).remove(&self.id);
+    }
+}
+
+impl Outgoing {
+    /// A new request id, and where its response will come.
+    pub(crate) fn open(&self) -> Result<Awaited<'_>, AskError> {
+        let mut bytes = [0u8; 16];
+        getrandom::fill(&mut bytes)
+            .map_err(|_| AskError::NoClient("no randomness for a request id"))?;
+        let id: String = std::iter::once("mcp-runtime-".to_owned())
+            .chain(bytes.iter().map(|byte| format!("{byte:02x}")))
+            .collect();
+        let (sender, response) = oneshot::channel();
+        lock(&self.waiting).insert(id.clone(), sender);
+        Ok(Awaited {
+            outgoing: self,
+            id,
+            response,
+        })
+    }
+
+    /// Hands the client's response to the request `id` awaits; false when none does.
+    pub(crate) fn deliver(&self, id: &str, outcome: Result<Value, Value>) -> bool {
+        match lock(&self.waiting).remove(id) {
+            Some(sender) => sender.send(outcome).is_ok(),
+            None => false,
+        }
+    }
 }
 
 impl Asks {
+    /// The round of a 2026-07-28 call.
+    pub(crate) fn round(&self) -> Option<&Round> {
+        match &self.way {
+            Way::Round { round, .. } => Some(round),
+            Way::Send { .. } => None,
+        }
+    }
+
+    /// Asks `request` under `key` and waits for the answer.
+    pub(crate) async fn ask(&self, key: &str, request: InputRequest) -> Result<Value, AskError> {
+        let capability = request.capability();
+        if !self.declared(capability) {
+            return Err(AskError::MissingCapability(capability));
+        }
+        match &self.way {
+            Way::Round { round, .. } => match round.answer(key, request) {
+                Some(answer) => Ok(answer),
+                // The round ends here: the call is answered with what is still open.
+                None => std::future::pending().await,
+            },
+            Way::Send { send, outgoing } => {
+                let awaited = outgoing.open()?;
+                let message = json!({
+                    "jsonrpc": "2.0",
+                    "id": awaited.id,
+                    "method": request.method,
+                    "params": request.params,
+                });
+                send(message.to_string());
+                match (&mut { awaited }.response).await {
+                    Ok(Ok(result)) => Ok(result),
+                    Ok(Err(error)) => Err(AskError::Client {
+                        key: key.to_owned(),
+                        message: error
+                            .get("message")
+                            .and_then(Value::as_str)
+                            .unwrap_or("no message")
+                            .to_owned(),
+                    }),
+                    Err(_) => Err(AskError::NoClient("the connection closed")),
+                }
+            }
+        }
+    }
+
     /// Whether the client declared `capability`.
     pub(crate) fn declared(&self, capability: &str) -> bool {
         self.capabilities

@@ -232,6 +232,89 @@ async fn streaming_elicitation(ctx: &ToolContext) -> Result<String, ToolError> {
     Ok(format!("user_name: {}", told(&answer)))
 }
 
+/// Asks the client's model to answer `prompt`.
+#[mcp_tool(namespace = "test")]
+async fn sampling(
+    ctx: &ToolContext,
+    /// What to ask the model.
+    prompt: String,
+) -> Result<String, ToolError> {
+    let sampled = ctx.sample("answer", &Sampling::user(prompt, 100)).await?;
+    Ok(format!("LLM response: {}", sampled.text().unwrap_or_default()))
+}
+
+/// Asks the user for a username and an email address, saying `message`.
+#[mcp_tool(namespace = "test")]
+async fn elicitation(
+    ctx: &ToolContext,
+    /// What to tell the user.
+    message: String,
+) -> Result<String, ToolError> {
+    let form = json!({
+        "type": "object",
+        "properties": {
+            "username": { "type": "string", "description": "User's response" },
+            "email": { "type": "string", "description": "User's email address" },
+        },
+        "required": ["username", "email"],
+    });
+    let answer = ctx.elicit_with("contact", &message, form).await?;
+    Ok(format!("User response: {}", told(&answer)))
+}
+
+/// Asks for a form whose every field has a default (SEP-1034).
+#[mcp_tool(namespace = "test")]
+async fn elicitation_sep1034_defaults(ctx: &ToolContext) -> Result<String, ToolError> {
+    let form = json!({
+        "type": "object",
+        "properties": {
+            "name": { "type": "string", "default": "John Doe" },
+            "age": { "type": "integer", "default": 30 },
+            "score": { "type": "number", "default": 95.5 },
+            "status": { "type": "string", "enum": ["active", "inactive", "pending"], "default": "active" },
+            "verified": { "type": "boolean", "default": true },
+        },
+    });
+    let answer = ctx.elicit_with("defaults", "Check these values", form).await?;
+    Ok(format!("Elicitation completed: {}", told(&answer)))
+}
+
+/// Asks for a form with each kind of enum (SEP-1330).
+#[mcp_tool(namespace = "test")]
+async fn elicitation_sep1330_enums(ctx: &ToolContext) -> Result<String, ToolError> {
+    let titled = |values: [(&str, &str); 3]| {
+        values
+            .iter()
+            .map(|(value, title)| json!({ "const": value, "title": title }))
+            .collect::<Vec<_>>()
+    };
+    let form = json!({
+        "type": "object",
+        "properties": {
+            "untitledSingle": { "type": "string", "enum": ["option1", "option2", "option3"] },
+            "titledSingle": {
+                "type": "string",
+                "oneOf": titled([("value1", "First Option"), ("value2", "Second Option"), ("value3", "Third Option")]),
+            },
+            "legacyEnum": {
+                "type": "string",
+                "enum": ["opt1", "opt2", "opt3"],
+                "enumNames": ["Option One", "Option Two", "Option Three"],
+            },
+            "untitledMulti": {
+                "type": "array",
+                "items": { "type": "string", "enum": ["option1", "option2", "option3"] },
+            },
+            "titledMulti": {
+                "type": "array",
+                "items": { "anyOf": titled([("value1", "First Choice"), ("value2", "Second Choice"), ("value3", "Third Choice")]) },
+            },
+        },
+    });
+    let answer = ctx.elicit_with("enums", "Pick some options", form).await?;
+    Ok(format!("Elicitation completed: {}", told(&answer)))
+}
+
 /// Needs the client's sampling capability: a stateless request that does not declare it is
 /// refused before the tool runs.
 #[mcp_tool(namespace = "test", inline, requires_client(sampling))]

@@ -129,8 +129,23 @@ fn requests_notifications_and_responses_are_told_apart() {
     ));
     assert!(matches!(
         parse(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#),
-        Ok(Incoming::Response)
+        Ok(Incoming::Response {
+            id: Some(_),
+            outcome: Ok(_)
+        })
     ));
+    let Ok(Incoming::Response {
+        id: Some(id),
+        outcome,
+    }) = parse(br#"{"jsonrpc":"2.0","id":"a\u0062","error":{"code":-1,"message":"no"}}"#)
+    else {
+        panic!("a response");
+    };
+    assert_eq!(id.as_string().as_deref(), Some("ab"));
+    assert_eq!(
+        outcome,
+        Err(serde_json::json!({ "code": -1, "message": "no" }))
+    );
 }
 
 /// The key of the request `id` is written as (either reader), and the key of the
