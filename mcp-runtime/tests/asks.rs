@@ -292,7 +292,7 @@ async fn a_client_without_the_capability_or_no_client_at_all_gets_an_error_never
         .to_owned();
     assert!(said.starts_with("NoClient("), "{said}");
 
-    // The handshake's revisions: no round to end, so an error, at once.
+    // The handshake's revisions, with no stream to send a request on: an error, at once.
     let stateful = tokio::time::timeout(
         std::time::Duration::from_secs(5),
         call(&server, json!({ "name": "ask.probe", "arguments": {} })),

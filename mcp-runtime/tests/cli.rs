@@ -1200,6 +1200,58 @@ fn serve_stdio_ends_with_its_input_and_exits_0() {
 }
 
 #[test]
+fn serve_refuses_a_state_key_file_it_cannot_use() {
+    let dir = std::env::temp_dir().join(format!("mcp-cli-state-key-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let short = dir.join("short");
+    std::fs::write(&short, "too short\n").unwrap();
+    let served = run(
+        "main",
+        &[
+            "serve",
+            "--stdio",
+            "--state-key-file",
+            short.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(served.code, 2, "{served:?}");
+    assert!(
+        served
+            .stderr
+            .contains("the requestState key is 9 bytes; it needs at least 32"),
+        "{served:?}"
+    );
+    let missing = dir.join("missing");
+    let served = run(
+        "main",
+        &[
+            "serve",
+            "--stdio",
+            "--state-key-file",
+            missing.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(served.code, 2, "{served:?}");
+    assert!(
+        served.stderr.contains("cannot read the requestState key"),
+        "{served:?}"
+    );
+    let good = dir.join("good");
+    std::fs::write(&good, "0123456789abcdef0123456789abcdef0123456789abcdef\n").unwrap();
+    let served = run(
+        "main",
+        &[
+            "serve",
+            "--stdio",
+            "--state-key-file",
+            good.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(served.code, 0, "{served:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn serve_with_llm_names_that_collide_fails() {
     let served = run("collide", &["serve", "--stdio", "--llm-names"]);
     assert_eq!(served.code, 1, "{served:?}");

@@ -9,6 +9,7 @@ use clap::Args;
 use super::{DangerousArgs, FAILURE, USAGE, with_dangerous_policy};
 use crate::registry::{EMPTY_REGISTRY_HINT, Registry};
 use crate::server::{self, HttpConfig, RateLimitConfig, ServedRegistry, Server};
+use crate::talk::{STATE_KEY_ENV, StateKey};
 
 /// The address `serve --http` binds when given none: loopback only.
 const DEFAULT_HTTP_ADDRESS: &str = "127.0.0.1:8080";
@@ -48,6 +49,12 @@ pub(super) struct ServeArgs {
     /// How many tools one page of `tools/list` holds.
     #[arg(long, default_value_t = server::DEFAULT_PAGE_SIZE)]
     page_size: usize,
+    /// The key that seals the `requestState` of 2026-07-28 calls that ask the client: the
+    /// contents of FILE, at least 32 bytes (e.g. `openssl rand -hex 32`). Every replica
+    /// behind a load balancer needs the same one. Otherwise the environment variable
+    /// `MCP_STATE_KEY`; otherwise a key made for this process alone.
+    #[arg(long, value_name = "FILE")]
+    state_key_file: Option<std::path::PathBuf>,
 }
 
 impl ServeArgs {
@@ -83,8 +90,20 @@ pub(super) fn run(
         llm_names,
         page_size,
         dangerous,
+        state_key_file,
         ..
     } = args;
+    let state_key = match state_key_file {
+        Some(path) => StateKey::from_file(path).map(Some),
+        None => StateKey::from_env(STATE_KEY_ENV),
+    };
+    let state_key = match state_key {
+        Ok(key) => key,
+        Err(err) => {
+            eprintln!("error: {err}");
+            return USAGE;
+        }
+    };
     let served = match with_dangerous_policy(registry, &dangerous) {
         Ok(served) => served,
         Err(message) => {
@@ -110,7 +129,19 @@ pub(super) fn run(
             )
         }
     };
-    serve(served, transport, llm_names, page_size, on_serve)
+    let options = Options {
+        llm_names,
+        page_size,
+        state_key,
+    };
+    serve(served, transport, options, on_serve)
+}
+
+/// How the server serves, besides its transport.
+struct Options {
+    llm_names: bool,
+    page_size: usize,
+    state_key: Option<StateKey>,
 }
 
 /// Why serving on `address` may be unwise: other machines can reach it, and no token is
@@ -132,8 +163,11 @@ enum Transport {
 fn serve(
     registry: ServedRegistry,
     transport: Transport,
-    llm_names: bool,
-    page_size: usize,
+    Options {
+        llm_names,
+        page_size,
+        state_key,
+    }: Options,
     on_serve: impl FnOnce(&Arc<Server>),
 ) -> u8 {
     if registry.is_empty() {
@@ -149,7 +183,10 @@ fn serve(
             return FAILURE;
         }
     };
-    let server = Server::new(registry).with_page_size(page_size);
+    let mut server = Server::new(registry).with_page_size(page_size);
+    if let Some(key) = state_key {
+        server = server.with_state_key(key);
+    }
     let server = match llm_names {
         false => server,
         true => match server.with_llm_names() {

@@ -240,7 +240,10 @@ async fn sampling(
     prompt: String,
 ) -> Result<String, ToolError> {
     let sampled = ctx.sample("answer", &Sampling::user(prompt, 100)).await?;
-    Ok(format!("LLM response: {}", sampled.text().unwrap_or_default()))
+    Ok(format!(
+        "LLM response: {}",
+        sampled.text().unwrap_or_default()
+    ))
 }
 
 /// Asks the user for a username and an email address, saying `message`.
@@ -275,7 +278,9 @@ async fn elicitation_sep1034_defaults(ctx: &ToolContext) -> Result<String, ToolE
             "verified": { "type": "boolean", "default": true },
         },
     });
-    let answer = ctx.elicit_with("defaults", "Check these values", form).await?;
+    let answer = ctx
+        .elicit_with("defaults", "Check these values", form)
+        .await?;
     Ok(format!("Elicitation completed: {}", told(&answer)))
 }
 
