@@ -1,4 +1,5 @@
-//! Three small tools served by mcp-runtime: read a file, add two numbers, count words; with
+//! Four small tools served by mcp-runtime: read a file, add two numbers, count words, and
+//! summarise a text with the client's model; with
 //! a resource about the app, each tool's specification as a resource, and a code-review
 //! prompt (`catalog.rs`).
 //!
@@ -11,6 +12,7 @@ use std::path::PathBuf;
 
 mod catalog;
 
+use mcp_runtime::talk::Sampling;
 use mcp_runtime::{LoggingLevel, ToolContext, ToolError, mcp_tool};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -120,6 +122,40 @@ fn word_count(
         words: text.split_whitespace().count(),
         chars: text.chars().count(),
     }
+}
+
+/// A summary the client's model wrote.
+#[derive(Debug, PartialEq, Serialize, JsonSchema)]
+struct Summary {
+    /// The summary.
+    summary: String,
+    /// The model that wrote it, as the client names it.
+    model: String,
+}
+
+/// Summarise a text with the client's model.
+///
+/// Asks the client's model for a summary (MCP sampling) and returns its text. The client
+/// must offer sampling; it may show the request to its user first.
+#[mcp_tool(namespace = "text", category = "text", read_only, open_world = false)]
+async fn summarize(
+    ctx: &ToolContext,
+    /// The text to summarise.
+    text: String,
+) -> Result<Summary, ToolError> {
+    let sampling = Sampling::user(
+        format!("Summarise this text in one or two sentences:\n\n{text}"),
+        200,
+    )
+    .with_system_prompt("You write short, faithful summaries.");
+    let sampled = ctx.sample("summary", &sampling).await?;
+    let summary = sampled
+        .text()
+        .ok_or_else(|| ToolError::execution("the client's model answered without text"))?;
+    Ok(Summary {
+        summary: summary.to_owned(),
+        model: sampled.model,
+    })
 }
 
 fn main() {

@@ -704,11 +704,11 @@ impl Server {
             client,
         } = *pending;
         // The handshake's revisions: a tool's asks are requests on the call's stream.
-        if let (None, Some(capabilities), Some(notify)) = (&asks, capabilities, &notify) {
+        if let (None, Some(capabilities)) = (&asks, capabilities) {
             asks = Some(Arc::new(Asks {
                 capabilities: Some(Map::clone(&capabilities)),
                 way: Way::Send {
-                    send: Arc::clone(notify),
+                    send: notify.clone(),
                     outgoing: Arc::clone(&self.outgoing),
                 },
             }));

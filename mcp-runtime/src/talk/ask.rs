@@ -316,7 +316,9 @@ pub(crate) enum Way {
     /// The handshake's revisions: a request to the client on the call's stream, its
     /// response routed back by [`Outgoing`].
     Send {
-        send: Arc<dyn Fn(String) + Send + Sync>,
+        /// The call's stream; `None` when its answer is no stream (an HTTP client that
+        /// takes JSON only), so that nothing can be sent.
+        send: Option<Arc<dyn Fn(String) + Send + Sync>>,
         outgoing: Arc<Outgoing>,
     },
 }
@@ -403,6 +405,11 @@ impl Asks {
                 None => std::future::pending().await,
             },
             Way::Send { send, outgoing } => {
+                let Some(send) = send else {
+                    return Err(AskError::NoClient(
+                        "the call's answer is no stream a request can go on (over HTTP, accept text/event-stream)",
+                    ));
+                };
                 let awaited = outgoing.open()?;
                 let message = json!({
                     "jsonrpc": "2.0",

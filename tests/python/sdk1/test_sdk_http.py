@@ -40,7 +40,12 @@ async def test_list_call_and_refuse_through_the_sdk(http_server):
             init = await session.initialize()
             assert init.protocolVersion == REVISION
             names = [tool.name for tool in (await session.list_tools()).tools]
-            assert names == ["calculator.add", "file_utility.read_file_content", "text.word_count"]
+            assert names == [
+                "calculator.add",
+                "file_utility.read_file_content",
+                "text.summarize",
+                "text.word_count",
+            ]
             ok = await session.call_tool("text.word_count", {"text": "one two three"})
             assert ok.isError is False and ok.structuredContent == {"words": 3, "chars": 13}
             missing = await session.call_tool("file_utility.read_file_content", {"file_path": "/nope/x"})

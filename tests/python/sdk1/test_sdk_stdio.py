@@ -23,7 +23,12 @@ async def test_list_call_and_refuse_through_the_sdk(captured):
 
             listed = await session.list_tools()
             names = [tool.name for tool in listed.tools]
-            assert names == ["calculator.add", "file_utility.read_file_content", "text.word_count"]
+            assert names == [
+                "calculator.add",
+                "file_utility.read_file_content",
+                "text.summarize",
+                "text.word_count",
+            ]
             add = next(tool for tool in listed.tools if tool.name == "calculator.add")
             assert add.inputSchema["required"] == ["a", "b"]
             assert add.outputSchema["required"] == ["sum"]

@@ -18,7 +18,12 @@ async def exercise(client):
     assert client.protocol_version == REVISION
     assert client.server_info.name == "quickstart"
     names = [tool.name for tool in (await client.list_tools()).tools]
-    assert names == ["calculator.add", "file_utility.read_file_content", "text.word_count"]
+    assert names == [
+        "calculator.add",
+        "file_utility.read_file_content",
+        "text.summarize",
+        "text.word_count",
+    ]
 
     ok = await client.call_tool("calculator.add", {"a": 40, "b": 2})
     assert ok.is_error is False and ok.structured_content == {"sum": 42}
@@ -84,7 +89,7 @@ async def exercise_catalog(client):
         ResourceTemplateReference(type="ref/resource", uri="quickstart://tools/{name}"),
         {"name": "name", "value": "text"},
     )
-    assert names.completion.values == ["text.word_count"]
+    assert names.completion.values == ["text.summarize", "text.word_count"]
 
 
 async def test_resources_and_prompts_over_stdio_through_sdk_2(captured):
@@ -166,3 +171,47 @@ async def test_log_messages_over_stdio_through_sdk_2(captured):
 async def test_log_messages_over_http_through_sdk_2(http_server):
     url, _ = http_server()
     await logs_at_the_level_asked(lambda **options: Client(url, **options), readme_path())
+
+
+async def summarizes_through_rounds(connect):
+    """At 2026-07-28 the same tool answers with an input-required result; SDK 2.x calls
+    its sampling callback and calls again with the answer, as one `call_tool`."""
+    from mcp import types as mcp_types
+
+    asked = []
+
+    async def sample(context, params):
+        asked.append(params)
+        return mcp_types.CreateMessageResult(
+            role="assistant",
+            content=mcp_types.TextContent(type="text", text="A fox jumps over a dog."),
+            model="test-model",
+            stop_reason="endTurn",
+        )
+
+    async with connect(sampling_callback=sample) as client:
+        result = await client.call_tool("text.summarize", {"text": "The quick brown fox jumps over the lazy dog."})
+    assert result.is_error is False, result
+    assert result.structured_content == {"summary": "A fox jumps over a dog.", "model": "test-model"}
+    assert len(asked) == 1
+    assert asked[0].max_tokens == 200
+
+
+async def test_summarize_over_stdio_through_sdk_2(captured):
+    command, read = captured
+    server = StdioServerParameters(command="sh", args=["-c", command])
+    await summarizes_through_rounds(lambda **options: Client(server, **options))
+    sent, received = read()
+    calls = [message for message in sent if message.get("method") == "tools/call"]
+    assert len(calls) == 2, calls
+    assert isinstance(calls[1]["params"].get("requestState"), str)
+    assert "summary" in calls[1]["params"]["inputResponses"]
+    assert any(
+        message.get("result", {}).get("resultType") == "input_required" for message in received
+    )
+    assert validate_responses(REVISION, sent, received) >= 2
+
+
+async def test_summarize_over_http_through_sdk_2(http_server):
+    url, _ = http_server()
+    await summarizes_through_rounds(lambda **options: Client(url, **options))
