@@ -23,7 +23,8 @@ use tracing::Instrument;
 use crate::context::{Invocation, LogSink, Progress, Reports};
 use crate::policy::DangerousPolicy;
 use crate::registration::{Failure, Handler, Outcome, Output, ToolFuture};
-use crate::talk::ask::Round;
+use crate::talk::AskError;
+use crate::talk::ask::{Asks, InputRequest, Round};
 use crate::talk::log::{Scoped, scoped};
 use crate::tool::RegisteredTool;
 use crate::validate::{deserialize_violation, invalid_arguments};
@@ -260,6 +261,12 @@ async fn run_checked(
         Ok(arguments) => arguments,
         Err(refused) => return MCPToolResult::failure(refused),
     };
+    if settings.dangerous.asks_user(definition) {
+        if let Err(refused) = confirm(definition, &arguments, options.reports.asks.as_deref()).await
+        {
+            return finish(tool, settings, Err(refused), None);
+        }
+    }
     let parent = options.cancellation;
     let token = parent
         .as_ref()
@@ -362,6 +369,94 @@ fn with_log(
             future.map(|future| -> ToolFuture { Box::pin(Scoped::new(future, log.clone())) })
         }
         None => future,
+    }
+}
+
+/// The key of the ask that confirms a dangerous tool's call.
+const CONFIRM_KEY: &str = "mcp-runtime/confirm";
+
+/// Asks the client's user whether the dangerous tool `definition` may run with
+/// `arguments`; `Ok` when they confirmed, else the `PermissionError` saying why not. At
+/// 2026-07-28, an answer not yet given ends the round (the input-required failure).
+async fn confirm(
+    definition: &ToolDefinition,
+    arguments: &Value,
+    asks: Option<&Asks>,
+) -> Result<(), Failure> {
+    let name = definition.name();
+    let refuse = |why: String| {
+        Err(Failure::from(ToolError::new(
+            ErrorType::PermissionError,
+            format!("tool `{name}` is dangerous and did not run: {why}"),
+        )))
+    };
+    let Some(asks) = asks else {
+        return refuse(
+            "it needs its user's confirmation, and this call came from no client that can be asked"
+                .to_owned(),
+        );
+    };
+    let mut shown = arguments.to_string();
+    if shown.len() > 500 {
+        let cut = (0..=500)
+            .rev()
+            .find(|at| shown.is_char_boundary(*at))
+            .unwrap_or(0);
+        shown.truncate(cut);
+        shown.push('…');
+    }
+    let message = format!(
+        "Run `{name}`? {}\nIt is marked dangerous. Arguments: {shown}",
+        definition.description().unwrap_or_default()
+    );
+    let form = serde_json::json!({
+        "type": "object",
+        "properties": {
+            "confirm": { "type": "boolean", "title": "Run it", "description": format!("Run `{name}` with these arguments") },
+        },
+        "required": ["confirm"],
+    });
+    let request = InputRequest::elicit(message, form);
+    let answer = match asks.round() {
+        // A round answers at once, or ends: the tool must not begin before it is confirmed.
+        Some(round) => {
+            if !asks.declared(request.capability()) {
+                return refuse(
+                    "the client cannot ask its user (it did not declare elicitation)".to_owned(),
+                );
+            }
+            match round.answer(CONFIRM_KEY, request) {
+                Some(answer) => answer,
+                None => {
+                    return Err(Failure::from(ToolError::execution(
+                        "the tool waits for the client's input",
+                    )));
+                }
+            }
+        }
+        None => match asks.ask(CONFIRM_KEY, request).await {
+            Ok(answer) => answer,
+            Err(AskError::MissingCapability(_)) => {
+                return refuse(
+                    "the client cannot ask its user (it did not declare elicitation)".to_owned(),
+                );
+            }
+            Err(err) => return refuse(err.to_string()),
+        },
+    };
+    match answer.get("action").and_then(Value::as_str) {
+        Some("accept") => {
+            match answer
+                .get("content")
+                .and_then(|content| content.get("confirm"))
+            {
+                Some(Value::Bool(true)) => Ok(()),
+                _ => refuse("its user did not confirm it".to_owned()),
+            }
+        }
+        Some("decline") => refuse("its user declined".to_owned()),
+        Some("cancel") => refuse("its user cancelled".to_owned()),
+        _ => refuse("the client's answer was no confirmation".to_owned()),
     }
 }
 

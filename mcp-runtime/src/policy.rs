@@ -20,6 +20,11 @@ pub enum DangerousPolicy {
     Allow(BTreeSet<String>),
     /// Each call is put to a confirmation callback (a prompt to the user, say).
     Confirm(Confirm),
+    /// Each call asks the client's user first, through MCP elicitation: a form of one
+    /// boolean, `confirm`, with a message made from the tool's description and arguments.
+    /// Only `true` runs the tool. A decline, a cancel, `false`, or a client that cannot be
+    /// asked is a `PermissionError` saying which. The policy for interactive clients.
+    AskUser,
     /// All may.
     AllowAll,
 }
@@ -38,8 +43,14 @@ impl DangerousPolicy {
             Self::Deny => false,
             Self::Allow(names) => names.contains(definition.name().as_str()),
             Self::Confirm(confirm) => confirm(definition, arguments),
-            Self::AllowAll => true,
+            // Asked when the call runs, where the client can be reached.
+            Self::AskUser | Self::AllowAll => true,
         }
+    }
+
+    /// Whether a call of `definition` must first be confirmed by the client's user.
+    pub(crate) fn asks_user(&self, definition: &ToolDefinition) -> bool {
+        matches!(self, Self::AskUser) && definition.annotations().dangerous
     }
 }
 
@@ -50,6 +61,7 @@ impl fmt::Debug for DangerousPolicy {
             Self::Allow(names) => f.debug_tuple("Allow").field(names).finish(),
             Self::Confirm(_) => f.write_str("Confirm(..)"),
             Self::AllowAll => f.write_str("AllowAll"),
+            Self::AskUser => f.write_str("AskUser"),
         }
     }
 }

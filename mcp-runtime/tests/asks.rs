@@ -305,3 +305,120 @@ async fn a_client_without_the_capability_or_no_client_at_all_gets_an_error_never
         .to_owned();
     assert!(said.starts_with("NoClient("), "{said}");
 }
+
+/// Times `ask.wipe` ran.
+static WIPED: AtomicUsize = AtomicUsize::new(0);
+
+/// Wipes everything: marked dangerous.
+#[mcp_tool(namespace = "ask", dangerous, inline)]
+fn wipe(what: String) -> String {
+    WIPED.fetch_add(1, Ordering::SeqCst);
+    format!("wiped {what}")
+}
+
+fn confirming_server() -> Server {
+    let registry = Registry::builder()
+        .inventory()
+        .names(["ask.wipe"])
+        .ask_user_before_dangerous()
+        .build()
+        .expect("a registry");
+    Server::new(registry)
+        .with_state_key(StateKey::new(b"the key of the tests of asks, 32+ bytes").expect("a key"))
+}
+
+fn wipe_call(capabilities: Value, extra: Value) -> Value {
+    let mut params = json!({
+        "name": "ask.wipe",
+        "arguments": { "what": "disk" },
+        "_meta": meta(capabilities),
+    });
+    params
+        .as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    params
+}
+
+#[tokio::test]
+async fn a_dangerous_tool_runs_only_once_its_user_confirms() {
+    let server = confirming_server();
+    let elicitation = json!({ "elicitation": {} });
+    let before = WIPED.load(Ordering::SeqCst);
+
+    let first = call(&server, wipe_call(elicitation.clone(), json!({}))).await;
+    let result = &first["result"];
+    assert_eq!(result["resultType"], "input_required", "{first}");
+    let ask = &result["inputRequests"]["mcp-runtime/confirm"];
+    assert_eq!(ask["method"], "elicitation/create");
+    let message = ask["params"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("`ask.wipe`") && message.contains(r#"{"what":"disk"}"#),
+        "{message}"
+    );
+    assert_eq!(
+        ask["params"]["requestedSchema"]["properties"]["confirm"]["type"],
+        "boolean"
+    );
+    let state = result["requestState"].clone();
+
+    let answer = |answer: Value| json!({ "inputResponses": { "mcp-runtime/confirm": answer }, "requestState": state });
+    for (given, why) in [
+        (json!({ "action": "decline" }), "its user declined"),
+        (json!({ "action": "cancel" }), "its user cancelled"),
+        (
+            json!({ "action": "accept", "content": { "confirm": false } }),
+            "its user did not confirm it",
+        ),
+    ] {
+        let refused = call(&server, wipe_call(elicitation.clone(), answer(given))).await;
+        let error = &refused["result"]["structuredContent"];
+        assert_eq!(error["error_type"], "PermissionError", "{refused}");
+        assert!(
+            error["error_message"].as_str().unwrap().contains(why),
+            "{refused}"
+        );
+    }
+    assert_eq!(WIPED.load(Ordering::SeqCst), before, "not run");
+
+    let confirmed = call(
+        &server,
+        wipe_call(
+            elicitation,
+            answer(json!({ "action": "accept", "content": { "confirm": true } })),
+        ),
+    )
+    .await;
+    assert_eq!(
+        confirmed["result"]["structuredContent"],
+        json!({ "result": "wiped disk" }),
+        "{confirmed}"
+    );
+    assert_eq!(WIPED.load(Ordering::SeqCst), before + 1);
+
+    // A client that cannot ask its user, and a call from no client: refused, at once.
+    let unasked = call(&server, wipe_call(json!({}), json!({}))).await;
+    assert!(
+        unasked["result"]["structuredContent"]["error_message"]
+            .as_str()
+            .unwrap()
+            .contains("did not declare elicitation"),
+        "{unasked}"
+    );
+    let registry = Registry::builder()
+        .inventory()
+        .names(["ask.wipe"])
+        .ask_user_before_dangerous()
+        .build()
+        .unwrap();
+    let in_process = registry
+        .call(MCPToolCall::new("ask.wipe", json!({ "what": "disk" })).unwrap())
+        .await;
+    assert!(
+        in_process
+            .error()
+            .is_some_and(|error| error.error_message.contains("no client that can be asked")),
+        "{in_process:?}"
+    );
+    assert_eq!(WIPED.load(Ordering::SeqCst), before + 1);
+}

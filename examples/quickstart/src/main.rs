@@ -1,5 +1,5 @@
-//! Four small tools served by mcp-runtime: read a file, add two numbers, count words, and
-//! summarise a text with the client's model; with
+//! Five small tools served by mcp-runtime: read and write a file, add two numbers, count
+//! words, and summarise a text with the client's model; with
 //! a resource about the app, each tool's specification as a resource, and a code-review
 //! prompt (`catalog.rs`).
 //!
@@ -62,6 +62,45 @@ fn read_file_content(
             file_content: content,
             truncated: false,
         },
+    })
+}
+
+/// What a write did.
+#[derive(Debug, PartialEq, Serialize, JsonSchema)]
+struct Written {
+    /// The bytes written.
+    bytes_written: usize,
+}
+
+/// Write a text file, replacing what it held.
+///
+/// Creates the file, or replaces its content. Marked dangerous: a server runs it only when
+/// allowed (`--allow-dangerous`), or when its user confirms each call (`--confirm-dangerous`).
+#[mcp_tool(
+    namespace = "file_utility",
+    category = "filesystem",
+    destructive,
+    idempotent,
+    dangerous,
+    errors(FileNotFoundError, PermissionError)
+)]
+fn write_file_content(
+    ctx: &ToolContext,
+    /// Path of the file to write.
+    file_path: PathBuf,
+    /// The text to write.
+    content: String,
+) -> Result<Written, ToolError> {
+    std::fs::write(&file_path, &content).map_err(|err| {
+        ToolError::from(err).context(format!("cannot write `{}`", file_path.display()))
+    })?;
+    ctx.info(format!(
+        "wrote {} bytes to {}",
+        content.len(),
+        file_path.display()
+    ));
+    Ok(Written {
+        bytes_written: content.len(),
     })
 }
 

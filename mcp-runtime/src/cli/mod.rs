@@ -87,6 +87,10 @@ struct DangerousArgs {
     /// Let every tool marked `dangerous` run.
     #[arg(long = "allow-all-dangerous", conflicts_with = "allow")]
     allow_all: bool,
+    /// Ask the client's user to confirm each call of a tool marked `dangerous` (MCP
+    /// elicitation); only a confirmed call runs. For interactive clients.
+    #[arg(long = "confirm-dangerous", conflicts_with_all = ["allow", "allow_all"])]
+    confirm: bool,
 }
 
 /// Runs the command line of the process over the global registry and exits.
@@ -197,9 +201,9 @@ where
     }
 }
 
-/// `registry` as `call` and `serve` run it: unchanged without `--allow-dangerous` or
-/// `--allow-all-dangerous`; otherwise its tools, with the default settings and the policy
-/// asked for. A name that is no tool of the registry is an error; one of a tool not marked
+/// `registry` as `call` and `serve` run it: unchanged without `--allow-dangerous`,
+/// `--allow-all-dangerous` or `--confirm-dangerous`; otherwise its tools, with the default
+/// settings and the policy asked for. A name that is no tool of the registry is an error; one of a tool not marked
 /// dangerous gets a warning, since it runs anyway.
 fn with_dangerous_policy(
     registry: &'static Registry,
@@ -207,6 +211,8 @@ fn with_dangerous_policy(
 ) -> Result<ServedRegistry, String> {
     let policy = if dangerous.allow_all {
         DangerousPolicy::AllowAll
+    } else if dangerous.confirm {
+        DangerousPolicy::AskUser
     } else if dangerous.allow.is_empty() {
         return Ok(ServedRegistry::Static(registry));
     } else {

@@ -462,7 +462,8 @@ impl Registry {
                     )))
                 }
                 // An inline tool runs right here: no future of its own to build or move.
-                Handler::Inline(invoke) => {
+                // Unless its user must confirm it first, which takes an await.
+                Handler::Inline(invoke) if !self.asks_user_before(tool) => {
                     execute::run_inline(tool, invoke, call.arguments, options, &self.settings)
                 }
                 // The other kinds await a large future: boxed, it keeps this one small.
@@ -487,6 +488,11 @@ impl Registry {
                 "cannot start the runtime for blocking calls: {err}"
             ))),
         }
+    }
+
+    /// Whether a call of `tool` first asks the client's user to confirm it.
+    pub(crate) fn asks_user_before(&self, tool: &RegisteredTool) -> bool {
+        self.settings.dangerous.asks_user(tool.definition())
     }
 
     fn unknown_tool(&self, name: &str) -> MCPToolResult {
@@ -740,6 +746,13 @@ impl RegistryBuilder {
         confirm: impl Fn(&ToolDefinition, &Map<String, Value>) -> bool + Send + Sync + 'static,
     ) -> Self {
         self.dangerous_policy(DangerousPolicy::Confirm(Arc::new(confirm)))
+    }
+
+    /// Asks the client's user to confirm each call of a `dangerous` tool, through MCP
+    /// elicitation ([`DangerousPolicy::AskUser`]).
+    #[must_use]
+    pub fn ask_user_before_dangerous(self) -> Self {
+        self.dangerous_policy(DangerousPolicy::AskUser)
     }
 
     /// The registry, or every problem found: invalid definitions, duplicate names (with

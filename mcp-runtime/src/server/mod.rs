@@ -43,7 +43,6 @@ use crate::execute::CallOptions;
 use crate::registry::Registry;
 use crate::talk::StateKey;
 use crate::talk::ask::{Asks, Outgoing, Round, Way, is_input_response};
-use crate::tool::RegisteredTool;
 pub(crate) use jsonrpc::parse;
 use jsonrpc::{CallParams, Id, Incoming};
 use listen::{ListKind, Listen, ListenGuard, Listeners};
@@ -649,11 +648,10 @@ impl Server {
     /// [`Server::finish`].
     fn call_now(&self, pending: PendingCall) -> Step {
         let reports_progress = pending.reports();
-        let inline = pending
-            .snapshot
-            .registry
+        let registry = &pending.snapshot.registry;
+        let inline = registry
             .get(pending.call.tool_name.as_str())
-            .is_some_and(RegisteredTool::runs_inline);
+            .is_some_and(|tool| tool.runs_inline() && !registry.asks_user_before(tool));
         if reports_progress || !inline {
             return Step::Call(Box::new(pending));
         }
@@ -953,7 +951,7 @@ impl PendingCall {
             .snapshot
             .registry
             .get(self.call.tool_name.as_str())
-            .is_some_and(RegisteredTool::may_ask)
+            .is_some_and(|tool| tool.may_ask() || self.snapshot.registry.asks_user_before(tool))
     }
 }
 

@@ -43,6 +43,7 @@ async def test_list_call_and_refuse_through_the_sdk(http_server):
             assert names == [
                 "calculator.add",
                 "file_utility.read_file_content",
+                "file_utility.write_file_content",
                 "text.summarize",
                 "text.word_count",
             ]

@@ -21,6 +21,7 @@ async def exercise(client):
     assert names == [
         "calculator.add",
         "file_utility.read_file_content",
+        "file_utility.write_file_content",
         "text.summarize",
         "text.word_count",
     ]
@@ -215,3 +216,41 @@ async def test_summarize_over_stdio_through_sdk_2(captured):
 async def test_summarize_over_http_through_sdk_2(http_server):
     url, _ = http_server()
     await summarizes_through_rounds(lambda **options: Client(url, **options))
+
+
+async def confirms_through_rounds(connect, path):
+    """At 2026-07-28 the confirmation is an input-required round: SDK 2.x calls its
+    elicitation callback, then calls again with the answer."""
+    from mcp import types as mcp_types
+
+    path.write_text("before")
+
+    async def decline(context, params):
+        return mcp_types.ElicitResult(action="decline")
+
+    async with connect(elicitation_callback=decline) as client:
+        refused = await client.call_tool("file_utility.write_file_content", {"file_path": str(path), "content": "after"})
+    assert refused.is_error is True
+    assert "its user declined" in refused.content[0].text
+    assert path.read_text() == "before"
+
+    async def accept(context, params):
+        return mcp_types.ElicitResult(action="accept", content={"confirm": True})
+
+    async with connect(elicitation_callback=accept) as client:
+        written = await client.call_tool("file_utility.write_file_content", {"file_path": str(path), "content": "after"})
+    assert written.is_error is False, written
+    assert path.read_text() == "after"
+
+
+async def test_dangerous_write_confirmed_over_stdio_through_sdk_2(quickstart, tmp_path):
+    import shlex
+
+    command = f"{shlex.quote(quickstart)} serve --stdio --confirm-dangerous"
+    server = StdioServerParameters(command="sh", args=["-c", command])
+    await confirms_through_rounds(lambda **options: Client(server, **options), tmp_path / "note.txt")
+
+
+async def test_dangerous_write_confirmed_over_http_through_sdk_2(http_server, tmp_path):
+    url, _ = http_server("--confirm-dangerous")
+    await confirms_through_rounds(lambda **options: Client(url, **options), tmp_path / "note.txt")
