@@ -678,6 +678,79 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_tool_asks_the_client_on_the_stream_and_a_client_that_never_answers_is_timed_out() {
+        let mut session = Session::start();
+        let server = Arc::clone(&session.server);
+        let asking = tool("t.ask").with_timeout(std::time::Duration::from_millis(300));
+        let added = server.change(|registry| {
+            registry.register(asking, |_, ctx: crate::ToolContext| async move {
+                let roots = ctx.roots("roots").await?;
+                Ok::<_, crate::ToolError>(Value::from(roots.len()))
+            })
+        });
+        assert!(added.unwrap().is_ok());
+        session.send(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{}},"clientInfo":{"name":"t","version":"1"}}}"#);
+        assert_eq!(session.line().await["id"], 1);
+        let call = |id: u64| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"t.ask"}}}}"#
+            )
+        };
+
+        // Asked, and answered: the answer reaches the tool.
+        session.send(&call(2));
+        let request = session.line().await;
+        assert_eq!(request["method"], "roots/list", "{request}");
+        let id = request["id"].as_str().expect("a string id").to_owned();
+        assert!(
+            id.starts_with("mcp-runtime-") && id.len() == 12 + 32,
+            "{id}"
+        );
+        session.send(&format!(
+            r#"{{"jsonrpc":"2.0","id":"{id}","result":{{"roots":[{{"uri":"file:///a"}},{{"uri":"file:///b"}}]}}}}"#
+        ));
+        let answer = session.line().await;
+        assert_eq!(answer["id"], 2);
+        assert_eq!(
+            answer["result"]["structuredContent"],
+            serde_json::json!({ "result": 2 })
+        );
+
+        // An error response is the ask's error.
+        session.send(&call(3));
+        let id = session.line().await["id"].as_str().unwrap().to_owned();
+        session.send(&format!(
+            r#"{{"jsonrpc":"2.0","id":"{id}","error":{{"code":-1,"message":"no roots for you"}}}}"#
+        ));
+        let answer = session.line().await;
+        assert_eq!(answer["id"], 3);
+        assert!(
+            answer["result"]["content"][0]["text"]
+                .as_str()
+                .is_some_and(|text| text.contains("no roots for you")),
+            "{answer}"
+        );
+
+        // Never answered: the tool's timeout ends the wait, and a late answer goes nowhere.
+        session.send(&call(4));
+        let late = session.line().await["id"].as_str().unwrap().to_owned();
+        let answer = session.line().await;
+        assert_eq!(answer["id"], 4);
+        assert_eq!(
+            answer["result"]["structuredContent"]["error_type"], "TimeoutError",
+            "{answer}"
+        );
+        session.send(&format!(
+            r#"{{"jsonrpc":"2.0","id":"{late}","result":{{"roots":[]}}}}"#
+        ));
+        assert!(
+            session.sync(5).await.is_empty(),
+            "nothing answers a late answer"
+        );
+        assert!(session.end().await.is_empty());
+    }
+
+    #[tokio::test]
     async fn a_connection_gets_the_log_messages_at_or_above_the_level_it_set() {
         let mut session = Session::start();
         let server = Arc::clone(&session.server);
