@@ -86,20 +86,27 @@ async fn call(server: &Server, params: Value) -> Value {
 }
 
 fn order_call(extra: Value) -> Value {
-    tool_call("ask.order", extra)
+    params("ask.order", json!({ "item": "pears" }), extra)
 }
 
 /// A call of `ask.size`, which no test counts the rounds of.
 fn size_call(extra: Value) -> Value {
-    tool_call("ask.size", extra)
+    params("ask.size", json!({ "item": "pears" }), extra)
 }
 
-fn tool_call(name: &str, extra: Value) -> Value {
-    let mut params = json!({
-        "name": name,
-        "arguments": { "item": "pears" },
-        "_meta": meta(json!({ "elicitation": {}, "sampling": {} })),
-    });
+/// The params of a 2026-07-28 call of `name` from a client that can be asked for a form
+/// and a sampling, with `extra` (its answers and state).
+fn params(name: &str, arguments: Value, extra: Value) -> Value {
+    with_capabilities(
+        name,
+        arguments,
+        json!({ "elicitation": {}, "sampling": {} }),
+        extra,
+    )
+}
+
+fn with_capabilities(name: &str, arguments: Value, capabilities: Value, extra: Value) -> Value {
+    let mut params = json!({ "name": name, "arguments": arguments, "_meta": meta(capabilities) });
     params
         .as_object_mut()
         .unwrap()
@@ -328,16 +335,7 @@ fn confirming_server() -> Server {
 }
 
 fn wipe_call(capabilities: Value, extra: Value) -> Value {
-    let mut params = json!({
-        "name": "ask.wipe",
-        "arguments": { "what": "disk" },
-        "_meta": meta(capabilities),
-    });
-    params
-        .as_object_mut()
-        .unwrap()
-        .extend(extra.as_object().unwrap().clone());
-    params
+    with_capabilities("ask.wipe", json!({ "what": "disk" }), capabilities, extra)
 }
 
 #[tokio::test]
