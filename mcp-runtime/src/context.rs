@@ -227,6 +227,25 @@ impl ToolContext {
         ask::elicitation(key, answer)
     }
 
+    /// Asks the user to visit `url` (URL-mode elicitation): for what must not pass
+    /// through the client, such as credentials or a payment. The answer says only whether
+    /// they agreed to go; what happens there reaches the server by its own way.
+    pub async fn elicit_url(
+        &self,
+        key: &str,
+        message: &str,
+        url: &str,
+    ) -> Result<Elicitation<()>, AskError> {
+        let answer = self
+            .ask(key, InputRequest::elicit_url(message, url, key))
+            .await?;
+        match ask::elicitation::<Value>(key, answer)? {
+            Elicitation::Accept(_) => Ok(Elicitation::Accept(())),
+            Elicitation::Decline => Ok(Elicitation::Decline),
+            Elicitation::Cancel => Ok(Elicitation::Cancel),
+        }
+    }
+
     /// Asks the client's model for a message.
     pub async fn sample(&self, key: &str, sampling: &Sampling) -> Result<Sampled, AskError> {
         let answer = self.ask(key, InputRequest::sample(sampling)).await?;

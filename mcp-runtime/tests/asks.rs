@@ -420,3 +420,68 @@ async fn a_dangerous_tool_runs_only_once_its_user_confirms() {
     );
     assert_eq!(WIPED.load(Ordering::SeqCst), before + 1);
 }
+
+/// Sends the user to sign in.
+#[mcp_tool(namespace = "ask")]
+async fn sign_in(ctx: &ToolContext) -> Result<String, ToolError> {
+    let went = ctx
+        .elicit_url("login", "Sign in to continue", "https://example.com/login")
+        .await?;
+    Ok(went.action().to_owned())
+}
+
+#[tokio::test]
+async fn a_url_elicitation_needs_the_url_capability_and_carries_its_id() {
+    let server = server();
+    let form_only = call(
+        &server,
+        with_capabilities(
+            "ask.sign_in",
+            json!({}),
+            json!({ "elicitation": {} }),
+            json!({}),
+        ),
+    )
+    .await;
+    assert!(
+        form_only["result"]["content"][0]["text"]
+            .as_str()
+            .is_some_and(|text| text.contains("`elicitation.url`")),
+        "{form_only}"
+    );
+    let first = call(
+        &server,
+        with_capabilities(
+            "ask.sign_in",
+            json!({}),
+            json!({ "elicitation": { "url": {} } }),
+            json!({}),
+        ),
+    )
+    .await;
+    assert_eq!(
+        first["result"]["inputRequests"]["login"]["params"],
+        json!({
+            "mode": "url",
+            "message": "Sign in to continue",
+            "url": "https://example.com/login",
+            "elicitationId": "login",
+        }),
+        "{first}"
+    );
+    let second = call(
+        &server,
+        with_capabilities(
+            "ask.sign_in",
+            json!({}),
+            json!({ "elicitation": { "url": {} } }),
+            json!({ "inputResponses": { "login": { "action": "accept" } } }),
+        ),
+    )
+    .await;
+    assert_eq!(
+        second["result"]["structuredContent"],
+        json!({ "result": "accept" }),
+        "{second}"
+    );
+}

@@ -41,6 +41,20 @@ impl InputRequest {
         }
     }
 
+    /// A page for the user to visit at `url` (URL-mode elicitation), for what must not
+    /// pass through the client (credentials, payment); `id` names the elicitation.
+    pub fn elicit_url(message: impl Into<String>, url: impl Into<String>, id: &str) -> Self {
+        Self {
+            method: "elicitation/create".to_owned(),
+            params: json!({
+                "mode": "url",
+                "message": message.into(),
+                "url": url.into(),
+                "elicitationId": id,
+            }),
+        }
+    }
+
     /// A message for the client's model.
     pub fn sample(sampling: &Sampling) -> Self {
         Self {
@@ -57,9 +71,15 @@ impl InputRequest {
         }
     }
 
-    /// The client capability the request needs.
+    /// The client capability the request needs: `elicitation.url` for a URL-mode
+    /// elicitation.
     pub fn capability(&self) -> &'static str {
         match self.method.as_str() {
+            "elicitation/create"
+                if self.params.get("mode").and_then(Value::as_str) == Some("url") =>
+            {
+                "elicitation.url"
+            }
             "elicitation/create" => "elicitation",
             "sampling/createMessage" => "sampling",
             _ => "roots",
@@ -434,11 +454,19 @@ impl Asks {
         }
     }
 
-    /// Whether the client declared `capability`.
+    /// Whether the client declared `capability` (`elicitation.url`: `url` within
+    /// `elicitation`).
     pub(crate) fn declared(&self, capability: &str) -> bool {
-        self.capabilities
-            .as_ref()
-            .is_some_and(|capabilities| capabilities.contains_key(capability))
+        let Some(capabilities) = &self.capabilities else {
+            return false;
+        };
+        match capability.split_once('.') {
+            Some((outer, inner)) => capabilities
+                .get(outer)
+                .and_then(Value::as_object)
+                .is_some_and(|outer| outer.contains_key(inner)),
+            None => capabilities.contains_key(capability),
+        }
     }
 }
 
