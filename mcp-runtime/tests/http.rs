@@ -756,6 +756,46 @@ impl Events {
         }
     }
 
+    /// Opens `GET /mcp` (a session's stream) with `headers`.
+    async fn get(to: SocketAddr, headers: &[(&str, &str)]) -> Self {
+        use tokio::io::AsyncWriteExt;
+        let mut request =
+            format!("GET /mcp HTTP/1.1\r\nHost: {to}\r\nAccept: text/event-stream\r\n");
+        for (name, value) in headers {
+            request.push_str(&format!("{name}: {value}\r\n"));
+        }
+        request.push_str("\r\n");
+        let mut stream = tokio::net::TcpStream::connect(to)
+            .await
+            .expect("a connection");
+        stream.write_all(request.as_bytes()).await.expect("sent");
+        Self {
+            stream,
+            read: String::new(),
+            head: String::new(),
+        }
+    }
+
+    /// Waits for the response's head: the stream is then open (its listener added before
+    /// the head was sent).
+    async fn opened(&mut self) {
+        use tokio::io::AsyncReadExt;
+        while self.head.is_empty() {
+            let mut buffer = [0u8; 4096];
+            let read = tokio::time::timeout(Duration::from_secs(10), self.stream.read(&mut buffer))
+                .await
+                .expect("a head within 10 s")
+                .expect("the stream reads");
+            assert!(read > 0, "the stream ended: {:?}", self.read);
+            self.read
+                .push_str(&String::from_utf8_lossy(&buffer[..read]));
+            if let Some(end) = self.read.find("\r\n\r\n") {
+                self.head = self.read[..end].to_ascii_lowercase();
+                self.read.drain(..end + 4);
+            }
+        }
+    }
+
     /// The next event's message, within 10 s.
     async fn next(&mut self) -> Value {
         use tokio::io::AsyncReadExt;
@@ -1271,4 +1311,90 @@ async fn a_stateless_call_gets_the_log_messages_its_meta_asks_for_and_none_other
     .await;
     assert_eq!(answer.status, 404, "{answer:?}");
     assert_eq!(answer.json()["error"]["code"], -32601);
+}
+
+#[tokio::test]
+async fn a_session_hears_on_its_stream_of_the_resources_it_subscribed_to_and_of_list_changes() {
+    let server = server();
+    let to = serve_this(Arc::clone(&server), HttpConfig::default()).await;
+    let initialize = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": { "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "t", "version": "1" } },
+    });
+    let answer = post(to, &[], &initialize).await;
+    let session = answer
+        .header("mcp-session-id")
+        .expect("a session")
+        .to_owned();
+    let with_session = [("Mcp-Session-Id", session.as_str())];
+
+    // Subscribed before the stream opens: the stream takes the subscription.
+    let subscribe = |id: u64, method: &str, uri: &str| json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": { "uri": uri } });
+    let ok = post(
+        to,
+        &with_session,
+        &subscribe(2, "resources/subscribe", "a://one"),
+    )
+    .await;
+    assert_eq!(ok.json_with(200)["result"], json!({}));
+    let mut stream = Events::get(to, &with_session).await;
+    stream.opened().await;
+    assert!(
+        stream.head.contains("content-type: text/event-stream"),
+        "{}",
+        stream.head
+    );
+    // And one made while it is open.
+    let ok = post(
+        to,
+        &with_session,
+        &subscribe(3, "resources/subscribe", "a://two"),
+    )
+    .await;
+    assert_eq!(ok.json_with(200)["result"], json!({}));
+    // Another session's subscription is not this one's.
+    let other = [("Mcp-Session-Id", "fedcba9876543210fedcba9876543210")];
+    post(
+        to,
+        &other,
+        &subscribe(4, "resources/subscribe", "a://three"),
+    )
+    .await;
+
+    for uri in ["a://three", "a://one", "a://two"] {
+        server.notify_resource_updated(uri);
+    }
+    let updated = |uri: &str| json!({ "jsonrpc": "2.0", "method": "notifications/resources/updated", "params": { "uri": uri } });
+    assert_eq!(stream.next().await, updated("a://one"));
+    assert_eq!(stream.next().await, updated("a://two"));
+
+    let ok = post(
+        to,
+        &with_session,
+        &subscribe(5, "resources/unsubscribe", "a://one"),
+    )
+    .await;
+    assert_eq!(ok.json_with(200)["result"], json!({}));
+    server.notify_resource_updated("a://one");
+    let changed = server
+        .change(|registry| registry.disable("calc.add"))
+        .unwrap();
+    assert!(changed);
+    assert_eq!(
+        stream.next().await,
+        json!({ "jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {} }),
+        "an update after the unsubscription would have come first"
+    );
+
+    // No session, no stream; a session's stream is SSE only.
+    let refused = send(to, "GET", &[("Accept", "text/event-stream")], "").await;
+    assert_eq!(refused.status, 405, "{refused:?}");
+    let refused = send(
+        to,
+        "GET",
+        &[("Accept", "application/json"), with_session[0]],
+        "",
+    )
+    .await;
+    assert_eq!(refused.status, 406, "{refused:?}");
 }

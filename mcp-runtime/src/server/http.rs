@@ -7,8 +7,10 @@
 //! per connection, so several processes behind an ordinary load balancer serve one tool
 //! set. A stateful `initialize` (2025-06-18, 2025-11-25) is answered with an
 //! `Mcp-Session-Id`, as clients of those revisions expect; no request is refused for
-//! carrying another one, or none. The only thing kept by session id is the log level a
-//! session set, in the process that took its `logging/setLevel`.
+//! carrying another one, or none. What is kept by session id, in the process that took the
+//! requests, is the log level a session set, the capabilities it declared, and the
+//! resources it subscribed to; `GET /mcp` with a session id opens the session's stream of
+//! notifications (list changes, updates of those resources).
 //!
 //! At most [`MAX_IN_FLIGHT`] requests are handled at once; further ones wait, their
 //! connections held, which slows a flooding client instead of queueing without bound.
@@ -283,7 +285,7 @@ pub fn router(server: Arc<Server>, config: HttpConfig) -> Router {
         sessions: super::sessions::Sessions::default(),
     });
     Router::new()
-        .route("/mcp", post(post_mcp).get(no_stream).delete(no_stream))
+        .route("/mcp", post(post_mcp).get(get_mcp).delete(no_stream))
         .layer(DefaultBodyLimit::max(body_limit))
         // Outermost: the guards answer before the body is read, or its limit checked.
         .layer(middleware::from_fn_with_state(Arc::clone(&state), guard))
@@ -321,7 +323,45 @@ async fn guard(State(state): State<Arc<HttpState>>, request: Request, next: Next
     }
 }
 
-/// This server offers no stream of its own: clients get answers on their POSTs.
+/// A session's stream of notifications (the handshake's revisions): the changes of the
+/// lists, and updates of the resources the session subscribed to, as SSE events, until the
+/// client hangs up. A request without a session id gets no stream.
+async fn get_mcp(State(state): State<Arc<HttpState>>, headers: HeaderMap) -> Response {
+    let Some(session) = headers
+        .get(SESSION_ID)
+        .and_then(|value| value.to_str().ok())
+    else {
+        return no_stream().await;
+    };
+    if !accepts(&headers, "text/event-stream") {
+        return (
+            StatusCode::NOT_ACCEPTABLE,
+            "a session's stream is text/event-stream: accept it",
+        )
+            .into_response();
+    }
+    let (sender, receiver) = mpsc::channel::<String>(64);
+    let send: Notifier = Arc::new(move |message| {
+        let _ = sender.try_send(message);
+    });
+    let guard = Arc::new(state.server.hear_changes(send));
+    state.sessions.stream(session, &guard);
+    let events =
+        futures_util::stream::unfold((receiver, guard), |(mut receiver, guard)| async move {
+            let message = receiver.recv().await?;
+            Some((
+                Ok::<_, Infallible>(Event::default().data(message)),
+                (receiver, guard),
+            ))
+        });
+    let mut response = Sse::new(events)
+        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+        .into_response();
+    unbuffered(&mut response);
+    response
+}
+
+/// No stream without a session: clients get answers on their POSTs.
 async fn no_stream() -> Response {
     (
         StatusCode::METHOD_NOT_ALLOWED,
@@ -401,6 +441,9 @@ async fn post_mcp(
         .and_then(|value| value.to_str().ok());
     if let (Some(session), Some(level)) = (session, super::sets_level(&incoming)) {
         state.sessions.set_log_level(session, level);
+    }
+    if let (Some(session), Some((uri, on))) = (session, super::subscribes(&incoming)) {
+        state.sessions.subscribe(session, &uri, on);
     }
     let declared = super::declared_capabilities(&incoming);
     let known = session.and_then(|session| state.sessions.get(session));

@@ -1065,6 +1065,23 @@ pub(crate) fn admit(
 }
 
 /// The `UnsupportedProtocolVersionError` for `requested`.
+/// The resource a handshake revision's `resources/subscribe` (`true`) or
+/// `resources/unsubscribe` (`false`) names.
+pub(crate) fn subscribes(incoming: &Incoming) -> Option<(String, bool)> {
+    match incoming {
+        Incoming::Request { method, params, .. }
+            if (method == "resources/subscribe" || method == "resources/unsubscribe")
+                && !stateless::is_stateless(method, params.get("_meta"), None) =>
+        {
+            params
+                .get("uri")
+                .and_then(Value::as_str)
+                .map(|uri| (uri.to_owned(), method == "resources/subscribe"))
+        }
+        _ => None,
+    }
+}
+
 /// The level a handshake revision's `logging/setLevel` sets, when it is one that sets a
 /// valid level (the server answers the others with an error).
 pub(crate) fn sets_level(incoming: &Incoming) -> Option<LoggingLevel> {

@@ -1,15 +1,17 @@
 //! What the handshake's streamable HTTP remembers of a session between its requests: the
-//! log level it set, and the capabilities it declared at `initialize` (which requests a
-//! tool may send it). They live in the process that took those requests; behind a load
+//! log level it set, the capabilities it declared at `initialize` (which requests a tool
+//! may send it), the resources it subscribed to, and its stream of notifications. They live in the process that took those requests; behind a load
 //! balancer, a session whose requests reach other processes (no affinity) gets no log
 //! messages and no requests there, and nothing else depends on it. The 2026-07-28 revision
 //! keeps nothing: each request carries its own level and capabilities.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use mcp_core::LoggingLevel;
+
+use super::listen::ListenGuard;
 use serde_json::{Map, Value};
 
 /// How many sessions are kept; past it, the one seen least recently is forgotten.
@@ -24,6 +26,10 @@ pub(crate) struct Session {
     pub(crate) log_level: Option<LoggingLevel>,
     /// What it declared at `initialize`.
     pub(crate) capabilities: Option<Arc<Map<String, Value>>>,
+    /// The resources it subscribed to.
+    pub(crate) subscriptions: BTreeSet<String>,
+    /// Its stream of notifications (`GET /mcp`), while one is open.
+    pub(crate) stream: Weak<ListenGuard>,
 }
 
 /// The sessions this process knows.
@@ -44,6 +50,32 @@ impl Sessions {
     pub(crate) fn set_capabilities(&self, session: &str, capabilities: Arc<Map<String, Value>>) {
         self.update(session, Instant::now(), |known| {
             known.capabilities = Some(capabilities);
+        });
+    }
+
+    /// Subscribes `session` to updates of `uri`, or ends that subscription; its stream, if
+    /// one is open, hears of them from now on.
+    pub(crate) fn subscribe(&self, session: &str, uri: &str, on: bool) {
+        self.update(session, Instant::now(), |known| {
+            if on {
+                known.subscriptions.insert(uri.to_owned());
+            } else {
+                known.subscriptions.remove(uri);
+            }
+            if let Some(stream) = known.stream.upgrade() {
+                stream.subscribe(uri, on);
+            }
+        });
+    }
+
+    /// Makes `stream` the session's stream of notifications, subscribed to what the
+    /// session subscribed to.
+    pub(crate) fn stream(&self, session: &str, stream: &Arc<ListenGuard>) {
+        self.update(session, Instant::now(), |known| {
+            for uri in &known.subscriptions {
+                stream.subscribe(uri, true);
+            }
+            known.stream = Arc::downgrade(stream);
         });
     }
 

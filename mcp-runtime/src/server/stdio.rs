@@ -219,24 +219,8 @@ impl<W: Write + Send + 'static> Reading<W> {
                     &incoming,
                     Incoming::Notification { method, .. } if method == "notifications/initialized"
                 );
-                let subscription = match &incoming {
-                    // The handshake's subscriptions only: the stateless revision has none.
-                    Incoming::Request { method, params, .. }
-                        if (method == "resources/subscribe"
-                            || method == "resources/unsubscribe")
-                            && !super::stateless::is_stateless(
-                                method,
-                                params.get("_meta"),
-                                None,
-                            ) =>
-                    {
-                        params
-                            .get("uri")
-                            .and_then(serde_json::Value::as_str)
-                            .map(|uri| (uri.to_owned(), method == "resources/subscribe"))
-                    }
-                    _ => None,
-                };
+                // The handshake's subscriptions only: the stateless revision has none.
+                let subscription = super::subscribes(&incoming);
                 if initialized || subscription.is_some() {
                     let mut connection = lock(&self.connection);
                     let guard = connection
