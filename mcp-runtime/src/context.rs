@@ -7,8 +7,8 @@ use mcp_core::{LogMessage, LoggingLevel, ToolName};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
-use crate::talk::ask::{self, Asks};
-use crate::talk::{AskError, Elicitation, InputRequest, Root, Sampled, Sampling};
+use crate::talk::ask::Asks;
+use crate::talk::{AskError, Asker, Elicitation, InputRequest, Root, Sampled, Sampling};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
@@ -162,28 +162,13 @@ impl ToolContext {
     }
 
     /// Asks the client `request` under `key`, and waits for its answer (the result of the
-    /// request, as JSON). `key` names the ask within the call: give each ask of a tool its
-    /// own, the same from call to call.
-    ///
-    /// At 2026-07-28 the call is answered over rounds: an ask not yet answered ends the
-    /// round, the client answers, and the tool runs again from its start, this time
-    /// getting the answer at once. So only an `async` tool can ask, and what it does before
-    /// an ask runs once per round. A client that did not declare the capability the
-    /// request needs gets no request: the ask fails with [`AskError::MissingCapability`],
-    /// and never waits.
+    /// request, as JSON); see [`Asker::ask`] for how the two wire models carry it.
     pub async fn ask(&self, key: &str, request: InputRequest) -> Result<Value, AskError> {
-        let Some(asks) = &self.reports.asks else {
-            return Err(AskError::NoClient(
-                "only a call from an MCP client that takes requests can ask it",
-            ));
-        };
-        asks.ask(key, request).await
+        self.asker().ask(key, request).await
     }
 
-    /// Asks the user to fill in a form of `T`'s fields, with `message` saying why.
-    /// `T` must be a struct of named fields, each a string, number, integer, boolean, a
-    /// unit-variant enum, or a list of such an enum; a field's doc comment is its
-    /// description, and `#[serde(default)]` values are the form's defaults.
+    /// Asks the user to fill in a form of `T`'s fields, with `message` saying why; see
+    /// [`Asker::elicit`].
     ///
     /// ```
     /// use mcp_runtime::talk::Elicitation;
@@ -209,9 +194,7 @@ impl ToolContext {
         key: &str,
         message: &str,
     ) -> Result<Elicitation<T>, AskError> {
-        let schema = crate::talk::form::form_schema::<T>().map_err(AskError::Form)?;
-        let answer = self.ask(key, InputRequest::elicit(message, schema)).await?;
-        ask::elicitation(key, answer)
+        self.asker().elicit(key, message).await
     }
 
     /// Asks the user to fill in a form whose restricted JSON Schema is given as is.
@@ -221,53 +204,34 @@ impl ToolContext {
         message: &str,
         requested_schema: Value,
     ) -> Result<Elicitation<Map<String, Value>>, AskError> {
-        let answer = self
-            .ask(key, InputRequest::elicit(message, requested_schema))
-            .await?;
-        ask::elicitation(key, answer)
+        self.asker()
+            .elicit_with(key, message, requested_schema)
+            .await
     }
 
-    /// Asks the user to visit `url` (URL-mode elicitation): for what must not pass
-    /// through the client, such as credentials or a payment. The answer says only whether
-    /// they agreed to go; what happens there reaches the server by its own way.
+    /// Asks the user to visit `url` (URL-mode elicitation); see [`Asker::elicit_url`].
     pub async fn elicit_url(
         &self,
         key: &str,
         message: &str,
         url: &str,
     ) -> Result<Elicitation<()>, AskError> {
-        let answer = self
-            .ask(key, InputRequest::elicit_url(message, url, key))
-            .await?;
-        match ask::elicitation::<Value>(key, answer)? {
-            Elicitation::Accept(_) => Ok(Elicitation::Accept(())),
-            Elicitation::Decline => Ok(Elicitation::Decline),
-            Elicitation::Cancel => Ok(Elicitation::Cancel),
-        }
+        self.asker().elicit_url(key, message, url).await
     }
 
     /// Asks the client's model for a message.
     pub async fn sample(&self, key: &str, sampling: &Sampling) -> Result<Sampled, AskError> {
-        let answer = self.ask(key, InputRequest::sample(sampling)).await?;
-        serde_json::from_value(answer).map_err(|err| AskError::Malformed {
-            key: key.to_owned(),
-            reason: format!("not a sampled message: {err}"),
-        })
+        self.asker().sample(key, sampling).await
     }
 
     /// Asks the client for its roots.
     pub async fn roots(&self, key: &str) -> Result<Vec<Root>, AskError> {
-        let answer = self.ask(key, InputRequest::roots()).await?;
-        #[derive(serde::Deserialize)]
-        struct Roots {
-            roots: Vec<Root>,
-        }
-        serde_json::from_value::<Roots>(answer)
-            .map(|answer| answer.roots)
-            .map_err(|err| AskError::Malformed {
-                key: key.to_owned(),
-                reason: format!("not a list of roots: {err}"),
-            })
+        self.asker().roots(key).await
+    }
+
+    /// What asks the client on this call's behalf: to hand to code that asks for the tool.
+    pub fn asker(&self) -> Asker {
+        Asker(self.reports.asks.clone())
     }
 
     /// [`ToolContext::log`] at `debug`.

@@ -24,7 +24,7 @@ use crate::context::{Invocation, LogSink, Progress, Reports};
 use crate::policy::DangerousPolicy;
 use crate::registration::{Failure, Handler, Outcome, Output, ToolFuture};
 use crate::talk::AskError;
-use crate::talk::ask::{Asks, InputRequest, Round};
+use crate::talk::ask::{Asks, InputRequest};
 use crate::talk::log::{Scoped, scoped};
 use crate::tool::RegisteredTool;
 use crate::validate::{deserialize_violation, invalid_arguments};
@@ -466,20 +466,13 @@ fn with_round(
     future: Result<ToolFuture, Failure>,
     reports: &Reports,
 ) -> Result<ToolFuture, Failure> {
-    let Some(asks) = reports.asks.clone().filter(|asks| asks.round().is_some()) else {
-        return future;
-    };
-    future.map(|mut future| -> ToolFuture {
-        Box::pin(std::future::poll_fn(move |cx| {
-            match future.as_mut().poll(cx) {
-                std::task::Poll::Pending if asks.round().is_some_and(Round::is_open) => {
-                    std::task::Poll::Ready(Err(Failure::from(ToolError::execution(
-                        "the tool waits for the client's input",
-                    ))))
-                }
-                polled => polled,
-            }
-        }))
+    let asks = reports.asks.clone();
+    future.map(|future| {
+        crate::talk::ask::ends_round(future, asks, || {
+            Err(Failure::from(ToolError::execution(
+                "the tool waits for the client's input",
+            )))
+        })
     })
 }
 

@@ -485,3 +485,93 @@ async fn a_url_elicitation_needs_the_url_capability_and_carries_its_id() {
         "{second}"
     );
 }
+
+#[tokio::test]
+async fn a_prompt_asks_over_rounds_at_2026_07_28_and_cannot_before() {
+    let mut registry = Registry::builder().build().unwrap();
+    registry
+        .register_prompt_asking(
+            mcp_runtime::PromptDefinition::new("brief"),
+            |arguments, asker| async move {
+                let topic = asker
+                    .elicit::<Topic>("topic", "Brief on what?")
+                    .await?
+                    .accepted()
+                    .map_or_else(|| "nothing".to_owned(), |topic| topic.topic);
+                let tone = arguments
+                    .get("tone")
+                    .and_then(Value::as_str)
+                    .unwrap_or("plain");
+                Ok::<_, ToolError>(mcp_runtime::PromptResult::new(vec![
+                    mcp_runtime::PromptMessage::user(format!("A {tone} brief on {topic}.")),
+                ]))
+            },
+        )
+        .unwrap();
+    let server = Server::new(registry)
+        .with_state_key(StateKey::new(b"the key of the tests of asks, 32+ bytes").unwrap());
+    let get = |extra: Value| {
+        let mut params = json!({
+            "name": "brief",
+            "arguments": { "tone": "dry" },
+            "_meta": meta(json!({ "elicitation": {} })),
+        });
+        params
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        json!({ "jsonrpc": "2.0", "id": 1, "method": "prompts/get", "params": params })
+    };
+    let ask = |message: Value| {
+        let server = &server;
+        async move {
+            let answer = server
+                .handle(message.to_string().as_bytes(), None)
+                .await
+                .expect("an answer");
+            serde_json::from_str::<Value>(&answer).unwrap()
+        }
+    };
+
+    let first = ask(get(json!({}))).await;
+    assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+    assert_eq!(
+        first["result"]["inputRequests"]["topic"]["params"]["requestedSchema"]["required"],
+        json!(["topic"])
+    );
+    let state = first["result"]["requestState"].clone();
+    let answered = json!({ "topic": { "action": "accept", "content": { "topic": "tides" } } });
+    let second = ask(get(
+        json!({ "inputResponses": answered, "requestState": state }),
+    ))
+    .await;
+    assert_eq!(second["result"]["resultType"], "complete", "{second}");
+    assert_eq!(
+        second["result"]["messages"][0]["content"]["text"],
+        "A dry brief on tides."
+    );
+    // The state is the prompt's, with these arguments.
+    let mut other = get(json!({ "inputResponses": answered, "requestState": state }));
+    other["params"]["arguments"]["tone"] = json!("wry");
+    let refused = ask(other).await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+
+    // On the handshake's revisions a prompt has no client to ask: its failure says so.
+    let stateful = ask(json!({
+        "jsonrpc": "2.0", "id": 2, "method": "prompts/get",
+        "params": { "name": "brief", "arguments": {} },
+    }))
+    .await;
+    assert!(
+        stateful["error"]["message"]
+            .as_str()
+            .is_some_and(|message| message.contains("no client to ask")),
+        "{stateful}"
+    );
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+struct Topic {
+    /// What about.
+    topic: String,
+}

@@ -13,9 +13,11 @@ use super::{ConflictKind, KEPT_EXISTING, Registry, RegistryProblem, ToolConflict
 use crate::registration::{
     Arguments, Completion, CompletionContext, Location, PromptFuture, PromptRegistration,
 };
+use crate::talk::Asker;
 
-/// How a prompt is rendered: a function of `#[mcp_prompt]` or a closure.
-pub(crate) type GetFn = Arc<dyn Fn(Arguments) -> PromptFuture + Send + Sync>;
+/// How a prompt is rendered: a function of `#[mcp_prompt]` or a closure, given what asks
+/// the client for it.
+pub(crate) type GetFn = Arc<dyn Fn(Arguments, Asker) -> PromptFuture + Send + Sync>;
 
 /// A prompt in a registry.
 #[derive(Clone)]
@@ -90,7 +92,10 @@ impl Prompts {
             let prompt = RegisteredPrompt {
                 name: registration.name.into(),
                 definition: Arc::new(Lazy::new(registration.definition)),
-                get: Arc::new(registration.get),
+                get: {
+                    let get = registration.get;
+                    Arc::new(move |arguments, _| get(arguments))
+                },
                 completions: registration.completions,
                 location: registration.location,
             };
@@ -192,12 +197,63 @@ impl Registry {
         F: Fn(Arguments) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<PromptResult, ToolError>> + Send + 'static,
     {
+        self.add_prompt(
+            definition,
+            Arc::new(move |arguments, _| Box::pin(get(arguments))),
+            Location::caller(),
+        )
+    }
+
+    /// Registers a prompt at run time that may ask the client while it renders (elicitation,
+    /// sampling, roots) through the [`Asker`] it is given. At 2026-07-28 a `prompts/get`
+    /// that asks is answered over rounds, as a tool's call is ([`crate::ToolContext::ask`]).
+    ///
+    /// ```
+    /// use mcp_runtime::{PromptDefinition, PromptMessage, PromptResult, Registry, ToolError};
+    ///
+    /// let mut registry = Registry::builder().build()?;
+    /// registry.register_prompt_asking(PromptDefinition::new("brief"), |_arguments, asker| async move {
+    ///     let topic = asker
+    ///         .elicit_with("topic", "Brief on what?", serde_json::json!({
+    ///             "type": "object",
+    ///             "properties": { "topic": { "type": "string" } },
+    ///             "required": ["topic"],
+    ///         }))
+    ///         .await?;
+    ///     let topic = topic.accepted().and_then(|form| form.get("topic").cloned()).unwrap_or_default();
+    ///     Ok::<_, ToolError>(PromptResult::new(vec![PromptMessage::user(format!("Brief me on {topic}."))]))
+    /// })?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[track_caller]
+    pub fn register_prompt_asking<F, Fut>(
+        &mut self,
+        definition: PromptDefinition,
+        get: F,
+    ) -> Result<(), super::RegistryError>
+    where
+        F: Fn(Arguments, Asker) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<PromptResult, ToolError>> + Send + 'static,
+    {
+        self.add_prompt(
+            definition,
+            Arc::new(move |arguments, asker| Box::pin(get(arguments, asker))),
+            Location::caller(),
+        )
+    }
+
+    fn add_prompt(
+        &mut self,
+        definition: PromptDefinition,
+        get: GetFn,
+        location: Location,
+    ) -> Result<(), super::RegistryError> {
         let prompt = RegisteredPrompt {
             name: definition.name.clone().into(),
             definition: Arc::new(Lazy::Ready(definition)),
-            get: Arc::new(move |arguments| Box::pin(get(arguments))),
+            get,
             completions: &[],
-            location: Location::caller(),
+            location,
         };
         let mut problems = Vec::new();
         self.prompts.add(prompt, &mut problems);
@@ -223,6 +279,17 @@ impl Registry {
         name: &str,
         arguments: Arguments,
     ) -> impl Future<Output = Result<PromptResult, PromptError>> + Send + 'static {
+        self.get_prompt_asking(name, arguments, Asker::default())
+    }
+
+    /// [`Registry::get_prompt`], the prompt's asks going through `asker`; at 2026-07-28 an
+    /// ask still open ends the rendering (the server answers with the asks).
+    pub(crate) fn get_prompt_asking(
+        &self,
+        name: &str,
+        arguments: Arguments,
+        asker: Asker,
+    ) -> impl Future<Output = Result<PromptResult, PromptError>> + Send + 'static {
         let get = self
             .prompts
             .by_name
@@ -235,7 +302,15 @@ impl Registry {
                 return Err(PromptError::NotFound(name));
             };
             let running = format!("prompt `{name}`");
-            match guarded(&name, &running, timeout, || get(arguments)).await {
+            let round = asker.0.clone();
+            let make = || {
+                crate::talk::ask::ends_round(get(arguments, asker), round, || {
+                    Err(ToolError::execution(
+                        "the prompt waits for the client's input",
+                    ))
+                })
+            };
+            match guarded(&name, &running, timeout, make).await {
                 Ok(result) => Ok(result),
                 Err(err) if *err.error_type() == ErrorType::ValidationError => {
                     Err(PromptError::Invalid(err))

@@ -4,6 +4,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 
 use futures_util::FutureExt;
 use serde::Serialize;
@@ -16,6 +17,8 @@ use super::stateless::{self, Mirrored};
 use super::{Answer, Fault, Server, Step};
 use crate::registration::CompletionContext;
 use crate::registry::{CompletionRef, PromptError, ReadError};
+use crate::talk::Asker;
+use crate::talk::ask::{Asks, Round, Way};
 
 /// The error of a missing resource at the handshake's revisions.
 pub const RESOURCE_NOT_FOUND: i64 = -32002;
@@ -247,9 +250,47 @@ impl Server {
             Some(Value::Object(arguments)) => arguments.clone(),
             Some(_) => return self.fault(id, invalid("`arguments` must be an object")),
         };
-        let get = snapshot.registry.get_prompt(name, arguments);
+        // At 2026-07-28 a prompt that asks the client is answered over rounds.
+        let (asker, round) = if stateless {
+            let context = super::round_context("prompts/get", name, &arguments);
+            let round = self.round(
+                &context,
+                params.get("inputResponses").cloned(),
+                params.get("requestState").cloned(),
+            );
+            let key = self.state_key().cloned();
+            match (round, key) {
+                (Ok(round), Ok(key)) => {
+                    let asks = Arc::new(Asks {
+                        capabilities: params
+                            .get("_meta")
+                            .and_then(|meta| meta.get(stateless::CLIENT_CAPABILITIES_KEY))
+                            .and_then(Value::as_object)
+                            .cloned(),
+                        way: Way::Round { round, context },
+                    });
+                    (Asker(Some(Arc::clone(&asks))), Some((asks, key)))
+                }
+                (Err(message), _) => return self.fault(id, invalid(message)),
+                (_, Err(message)) => {
+                    return self.fault(id, (jsonrpc::INTERNAL_ERROR, message, None));
+                }
+            }
+        } else {
+            (Asker::default(), None)
+        };
+        let server_info = self.server_info();
+        let get = snapshot.registry.get_prompt_asking(name, arguments, asker);
         let future = async move {
-            match get.await {
+            let got = get.await;
+            if let Some((asks, key)) =
+                round.filter(|(asks, _)| asks.round().is_some_and(Round::is_open))
+            {
+                return super::input_required_result(&key, &asks, &server_info)
+                    .map_err(|message| (jsonrpc::INTERNAL_ERROR, message, None))
+                    .and_then(|result| written(&result));
+            }
+            match got {
                 Ok(result) => written(&result),
                 Err(PromptError::NotFound(name)) => Err((
                     jsonrpc::INVALID_PARAMS,
@@ -343,6 +384,13 @@ impl Server {
             // A 2026-07-28 answer adds members to the result, which serde cannot do to
             // JSON already written: read it back.
             Ok(result) => match serde_json::from_str::<Map<String, Value>>(result.get()) {
+                // A round that ended on asks: already an `InputRequiredResult`.
+                Ok(result)
+                    if result.get("resultType").and_then(Value::as_str)
+                        == Some("input_required") =>
+                {
+                    Answer::ok(jsonrpc::result_response(id, &result))
+                }
                 Ok(result) => Answer::ok(self.respond(id, true, &result)),
                 Err(err) => Answer::ok(super::fault_response(
                     id,

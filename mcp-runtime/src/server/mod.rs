@@ -610,7 +610,7 @@ impl Server {
         };
         // At 2026-07-28 a call that asks the client is answered over rounds.
         let asks = if stateless {
-            let context = round_context(&sent_name, &call.arguments);
+            let context = round_context("tools/call", &sent_name, &call.arguments);
             let retry = params.retry.map(|retry| *retry).unwrap_or_default();
             match self.round(&context, retry.input_responses, retry.request_state) {
                 Ok(round) => Some(Arc::new(Asks {
@@ -808,42 +808,19 @@ impl Server {
     /// The `InputRequiredResult` of a round that ended on asks still open: the asks, and
     /// the answers used so far, sealed for the next round.
     fn input_required(&self, id: &Id, asks: &Asks) -> String {
-        const STATE_TTL: std::time::Duration = std::time::Duration::from_secs(10 * 60);
-        let Way::Round { round, context } = &asks.way else {
-            return fault_response(
-                id,
-                (
-                    jsonrpc::INTERNAL_ERROR,
-                    "no round to answer".to_owned(),
-                    None,
-                ),
-            );
-        };
-        let state = match self.state_key() {
-            Ok(key) => {
-                let used = serde_json::to_vec(&round.used()).unwrap_or_default();
-                key.seal(context.as_bytes(), &used, STATE_TTL)
-            }
-            Err(err) => {
-                return fault_response(
-                    id,
-                    (
-                        jsonrpc::INTERNAL_ERROR,
-                        format!("cannot seal the request state: {err}"),
-                        None,
-                    ),
-                );
-            }
-        };
-        let result = json!({
-            "resultType": "input_required",
-            "inputRequests": round.open(),
-            "requestState": state,
-            "_meta": {
-                "io.modelcontextprotocol/serverInfo": { "name": self.name, "version": self.version },
-            },
-        });
-        jsonrpc::result_response(id, &result)
+        match self
+            .state_key()
+            .map_err(|err| format!("cannot seal the request state: {err}"))
+            .and_then(|key| input_required_result(key, asks, &self.server_info()))
+        {
+            Ok(result) => jsonrpc::result_response(id, &result),
+            Err(message) => fault_response(id, (jsonrpc::INTERNAL_ERROR, message, None)),
+        }
+    }
+
+    /// This server's `serverInfo`.
+    fn server_info(&self) -> Value {
+        json!({ "name": self.name, "version": self.version })
     }
 
     fn lock_in_flight(
@@ -977,9 +954,30 @@ pub(crate) fn declared_capabilities(incoming: &Incoming) -> Option<Arc<Map<Strin
     }
 }
 
-/// What a call's `requestState` is bound to: the tool and its arguments, in a canonical
-/// form (object keys sorted), so that a state opens only for the same call.
-fn round_context(name: &str, arguments: &Map<String, Value>) -> String {
+/// The `InputRequiredResult` of a round that ended on asks still open: the asks, and the
+/// answers used so far, sealed with `key` for the next round.
+pub(crate) fn input_required_result(
+    key: &StateKey,
+    asks: &Asks,
+    server_info: &Value,
+) -> Result<Value, String> {
+    const STATE_TTL: std::time::Duration = std::time::Duration::from_secs(10 * 60);
+    let Way::Round { round, context } = &asks.way else {
+        return Err("no round to answer".to_owned());
+    };
+    let used = serde_json::to_vec(&round.used()).map_err(|err| err.to_string())?;
+    Ok(json!({
+        "resultType": "input_required",
+        "inputRequests": round.open(),
+        "requestState": key.seal(context.as_bytes(), &used, STATE_TTL),
+        "_meta": { "io.modelcontextprotocol/serverInfo": server_info },
+    }))
+}
+
+/// What a request's `requestState` is bound to: the method, what it names (a tool, a
+/// prompt) and its arguments, in a canonical form (object keys sorted), so that a state
+/// opens only for the same request.
+fn round_context(method: &str, name: &str, arguments: &Map<String, Value>) -> String {
     fn canonical(value: &Value) -> Value {
         match value {
             Value::Object(map) => {
@@ -994,7 +992,7 @@ fn round_context(name: &str, arguments: &Map<String, Value>) -> String {
         }
     }
     let arguments = canonical(&Value::Object(arguments.clone()));
-    format!("tools/call\0{name}\0{arguments}")
+    format!("{method}\0{name}\0{arguments}")
 }
 
 /// The key of a call in flight: a request id means something only to the client that sent it.

@@ -470,6 +470,26 @@ impl Asks {
     }
 }
 
+/// `future`, ended with `ended()` when it waits while an ask of its round is still open
+/// (2026-07-28): the call is then answered with the asks.
+pub(crate) fn ends_round<T: Send + 'static>(
+    mut future: std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send>>,
+    asks: Option<Arc<Asks>>,
+    ended: impl Fn() -> T + Send + 'static,
+) -> std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send>> {
+    let Some(asks) = asks.filter(|asks| asks.round().is_some()) else {
+        return future;
+    };
+    Box::pin(std::future::poll_fn(move |cx| {
+        match future.as_mut().poll(cx) {
+            std::task::Poll::Pending if asks.round().is_some_and(Round::is_open) => {
+                std::task::Poll::Ready(ended())
+            }
+            polled => polled,
+        }
+    }))
+}
+
 /// One round of a 2026-07-28 call: the answers given so far, and the asks still open.
 #[derive(Debug, Default)]
 pub(crate) struct Round {

@@ -4,10 +4,12 @@
 //! remember between them travels with the client, sealed: [`StateKey`].
 
 pub(crate) mod ask;
+mod asker;
 pub(crate) mod form;
 pub(crate) mod log;
 mod state;
 
 pub use ask::{AskError, Elicitation, InputRequest, Root, Sampled, Sampling, SamplingMessage};
+pub use asker::Asker;
 pub use log::ClientLogLayer;
 pub use state::{MIN_SECRET_LEN, STATE_KEY_ENV, StateError, StateKey, StateKeyError};

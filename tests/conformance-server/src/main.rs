@@ -469,6 +469,23 @@ fn prompts(registry: &mut Registry) -> Result<(), RegistryError> {
             .map(str::to_owned)
             .ok_or_else(|| ToolError::validation(format!("missing required argument `{name}`")))
     };
+    registry.register_prompt_asking(
+        PromptDefinition::new("test_input_required_result_prompt")
+            .with_description("Asks the user for context (`user_context`), then renders it."),
+        |_, asker| async move {
+            let answer = asker
+                .elicit_with(
+                    "user_context",
+                    "What context should the prompt use?",
+                    text_form("context"),
+                )
+                .await?;
+            Ok::<_, ToolError>(PromptResult::new(vec![PromptMessage::user(format!(
+                "Use this context: {}",
+                told(&answer)
+            ))]))
+        },
+    )?;
     registry.register_prompt(
         PromptDefinition::new("test_simple_prompt").with_description("A prompt without arguments."),
         |_| async {
