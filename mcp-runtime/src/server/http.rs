@@ -340,25 +340,10 @@ async fn get_mcp(State(state): State<Arc<HttpState>>, headers: HeaderMap) -> Res
         )
             .into_response();
     }
-    let (sender, receiver) = mpsc::channel::<String>(64);
-    let send: Notifier = Arc::new(move |message| {
-        let _ = sender.try_send(message);
-    });
+    let (send, receiver) = notices();
     let guard = Arc::new(state.server.hear_changes(send));
     state.sessions.stream(session, &guard);
-    let events =
-        futures_util::stream::unfold((receiver, guard), |(mut receiver, guard)| async move {
-            let message = receiver.recv().await?;
-            Some((
-                Ok::<_, Infallible>(Event::default().data(message)),
-                (receiver, guard),
-            ))
-        });
-    let mut response = Sse::new(events)
-        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
-        .into_response();
-    unbuffered(&mut response);
-    response
+    notice_stream(receiver, guard)
 }
 
 /// No stream without a session: clients get answers on their POSTs.
@@ -637,13 +622,26 @@ fn json_response(status: StatusCode, body: String) -> Response {
 /// SSE events, with a comment every so often to keep idle connections open. It ends when
 /// the client hangs up.
 fn listen_stream(server: &Server, listen: &Listen, client: &str) -> Response {
+    let (send, receiver) = notices();
+    let guard = server.listen(listen, client, send);
+    notice_stream(receiver, guard)
+}
+
+/// Where a stream's notices are queued, and where they are read. A client too slow to read
+/// loses a change notice only while one is already waiting: each tells the same thing,
+/// that the list (or the resource) is to be read again.
+fn notices() -> (Notifier, mpsc::Receiver<String>) {
     let (sender, receiver) = mpsc::channel::<String>(64);
-    // A client too slow to read loses a change notice only while one is already waiting:
-    // each tells the same thing, that the list is to be read again.
     let send: Notifier = Arc::new(move |message| {
         let _ = sender.try_send(message);
     });
-    let guard = server.listen(listen, client, send);
+    (send, receiver)
+}
+
+/// The notices of `receiver` as SSE events, with a comment every so often to keep idle
+/// connections open, for as long as the client keeps the stream; `guard` (the listener)
+/// lives as long.
+fn notice_stream<G: Send + 'static>(receiver: mpsc::Receiver<String>, guard: G) -> Response {
     let events =
         futures_util::stream::unfold((receiver, guard), |(mut receiver, guard)| async move {
             let message = receiver.recv().await?;
