@@ -589,6 +589,12 @@ impl Server {
                     if let Err(refusal) = admitted {
                         return Err(Answer::refused(&id, refusal));
                     }
+                } else if let Some(declared) = &peer.capabilities {
+                    // The handshake's client declared its capabilities once, at
+                    // `initialize`: a tool that needs one it lacks does not run.
+                    if let Err(fault) = stateless::requires(tool.definition(), declared) {
+                        return Err(Answer::ok(fault_response(&id, fault)));
+                    }
                 }
                 MCPToolCall {
                     tool_name: tool.name().clone(),

@@ -259,6 +259,28 @@ pub(crate) fn admit_call(
     Ok(())
 }
 
+/// The refusal of a call of `tool` from a handshake client that declared `declared` at
+/// `initialize`, when the tool needs a capability it lacks: -32021, as at 2026-07-28.
+pub(crate) fn requires(tool: &ToolDefinition, declared: &Map<String, Value>) -> Result<(), Fault> {
+    let missing = mcp_core::missing_client_capabilities(
+        tool.required_client_capabilities(),
+        &Value::Object(declared.clone()),
+    );
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let names: Vec<&str> = missing.keys().map(String::as_str).collect();
+    Err((
+        MISSING_CLIENT_CAPABILITY,
+        format!(
+            "tool `{}` needs the client capabilities {}, which this client did not declare at `initialize`",
+            tool.name(),
+            names.join(", ")
+        ),
+        Some(serde_json::json!({ "requiredCapabilities": missing })),
+    ))
+}
+
 /// A mirrored header's value as text: the value itself with the surrounding whitespace
 /// HTTP allows taken off, or the UTF-8 text of the Base64 inside `=?base64?…?=`.
 fn decode_header_value(sent: &str) -> Result<String, &'static str> {

@@ -735,6 +735,41 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_tool_needing_a_capability_the_connection_did_not_declare_does_not_run() {
+        for (declared, runs) in [("{}", false), (r#"{"sampling":{}}"#, true)] {
+            let mut session = Session::start();
+            let server = Arc::clone(&session.server);
+            let required = serde_json::json!({ "sampling": {} })
+                .as_object()
+                .cloned()
+                .unwrap();
+            let needy = tool("t.needy")
+                .with_required_client_capabilities(required)
+                .unwrap();
+            let added = server.change(|registry| registry.register(needy, answer_empty));
+            assert!(added.unwrap().is_ok());
+            session.send(&format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"2025-11-25","capabilities":{declared},"clientInfo":{{"name":"t","version":"1"}}}}}}"#
+            ));
+            assert_eq!(session.line().await["id"], 1);
+            session.send(
+                r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t.needy"}}"#,
+            );
+            let answer = session.line().await;
+            if runs {
+                assert_eq!(answer["result"]["isError"], false, "{answer}");
+            } else {
+                assert_eq!(answer["error"]["code"], -32021, "{answer}");
+                assert_eq!(
+                    answer["error"]["data"]["requiredCapabilities"],
+                    serde_json::json!({ "sampling": {} })
+                );
+            }
+            session.end().await;
+        }
+    }
+
+    #[tokio::test]
     async fn a_connection_gets_the_log_messages_at_or_above_the_level_it_set() {
         let mut session = Session::start();
         let server = Arc::clone(&session.server);
