@@ -169,6 +169,7 @@ pub type PromptFuture =
 pub struct ReadRequest {
     pub(crate) uri: String,
     pub(crate) variables: Vec<(String, String)>,
+    pub(crate) asker: crate::talk::Asker,
 }
 
 impl ReadRequest {
@@ -177,7 +178,15 @@ impl ReadRequest {
         Self {
             uri: uri.into(),
             variables,
+            asker: crate::talk::Asker::default(),
         }
+    }
+
+    /// What asks the client on behalf of this read: a resource registered at run time may
+    /// ask (elicitation, sampling, roots) while it reads, and at 2026-07-28 a
+    /// `resources/read` that asks is answered over rounds, as a tool's call is.
+    pub fn asker(&self) -> &crate::talk::Asker {
+        &self.asker
     }
 
     /// The URI read.

@@ -575,3 +575,63 @@ struct Topic {
     /// What about.
     topic: String,
 }
+
+#[tokio::test]
+async fn a_resource_read_asks_over_rounds_at_2026_07_28() {
+    let mut registry = Registry::builder().build().unwrap();
+    registry
+        .register_resource(
+            mcp_runtime::ResourceDefinition::new("app://secret", "secret"),
+            |request| async move {
+                let topic = request
+                    .asker()
+                    .elicit::<Topic>("topic", "Which secret?")
+                    .await?
+                    .accepted()
+                    .map_or_else(|| "none".to_owned(), |topic| topic.topic);
+                Ok::<_, ToolError>(vec![mcp_runtime::ResourceContents::text(
+                    request.uri(),
+                    format!("the secret of {topic}"),
+                )])
+            },
+        )
+        .unwrap();
+    let server = Server::new(registry)
+        .with_state_key(StateKey::new(b"the key of the tests of asks, 32+ bytes").unwrap());
+    let read = |extra: Value| {
+        let mut params =
+            json!({ "uri": "app://secret", "_meta": meta(json!({ "elicitation": {} })) });
+        params
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        json!({ "jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": params })
+    };
+    let ask = |message: Value| {
+        let server = &server;
+        async move {
+            let answer = server
+                .handle(message.to_string().as_bytes(), None)
+                .await
+                .expect("an answer");
+            serde_json::from_str::<Value>(&answer).unwrap()
+        }
+    };
+    let first = ask(read(json!({}))).await;
+    assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+    assert_eq!(
+        first["result"]["inputRequests"]["topic"]["method"],
+        "elicitation/create"
+    );
+    let answered = json!({ "topic": { "action": "accept", "content": { "topic": "tides" } } });
+    let second = ask(read(json!({
+        "inputResponses": answered,
+        "requestState": first["result"]["requestState"],
+    })))
+    .await;
+    assert_eq!(second["result"]["resultType"], "complete", "{second}");
+    assert_eq!(
+        second["result"]["contents"][0]["text"],
+        "the secret of tides"
+    );
+}

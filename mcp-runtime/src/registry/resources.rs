@@ -523,15 +523,34 @@ impl Registry {
         &self,
         uri: &str,
     ) -> impl Future<Output = Result<Vec<ResourceContents>, ReadError>> + Send + 'static {
+        self.read_resource_asking(uri, crate::talk::Asker::default())
+    }
+
+    /// [`Registry::read_resource`], the function's asks going through `asker`; at
+    /// 2026-07-28 an ask still open ends the read (the server answers with the asks).
+    pub(crate) fn read_resource_asking(
+        &self,
+        uri: &str,
+        asker: crate::talk::Asker,
+    ) -> impl Future<Output = Result<Vec<ResourceContents>, ReadError>> + Send + 'static {
         let found = self.resources.find(uri);
         let timeout = self.settings.default_timeout;
         let uri = uri.to_owned();
         async move {
-            let Some((read, request)) = found else {
+            let Some((read, mut request)) = found else {
                 return Err(ReadError::NotFound(uri));
             };
             let running = format!("reading `{uri}`");
-            match guarded(&uri, &running, timeout, || read(request)).await {
+            let round = asker.0.clone();
+            request.asker = asker;
+            let make = || {
+                crate::talk::ask::ends_round(read(request), round, || {
+                    Err(ToolError::execution(
+                        "the read waits for the client's input",
+                    ))
+                })
+            };
+            match guarded(&uri, &running, timeout, make).await {
                 Ok(contents) => Ok(contents),
                 // A template's function saying there is no such resource.
                 Err(err) if *err.error_type() == mcp_core::ErrorType::ResourceNotFound => {

@@ -17,8 +17,8 @@ use super::stateless::{self, Mirrored};
 use super::{Answer, Fault, Server, Step};
 use crate::registration::CompletionContext;
 use crate::registry::{CompletionRef, PromptError, ReadError};
-use crate::talk::Asker;
 use crate::talk::ask::{Asks, Round, Way};
+use crate::talk::{Asker, StateKey};
 
 /// The error of a missing resource at the handshake's revisions.
 pub const RESOURCE_NOT_FOUND: i64 = -32002;
@@ -186,10 +186,21 @@ impl Server {
             self.hint(&mut hints, snapshot.registry.cache_meta(uri).as_ref());
             hints
         });
-        let read = snapshot.registry.read_resource(uri);
+        // At 2026-07-28 a resource that asks the client is answered over rounds.
+        let (asker, round) =
+            match self.round_of(stateless, "resources/read", uri, &Map::new(), params) {
+                Ok(round) => round,
+                Err(fault) => return self.fault(id, fault),
+            };
+        let server_info = self.server_info();
+        let read = snapshot.registry.read_resource_asking(uri, asker);
         let uri = uri.to_owned();
         let future = async move {
-            match read.await {
+            let read = read.await;
+            if let Some(asked) = input_required(round, &server_info) {
+                return asked;
+            }
+            match read {
                 Ok(contents) => {
                     #[derive(Serialize)]
                     struct Read {
@@ -251,44 +262,17 @@ impl Server {
             Some(_) => return self.fault(id, invalid("`arguments` must be an object")),
         };
         // At 2026-07-28 a prompt that asks the client is answered over rounds.
-        let (asker, round) = if stateless {
-            let context = super::round_context("prompts/get", name, &arguments);
-            let round = self.round(
-                &context,
-                params.get("inputResponses").cloned(),
-                params.get("requestState").cloned(),
-            );
-            let key = self.state_key().cloned();
-            match (round, key) {
-                (Ok(round), Ok(key)) => {
-                    let asks = Arc::new(Asks {
-                        capabilities: params
-                            .get("_meta")
-                            .and_then(|meta| meta.get(stateless::CLIENT_CAPABILITIES_KEY))
-                            .and_then(Value::as_object)
-                            .cloned(),
-                        way: Way::Round { round, context },
-                    });
-                    (Asker(Some(Arc::clone(&asks))), Some((asks, key)))
-                }
-                (Err(message), _) => return self.fault(id, invalid(message)),
-                (_, Err(message)) => {
-                    return self.fault(id, (jsonrpc::INTERNAL_ERROR, message, None));
-                }
-            }
-        } else {
-            (Asker::default(), None)
+        let (asker, round) = match self.round_of(stateless, "prompts/get", name, &arguments, params)
+        {
+            Ok(round) => round,
+            Err(fault) => return self.fault(id, fault),
         };
         let server_info = self.server_info();
         let get = snapshot.registry.get_prompt_asking(name, arguments, asker);
         let future = async move {
             let got = get.await;
-            if let Some((asks, key)) =
-                round.filter(|(asks, _)| asks.round().is_some_and(Round::is_open))
-            {
-                return super::input_required_result(&key, &asks, &server_info)
-                    .map_err(|message| (jsonrpc::INTERNAL_ERROR, message, None))
-                    .and_then(|result| written(&result));
+            if let Some(asked) = input_required(round, &server_info) {
+                return asked;
             }
             match got {
                 Ok(result) => written(&result),
@@ -306,6 +290,42 @@ impl Server {
             }
         };
         self.awaiting(id, stateless, Box::pin(future))
+    }
+
+    /// The round a 2026-07-28 request of `method` for `name` begins, and what asks the
+    /// client for it; no round before 2026-07-28.
+    fn round_of(
+        &self,
+        stateless: bool,
+        method: &str,
+        name: &str,
+        arguments: &Map<String, Value>,
+        params: &Map<String, Value>,
+    ) -> Result<(Asker, Option<(Arc<Asks>, StateKey)>), Fault> {
+        if !stateless {
+            return Ok((Asker::default(), None));
+        }
+        let context = super::round_context(method, name, arguments);
+        let round = self
+            .round(
+                &context,
+                params.get("inputResponses").cloned(),
+                params.get("requestState").cloned(),
+            )
+            .map_err(invalid)?;
+        let key = self
+            .state_key()
+            .cloned()
+            .map_err(|message| (jsonrpc::INTERNAL_ERROR, message, None))?;
+        let asks = Arc::new(Asks {
+            capabilities: params
+                .get("_meta")
+                .and_then(|meta| meta.get(stateless::CLIENT_CAPABILITIES_KEY))
+                .and_then(Value::as_object)
+                .cloned(),
+            way: Way::Round { round, context },
+        });
+        Ok((Asker(Some(Arc::clone(&asks))), Some((asks, key))))
     }
 
     /// `completion/complete`: candidates for a prompt's argument or a template's variable.
@@ -421,6 +441,16 @@ impl Server {
     pub fn notify_resource_updated(&self, uri: &str) {
         self.listeners.updated(uri);
     }
+}
+
+/// The `InputRequiredResult` of a request whose round ended on asks still open, if it did.
+fn input_required(round: Option<(Arc<Asks>, StateKey)>, server_info: &Value) -> Option<Reply> {
+    let (asks, key) = round.filter(|(asks, _)| asks.round().is_some_and(Round::is_open))?;
+    Some(
+        super::input_required_result(&key, &asks, server_info)
+            .map_err(|message| (jsonrpc::INTERNAL_ERROR, message, None))
+            .and_then(|result| written(&result)),
+    )
 }
 
 /// A failure of a resource's or prompt's function: an internal error with its message.
