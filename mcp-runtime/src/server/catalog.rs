@@ -34,6 +34,9 @@ pub(crate) struct Awaiting {
     pub(super) future: Pin<Box<dyn Future<Output = Reply> + Send + 'static>>,
 }
 
+/// A 2026-07-28 request's round, and the key that seals its state.
+type Sealing = (Arc<Asks>, StateKey);
+
 /// A result, written once, or the error to answer with.
 type Reply = Result<Box<RawValue>, Fault>;
 
@@ -301,7 +304,7 @@ impl Server {
         name: &str,
         arguments: &Map<String, Value>,
         params: &Map<String, Value>,
-    ) -> Result<(Asker, Option<(Arc<Asks>, StateKey)>), Fault> {
+    ) -> Result<(Asker, Option<Sealing>), Fault> {
         if !stateless {
             return Ok((Asker::default(), None));
         }
@@ -444,7 +447,7 @@ impl Server {
 }
 
 /// The `InputRequiredResult` of a request whose round ended on asks still open, if it did.
-fn input_required(round: Option<(Arc<Asks>, StateKey)>, server_info: &Value) -> Option<Reply> {
+fn input_required(round: Option<Sealing>, server_info: &Value) -> Option<Reply> {
     let (asks, key) = round.filter(|(asks, _)| asks.round().is_some_and(Round::is_open))?;
     Some(
         super::input_required_result(&key, &asks, server_info)
