@@ -369,6 +369,12 @@ pub fn tool_result_output(result: MCPToolResult) -> Outcome {
     Ok(Output::Result(Box::new(result)))
 }
 
+/// Whether `T` can be an elicitation form; generated code lists it for each `elicit::<T>`
+/// a tool's body makes, and the registry runs it when it is built.
+pub fn form_check<T: schemars::JsonSchema>() -> Result<(), String> {
+    crate::talk::form::form_schema::<T>().map(|_| ())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -134,6 +134,9 @@ pub struct ToolRegistration {
     pub(crate) definition: fn() -> Result<ToolDefinition, DefinitionError>,
     pub(crate) handler: Handler,
     pub(crate) location: Location,
+    /// The checks of the forms its body elicits (`elicit::<T>`), run when the registry is
+    /// built: each names the type and the field that cannot be a form.
+    pub(crate) forms: &'static [fn() -> Result<(), String>],
 }
 
 impl ToolRegistration {
@@ -149,7 +152,15 @@ impl ToolRegistration {
             definition,
             handler,
             location,
+            forms: &[],
         }
+    }
+
+    /// With the checks of the forms the tool's body elicits.
+    #[must_use]
+    pub const fn with_forms(mut self, forms: &'static [fn() -> Result<(), String>]) -> Self {
+        self.forms = forms;
+        self
     }
 }
 

@@ -71,6 +71,17 @@ pub enum RegistryProblem {
         /// Where the second was defined.
         second: Location,
     },
+    /// A tool's body asks the user to fill in a form (`elicit::<T>`) whose type cannot be
+    /// one.
+    #[error("the tool `{tool}` defined at {location} elicits a form that cannot be one: {reason}")]
+    Form {
+        /// Where the tool was defined.
+        location: Location,
+        /// The tool.
+        tool: String,
+        /// Which type and field, and why.
+        reason: String,
+    },
     /// Two prompts have the same name.
     #[error(
         "two prompts are named `{name}`: one at {first}, one at {second}; give one of them another `name`"
@@ -591,6 +602,15 @@ impl RegistryBuilder {
         self.prompts.inventory(&mut self.problems);
         let source: Arc<str> = FROM_ATTRIBUTE.into();
         for registration in inventory::iter::<ToolRegistration> {
+            for check in registration.forms {
+                if let Err(reason) = check() {
+                    self.problems.push(RegistryProblem::Form {
+                        location: registration.location,
+                        tool: registration.name.to_owned(),
+                        reason,
+                    });
+                }
+            }
             match RegisteredTool::registered(registration, &source) {
                 Ok(tool) => self.tools.push(tool),
                 Err(source) => self.problems.push(RegistryProblem::Definition {

@@ -105,7 +105,8 @@ pub enum AskError {
         /// The error's message.
         message: String,
     },
-    /// The form's type does not fit elicitation's restricted schema.
+    /// The form's type does not fit elicitation's restricted schema (a type the registry
+    /// could not check when it was built).
     #[error("the form does not fit elicitation's restricted schema: {0}")]
     Form(String),
     /// The client's answer is not what was asked for.

@@ -41,6 +41,11 @@ impl Asker {
     /// `T` must be a struct of named fields, each a string, number, integer, boolean, a
     /// unit-variant enum, or a list of such an enum; a field's doc comment is its
     /// description, and `#[serde(default)]` values are the form's defaults.
+    ///
+    /// A type that cannot be a form is refused when the registry is built, naming the tool,
+    /// the type and the field, for each `ctx.elicit::<T>(…)` written in an `#[mcp_tool]`'s
+    /// body. Where the macro cannot see the type (inferred, or asked from elsewhere), the
+    /// ask fails with [`AskError::Form`] instead.
     pub async fn elicit<T: JsonSchema + DeserializeOwned>(
         &self,
         key: &str,
