@@ -65,8 +65,7 @@ fn server() -> Server {
         .prefix("ask.")
         .build()
         .expect("a registry");
-    Server::new(registry)
-        .with_state_key(StateKey::new(b"the key of the tests of asks, 32+ bytes").expect("a key"))
+    keyed(registry)
 }
 
 fn meta(capabilities: Value) -> Value {
@@ -77,12 +76,31 @@ fn meta(capabilities: Value) -> Value {
 }
 
 async fn call(server: &Server, params: Value) -> Value {
-    let message = json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params });
+    request(server, "tools/call", params).await
+}
+
+/// The answer `server` gives a request of `method` with `params`.
+async fn request(server: &Server, method: &str, params: Value) -> Value {
+    let message = json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params });
     let answer = server
         .handle(message.to_string().as_bytes(), None)
         .await
         .expect("an answer");
     serde_json::from_str(&answer).expect("JSON")
+}
+
+/// A server of `registry`, with the key of these tests.
+fn keyed(registry: Registry) -> Server {
+    Server::new(registry)
+        .with_state_key(StateKey::new(b"the key of the tests of asks, 32+ bytes").expect("a key"))
+}
+
+/// `base` with the members of `extra` (a retry's answers and state).
+fn merged(mut base: Value, extra: Value) -> Value {
+    base.as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    base
 }
 
 fn order_call(extra: Value) -> Value {
@@ -106,12 +124,10 @@ fn params(name: &str, arguments: Value, extra: Value) -> Value {
 }
 
 fn with_capabilities(name: &str, arguments: Value, capabilities: Value, extra: Value) -> Value {
-    let mut params = json!({ "name": name, "arguments": arguments, "_meta": meta(capabilities) });
-    params
-        .as_object_mut()
-        .unwrap()
-        .extend(extra.as_object().unwrap().clone());
-    params
+    merged(
+        json!({ "name": name, "arguments": arguments, "_meta": meta(capabilities) }),
+        extra,
+    )
 }
 
 #[tokio::test]
@@ -330,8 +346,7 @@ fn confirming_server() -> Server {
         .ask_user_before_dangerous()
         .build()
         .expect("a registry");
-    Server::new(registry)
-        .with_state_key(StateKey::new(b"the key of the tests of asks, 32+ bytes").expect("a key"))
+    keyed(registry)
 }
 
 fn wipe_call(capabilities: Value, extra: Value) -> Value {
@@ -508,32 +523,18 @@ async fn a_prompt_asks_over_rounds_at_2026_07_28_and_cannot_before() {
             },
         )
         .unwrap();
-    let server = Server::new(registry)
-        .with_state_key(StateKey::new(b"the key of the tests of asks, 32+ bytes").unwrap());
+    let server = keyed(registry);
     let get = |extra: Value| {
-        let mut params = json!({
-            "name": "brief",
-            "arguments": { "tone": "dry" },
-            "_meta": meta(json!({ "elicitation": {} })),
-        });
-        params
-            .as_object_mut()
-            .unwrap()
-            .extend(extra.as_object().unwrap().clone());
-        json!({ "jsonrpc": "2.0", "id": 1, "method": "prompts/get", "params": params })
-    };
-    let ask = |message: Value| {
-        let server = &server;
-        async move {
-            let answer = server
-                .handle(message.to_string().as_bytes(), None)
-                .await
-                .expect("an answer");
-            serde_json::from_str::<Value>(&answer).unwrap()
-        }
+        let params = with_capabilities(
+            "brief",
+            json!({ "tone": "dry" }),
+            json!({ "elicitation": {} }),
+            extra,
+        );
+        request(&server, "prompts/get", params)
     };
 
-    let first = ask(get(json!({}))).await;
+    let first = get(json!({})).await;
     assert_eq!(first["result"]["resultType"], "input_required", "{first}");
     assert_eq!(
         first["result"]["inputRequests"]["topic"]["params"]["requestedSchema"]["required"],
@@ -541,26 +542,28 @@ async fn a_prompt_asks_over_rounds_at_2026_07_28_and_cannot_before() {
     );
     let state = first["result"]["requestState"].clone();
     let answered = json!({ "topic": { "action": "accept", "content": { "topic": "tides" } } });
-    let second = ask(get(
-        json!({ "inputResponses": answered, "requestState": state }),
-    ))
-    .await;
+    let second = get(json!({ "inputResponses": answered, "requestState": state })).await;
     assert_eq!(second["result"]["resultType"], "complete", "{second}");
     assert_eq!(
         second["result"]["messages"][0]["content"]["text"],
         "A dry brief on tides."
     );
     // The state is the prompt's, with these arguments.
-    let mut other = get(json!({ "inputResponses": answered, "requestState": state }));
-    other["params"]["arguments"]["tone"] = json!("wry");
-    let refused = ask(other).await;
+    let other = with_capabilities(
+        "brief",
+        json!({ "tone": "wry" }),
+        json!({ "elicitation": {} }),
+        json!({ "inputResponses": answered, "requestState": state }),
+    );
+    let refused = request(&server, "prompts/get", other).await;
     assert_eq!(refused["error"]["code"], -32602, "{refused}");
 
     // On the handshake's revisions a prompt has no client to ask: its failure says so.
-    let stateful = ask(json!({
-        "jsonrpc": "2.0", "id": 2, "method": "prompts/get",
-        "params": { "name": "brief", "arguments": {} },
-    }))
+    let stateful = request(
+        &server,
+        "prompts/get",
+        json!({ "name": "brief", "arguments": {} }),
+    )
     .await;
     assert!(
         stateful["error"]["message"]
@@ -596,38 +599,25 @@ async fn a_resource_read_asks_over_rounds_at_2026_07_28() {
             },
         )
         .unwrap();
-    let server = Server::new(registry)
-        .with_state_key(StateKey::new(b"the key of the tests of asks, 32+ bytes").unwrap());
+    let server = keyed(registry);
     let read = |extra: Value| {
-        let mut params =
-            json!({ "uri": "app://secret", "_meta": meta(json!({ "elicitation": {} })) });
-        params
-            .as_object_mut()
-            .unwrap()
-            .extend(extra.as_object().unwrap().clone());
-        json!({ "jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": params })
+        let params = merged(
+            json!({ "uri": "app://secret", "_meta": meta(json!({ "elicitation": {} })) }),
+            extra,
+        );
+        request(&server, "resources/read", params)
     };
-    let ask = |message: Value| {
-        let server = &server;
-        async move {
-            let answer = server
-                .handle(message.to_string().as_bytes(), None)
-                .await
-                .expect("an answer");
-            serde_json::from_str::<Value>(&answer).unwrap()
-        }
-    };
-    let first = ask(read(json!({}))).await;
+    let first = read(json!({})).await;
     assert_eq!(first["result"]["resultType"], "input_required", "{first}");
     assert_eq!(
         first["result"]["inputRequests"]["topic"]["method"],
         "elicitation/create"
     );
     let answered = json!({ "topic": { "action": "accept", "content": { "topic": "tides" } } });
-    let second = ask(read(json!({
+    let second = read(json!({
         "inputResponses": answered,
         "requestState": first["result"]["requestState"],
-    })))
+    }))
     .await;
     assert_eq!(second["result"]["resultType"], "complete", "{second}");
     assert_eq!(
