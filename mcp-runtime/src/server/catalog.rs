@@ -325,7 +325,7 @@ impl Server {
                 .get("_meta")
                 .and_then(|meta| meta.get(stateless::CLIENT_CAPABILITIES_KEY))
                 .and_then(Value::as_object)
-                .cloned(),
+                .map(|capabilities| Arc::new(capabilities.clone())),
             way: Way::Round { round, context },
         });
         Ok((Asker(Some(Arc::clone(&asks))), Some((asks, key))))

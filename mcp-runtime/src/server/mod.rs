@@ -624,7 +624,7 @@ impl Server {
                         .as_ref()
                         .and_then(|meta| meta.get(stateless::CLIENT_CAPABILITIES_KEY))
                         .and_then(Value::as_object)
-                        .cloned(),
+                        .map(|capabilities| Arc::new(capabilities.clone())),
                     way: Way::Round { round, context },
                 })),
                 Err(message) => return invalid(message),
@@ -710,7 +710,8 @@ impl Server {
         // The handshake's revisions: a tool's asks are requests on the call's stream.
         if let (None, Some(capabilities)) = (&asks, capabilities) {
             asks = Some(Arc::new(Asks {
-                capabilities: Some(Map::clone(&capabilities)),
+                // Shared with the connection's, not copied for each call.
+                capabilities: Some(capabilities),
                 way: Way::Send {
                     send: notify.clone(),
                     outgoing: Arc::clone(&self.outgoing),

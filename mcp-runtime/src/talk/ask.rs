@@ -322,7 +322,7 @@ pub(crate) fn is_input_response(answer: &Value) -> bool {
 pub(crate) struct Asks {
     /// What the client declared (`_meta` at 2026-07-28, `initialize` before); `None` when
     /// unknown.
-    pub(crate) capabilities: Option<Map<String, Value>>,
+    pub(crate) capabilities: Option<Arc<Map<String, Value>>>,
     pub(crate) way: Way,
 }
 
