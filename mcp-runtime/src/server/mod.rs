@@ -614,8 +614,13 @@ impl Server {
         } else {
             peer.log_level
         };
-        // At 2026-07-28 a call that asks the client is answered over rounds.
-        let asks = if stateless {
+        // At 2026-07-28 a call that asks the client is answered over rounds. A tool that
+        // cannot ask (it cannot await) takes no round: nothing to bind, seal or open.
+        let may_ask = snapshot
+            .registry
+            .get(call.tool_name.as_str())
+            .is_some_and(|tool| tool.may_ask() || snapshot.registry.asks_user_before(tool));
+        let asks = if stateless && may_ask {
             let context = round_context("tools/call", &sent_name, &call.arguments);
             let retry = params.retry.map(|retry| *retry).unwrap_or_default();
             match self.round(&context, retry.input_responses, retry.request_state) {
