@@ -11,6 +11,8 @@ mod catalog;
 mod http;
 mod jsonrpc;
 mod listen;
+mod peer;
+mod rounds;
 mod served;
 mod sessions;
 mod stateless;
@@ -42,10 +44,13 @@ pub use stdio::{MAX_IN_FLIGHT, MAX_MESSAGE_BYTES, serve_stdio};
 use crate::execute::CallOptions;
 use crate::registry::Registry;
 use crate::talk::StateKey;
-use crate::talk::ask::{Asks, Outgoing, Round, Way, is_input_response};
+use crate::talk::ask::{Asks, Outgoing, Round, Way};
 pub(crate) use jsonrpc::parse;
 use jsonrpc::{CallParams, Id, Incoming};
 use listen::{ListKind, Listen, ListenGuard, Listeners};
+pub(crate) use peer::{Peer, declared_capabilities, set_level, sets_level, subscribes};
+pub(crate) use rounds::input_required_result;
+use rounds::round_context;
 use stateless::{Mirrored, Refusal, Status};
 
 /// The protocol revisions served, newest first.
@@ -780,61 +785,6 @@ impl Server {
         Some(self.respond(&id, stateless, &CallToolResult::from(result)))
     }
 
-    /// The round a 2026-07-28 call begins: the answers sealed in its `requestState`, and
-    /// those of its `inputResponses`; or why they cannot be taken.
-    fn round(
-        &self,
-        context: &str,
-        responses: Option<Value>,
-        state: Option<Value>,
-    ) -> Result<Round, String> {
-        let mut answers = match state {
-            None => Map::new(),
-            Some(Value::String(sealed)) => {
-                let key = self.state_key()?;
-                let payload = key
-                    .open(context.as_bytes(), &sealed)
-                    .map_err(|err| format!("`requestState` refused: {err}"))?;
-                serde_json::from_slice(&payload)
-                    .map_err(|_| "`requestState` refused: its content is not answers".to_owned())?
-            }
-            Some(_) => return Err("`requestState` must be a string".to_owned()),
-        };
-        match responses {
-            None => {}
-            Some(Value::Object(responses)) => {
-                for (key, answer) in responses {
-                    if !is_input_response(&answer) {
-                        return Err(format!(
-                            "`inputResponses.{key}` is not the result of an elicitation, a sampling or a roots request"
-                        ));
-                    }
-                    answers.insert(key, answer);
-                }
-            }
-            Some(_) => return Err("`inputResponses` must be an object".to_owned()),
-        }
-        Ok(Round::new(answers))
-    }
-
-    /// The `InputRequiredResult` of a round that ended on asks still open: the asks, and
-    /// the answers used so far, sealed for the next round.
-    fn input_required(&self, id: &Id, asks: &Asks) -> String {
-        match self
-            .state_key()
-            .map_err(|err| format!("cannot seal the request state: {err}"))
-            .and_then(|key| input_required_result(key, asks, &self.server_info()))
-        {
-            Ok(result) => jsonrpc::result_response(id, &result),
-            Err(message) => fault_response(id, (jsonrpc::INTERNAL_ERROR, message, None)),
-        }
-    }
-
-    /// This server's `serverInfo`.
-    fn server_info(&self) -> Value {
-        json!({ "name": self.name, "version": self.version })
-    }
-
     fn lock_in_flight(
         &self,
     ) -> std::sync::MutexGuard<'_, HashMap<String, (u64, CancellationToken)>> {
@@ -944,69 +894,6 @@ impl PendingCall {
     }
 }
 
-/// Who sent a message, as its transport knows them.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Peer<'a> {
-    /// Who may cancel their calls: an address over HTTP; on stdio, the one client.
-    pub(crate) client: &'a str,
-    /// The log level the connection (or the HTTP session) set with `logging/setLevel`.
-    pub(crate) log_level: Option<LoggingLevel>,
-    /// What the connection (or the HTTP session) declared at `initialize`.
-    pub(crate) capabilities: Option<Arc<Map<String, Value>>>,
-}
-
-/// The capabilities an `initialize` request declares.
-pub(crate) fn declared_capabilities(incoming: &Incoming) -> Option<Arc<Map<String, Value>>> {
-    match incoming {
-        Incoming::Request { method, params, .. } if method == "initialize" => params
-            .get("capabilities")
-            .and_then(Value::as_object)
-            .map(|capabilities| Arc::new(capabilities.clone())),
-        _ => None,
-    }
-}
-
-/// The `InputRequiredResult` of a round that ended on asks still open: the asks, and the
-/// answers used so far, sealed with `key` for the next round.
-pub(crate) fn input_required_result(
-    key: &StateKey,
-    asks: &Asks,
-    server_info: &Value,
-) -> Result<Value, String> {
-    const STATE_TTL: std::time::Duration = std::time::Duration::from_secs(10 * 60);
-    let Way::Round { round, context } = &asks.way else {
-        return Err("no round to answer".to_owned());
-    };
-    let used = serde_json::to_vec(&round.used()).map_err(|err| err.to_string())?;
-    Ok(json!({
-        "resultType": "input_required",
-        "inputRequests": round.open(),
-        "requestState": key.seal(context.as_bytes(), &used, STATE_TTL),
-        "_meta": { "io.modelcontextprotocol/serverInfo": server_info },
-    }))
-}
-
-/// What a request's `requestState` is bound to: the method, what it names (a tool, a
-/// prompt) and its arguments, in a canonical form (object keys sorted), so that a state
-/// opens only for the same request.
-fn round_context(method: &str, name: &str, arguments: &Map<String, Value>) -> String {
-    fn canonical(value: &Value) -> Value {
-        match value {
-            Value::Object(map) => {
-                let sorted: std::collections::BTreeMap<&String, Value> = map
-                    .iter()
-                    .map(|(key, value)| (key, canonical(value)))
-                    .collect();
-                serde_json::to_value(sorted).unwrap_or(Value::Null)
-            }
-            Value::Array(items) => Value::Array(items.iter().map(canonical).collect()),
-            other => other.clone(),
-        }
-    }
-    let arguments = canonical(&Value::Object(arguments.clone()));
-    format!("{method}\0{name}\0{arguments}")
-}
-
 /// The key of a call in flight: a request id means something only to the client that sent it.
 fn in_flight_key(client: &str, id: &str) -> String {
     format!("{client} {id}")
@@ -1075,57 +962,6 @@ pub(crate) fn admit(
 }
 
 /// The `UnsupportedProtocolVersionError` for `requested`.
-/// The resource a handshake revision's `resources/subscribe` (`true`) or
-/// `resources/unsubscribe` (`false`) names.
-pub(crate) fn subscribes(incoming: &Incoming) -> Option<(String, bool)> {
-    match incoming {
-        Incoming::Request { method, params, .. }
-            if (method == "resources/subscribe" || method == "resources/unsubscribe")
-                && !stateless::is_stateless(method, params.get("_meta"), None) =>
-        {
-            params
-                .get("uri")
-                .and_then(Value::as_str)
-                .map(|uri| (uri.to_owned(), method == "resources/subscribe"))
-        }
-        _ => None,
-    }
-}
-
-/// The level a handshake revision's `logging/setLevel` sets, when it is one that sets a
-/// valid level (the server answers the others with an error).
-pub(crate) fn sets_level(incoming: &Incoming) -> Option<LoggingLevel> {
-    match incoming {
-        Incoming::Request { method, params, .. }
-            if method == "logging/setLevel"
-                && !stateless::is_stateless(method, params.get("_meta"), None) =>
-        {
-            set_level(params).ok()
-        }
-        _ => None,
-    }
-}
-
-/// The level a `logging/setLevel` request sets, or why it sets none.
-pub(crate) fn set_level(params: &Map<String, Value>) -> Result<LoggingLevel, Fault> {
-    let level = params.get("level").ok_or_else(|| {
-        (
-            jsonrpc::INVALID_PARAMS,
-            "logging/setLevel needs `level`".to_owned(),
-            None,
-        )
-    })?;
-    level
-        .as_str()
-        .ok_or_else(|| "`level` must be a string".to_owned())
-        .and_then(|level| {
-            level
-                .parse()
-                .map_err(|err: mcp_core::UnknownLevel| err.to_string())
-        })
-        .map_err(|message| (jsonrpc::INVALID_PARAMS, message, None))
-}
-
 /// What every server offers: tools, resources (with subscriptions), prompts and
 /// completion, each list telling of its changes, and log messages.
 fn capabilities() -> Value {

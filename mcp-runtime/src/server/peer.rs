@@ -1,0 +1,84 @@
+//! Who sent a message, as its transport knows them, and what the handshake's requests tell
+//! a transport to keep of a connection or session: the capabilities declared at
+//! `initialize`, the log level of `logging/setLevel`, the resources subscribed to.
+
+use std::sync::Arc;
+
+use mcp_core::LoggingLevel;
+use serde_json::{Map, Value};
+
+use super::jsonrpc::{self, Incoming};
+use super::{Fault, stateless};
+
+/// Who sent a message, as its transport knows them.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Peer<'a> {
+    /// Who may cancel their calls: an address over HTTP; on stdio, the one client.
+    pub(crate) client: &'a str,
+    /// The log level the connection (or the HTTP session) set with `logging/setLevel`.
+    pub(crate) log_level: Option<LoggingLevel>,
+    /// What the connection (or the HTTP session) declared at `initialize`.
+    pub(crate) capabilities: Option<Arc<Map<String, Value>>>,
+}
+
+/// The capabilities an `initialize` request declares.
+pub(crate) fn declared_capabilities(incoming: &Incoming) -> Option<Arc<Map<String, Value>>> {
+    match incoming {
+        Incoming::Request { method, params, .. } if method == "initialize" => params
+            .get("capabilities")
+            .and_then(Value::as_object)
+            .map(|capabilities| Arc::new(capabilities.clone())),
+        _ => None,
+    }
+}
+
+/// The resource a handshake revision's `resources/subscribe` (`true`) or
+/// `resources/unsubscribe` (`false`) names.
+pub(crate) fn subscribes(incoming: &Incoming) -> Option<(String, bool)> {
+    match incoming {
+        Incoming::Request { method, params, .. }
+            if (method == "resources/subscribe" || method == "resources/unsubscribe")
+                && !stateless::is_stateless(method, params.get("_meta"), None) =>
+        {
+            params
+                .get("uri")
+                .and_then(Value::as_str)
+                .map(|uri| (uri.to_owned(), method == "resources/subscribe"))
+        }
+        _ => None,
+    }
+}
+
+/// The level a handshake revision's `logging/setLevel` sets, when it is one that sets a
+/// valid level (the server answers the others with an error).
+pub(crate) fn sets_level(incoming: &Incoming) -> Option<LoggingLevel> {
+    match incoming {
+        Incoming::Request { method, params, .. }
+            if method == "logging/setLevel"
+                && !stateless::is_stateless(method, params.get("_meta"), None) =>
+        {
+            set_level(params).ok()
+        }
+        _ => None,
+    }
+}
+
+/// The level a `logging/setLevel` request sets, or why it sets none.
+pub(crate) fn set_level(params: &Map<String, Value>) -> Result<LoggingLevel, Fault> {
+    let level = params.get("level").ok_or_else(|| {
+        (
+            jsonrpc::INVALID_PARAMS,
+            "logging/setLevel needs `level`".to_owned(),
+            None,
+        )
+    })?;
+    level
+        .as_str()
+        .ok_or_else(|| "`level` must be a string".to_owned())
+        .and_then(|level| {
+            level
+                .parse()
+                .map_err(|err: mcp_core::UnknownLevel| err.to_string())
+        })
+        .map_err(|message| (jsonrpc::INVALID_PARAMS, message, None))
+}
