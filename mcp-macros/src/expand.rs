@@ -598,7 +598,8 @@ fn registration(tool: &Tool, args: &Args) -> TokenStream {
 
 /// The forms the tool's body asks the user to fill in with `elicit::<T>(…)`, as far as the
 /// macro can see them (a turbofish): each is checked when the registry is built, so that a
-/// type that cannot be a form is refused then, naming the field, not at a call.
+/// type that cannot be a form is refused then, naming the field, not at a call. A derived
+/// `Form` was already checked at compile time; this catches one implemented by hand.
 fn forms(tool: &Tool, private: &TokenStream) -> Option<TokenStream> {
     struct Forms(Vec<Type>);
     impl<'ast> syn::visit::Visit<'ast> for Forms {

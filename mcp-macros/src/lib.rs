@@ -2,11 +2,13 @@
 //! MCP tool, resource (or resource template) or prompt.
 //!
 //! Use them through `mcp_runtime`, which re-exports them and documents them with examples.
-//! This crate holds the attributes only: `attr.rs` parses their arguments, `model.rs` reads
-//! the function, `valid.rs` checks what cannot work, `expand.rs` writes the code.
+//! `attr.rs` parses the attributes' arguments, `model.rs` reads the function, `valid.rs`
+//! checks what cannot work, `expand.rs` writes the code. `form.rs` is `#[derive(Form)]`, for
+//! the forms a tool asks the user to fill in.
 
 mod attr;
 mod expand;
+mod form;
 mod model;
 mod valid;
 
@@ -30,4 +32,11 @@ pub fn mcp_resource(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn mcp_prompt(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::mcp_prompt(args.into(), item.into()).into()
+}
+
+/// Makes a struct a form the user can be asked to fill in, or a unit-variant enum a choice a
+/// form's field can hold. See `mcp_runtime::talk::Form`.
+#[proc_macro_derive(Form, attributes(form))]
+pub fn derive_form(item: TokenStream) -> TokenStream {
+    form::derive(item.into()).into()
 }

@@ -31,6 +31,7 @@ pub use crate::registry::{
     last_modified, optional_prompt_argument, prompt_argument, prompt_ready, resource_ready,
     template_variable, variable_schema, with_variables,
 };
+pub use crate::talk::{Form, FormChoice, FormField};
 pub use inventory;
 pub use mcp_core::{DefinitionError, ToolAnnotations, ToolDefinition};
 pub use mcp_core::{
@@ -147,6 +148,8 @@ pub const fn assert_output_schema<T: ToolOutputSchema>() {}
 pub const fn assert_error<E: ToolErrorType>() {}
 /// Checks that `R` is a `Result`.
 pub const fn assert_fallible<R: FallibleOutput>() {}
+/// Checks that `T` can be the type of a field of a `#[derive(Form)]` struct.
+pub const fn assert_form_field<T: ?Sized + FormField>() {}
 /// Checks that `T` can be mirrored into an HTTP header.
 pub const fn assert_header<T: HeaderArgument>() {}
 
@@ -372,7 +375,7 @@ pub fn tool_result_output(result: MCPToolResult) -> Outcome {
 /// Whether `T` can be an elicitation form; generated code lists it for each `elicit::<T>`
 /// a tool's body makes, and the registry runs it when it is built.
 pub fn form_check<T: schemars::JsonSchema>() -> Result<(), String> {
-    crate::talk::form::form_schema::<T>().map(|_| ())
+    crate::talk::form::schema_of::<T>().map(|_| ())
 }
 
 #[cfg(test)]

@@ -4,11 +4,9 @@ use std::fmt;
 use std::sync::{Arc, OnceLock};
 
 use mcp_core::{LogMessage, LoggingLevel, ToolName};
-use schemars::JsonSchema;
-use serde::de::DeserializeOwned;
 
 use crate::talk::ask::Asks;
-use crate::talk::{AskError, Asker, Elicitation, InputRequest, Root, Sampled, Sampling};
+use crate::talk::{AskError, Asker, Elicit, Elicitation, InputRequest, Root, Sampled, Sampling};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
@@ -171,10 +169,10 @@ impl ToolContext {
     /// [`Asker::elicit`].
     ///
     /// ```
-    /// use mcp_runtime::talk::Elicitation;
+    /// use mcp_runtime::talk::{Elicitation, Form};
     /// use mcp_runtime::{ToolContext, ToolError, mcp_tool};
     ///
-    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// #[derive(serde::Deserialize, schemars::JsonSchema, Form)]
     /// struct Confirm {
     ///     /// Go ahead?
     ///     confirm: bool,
@@ -189,12 +187,8 @@ impl ToolContext {
     ///     }
     /// }
     /// ```
-    pub async fn elicit<T: JsonSchema + DeserializeOwned>(
-        &self,
-        key: &str,
-        message: &str,
-    ) -> Result<Elicitation<T>, AskError> {
-        self.asker().elicit(key, message).await
+    pub fn elicit<'a, T>(&self, key: &'a str, message: &'a str) -> Elicit<'a, T> {
+        self.asker().elicit(key, message)
     }
 
     /// Asks the user to fill in a form whose restricted JSON Schema is given as is.

@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use mcp_runtime::server::{STATELESS_VERSION, Server};
-use mcp_runtime::talk::{AskError, Elicitation, Sampling, StateKey};
+use mcp_runtime::talk::{AskError, Elicitation, Form, Sampling, StateKey};
 use mcp_runtime::{MCPToolCall, Registry, ToolContext, ToolError, mcp_tool};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 static BEGUN: AtomicUsize = AtomicUsize::new(0);
 static ORDERED: AtomicUsize = AtomicUsize::new(0);
 
-#[derive(Deserialize, schemars::JsonSchema)]
+#[derive(Deserialize, schemars::JsonSchema, Form)]
 struct Size {
     /// How many.
     count: u32,
@@ -573,7 +573,7 @@ async fn a_prompt_asks_over_rounds_at_2026_07_28_and_cannot_before() {
     );
 }
 
-#[derive(Deserialize, schemars::JsonSchema)]
+#[derive(Deserialize, schemars::JsonSchema, Form)]
 struct Topic {
     /// What about.
     topic: String,

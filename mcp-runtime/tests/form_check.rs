@@ -1,8 +1,9 @@
 //! A tool whose body asks the user to fill in a form of a type that cannot be one
-//! (`elicit::<T>`) is refused when the registry is built, naming the tool, the type and the
+//! (`elicit::<T>`), its `Form` implemented by hand so that the derive's compile-time check
+//! never saw it, is refused when the registry is built, naming the tool, the type and the
 //! field: never at a call.
 
-use mcp_runtime::talk::Elicitation;
+use mcp_runtime::talk::{Elicitation, Form};
 use mcp_runtime::{Registry, RegistryProblem, ToolContext, ToolError, mcp_tool};
 use serde::Deserialize;
 
@@ -18,7 +19,10 @@ struct Placement {
     at: Point,
 }
 
-#[derive(Deserialize, schemars::JsonSchema)]
+// By hand, past the derive, which refuses `at` at compile time.
+impl Form for Placement {}
+
+#[derive(Deserialize, schemars::JsonSchema, Form)]
 struct Confirm {
     /// Go ahead?
     confirm: bool,

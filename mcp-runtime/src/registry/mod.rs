@@ -72,7 +72,8 @@ pub enum RegistryProblem {
         second: Location,
     },
     /// A tool's body asks the user to fill in a form (`elicit::<T>`) whose type cannot be
-    /// one.
+    /// one: a `T` whose [`Form`](crate::talk::Form) was implemented by hand, since the
+    /// derive refuses such a type at compile time.
     #[error("the tool `{tool}` defined at {location} elicits a form that cannot be one: {reason}")]
     Form {
         /// Where the tool was defined.

@@ -1,13 +1,15 @@
 //! [`Asker`]: what asks the client on behalf of a tool's call, or of a prompt's.
 
+use std::future::Future;
+use std::marker::PhantomData;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll, ready};
 
-use schemars::JsonSchema;
-use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use super::ask::{self, Asks};
-use super::{AskError, Elicitation, InputRequest, Root, Sampled, Sampling};
+use super::{AskError, Elicitation, Form, InputRequest, Root, Sampled, Sampling};
 
 /// What asks the client on behalf of one call: a tool's ([`ToolContext::asker`](crate::ToolContext::asker),
 /// or the same methods on the `ToolContext`), or a prompt's registered with
@@ -38,22 +40,22 @@ impl Asker {
     }
 
     /// Asks the user to fill in a form of `T`'s fields, with `message` saying why.
-    /// `T` must be a struct of named fields, each a string, number, integer, boolean, a
-    /// unit-variant enum, or a list of such an enum; a field's doc comment is its
+    /// `T` derives [`Form`]: a struct of named fields, each a string, number, integer,
+    /// boolean, a unit-variant enum, or a list of such an enum; a field's doc comment is its
     /// description, and `#[serde(default)]` values are the form's defaults.
     ///
-    /// A type that cannot be a form is refused when the registry is built, naming the tool,
-    /// the type and the field, for each `ctx.elicit::<T>(…)` written in an `#[mcp_tool]`'s
-    /// body. Where the macro cannot see the type (inferred, or asked from elsewhere), the
-    /// ask fails with [`AskError::Form`] instead.
-    pub async fn elicit<T: JsonSchema + DeserializeOwned>(
-        &self,
-        key: &str,
-        message: &str,
-    ) -> Result<Elicitation<T>, AskError> {
-        let schema = super::form::form_schema::<T>().map_err(AskError::Form)?;
-        let answer = self.ask(key, InputRequest::elicit(message, schema)).await?;
-        ask::elicitation(key, answer)
+    /// The derive refuses at compile time, on the field, what a form cannot hold. A `T`
+    /// whose `Form` is implemented by hand is checked when the registry is built, for each
+    /// `ctx.elicit::<T>(…)` written in an `#[mcp_tool]`'s body; where the macro cannot see
+    /// it either, the ask fails with [`AskError::Form`].
+    pub fn elicit<'a, T>(&self, key: &'a str, message: &'a str) -> Elicit<'a, T> {
+        Elicit {
+            asker: self.clone(),
+            key,
+            message,
+            pending: None,
+            form: PhantomData,
+        }
     }
 
     /// Asks the user to fill in a form whose restricted JSON Schema is given as is.
@@ -110,5 +112,55 @@ impl Asker {
                 key: key.to_owned(),
                 reason: format!("not a list of roots: {err}"),
             })
+    }
+}
+
+/// An ask sent, its answer awaited.
+type Asking<'a> = Pin<Box<dyn Future<Output = Result<Value, AskError>> + Send + 'a>>;
+
+/// An elicitation under way: [`Asker::elicit`], or [`ToolContext::elicit`](crate::ToolContext::elicit),
+/// to be awaited.
+///
+/// It is a future only when `T` is a [`Form`], so that a `T` which is none is one compile
+/// error, on the `.await`, saying so.
+#[must_use = "an ask does nothing until it is awaited"]
+pub struct Elicit<'a, T> {
+    asker: Asker,
+    key: &'a str,
+    message: &'a str,
+    pending: Option<Asking<'a>>,
+    form: PhantomData<fn() -> T>,
+}
+
+impl<T: Form> Future for Elicit<'_, T> {
+    type Output = Result<Elicitation<T>, AskError>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = &mut *self;
+        let pending = match &mut this.pending {
+            Some(pending) => pending,
+            None => {
+                let schema = match super::form::form_schema::<T>() {
+                    Ok(schema) => schema,
+                    Err(reason) => return Poll::Ready(Err(AskError::Form(reason))),
+                };
+                let (asker, key) = (this.asker.clone(), this.key);
+                let request = InputRequest::elicit(this.message, schema);
+                this.pending
+                    .insert(Box::pin(async move { asker.ask(key, request).await }))
+            }
+        };
+        let answer = ready!(pending.as_mut().poll(cx));
+        Poll::Ready(answer.and_then(|answer| ask::elicitation(this.key, answer)))
+    }
+}
+
+impl<T> std::fmt::Debug for Elicit<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Elicit")
+            .field("key", &self.key)
+            .field("message", &self.message)
+            .field("asked", &self.pending.is_some())
+            .finish()
     }
 }

@@ -1,10 +1,86 @@
 //! The restricted JSON Schema of an elicitation form, made from a Rust type: an object of
 //! named fields, each a primitive (string, number, integer, boolean), an enum of strings, or
 //! a list of such an enum.
+//!
+//! A type says it is a form with `#[derive(Form)]`, which checks its fields at compile time
+//! ([`FormField`]); the schema itself is made, and checked again, from its `JsonSchema`.
 
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
+
+/// A type the user can be asked to fill in as a form ([`Asker::elicit`](super::Asker::elicit)):
+/// a struct of named fields, each a [`FormField`].
+///
+/// Derive it, next to `Deserialize` and `JsonSchema`: `#[derive(Form)]` refuses at compile
+/// time, on the field, what a form cannot hold (a nested struct, a list of strings, an enum
+/// with data, `#[serde(flatten)]`). On a unit-variant enum it makes the enum a field a form
+/// can hold, as a choice or a list of choices; a doc comment on a variant is its title.
+///
+/// ```
+/// use mcp_runtime::talk::Form;
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema, Form)]
+/// enum Size {
+///     /// Small
+///     S,
+///     /// Large
+///     L,
+/// }
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema, Form)]
+/// struct Order {
+///     /// How many.
+///     count: u32,
+///     size: Size,
+///     /// Anything else?
+///     note: Option<String>,
+///     #[serde(default)]
+///     extras: Vec<Size>,
+/// }
+/// ```
+///
+/// Implementing it by hand (`impl Form for T {}`) skips the compile-time check: the type is
+/// then checked when the registry is built, for each `elicit::<T>` an `#[mcp_tool]`'s body
+/// names, and otherwise when it is asked, as [`AskError::Form`](super::AskError::Form).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be asked as an elicitation form: it does not implement `Form`",
+    label = "not a form",
+    note = "add `#[derive(mcp_runtime::talk::Form)]` to `{Self}`: a struct of named fields, each a string, number, integer, boolean, or an enum of unit variants deriving `Form`"
+)]
+pub trait Form: JsonSchema + DeserializeOwned {}
+
+/// A type a field of a [`Form`] may have: a string, number, integer or boolean, a
+/// unit-variant enum deriving [`Form`], an `Option` of one (a field the user may leave
+/// empty), or a `Vec` of such an enum (a multiple choice).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a field of an elicitation form",
+    label = "a form cannot hold this field",
+    note = "a form's field is a string, number, integer, boolean, an enum of unit variants deriving `Form`, an `Option` of one, or a `Vec` of such an enum"
+)]
+pub trait FormField {}
+
+/// A unit-variant enum deriving [`Form`]: a field may be one of its values, or a list of them.
+#[diagnostic::on_unimplemented(
+    message = "`Vec<{Self}>` cannot be a field of an elicitation form",
+    label = "a form's list is a list of choices",
+    note = "a list in a form is a multiple choice: a `Vec` of an enum of unit variants deriving `Form`"
+)]
+pub trait FormChoice: FormField {}
+
+macro_rules! form_fields {
+    ($($ty:ty),* $(,)?) => {
+        $(impl FormField for $ty {})*
+    };
+}
+
+form_fields!(
+    String, char, bool, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64,
+);
+
+impl<T: FormField> FormField for Option<T> {}
+impl<T: FormChoice> FormField for Vec<T> {}
 
 /// What a field of a form may say besides its type.
 const FIELD_KEYS: [&str; 15] = [
@@ -25,8 +101,15 @@ const FIELD_KEYS: [&str; 15] = [
     "maxItems",
 ];
 
-/// The form's schema for `T`, or why `T` cannot be a form, naming the field at fault.
-pub(crate) fn form_schema<T: JsonSchema>() -> Result<Value, String> {
+/// The restricted JSON Schema that [`Asker::elicit`](super::Asker::elicit) sends for `T`
+/// (the request's `requestedSchema`), or why `T` cannot be a form, naming the field at fault.
+pub fn form_schema<T: Form>() -> Result<Value, String> {
+    schema_of::<T>()
+}
+
+/// [`form_schema`] of any type with a schema: what the registry checks of a form it cannot
+/// know was derived.
+pub(crate) fn schema_of<T: JsonSchema>() -> Result<Value, String> {
     let generator = SchemaSettings::draft2020_12()
         .with(|settings| settings.inline_subschemas = true)
         .into_generator();
@@ -157,7 +240,7 @@ mod tests {
 
     #[test]
     fn a_struct_of_primitives_and_enums_is_a_form() {
-        let form = form_schema::<Contact>().expect("a form");
+        let form = schema_of::<Contact>().expect("a form");
         assert_eq!(form["type"], "object");
         assert_eq!(
             form["properties"]["name"],
@@ -180,13 +263,13 @@ mod tests {
 
     #[test]
     fn what_a_form_cannot_hold_is_refused_naming_the_field() {
-        let nested = form_schema::<Nested>().unwrap_err();
+        let nested = schema_of::<Nested>().unwrap_err();
         assert!(nested.contains("field `at` of `Nested`"), "{nested}");
         assert!(nested.contains("nested struct"), "{nested}");
-        let words = form_schema::<Words>().unwrap_err();
+        let words = schema_of::<Words>().unwrap_err();
         assert!(words.contains("field `words`"), "{words}");
         assert!(words.contains("list of an enum"), "{words}");
-        let scalar = form_schema::<u32>().unwrap_err();
+        let scalar = schema_of::<u32>().unwrap_err();
         assert!(scalar.contains("not a struct of named fields"), "{scalar}");
     }
 }

@@ -10,6 +10,8 @@ pub(crate) mod log;
 mod state;
 
 pub use ask::{AskError, Elicitation, InputRequest, Root, Sampled, Sampling, SamplingMessage};
-pub use asker::Asker;
+pub use asker::{Asker, Elicit};
+pub use form::{Form, FormChoice, FormField, form_schema};
 pub use log::ClientLogLayer;
+pub use mcp_macros::Form;
 pub use state::{MIN_SECRET_LEN, STATE_KEY_ENV, StateError, StateKey, StateKeyError};

@@ -1,0 +1,10 @@
+use mcp_runtime::talk::Form;
+
+#[derive(serde::Deserialize, schemars::JsonSchema, Form)]
+#[serde(untagged)]
+enum Answer {
+    Yes,
+    No,
+}
+
+fn main() {}
