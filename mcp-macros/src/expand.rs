@@ -555,7 +555,6 @@ fn registration(tool: &Tool, args: &Args) -> TokenStream {
 
     let arguments_struct = arguments_struct(tool, &private, &serde_path, &schemars_path);
     let checks = checks(tool, &private);
-    let forms = forms(tool, &private);
     let definition = definition(tool, args, &private);
     let invoke = invoke(tool, args, &private);
 
@@ -590,46 +589,9 @@ fn registration(tool: &Tool, args: &Args) -> TokenStream {
 
             #private::inventory::submit! {
                 #private::ToolRegistration::new(#name, __mcp_definition, __MCP_HANDLER, #location)
-                    #forms
             }
         };
     }
-}
-
-/// The forms the tool's body asks the user to fill in with `elicit::<T>(…)`, as far as the
-/// macro can see them (a turbofish): each is checked when the registry is built, so that a
-/// type that cannot be a form is refused then, naming the field, not at a call. A derived
-/// `Form` was already checked at compile time; this catches one implemented by hand.
-fn forms(tool: &Tool, private: &TokenStream) -> Option<TokenStream> {
-    struct Forms(Vec<Type>);
-    impl<'ast> syn::visit::Visit<'ast> for Forms {
-        fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
-            if call.method == "elicit" {
-                if let Some(turbofish) = &call.turbofish {
-                    if let [syn::GenericArgument::Type(ty)] =
-                        turbofish.args.iter().collect::<Vec<_>>().as_slice()
-                    {
-                        let seen = quote!(#ty).to_string();
-                        if !self
-                            .0
-                            .iter()
-                            .any(|known| quote!(#known).to_string() == seen)
-                        {
-                            self.0.push(ty.clone());
-                        }
-                    }
-                }
-            }
-            syn::visit::visit_expr_method_call(self, call);
-        }
-    }
-    let mut forms = Forms(Vec::new());
-    syn::visit::Visit::visit_block(&mut forms, &tool.item.block);
-    if forms.0.is_empty() {
-        return None;
-    }
-    let checks = forms.0.iter().map(|ty| quote!(#private::form_check::<#ty>));
-    Some(quote!(.with_forms(&[#(#checks),*])))
 }
 
 /// The arguments struct. Its fields are generic where they can be, so that a type lacking

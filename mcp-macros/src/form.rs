@@ -48,6 +48,7 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
             }
             let generic = !input.generics.params.is_empty();
             let form = quote!(#private::Form);
+            let seal = quote!(fn __derived(_: #private::DerivedForm) {});
             if generic {
                 // A field whose type names a parameter is checked where the form is used.
                 let mut bounds = where_clause
@@ -60,15 +61,37 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
                     quote_spanned! {ty.span()=> #ty: #private::FormField }
                 }));
                 Ok(quote! {
-                    impl #impl_generics #form for #name #ty_generics where #(#bounds),* {}
+                    impl #impl_generics #form for #name #ty_generics where #(#bounds),* {
+                        #seal
+                    }
                 })
             } else {
                 let checks = checked.iter().map(|ty| {
                     quote_spanned! {ty.span()=> #private::assert_form_field::<#ty>(); }
                 });
+                let location = quote_spanned! {name.span()=>
+                    #private::Location {
+                        file: ::core::file!(),
+                        line: ::core::line!(),
+                        column: ::core::column!(),
+                        module_path: ::core::module_path!(),
+                    }
+                };
+                let type_name = name.to_string();
                 Ok(quote! {
-                    impl #form for #name {}
-                    const _: () = { #(#checks)* };
+                    impl #form for #name {
+                        #seal
+                    }
+                    const _: () = {
+                        #(#checks)*
+                        #private::inventory::submit! {
+                            #private::FormRegistration::new(
+                                #type_name,
+                                #private::form_check::<#name>,
+                                #location,
+                            )
+                        }
+                    };
                 })
             }
         }

@@ -22,9 +22,9 @@ use crate::registration::ArgumentsError;
 
 pub use crate::context::{Invocation, ToolContext};
 pub use crate::registration::{
-    Arguments, CompleteFn, Completion, CompletionContext, Failure, Handler, Location, Outcome,
-    Output, PromptFuture, PromptRegistration, ReadRequest, ResourceFuture, ResourceKind,
-    ResourceRegistration, ToolFuture, ToolRegistration,
+    Arguments, CompleteFn, Completion, CompletionContext, Failure, FormRegistration, Handler,
+    Location, Outcome, Output, PromptFuture, PromptRegistration, ReadRequest, ResourceFuture,
+    ResourceKind, ResourceRegistration, ToolFuture, ToolRegistration,
 };
 pub use crate::registry::{
     FromArgument, IntoLastModified, IntoPromptResult, IntoResourceContents, VariableSchema,
@@ -372,11 +372,14 @@ pub fn tool_result_output(result: MCPToolResult) -> Outcome {
     Ok(Output::Result(Box::new(result)))
 }
 
-/// Whether `T` can be an elicitation form; generated code lists it for each `elicit::<T>`
-/// a tool's body makes, and the registry runs it when it is built.
-pub fn form_check<T: schemars::JsonSchema>() -> Result<(), String> {
-    crate::talk::form::schema_of::<T>().map(|_| ())
+/// Whether a `#[derive(Form)]` type's schema is one a form can have; the derive registers
+/// it, and the registry runs it when it is built.
+pub fn form_check<T: Form>() -> Result<(), String> {
+    crate::talk::form::form_schema::<T>().map(|_| ())
 }
+
+/// What only `#[derive(Form)]` names: the argument of `Form`'s hidden method.
+pub struct DerivedForm(());
 
 #[cfg(test)]
 mod tests {

@@ -134,9 +134,6 @@ pub struct ToolRegistration {
     pub(crate) definition: fn() -> Result<ToolDefinition, DefinitionError>,
     pub(crate) handler: Handler,
     pub(crate) location: Location,
-    /// The checks of the forms its body elicits (`elicit::<T>`), run when the registry is
-    /// built: each names the type and the field that cannot be a form.
-    pub(crate) forms: &'static [fn() -> Result<(), String>],
 }
 
 impl ToolRegistration {
@@ -152,19 +149,39 @@ impl ToolRegistration {
             definition,
             handler,
             location,
-            forms: &[],
         }
-    }
-
-    /// With the checks of the forms the tool's body elicits.
-    #[must_use]
-    pub const fn with_forms(mut self, forms: &'static [fn() -> Result<(), String>]) -> Self {
-        self.forms = forms;
-        self
     }
 }
 
 inventory::collect!(ToolRegistration);
+
+/// One elicitation form as `#[derive(Form)]` registers it with `inventory`: its schema is
+/// checked when the registry is built, so that a form whose `JsonSchema` disagrees with the
+/// fields the derive checked (written by hand, or a field's `schema_with`) is refused then,
+/// not when a tool asks it.
+#[derive(Debug)]
+pub struct FormRegistration {
+    pub(crate) name: &'static str,
+    pub(crate) check: fn() -> Result<(), String>,
+    pub(crate) location: Location,
+}
+
+impl FormRegistration {
+    /// A registration; generated code calls this in a static.
+    pub const fn new(
+        name: &'static str,
+        check: fn() -> Result<(), String>,
+        location: Location,
+    ) -> Self {
+        Self {
+            name,
+            check,
+            location,
+        }
+    }
+}
+
+inventory::collect!(FormRegistration);
 
 /// The future a resource read returns: its contents, or why there are none.
 pub type ResourceFuture =

@@ -25,7 +25,9 @@ use serde_json::{Map, Value};
 use crate::context::ToolContext;
 use crate::execute::{self, CallOptions, Settings};
 use crate::policy::DangerousPolicy;
-use crate::registration::{Arguments, Failure, Handler, Location, Output, ToolRegistration};
+use crate::registration::{
+    Arguments, Failure, FormRegistration, Handler, Location, Output, ToolRegistration,
+};
 pub use crate::tool::RegisteredTool;
 
 /// One reason a registry could not be built.
@@ -71,16 +73,15 @@ pub enum RegistryProblem {
         /// Where the second was defined.
         second: Location,
     },
-    /// A tool's body asks the user to fill in a form (`elicit::<T>`) whose type cannot be
-    /// one: a `T` whose [`Form`](crate::talk::Form) was implemented by hand, since the
-    /// derive refuses such a type at compile time.
-    #[error("the tool `{tool}` defined at {location} elicits a form that cannot be one: {reason}")]
+    /// A `#[derive(Form)]` type whose JSON Schema is not one a form can have, though its
+    /// fields' types are: a `JsonSchema` written by hand, or a field's `schema_with`.
+    #[error("`{form}` derives `Form` at {location}, but cannot be one: {reason}")]
     Form {
-        /// Where the tool was defined.
+        /// Where the type was defined.
         location: Location,
-        /// The tool.
-        tool: String,
-        /// Which type and field, and why.
+        /// The type.
+        form: &'static str,
+        /// Which field, and why.
         reason: String,
     },
     /// Two prompts have the same name.
@@ -602,16 +603,16 @@ impl RegistryBuilder {
         self.resources.inventory(&mut self.problems);
         self.prompts.inventory(&mut self.problems);
         let source: Arc<str> = FROM_ATTRIBUTE.into();
-        for registration in inventory::iter::<ToolRegistration> {
-            for check in registration.forms {
-                if let Err(reason) = check() {
-                    self.problems.push(RegistryProblem::Form {
-                        location: registration.location,
-                        tool: registration.name.to_owned(),
-                        reason,
-                    });
-                }
+        for form in inventory::iter::<FormRegistration> {
+            if let Err(reason) = (form.check)() {
+                self.problems.push(RegistryProblem::Form {
+                    location: form.location,
+                    form: form.name,
+                    reason,
+                });
             }
+        }
+        for registration in inventory::iter::<ToolRegistration> {
             match RegisteredTool::registered(registration, &source) {
                 Ok(tool) => self.tools.push(tool),
                 Err(source) => self.problems.push(RegistryProblem::Definition {

@@ -44,10 +44,10 @@ impl Asker {
     /// boolean, a unit-variant enum, or a list of such an enum; a field's doc comment is its
     /// description, and `#[serde(default)]` values are the form's defaults.
     ///
-    /// The derive refuses at compile time, on the field, what a form cannot hold. A `T`
-    /// whose `Form` is implemented by hand is checked when the registry is built, for each
-    /// `ctx.elicit::<T>(…)` written in an `#[mcp_tool]`'s body; where the macro cannot see
-    /// it either, the ask fails with [`AskError::Form`].
+    /// The derive refuses at compile time, on the field, what a form cannot hold, and a
+    /// `T` that is no `Form` cannot be awaited. What the derive cannot see is checked when
+    /// the registry is built (see [`Form`]); only a generic form's schema is checked when it
+    /// is asked, as [`AskError::Form`].
     pub fn elicit<'a, T>(&self, key: &'a str, message: &'a str) -> Elicit<'a, T> {
         Elicit {
             asker: self.clone(),

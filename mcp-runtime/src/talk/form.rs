@@ -41,15 +41,22 @@ use serde_json::{Map, Value};
 /// }
 /// ```
 ///
-/// Implementing it by hand (`impl Form for T {}`) skips the compile-time check: the type is
-/// then checked when the registry is built, for each `elicit::<T>` an `#[mcp_tool]`'s body
-/// names, and otherwise when it is asked, as [`AskError::Form`](super::AskError::Form).
+/// The derive is the only way to a `Form`. What it cannot see, a schema that disagrees with
+/// the fields' types (a `JsonSchema` written by hand, a field's `schema_with`), is checked
+/// when the registry is built from the inventory ([`RegistryProblem::Form`](crate::RegistryProblem::Form)),
+/// for every form that is not generic; a generic one's, when it is asked
+/// ([`AskError::Form`](super::AskError::Form)). A field type of your own that is a string,
+/// number or boolean on the wire can implement [`FormField`].
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be asked as an elicitation form: it does not implement `Form`",
     label = "not a form",
     note = "add `#[derive(mcp_runtime::talk::Form)]` to `{Self}`: a struct of named fields, each a string, number, integer, boolean, or an enum of unit variants deriving `Form`"
 )]
-pub trait Form: JsonSchema + DeserializeOwned {}
+pub trait Form: JsonSchema + DeserializeOwned {
+    /// Only `#[derive(Form)]` implements this.
+    #[doc(hidden)]
+    fn __derived(_: crate::__private::DerivedForm);
+}
 
 /// A type a field of a [`Form`] may have: a string, number, integer or boolean, a
 /// unit-variant enum deriving [`Form`], an `Option` of one (a field the user may leave
@@ -107,9 +114,8 @@ pub fn form_schema<T: Form>() -> Result<Value, String> {
     schema_of::<T>()
 }
 
-/// [`form_schema`] of any type with a schema: what the registry checks of a form it cannot
-/// know was derived.
-pub(crate) fn schema_of<T: JsonSchema>() -> Result<Value, String> {
+/// [`form_schema`] of any type with a schema.
+fn schema_of<T: JsonSchema>() -> Result<Value, String> {
     let generator = SchemaSettings::draft2020_12()
         .with(|settings| settings.inline_subschemas = true)
         .into_generator();
