@@ -97,6 +97,111 @@ pub fn call_tool_result(result: MCPToolResult) -> Map<String, Value> {
     }
 }
 
+/// MCP's `CallToolResult`, as any server sends it, as an [`MCPToolResult`]: the mapping of
+/// [`CallToolResult::from`] run backwards.
+///
+/// - `isError: true` is a `failure`: its `structuredContent` when that is an
+///   `MCPErrorDetail`, otherwise a `ToolExecutionError` whose message is the text blocks.
+/// - Otherwise a `success`, its data the `structuredContent` (an object, or any other value
+///   as `{"result": value}`).
+/// - The content blocks follow, all but the text block that only mirrors the data as JSON
+///   (the form this crate's servers, and the specification, recommend).
+///
+/// The wire has no place for `no_change_needed`, `partial_success` or the explanation, so
+/// they come back as a success with the text blocks as content.
+///
+/// ```
+/// use mcp_core::{wire, MCPToolResult};
+/// use serde_json::json;
+///
+/// let sent = MCPToolResult::success(json!({ "sum": 3 }));
+/// let back = wire::tool_result_from_wire(&wire::call_tool_result(sent.clone()));
+/// assert_eq!(back, sent);
+///
+/// let plain = wire::tool_result_from_wire(json!({ "content": [{ "type": "text", "text": "hi" }] }).as_object().unwrap());
+/// assert!(plain.is_success());
+/// assert!(plain.data().is_none());
+/// assert_eq!(plain.content().len(), 1);
+/// ```
+pub fn tool_result_from_wire(result: &Map<String, Value>) -> MCPToolResult {
+    let mut blocks: Vec<ContentBlock> = Vec::new();
+    let mut unreadable = 0usize;
+    for block in result
+        .get("content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        match serde_json::from_value::<ContentBlock>(block.clone()) {
+            Ok(block) => blocks.push(block),
+            Err(_) => unreadable += 1,
+        }
+    }
+    let structured = result
+        .get("structuredContent")
+        .filter(|value| !value.is_null());
+    let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
+    let texts = |blocks: &[ContentBlock]| {
+        blocks
+            .iter()
+            .filter_map(|block| match block {
+                ContentBlock::Text { text } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let mut outcome = if is_error {
+        let detail = structured
+            .and_then(|value| serde_json::from_value::<crate::MCPErrorDetail>(value.clone()).ok());
+        match detail {
+            Some(detail) => {
+                // The text block that states the detail is the detail.
+                let stated = format!("{}: {}", detail.error_type, detail.error_message);
+                blocks.retain(
+                    |block| !matches!(block, ContentBlock::Text { text } if *text == stated),
+                );
+                MCPToolResult::failure(detail)
+            }
+            None => {
+                let message = texts(&blocks);
+                blocks.retain(|block| !matches!(block, ContentBlock::Text { .. }));
+                let message = if message.is_empty() {
+                    "the tool failed and said nothing more".to_owned()
+                } else {
+                    message
+                };
+                MCPToolResult::failure(crate::MCPErrorDetail::new(
+                    crate::ErrorType::ToolExecutionError,
+                    message,
+                ))
+            }
+        }
+    } else {
+        match structured {
+            Some(data) => {
+                let mirror = serde_json::to_string(data).unwrap_or_default();
+                if let Some(at) = blocks.iter().position(
+                    |block| matches!(block, ContentBlock::Text { text } if *text == mirror),
+                ) {
+                    blocks.remove(at);
+                }
+                MCPToolResult::success(data.clone())
+            }
+            None => MCPToolResult::no_data(),
+        }
+    };
+    for block in blocks {
+        outcome = outcome.with_content(block);
+    }
+    if unreadable > 0 {
+        outcome = outcome.with_explanation(format!(
+            "{unreadable} content block(s) of a kind this client does not know were left out"
+        ));
+    }
+    outcome
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -142,6 +247,46 @@ mod tests {
                 { "type": "resource", "resource": { "uri": "test://r", "mimeType": "text/plain", "text": "hi" } },
             ])
         );
+    }
+
+    #[test]
+    fn the_wire_form_comes_back_as_it_was_sent() {
+        let results = [
+            MCPToolResult::success(json!({ "n": 1 }))
+                .with_content(crate::ContentBlock::image("AAAA", "image/png")),
+            MCPToolResult::failure(
+                MCPErrorDetail::new(ErrorType::FileNotFoundError, "no such file")
+                    .with_details("a.txt"),
+            ),
+            MCPToolResult::no_data().with_content(crate::ContentBlock::text("just text")),
+        ];
+        for sent in results {
+            assert_eq!(tool_result_from_wire(&call_tool_result(sent.clone())), sent);
+        }
+    }
+
+    #[test]
+    fn a_foreign_failure_is_a_tool_execution_error_with_its_text() {
+        let wire = json!({
+            "isError": true,
+            "content": [{ "type": "text", "text": "boom" }, { "type": "text", "text": "again" }],
+        });
+        let result = tool_result_from_wire(wire.as_object().unwrap());
+        let error = result.error().unwrap();
+        assert_eq!(error.error_type, ErrorType::ToolExecutionError);
+        assert_eq!(error.error_message, "boom\nagain");
+        assert!(result.content().is_empty());
+    }
+
+    #[test]
+    fn a_scalar_structured_content_is_wrapped_and_unknown_blocks_are_told() {
+        let wire = json!({
+            "structuredContent": 7,
+            "content": [{ "type": "hologram", "data": "?" }],
+        });
+        let result = tool_result_from_wire(wire.as_object().unwrap());
+        assert_eq!(result.data().unwrap()["result"], 7);
+        assert!(result.explanation().unwrap().contains("1 content block"));
     }
 
     #[test]

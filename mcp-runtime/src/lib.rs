@@ -39,6 +39,8 @@
 //! ```
 
 pub mod cli;
+#[cfg(feature = "client")]
+pub mod client;
 mod context;
 mod execute;
 pub mod listing;
@@ -48,6 +50,8 @@ mod registry;
 pub mod server;
 pub mod spec;
 pub mod talk;
+#[cfg(feature = "client")]
+pub mod testing;
 mod tool;
 mod validate;
 

@@ -16,7 +16,7 @@ mod rounds;
 mod served;
 mod sessions;
 mod stateless;
-mod stdio;
+pub(crate) mod stdio;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};

@@ -1,0 +1,178 @@
+//! What the client answers when the server asks: the application's handlers for
+//! elicitation, sampling and roots. The capabilities the client declares are the handlers
+//! it has.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use crate::talk::Root;
+
+type Answering<T> = Pin<Box<dyn Future<Output = Result<T, String>> + Send>>;
+type ElicitFn = Arc<dyn Fn(ElicitRequest) -> Answering<ElicitResponse> + Send + Sync>;
+type SampleFn = Arc<dyn Fn(Value) -> Answering<Value> + Send + Sync>;
+type RootsFn = Arc<dyn Fn() -> Answering<Vec<Root>> + Send + Sync>;
+
+/// What the server asks the user (`elicitation/create`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ElicitRequest {
+    /// `form` (the default) or `url`.
+    #[serde(default = "form_mode")]
+    pub mode: String,
+    /// Why it asks.
+    pub message: String,
+    /// A form's restricted JSON Schema.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requested_schema: Option<Value>,
+    /// The page to visit, in URL mode.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The elicitation's id, in URL mode.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elicitation_id: Option<String>,
+}
+
+fn form_mode() -> String {
+    "form".to_owned()
+}
+
+/// What the user answered.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ElicitResponse {
+    /// `accept`, `decline` or `cancel`.
+    pub action: String,
+    /// The form's values, when accepted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<Map<String, Value>>,
+}
+
+impl ElicitResponse {
+    /// Accepted, with the form's values.
+    pub fn accept(content: Map<String, Value>) -> Self {
+        Self {
+            action: "accept".to_owned(),
+            content: Some(content),
+        }
+    }
+
+    /// Declined.
+    pub fn decline() -> Self {
+        Self {
+            action: "decline".to_owned(),
+            content: None,
+        }
+    }
+
+    /// Cancelled.
+    pub fn cancel() -> Self {
+        Self {
+            action: "cancel".to_owned(),
+            content: None,
+        }
+    }
+}
+
+/// An error answered to the server.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct HandlerError {
+    pub(crate) code: i64,
+    pub(crate) message: String,
+}
+
+/// The application's answers to the server's requests.
+#[derive(Clone, Default)]
+pub(crate) struct Handlers {
+    pub(crate) elicitation: Option<ElicitFn>,
+    pub(crate) sampling: Option<SampleFn>,
+    pub(crate) roots: Option<RootsFn>,
+}
+
+impl std::fmt::Debug for Handlers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Handlers")
+            .field("elicitation", &self.elicitation.is_some())
+            .field("sampling", &self.sampling.is_some())
+            .field("roots", &self.roots.is_some())
+            .finish()
+    }
+}
+
+impl Handlers {
+    pub(crate) fn on_elicitation<F, Fut>(&mut self, handler: F)
+    where
+        F: Fn(ElicitRequest) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ElicitResponse, String>> + Send + 'static,
+    {
+        self.elicitation = Some(Arc::new(move |request| Box::pin(handler(request))));
+    }
+
+    pub(crate) fn on_sampling<F, Fut>(&mut self, handler: F)
+    where
+        F: Fn(Value) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Value, String>> + Send + 'static,
+    {
+        self.sampling = Some(Arc::new(move |request| Box::pin(handler(request))));
+    }
+
+    pub(crate) fn on_roots<F, Fut>(&mut self, handler: F)
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Vec<Root>, String>> + Send + 'static,
+    {
+        self.roots = Some(Arc::new(move || Box::pin(handler())));
+    }
+
+    /// The capabilities these handlers give the client.
+    pub(crate) fn capabilities(&self) -> Value {
+        let mut capabilities = Map::new();
+        if self.elicitation.is_some() {
+            capabilities.insert("elicitation".to_owned(), json!({ "form": {}, "url": {} }));
+        }
+        if self.sampling.is_some() {
+            capabilities.insert("sampling".to_owned(), json!({}));
+        }
+        if self.roots.is_some() {
+            capabilities.insert("roots".to_owned(), json!({ "listChanged": false }));
+        }
+        Value::Object(capabilities)
+    }
+
+    /// The answer to the server's request `method` with `params`.
+    pub(crate) async fn answer(&self, method: &str, params: Value) -> Result<Value, HandlerError> {
+        let failed = |message: String| HandlerError {
+            code: -32603,
+            message,
+        };
+        let missing = || HandlerError {
+            code: -32601,
+            message: format!("this client does not answer `{method}`"),
+        };
+        match method {
+            "ping" => Ok(json!({})),
+            "elicitation/create" => {
+                let handler = self.elicitation.as_ref().ok_or_else(missing)?;
+                let request: ElicitRequest =
+                    serde_json::from_value(params).map_err(|err| HandlerError {
+                        code: -32602,
+                        message: format!("`elicitation/create` params: {err}"),
+                    })?;
+                let response = handler(request).await.map_err(failed)?;
+                serde_json::to_value(response).map_err(|err| failed(err.to_string()))
+            }
+            "sampling/createMessage" => {
+                let handler = self.sampling.as_ref().ok_or_else(missing)?;
+                handler(params).await.map_err(failed)
+            }
+            "roots/list" => {
+                let handler = self.roots.as_ref().ok_or_else(missing)?;
+                let roots = handler().await.map_err(failed)?;
+                Ok(json!({ "roots": roots }))
+            }
+            _ => Err(missing()),
+        }
+    }
+}

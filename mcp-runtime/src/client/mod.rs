@@ -1,0 +1,769 @@
+//! The client side: call any MCP server's tools as [`MCPToolCall`]s, and get
+//! [`MCPToolResult`]s back, as from the local [`Registry`](crate::Registry).
+//!
+//! A [`Client`] connects to a server ([`Client::stdio`] spawns one; [`crate::testing`]
+//! connects to a [`Server`](crate::server::Server) in memory), and negotiates the newest
+//! revision both speak: 2026-07-28 through `server/discover`, otherwise the `initialize`
+//! handshake of 2025-11-25 or 2025-06-18. The same calls work either way; at 2026-07-28
+//! the client runs the rounds of a call that needs input (an `InputRequiredResult`)
+//! itself, answering with the application's handlers, as it answers the server's own
+//! requests on the handshake's revisions.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), mcp_runtime::client::ClientError> {
+//! use mcp_runtime::client::{Client, StdioServer};
+//! use mcp_runtime::MCPToolCall;
+//!
+//! let client = Client::builder()
+//!     .stdio(StdioServer::new("npx").args(["-y", "@modelcontextprotocol/server-everything"]))
+//!     .await?;
+//! for tool in client.list_tools().await? {
+//!     println!("{}: {}", tool.name, tool.description.as_deref().unwrap_or(""));
+//! }
+//! let result = client.call_tool("echo", serde_json::json!({ "message": "hi" })).await?;
+//! println!("{result}");
+//! # Ok(()) }
+//! ```
+//!
+//! What a server sends that the client cannot use (a malformed or oversized message, a
+//! response to nothing, an exit in the middle of a call, silence) is a [`ClientError`] for
+//! the caller: never a panic, and never a wait without end (every request has a timeout).
+
+mod handlers;
+mod link;
+mod stdio;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_core::{MCPToolCall, MCPToolResult, wire};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+use tokio::sync::{broadcast, mpsc};
+
+use crate::server::{HANDSHAKE_VERSIONS, STATELESS_VERSION};
+use crate::talk::Root;
+
+use handlers::Handlers;
+pub use handlers::{ElicitRequest, ElicitResponse};
+use link::{Inbound, Link};
+pub use link::{Notification, RpcError};
+pub use stdio::StdioServer;
+
+/// How long a request waits for its answer, unless told otherwise.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The most rounds a call that needs input (2026-07-28) takes before the client gives up.
+pub const DEFAULT_MAX_ROUNDS: usize = 16;
+
+/// The largest message the client reads, in bytes.
+pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
+
+/// Why a request to the server failed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClientError {
+    /// The server could not be started or reached.
+    #[error("could not connect to the server: {0}")]
+    Connect(String),
+    /// The connection ended: the server exited or closed it.
+    #[error("the connection to the server ended: {0}")]
+    Closed(String),
+    /// No answer within the request's timeout; the request was cancelled on the server.
+    #[error("`{method}` had no answer within {timeout:?}; it was cancelled")]
+    Timeout {
+        /// The request's method.
+        method: String,
+        /// How long it waited.
+        timeout: Duration,
+    },
+    /// The server answered with a JSON-RPC error.
+    #[error("the server refused the request: {0}")]
+    Rpc(RpcError),
+    /// The server sent what the protocol does not allow.
+    #[error("the server sent a malformed answer: {0}")]
+    Malformed(String),
+    /// A call that needs input took more rounds than allowed (2026-07-28).
+    #[error("the call still needed input after {0} rounds")]
+    TooManyRounds(usize),
+    /// No revision both speak.
+    #[error("the server speaks none of this client's protocol versions: {0}")]
+    Version(String),
+}
+
+impl ClientError {
+    pub(crate) fn closed(reason: &str) -> Self {
+        Self::Closed(reason.to_owned())
+    }
+}
+
+/// A tool as a server lists it.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Tool {
+    /// Its name, as the server calls it.
+    pub name: String,
+    /// Its title, if the server gave one.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// What it does.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// The JSON Schema of its arguments.
+    #[serde(default = "empty_object")]
+    pub input_schema: Value,
+    /// The JSON Schema of its structured result, if it declares one.
+    #[serde(default)]
+    pub output_schema: Option<Value>,
+    /// Its annotations (`readOnlyHint`, `idempotentHint`, …).
+    #[serde(default)]
+    pub annotations: Option<Map<String, Value>>,
+    /// The whole entry, as listed.
+    #[serde(skip)]
+    pub raw: Map<String, Value>,
+}
+
+fn empty_object() -> Value {
+    json!({ "type": "object" })
+}
+
+/// Who the server is, and what was negotiated.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ServerInfo {
+    /// The revision spoken.
+    pub protocol_version: String,
+    /// The server's capabilities.
+    pub capabilities: Value,
+    /// Its name and version (`serverInfo`), when it said.
+    pub info: Option<Value>,
+    /// Its instructions, when it gave some.
+    pub instructions: Option<String>,
+}
+
+impl ServerInfo {
+    /// Whether the revision is the stateless 2026-07-28.
+    pub fn is_stateless(&self) -> bool {
+        self.protocol_version == STATELESS_VERSION
+    }
+}
+
+/// Progress a server reported for a request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Progress {
+    /// How far along.
+    pub progress: f64,
+    /// Out of how much, if known.
+    pub total: Option<f64>,
+    /// What it is doing.
+    pub message: Option<String>,
+}
+
+/// How to connect: the client's name, its handlers, timeouts, the revision to prefer.
+#[derive(Debug, Clone)]
+pub struct ClientBuilder {
+    name: String,
+    version: String,
+    handlers: Handlers,
+    timeout: Duration,
+    max_rounds: usize,
+    handshake_only: bool,
+}
+
+impl Default for ClientBuilder {
+    fn default() -> Self {
+        Self {
+            name: "mcp-runtime".to_owned(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            handlers: Handlers::default(),
+            timeout: DEFAULT_TIMEOUT,
+            max_rounds: DEFAULT_MAX_ROUNDS,
+            handshake_only: false,
+        }
+    }
+}
+
+impl ClientBuilder {
+    /// The name and version the client gives the server (`clientInfo`).
+    #[must_use]
+    pub fn info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        self.name = name.into();
+        self.version = version.into();
+        self
+    }
+
+    /// How long each request waits for its answer; [`DEFAULT_TIMEOUT`] unless set.
+    #[must_use]
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The most rounds a call that needs input takes; [`DEFAULT_MAX_ROUNDS`] unless set.
+    #[must_use]
+    pub fn max_rounds(mut self, rounds: usize) -> Self {
+        self.max_rounds = rounds.max(1);
+        self
+    }
+
+    /// Speaks a handshake revision (2025-11-25 or 2025-06-18) even to a server that speaks
+    /// 2026-07-28.
+    #[must_use]
+    pub fn handshake_only(mut self) -> Self {
+        self.handshake_only = true;
+        self
+    }
+
+    /// Answers the server's elicitations with `handler`, and declares the capability.
+    #[must_use]
+    pub fn on_elicitation<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(ElicitRequest) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<ElicitResponse, String>> + Send + 'static,
+    {
+        self.handlers.on_elicitation(handler);
+        self
+    }
+
+    /// Answers the server's `sampling/createMessage` with `handler` (its params in, a
+    /// `CreateMessageResult` out), and declares the capability.
+    #[must_use]
+    pub fn on_sampling<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(Value) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<Value, String>> + Send + 'static,
+    {
+        self.handlers.on_sampling(handler);
+        self
+    }
+
+    /// Answers the server's `roots/list` with `handler`, and declares the capability.
+    #[must_use]
+    pub fn on_roots<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<Vec<Root>, String>> + Send + 'static,
+    {
+        self.handlers.on_roots(handler);
+        self
+    }
+
+    /// Spawns `server` and connects to it over its standard input and output.
+    pub async fn stdio(self, server: StdioServer) -> Result<Client, ClientError> {
+        let (outbox, inbox) = server.spawn()?;
+        self.connect(outbox, inbox).await
+    }
+
+    /// Connects over a transport that carries one message per item each way.
+    pub(crate) async fn connect(
+        self,
+        outbox: mpsc::Sender<String>,
+        inbox: mpsc::Receiver<Inbound>,
+    ) -> Result<Client, ClientError> {
+        let handlers = Arc::new(self.handlers.clone());
+        let link = Link::start(outbox, inbox, Arc::clone(&handlers));
+        let mut client = Client {
+            link,
+            handlers,
+            timeout: self.timeout,
+            max_rounds: self.max_rounds,
+            client_info: json!({ "name": self.name, "version": self.version }),
+            server: ServerInfo {
+                protocol_version: String::new(),
+                capabilities: json!({}),
+                info: None,
+                instructions: None,
+            },
+        };
+        client.server = client.negotiate(self.handshake_only).await?;
+        Ok(client)
+    }
+}
+
+/// A connection to one MCP server.
+pub struct Client {
+    link: Arc<Link>,
+    handlers: Arc<Handlers>,
+    timeout: Duration,
+    max_rounds: usize,
+    client_info: Value,
+    server: ServerInfo,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("server", &self.server)
+            .field("timeout", &self.timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Options of one request.
+#[derive(Default)]
+pub struct RequestOptions {
+    timeout: Option<Duration>,
+    progress: Option<Box<dyn FnMut(Progress) + Send>>,
+}
+
+impl std::fmt::Debug for RequestOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RequestOptions")
+            .field("timeout", &self.timeout)
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
+}
+
+impl RequestOptions {
+    /// Waits at most `timeout` for this request's answer.
+    #[must_use]
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Calls `progress` with each progress report the server sends for this request.
+    #[must_use]
+    pub fn on_progress(mut self, progress: impl FnMut(Progress) + Send + 'static) -> Self {
+        self.progress = Some(Box::new(progress));
+        self
+    }
+}
+
+impl Client {
+    /// How to connect.
+    pub fn builder() -> ClientBuilder {
+        ClientBuilder::default()
+    }
+
+    /// Who the server is, and the revision spoken.
+    pub fn server(&self) -> &ServerInfo {
+        &self.server
+    }
+
+    /// The server's notifications from now on (`list_changed`, log messages, …).
+    pub fn notifications(&self) -> broadcast::Receiver<Notification> {
+        self.link.subscribe()
+    }
+
+    /// Why the connection ended, if it has.
+    pub fn ended(&self) -> Option<ClientError> {
+        self.link.ended()
+    }
+
+    /// Speaks 2026-07-28 if the server does, else the newest handshake revision it takes.
+    async fn negotiate(&self, handshake_only: bool) -> Result<ServerInfo, ClientError> {
+        if !handshake_only {
+            let discover = self
+                .exchange(
+                    "server/discover",
+                    self.stateless_params(Map::new()),
+                    RequestOptions::default(),
+                )
+                .await;
+            match discover {
+                Ok(result) => {
+                    let speaks = result
+                        .get("supportedVersions")
+                        .and_then(Value::as_array)
+                        .is_some_and(|versions| {
+                            versions
+                                .iter()
+                                .any(|v| v.as_str() == Some(STATELESS_VERSION))
+                        });
+                    if speaks {
+                        return Ok(ServerInfo {
+                            protocol_version: STATELESS_VERSION.to_owned(),
+                            capabilities: result
+                                .get("capabilities")
+                                .cloned()
+                                .unwrap_or_else(|| json!({})),
+                            info: result
+                                .get("_meta")
+                                .and_then(|meta| meta.get("io.modelcontextprotocol/serverInfo"))
+                                .or_else(|| result.get("serverInfo"))
+                                .cloned(),
+                            instructions: result
+                                .get("instructions")
+                                .and_then(Value::as_str)
+                                .map(str::to_owned),
+                        });
+                    }
+                }
+                // A server of the handshake's revisions does not know the method, or
+                // refuses its params: either way, the handshake.
+                Err(ClientError::Rpc(_)) => {}
+                Err(other) => return Err(other),
+            }
+        }
+        let mut params = Map::new();
+        params.insert("protocolVersion".to_owned(), json!(HANDSHAKE_VERSIONS[0]));
+        params.insert("capabilities".to_owned(), self.handlers.capabilities());
+        params.insert("clientInfo".to_owned(), self.client_info.clone());
+        let result = self
+            .exchange("initialize", params, RequestOptions::default())
+            .await?;
+        let version = result
+            .get("protocolVersion")
+            .and_then(Value::as_str)
+            .ok_or_else(|| {
+                ClientError::Malformed("`initialize` answered without `protocolVersion`".to_owned())
+            })?;
+        if !HANDSHAKE_VERSIONS.contains(&version) {
+            return Err(ClientError::Version(format!(
+                "it offered {version}; this client speaks {}",
+                HANDSHAKE_VERSIONS.join(", ")
+            )));
+        }
+        self.link
+            .notify("notifications/initialized", json!({}))
+            .await?;
+        Ok(ServerInfo {
+            protocol_version: version.to_owned(),
+            capabilities: result
+                .get("capabilities")
+                .cloned()
+                .unwrap_or_else(|| json!({})),
+            info: result.get("serverInfo").cloned(),
+            instructions: result
+                .get("instructions")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+        })
+    }
+
+    /// `params` with the `_meta` every 2026-07-28 request carries.
+    fn stateless_params(&self, mut params: Map<String, Value>) -> Map<String, Value> {
+        let meta = params
+            .entry("_meta")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(meta) = meta {
+            meta.insert(
+                "io.modelcontextprotocol/protocolVersion".to_owned(),
+                json!(STATELESS_VERSION),
+            );
+            meta.insert(
+                "io.modelcontextprotocol/clientCapabilities".to_owned(),
+                self.handlers.capabilities(),
+            );
+            meta.insert(
+                "io.modelcontextprotocol/clientInfo".to_owned(),
+                self.client_info.clone(),
+            );
+        }
+        params
+    }
+
+    /// Sends a request and awaits its result, within the timeout.
+    async fn exchange(
+        &self,
+        method: &str,
+        params: Map<String, Value>,
+        options: RequestOptions,
+    ) -> Result<Map<String, Value>, ClientError> {
+        let timeout = options.timeout.unwrap_or(self.timeout);
+        let mut params = params;
+        let mut progress = options.progress;
+        let watching = progress.as_ref().map(|_| {
+            let (sender, receiver) = mpsc::unbounded_channel();
+            let token = format!("progress-{}", next_token());
+            params
+                .entry("_meta")
+                .or_insert_with(|| Value::Object(Map::new()))
+                .as_object_mut()
+                .map(|meta| meta.insert("progressToken".to_owned(), json!(token)));
+            (token, sender, receiver)
+        });
+        let mut pending = self.link.request(method, params).await?;
+        let mut reports = None;
+        if let Some((token, sender, receiver)) = watching {
+            self.link.watch_progress(&token, sender);
+            pending = pending.with_progress(token);
+            reports = Some(receiver);
+        }
+        let answer = pending.answer();
+        tokio::pin!(answer);
+        let deadline = tokio::time::sleep(timeout);
+        tokio::pin!(deadline);
+        let result = loop {
+            tokio::select! {
+                answer = &mut answer => break answer,
+                () = &mut deadline => {
+                    // Dropping the pending request cancels it on the server.
+                    return Err(ClientError::Timeout { method: method.to_owned(), timeout });
+                }
+                Some(report) = async {
+                    match reports.as_mut() {
+                        Some(reports) => reports.recv().await,
+                        None => std::future::pending().await,
+                    }
+                } => {
+                    if let Some(progress) = progress.as_mut() {
+                        progress(Progress {
+                            progress: report.get("progress").and_then(Value::as_f64).unwrap_or(0.0),
+                            total: report.get("total").and_then(Value::as_f64),
+                            message: report.get("message").and_then(Value::as_str).map(str::to_owned),
+                        });
+                    }
+                }
+            }
+        }?;
+        match result {
+            Value::Object(result) => Ok(result),
+            other => Err(ClientError::Malformed(format!(
+                "the result of `{method}` is not an object: {}",
+                truncate(&other.to_string())
+            ))),
+        }
+    }
+
+    /// Sends a request at the negotiated revision: with the `_meta` of 2026-07-28, and
+    /// through the rounds of a result that needs input.
+    pub async fn request(
+        &self,
+        method: &str,
+        params: Map<String, Value>,
+        options: RequestOptions,
+    ) -> Result<Map<String, Value>, ClientError> {
+        if !self.server.is_stateless() {
+            return self.exchange(method, params, options).await;
+        }
+        let mut params = self.stateless_params(params);
+        let mut options = options;
+        for _ in 0..self.max_rounds {
+            let round_options = RequestOptions {
+                timeout: options.timeout,
+                progress: options.progress.take(),
+            };
+            let result = self.exchange(method, params.clone(), round_options).await?;
+            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+                return Ok(result);
+            }
+            let requests = result
+                .get("inputRequests")
+                .and_then(Value::as_object)
+                .ok_or_else(|| {
+                    ClientError::Malformed(
+                        "an input-required result without an `inputRequests` object".to_owned(),
+                    )
+                })?;
+            let mut responses = Map::new();
+            for (key, request) in requests {
+                let method = request
+                    .get("method")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| {
+                        ClientError::Malformed(format!("input request `{key}` has no `method`"))
+                    })?;
+                let asked = request.get("params").cloned().unwrap_or_else(|| json!({}));
+                let answer = self.handlers.answer(method, asked).await.map_err(|err| {
+                    ClientError::Rpc(RpcError {
+                        code: err.code,
+                        message: format!("input request `{key}` ({method}): {}", err.message),
+                        data: None,
+                    })
+                })?;
+                responses.insert(key.clone(), answer);
+            }
+            params.insert("inputResponses".to_owned(), Value::Object(responses));
+            match result.get("requestState") {
+                Some(state) => params.insert("requestState".to_owned(), state.clone()),
+                None => params.remove("requestState"),
+            };
+        }
+        Err(ClientError::TooManyRounds(self.max_rounds))
+    }
+
+    /// Every tool the server lists, following its pages.
+    pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
+        let entries = self.list_all("tools/list", "tools").await?;
+        entries
+            .into_iter()
+            .map(|entry| {
+                let raw = match &entry {
+                    Value::Object(raw) => raw.clone(),
+                    _ => Map::new(),
+                };
+                let mut tool: Tool = serde_json::from_value(entry)
+                    .map_err(|err| ClientError::Malformed(format!("a listed tool: {err}")))?;
+                tool.raw = raw;
+                Ok(tool)
+            })
+            .collect()
+    }
+
+    /// Every resource the server lists, as listed.
+    pub async fn list_resources(&self) -> Result<Vec<Value>, ClientError> {
+        self.list_all("resources/list", "resources").await
+    }
+
+    /// Every resource template the server lists, as listed.
+    pub async fn list_resource_templates(&self) -> Result<Vec<Value>, ClientError> {
+        self.list_all("resources/templates/list", "resourceTemplates")
+            .await
+    }
+
+    /// Every prompt the server lists, as listed.
+    pub async fn list_prompts(&self) -> Result<Vec<Value>, ClientError> {
+        self.list_all("prompts/list", "prompts").await
+    }
+
+    /// The entries under `key` of every page of `method`.
+    async fn list_all(&self, method: &str, key: &str) -> Result<Vec<Value>, ClientError> {
+        /// A server that never stops paging is cut off here.
+        const MAX_PAGES: usize = 1_000;
+        let mut entries = Vec::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..MAX_PAGES {
+            let mut params = Map::new();
+            if let Some(cursor) = cursor.take() {
+                params.insert("cursor".to_owned(), json!(cursor));
+            }
+            let page = self
+                .request(method, params, RequestOptions::default())
+                .await?;
+            match page.get(key) {
+                Some(Value::Array(items)) => entries.extend(items.iter().cloned()),
+                _ => {
+                    return Err(ClientError::Malformed(format!(
+                        "the result of `{method}` has no `{key}` list"
+                    )));
+                }
+            }
+            match page.get("nextCursor") {
+                Some(Value::String(next)) => cursor = Some(next.clone()),
+                None | Some(Value::Null) => return Ok(entries),
+                Some(_) => {
+                    return Err(ClientError::Malformed(format!(
+                        "the `nextCursor` of `{method}` is not a string"
+                    )));
+                }
+            }
+        }
+        Err(ClientError::Malformed(format!(
+            "`{method}` was still paging after {MAX_PAGES} pages"
+        )))
+    }
+
+    /// Calls `call` on the server: its `tool_name` as the server names the tool.
+    pub async fn call(&self, call: &MCPToolCall) -> Result<MCPToolResult, ClientError> {
+        self.call_tool_with(
+            call.tool_name.as_str(),
+            call.arguments.clone(),
+            RequestOptions::default(),
+        )
+        .await
+    }
+
+    /// Calls the tool `name` with `arguments` (a JSON object), whatever its name's form.
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<MCPToolResult, ClientError> {
+        let arguments = match arguments {
+            Value::Object(arguments) => arguments,
+            Value::Null => Map::new(),
+            other => {
+                return Ok(MCPToolResult::failure(mcp_core::MCPErrorDetail::new(
+                    mcp_core::ErrorType::ValidationError,
+                    format!("a tool's arguments are a JSON object, not {other}"),
+                )));
+            }
+        };
+        self.call_tool_with(name, arguments, RequestOptions::default())
+            .await
+    }
+
+    /// Calls the tool `name` with `arguments` and `options` (timeout, progress).
+    pub async fn call_tool_with(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+        options: RequestOptions,
+    ) -> Result<MCPToolResult, ClientError> {
+        let mut params = Map::new();
+        params.insert("name".to_owned(), json!(name));
+        params.insert("arguments".to_owned(), Value::Object(arguments));
+        let result = self.request("tools/call", params, options).await?;
+        Ok(wire::tool_result_from_wire(&result))
+    }
+
+    /// Reads the resource at `uri`: its `contents`.
+    pub async fn read_resource(&self, uri: &str) -> Result<Vec<Value>, ClientError> {
+        let mut params = Map::new();
+        params.insert("uri".to_owned(), json!(uri));
+        let result = self
+            .request("resources/read", params, RequestOptions::default())
+            .await?;
+        match result.get("contents") {
+            Some(Value::Array(contents)) => Ok(contents.clone()),
+            _ => Err(ClientError::Malformed(
+                "the result of `resources/read` has no `contents` list".to_owned(),
+            )),
+        }
+    }
+
+    /// Renders the prompt `name` with `arguments`: the `GetPromptResult`.
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+    ) -> Result<Map<String, Value>, ClientError> {
+        let mut params = Map::new();
+        params.insert("name".to_owned(), json!(name));
+        params.insert("arguments".to_owned(), Value::Object(arguments));
+        self.request("prompts/get", params, RequestOptions::default())
+            .await
+    }
+
+    /// Completes `argument`'s `value` for `reference` (`{"type": "ref/prompt", "name": …}`
+    /// or `{"type": "ref/resource", "uri": …}`): the values the server suggests.
+    pub async fn complete(
+        &self,
+        reference: Value,
+        argument: &str,
+        value: &str,
+    ) -> Result<Vec<String>, ClientError> {
+        let mut params = Map::new();
+        params.insert("ref".to_owned(), reference);
+        params.insert(
+            "argument".to_owned(),
+            json!({ "name": argument, "value": value }),
+        );
+        let result = self
+            .request("completion/complete", params, RequestOptions::default())
+            .await?;
+        let values = result
+            .get("completion")
+            .and_then(|completion| completion.get("values"))
+            .and_then(Value::as_array)
+            .ok_or_else(|| {
+                ClientError::Malformed(
+                    "the result of `completion/complete` has no `completion.values`".to_owned(),
+                )
+            })?;
+        Ok(values
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect())
+    }
+}
+
+/// A token unique within this process.
+fn next_token() -> String {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        .to_string()
+}
+
+/// At most 200 characters of `text`, for messages.
+fn truncate(text: &str) -> String {
+    match text.char_indices().nth(200) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_owned(),
+    }
+}
