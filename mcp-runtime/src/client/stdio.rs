@@ -11,6 +11,7 @@ use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, Command};
 use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
 
 use super::link::Inbound;
 use super::{ClientError, MAX_MESSAGE_BYTES};
@@ -107,7 +108,7 @@ impl StdioServer {
         };
         let name = self.program.clone();
         let last_words = Arc::new(Mutex::new(VecDeque::with_capacity(LAST_WORDS)));
-        tokio::spawn(log_stderr(stderr, name.clone(), Arc::clone(&last_words)));
+        let stderr_read = tokio::spawn(log_stderr(stderr, name.clone(), Arc::clone(&last_words)));
 
         let (outbox, mut outgoing) = mpsc::channel::<String>(64);
         let (inbound, inbox) = mpsc::channel::<Inbound>(64);
@@ -123,7 +124,13 @@ impl StdioServer {
             drop(stdin);
             let _ = input_closed.send(());
         });
-        tokio::spawn(read_stdout(child, stdout, inbound, closed, last_words));
+        tokio::spawn(read_stdout(
+            child,
+            stdout,
+            inbound,
+            closed,
+            (stderr_read, last_words),
+        ));
         Ok((outbox, inbox))
     }
 }
@@ -135,7 +142,7 @@ async fn read_stdout(
     stdout: impl AsyncRead + Unpin,
     inbound: mpsc::Sender<Inbound>,
     closed: oneshot::Receiver<()>,
-    last_words: Arc<Mutex<VecDeque<String>>>,
+    (stderr_read, last_words): (JoinHandle<()>, Arc<Mutex<VecDeque<String>>>),
 ) {
     let mut reader = BufReader::new(stdout);
     let mut line = Vec::new();
@@ -178,28 +185,38 @@ async fn read_stdout(
             }
         }
     };
+    if let Some(failure) = failure {
+        // The stream can no longer be read as messages: say so at once, and stop the server.
+        let _ = inbound.send(Err(failure)).await;
+        let _ = child.start_kill();
+        let _ = child.wait().await;
+        return;
+    }
     let status = match tokio::time::timeout(EXIT_GRACE, child.wait()).await {
         Ok(Ok(status)) => status.to_string(),
         _ => {
             let _ = child.start_kill();
-            "still running, now killed".to_owned()
+            "its output closed; killed".to_owned()
         }
     };
-    let reason = failure.unwrap_or_else(|| {
-        let words: Vec<String> = last_words
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .iter()
-            .cloned()
-            .collect();
-        let said = if words.is_empty() {
-            String::new()
-        } else {
-            format!("; its last words on standard error: {}", words.join(" | "))
-        };
-        ClientError::Closed(format!("the server exited ({status}){said}"))
-    });
-    let _ = inbound.send(Err(reason)).await;
+    // Its standard error ends with it: read to the end, its last words are all there.
+    let _ = tokio::time::timeout(Duration::from_secs(1), stderr_read).await;
+    let words: Vec<String> = last_words
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .iter()
+        .cloned()
+        .collect();
+    let said = if words.is_empty() {
+        String::new()
+    } else {
+        format!("; its last words on standard error: {}", words.join(" | "))
+    };
+    let _ = inbound
+        .send(Err(ClientError::Closed(format!(
+            "the server exited ({status}){said}"
+        ))))
+        .await;
 }
 
 /// The server's standard error, a `tracing` event a line; the last few kept.
