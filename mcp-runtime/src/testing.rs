@@ -27,7 +27,7 @@ use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
 use tokio::sync::mpsc;
 
-use crate::client::{Client, ClientBuilder, ClientError};
+use crate::client::{Client, ClientBuilder, ClientError, Inbound, Outbound};
 use crate::server::Server;
 
 /// A client connected in memory to `server`, with the default options.
@@ -54,12 +54,12 @@ impl ClientBuilder {
                 tracing::warn!(error = %err, "the in-memory server stopped");
             }
         });
-        let (outbox, mut outgoing) = mpsc::channel::<String>(64);
+        let (outbox, mut outgoing) = mpsc::channel::<Outbound>(64);
         let (inbound, inbox) = mpsc::channel(64);
         tokio::spawn(async move {
             let mut to_server = to_server;
             while let Some(message) = outgoing.recv().await {
-                let mut line = message.into_bytes();
+                let mut line = message.text.into_bytes();
                 line.push(b'\n');
                 if to_server.write_all(&line).is_err() {
                     break;
@@ -72,12 +72,15 @@ impl ClientBuilder {
             .spawn(move || {
                 for line in BufReader::new(from_server).lines() {
                     let Ok(line) = line else { break };
-                    if !line.trim().is_empty() && inbound.blocking_send(Ok(line)).is_err() {
+                    if !line.trim().is_empty()
+                        && inbound.blocking_send(Inbound::Message(line)).is_err()
+                    {
                         return;
                     }
                 }
-                let _ =
-                    inbound.blocking_send(Err(ClientError::closed("the in-memory server stopped")));
+                let _ = inbound.blocking_send(Inbound::End(ClientError::closed(
+                    "the in-memory server stopped",
+                )));
             })
             .map_err(|err| ClientError::Connect(err.to_string()))?;
         self.connect(outbox, inbox).await

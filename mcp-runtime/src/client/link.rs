@@ -13,8 +13,26 @@ use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use super::ClientError;
 use super::handlers::Handlers;
 
-/// What a transport hands the link: a message read, or why reading ended.
-pub(crate) type Inbound = Result<String, ClientError>;
+/// What a transport hands the link.
+#[derive(Debug)]
+pub(crate) enum Inbound {
+    /// A message read.
+    Message(String),
+    /// The request `id` failed in the transport (an HTTP error without a JSON-RPC one).
+    Failed { id: u64, error: ClientError },
+    /// The connection ended, and why.
+    End(ClientError),
+}
+
+/// What the link hands a transport: a message, and what a request mirrors into headers
+/// where the transport has them (HTTP).
+#[derive(Debug, Clone)]
+pub(crate) struct Outbound {
+    /// The message.
+    pub(crate) text: String,
+    /// The `Mcp-Param-*` headers of a call.
+    pub(crate) headers: Vec<(String, String)>,
+}
 
 /// A notification from the server: its method and params.
 #[derive(Debug, Clone, PartialEq)]
@@ -46,7 +64,7 @@ type Waiting = oneshot::Sender<Result<Value, ClientError>>;
 
 /// The shared half of a connection.
 pub(crate) struct Link {
-    outbox: mpsc::Sender<String>,
+    outbox: mpsc::Sender<Outbound>,
     waiting: Mutex<HashMap<u64, Waiting>>,
     progress: Mutex<HashMap<String, mpsc::UnboundedSender<Value>>>,
     next_id: AtomicU64,
@@ -59,7 +77,7 @@ impl Link {
     /// A link sending through `outbox` and reading `inbox`, answering the server's requests
     /// with `handlers`. The reading runs as a task until `inbox` ends.
     pub(crate) fn start(
-        outbox: mpsc::Sender<String>,
+        outbox: mpsc::Sender<Outbound>,
         inbox: mpsc::Receiver<Inbound>,
         handlers: Arc<Handlers>,
     ) -> Arc<Self> {
@@ -89,17 +107,20 @@ impl Link {
     /// Sends a notification.
     pub(crate) async fn notify(&self, method: &str, params: Value) -> Result<(), ClientError> {
         let message = json!({ "jsonrpc": "2.0", "method": method, "params": params });
-        self.send(message.to_string()).await
+        self.send(message.to_string(), Vec::new()).await
     }
 
-    async fn send(&self, message: String) -> Result<(), ClientError> {
+    async fn send(&self, text: String, headers: Vec<(String, String)>) -> Result<(), ClientError> {
         if let Some(ended) = self.ended() {
             return Err(ended);
         }
-        self.outbox.send(message).await.map_err(|_| {
-            self.ended()
-                .unwrap_or(ClientError::closed("the connection closed"))
-        })
+        self.outbox
+            .send(Outbound { text, headers })
+            .await
+            .map_err(|_| {
+                self.ended()
+                    .unwrap_or(ClientError::closed("the connection closed"))
+            })
     }
 
     /// Sends a request and registers its id; the answer comes through the returned
@@ -108,6 +129,7 @@ impl Link {
         self: &Arc<Self>,
         method: &str,
         params: Map<String, Value>,
+        headers: Vec<(String, String)>,
     ) -> Result<Pending, ClientError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (sender, answer) = oneshot::channel();
@@ -125,7 +147,7 @@ impl Link {
             return Err(ended);
         }
         let message = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
-        self.send(message.to_string()).await?;
+        self.send(message.to_string(), headers).await?;
         Ok(pending)
     }
 
@@ -143,8 +165,13 @@ impl Link {
                 return;
             };
             match inbound {
-                Some(Ok(message)) => link.take(&message, &handlers),
-                Some(Err(reason)) => break reason,
+                Some(Inbound::Message(message)) => link.take(&message, &handlers),
+                Some(Inbound::Failed { id, error }) => {
+                    if let Some(waiter) = lock(&link.waiting).remove(&id) {
+                        let _ = waiter.send(Err(error));
+                    }
+                }
+                Some(Inbound::End(reason)) => break reason,
                 None => break ClientError::closed("the server closed the connection"),
             }
         };
@@ -213,7 +240,7 @@ impl Link {
                             "error": { "code": error.code, "message": error.message },
                         }),
                     };
-                    let _ = link.send(answer.to_string()).await;
+                    let _ = link.send(answer.to_string(), Vec::new()).await;
                 });
             }
             (Some(method), None) => {
@@ -306,7 +333,10 @@ impl Drop for Pending {
             "params": { "requestId": self.id, "reason": "the caller stopped waiting" },
         });
         // Best effort: a full outbox means the connection is stuck anyway.
-        let _ = self.link.outbox.try_send(cancel.to_string());
+        let _ = self.link.outbox.try_send(Outbound {
+            text: cancel.to_string(),
+            headers: Vec::new(),
+        });
     }
 }
 

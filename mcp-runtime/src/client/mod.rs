@@ -30,6 +30,8 @@
 //! the caller: never a panic, and never a wait without end (every request has a timeout).
 
 mod handlers;
+mod headers;
+mod http;
 mod link;
 mod stdio;
 
@@ -46,7 +48,9 @@ use crate::talk::Root;
 
 use handlers::Handlers;
 pub use handlers::{ElicitRequest, ElicitResponse};
-use link::{Inbound, Link};
+pub use http::HttpServer;
+use link::Link;
+pub(crate) use link::{Inbound, Outbound};
 pub use link::{Notification, RpcError};
 pub use stdio::StdioServer;
 
@@ -58,6 +62,20 @@ pub const DEFAULT_MAX_ROUNDS: usize = 16;
 
 /// The largest message the client reads, in bytes.
 pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
+
+/// The error of a 2026-07-28 server that does not take the protocol version asked.
+const UNSUPPORTED_VERSION: i64 = -32022;
+
+/// The versions an unsupported-version error says the server takes.
+fn supported(error: &RpcError) -> Vec<&str> {
+    error
+        .data
+        .as_ref()
+        .and_then(|data| data.get("supported"))
+        .and_then(Value::as_array)
+        .map(|versions| versions.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
 
 /// Why a request to the server failed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -80,6 +98,14 @@ pub enum ClientError {
     /// The server answered with a JSON-RPC error.
     #[error("the server refused the request: {0}")]
     Rpc(RpcError),
+    /// The server's HTTP endpoint answered with an error status and no JSON-RPC error.
+    #[error("the server answered HTTP {status}: {body}")]
+    Http {
+        /// The status.
+        status: u16,
+        /// The start of the body.
+        body: String,
+    },
     /// The server sent what the protocol does not allow.
     #[error("the server sent a malformed answer: {0}")]
     Malformed(String),
@@ -255,10 +281,16 @@ impl ClientBuilder {
         self.connect(outbox, inbox).await
     }
 
+    /// Connects to the streamable HTTP endpoint `server`.
+    pub async fn http(self, server: HttpServer) -> Result<Client, ClientError> {
+        let (outbox, inbox) = server.spawn()?;
+        self.connect(outbox, inbox).await
+    }
+
     /// Connects over a transport that carries one message per item each way.
     pub(crate) async fn connect(
         self,
-        outbox: mpsc::Sender<String>,
+        outbox: mpsc::Sender<Outbound>,
         inbox: mpsc::Receiver<Inbound>,
     ) -> Result<Client, ClientError> {
         let handlers = Arc::new(self.handlers.clone());
@@ -269,6 +301,7 @@ impl ClientBuilder {
             timeout: self.timeout,
             max_rounds: self.max_rounds,
             client_info: json!({ "name": self.name, "version": self.version }),
+            mirrors: std::sync::Mutex::new(std::collections::HashMap::new()),
             server: ServerInfo {
                 protocol_version: String::new(),
                 capabilities: json!({}),
@@ -289,6 +322,8 @@ pub struct Client {
     max_rounds: usize,
     client_info: Value,
     server: ServerInfo,
+    /// What each listed tool's calls mirror into headers (2026-07-28 over HTTP).
+    mirrors: std::sync::Mutex<std::collections::HashMap<String, Vec<headers::Mirror>>>,
 }
 
 impl std::fmt::Debug for Client {
@@ -305,6 +340,8 @@ impl std::fmt::Debug for Client {
 pub struct RequestOptions {
     timeout: Option<Duration>,
     progress: Option<Box<dyn FnMut(Progress) + Send>>,
+    /// What the request mirrors into headers, where the transport has them.
+    headers: Vec<(String, String)>,
 }
 
 impl std::fmt::Debug for RequestOptions {
@@ -355,7 +392,12 @@ impl Client {
 
     /// Speaks 2026-07-28 if the server does, else the newest handshake revision it takes.
     async fn negotiate(&self, handshake_only: bool) -> Result<ServerInfo, ClientError> {
-        if !handshake_only {
+        // Twice at most: a 2026-07-28 server that did not take the version asked says which
+        // it takes, and the request is made again, as a new one.
+        for attempt in 0..2 {
+            if handshake_only {
+                break;
+            }
             let discover = self
                 .exchange(
                     "server/discover",
@@ -365,36 +407,27 @@ impl Client {
                 .await;
             match discover {
                 Ok(result) => {
-                    let speaks = result
-                        .get("supportedVersions")
-                        .and_then(Value::as_array)
-                        .is_some_and(|versions| {
-                            versions
-                                .iter()
-                                .any(|v| v.as_str() == Some(STATELESS_VERSION))
-                        });
-                    if speaks {
-                        return Ok(ServerInfo {
-                            protocol_version: STATELESS_VERSION.to_owned(),
-                            capabilities: result
-                                .get("capabilities")
-                                .cloned()
-                                .unwrap_or_else(|| json!({})),
-                            info: result
-                                .get("_meta")
-                                .and_then(|meta| meta.get("io.modelcontextprotocol/serverInfo"))
-                                .or_else(|| result.get("serverInfo"))
-                                .cloned(),
-                            instructions: result
-                                .get("instructions")
-                                .and_then(Value::as_str)
-                                .map(str::to_owned),
-                        });
+                    if let Some(info) = discovered(&result) {
+                        return Ok(info);
                     }
+                    break;
                 }
+                Err(ClientError::Rpc(error))
+                    if error.code == UNSUPPORTED_VERSION
+                        && supported(&error).contains(&STATELESS_VERSION)
+                        && attempt == 0 => {}
                 // A server of the handshake's revisions does not know the method, or
-                // refuses its params: either way, the handshake.
-                Err(ClientError::Rpc(_)) => {}
+                // refuses its params, or its HTTP endpoint refuses the request: the
+                // handshake.
+                Err(
+                    ClientError::Rpc(_)
+                    | ClientError::Http {
+                        status: 400 | 404 | 405,
+                        ..
+                    },
+                ) => {
+                    break;
+                }
                 Err(other) => return Err(other),
             }
         }
@@ -464,6 +497,7 @@ impl Client {
         options: RequestOptions,
     ) -> Result<Map<String, Value>, ClientError> {
         let timeout = options.timeout.unwrap_or(self.timeout);
+        let headers = options.headers;
         let mut params = params;
         let mut progress = options.progress;
         let watching = progress.as_ref().map(|_| {
@@ -476,7 +510,7 @@ impl Client {
                 .map(|meta| meta.insert("progressToken".to_owned(), json!(token)));
             (token, sender, receiver)
         });
-        let mut pending = self.link.request(method, params).await?;
+        let mut pending = self.link.request(method, params, headers).await?;
         let mut reports = None;
         if let Some((token, sender, receiver)) = watching {
             self.link.watch_progress(&token, sender);
@@ -532,12 +566,30 @@ impl Client {
         }
         let mut params = self.stateless_params(params);
         let mut options = options;
+        let mut retried = false;
         for _ in 0..self.max_rounds {
             let round_options = RequestOptions {
                 timeout: options.timeout,
                 progress: options.progress.take(),
+                headers: options.headers.clone(),
             };
-            let result = self.exchange(method, params.clone(), round_options).await?;
+            let result = match self.exchange(method, params.clone(), round_options).await {
+                // The server does not take the version this request gave: once more, if it
+                // takes this client's, as a new request.
+                Err(ClientError::Rpc(error)) if error.code == UNSUPPORTED_VERSION && !retried => {
+                    retried = true;
+                    if !supported(&error).contains(&STATELESS_VERSION) {
+                        return Err(ClientError::Rpc(error));
+                    }
+                    let round_options = RequestOptions {
+                        timeout: options.timeout,
+                        progress: None,
+                        headers: options.headers.clone(),
+                    };
+                    self.exchange(method, params.clone(), round_options).await?
+                }
+                other => other?,
+            };
             if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
                 return Ok(result);
             }
@@ -576,22 +628,36 @@ impl Client {
         Err(ClientError::TooManyRounds(self.max_rounds))
     }
 
-    /// Every tool the server lists, following its pages.
+    /// Every tool the server lists, following its pages. A tool whose input schema marks
+    /// arguments for headers (`x-mcp-header`) in a way the specification forbids is left
+    /// out, with a warning: calling it could not be done right.
     pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
         let entries = self.list_all("tools/list", "tools").await?;
-        entries
-            .into_iter()
-            .map(|entry| {
-                let raw = match &entry {
-                    Value::Object(raw) => raw.clone(),
-                    _ => Map::new(),
-                };
-                let mut tool: Tool = serde_json::from_value(entry)
-                    .map_err(|err| ClientError::Malformed(format!("a listed tool: {err}")))?;
-                tool.raw = raw;
-                Ok(tool)
-            })
-            .collect()
+        let mut tools = Vec::with_capacity(entries.len());
+        let mut mirrors = std::collections::HashMap::new();
+        for entry in entries {
+            let raw = match &entry {
+                Value::Object(raw) => raw.clone(),
+                _ => Map::new(),
+            };
+            let mut tool: Tool = serde_json::from_value(entry)
+                .map_err(|err| ClientError::Malformed(format!("a listed tool: {err}")))?;
+            tool.raw = raw;
+            match headers::mirrors(&tool.input_schema) {
+                Ok(marked) => {
+                    mirrors.insert(tool.name.clone(), marked);
+                    tools.push(tool);
+                }
+                Err(reason) => {
+                    tracing::warn!(tool = %tool.name, %reason, "a listed tool is left out");
+                }
+            }
+        }
+        *self
+            .mirrors
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = mirrors;
+        Ok(tools)
     }
 
     /// Every resource the server lists, as listed.
@@ -684,6 +750,16 @@ impl Client {
         arguments: Map<String, Value>,
         options: RequestOptions,
     ) -> Result<MCPToolResult, ClientError> {
+        let mut options = options;
+        if self.server.is_stateless() {
+            let mirrors = self
+                .mirrors
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if let Some(marked) = mirrors.get(name) {
+                options.headers = headers::param_headers(marked, &arguments);
+            }
+        }
         let mut params = Map::new();
         params.insert("name".to_owned(), json!(name));
         params.insert("arguments".to_owned(), Value::Object(arguments));
@@ -753,6 +829,36 @@ impl Client {
     }
 }
 
+/// What a `server/discover` result says, if the server speaks 2026-07-28: a result without
+/// the version (a server of the handshake's revisions answering any method) does not.
+fn discovered(result: &Map<String, Value>) -> Option<ServerInfo> {
+    let speaks = result
+        .get("supportedVersions")
+        .and_then(Value::as_array)
+        .is_some_and(|versions| {
+            versions
+                .iter()
+                .any(|version| version.as_str() == Some(STATELESS_VERSION))
+        });
+    speaks.then(|| ServerInfo {
+        protocol_version: STATELESS_VERSION.to_owned(),
+        capabilities: result
+            .get("capabilities")
+            .cloned()
+            .unwrap_or_else(|| json!({})),
+        // The schema has it in `_meta`; some servers put it beside the capabilities.
+        info: result
+            .get("_meta")
+            .and_then(|meta| meta.get("io.modelcontextprotocol/serverInfo"))
+            .or_else(|| result.get("serverInfo"))
+            .cloned(),
+        instructions: result
+            .get("instructions")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+    })
+}
+
 /// A token unique within this process.
 fn next_token() -> String {
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
@@ -761,7 +867,7 @@ fn next_token() -> String {
 }
 
 /// At most 200 characters of `text`, for messages.
-fn truncate(text: &str) -> String {
+pub(crate) fn truncate(text: &str) -> String {
     match text.char_indices().nth(200) {
         Some((at, _)) => format!("{}…", &text[..at]),
         None => text.to_owned(),

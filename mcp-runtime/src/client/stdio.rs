@@ -13,7 +13,7 @@ use tokio::process::{Child, Command};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
-use super::link::Inbound;
+use super::link::{Inbound, Outbound};
 use super::{ClientError, MAX_MESSAGE_BYTES};
 
 /// How long a server may take to exit once its input is closed, before it is killed.
@@ -84,7 +84,7 @@ impl StdioServer {
     /// Spawns the server: the channel to its input, and the one from its output.
     pub(crate) fn spawn(
         &self,
-    ) -> Result<(mpsc::Sender<String>, mpsc::Receiver<Inbound>), ClientError> {
+    ) -> Result<(mpsc::Sender<Outbound>, mpsc::Receiver<Inbound>), ClientError> {
         let mut command = Command::new(&self.program);
         command
             .args(&self.args)
@@ -110,12 +110,12 @@ impl StdioServer {
         let last_words = Arc::new(Mutex::new(VecDeque::with_capacity(LAST_WORDS)));
         let stderr_read = tokio::spawn(log_stderr(stderr, name.clone(), Arc::clone(&last_words)));
 
-        let (outbox, mut outgoing) = mpsc::channel::<String>(64);
+        let (outbox, mut outgoing) = mpsc::channel::<Outbound>(64);
         let (inbound, inbox) = mpsc::channel::<Inbound>(64);
         let (input_closed, closed) = oneshot::channel::<()>();
         tokio::spawn(async move {
             while let Some(message) = outgoing.recv().await {
-                let mut line = message.into_bytes();
+                let mut line = message.text.into_bytes();
                 line.push(b'\n');
                 if stdin.write_all(&line).await.is_err() || stdin.flush().await.is_err() {
                     break;
@@ -163,7 +163,12 @@ async fn read_stdout(
                 Ok(_) => {
                     let text = String::from_utf8_lossy(&line);
                     let text = text.trim();
-                    if !text.is_empty() && inbound.send(Ok(text.to_owned())).await.is_err() {
+                    if !text.is_empty()
+                        && inbound
+                            .send(Inbound::Message(text.to_owned()))
+                            .await
+                            .is_err()
+                    {
                         return None;
                     }
                 }
@@ -187,7 +192,7 @@ async fn read_stdout(
     };
     if let Some(failure) = failure {
         // The stream can no longer be read as messages: say so at once, and stop the server.
-        let _ = inbound.send(Err(failure)).await;
+        let _ = inbound.send(Inbound::End(failure)).await;
         let _ = child.start_kill();
         let _ = child.wait().await;
         return;
@@ -213,7 +218,7 @@ async fn read_stdout(
         format!("; its last words on standard error: {}", words.join(" | "))
     };
     let _ = inbound
-        .send(Err(ClientError::Closed(format!(
+        .send(Inbound::End(ClientError::Closed(format!(
             "the server exited ({status}){said}"
         ))))
         .await;

@@ -1,0 +1,478 @@
+//! A server at a streamable HTTP endpoint: each message a POST, answered with JSON or with
+//! an event stream of the request's own messages.
+//!
+//! - At 2026-07-28 each request stands alone: it carries `MCP-Protocol-Version`,
+//!   `Mcp-Method`, `Mcp-Name` where the method names something, and the `Mcp-Param-*`
+//!   headers of a call. Closing a request's stream cancels it.
+//! - On the handshake's revisions the server's session id (`Mcp-Session-Id`) and the version
+//!   agreed go on every later request. After the handshake a GET opens the stream on which
+//!   the server sends what belongs to no request. A response stream that ends before its
+//!   answer is taken up again with a GET carrying `Last-Event-ID`, after the `retry` the
+//!   server asked for.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use eventsource_stream::Eventsource;
+use futures_util::StreamExt;
+use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio::task::AbortHandle;
+
+use super::headers::header_safe;
+use super::link::{Inbound, Outbound};
+use super::{ClientError, MAX_MESSAGE_BYTES};
+
+/// How long to wait before taking up a stream again, when the server did not say.
+const DEFAULT_RETRY: Duration = Duration::from_secs(1);
+
+/// How many times one response stream is taken up again before the request fails.
+const MAX_RESUMES: usize = 5;
+
+/// A server at a streamable HTTP endpoint.
+///
+/// ```
+/// use mcp_runtime::client::HttpServer;
+///
+/// let server = HttpServer::new("http://127.0.0.1:8080/mcp")
+///     .bearer("a-token")
+///     .header("X-Team", "search");
+/// assert_eq!(server.url(), "http://127.0.0.1:8080/mcp");
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct HttpServer {
+    url: String,
+    headers: Vec<(String, String)>,
+}
+
+impl std::fmt::Debug for HttpServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Header values may be credentials.
+        let names: Vec<&str> = self.headers.iter().map(|(name, _)| name.as_str()).collect();
+        f.debug_struct("HttpServer")
+            .field("url", &self.url)
+            .field("headers", &names)
+            .finish()
+    }
+}
+
+impl HttpServer {
+    /// The endpoint at `url`.
+    pub fn new(url: impl Into<String>) -> Self {
+        Self {
+            url: url.into(),
+            headers: Vec::new(),
+        }
+    }
+
+    /// Sends `name: value` with every request.
+    #[must_use]
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Sends `Authorization: Bearer {token}` with every request.
+    #[must_use]
+    pub fn bearer(self, token: impl AsRef<str>) -> Self {
+        let value = format!("Bearer {}", token.as_ref());
+        self.header("Authorization", value)
+    }
+
+    /// The endpoint.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Starts the transport: the channel of messages to send, and the one of messages read.
+    pub(crate) fn spawn(
+        &self,
+    ) -> Result<(mpsc::Sender<Outbound>, mpsc::Receiver<Inbound>), ClientError> {
+        let http = reqwest::Client::builder()
+            .build()
+            .map_err(|err| ClientError::Connect(err.to_string()))?;
+        let (outbox, mut outgoing) = mpsc::channel::<Outbound>(64);
+        let (inbound, inbox) = mpsc::channel::<Inbound>(64);
+        let endpoint = Arc::new(Endpoint {
+            http,
+            url: self.url.clone(),
+            headers: self.headers.clone(),
+            session: Mutex::new(None),
+            version: Mutex::new(None),
+            listening: AtomicBool::new(false),
+            in_flight: Mutex::new(HashMap::new()),
+        });
+        tokio::spawn(async move {
+            while let Some(message) = outgoing.recv().await {
+                let endpoint = Arc::clone(&endpoint);
+                let inbound = inbound.clone();
+                let Ok(body) = serde_json::from_str::<Value>(&message.text) else {
+                    continue;
+                };
+                // 2026-07-28 has no notifications from the client: closing a request's
+                // stream is its cancellation.
+                if body.get("method").and_then(Value::as_str) == Some("notifications/cancelled") {
+                    let cancelled = body
+                        .pointer("/params/requestId")
+                        .and_then(Value::as_u64)
+                        .and_then(|id| endpoint.lock_in_flight().remove(&id));
+                    if let Some(task) = cancelled {
+                        task.abort();
+                    }
+                    if endpoint.version().is_none() {
+                        continue;
+                    }
+                }
+                let id = body
+                    .get("method")
+                    .and(body.get("id"))
+                    .and_then(Value::as_u64);
+                let task = tokio::spawn({
+                    let endpoint = Arc::clone(&endpoint);
+                    async move { endpoint.post(body, message, inbound).await }
+                });
+                if let Some(id) = id {
+                    endpoint.lock_in_flight().insert(id, task.abort_handle());
+                }
+            }
+            // The client is gone: every stream still open closes with it.
+            for (_, task) in endpoint.lock_in_flight().drain() {
+                task.abort();
+            }
+        });
+        Ok((outbox, inbox))
+    }
+}
+
+/// What the transport knows of the endpoint and its session.
+struct Endpoint {
+    http: reqwest::Client,
+    url: String,
+    headers: Vec<(String, String)>,
+    /// The handshake's session id, once the server gave one.
+    session: Mutex<Option<String>>,
+    /// The handshake's version, once agreed.
+    version: Mutex<Option<String>>,
+    /// Whether the GET stream of the session is open.
+    listening: AtomicBool,
+    /// The requests whose answers are being read, by id.
+    in_flight: Mutex<HashMap<u64, AbortHandle>>,
+}
+
+impl Endpoint {
+    fn lock_in_flight(&self) -> std::sync::MutexGuard<'_, HashMap<u64, AbortHandle>> {
+        self.in_flight
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn version(&self) -> Option<String> {
+        self.version
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn session(&self) -> Option<String> {
+        self.session
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// A request to the endpoint with the headers every one carries.
+    fn request(&self, method: reqwest::Method) -> reqwest::RequestBuilder {
+        let mut request = self.http.request(method, &self.url);
+        for (name, value) in &self.headers {
+            request = request.header(name, value);
+        }
+        if let Some(session) = self.session() {
+            request = request.header("Mcp-Session-Id", session);
+        }
+        request
+    }
+
+    /// POSTs one message and reads its answer into `inbound`.
+    async fn post(self: Arc<Self>, body: Value, message: Outbound, inbound: mpsc::Sender<Inbound>) {
+        let method = body.get("method").and_then(Value::as_str).unwrap_or("");
+        let id = body
+            .get("method")
+            .and(body.get("id"))
+            .and_then(Value::as_u64);
+        let stateless = body
+            .pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let mut request = self
+            .request(reqwest::Method::POST)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream");
+        if let Some(version) = &stateless {
+            request = request.header("MCP-Protocol-Version", version);
+            if !method.is_empty() {
+                request = request.header("Mcp-Method", method);
+            }
+            let name = match method {
+                "tools/call" | "prompts/get" => body.pointer("/params/name"),
+                "resources/read" => body.pointer("/params/uri"),
+                _ => None,
+            };
+            if let Some(name) = name.and_then(Value::as_str) {
+                request = request.header("Mcp-Name", header_safe(name));
+            }
+            for (name, value) in &message.headers {
+                request = request.header(name, value);
+            }
+        } else if let Some(version) = self.version() {
+            request = request.header("MCP-Protocol-Version", version);
+        }
+        let fail = |error: ClientError| async {
+            if let Some(id) = id {
+                let _ = inbound.send(Inbound::Failed { id, error }).await;
+            }
+        };
+        let response = match request.body(message.text).send().await {
+            Ok(response) => response,
+            Err(err) => {
+                fail(ClientError::Connect(format!("POST {}: {err}", self.url))).await;
+                return;
+            }
+        };
+        let status = response.status();
+        if method == "initialize" {
+            if let Some(session) = response
+                .headers()
+                .get("mcp-session-id")
+                .and_then(|value| value.to_str().ok())
+            {
+                *self.session.lock().unwrap_or_else(PoisonError::into_inner) =
+                    Some(session.to_owned());
+            }
+        }
+        if !status.is_success() {
+            let text = response.text().await.unwrap_or_default();
+            fail(http_error(status.as_u16(), &text)).await;
+            return;
+        }
+        if method == "notifications/initialized" {
+            // The handshake is done: the session's own stream can open.
+            self.listen(inbound.clone());
+        }
+        let streamed = response
+            .headers()
+            .get("content-type")
+            .and_then(|value| value.to_str().ok())
+            .is_some_and(|kind| kind.starts_with("text/event-stream"));
+        if streamed {
+            self.read_stream(response, id, &inbound).await;
+        } else if status.as_u16() != 202 && status.as_u16() != 204 {
+            match read_capped(response).await {
+                Ok(text) if !text.trim().is_empty() => {
+                    if method == "initialize" {
+                        self.agreed(&text);
+                    }
+                    let _ = inbound.send(Inbound::Message(text)).await;
+                }
+                Ok(_) => {
+                    if id.is_some() {
+                        fail(ClientError::Malformed(format!(
+                            "`{method}` was answered with an empty body"
+                        )))
+                        .await;
+                    }
+                }
+                Err(error) => fail(error).await,
+            }
+        }
+        if let Some(id) = id {
+            self.lock_in_flight().remove(&id);
+        }
+    }
+
+    /// Notes the version an `initialize` response agreed.
+    fn agreed(&self, text: &str) {
+        let version = serde_json::from_str::<Value>(text).ok().and_then(|answer| {
+            answer
+                .pointer("/result/protocolVersion")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        });
+        if let Some(version) = version {
+            *self.version.lock().unwrap_or_else(PoisonError::into_inner) = Some(version);
+        }
+    }
+
+    /// Reads a response stream until the answer to `id` (or, for the session's stream, until
+    /// it ends); a stream that ends first is taken up again with `Last-Event-ID`.
+    async fn read_stream(
+        &self,
+        response: reqwest::Response,
+        id: Option<u64>,
+        inbound: &mpsc::Sender<Inbound>,
+    ) {
+        let mut response = response;
+        let mut last_event: Option<String> = None;
+        let mut retry = DEFAULT_RETRY;
+        for _ in 0..=MAX_RESUMES {
+            let mut events = response.bytes_stream().eventsource();
+            while let Some(event) = events.next().await {
+                let event = match event {
+                    Ok(event) => event,
+                    Err(err) => {
+                        tracing::debug!(error = %err, "the response stream broke off");
+                        break;
+                    }
+                };
+                if !event.id.is_empty() {
+                    last_event = Some(event.id.clone());
+                }
+                if let Some(wait) = event.retry {
+                    retry = wait;
+                }
+                if event.data.trim().is_empty() {
+                    continue;
+                }
+                if event.data.len() > MAX_MESSAGE_BYTES {
+                    if let Some(id) = id {
+                        let error = ClientError::Malformed(format!(
+                            "a message over {MAX_MESSAGE_BYTES} bytes"
+                        ));
+                        let _ = inbound.send(Inbound::Failed { id, error }).await;
+                    }
+                    return;
+                }
+                if self.version().is_none() && id.is_some() {
+                    self.agreed(&event.data);
+                }
+                let answers = id.is_some_and(|id| answers(&event.data, id));
+                let _ = inbound.send(Inbound::Message(event.data)).await;
+                if answers {
+                    return;
+                }
+            }
+            // Ended without the answer. Without an event id to resume from it is lost.
+            let (Some(id), Some(from)) = (id, last_event.clone()) else {
+                if let Some(id) = id {
+                    let error = ClientError::Closed(
+                        "the response stream ended before the answer".to_owned(),
+                    );
+                    let _ = inbound.send(Inbound::Failed { id, error }).await;
+                }
+                return;
+            };
+            tokio::time::sleep(retry).await;
+            let resumed = self
+                .request(reqwest::Method::GET)
+                .header("Accept", "text/event-stream")
+                .header("Last-Event-ID", from);
+            let resumed = match self.version() {
+                Some(version) => resumed.header("MCP-Protocol-Version", version),
+                None => resumed,
+            };
+            response = match resumed.send().await {
+                Ok(resumed) if resumed.status().is_success() => resumed,
+                Ok(resumed) => {
+                    let status = resumed.status().as_u16();
+                    let text = resumed.text().await.unwrap_or_default();
+                    let _ = inbound
+                        .send(Inbound::Failed {
+                            id,
+                            error: http_error(status, &text),
+                        })
+                        .await;
+                    return;
+                }
+                Err(err) => {
+                    let error = ClientError::Connect(format!("GET {}: {err}", self.url));
+                    let _ = inbound.send(Inbound::Failed { id, error }).await;
+                    return;
+                }
+            };
+        }
+        if let Some(id) = id {
+            let error = ClientError::Closed(format!(
+                "the response stream ended {MAX_RESUMES} times before the answer"
+            ));
+            let _ = inbound.send(Inbound::Failed { id, error }).await;
+        }
+    }
+
+    /// Opens the session's own stream, once: what the server sends outside any request.
+    /// A server without one (405, 404) is fine.
+    fn listen(self: &Arc<Self>, inbound: mpsc::Sender<Inbound>) {
+        if self.listening.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let endpoint = Arc::clone(self);
+        tokio::spawn(async move {
+            let mut request = endpoint
+                .request(reqwest::Method::GET)
+                .header("Accept", "text/event-stream");
+            if let Some(version) = endpoint.version() {
+                request = request.header("MCP-Protocol-Version", version);
+            }
+            match request.send().await {
+                Ok(response) if response.status().is_success() => {
+                    endpoint.read_stream(response, None, &inbound).await;
+                }
+                Ok(response) => {
+                    tracing::debug!(status = %response.status(), "the server has no stream of its own");
+                }
+                Err(err) => tracing::debug!(error = %err, "the server's own stream did not open"),
+            }
+            endpoint.listening.store(false, Ordering::SeqCst);
+        });
+    }
+}
+
+/// Whether `data` is the response to `id`.
+fn answers(data: &str, id: u64) -> bool {
+    serde_json::from_str::<Value>(data).is_ok_and(|message| {
+        message.get("method").is_none() && message.get("id").and_then(Value::as_u64) == Some(id)
+    })
+}
+
+/// An error status: the JSON-RPC error its body holds, or the status and the body's start.
+fn http_error(status: u16, body: &str) -> ClientError {
+    let error = serde_json::from_str::<Value>(body)
+        .ok()
+        .and_then(|body| body.get("error").cloned())
+        .and_then(|error| {
+            Some(super::RpcError {
+                code: error.get("code")?.as_i64()?,
+                message: error
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_owned(),
+                data: error.get("data").cloned(),
+            })
+        });
+    match error {
+        Some(error) => ClientError::Rpc(error),
+        None => ClientError::Http {
+            status,
+            body: super::truncate(body),
+        },
+    }
+}
+
+/// A JSON body, read up to [`MAX_MESSAGE_BYTES`].
+async fn read_capped(response: reqwest::Response) -> Result<String, ClientError> {
+    let mut body = Vec::new();
+    let mut chunks = response.bytes_stream();
+    while let Some(chunk) = chunks.next().await {
+        let chunk =
+            chunk.map_err(|err| ClientError::Closed(format!("reading the answer: {err}")))?;
+        if body.len() + chunk.len() > MAX_MESSAGE_BYTES {
+            return Err(ClientError::Malformed(format!(
+                "a message over {MAX_MESSAGE_BYTES} bytes"
+            )));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    String::from_utf8(body)
+        .map_err(|_| ClientError::Malformed("an answer that is not UTF-8".to_owned()))
+}
