@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# The official MCP conformance suite (server side, pinned) against the conformance fixture
-# server, served over streamable HTTP with names valid for LLM APIs, at both frozen
-# requirement sets, each at its own wire: 2025-11-25 (the initialize handshake) and
-# 2026-07-28 (stateless, per-request _meta). The two run at once against one server, which
-# keeps nothing between requests but each handshake session's log level and capabilities. What each set is known to fail is listed, with the
-# reason and the issue that removes it, in tests/conformance/expected-failures-<set>.yml;
+# The official MCP conformance suite (pinned), at both frozen requirement sets, each at its
+# own wire: 2025-11-25 (the initialize handshake) and 2026-07-28 (stateless, per-request
+# _meta).
+# - Server side: the conformance fixture server, served over streamable HTTP with names
+#   valid for LLM APIs. The two sets run at once against one server, which keeps nothing
+#   between requests but each handshake session's log level and capabilities.
+# - Client side: the conformance client (tests/conformance-client), which the suite starts
+#   once a scenario against servers of its own.
+# All four runs go at once. What each set is known to fail is listed, with the reason and
+# the issue that removes it, in tests/conformance/expected-failures-<set>.yml (`server:`
+# and `client:`);
 # any other failure (a warning too), or a listed one that passes, fails the run. The tasks
 # extension's scenarios run with 2026-07-28 and are reported, never scored. Needs npm, which
 # fetches Node 22 and the suite.
@@ -19,7 +24,8 @@ conformance() {
   npx --yes -p node@22 -p "$suite" -- conformance "$@" 2> >(grep -v '^npm warn' >&2)
 }
 
-cargo build --locked --quiet -p conformance-server
+cargo build --locked --quiet -p conformance-server -p conformance-client
+client_bin="$PWD/target/debug/conformance-client"
 mkdir -p "$results"
 log=target/conformance-server.log
 target/debug/conformance-server serve --http 127.0.0.1:0 --llm-names 2> "$log" &
@@ -36,21 +42,31 @@ url=$(awk '/^listening on / { print $3; exit }' "$log")
 conformance list --requirements 2026-07-28 > /dev/null
 
 pids=()
+runs=()
 for set in "${sets[@]}"; do
   conformance server --url "$url" --requirements "$set" \
     --expected-failures "tests/conformance/expected-failures-$set.yml" \
     --output-dir "$results/$set" > "$results/$set.log" 2>&1 &
   pids+=($!)
+  runs+=("server $set")
+  conformance client --command "$client_bin" --requirements "$set" \
+    --expected-failures "tests/conformance/expected-failures-$set.yml" \
+    --output-dir "$results/client-$set" > "$results/client-$set.log" 2>&1 &
+  pids+=($!)
+  runs+=("client $set")
 done
 failed=0
-for i in "${!sets[@]}"; do
+for i in "${!runs[@]}"; do
   status=0
   wait "${pids[$i]}" || status=$?
-  echo "== requirement set ${sets[$i]}: exit $status"
-  if grep -q '=== SUMMARY ===' "$results/${sets[$i]}.log"; then
-    sed -n '/=== SUMMARY ===/,$p' "$results/${sets[$i]}.log"
+  read -r side set <<< "${runs[$i]}"
+  log="$results/$set.log"
+  [ "$side" = server ] || log="$results/client-$set.log"
+  echo "== $side side, requirement set $set: exit $status"
+  if grep -q 'SUMMARY ===' "$log"; then
+    sed -n '/SUMMARY ===/,$p' "$log"
   else
-    tail -n 40 "$results/${sets[$i]}.log"
+    tail -n 40 "$log"
   fi
   [ "$status" -eq 0 ] || failed=1
 done

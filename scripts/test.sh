@@ -39,7 +39,7 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 # The hostile-input tests and the Python SDKs drive the quickstart binary; the Python SDKs
 # and the conformance suite the conformance server. Built once, here.
-cargo build --locked -p quickstart -p conformance-server
+cargo build --locked -p quickstart -p conformance-server -p conformance-client
 export QUICKSTART_BIN="$PWD/target/debug/quickstart"
 export CONFORMANCE_SERVER_BIN="$PWD/target/debug/conformance-server"
 cargo test --workspace --locked 2>&1 | tee "$log"
@@ -52,7 +52,7 @@ for sdk in sdk1 sdk2; do
   "$venv/bin/python" -m pytest -q -p no:cacheprovider "tests/python/$sdk" 2>&1 | tee -a "$log"
 done
 
-echo "== The official MCP conformance suite (server side)"
+echo "== The official MCP conformance suite (server and client sides)"
 bash scripts/conformance.sh
 
 echo "== disk free at the end: $(df -h --output=avail . | tail -1 | tr -d ' '), target: $(du -sh target | cut -f1)"

@@ -125,6 +125,13 @@ impl HttpServer {
                         continue;
                     }
                 }
+                // The end of the handshake is sent, and the session's own stream opened,
+                // before anything else: what the server sends there may answer the very
+                // next request.
+                if body.get("method").and_then(Value::as_str) == Some("notifications/initialized") {
+                    Arc::clone(&endpoint).post(body, message, inbound).await;
+                    continue;
+                }
                 let id = body
                     .get("method")
                     .and(body.get("id"))
@@ -258,7 +265,7 @@ impl Endpoint {
         }
         if method == "notifications/initialized" {
             // The handshake is done: the session's own stream can open.
-            self.listen(inbound.clone());
+            self.listen(inbound.clone()).await;
         }
         let streamed = response
             .headers()
@@ -399,31 +406,35 @@ impl Endpoint {
         }
     }
 
-    /// Opens the session's own stream, once: what the server sends outside any request.
-    /// A server without one (405, 404) is fine.
-    fn listen(self: &Arc<Self>, inbound: mpsc::Sender<Inbound>) {
+    /// Opens the session's own stream, once, and returns when it is open (or refused): what
+    /// the server sends outside any request. A server without one (405, 404) is fine.
+    async fn listen(self: &Arc<Self>, inbound: mpsc::Sender<Inbound>) {
         if self.listening.swap(true, Ordering::SeqCst) {
             return;
         }
-        let endpoint = Arc::clone(self);
-        tokio::spawn(async move {
-            let mut request = endpoint
-                .request(reqwest::Method::GET)
-                .header("Accept", "text/event-stream");
-            if let Some(version) = endpoint.version() {
-                request = request.header("MCP-Protocol-Version", version);
-            }
-            match request.send().await {
-                Ok(response) if response.status().is_success() => {
+        let mut request = self
+            .request(reqwest::Method::GET)
+            .header("Accept", "text/event-stream");
+        if let Some(version) = self.version() {
+            request = request.header("MCP-Protocol-Version", version);
+        }
+        match request.send().await {
+            Ok(response) if response.status().is_success() => {
+                let endpoint = Arc::clone(self);
+                tokio::spawn(async move {
                     endpoint.read_stream(response, None, &inbound).await;
-                }
-                Ok(response) => {
-                    tracing::debug!(status = %response.status(), "the server has no stream of its own");
-                }
-                Err(err) => tracing::debug!(error = %err, "the server's own stream did not open"),
+                    endpoint.listening.store(false, Ordering::SeqCst);
+                });
             }
-            endpoint.listening.store(false, Ordering::SeqCst);
-        });
+            Ok(response) => {
+                tracing::debug!(status = %response.status(), "the server has no stream of its own");
+                self.listening.store(false, Ordering::SeqCst);
+            }
+            Err(err) => {
+                tracing::debug!(error = %err, "the server's own stream did not open");
+                self.listening.store(false, Ordering::SeqCst);
+            }
+        }
     }
 }
 

@@ -1,0 +1,185 @@
+//! The client the official MCP conformance suite drives (`conformance client --command`).
+//! The suite gives the server's URL as the last argument and the scenario in
+//! `MCP_CONFORMANCE_SCENARIO`, the revision in `MCP_CONFORMANCE_PROTOCOL_VERSION`, and, for
+//! some scenarios, what to do in `MCP_CONFORMANCE_CONTEXT`. Most scenarios want what any
+//! client does: list the tools and call each; the few that want more are named below.
+//!
+//! The user it stands for accepts every form with the schema's defaults (true for a
+//! boolean without one); its model answers every sampling request with one sentence; it
+//! has no roots.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use mcp_runtime::client::{Client, ClientError, ElicitRequest, ElicitResponse, HttpServer, Tool};
+use serde_json::{Map, Value, json};
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_max_level(tracing_subscriber::filter::LevelFilter::WARN)
+        .init();
+    let Some(url) = std::env::args().skip(1).last() else {
+        eprintln!("usage: conformance-client URL (the suite appends it)");
+        return ExitCode::from(2);
+    };
+    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
+    let version = std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").unwrap_or_default();
+    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|context| serde_json::from_str(&context).ok())
+        .unwrap_or(Value::Null);
+    match run(&url, &scenario, &version, &context).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("{scenario}: {err}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(url: &str, scenario: &str, version: &str, context: &Value) -> Result<(), ClientError> {
+    let mut builder = Client::builder()
+        .info("mcp-runtime-conformance-client", env!("CARGO_PKG_VERSION"))
+        .timeout(Duration::from_secs(20))
+        .on_elicitation(|request| async move { Ok(accept_with_defaults(&request)) })
+        .on_sampling(|_| async {
+            Ok(json!({
+                "role": "assistant",
+                "content": { "type": "text", "text": "A short answer." },
+                "model": "conformance-client",
+            }))
+        })
+        .on_roots(|| async { Ok(Vec::new()) });
+    // The handshake's revisions are asked for by name; 2026-07-28 is negotiated.
+    if !version.is_empty() && version != "2026-07-28" {
+        builder = builder.handshake_only();
+    }
+    let client = builder.http(HttpServer::new(url)).await?;
+    let tools = client.list_tools().await?;
+    match scenario {
+        // Listing is the whole test: the schema's network `$ref` must not be fetched.
+        "json-schema-ref-no-deref" => Ok(()),
+        "json-schema-2020-12-preservation" => {
+            let schema = tools
+                .iter()
+                .find(|tool| tool.name == "json_schema_2020_12_tool")
+                .map(|tool| tool.input_schema.clone())
+                .unwrap_or(Value::Null);
+            let result = client
+                .call_tool("json_schema_echo", json!({ "schema": schema }))
+                .await?;
+            report("json_schema_echo", &result);
+            Ok(())
+        }
+        "http-custom-headers" => {
+            let calls = context
+                .get("toolCalls")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            for call in calls {
+                let name = call.get("name").and_then(Value::as_str).unwrap_or_default();
+                let arguments = call.get("arguments").cloned().unwrap_or_else(|| json!({}));
+                let result = client.call_tool(name, arguments).await?;
+                report(name, &result);
+            }
+            Ok(())
+        }
+        "http-standard-headers" => {
+            call_each(&client, &tools).await?;
+            if let Some(uri) = client
+                .list_resources()
+                .await?
+                .first()
+                .and_then(|resource| resource.get("uri"))
+                .and_then(Value::as_str)
+            {
+                client.read_resource(uri).await?;
+            }
+            for prompt in client.list_prompts().await? {
+                if let Some(name) = prompt.get("name").and_then(Value::as_str) {
+                    client.get_prompt(name, Map::new()).await?;
+                }
+            }
+            Ok(())
+        }
+        _ => call_each(&client, &tools).await,
+    }
+}
+
+/// Calls every tool listed, with arguments made from its schema.
+async fn call_each(client: &Client, tools: &[Tool]) -> Result<(), ClientError> {
+    for tool in tools {
+        let result = client
+            .call_tool(&tool.name, arguments_for(&tool.input_schema))
+            .await?;
+        report(&tool.name, &result);
+    }
+    Ok(())
+}
+
+fn report(tool: &str, result: &mcp_runtime::MCPToolResult) {
+    eprintln!("{tool}: {result}");
+}
+
+/// Values for a schema's required properties: 2 for a number, `"test"` for a string, and
+/// so on.
+fn arguments_for(schema: &Value) -> Value {
+    let mut arguments = Map::new();
+    let required = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    for name in required.iter().filter_map(Value::as_str) {
+        let property = schema.pointer(&format!("/properties/{name}"));
+        arguments.insert(name.to_owned(), example(property.unwrap_or(&Value::Null)));
+    }
+    Value::Object(arguments)
+}
+
+fn example(property: &Value) -> Value {
+    if let Some(default) = property.get("default") {
+        return default.clone();
+    }
+    if let Some(first) = property
+        .get("enum")
+        .and_then(Value::as_array)
+        .and_then(|e| e.first())
+    {
+        return first.clone();
+    }
+    match property.get("type").and_then(Value::as_str) {
+        Some("number" | "integer") => json!(2),
+        Some("boolean") => json!(true),
+        Some("object") => json!({}),
+        Some("array") => json!([]),
+        _ => json!("test"),
+    }
+}
+
+/// Accepts a form with each field's default, true for a boolean without one, and an
+/// example value for any other required field.
+fn accept_with_defaults(request: &ElicitRequest) -> ElicitResponse {
+    let mut content = Map::new();
+    let schema = request.requested_schema.clone().unwrap_or(Value::Null);
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|names| names.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    for (name, property) in schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        let boolean = property.get("type").and_then(Value::as_str) == Some("boolean");
+        if property.get("default").is_some() || boolean || required.contains(&name.as_str()) {
+            content.insert(name.clone(), example(property));
+        }
+    }
+    ElicitResponse::accept(content)
+}
