@@ -29,6 +29,7 @@
 //! response to nothing, an exit in the middle of a call, silence) is a [`ClientError`] for
 //! the caller: never a panic, and never a wait without end (every request has a timeout).
 
+mod gateway;
 mod handlers;
 mod headers;
 mod http;
@@ -46,6 +47,7 @@ use tokio::sync::{broadcast, mpsc};
 use crate::server::{HANDSHAKE_VERSIONS, STATELESS_VERSION};
 use crate::talk::Root;
 
+pub use gateway::{Mounted, mount};
 use handlers::Handlers;
 pub use handlers::{ElicitRequest, ElicitResponse};
 pub use http::HttpServer;

@@ -439,6 +439,33 @@ impl Registry {
         Ok(conflicts)
     }
 
+    /// Adds tools served elsewhere (the gateway's), each with its definition and the
+    /// handler that calls it there: a name already taken keeps its tool, and the conflict
+    /// is reported as [`Registry::mount`] reports it.
+    #[cfg(feature = "client")]
+    pub(crate) fn mount_remote(
+        &mut self,
+        tools: Vec<(ToolDefinition, Handler)>,
+        source: &str,
+    ) -> Vec<ToolConflict> {
+        let mut conflicts = Vec::new();
+        for (definition, handler) in tools {
+            let tool = RegisteredTool::new(definition, handler, Location::caller(), source);
+            if let Some(existing) = self.tools.get(tool.name.as_str()) {
+                conflicts.push(ToolConflict {
+                    kind: ConflictKind::Tool,
+                    tool_name: tool.name.to_string(),
+                    source: source.to_owned(),
+                    shadowed_by: format!("{} ({})", existing.source(), existing.location),
+                    resolution: KEPT_EXISTING.to_owned(),
+                });
+                continue;
+            }
+            self.insert(tool);
+        }
+        conflicts
+    }
+
     fn insert(&mut self, tool: RegisteredTool) {
         self.versions.tools += 1;
         let name = tool.name.to_string();

@@ -1,0 +1,179 @@
+//! The gateway: another MCP server's tools, mounted into a [`Registry`] under a prefix, so
+//! that they are listed, checked, specified, called and served like local ones.
+//!
+//! A remote tool's name becomes `{prefix}.{name}`, its name made a valid invocation name
+//! (`getTinyImage` becomes `get_tiny_image`); a call of it is a call of the remote tool,
+//! its progress passed on, its cancellation passed on, its result the remote result.
+
+use std::sync::Arc;
+
+use mcp_core::{ErrorType, MCPErrorDetail, MCPToolResult, ToolAnnotations, ToolDefinition};
+use serde_json::Value;
+
+use super::{Client, ClientError, RequestOptions, Tool};
+use crate::registration::{Handler, Output};
+use crate::registry::{Registry, ToolConflict};
+
+/// What [`mount`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Mounted {
+    /// The local names of the tools mounted.
+    pub tools: Vec<String>,
+    /// The tools not mounted because the name was taken, as [`Registry::mount`] reports them.
+    pub conflicts: Vec<ToolConflict>,
+    /// The tools not mounted because their definition could not be made, and why.
+    pub skipped: Vec<(String, String)>,
+}
+
+/// Mounts the tools `client`'s server lists into `registry` under `prefix`.
+///
+/// ```
+/// use std::sync::Arc;
+/// use mcp_runtime::client::{self, Client};
+/// use mcp_runtime::server::Server;
+/// use mcp_runtime::{MCPToolCall, Registry, mcp_tool};
+/// use serde_json::json;
+///
+/// /// Adds two numbers.
+/// #[mcp_tool(namespace = "near")]
+/// fn sum(a: i64, b: i64) -> i64 {
+///     a + b
+/// }
+///
+/// # #[tokio::main(flavor = "multi_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// // Any MCP server; this one in memory.
+/// let upstream = Client::builder().in_memory(Server::new(Registry::global())).await?;
+/// let mut gateway = Registry::builder().build()?;
+/// let mounted = client::mount(&mut gateway, "far", Arc::new(upstream)).await?;
+/// assert!(mounted.tools.contains(&"far.near.sum".to_owned()));
+/// let result = gateway.call(MCPToolCall::new("far.near.sum", json!({ "a": 1, "b": 2 }))?).await;
+/// assert_eq!(result.data().unwrap()["result"], 3);
+/// # Ok(()) }
+/// ```
+pub async fn mount(
+    registry: &mut Registry,
+    prefix: &str,
+    client: Arc<Client>,
+) -> Result<Mounted, ClientError> {
+    let listed = client.list_tools().await?;
+    let source = format!("mounted under `{prefix}` from an MCP server");
+    let mut mounted = Mounted::default();
+    let mut tools = Vec::new();
+    for tool in listed {
+        let name = format!("{prefix}.{}", local_name(&tool.name));
+        match definition(&name, &tool) {
+            Ok(definition) => {
+                tools.push((definition, handler(Arc::clone(&client), tool.name.clone())));
+                mounted.tools.push(name);
+            }
+            Err(reason) => mounted.skipped.push((tool.name.clone(), reason)),
+        }
+    }
+    mounted.conflicts = registry.mount_remote(tools, &source);
+    mounted.tools.retain(|name| {
+        !mounted
+            .conflicts
+            .iter()
+            .any(|conflict| &conflict.tool_name == name)
+    });
+    Ok(mounted)
+}
+
+/// A remote name as an invocation name's segments: lower case, a word break (`getTiny`,
+/// `get-tiny`) an underscore; dots kept, as namespaces.
+fn local_name(remote: &str) -> String {
+    let mut name = String::with_capacity(remote.len() + 4);
+    let mut previous: Option<char> = None;
+    for c in remote.chars() {
+        if c.is_ascii_uppercase() {
+            if previous.is_some_and(|p| p.is_ascii_lowercase() || p.is_ascii_digit()) {
+                name.push('_');
+            }
+            name.push(c.to_ascii_lowercase());
+        } else if c.is_ascii_lowercase() || c.is_ascii_digit() || c == '.' || c == '_' {
+            name.push(c);
+        } else {
+            name.push('_');
+        }
+        previous = Some(c);
+    }
+    name
+}
+
+/// The local definition of a remote tool.
+fn definition(name: &str, tool: &Tool) -> Result<ToolDefinition, String> {
+    let schema = schemars::Schema::try_from(tool.input_schema.clone())
+        .map_err(|_| "its input schema is not a JSON object".to_owned())?;
+    let mut definition = ToolDefinition::new(name, schema).map_err(|err| err.to_string())?;
+    if let Some(description) = &tool.description {
+        definition = definition.with_description(description.clone());
+    }
+    if let Some(title) = &tool.title {
+        definition = definition.with_title(title.clone());
+    }
+    if let Some(hints) = &tool.annotations {
+        let hint = |key: &str| hints.get(key).and_then(Value::as_bool);
+        let annotations = ToolAnnotations {
+            read_only: hint("readOnlyHint"),
+            destructive: hint("destructiveHint"),
+            idempotent: hint("idempotentHint"),
+            open_world: hint("openWorldHint"),
+            ..ToolAnnotations::default()
+        };
+        definition = definition.with_annotations(annotations);
+    }
+    Ok(definition)
+}
+
+/// What runs a call of the remote tool `remote` through `client`.
+fn handler(client: Arc<Client>, remote: String) -> Handler {
+    Handler::Dynamic(Arc::new(move |arguments, context| {
+        let (client, remote) = (Arc::clone(&client), remote.clone());
+        Box::pin(async move {
+            let options = RequestOptions::default().on_progress(move |progress| {
+                context.progress(
+                    progress.progress,
+                    progress.total,
+                    progress.message.as_deref(),
+                );
+            });
+            let result = match client.call_tool_with(&remote, arguments, options).await {
+                Ok(result) => result,
+                Err(err) => failure(&remote, &err),
+            };
+            Ok(Output::Result(Box::new(result)))
+        })
+    }))
+}
+
+/// A failed remote call as a result: the server unreachable, silent, or refusing.
+fn failure(remote: &str, err: &ClientError) -> MCPToolResult {
+    let error_type = match err {
+        ClientError::Timeout { .. } => ErrorType::TimeoutError,
+        ClientError::Rpc(error) if error.code == -32602 => ErrorType::ValidationError,
+        ClientError::Http {
+            status: 401 | 403, ..
+        } => ErrorType::AuthenticationError,
+        _ => ErrorType::ToolExecutionError,
+    };
+    MCPToolResult::failure(MCPErrorDetail::new(
+        error_type,
+        format!("the remote tool `{remote}` could not be called: {err}"),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn remote_names_become_invocation_names() {
+        assert_eq!(local_name("getTinyImage"), "get_tiny_image");
+        assert_eq!(local_name("my-hyphenated-tool"), "my_hyphenated_tool");
+        assert_eq!(local_name("add_numbers"), "add_numbers");
+        assert_eq!(local_name("math.add"), "math.add");
+        assert_eq!(local_name("HTTPGet2"), "httpget2");
+    }
+}

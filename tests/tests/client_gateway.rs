@@ -1,0 +1,148 @@
+//! The gateway: the quickstart's tools, spawned as a real process, mounted under a prefix
+//! beside a local tool, served as one server and called through it by a client; a remote
+//! name taken locally is a conflict reported as a local mount reports it; an upstream that
+//! dies makes its calls fail at once with a clear error while local tools keep answering.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use mcp_runtime::client::{self, Client, StdioServer};
+use mcp_runtime::server::Server;
+use mcp_runtime::{ErrorType, MCPToolCall, Registry, ToolDefinition, ToolError};
+use mcp_tests::quickstart_bin;
+use serde_json::json;
+
+fn quickstart() -> StdioServer {
+    StdioServer::new(quickstart_bin().to_string_lossy()).args(["serve", "--stdio"])
+}
+
+/// A registry with one local tool, `local.echo`, and the quickstart's calculator taken.
+fn local() -> Registry {
+    let mut registry = Registry::builder().build().expect("empty");
+    let schema = schemars::json_schema!({
+        "type": "object",
+        "properties": { "text": { "type": "string" } },
+        "required": ["text"],
+    });
+    registry
+        .register(
+            ToolDefinition::new("local.echo", schema).unwrap(),
+            |arguments, _| async move { Ok::<_, ToolError>(arguments["text"].clone()) },
+        )
+        .unwrap();
+    let taken = schemars::json_schema!({ "type": "object" });
+    registry
+        .register(
+            ToolDefinition::new("qs.text.word_count", taken).unwrap(),
+            |_, _| async { Ok::<_, ToolError>(json!("the local one")) },
+        )
+        .unwrap();
+    registry
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn remote_and_local_tools_are_served_as_one() {
+    let upstream = Client::builder()
+        .stdio(quickstart())
+        .await
+        .expect("connects");
+    let mut registry = local();
+    let mounted = client::mount(&mut registry, "qs", Arc::new(upstream))
+        .await
+        .expect("mounted");
+    assert!(
+        mounted.tools.contains(&"qs.calculator.add".to_owned()),
+        "{mounted:?}"
+    );
+    assert!(mounted.skipped.is_empty(), "{mounted:?}");
+    let [conflict] = mounted.conflicts.as_slice() else {
+        panic!("one conflict: {mounted:?}");
+    };
+    assert_eq!(conflict.tool_name, "qs.text.word_count");
+    assert!(conflict.shadowed_by.contains("dynamic"), "{conflict:?}");
+
+    // Served as one, at either revision, and called through by a client.
+    let served = Arc::new(Server::new(registry));
+    for handshake in [false, true] {
+        let mut builder = Client::builder();
+        if handshake {
+            builder = builder.handshake_only();
+        }
+        let client = builder
+            .in_memory(Arc::clone(&served))
+            .await
+            .expect("connects");
+        let names: Vec<String> = client
+            .list_tools()
+            .await
+            .expect("listed")
+            .into_iter()
+            .map(|tool| tool.name)
+            .collect();
+        assert!(names.contains(&"local.echo".to_owned()), "{names:?}");
+        assert!(names.contains(&"qs.calculator.add".to_owned()), "{names:?}");
+        let sum = client
+            .call(&MCPToolCall::new("qs.calculator.add", json!({ "a": 40, "b": 2 })).unwrap())
+            .await
+            .expect("answered");
+        assert!(sum.is_success(), "{sum}");
+        assert!(sum.to_string().contains("42"), "{sum}");
+        // Arguments are checked against the upstream's schema before they leave.
+        let refused = client
+            .call_tool("qs.calculator.add", json!({ "a": "one", "b": 2 }))
+            .await
+            .expect("answered");
+        assert_eq!(
+            refused.error().unwrap().error_type,
+            ErrorType::ValidationError
+        );
+        let local = client
+            .call_tool("local.echo", json!({ "text": "near" }))
+            .await
+            .expect("answered");
+        assert_eq!(local.data().unwrap()["result"], "near");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_dead_upstream_fails_fast_and_the_rest_keeps_answering() {
+    let upstream = Arc::new(
+        Client::builder()
+            .stdio(StdioServer::new(env!("CARGO_BIN_EXE_hostile-server")).args(["die"]))
+            .await
+            .expect("the handshake is proper"),
+    );
+    let mut registry = local();
+    let mounted = client::mount(&mut registry, "frail", Arc::clone(&upstream))
+        .await
+        .expect("listed");
+    assert_eq!(mounted.tools, ["frail.poke"]);
+    let started = Instant::now();
+    let first = registry
+        .call(MCPToolCall::new("frail.poke", json!({})).unwrap())
+        .await;
+    let error = first.error().expect("a failure");
+    assert_eq!(error.error_type, ErrorType::ToolExecutionError);
+    assert!(
+        error.error_message.contains("exit status: 3"),
+        "{}",
+        error.error_message
+    );
+    // Once dead, at once.
+    let again = registry
+        .call(MCPToolCall::new("frail.poke", json!({})).unwrap())
+        .await;
+    assert!(
+        again.error().unwrap().error_message.contains("ended"),
+        "{again}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+    let local = registry
+        .call(MCPToolCall::new("local.echo", json!({ "text": "still here" })).unwrap())
+        .await;
+    assert_eq!(local.data().unwrap()["result"], "still here");
+}
