@@ -36,6 +36,8 @@ mod check;
 mod list;
 mod prompt;
 mod read;
+#[cfg(feature = "client")]
+mod remote;
 mod schema;
 mod serve;
 mod spec;
@@ -50,6 +52,9 @@ const USAGE: u8 = 2;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    #[cfg(feature = "client")]
+    #[command(flatten)]
+    remote: remote::RemoteArgs,
 }
 
 #[derive(Subcommand)]
@@ -187,6 +192,14 @@ where
         Err(err) => {
             let _ = err.print();
             return if err.use_stderr() { USAGE } else { 0 };
+        }
+    };
+    #[cfg(feature = "client")]
+    let registry = match remote::mounted(registry, &cli.remote) {
+        Ok(registry) => registry,
+        Err(err) => {
+            eprintln!("error: {err}");
+            return FAILURE;
         }
     };
     match cli.command {

@@ -5,12 +5,14 @@
 //! (`getTinyImage` becomes `get_tiny_image`); a call of it is a call of the remote tool,
 //! its progress passed on, its cancellation passed on, its result the remote result.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use mcp_core::{ErrorType, MCPErrorDetail, MCPToolResult, ToolAnnotations, ToolDefinition};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
-use super::{Client, ClientError, RequestOptions, Tool};
+use super::{Client, ClientError, ClientManager, RequestOptions, Tool};
 use crate::registration::{Handler, Output};
 use crate::registry::{Registry, ToolConflict};
 
@@ -58,6 +60,78 @@ pub async fn mount(
     client: Arc<Client>,
 ) -> Result<Mounted, ClientError> {
     let listed = client.list_tools().await?;
+    Ok(mount_listed(
+        registry,
+        prefix,
+        listed,
+        &(client as Arc<dyn Upstream>),
+    ))
+}
+
+/// Mounts the tools the server `server` of `manager` lists into `registry` under `prefix`:
+/// its calls go through the manager, which reconnects to a server that died, and retries
+/// what is safe to retry.
+pub async fn mount_managed(
+    registry: &mut Registry,
+    prefix: &str,
+    manager: Arc<ClientManager>,
+    server: &str,
+) -> Result<Mounted, ClientError> {
+    let listed = manager.list_tools(server).await?;
+    let upstream: Arc<dyn Upstream> = Arc::new(Managed {
+        manager,
+        server: server.to_owned(),
+    });
+    Ok(mount_listed(registry, prefix, listed, &upstream))
+}
+
+/// What a mounted tool's call goes through.
+trait Upstream: Send + Sync + 'static {
+    fn call<'a>(
+        &'a self,
+        remote: &'a str,
+        arguments: Map<String, Value>,
+        options: RequestOptions,
+    ) -> Pin<Box<dyn Future<Output = Result<MCPToolResult, ClientError>> + Send + 'a>>;
+}
+
+impl Upstream for Client {
+    fn call<'a>(
+        &'a self,
+        remote: &'a str,
+        arguments: Map<String, Value>,
+        options: RequestOptions,
+    ) -> Pin<Box<dyn Future<Output = Result<MCPToolResult, ClientError>> + Send + 'a>> {
+        Box::pin(self.call_tool_with(remote, arguments, options))
+    }
+}
+
+/// A server of a [`ClientManager`].
+struct Managed {
+    manager: Arc<ClientManager>,
+    server: String,
+}
+
+impl Upstream for Managed {
+    fn call<'a>(
+        &'a self,
+        remote: &'a str,
+        arguments: Map<String, Value>,
+        options: RequestOptions,
+    ) -> Pin<Box<dyn Future<Output = Result<MCPToolResult, ClientError>> + Send + 'a>> {
+        Box::pin(
+            self.manager
+                .call_tool(&self.server, remote, arguments, options),
+        )
+    }
+}
+
+fn mount_listed(
+    registry: &mut Registry,
+    prefix: &str,
+    listed: Vec<Tool>,
+    upstream: &Arc<dyn Upstream>,
+) -> Mounted {
     let source = format!("mounted under `{prefix}` from an MCP server");
     let mut mounted = Mounted::default();
     let mut tools = Vec::new();
@@ -65,7 +139,7 @@ pub async fn mount(
         let name = format!("{prefix}.{}", local_name(&tool.name));
         match definition(&name, &tool) {
             Ok(definition) => {
-                tools.push((definition, handler(Arc::clone(&client), tool.name.clone())));
+                tools.push((definition, handler(Arc::clone(upstream), tool.name.clone())));
                 mounted.tools.push(name);
             }
             Err(reason) => mounted.skipped.push((tool.name.clone(), reason)),
@@ -78,7 +152,7 @@ pub async fn mount(
             .iter()
             .any(|conflict| &conflict.tool_name == name)
     });
-    Ok(mounted)
+    mounted
 }
 
 /// A remote name as an invocation name's segments: lower case, a word break (`getTiny`,
@@ -128,9 +202,9 @@ fn definition(name: &str, tool: &Tool) -> Result<ToolDefinition, String> {
 }
 
 /// What runs a call of the remote tool `remote` through `client`.
-fn handler(client: Arc<Client>, remote: String) -> Handler {
+fn handler(upstream: Arc<dyn Upstream>, remote: String) -> Handler {
     Handler::Dynamic(Arc::new(move |arguments, context| {
-        let (client, remote) = (Arc::clone(&client), remote.clone());
+        let (upstream, remote) = (Arc::clone(&upstream), remote.clone());
         Box::pin(async move {
             let options = RequestOptions::default().on_progress(move |progress| {
                 context.progress(
@@ -139,7 +213,7 @@ fn handler(client: Arc<Client>, remote: String) -> Handler {
                     progress.message.as_deref(),
                 );
             });
-            let result = match client.call_tool_with(&remote, arguments, options).await {
+            let result = match upstream.call(&remote, arguments, options).await {
                 Ok(result) => result,
                 Err(err) => failure(&remote, &err),
             };

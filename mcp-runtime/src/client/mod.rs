@@ -34,6 +34,7 @@ mod handlers;
 mod headers;
 mod http;
 mod link;
+mod manager;
 mod stdio;
 
 use std::sync::Arc;
@@ -47,13 +48,16 @@ use tokio::sync::{broadcast, mpsc};
 use crate::server::{HANDSHAKE_VERSIONS, STATELESS_VERSION};
 use crate::talk::Root;
 
-pub use gateway::{Mounted, mount};
+pub use gateway::{Mounted, mount, mount_managed};
 use handlers::Handlers;
 pub use handlers::{ElicitRequest, ElicitResponse};
 pub use http::HttpServer;
 use link::Link;
 pub(crate) use link::{Inbound, Outbound};
 pub use link::{Notification, RpcError};
+pub use manager::{
+    ClientManager, ConfigError, Health, Target, servers_from_file, servers_from_json,
+};
 pub use stdio::StdioServer;
 
 /// How long a request waits for its answer, unless told otherwise.
@@ -628,6 +632,19 @@ impl Client {
             };
         }
         Err(ClientError::TooManyRounds(self.max_rounds))
+    }
+
+    /// Whether the server answers: a `ping` on the handshake's revisions, a
+    /// `server/discover` at 2026-07-28.
+    pub async fn ping(&self) -> Result<(), ClientError> {
+        let method = if self.server.is_stateless() {
+            "server/discover"
+        } else {
+            "ping"
+        };
+        self.request(method, Map::new(), RequestOptions::default())
+            .await
+            .map(|_| ())
     }
 
     /// Every tool the server lists, following its pages. A tool whose input schema marks

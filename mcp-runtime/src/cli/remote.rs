@@ -1,0 +1,103 @@
+//! `--mount NAME=SERVER` and `--servers FILE`: other MCP servers' tools mounted beside the
+//! application's own, each server's under its name, before the command runs. So `list`,
+//! `check`, `spec`, `call` and `serve` work on them as on local tools, and `serve` puts
+//! several servers behind one endpoint.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use clap::Args;
+
+use crate::client::{self, Client, ClientManager, Target};
+use crate::registry::Registry;
+
+/// The servers to mount.
+#[derive(Args, Debug, Default, Clone, PartialEq, Eq)]
+pub(super) struct RemoteArgs {
+    /// Mount another MCP server's tools under NAME: `NAME=http://host/mcp`, or
+    /// `NAME=PROGRAM ARG…` to spawn it (repeatable).
+    #[arg(long = "mount", value_name = "NAME=SERVER", global = true)]
+    mount: Vec<String>,
+    /// Mount every server of an `mcpServers` configuration file, each under its name.
+    #[arg(long = "servers", value_name = "FILE", global = true)]
+    servers: Option<PathBuf>,
+}
+
+/// `registry`, or a copy of it with the servers asked for mounted; or why they could not be.
+pub(super) fn mounted(
+    registry: &'static Registry,
+    args: &RemoteArgs,
+) -> Result<&'static Registry, String> {
+    let mut servers: BTreeMap<String, Target> = match &args.servers {
+        Some(path) => client::servers_from_file(path).map_err(|err| err.to_string())?,
+        None => BTreeMap::new(),
+    };
+    for mount in &args.mount {
+        let (name, target) = mount
+            .split_once('=')
+            .ok_or_else(|| format!("--mount {mount}: give NAME=SERVER, a URL or a command"))?;
+        let target = Target::parse(target).map_err(|err| format!("--mount {mount}: {err}"))?;
+        if servers.insert(name.to_owned(), target).is_some() {
+            return Err(format!("two servers are named `{name}`"));
+        }
+    }
+    if servers.is_empty() {
+        return Ok(registry);
+    }
+    // The clients' tasks live as long as the process: on a runtime of their own.
+    let runtime: &'static tokio::runtime::Runtime = Box::leak(Box::new(
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("mcp-client")
+            .enable_all()
+            .build()
+            .map_err(|err| format!("no runtime for the clients: {err}"))?,
+    ));
+    let names: Vec<String> = servers.keys().cloned().collect();
+    let builder = Client::builder().info(
+        std::env::current_exe()
+            .ok()
+            .and_then(|path| {
+                path.file_stem()
+                    .map(|stem| stem.to_string_lossy().into_owned())
+            })
+            .unwrap_or_else(|| "mcp-runtime".to_owned()),
+        env!("CARGO_PKG_VERSION"),
+    );
+    let manager = Arc::new(ClientManager::new(servers, builder));
+    let mut combined = Registry::builder()
+        .registry(registry)
+        .build()
+        .map_err(|err| err.to_string())?;
+    runtime.block_on(async {
+        for name in &names {
+            let prefix = prefix_of(name);
+            let mounted = client::mount_managed(&mut combined, &prefix, Arc::clone(&manager), name)
+                .await
+                .map_err(|err| format!("server `{name}`: {err}"))?;
+            for conflict in &mounted.conflicts {
+                eprintln!(
+                    "warning: `{}` of server `{name}` is not mounted: {} has the name; {}",
+                    conflict.tool_name, conflict.shadowed_by, conflict.resolution
+                );
+            }
+            for (tool, reason) in &mounted.skipped {
+                eprintln!("warning: `{tool}` of server `{name}` is not mounted: {reason}");
+            }
+        }
+        Ok::<(), String>(())
+    })?;
+    Ok(Box::leak(Box::new(combined)))
+}
+
+/// A server's name as the namespace of its tools: lower case, `-` and spaces as `_`.
+fn prefix_of(name: &str) -> String {
+    name.chars()
+        .map(|c| match c {
+            'a'..='z' | '0'..='9' | '_' => c,
+            'A'..='Z' => c.to_ascii_lowercase(),
+            _ => '_',
+        })
+        .collect()
+}

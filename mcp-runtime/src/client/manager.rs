@@ -1,0 +1,327 @@
+//! Several named servers, kept up: read from the `mcpServers` configuration MCP hosts use,
+//! connected on demand, reconnected with backoff after one dies, checked for health, and
+//! called with a retry only where the tool says a retry is safe.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use mcp_core::MCPToolResult;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use tokio::sync::Mutex;
+
+use super::{Client, ClientBuilder, ClientError, HttpServer, RequestOptions, StdioServer, Tool};
+
+/// The first wait before reconnecting to a server that could not be reached.
+const FIRST_BACKOFF: Duration = Duration::from_millis(250);
+/// The longest wait between attempts.
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
+
+/// Where a server is: a command to spawn, or a streamable HTTP endpoint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// Spawned, spoken to over stdio.
+    Stdio(StdioServer),
+    /// At an HTTP endpoint.
+    Http(HttpServer),
+}
+
+impl Target {
+    /// `text` as a target: a URL (`http://…`, `https://…`), or a program and its arguments
+    /// separated by spaces (a program whose arguments hold spaces belongs in a
+    /// configuration file).
+    pub fn parse(text: &str) -> Result<Self, ConfigError> {
+        let text = text.trim();
+        if text.starts_with("http://") || text.starts_with("https://") {
+            return Ok(Self::Http(HttpServer::new(text)));
+        }
+        let mut words = text.split_whitespace();
+        let program = words
+            .next()
+            .ok_or_else(|| ConfigError("an empty server: give a URL or a command".to_owned()))?;
+        Ok(Self::Stdio(StdioServer::new(program).args(words)))
+    }
+
+    async fn connect(&self, builder: ClientBuilder) -> Result<Client, ClientError> {
+        match self {
+            Self::Stdio(server) => builder.stdio(server.clone()).await,
+            Self::Http(server) => builder.http(server.clone()).await,
+        }
+    }
+}
+
+/// A configuration that cannot be used, and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("MCP server configuration: {0}")]
+pub struct ConfigError(pub String);
+
+/// The servers of an `mcpServers` configuration, by name:
+/// `{"mcpServers": {"name": {"command", "args", "env"} | {"url", "headers"}}}`.
+///
+/// ```
+/// use mcp_runtime::client::{Target, servers_from_json};
+///
+/// let servers = servers_from_json(r#"{"mcpServers": {
+///     "files": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"] },
+///     "search": { "url": "https://search.example/mcp", "headers": { "X-Team": "docs" } }
+/// }}"#)?;
+/// assert!(matches!(servers["files"], Target::Stdio(_)));
+/// assert!(matches!(servers["search"], Target::Http(_)));
+/// # Ok::<(), mcp_runtime::client::ConfigError>(())
+/// ```
+pub fn servers_from_json(json: &str) -> Result<BTreeMap<String, Target>, ConfigError> {
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields, rename_all = "camelCase")]
+    struct File {
+        mcp_servers: BTreeMap<String, Entry>,
+    }
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Entry {
+        Command {
+            command: String,
+            #[serde(default)]
+            args: Vec<String>,
+            #[serde(default)]
+            env: BTreeMap<String, String>,
+            #[serde(default)]
+            cwd: Option<String>,
+        },
+        Url {
+            url: String,
+            #[serde(default)]
+            headers: BTreeMap<String, String>,
+        },
+    }
+    let file: File = serde_json::from_str(json).map_err(|err| {
+        ConfigError(format!(
+            "{err}; each server is {{\"command\", \"args\", \"env\"}} or {{\"url\", \"headers\"}}, under \"mcpServers\""
+        ))
+    })?;
+    Ok(file
+        .mcp_servers
+        .into_iter()
+        .map(|(name, entry)| {
+            let target = match entry {
+                Entry::Command {
+                    command,
+                    args,
+                    env,
+                    cwd,
+                } => {
+                    let mut server = StdioServer::new(command).args(args);
+                    for (key, value) in env {
+                        server = server.env(key, value);
+                    }
+                    if let Some(cwd) = cwd {
+                        server = server.current_dir(cwd);
+                    }
+                    Target::Stdio(server)
+                }
+                Entry::Url { url, headers } => {
+                    let mut server = HttpServer::new(url);
+                    for (name, value) in headers {
+                        server = server.header(name, value);
+                    }
+                    Target::Http(server)
+                }
+            };
+            (name, target)
+        })
+        .collect())
+}
+
+/// [`servers_from_json`] of the file at `path`.
+pub fn servers_from_file(path: &Path) -> Result<BTreeMap<String, Target>, ConfigError> {
+    let json = std::fs::read_to_string(path)
+        .map_err(|err| ConfigError(format!("{}: {err}", path.display())))?;
+    servers_from_json(&json)
+        .map_err(|ConfigError(reason)| ConfigError(format!("{}: {reason}", path.display())))
+}
+
+/// How a server is doing.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Health {
+    /// It answered, in this long.
+    Up(Duration),
+    /// It did not, and why.
+    Down(ClientError),
+}
+
+/// One server and its connection, if it has one.
+struct Managed {
+    target: Target,
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    client: Option<Arc<Client>>,
+    /// The tools it listed last, by name: what says whether a retry is safe.
+    tools: BTreeMap<String, Tool>,
+    /// After a failed attempt: when to try again, and the wait after that.
+    retry_at: Option<(Instant, Duration, ClientError)>,
+}
+
+/// Several named MCP servers, each connected when first needed and again after it dies.
+pub struct ClientManager {
+    builder: ClientBuilder,
+    servers: BTreeMap<String, Managed>,
+}
+
+impl std::fmt::Debug for ClientManager {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientManager")
+            .field("servers", &self.servers.keys().collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ClientManager {
+    /// A manager of `servers`, each connected with `builder` (its handlers, timeout).
+    pub fn new(servers: BTreeMap<String, Target>, builder: ClientBuilder) -> Self {
+        Self {
+            builder,
+            servers: servers
+                .into_iter()
+                .map(|(name, target)| {
+                    let managed = Managed {
+                        target,
+                        state: Mutex::new(State::default()),
+                    };
+                    (name, managed)
+                })
+                .collect(),
+        }
+    }
+
+    /// The servers' names.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.servers.keys().map(String::as_str)
+    }
+
+    /// The connection to `server`: the one open, or a new one if it has none or it ended.
+    /// After a failed attempt the next waits (250 ms, doubling to 30 s); until then, the
+    /// failure is answered at once.
+    pub async fn client(&self, server: &str) -> Result<Arc<Client>, ClientError> {
+        let managed = self
+            .servers
+            .get(server)
+            .ok_or_else(|| ClientError::Connect(format!("no server is named `{server}`")))?;
+        let mut state = managed.state.lock().await;
+        if let Some(client) = &state.client {
+            if client.ended().is_none() {
+                return Ok(Arc::clone(client));
+            }
+            tracing::warn!(%server, reason = ?client.ended(), "the server's connection ended; reconnecting");
+            state.client = None;
+        }
+        let backoff = match &state.retry_at {
+            Some((at, _, error)) if Instant::now() < *at => {
+                return Err(ClientError::Connect(format!(
+                    "`{server}` is down ({error}); the next attempt is in {:?}",
+                    at.saturating_duration_since(Instant::now())
+                )));
+            }
+            Some((_, backoff, _)) => *backoff,
+            None => FIRST_BACKOFF,
+        };
+        match managed.target.connect(self.builder.clone()).await {
+            Ok(client) => {
+                let client = Arc::new(client);
+                state.client = Some(Arc::clone(&client));
+                state.retry_at = None;
+                Ok(client)
+            }
+            Err(error) => {
+                state.retry_at = Some((
+                    Instant::now() + backoff,
+                    (backoff * 2).min(MAX_BACKOFF),
+                    error.clone(),
+                ));
+                Err(error)
+            }
+        }
+    }
+
+    /// The tools `server` lists, remembered for deciding retries.
+    pub async fn list_tools(&self, server: &str) -> Result<Vec<Tool>, ClientError> {
+        let client = self.client(server).await?;
+        let tools = client.list_tools().await?;
+        if let Some(managed) = self.servers.get(server) {
+            managed.state.lock().await.tools = tools
+                .iter()
+                .map(|tool| (tool.name.clone(), tool.clone()))
+                .collect();
+        }
+        Ok(tools)
+    }
+
+    /// Calls `tool` on `server`. A call whose connection failed (the server died, or could
+    /// not be reached) is made once more, on a new connection, only when the tool is
+    /// marked read-only or idempotent; a timeout is never retried.
+    pub async fn call_tool(
+        &self,
+        server: &str,
+        tool: &str,
+        arguments: Map<String, Value>,
+        options: RequestOptions,
+    ) -> Result<MCPToolResult, ClientError> {
+        let client = self.client(server).await?;
+        let timeout = options.timeout;
+        match client
+            .call_tool_with(tool, arguments.clone(), options)
+            .await
+        {
+            Err(error @ (ClientError::Closed(_) | ClientError::Connect(_)))
+                if self.safe_to_retry(server, tool).await =>
+            {
+                tracing::warn!(%server, %tool, %error, "retrying a call that is safe to repeat");
+                let client = self.client(server).await?;
+                let mut options = RequestOptions::default();
+                options.timeout = timeout;
+                client.call_tool_with(tool, arguments, options).await
+            }
+            other => other,
+        }
+    }
+
+    async fn safe_to_retry(&self, server: &str, tool: &str) -> bool {
+        let Some(managed) = self.servers.get(server) else {
+            return false;
+        };
+        let state = managed.state.lock().await;
+        state.tools.get(tool).is_some_and(|tool| {
+            let hint = |key: &str| {
+                tool.annotations
+                    .as_ref()
+                    .and_then(|hints| hints.get(key))
+                    .and_then(Value::as_bool)
+                    == Some(true)
+            };
+            hint("readOnlyHint") || hint("idempotentHint")
+        })
+    }
+
+    /// Asks every server whether it is up: a `ping` on the handshake's revisions, a
+    /// `server/discover` at 2026-07-28, each connecting first if needed.
+    pub async fn health(&self) -> BTreeMap<String, Health> {
+        let mut health = BTreeMap::new();
+        for name in self.servers.keys() {
+            let started = Instant::now();
+            let answer = match self.client(name).await {
+                Ok(client) => client.ping().await,
+                Err(error) => Err(error),
+            };
+            let state = match answer {
+                Ok(()) => Health::Up(started.elapsed()),
+                Err(error) => Health::Down(error),
+            };
+            health.insert(name.clone(), state);
+        }
+        health
+    }
+}
