@@ -6,7 +6,9 @@
 //! - `oversized`: a message longer than the client reads;
 //! - `wrong-id`: a response to a request never made, then silence;
 //! - `die`: says why on standard error and exits;
-//! - `silent`: never answers the call.
+//! - `silent`: never answers the call;
+//! - `die-once FILE`: lists `poke` as read-only; the first process to be called creates
+//!   FILE and exits, every later one answers.
 //!
 //! Written by hand on purpose: the framework's own server would never do any of this.
 
@@ -38,7 +40,11 @@ fn main() {
                 "serverInfo": { "name": "hostile", "version": "1" },
             })),
             "tools/list" => reply(serde_json::json!({ "tools": [
-                { "name": "poke", "inputSchema": { "type": "object" } },
+                {
+                    "name": "poke",
+                    "inputSchema": { "type": "object" },
+                    "annotations": { "readOnlyHint": mode == "die-once" },
+                },
             ] })),
             "tools/call" => match mode.as_str() {
                 "malformed" => format!(
@@ -57,6 +63,19 @@ fn main() {
                 "die" => {
                     eprintln!("hostile: giving up on purpose");
                     std::process::exit(3);
+                }
+                "die-once" => {
+                    let marker = std::env::args().nth(2).unwrap_or_default();
+                    if std::fs::OpenOptions::new()
+                        .write(true)
+                        .create_new(true)
+                        .open(&marker)
+                        .is_ok()
+                    {
+                        eprintln!("hostile: dying once");
+                        std::process::exit(3);
+                    }
+                    reply(serde_json::json!({ "content": [{ "type": "text", "text": "poked" }] }))
                 }
                 _ => continue,
             },
