@@ -281,8 +281,10 @@ impl ClientManager {
             {
                 tracing::warn!(%server, %tool, %error, "retrying a call that is safe to repeat");
                 let client = self.client(server).await?;
-                let mut options = RequestOptions::default();
-                options.timeout = timeout;
+                let options = RequestOptions {
+                    timeout,
+                    ..RequestOptions::default()
+                };
                 client.call_tool_with(tool, arguments, options).await
             }
             other => other,
