@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 
-use driver::{http, proto, stdio, suite};
+use driver::{http, proto, stdio, suite, through_client};
 
 /// Measures MCP servers.
 #[derive(Parser)]
@@ -52,6 +52,28 @@ enum Command {
         /// Kill the server after this many seconds.
         #[arg(long, default_value_t = 300)]
         timeout: u64,
+        /// Print one JSON object instead of a line.
+        #[arg(long)]
+        json: bool,
+        /// The server's command line.
+        #[arg(last = true, required = true)]
+        command: Vec<String>,
+    },
+    /// Spawns a stdio server and makes `tools/call`s through `mcp_runtime::client`, WINDOW
+    /// at a time: the client's cost, against `stdio` on the same server.
+    Client {
+        /// Calls in flight at once.
+        #[arg(long, default_value_t = 64)]
+        window: u64,
+        /// Calls measured.
+        #[arg(short, default_value_t = 20_000)]
+        n: u64,
+        /// Calls before measuring.
+        #[arg(long, default_value_t = 2_000)]
+        warmup: u64,
+        /// The tool called: it must take `{a, b}` and answer `{"sum": a + b}`.
+        #[arg(long, default_value = proto::DEFAULT_TOOL)]
+        tool: String,
         /// Print one JSON object instead of a line.
         #[arg(long)]
         json: bool,
@@ -179,6 +201,18 @@ fn run(cli: Cli) -> std::io::Result<ExitCode> {
             let report = stdio::run(&command, &options)?;
             print(json, report.line(), &report.json());
             verdict(report.errors + report.lost)
+        }
+        Command::Client {
+            window,
+            n,
+            warmup,
+            tool,
+            json,
+            command,
+        } => {
+            let report = through_client::run(&command, n, warmup, window.max(1), &tool)?;
+            print(json, report.line(), &report.json());
+            verdict(report.wrong)
         }
         Command::Http {
             url,

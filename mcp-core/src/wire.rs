@@ -115,30 +115,29 @@ pub fn call_tool_result(result: MCPToolResult) -> Map<String, Value> {
 /// use serde_json::json;
 ///
 /// let sent = MCPToolResult::success(json!({ "sum": 3 }));
-/// let back = wire::tool_result_from_wire(&wire::call_tool_result(sent.clone()));
+/// let back = wire::tool_result_from_wire(wire::call_tool_result(sent.clone()));
 /// assert_eq!(back, sent);
 ///
-/// let plain = wire::tool_result_from_wire(json!({ "content": [{ "type": "text", "text": "hi" }] }).as_object().unwrap());
+/// let plain = json!({ "content": [{ "type": "text", "text": "hi" }] });
+/// let plain = wire::tool_result_from_wire(plain.as_object().cloned().unwrap());
 /// assert!(plain.is_success());
 /// assert!(plain.data().is_none());
 /// assert_eq!(plain.content().len(), 1);
 /// ```
-pub fn tool_result_from_wire(result: &Map<String, Value>) -> MCPToolResult {
+pub fn tool_result_from_wire(mut result: Map<String, Value>) -> MCPToolResult {
     let mut blocks: Vec<ContentBlock> = Vec::new();
     let mut unreadable = 0usize;
-    for block in result
-        .get("content")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        match serde_json::from_value::<ContentBlock>(block.clone()) {
-            Ok(block) => blocks.push(block),
-            Err(_) => unreadable += 1,
+    if let Some(Value::Array(content)) = result.remove("content") {
+        blocks.reserve(content.len());
+        for block in content {
+            match serde_json::from_value::<ContentBlock>(block) {
+                Ok(block) => blocks.push(block),
+                Err(_) => unreadable += 1,
+            }
         }
     }
     let structured = result
-        .get("structuredContent")
+        .remove("structuredContent")
         .filter(|value| !value.is_null());
     let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
     let texts = |blocks: &[ContentBlock]| {
@@ -153,7 +152,7 @@ pub fn tool_result_from_wire(result: &Map<String, Value>) -> MCPToolResult {
     };
     let mut outcome = if is_error {
         let detail = structured
-            .and_then(|value| serde_json::from_value::<crate::MCPErrorDetail>(value.clone()).ok());
+            .and_then(|value| serde_json::from_value::<crate::MCPErrorDetail>(value).ok());
         match detail {
             Some(detail) => {
                 // The text block that states the detail is the detail.
@@ -180,13 +179,13 @@ pub fn tool_result_from_wire(result: &Map<String, Value>) -> MCPToolResult {
     } else {
         match structured {
             Some(data) => {
-                let mirror = serde_json::to_string(data).unwrap_or_default();
+                let mirror = serde_json::to_string(&data).unwrap_or_default();
                 if let Some(at) = blocks.iter().position(
                     |block| matches!(block, ContentBlock::Text { text } if *text == mirror),
                 ) {
                     blocks.remove(at);
                 }
-                MCPToolResult::success(data.clone())
+                MCPToolResult::success(data)
             }
             None => MCPToolResult::no_data(),
         }
@@ -261,7 +260,7 @@ mod tests {
             MCPToolResult::no_data().with_content(crate::ContentBlock::text("just text")),
         ];
         for sent in results {
-            assert_eq!(tool_result_from_wire(&call_tool_result(sent.clone())), sent);
+            assert_eq!(tool_result_from_wire(call_tool_result(sent.clone())), sent);
         }
     }
 
@@ -271,7 +270,7 @@ mod tests {
             "isError": true,
             "content": [{ "type": "text", "text": "boom" }, { "type": "text", "text": "again" }],
         });
-        let result = tool_result_from_wire(wire.as_object().unwrap());
+        let result = tool_result_from_wire(wire.as_object().cloned().unwrap());
         let error = result.error().unwrap();
         assert_eq!(error.error_type, ErrorType::ToolExecutionError);
         assert_eq!(error.error_message, "boom\nagain");
@@ -284,7 +283,7 @@ mod tests {
             "structuredContent": 7,
             "content": [{ "type": "hologram", "data": "?" }],
         });
-        let result = tool_result_from_wire(wire.as_object().unwrap());
+        let result = tool_result_from_wire(wire.as_object().cloned().unwrap());
         assert_eq!(result.data().unwrap()["result"], 7);
         assert!(result.explanation().unwrap().contains("1 content block"));
     }

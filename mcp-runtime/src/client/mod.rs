@@ -1,7 +1,7 @@
 //! The client side: call any MCP server's tools as [`MCPToolCall`]s, and get
 //! [`MCPToolResult`]s back, as from the local [`Registry`](crate::Registry).
 //!
-//! A [`Client`] connects to a server ([`Client::stdio`] spawns one; [`crate::testing`]
+//! A [`Client`] connects to a server ([`ClientBuilder::stdio`] spawns one; [`crate::testing`]
 //! connects to a [`Server`](crate::server::Server) in memory), and negotiates the newest
 //! revision both speak: 2026-07-28 through `server/discover`, otherwise the `initialize`
 //! handshake of 2025-11-25 or 2025-06-18. The same calls work either way; at 2026-07-28
@@ -783,7 +783,7 @@ impl Client {
         params.insert("name".to_owned(), json!(name));
         params.insert("arguments".to_owned(), Value::Object(arguments));
         let result = self.request("tools/call", params, options).await?;
-        Ok(wire::tool_result_from_wire(&result))
+        Ok(wire::tool_result_from_wire(result))
     }
 
     /// Reads the resource at `uri`: its `contents`.

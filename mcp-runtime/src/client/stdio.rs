@@ -114,10 +114,18 @@ impl StdioServer {
         let (inbound, inbox) = mpsc::channel::<Inbound>(64);
         let (input_closed, closed) = oneshot::channel::<()>();
         tokio::spawn(async move {
+            // What is waiting goes in one write: a pipelining client sends many at once.
+            let mut batch = Vec::new();
             while let Some(message) = outgoing.recv().await {
-                let mut line = message.text.into_bytes();
-                line.push(b'\n');
-                if stdin.write_all(&line).await.is_err() || stdin.flush().await.is_err() {
+                batch.clear();
+                batch.extend_from_slice(message.text.as_bytes());
+                batch.push(b'\n');
+                while batch.len() < 64 * 1024 {
+                    let Ok(more) = outgoing.try_recv() else { break };
+                    batch.extend_from_slice(more.text.as_bytes());
+                    batch.push(b'\n');
+                }
+                if stdin.write_all(&batch).await.is_err() || stdin.flush().await.is_err() {
                     break;
                 }
             }
@@ -161,13 +169,12 @@ async fn read_stdout(
                     )));
                 }
                 Ok(_) => {
-                    let text = String::from_utf8_lossy(&line);
-                    let text = text.trim();
-                    if !text.is_empty()
-                        && inbound
-                            .send(Inbound::Message(text.to_owned()))
-                            .await
-                            .is_err()
+                    // Taken whole, not copied: the next line gets a new buffer.
+                    let taken = std::mem::take(&mut line);
+                    let text = String::from_utf8(taken)
+                        .unwrap_or_else(|err| String::from_utf8_lossy(err.as_bytes()).into_owned());
+                    if !text.trim().is_empty()
+                        && inbound.send(Inbound::Message(text)).await.is_err()
                     {
                         return None;
                     }
