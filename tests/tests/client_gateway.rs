@@ -146,3 +146,69 @@ async fn a_dead_upstream_fails_fast_and_the_rest_keeps_answering() {
         .await;
     assert_eq!(local.data().unwrap()["result"], "still here");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn remote_resources_templates_and_prompts_are_mounted_too() {
+    let upstream = Client::builder()
+        .stdio(quickstart())
+        .await
+        .expect("connects");
+    let mut registry = local();
+    let mounted = client::mount(&mut registry, "qs", Arc::new(upstream))
+        .await
+        .expect("mounted");
+    assert!(mounted.skipped.is_empty(), "{mounted:?}");
+    let client = mcp_runtime::testing::connect(Server::new(registry))
+        .await
+        .expect("connects");
+
+    let about = client
+        .read_resource("quickstart://qs/about")
+        .await
+        .expect("read upstream");
+    assert_eq!(
+        about[0]["uri"], "quickstart://about",
+        "the upstream's own contents"
+    );
+    assert!(
+        about[0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("# quickstart")
+    );
+
+    // A template: the mounted URI is read upstream as it was written there.
+    let spec = client
+        .read_resource("quickstart://qs/tools/calculator.add")
+        .await
+        .expect("read upstream");
+    assert!(spec[0]["text"].as_str().unwrap().contains("calculator.add"));
+
+    // The upstream's missing-resource error stays one: at 2026-07-28, invalid params that
+    // name the URI asked for, not an internal error.
+    let missing = client
+        .read_resource("quickstart://qs/tools/nope.nope")
+        .await
+        .expect_err("no such tool upstream");
+    let mcp_runtime::client::ClientError::Rpc(error) = &missing else {
+        panic!("a JSON-RPC error: {missing}");
+    };
+    assert_eq!(error.code, mcp_runtime::server::INVALID_PARAMS, "{missing}");
+    assert_eq!(
+        error.data.as_ref().unwrap()["uri"],
+        "quickstart://qs/tools/nope.nope"
+    );
+
+    let mut arguments = serde_json::Map::new();
+    arguments.insert("code".to_owned(), json!("fn main() {}"));
+    let prompt = client
+        .get_prompt("qs.code_review", arguments)
+        .await
+        .expect("rendered upstream");
+    assert!(
+        prompt["messages"][0]["content"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("fn main() {}")
+    );
+}

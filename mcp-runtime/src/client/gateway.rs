@@ -9,7 +9,10 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use mcp_core::{ErrorType, MCPErrorDetail, MCPToolResult, ToolAnnotations, ToolDefinition};
+use mcp_core::{
+    ErrorType, MCPErrorDetail, MCPToolResult, PromptDefinition, PromptResult, ResourceContents,
+    ResourceDefinition, ResourceTemplateDefinition, ToolAnnotations, ToolDefinition, ToolError,
+};
 use serde_json::{Map, Value};
 
 use super::{Client, ClientError, ClientManager, RequestOptions, Tool};
@@ -60,12 +63,11 @@ pub async fn mount(
     client: Arc<Client>,
 ) -> Result<Mounted, ClientError> {
     let listed = client.list_tools().await?;
-    Ok(mount_listed(
-        registry,
-        prefix,
-        listed,
-        &(client as Arc<dyn Upstream>),
-    ))
+    let catalog = Catalog::list(&client).await?;
+    let upstream: Arc<dyn Upstream> = client;
+    let mut mounted = mount_listed(registry, prefix, listed, &upstream);
+    catalog.mount(registry, prefix, &upstream, &mut mounted);
+    Ok(mounted)
 }
 
 /// Mounts the tools the server `server` of `manager` lists into `registry` under `prefix`:
@@ -78,21 +80,181 @@ pub async fn mount_managed(
     server: &str,
 ) -> Result<Mounted, ClientError> {
     let listed = manager.list_tools(server).await?;
+    let catalog = Catalog::list(manager.client(server).await?.as_ref()).await?;
     let upstream: Arc<dyn Upstream> = Arc::new(Managed {
         manager,
         server: server.to_owned(),
     });
-    Ok(mount_listed(registry, prefix, listed, &upstream))
+    let mut mounted = mount_listed(registry, prefix, listed, &upstream);
+    catalog.mount(registry, prefix, &upstream, &mut mounted);
+    Ok(mounted)
 }
 
-/// What a mounted tool's call goes through.
+/// A server's resources, templates and prompts, as listed.
+#[derive(Default)]
+struct Catalog {
+    resources: Vec<Value>,
+    templates: Vec<Value>,
+    prompts: Vec<Value>,
+}
+
+impl Catalog {
+    /// What the server lists of the kinds its capabilities name.
+    async fn list(client: &Client) -> Result<Self, ClientError> {
+        let capabilities = &client.server().capabilities;
+        let mut catalog = Self::default();
+        if capabilities.get("resources").is_some() {
+            catalog.resources = client.list_resources().await?;
+            catalog.templates = client.list_resource_templates().await?;
+        }
+        if capabilities.get("prompts").is_some() {
+            catalog.prompts = client.list_prompts().await?;
+        }
+        Ok(catalog)
+    }
+
+    /// Mounts them under `prefix` as [`Registry::mount`] mounts a registry's: URIs as
+    /// `scheme://prefix/rest`, prompts as `prefix.name`; conflicts reported the same way.
+    fn mount(
+        self,
+        registry: &mut Registry,
+        prefix: &str,
+        upstream: &Arc<dyn Upstream>,
+        mounted: &mut Mounted,
+    ) {
+        let Ok(mut remote) = Registry::builder().build() else {
+            return;
+        };
+        for entry in self.resources {
+            let Ok(definition) = serde_json::from_value::<ResourceDefinition>(entry.clone()) else {
+                mounted
+                    .skipped
+                    .push((entry.to_string(), "not a resource".to_owned()));
+                continue;
+            };
+            let (upstream, uri) = (Arc::clone(upstream), definition.uri.clone());
+            let added = remote.register_resource(definition, move |_| {
+                let (upstream, uri) = (Arc::clone(&upstream), uri.clone());
+                async move { contents(upstream.read(&uri).await) }
+            });
+            if let Err(err) = added {
+                mounted.skipped.push((entry.to_string(), err.to_string()));
+            }
+        }
+        for entry in self.templates {
+            let Ok(definition) =
+                serde_json::from_value::<ResourceTemplateDefinition>(entry.clone())
+            else {
+                mounted
+                    .skipped
+                    .push((entry.to_string(), "not a resource template".to_owned()));
+                continue;
+            };
+            let (upstream, prefix) = (Arc::clone(upstream), prefix.to_owned());
+            let added = remote.register_resource_template(definition, move |request| {
+                let upstream = Arc::clone(&upstream);
+                let uri = unmounted(&prefix, request.uri());
+                async move { contents(upstream.read(&uri).await) }
+            });
+            if let Err(err) = added {
+                mounted.skipped.push((entry.to_string(), err.to_string()));
+            }
+        }
+        for entry in self.prompts {
+            let Ok(definition) = serde_json::from_value::<PromptDefinition>(entry.clone()) else {
+                mounted
+                    .skipped
+                    .push((entry.to_string(), "not a prompt".to_owned()));
+                continue;
+            };
+            let (upstream, name) = (Arc::clone(upstream), definition.name.clone());
+            let added = remote.register_prompt(definition, move |arguments| {
+                let (upstream, name) = (Arc::clone(&upstream), name.clone());
+                async move {
+                    let rendered = upstream
+                        .prompt(&name, arguments)
+                        .await
+                        .map_err(remote_error)?;
+                    serde_json::from_value::<PromptResult>(Value::Object(rendered)).map_err(|err| {
+                        ToolError::execution(format!("the remote prompt's answer: {err}"))
+                    })
+                }
+            });
+            if let Err(err) = added {
+                mounted.skipped.push((entry.to_string(), err.to_string()));
+            }
+        }
+        match registry.mount(prefix, &remote) {
+            Ok(conflicts) => mounted.conflicts.extend(conflicts),
+            Err(err) => mounted.skipped.push((prefix.to_owned(), err.to_string())),
+        }
+    }
+}
+
+/// A remote read's contents, or why there are none.
+fn contents(read: Result<Vec<Value>, ClientError>) -> Result<Vec<ResourceContents>, ToolError> {
+    read.map_err(remote_error)?
+        .into_iter()
+        .map(|content| {
+            serde_json::from_value(content).map_err(|err| {
+                ToolError::execution(format!("the remote resource's contents: {err}"))
+            })
+        })
+        .collect()
+}
+
+fn remote_error(err: ClientError) -> ToolError {
+    match err {
+        // The upstream's own "no such resource" stays one here: its code before 2026-07-28,
+        // invalid params saying so since (SEP-2164).
+        ClientError::Rpc(error)
+            if error.code == crate::server::RESOURCE_NOT_FOUND
+                || (error.code == crate::server::INVALID_PARAMS
+                    && error.message.to_ascii_lowercase().contains("not found")) =>
+        {
+            ToolError::new(ErrorType::ResourceNotFound, error.message)
+        }
+        other => ToolError::execution(format!("the MCP server behind this one: {other}")),
+    }
+}
+
+/// The URI `uri` had upstream, before [`Registry::mount`] put `prefix` in it.
+fn unmounted(prefix: &str, uri: &str) -> String {
+    let strip = |rest: &str| {
+        rest.strip_prefix(prefix)
+            .and_then(|rest| rest.strip_prefix('/'))
+            .map(str::to_owned)
+    };
+    if let Some((scheme, rest)) = uri.split_once("://") {
+        if let Some(rest) = strip(rest) {
+            return format!("{scheme}://{rest}");
+        }
+    } else if let Some((scheme, rest)) = uri.split_once(':') {
+        if let Some(rest) = strip(rest) {
+            return format!("{scheme}:{rest}");
+        }
+    }
+    strip(uri).unwrap_or_else(|| uri.to_owned())
+}
+
+type Answer<'a, T> = Pin<Box<dyn Future<Output = Result<T, ClientError>> + Send + 'a>>;
+
+/// What a mounted tool's call, resource's read or prompt's rendering goes through.
 trait Upstream: Send + Sync + 'static {
     fn call<'a>(
         &'a self,
         remote: &'a str,
         arguments: Map<String, Value>,
         options: RequestOptions,
-    ) -> Pin<Box<dyn Future<Output = Result<MCPToolResult, ClientError>> + Send + 'a>>;
+    ) -> Answer<'a, MCPToolResult>;
+
+    fn read<'a>(&'a self, uri: &'a str) -> Answer<'a, Vec<Value>>;
+
+    fn prompt<'a>(
+        &'a self,
+        name: &'a str,
+        arguments: Map<String, Value>,
+    ) -> Answer<'a, Map<String, Value>>;
 }
 
 impl Upstream for Client {
@@ -101,8 +263,20 @@ impl Upstream for Client {
         remote: &'a str,
         arguments: Map<String, Value>,
         options: RequestOptions,
-    ) -> Pin<Box<dyn Future<Output = Result<MCPToolResult, ClientError>> + Send + 'a>> {
+    ) -> Answer<'a, MCPToolResult> {
         Box::pin(self.call_tool_with(remote, arguments, options))
+    }
+
+    fn read<'a>(&'a self, uri: &'a str) -> Answer<'a, Vec<Value>> {
+        Box::pin(self.read_resource(uri))
+    }
+
+    fn prompt<'a>(
+        &'a self,
+        name: &'a str,
+        arguments: Map<String, Value>,
+    ) -> Answer<'a, Map<String, Value>> {
+        Box::pin(self.get_prompt(name, arguments))
     }
 }
 
@@ -118,11 +292,35 @@ impl Upstream for Managed {
         remote: &'a str,
         arguments: Map<String, Value>,
         options: RequestOptions,
-    ) -> Pin<Box<dyn Future<Output = Result<MCPToolResult, ClientError>> + Send + 'a>> {
+    ) -> Answer<'a, MCPToolResult> {
         Box::pin(
             self.manager
                 .call_tool(&self.server, remote, arguments, options),
         )
+    }
+
+    fn read<'a>(&'a self, uri: &'a str) -> Answer<'a, Vec<Value>> {
+        Box::pin(async move {
+            self.manager
+                .client(&self.server)
+                .await?
+                .read_resource(uri)
+                .await
+        })
+    }
+
+    fn prompt<'a>(
+        &'a self,
+        name: &'a str,
+        arguments: Map<String, Value>,
+    ) -> Answer<'a, Map<String, Value>> {
+        Box::pin(async move {
+            self.manager
+                .client(&self.server)
+                .await?
+                .get_prompt(name, arguments)
+                .await
+        })
     }
 }
 
@@ -241,6 +439,13 @@ fn failure(remote: &str, err: &ClientError) -> MCPToolResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_mounted_uri_is_read_upstream_as_it_was() {
+        assert_eq!(unmounted("far", "docs://far/guide/1"), "docs://guide/1");
+        assert_eq!(unmounted("far", "urn:far/x"), "urn:x");
+        assert_eq!(unmounted("far", "other://near/x"), "other://near/x");
+    }
 
     #[test]
     fn remote_names_become_invocation_names() {
