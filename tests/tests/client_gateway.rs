@@ -212,3 +212,64 @@ async fn remote_resources_templates_and_prompts_are_mounted_too() {
             .contains("fn main() {}")
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn what_the_server_behind_asks_is_asked_of_the_gateways_client() {
+    // The quickstart speaks 2026-07-28: its `text.summarize` asks for a sample with an
+    // input-required result, which the gateway passes on to its own client.
+    let upstream = Client::builder()
+        .stdio(quickstart())
+        .await
+        .expect("connects");
+    assert!(upstream.server().is_stateless());
+    let mut registry = local();
+    client::mount(&mut registry, "qs", Arc::new(upstream))
+        .await
+        .expect("mounted");
+    let served = Arc::new(Server::new(registry));
+    for handshake in [false, true] {
+        let mut builder = Client::builder().on_sampling(|request| async move {
+            assert!(
+                request["messages"][0]["content"]["text"]
+                    .as_str()
+                    .unwrap()
+                    .contains("pass me on")
+            );
+            Ok(json!({
+                "role": "assistant",
+                "content": { "type": "text", "text": "answered downstream" },
+                "model": "test",
+            }))
+        });
+        if handshake {
+            builder = builder.handshake_only();
+        }
+        let client = builder
+            .in_memory(Arc::clone(&served))
+            .await
+            .expect("connects");
+        let summary = client
+            .call_tool("qs.text.summarize", json!({ "text": "pass me on" }))
+            .await
+            .expect("answered");
+        assert!(summary.is_success(), "handshake {handshake}: {summary:?}");
+        assert!(
+            summary.to_string().contains("answered downstream"),
+            "handshake {handshake}: {summary}"
+        );
+
+        // A client that cannot sample is not asked, and the call says why.
+        let mute = Client::builder();
+        let mute = if handshake {
+            mute.handshake_only()
+        } else {
+            mute
+        };
+        let mute = mute.in_memory(Arc::clone(&served)).await.expect("connects");
+        let refused = mute
+            .call_tool("qs.text.summarize", json!({ "text": "x" }))
+            .await
+            .expect("answered");
+        assert!(!refused.is_success(), "handshake {handshake}: {refused}");
+    }
+}

@@ -404,7 +404,18 @@ fn handler(upstream: Arc<dyn Upstream>, remote: String) -> Handler {
     Handler::Dynamic(Arc::new(move |arguments, context| {
         let (upstream, remote) = (Arc::clone(&upstream), remote.clone());
         Box::pin(async move {
-            let options = RequestOptions::default().on_progress(move |progress| {
+            // What the server behind asks (2026-07-28) is asked of this call's client, with
+            // the capabilities that client declared.
+            let asker = context.asker();
+            let capabilities = asker
+                .capabilities()
+                .map(|capabilities| Value::Object((*capabilities).clone()));
+            let options = RequestOptions {
+                asker: Some(asker),
+                capabilities,
+                ..RequestOptions::default()
+            }
+            .on_progress(move |progress| {
                 context.progress(
                     progress.progress,
                     progress.total,

@@ -348,6 +348,11 @@ pub struct RequestOptions {
     progress: Option<Box<dyn FnMut(Progress) + Send>>,
     /// What the request mirrors into headers, where the transport has them.
     headers: Vec<(String, String)>,
+    /// Who answers what the server needs before it can answer (2026-07-28): the asker of
+    /// the call this request serves (the gateway's), instead of the client's handlers.
+    asker: Option<crate::talk::Asker>,
+    /// The capabilities this request declares (2026-07-28), instead of the handlers'.
+    capabilities: Option<Value>,
 }
 
 impl std::fmt::Debug for RequestOptions {
@@ -571,6 +576,14 @@ impl Client {
             return self.exchange(method, params, options).await;
         }
         let mut params = self.stateless_params(params);
+        if let (Some(capabilities), Some(Value::Object(meta))) =
+            (&options.capabilities, params.get_mut("_meta"))
+        {
+            meta.insert(
+                "io.modelcontextprotocol/clientCapabilities".to_owned(),
+                capabilities.clone(),
+            );
+        }
         let mut options = options;
         let mut retried = false;
         for _ in 0..self.max_rounds {
@@ -578,6 +591,7 @@ impl Client {
                 timeout: options.timeout,
                 progress: options.progress.take(),
                 headers: options.headers.clone(),
+                ..RequestOptions::default()
             };
             let result = match self.exchange(method, params.clone(), round_options).await {
                 // The server does not take the version this request gave: once more, if it
@@ -589,8 +603,8 @@ impl Client {
                     }
                     let round_options = RequestOptions {
                         timeout: options.timeout,
-                        progress: None,
                         headers: options.headers.clone(),
+                        ..RequestOptions::default()
                     };
                     self.exchange(method, params.clone(), round_options).await?
                 }
@@ -616,13 +630,29 @@ impl Client {
                         ClientError::Malformed(format!("input request `{key}` has no `method`"))
                     })?;
                 let asked = request.get("params").cloned().unwrap_or_else(|| json!({}));
-                let answer = self.handlers.answer(method, asked).await.map_err(|err| {
-                    ClientError::Rpc(RpcError {
-                        code: err.code,
-                        message: format!("input request `{key}` ({method}): {}", err.message),
-                        data: None,
-                    })
-                })?;
+                let answer = match &options.asker {
+                    // Passed on to whoever the call this request serves can ask.
+                    Some(asker) => {
+                        let request = crate::talk::InputRequest {
+                            method: method.to_owned(),
+                            params: asked,
+                        };
+                        asker.ask(key, request).await.map_err(|err| {
+                            ClientError::Rpc(RpcError {
+                                code: -32603,
+                                message: format!("input request `{key}` ({method}): {err}"),
+                                data: None,
+                            })
+                        })?
+                    }
+                    None => self.handlers.answer(method, asked).await.map_err(|err| {
+                        ClientError::Rpc(RpcError {
+                            code: err.code,
+                            message: format!("input request `{key}` ({method}): {}", err.message),
+                            data: None,
+                        })
+                    })?,
+                };
                 responses.insert(key.clone(), answer);
             }
             params.insert("inputResponses".to_owned(), Value::Object(responses));

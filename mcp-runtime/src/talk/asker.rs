@@ -39,6 +39,12 @@ impl Asker {
         asks.ask(key, request).await
     }
 
+    /// What the client declared it can answer, when known.
+    #[cfg(feature = "client")]
+    pub(crate) fn capabilities(&self) -> Option<Arc<Map<String, Value>>> {
+        self.0.as_ref().and_then(|asks| asks.capabilities.clone())
+    }
+
     /// Asks the user to fill in a form of `T`'s fields, with `message` saying why.
     /// `T` derives [`Form`]: a struct of named fields, each a string, number, integer,
     /// boolean, a unit-variant enum, or a list of such an enum; a field's doc comment is its
