@@ -273,3 +273,69 @@ async fn what_the_server_behind_asks_is_asked_of_the_gateways_client() {
         assert!(!refused.is_success(), "handshake {handshake}: {refused}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_upstream_tool_list_change_is_followed_and_passed_on() {
+    let binary = mcp_tests::workspace_bin("conformance-server", "CONFORMANCE_SERVER_BIN");
+    let upstream = Arc::new(
+        Client::builder()
+            .handshake_only()
+            .stdio(StdioServer::new(binary.to_string_lossy()).args(["serve", "--stdio"]))
+            .await
+            .expect("connects"),
+    );
+    let mut registry = local();
+    client::mount(&mut registry, "up", Arc::clone(&upstream))
+        .await
+        .expect("mounted");
+    let served = Arc::new(Server::new(registry));
+    let following = client::follow(Arc::clone(&served), "up", Arc::clone(&upstream));
+
+    let downstream = Client::builder()
+        .handshake_only()
+        .in_memory(Arc::clone(&served))
+        .await
+        .expect("connects");
+    let mut told = downstream.notifications();
+    let names = |tools: Vec<mcp_runtime::client::Tool>| -> Vec<String> {
+        tools.into_iter().map(|tool| tool.name).collect()
+    };
+    let before = names(downstream.list_tools().await.unwrap());
+    assert!(!before.contains(&"up.test.registered_while_serving".to_owned()));
+
+    // Through the gateway, the upstream registers a tool and says so.
+    let changed = downstream
+        .call_tool("up.test.trigger_tool_change", json!({}))
+        .await
+        .expect("answered");
+    assert!(
+        changed.to_string().contains("tool list changed"),
+        "{changed}"
+    );
+    let heard = tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            let notification = told.recv().await.expect("open");
+            if notification.method == "notifications/tools/list_changed" {
+                return;
+            }
+        }
+    })
+    .await;
+    assert!(heard.is_ok(), "the gateway's client was told of the change");
+    let after = names(downstream.list_tools().await.unwrap());
+    assert!(
+        after.contains(&"up.test.registered_while_serving".to_owned()),
+        "{after:?}"
+    );
+    assert!(
+        after.contains(&"local.echo".to_owned()),
+        "local tools stay: {after:?}"
+    );
+    // The new tool is called upstream.
+    let called = downstream
+        .call_tool("up.test.registered_while_serving", json!({}))
+        .await
+        .expect("answered");
+    assert!(called.is_success(), "{called}");
+    following.abort();
+}

@@ -18,6 +18,8 @@ use serde_json::{Map, Value};
 use super::{Client, ClientError, ClientManager, RequestOptions, Tool};
 use crate::registration::{Handler, Output};
 use crate::registry::{Registry, ToolConflict};
+use crate::server::Server;
+use tokio::sync::broadcast;
 
 /// What [`mount`] did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -88,6 +90,65 @@ pub async fn mount_managed(
     let mut mounted = mount_listed(registry, prefix, listed, &upstream);
     catalog.mount(registry, prefix, &upstream, &mut mounted);
     Ok(mounted)
+}
+
+/// Keeps the tools `client`'s server lists mounted under `prefix` in what `server` serves:
+/// each `notifications/tools/list_changed` from it (on the handshake's revisions, where a
+/// server sends them on its own) lists them again and replaces the mounted ones, and
+/// `server`'s own clients are told. Runs until the connection ends.
+pub fn follow(
+    server: Arc<Server>,
+    prefix: &str,
+    client: Arc<Client>,
+) -> tokio::task::JoinHandle<()> {
+    let prefix = prefix.to_owned();
+    let mut notifications = client.notifications();
+    tokio::spawn(async move {
+        let source = source_of(&prefix);
+        loop {
+            match notifications.recv().await {
+                Ok(notification) if notification.method == "notifications/tools/list_changed" => {}
+                // Missed some: one of them may have been a change.
+                Err(broadcast::error::RecvError::Lagged(_)) => {}
+                Ok(_) => continue,
+                Err(broadcast::error::RecvError::Closed) => return,
+            }
+            let listed = match client.list_tools().await {
+                Ok(listed) => listed,
+                Err(err) => {
+                    tracing::warn!(%prefix, error = %err, "the changed tools could not be listed");
+                    if client.ended().is_some() {
+                        return;
+                    }
+                    continue;
+                }
+            };
+            let upstream: Arc<dyn Upstream> = Arc::clone(&client) as Arc<dyn Upstream>;
+            let changed = server.change(|registry| {
+                let mounted: Vec<String> = registry
+                    .list()
+                    .filter(|tool| tool.source() == source)
+                    .map(|tool| tool.name().to_string())
+                    .collect();
+                for name in mounted {
+                    registry.unregister(&name);
+                }
+                let again = mount_listed(registry, &prefix, listed, &upstream);
+                for conflict in &again.conflicts {
+                    tracing::warn!(tool = %conflict.tool_name, "a changed remote tool is not mounted: its name is taken");
+                }
+                true
+            });
+            if let Err(err) = changed {
+                tracing::warn!(%prefix, error = %err, "the changed tools could not be served");
+            }
+        }
+    })
+}
+
+/// Where a tool mounted under `prefix` comes from, as its registration says.
+fn source_of(prefix: &str) -> String {
+    format!("mounted under `{prefix}` from an MCP server")
 }
 
 /// A server's resources, templates and prompts, as listed.
@@ -330,7 +391,7 @@ fn mount_listed(
     listed: Vec<Tool>,
     upstream: &Arc<dyn Upstream>,
 ) -> Mounted {
-    let source = format!("mounted under `{prefix}` from an MCP server");
+    let source = source_of(prefix);
     let mut mounted = Mounted::default();
     let mut tools = Vec::new();
     for tool in listed {

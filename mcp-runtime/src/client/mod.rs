@@ -48,7 +48,7 @@ use tokio::sync::{broadcast, mpsc};
 use crate::server::{HANDSHAKE_VERSIONS, STATELESS_VERSION};
 use crate::talk::Root;
 
-pub use gateway::{Mounted, mount, mount_managed};
+pub use gateway::{Mounted, follow, mount, mount_managed};
 use handlers::Handlers;
 pub use handlers::{ElicitRequest, ElicitResponse};
 pub use http::HttpServer;
