@@ -298,3 +298,51 @@ async fn reads_prompts_and_errors_of_methods_the_server_lacks() {
     let prompts: Vec<Value> = client.list_prompts().await.expect("listed");
     assert!(prompts.is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_listing_is_kept_as_long_as_the_server_says_and_no_longer() {
+    use mcp_runtime::ToolDefinition;
+    use mcp_runtime::server::{CacheHints, CacheScope};
+
+    let hints = CacheHints {
+        ttl: Duration::from_secs(60),
+        scope: CacheScope::Public,
+    };
+    let served =
+        Arc::new(Server::new(Registry::builder().build().unwrap()).with_cache_hints(hints));
+    let stateless = mcp_runtime::testing::connect(Arc::clone(&served))
+        .await
+        .unwrap();
+    let handshake = Client::builder()
+        .handshake_only()
+        .in_memory(Arc::clone(&served))
+        .await
+        .unwrap();
+    assert!(stateless.list_tools().await.unwrap().is_empty());
+    assert!(handshake.list_tools().await.unwrap().is_empty());
+
+    let schema = serde_json::json!({ "type": "object" }).try_into().unwrap();
+    let definition = ToolDefinition::new("late.tool", schema).unwrap();
+    served
+        .change(|registry| {
+            registry.register(definition, |_, _| async { Ok::<_, ToolError>(json!({})) })
+        })
+        .unwrap()
+        .unwrap();
+
+    // On the handshake's revisions the server gives no `ttlMs`: nothing is kept, and the
+    // next listing has the new tool.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while handshake.list_tools().await.unwrap().is_empty() {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the change was never heard"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    // At 2026-07-28 nothing was said: the listing is kept for the 60 s the server allowed,
+    // until the application forgets it.
+    assert!(stateless.list_tools().await.unwrap().is_empty(), "kept");
+    stateless.forget_listings();
+    assert_eq!(stateless.list_tools().await.unwrap().len(), 1);
+}

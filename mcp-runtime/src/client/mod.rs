@@ -301,6 +301,7 @@ impl ClientBuilder {
     ) -> Result<Client, ClientError> {
         let handlers = Arc::new(self.handlers.clone());
         let link = Link::start(outbox, inbox, Arc::clone(&handlers));
+        let changes = link.subscribe();
         let mut client = Client {
             link,
             handlers,
@@ -308,6 +309,8 @@ impl ClientBuilder {
             max_rounds: self.max_rounds,
             client_info: json!({ "name": self.name, "version": self.version }),
             mirrors: std::sync::Mutex::new(std::collections::HashMap::new()),
+            listings: std::sync::Mutex::new(std::collections::HashMap::new()),
+            changes: std::sync::Mutex::new(changes),
             server: ServerInfo {
                 protocol_version: String::new(),
                 capabilities: json!({}),
@@ -328,6 +331,10 @@ pub struct Client {
     max_rounds: usize,
     client_info: Value,
     server: ServerInfo,
+    /// Listings the server said may be kept (`ttlMs`), by method, until when.
+    listings: std::sync::Mutex<std::collections::HashMap<String, (std::time::Instant, Vec<Value>)>>,
+    /// The server's notifications, read for the list changes that make a kept listing stale.
+    changes: std::sync::Mutex<broadcast::Receiver<Notification>>,
     /// What each listed tool's calls mirror into headers (2026-07-28 over HTTP).
     mirrors: std::sync::Mutex<std::collections::HashMap<String, Vec<headers::Mirror>>>,
 }
@@ -729,8 +736,13 @@ impl Client {
     async fn list_all(&self, method: &str, key: &str) -> Result<Vec<Value>, ClientError> {
         /// A server that never stops paging is cut off here.
         const MAX_PAGES: usize = 1_000;
+        if let Some(kept) = self.kept(method) {
+            return Ok(kept);
+        }
         let mut entries = Vec::new();
         let mut cursor: Option<String> = None;
+        // The listing may be kept as long as its shortest-lived page.
+        let mut ttl = u64::MAX;
         for _ in 0..MAX_PAGES {
             let mut params = Map::new();
             if let Some(cursor) = cursor.take() {
@@ -739,6 +751,8 @@ impl Client {
             let page = self
                 .request(method, params, RequestOptions::default())
                 .await?;
+            // Absent or not a whole number: not to be kept.
+            ttl = ttl.min(page.get("ttlMs").and_then(Value::as_u64).unwrap_or(0));
             match page.get(key) {
                 Some(Value::Array(items)) => entries.extend(items.iter().cloned()),
                 _ => {
@@ -749,7 +763,15 @@ impl Client {
             }
             match page.get("nextCursor") {
                 Some(Value::String(next)) => cursor = Some(next.clone()),
-                None | Some(Value::Null) => return Ok(entries),
+                None | Some(Value::Null) => {
+                    if ttl > 0 {
+                        let until = std::time::Instant::now()
+                            + Duration::from_millis(ttl.min(24 * 60 * 60 * 1000));
+                        self.lock_listings()
+                            .insert(method.to_owned(), (until, entries.clone()));
+                    }
+                    return Ok(entries);
+                }
                 Some(_) => {
                     return Err(ClientError::Malformed(format!(
                         "the `nextCursor` of `{method}` is not a string"
@@ -760,6 +782,57 @@ impl Client {
         Err(ClientError::Malformed(format!(
             "`{method}` was still paging after {MAX_PAGES} pages"
         )))
+    }
+
+    /// A listing kept and still fresh: not past its `ttlMs`, and no list change heard since.
+    fn kept(&self, method: &str) -> Option<Vec<Value>> {
+        let mut listings = self.lock_listings();
+        {
+            let mut changes = self
+                .changes
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            loop {
+                match changes.try_recv() {
+                    Ok(notification) => {
+                        let stale = match notification.method.as_str() {
+                            "notifications/tools/list_changed" => &["tools/list"][..],
+                            "notifications/prompts/list_changed" => &["prompts/list"][..],
+                            "notifications/resources/list_changed" => {
+                                &["resources/list", "resources/templates/list"][..]
+                            }
+                            _ => &[][..],
+                        };
+                        for method in stale {
+                            listings.remove(*method);
+                        }
+                    }
+                    // Missed some: any may have been a change.
+                    Err(broadcast::error::TryRecvError::Lagged(_)) => listings.clear(),
+                    Err(_) => break,
+                }
+            }
+        }
+        match listings.get(method) {
+            Some((until, entries)) if std::time::Instant::now() < *until => Some(entries.clone()),
+            _ => None,
+        }
+    }
+
+    fn lock_listings(
+        &self,
+    ) -> std::sync::MutexGuard<
+        '_,
+        std::collections::HashMap<String, (std::time::Instant, Vec<Value>)>,
+    > {
+        self.listings
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Forgets every listing kept, so that the next one asks the server.
+    pub fn forget_listings(&self) {
+        self.lock_listings().clear();
     }
 
     /// Calls `call` on the server: its `tool_name` as the server names the tool.
