@@ -17,7 +17,7 @@ use serde_json::{Map, Value};
 
 use super::{Client, ClientError, ClientManager, RequestOptions, Tool};
 use crate::registration::{Handler, Output};
-use crate::registry::{Registry, ToolConflict};
+use crate::registry::{Registry, RegistryError, ToolConflict};
 use crate::server::Server;
 use tokio::sync::broadcast;
 
@@ -186,68 +186,74 @@ impl Catalog {
         let Ok(mut remote) = Registry::builder().build() else {
             return;
         };
-        for entry in self.resources {
-            let Ok(definition) = serde_json::from_value::<ResourceDefinition>(entry.clone()) else {
-                mounted
-                    .skipped
-                    .push((entry.to_string(), "not a resource".to_owned()));
-                continue;
-            };
-            let (upstream, uri) = (Arc::clone(upstream), definition.uri.clone());
-            let added = remote.register_resource(definition, move |_| {
-                let (upstream, uri) = (Arc::clone(&upstream), uri.clone());
-                async move { contents(upstream.read(&uri).await) }
-            });
-            if let Err(err) = added {
-                mounted.skipped.push((entry.to_string(), err.to_string()));
-            }
-        }
-        for entry in self.templates {
-            let Ok(definition) =
-                serde_json::from_value::<ResourceTemplateDefinition>(entry.clone())
-            else {
-                mounted
-                    .skipped
-                    .push((entry.to_string(), "not a resource template".to_owned()));
-                continue;
-            };
-            let (upstream, prefix) = (Arc::clone(upstream), prefix.to_owned());
-            let added = remote.register_resource_template(definition, move |request| {
-                let upstream = Arc::clone(&upstream);
-                let uri = unmounted(&prefix, request.uri());
-                async move { contents(upstream.read(&uri).await) }
-            });
-            if let Err(err) = added {
-                mounted.skipped.push((entry.to_string(), err.to_string()));
-            }
-        }
-        for entry in self.prompts {
-            let Ok(definition) = serde_json::from_value::<PromptDefinition>(entry.clone()) else {
-                mounted
-                    .skipped
-                    .push((entry.to_string(), "not a prompt".to_owned()));
-                continue;
-            };
-            let (upstream, name) = (Arc::clone(upstream), definition.name.clone());
-            let added = remote.register_prompt(definition, move |arguments| {
-                let (upstream, name) = (Arc::clone(&upstream), name.clone());
-                async move {
-                    let rendered = upstream
-                        .prompt(&name, arguments)
-                        .await
-                        .map_err(remote_error)?;
-                    serde_json::from_value::<PromptResult>(Value::Object(rendered)).map_err(|err| {
-                        ToolError::execution(format!("the remote prompt's answer: {err}"))
-                    })
-                }
-            });
-            if let Err(err) = added {
-                mounted.skipped.push((entry.to_string(), err.to_string()));
-            }
-        }
+        add_each(
+            self.resources,
+            "resource",
+            mounted,
+            |definition: ResourceDefinition| {
+                let (upstream, uri) = (Arc::clone(upstream), definition.uri.clone());
+                remote.register_resource(definition, move |_| {
+                    let (upstream, uri) = (Arc::clone(&upstream), uri.clone());
+                    async move { contents(upstream.read(&uri).await) }
+                })
+            },
+        );
+        add_each(
+            self.templates,
+            "resource template",
+            mounted,
+            |definition: ResourceTemplateDefinition| {
+                let (upstream, prefix) = (Arc::clone(upstream), prefix.to_owned());
+                remote.register_resource_template(definition, move |request| {
+                    let upstream = Arc::clone(&upstream);
+                    let uri = unmounted(&prefix, request.uri());
+                    async move { contents(upstream.read(&uri).await) }
+                })
+            },
+        );
+        add_each(
+            self.prompts,
+            "prompt",
+            mounted,
+            |definition: PromptDefinition| {
+                let (upstream, name) = (Arc::clone(upstream), definition.name.clone());
+                remote.register_prompt(definition, move |arguments| {
+                    let (upstream, name) = (Arc::clone(&upstream), name.clone());
+                    async move {
+                        let rendered = upstream
+                            .prompt(&name, arguments)
+                            .await
+                            .map_err(remote_error)?;
+                        serde_json::from_value::<PromptResult>(Value::Object(rendered)).map_err(
+                            |err| {
+                                ToolError::execution(format!("the remote prompt's answer: {err}"))
+                            },
+                        )
+                    }
+                })
+            },
+        );
         match registry.mount(prefix, &remote) {
             Ok(conflicts) => mounted.conflicts.extend(conflicts),
             Err(err) => mounted.skipped.push((prefix.to_owned(), err.to_string())),
+        }
+    }
+}
+
+/// Adds each listed entry of a kind with `add`; one that is not of the kind, or that `add`
+/// refuses, is skipped with the reason.
+fn add_each<D: serde::de::DeserializeOwned>(
+    entries: Vec<Value>,
+    kind: &str,
+    mounted: &mut Mounted,
+    mut add: impl FnMut(D) -> Result<(), RegistryError>,
+) {
+    for entry in entries {
+        let added = serde_json::from_value::<D>(entry.clone())
+            .map_err(|err| format!("not a {kind}: {err}"))
+            .and_then(|definition| add(definition).map_err(|err| err.to_string()));
+        if let Err(reason) = added {
+            mounted.skipped.push((entry.to_string(), reason));
         }
     }
 }
