@@ -1,7 +1,8 @@
 //! The client manager against real processes: a server that dies is reconnected (a new
 //! process) on the next use; a call whose connection failed is retried only for a tool
 //! marked read-only or idempotent; a server that cannot be reached fails fast during its
-//! backoff; the app's command line mounts servers with `--mount` and `--servers`.
+//! backoff; the app's command line mounts servers with `--mount` and `--servers`, and its
+//! `list`, `call`, `check` and `spec` cover them.
 
 use std::collections::BTreeMap;
 use std::process::Command;
@@ -144,6 +145,23 @@ fn the_command_line_lists_and_calls_mounted_servers() {
     let _ = std::fs::remove_file(&config);
     assert!(listed.status.success(), "{listed:?}");
     assert!(String::from_utf8_lossy(&listed.stdout).contains("far_away.text.word_count"));
+
+    // The generated listings cover the mounted tools too.
+    let checked = quickstart(&["--mount", &itself, "check"]);
+    assert!(checked.status.success(), "{checked:?}");
+    assert!(
+        String::from_utf8_lossy(&checked.stderr).contains("checked 10 tool(s)"),
+        "{checked:?}"
+    );
+    let out = std::env::temp_dir().join(format!("mcp-mounted-spec-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let spec = quickstart(&["--mount", &itself, "spec", "--out", &out.to_string_lossy()]);
+    assert!(spec.status.success(), "{spec:?}");
+    let written =
+        std::fs::read_to_string(out.join("other.calculator.add/MCP_TOOL_SPECIFICATION.md"))
+            .expect("the mounted tool's specification");
+    assert!(written.contains("other.calculator.add"), "{written}");
+    let _ = std::fs::remove_dir_all(&out);
 
     let bad = quickstart(&["--mount", "no-equals-sign", "list"]);
     assert_eq!(bad.status.code(), Some(1));
