@@ -95,4 +95,9 @@ async fn nothing_listening_is_a_connect_error() {
         .await
         .expect_err("nothing there");
     assert!(matches!(err, ClientError::Connect(_)), "{err}");
+    let tls = Client::builder()
+        .http(HttpServer::new("https://127.0.0.1:9/mcp"))
+        .await
+        .expect_err("no TLS in this build");
+    assert!(tls.to_string().contains("https is not supported"), "{tls}");
 }

@@ -90,6 +90,17 @@ impl HttpServer {
     pub(crate) fn spawn(
         &self,
     ) -> Result<(mpsc::Sender<Outbound>, mpsc::Receiver<Inbound>), ClientError> {
+        // Built without TLS: say so, rather than fail on the first request.
+        if self
+            .url
+            .get(..8)
+            .is_some_and(|scheme| scheme.eq_ignore_ascii_case("https://"))
+        {
+            return Err(ClientError::Connect(format!(
+                "{}: this build speaks plain HTTP only; https is not supported yet",
+                self.url
+            )));
+        }
         let http = reqwest::Client::builder()
             .build()
             .map_err(|err| ClientError::Connect(err.to_string()))?;
