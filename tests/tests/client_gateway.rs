@@ -40,8 +40,8 @@ fn local() -> Registry {
     registry
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn remote_and_local_tools_are_served_as_one() {
+/// The quickstart, spawned, mounted under `qs` beside the local tools.
+async fn quickstart_mounted() -> (Registry, client::Mounted) {
     let upstream = Client::builder()
         .stdio(quickstart())
         .await
@@ -50,6 +50,12 @@ async fn remote_and_local_tools_are_served_as_one() {
     let mounted = client::mount(&mut registry, "qs", Arc::new(upstream))
         .await
         .expect("mounted");
+    (registry, mounted)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn remote_and_local_tools_are_served_as_one() {
+    let (registry, mounted) = quickstart_mounted().await;
     assert!(
         mounted.tools.contains(&"qs.calculator.add".to_owned()),
         "{mounted:?}"
@@ -149,14 +155,7 @@ async fn a_dead_upstream_fails_fast_and_the_rest_keeps_answering() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn remote_resources_templates_and_prompts_are_mounted_too() {
-    let upstream = Client::builder()
-        .stdio(quickstart())
-        .await
-        .expect("connects");
-    let mut registry = local();
-    let mounted = client::mount(&mut registry, "qs", Arc::new(upstream))
-        .await
-        .expect("mounted");
+    let (registry, mounted) = quickstart_mounted().await;
     assert!(mounted.skipped.is_empty(), "{mounted:?}");
     let client = mcp_runtime::testing::connect(Server::new(registry))
         .await
