@@ -11,7 +11,7 @@
 //! before the server returns.
 
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use mcp_core::LoggingLevel;
@@ -64,6 +64,62 @@ fn protocol_output() -> io::Result<io::Stdout> {
 /// The output, shared by the reading thread (immediate answers) and the writer thread.
 type Output<W> = Arc<Mutex<BufWriter<W>>>;
 
+/// The way out for what is not written by the reading thread: answers of awaited calls,
+/// notifications and the server's own requests.
+struct Outbox<W: Write> {
+    output: Output<W>,
+    /// To the writer thread.
+    sender: mpsc::Sender<Outgoing>,
+    /// Messages given to the writer thread and not yet written.
+    queued: Arc<AtomicUsize>,
+}
+
+impl<W: Write> Clone for Outbox<W> {
+    fn clone(&self) -> Self {
+        Self {
+            output: Arc::clone(&self.output),
+            sender: self.sender.clone(),
+            queued: Arc::clone(&self.queued),
+        }
+    }
+}
+
+impl<W: Write> Outbox<W> {
+    /// Writes an awaited call's answer. When the output is free and the writer thread has
+    /// nothing left to write (so the answer overtakes nothing, such as the call's own
+    /// progress), the task that has it writes it at once; a quick call then costs no wake-up
+    /// of the writer. Otherwise the writer thread writes it with the others.
+    async fn answer(&self, message: String) {
+        if self.queued.load(Ordering::SeqCst) == 0 {
+            if let Ok(mut output) = self.output.try_lock() {
+                if self.queued.load(Ordering::SeqCst) == 0 {
+                    let written = output
+                        .write_all(message.as_bytes())
+                        .and_then(|()| output.write_all(b"\n"))
+                        .and_then(|()| output.flush());
+                    // An output that failed is the writer thread's to report, as it
+                    // reports its own failures: the answer goes its way.
+                    if written.is_ok() {
+                        return;
+                    }
+                }
+            }
+        }
+        self.queued.fetch_add(1, Ordering::SeqCst);
+        if self.sender.send(Outgoing::Message(message)).await.is_err() {
+            self.queued.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+
+    /// Queues a notification or request; a full queue drops it rather than stall the sender.
+    fn notify(&self, message: String) {
+        self.queued.fetch_add(1, Ordering::SeqCst);
+        if self.sender.try_send(Outgoing::Message(message)).is_err() {
+            self.queued.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+}
+
 /// What the writer thread is asked to do.
 enum Outgoing {
     /// Write a message.
@@ -84,18 +140,23 @@ where
     W: Write + Send + 'static,
 {
     let output: Output<W> = Arc::new(Mutex::new(BufWriter::with_capacity(BUFFER, output)));
-    let (sender, outbox) = mpsc::channel::<Outgoing>(MAX_IN_FLIGHT);
+    let (sender, outgoing) = mpsc::channel::<Outgoing>(MAX_IN_FLIGHT);
+    let outbox = Outbox {
+        output: Arc::clone(&output),
+        sender: sender.clone(),
+        queued: Arc::new(AtomicUsize::new(0)),
+    };
     let writer = std::thread::Builder::new()
         .name("mcp-stdio-writer".to_owned())
         .spawn({
-            let output = Arc::clone(&output);
-            move || write_loop(outbox, &output)
+            let (output, queued) = (Arc::clone(&output), Arc::clone(&outbox.queued));
+            move || write_loop(outgoing, &output, &queued)
         })?;
     let reading = Reading {
         server,
         runtime: Handle::current(),
         output: Arc::clone(&output),
-        sender: sender.clone(),
+        outbox,
         limit: Arc::new(Semaphore::new(MAX_IN_FLIGHT)),
         stopping: Arc::new(AtomicBool::new(false)),
         busy: Arc::new(Mutex::new(())),
@@ -141,7 +202,7 @@ struct Reading<W: Write> {
     server: Arc<Server>,
     runtime: Handle,
     output: Output<W>,
-    sender: mpsc::Sender<Outgoing>,
+    outbox: Outbox<W>,
     limit: Arc<Semaphore>,
     stopping: Arc<AtomicBool>,
     /// Held while a message is handled, so a stop waits for the one at hand.
@@ -164,11 +225,9 @@ impl<W: Write + Send + 'static> Reading<W> {
         // Tools that run inline may look for the runtime, as they would on a worker.
         let _runtime = self.runtime.enter();
         let notify: Notifier = {
-            let sender = self.sender.clone();
+            let outbox = self.outbox.clone();
             // A full outbox drops a progress report rather than stall the tool.
-            Arc::new(move |message| {
-                let _ = sender.try_send(Outgoing::Message(message));
-            })
+            Arc::new(move |message| outbox.notify(message))
         };
         let mut input = BufReader::with_capacity(BUFFER, input);
         let mut line = Vec::new();
@@ -258,10 +317,10 @@ impl<W: Write + Send + 'static> Reading<W> {
                     .runtime
                     .block_on(Arc::clone(&self.limit).acquire_owned())
                     .map_err(io::Error::other)?;
-                let (server, sender) = (Arc::clone(&self.server), self.sender.clone());
+                let (server, outbox) = (Arc::clone(&self.server), self.outbox.clone());
                 self.runtime.spawn(async move {
                     let answer = server.finish_awaiting(awaiting).await;
-                    let _ = sender.send(Outgoing::Message(answer)).await;
+                    outbox.answer(answer).await;
                     drop(permit);
                 });
                 Ok(())
@@ -271,14 +330,14 @@ impl<W: Write + Send + 'static> Reading<W> {
                     .runtime
                     .block_on(Arc::clone(&self.limit).acquire_owned())
                     .map_err(io::Error::other)?;
-                let (server, sender, notify) = (
+                let (server, outbox, notify) = (
                     Arc::clone(&self.server),
-                    self.sender.clone(),
+                    self.outbox.clone(),
                     Arc::clone(notify),
                 );
                 self.runtime.spawn(async move {
                     if let Some(answer) = server.finish(pending, Some(notify)).await {
-                        let _ = sender.send(Outgoing::Message(answer)).await;
+                        outbox.answer(answer).await;
                     }
                     drop(permit);
                 });
@@ -322,6 +381,7 @@ fn read_message(input: &mut impl BufRead, line: &mut Vec<u8>) -> io::Result<Opti
 fn write_loop<W: Write>(
     mut outbox: mpsc::Receiver<Outgoing>,
     output: &Mutex<BufWriter<W>>,
+    queued: &AtomicUsize,
 ) -> io::Result<()> {
     while let Some(first) = outbox.blocking_recv() {
         let mut output = lock(output);
@@ -331,6 +391,7 @@ fn write_loop<W: Write>(
                 Outgoing::Message(message) => {
                     output.write_all(message.as_bytes())?;
                     output.write_all(b"\n")?;
+                    queued.fetch_sub(1, Ordering::SeqCst);
                 }
                 Outgoing::Close => return output.flush(),
             }
