@@ -292,6 +292,21 @@ fn json_operand(arguments: &str) -> Result<Value, String> {
     serde_json::from_str(&text).map_err(|err| format!("the arguments are not valid JSON: {err}"))
 }
 
+/// The process's multi-threaded runtime, built on first use: `serve` runs on it, and the
+/// clients of mounted servers, whose tasks outlive the command that mounted them, live on
+/// it too, so that a call through the gateway stays on one runtime's threads.
+fn runtime() -> Result<&'static tokio::runtime::Runtime, String> {
+    static RUNTIME: std::sync::OnceLock<tokio::runtime::Runtime> = std::sync::OnceLock::new();
+    if let Some(runtime) = RUNTIME.get() {
+        return Ok(runtime);
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|err| format!("cannot start the runtime: {err}"))?;
+    Ok(RUNTIME.get_or_init(|| runtime))
+}
+
 /// `future` run to its end on a runtime of this thread, with time (the registry's
 /// timeouts); the error says why no runtime could start.
 fn block_on<F: std::future::Future>(future: F) -> Result<F::Output, String> {

@@ -45,15 +45,7 @@ pub(super) fn mounted(
     if servers.is_empty() {
         return Ok(registry);
     }
-    // The clients' tasks live as long as the process: on a runtime of their own.
-    let runtime: &'static tokio::runtime::Runtime = Box::leak(Box::new(
-        tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .thread_name("mcp-client")
-            .enable_all()
-            .build()
-            .map_err(|err| format!("no runtime for the clients: {err}"))?,
-    ));
+    let runtime = super::runtime()?;
     let names: Vec<String> = servers.keys().cloned().collect();
     let builder = Client::builder().info(
         std::env::current_exe()

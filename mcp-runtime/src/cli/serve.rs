@@ -173,13 +173,10 @@ fn serve(
     if registry.is_empty() {
         eprintln!("warning: {EMPTY_REGISTRY_HINT}");
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match super::runtime() {
         Ok(runtime) => runtime,
         Err(err) => {
-            eprintln!("error: cannot start the runtime: {err}");
+            eprintln!("error: {err}");
             return FAILURE;
         }
     };
@@ -216,8 +213,8 @@ fn serve(
             }))
         }
     };
-    // A read of standard input blocks a thread that cannot be interrupted: do not wait for it.
-    runtime.shutdown_background();
+    // The runtime is not shut down, so nothing waits on a read of standard input, which
+    // blocks a thread that cannot be interrupted: the process ends with what is left.
     match served {
         Ok(()) => 0,
         Err(err) => {

@@ -477,18 +477,22 @@ fn handler(upstream: Arc<dyn Upstream>, remote: String) -> Handler {
             let capabilities = asker
                 .capabilities()
                 .map(|capabilities| Value::Object((*capabilities).clone()));
-            let options = RequestOptions {
+            let mut options = RequestOptions {
                 asker: Some(asker),
                 capabilities,
                 ..RequestOptions::default()
+            };
+            // Progress is asked of the server behind only for a caller who asked for it: a
+            // call that reports none is one the server can answer at once.
+            if context.wants_progress() {
+                options = options.on_progress(move |progress| {
+                    context.progress(
+                        progress.progress,
+                        progress.total,
+                        progress.message.as_deref(),
+                    );
+                });
             }
-            .on_progress(move |progress| {
-                context.progress(
-                    progress.progress,
-                    progress.total,
-                    progress.message.as_deref(),
-                );
-            });
             let result = match upstream.call(&remote, arguments, options).await {
                 Ok(result) => result,
                 Err(err) => failure(&remote, &err),
