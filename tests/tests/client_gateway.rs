@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mcp_runtime::client::{self, Client, StdioServer};
+use mcp_runtime::client::{self, Client, HttpServer, StdioServer};
 use mcp_runtime::server::Server;
 use mcp_runtime::{ErrorType, MCPToolCall, Registry, ToolDefinition, ToolError};
 use mcp_tests::quickstart_bin;
@@ -214,19 +214,65 @@ async fn remote_resources_templates_and_prompts_are_mounted_too() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn what_the_server_behind_asks_is_asked_of_the_gateways_client() {
-    // The quickstart speaks 2026-07-28: its `text.summarize` asks for a sample with an
-    // input-required result, which the gateway passes on to its own client.
-    let upstream = Client::builder()
-        .stdio(quickstart())
-        .await
+    // The quickstart's `text.summarize` asks for a sample: at 2026-07-28 with an
+    // input-required result, on the handshake's revisions with a request during the call.
+    // Either way the gateway passes it on to its own client, at either revision; over
+    // HTTP the request comes on the call's own event stream.
+    let over_http = mcp_tests::HttpServer::spawn(quickstart_bin(), &[]);
+    for (upstream_handshake, http) in [(false, false), (true, false), (true, true)] {
+        let upstream = match upstream_handshake {
+            false => Client::builder(),
+            true => Client::builder().handshake_only().relay_requests(),
+        };
+        let upstream = match http {
+            false => upstream.stdio(quickstart()).await,
+            true => upstream.http(HttpServer::new(over_http.url())).await,
+        }
         .expect("connects");
-    assert!(upstream.server().is_stateless());
-    let mut registry = local();
-    client::mount(&mut registry, "qs", Arc::new(upstream))
-        .await
-        .expect("mounted");
-    let served = Arc::new(Server::new(registry));
+        assert_eq!(upstream.server().is_stateless(), !upstream_handshake);
+        let mut registry = local();
+        client::mount(&mut registry, "qs", Arc::new(upstream))
+            .await
+            .expect("mounted");
+        let served = Arc::new(Server::new(registry));
+        asks_pass_through(Arc::clone(&served), upstream_handshake).await;
+        if http {
+            // Calls at once: each request comes on its own call's stream, and goes to the
+            // caller of that call.
+            let downstream = Client::builder()
+                .on_sampling(|request| async move {
+                    let text = request["messages"][0]["content"]["text"].clone();
+                    Ok(json!({
+                        "role": "assistant",
+                        "content": { "type": "text", "text": format!("sampled {text}") },
+                        "model": "test",
+                    }))
+                })
+                .in_memory(served)
+                .await
+                .expect("connects");
+            let call = |n: usize| {
+                let downstream = &downstream;
+                async move {
+                    let text = format!("text number {n}");
+                    let result = downstream
+                        .call_tool("qs.text.summarize", json!({ "text": text }))
+                        .await
+                        .expect("answered");
+                    assert!(result.is_success(), "{result}");
+                    assert!(result.to_string().contains(&text), "{result}");
+                }
+            };
+            tokio::join!(call(1), call(2), call(3), call(4));
+        }
+    }
+}
+
+/// `text.summarize` mounted under `qs` in `served` samples through the gateway's client.
+async fn asks_pass_through(served: Arc<Server>, upstream_handshake: bool) {
     for handshake in [false, true] {
+        let handshake_label =
+            format!("upstream handshake {upstream_handshake}, downstream handshake {handshake}");
         let mut builder = Client::builder().on_sampling(|request| async move {
             assert!(
                 request["messages"][0]["content"]["text"]
@@ -251,10 +297,10 @@ async fn what_the_server_behind_asks_is_asked_of_the_gateways_client() {
             .call_tool("qs.text.summarize", json!({ "text": "pass me on" }))
             .await
             .expect("answered");
-        assert!(summary.is_success(), "handshake {handshake}: {summary:?}");
+        assert!(summary.is_success(), "{handshake_label}: {summary:?}");
         assert!(
             summary.to_string().contains("answered downstream"),
-            "handshake {handshake}: {summary}"
+            "{handshake_label}: {summary}"
         );
 
         // A client that cannot sample is not asked, and the call says why.
@@ -269,7 +315,7 @@ async fn what_the_server_behind_asks_is_asked_of_the_gateways_client() {
             .call_tool("qs.text.summarize", json!({ "text": "x" }))
             .await
             .expect("answered");
-        assert!(!refused.is_success(), "handshake {handshake}: {refused}");
+        assert!(!refused.is_success(), "{handshake_label}: {refused}");
     }
 }
 

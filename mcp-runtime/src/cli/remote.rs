@@ -47,16 +47,18 @@ pub(super) fn mounted(
     }
     let runtime = super::runtime()?;
     let names: Vec<String> = servers.keys().cloned().collect();
-    let builder = Client::builder().info(
-        std::env::current_exe()
-            .ok()
-            .and_then(|path| {
-                path.file_stem()
-                    .map(|stem| stem.to_string_lossy().into_owned())
-            })
-            .unwrap_or_else(|| "mcp-runtime".to_owned()),
-        env!("CARGO_PKG_VERSION"),
-    );
+    let builder = Client::builder()
+        .info(
+            std::env::current_exe()
+                .ok()
+                .and_then(|path| {
+                    path.file_stem()
+                        .map(|stem| stem.to_string_lossy().into_owned())
+                })
+                .unwrap_or_else(|| "mcp-runtime".to_owned()),
+            env!("CARGO_PKG_VERSION"),
+        )
+        .relay_requests();
     let manager = Arc::new(ClientManager::new(servers, builder));
     let mut combined = Registry::builder()
         .registry(registry)

@@ -89,6 +89,8 @@ pub(crate) struct Handlers {
     pub(crate) elicitation: Option<ElicitFn>,
     pub(crate) sampling: Option<SampleFn>,
     pub(crate) roots: Option<RootsFn>,
+    /// Declares every capability, whatever the handlers: the requests are relayed.
+    pub(crate) relays: bool,
 }
 
 impl std::fmt::Debug for Handlers {
@@ -129,13 +131,13 @@ impl Handlers {
     /// The capabilities these handlers give the client.
     pub(crate) fn capabilities(&self) -> Value {
         let mut capabilities = Map::new();
-        if self.elicitation.is_some() {
+        if self.elicitation.is_some() || self.relays {
             capabilities.insert("elicitation".to_owned(), json!({ "form": {}, "url": {} }));
         }
-        if self.sampling.is_some() {
+        if self.sampling.is_some() || self.relays {
             capabilities.insert("sampling".to_owned(), json!({}));
         }
-        if self.roots.is_some() {
+        if self.roots.is_some() || self.relays {
             capabilities.insert("roots".to_owned(), json!({ "listChanged": false }));
         }
         Value::Object(capabilities)

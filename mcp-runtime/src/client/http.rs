@@ -365,7 +365,14 @@ impl Endpoint {
                     self.agreed(&event.data);
                 }
                 let answers = id.is_some_and(|id| answers(&event.data, id));
-                let _ = inbound.send(Inbound::Message(event.data)).await;
+                let message = match id {
+                    Some(request) => Inbound::During {
+                        text: event.data,
+                        request,
+                    },
+                    None => Inbound::Message(event.data),
+                };
+                let _ = inbound.send(message).await;
                 if answers {
                     return;
                 }

@@ -18,6 +18,9 @@ use super::handlers::Handlers;
 pub(crate) enum Inbound {
     /// A message read.
     Message(String),
+    /// A message read on the stream of the request `request` (an HTTP response's): a request
+    /// of the server's there is made for it.
+    During { text: String, request: u64 },
     /// The request `id` failed in the transport (an HTTP error without a JSON-RPC one).
     Failed { id: u64, error: ClientError },
     /// The connection ended, and why.
@@ -62,11 +65,29 @@ impl std::fmt::Display for RpcError {
 
 type Waiting = oneshot::Sender<Result<Value, ClientError>>;
 
+/// A request the server made during one of the client's, passed to whoever relays that
+/// one's (see [`Link::relay`]).
+#[derive(Debug)]
+pub(crate) struct ServerRequest {
+    /// Its id, for the response.
+    pub(crate) id: Value,
+    /// `elicitation/create`, `sampling/createMessage` or `roots/list`.
+    pub(crate) method: String,
+    /// Its params.
+    pub(crate) params: Value,
+}
+
+/// The server's requests a relay can pass on: the ones a user or a model answers.
+const RELAYED: [&str; 3] = ["elicitation/create", "sampling/createMessage", "roots/list"];
+
 /// The shared half of a connection.
 pub(crate) struct Link {
     outbox: mpsc::Sender<Outbound>,
     waiting: Mutex<HashMap<u64, Waiting>>,
     progress: Mutex<HashMap<String, mpsc::UnboundedSender<Value>>>,
+    /// Who passes on the server's requests made during a request of the client's, by the
+    /// id of that request.
+    relays: Mutex<HashMap<u64, mpsc::UnboundedSender<ServerRequest>>>,
     next_id: AtomicU64,
     notifications: broadcast::Sender<Notification>,
     /// Why the connection ended, once it has.
@@ -86,6 +107,7 @@ impl Link {
             outbox,
             waiting: Mutex::new(HashMap::new()),
             progress: Mutex::new(HashMap::new()),
+            relays: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(1),
             notifications,
             ended: watch::channel(None).0,
@@ -130,15 +152,26 @@ impl Link {
         method: &str,
         params: Map<String, Value>,
         headers: Vec<(String, String)>,
+        watch: Watch,
     ) -> Result<Pending, ClientError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (sender, answer) = oneshot::channel();
         lock(&self.waiting).insert(id, sender);
+        // Watched before it is sent: the server may report, or ask, at once.
+        let progress_token = watch.progress.map(|(token, sender)| {
+            lock(&self.progress).insert(token.clone(), sender);
+            token
+        });
+        let relayed = watch.relay.is_some_and(|relay| {
+            lock(&self.relays).insert(id, relay);
+            true
+        });
         let pending = Pending {
             link: Arc::clone(self),
             id,
             answer,
-            progress_token: None,
+            progress_token,
+            relayed,
             done: false,
         };
         // Ended meanwhile: the reader already failed everything waiting, maybe not this.
@@ -151,9 +184,32 @@ impl Link {
         Ok(pending)
     }
 
-    /// Routes `notifications/progress` with `token` to `sender` until the request ends.
-    pub(crate) fn watch_progress(&self, token: &str, sender: mpsc::UnboundedSender<Value>) {
-        lock(&self.progress).insert(token.to_owned(), sender);
+    /// Answers the server's request `id`.
+    pub(crate) async fn respond(
+        &self,
+        id: Value,
+        outcome: Result<Value, (i64, String)>,
+    ) -> Result<(), ClientError> {
+        let answer = match outcome {
+            Ok(result) => json!({ "jsonrpc": "2.0", "id": id, "result": result }),
+            Err((code, message)) => json!({
+                "jsonrpc": "2.0",
+                "id": id,
+                "error": { "code": code, "message": message },
+            }),
+        };
+        self.send(answer.to_string(), Vec::new()).await
+    }
+
+    /// Who passes on a request the server made during `during` (or, unsaid, during the
+    /// only request relayed), if anyone.
+    fn relay_for(&self, during: Option<u64>) -> Option<mpsc::UnboundedSender<ServerRequest>> {
+        let relays = lock(&self.relays);
+        match during {
+            Some(request) => relays.get(&request).cloned(),
+            None if relays.len() == 1 => relays.values().next().cloned(),
+            None => None,
+        }
     }
 
     /// Reads until the transport ends, or until no one holds the link: then the outbox
@@ -165,7 +221,10 @@ impl Link {
                 return;
             };
             match inbound {
-                Some(Inbound::Message(message)) => link.take(&message, &handlers),
+                Some(Inbound::Message(message)) => link.take(&message, &handlers, None),
+                Some(Inbound::During { text, request }) => {
+                    link.take(&text, &handlers, Some(request));
+                }
                 Some(Inbound::Failed { id, error }) => {
                     if let Some(waiter) = lock(&link.waiting).remove(&id) {
                         let _ = waiter.send(Err(error));
@@ -195,10 +254,11 @@ impl Link {
             let _ = waiter.send(Err(reason.clone()));
         }
         lock(&self.progress).clear();
+        lock(&self.relays).clear();
     }
 
     /// Takes one message from the server.
-    fn take(self: &Arc<Self>, message: &str, handlers: &Arc<Handlers>) {
+    fn take(self: &Arc<Self>, message: &str, handlers: &Arc<Handlers>, during: Option<u64>) {
         let value: Value = match serde_json::from_str(message) {
             Ok(value) => value,
             Err(err) => {
@@ -209,14 +269,14 @@ impl Link {
         // A batch: each in turn.
         if let Value::Array(items) = value {
             for item in items {
-                self.take_one(item, handlers);
+                self.take_one(item, handlers, during);
             }
         } else {
-            self.take_one(value, handlers);
+            self.take_one(value, handlers, during);
         }
     }
 
-    fn take_one(self: &Arc<Self>, value: Value, handlers: &Arc<Handlers>) {
+    fn take_one(self: &Arc<Self>, value: Value, handlers: &Arc<Handlers>, during: Option<u64>) {
         let Value::Object(mut message) = value else {
             tracing::warn!("the server sent a message that is not an object; ignored");
             return;
@@ -229,6 +289,17 @@ impl Link {
         match (method, id) {
             (Some(method), Some(id)) => {
                 let params = message.remove("params").unwrap_or_else(|| json!({}));
+                let mut request = ServerRequest { id, method, params };
+                if RELAYED.contains(&request.method.as_str()) {
+                    if let Some(relay) = self.relay_for(during) {
+                        match relay.send(request) {
+                            Ok(()) => return,
+                            // The request relayed has just ended: the handlers answer.
+                            Err(mpsc::error::SendError(back)) => request = back,
+                        }
+                    }
+                }
+                let ServerRequest { id, method, params } = request;
                 let link = Arc::clone(self);
                 let handlers = Arc::clone(handlers);
                 tokio::spawn(async move {
@@ -289,6 +360,17 @@ impl Link {
     }
 }
 
+/// What a request's caller hears of besides its answer, until it ends.
+#[derive(Default)]
+pub(crate) struct Watch {
+    /// `notifications/progress` with this token, to this sender.
+    pub(crate) progress: Option<(String, mpsc::UnboundedSender<Value>)>,
+    /// The server's requests made during it: those that arrive on its own stream (HTTP),
+    /// and, where a transport has no such streams (stdio), those made while it is the only
+    /// request relayed.
+    pub(crate) relay: Option<mpsc::UnboundedSender<ServerRequest>>,
+}
+
 /// A request sent, its answer awaited. Dropped before the answer, it tells the server the
 /// request is cancelled.
 pub(crate) struct Pending {
@@ -296,16 +378,12 @@ pub(crate) struct Pending {
     id: u64,
     answer: oneshot::Receiver<Result<Value, ClientError>>,
     progress_token: Option<String>,
+    /// Whether the server's requests during this one are relayed.
+    relayed: bool,
     done: bool,
 }
 
 impl Pending {
-    /// Watches progress under `token` until this request ends.
-    pub(crate) fn with_progress(mut self, token: String) -> Self {
-        self.progress_token = Some(token);
-        self
-    }
-
     /// The answer.
     pub(crate) async fn answer(mut self) -> Result<Value, ClientError> {
         let answer = (&mut self.answer).await.unwrap_or_else(|_| {
@@ -323,6 +401,9 @@ impl Drop for Pending {
     fn drop(&mut self) {
         if let Some(token) = &self.progress_token {
             lock(&self.link.progress).remove(token);
+        }
+        if self.relayed {
+            lock(&self.link.relays).remove(&self.id);
         }
         if self.done || lock(&self.link.waiting).remove(&self.id).is_none() {
             return;

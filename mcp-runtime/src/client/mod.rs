@@ -248,6 +248,18 @@ impl ClientBuilder {
         self
     }
 
+    /// For a gateway: declares elicitation (form and URL mode), sampling and roots at the
+    /// handshake, whatever the handlers, so that the server asks; what it asks during a call
+    /// that carries a caller to ask (a mounted tool's call carries its own caller) is asked
+    /// of that caller, who may decline or lack the capability: the server is told so. What
+    /// it asks outside such a call goes to the handlers, or is refused. [`mount`] passes on
+    /// what a 2026-07-28 server asks in any case.
+    #[must_use]
+    pub fn relay_requests(mut self) -> Self {
+        self.handlers.relays = true;
+        self
+    }
+
     /// Answers the server's elicitations with `handler`, and declares the capability.
     #[must_use]
     pub fn on_elicitation<F, Fut>(mut self, handler: F) -> Self
@@ -529,13 +541,23 @@ impl Client {
                 .map(|meta| meta.insert("progressToken".to_owned(), json!(token)));
             (token, sender, receiver)
         });
-        let mut pending = self.link.request(method, params, headers).await?;
+        let mut watch = link::Watch::default();
         let mut reports = None;
         if let Some((token, sender, receiver)) = watching {
-            self.link.watch_progress(&token, sender);
-            pending = pending.with_progress(token);
+            watch.progress = Some((token, sender));
             reports = Some(receiver);
         }
+        // What the server asks during this request, asked of whoever `asker` asks.
+        let asker = options.asker;
+        let mut asked = None;
+        if asker.is_some() {
+            let (sender, receiver) = mpsc::unbounded_channel();
+            watch.relay = Some(sender);
+            asked = Some(receiver);
+        }
+        let mut asks = 0_usize;
+        let mut asking = futures_util::stream::FuturesUnordered::new();
+        let pending = self.link.request(method, params, headers, watch).await?;
         let answer = pending.answer();
         tokio::pin!(answer);
         let deadline = tokio::time::sleep(timeout);
@@ -547,6 +569,20 @@ impl Client {
                     // Dropping the pending request cancels it on the server.
                     return Err(ClientError::Timeout { method: method.to_owned(), timeout });
                 }
+                Some(request) = async {
+                    match asked.as_mut() {
+                        Some(asked) => asked.recv().await,
+                        None => std::future::pending().await,
+                    }
+                } => {
+                    // Keyed by its place among this request's asks: the same from round
+                    // to round of a caller at 2026-07-28, whose rounds repeat the request.
+                    asks += 1;
+                    if let Some(asker) = asker.clone() {
+                        asking.push(self.relay(asker, format!("upstream-{asks}"), request));
+                    }
+                }
+                Some(()) = futures_util::StreamExt::next(&mut asking), if !asking.is_empty() => {}
                 Some(report) = async {
                     match reports.as_mut() {
                         Some(reports) => reports.recv().await,
@@ -569,6 +605,18 @@ impl Client {
                 "the result of `{method}` is not an object: {}",
                 truncate(&other.to_string())
             ))),
+        }
+    }
+
+    /// Asks `request` of `asker` under `key`, and answers the server with what it said.
+    async fn relay(&self, asker: crate::talk::Asker, key: String, request: link::ServerRequest) {
+        let link::ServerRequest { id, method, params } = request;
+        let outcome = asker
+            .ask(&key, crate::talk::InputRequest { method, params })
+            .await
+            .map_err(|err| (-32603, err.to_string()));
+        if let Err(err) = self.link.respond(id, outcome).await {
+            tracing::debug!(error = %err, "an answer to the server's request could not be sent");
         }
     }
 
