@@ -9,6 +9,8 @@ import subprocess
 import sys
 import time
 
+import anyio
+
 from conftest import ROOT
 
 PYTHON_SERVER = ROOT / "tests" / "python" / "servers" / "python_server.py"
@@ -21,28 +23,44 @@ def free_port():
         return probe.getsockname()[1]
 
 
-@contextlib.contextmanager
-def python_server_over_http():
-    """The Python SDK server on a free loopback port: its URL."""
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, str(PYTHON_SERVER), "http", str(port)],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
+class PythonHttpServer:
+    """The Python SDK server over streamable HTTP on a loopback port, which can be killed
+    and started again on the same port."""
+
+    def __init__(self):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}/mcp"
+        self.process = None
+
+    def start(self):
+        self.process = subprocess.Popen(
+            [sys.executable, str(PYTHON_SERVER), "http", str(self.port)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         deadline = time.monotonic() + 30
         while True:
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
-                break
-            assert process.poll() is None, "the Python SDK server exited"
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                return
+            assert self.process.poll() is None, "the Python SDK server exited"
             assert time.monotonic() < deadline, "the Python SDK server did not listen"
             time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}/mcp"
+
+    def stop(self):
+        self.process.kill()
+        self.process.wait()
+
+
+@contextlib.contextmanager
+def python_server_over_http():
+    """The Python SDK server on a free loopback port, started."""
+    server = PythonHttpServer()
+    server.start()
+    try:
+        yield server
     finally:
-        process.kill()
-        process.wait()
+        server.stop()
 
 
 def gateway_args(url):
@@ -94,3 +112,29 @@ async def calls_through_the_gateway(session):
     wrong = await session.call_tool("py_http.multiply", {"a": "six", "b": 7})
     assert is_error(wrong) is True
     assert structured(wrong)["error_type"] == "ValidationError"
+
+
+async def survives_a_restart_of(session, upstream):
+    """The HTTP upstream killed mid-run: its calls fail at once with a clear error while the
+    others keep answering; started again on its port (a new process, which knows none of
+    the old sessions), it is used again."""
+    upstream.stop()
+    started = time.monotonic()
+    down = await session.call_tool("py_http.multiply", {"a": 6, "b": 7})
+    assert time.monotonic() - started < 5, "a dead upstream fails fast"
+    assert is_error(down) is True, down
+    assert "could not be called" in text_of(down), down
+
+    local = await session.call_tool("calculator.add", {"a": 1, "b": 2})
+    assert structured(local) == {"sum": 3}
+    other = await session.call_tool("py_stdio.shout", {"text": "still here"})
+    assert "STILL HERE" in text_of(other), other
+
+    upstream.start()
+    deadline = time.monotonic() + 30
+    while True:
+        again = await session.call_tool("py_http.multiply", {"a": 6, "b": 7})
+        if is_error(again) is False and "42" in text_of(again):
+            break
+        assert time.monotonic() < deadline, f"the restarted upstream is not used again: {again}"
+        await anyio.sleep(0.2)

@@ -195,12 +195,19 @@ where
         }
     };
     #[cfg(feature = "client")]
-    let registry = match remote::mounted(registry, &cli.remote) {
-        Ok(registry) => registry,
+    let (registry, mounts) = match remote::mounted(registry, &cli.remote) {
+        Ok(mounted) => mounted,
         Err(err) => {
             eprintln!("error: {err}");
             return FAILURE;
         }
+    };
+    #[cfg(feature = "client")]
+    let on_serve = move |server: &Arc<Server>| {
+        if let Some(mounts) = &mounts {
+            mounts.follow(server);
+        }
+        on_serve(server);
     };
     match cli.command {
         Command::Serve(args) => serve::run(registry, args, on_serve),

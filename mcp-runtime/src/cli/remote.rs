@@ -11,6 +11,7 @@ use clap::Args;
 
 use crate::client::{self, Client, ClientManager, Target};
 use crate::registry::Registry;
+use crate::server::Server;
 
 /// The servers to mount.
 #[derive(Args, Debug, Default, Clone, PartialEq, Eq)]
@@ -24,11 +25,33 @@ pub(super) struct RemoteArgs {
     servers: Option<PathBuf>,
 }
 
-/// `registry`, or a copy of it with the servers asked for mounted; or why they could not be.
+/// The servers mounted, to follow while serving.
+pub(super) struct Mounts {
+    manager: Arc<ClientManager>,
+    /// Each server's name, and the prefix its tools are mounted under.
+    names: Vec<(String, String)>,
+}
+
+impl Mounts {
+    /// Keeps what `server` serves of each mounted server up to date: its list changes, and
+    /// what it lists after a restart.
+    pub(super) fn follow(&self, server: &Arc<Server>) {
+        let Ok(runtime) = super::runtime() else {
+            return;
+        };
+        let _entered = runtime.enter();
+        for (name, prefix) in &self.names {
+            client::follow_managed(Arc::clone(server), prefix, Arc::clone(&self.manager), name);
+        }
+    }
+}
+
+/// `registry`, or a copy of it with the servers asked for mounted (and those servers, to
+/// follow); or why they could not be.
 pub(super) fn mounted(
     registry: &'static Registry,
     args: &RemoteArgs,
-) -> Result<&'static Registry, String> {
+) -> Result<(&'static Registry, Option<Mounts>), String> {
     let mut servers: BTreeMap<String, Target> = match &args.servers {
         Some(path) => client::servers_from_file(path).map_err(|err| err.to_string())?,
         None => BTreeMap::new(),
@@ -43,7 +66,7 @@ pub(super) fn mounted(
         }
     }
     if servers.is_empty() {
-        return Ok(registry);
+        return Ok((registry, None));
     }
     let runtime = super::runtime()?;
     let names: Vec<String> = servers.keys().cloned().collect();
@@ -82,7 +105,17 @@ pub(super) fn mounted(
         }
         Ok::<(), String>(())
     })?;
-    Ok(Box::leak(Box::new(combined)))
+    let names = names
+        .into_iter()
+        .map(|name| {
+            let prefix = prefix_of(&name);
+            (name, prefix)
+        })
+        .collect();
+    Ok((
+        Box::leak(Box::new(combined)),
+        Some(Mounts { manager, names }),
+    ))
 }
 
 /// A server's name as the namespace of its tools: lower case, `-` and spaces as `_`.

@@ -93,57 +93,156 @@ pub async fn mount_managed(
 }
 
 /// Keeps the tools `client`'s server lists mounted under `prefix` in what `server` serves:
-/// each `notifications/tools/list_changed` from it (on the handshake's revisions, where a
-/// server sends them on its own) lists them again and replaces the mounted ones, and
-/// `server`'s own clients are told. Runs until the connection ends.
+/// each `notifications/tools/list_changed` from it lists them again and replaces the
+/// mounted ones, and `server`'s own clients are told. A server of the handshake's revisions
+/// sends its changes unasked; one of 2026-07-28 is asked to, with a `subscriptions/listen`
+/// stream. Runs until the connection ends.
 pub fn follow(
     server: Arc<Server>,
     prefix: &str,
     client: Arc<Client>,
 ) -> tokio::task::JoinHandle<()> {
     let prefix = prefix.to_owned();
-    let mut notifications = client.notifications();
     tokio::spawn(async move {
-        let source = source_of(&prefix);
+        let upstream: Arc<dyn Upstream> = Arc::clone(&client) as Arc<dyn Upstream>;
+        let tools = || client.list_tools();
+        // What is mounted now, to tell a change from a notification that changed nothing.
+        let mut listed = tools().await.ok();
+        follow_changes(&server, &prefix, &client, &upstream, &tools, &mut listed).await;
+    })
+}
+
+/// As [`follow`], for the server `name` of `manager`, mounted with [`mount_managed`]: when
+/// its connection ends, the follower reconnects through the manager (with its backoff) and,
+/// once the server is back, mounts what it lists then, which may have changed while it was
+/// down. Runs until aborted.
+pub fn follow_managed(
+    server: Arc<Server>,
+    prefix: &str,
+    manager: Arc<ClientManager>,
+    name: &str,
+) -> tokio::task::JoinHandle<()> {
+    let (prefix, name) = (prefix.to_owned(), name.to_owned());
+    tokio::spawn(async move {
+        let upstream: Arc<dyn Upstream> = Arc::new(Managed {
+            manager: Arc::clone(&manager),
+            server: name.clone(),
+        });
+        let tools = || manager.list_tools(&name);
+        let mut listed = tools().await.ok();
+        let mut wait = super::manager::FIRST_BACKOFF;
+        let mut first = true;
         loop {
-            match notifications.recv().await {
+            match manager.client(&name).await {
+                Ok(client) => {
+                    // Back after an end: what it lists now.
+                    if !first {
+                        remount(&server, &prefix, &upstream, &tools, &mut listed).await;
+                    }
+                    first = false;
+                    let started = tokio::time::Instant::now();
+                    follow_changes(&server, &prefix, &client, &upstream, &tools, &mut listed).await;
+                    // Followed a good while: the next end is a new one, not more of the same.
+                    if started.elapsed() > super::manager::MAX_BACKOFF {
+                        wait = super::manager::FIRST_BACKOFF;
+                    }
+                }
+                Err(err) => {
+                    tracing::debug!(%prefix, error = %err, "the server to follow is down");
+                }
+            }
+            tokio::time::sleep(wait).await;
+            wait = (wait * 2).min(super::manager::MAX_BACKOFF);
+        }
+    })
+}
+
+/// Follows `client`'s list changes until its connection ends.
+async fn follow_changes<F, Fut>(
+    server: &Server,
+    prefix: &str,
+    client: &Client,
+    upstream: &Arc<dyn Upstream>,
+    tools: &F,
+    listed: &mut Option<Vec<Tool>>,
+) where
+    F: Fn() -> Fut,
+    Fut: Future<Output = Result<Vec<Tool>, ClientError>>,
+{
+    let mut notifications = client.notifications();
+    let mut listening = match client.listen_for_changes().await {
+        Ok(listening) => listening,
+        Err(err) => {
+            tracing::warn!(%prefix, error = %err, "the server's changes cannot be followed");
+            return;
+        }
+    };
+    loop {
+        tokio::select! {
+            received = notifications.recv() => match received {
                 Ok(notification) if notification.method == "notifications/tools/list_changed" => {}
                 // Missed some: one of them may have been a change.
                 Err(broadcast::error::RecvError::Lagged(_)) => {}
                 Ok(_) => continue,
                 Err(broadcast::error::RecvError::Closed) => return,
-            }
-            let listed = match client.list_tools().await {
-                Ok(listed) => listed,
-                Err(err) => {
-                    tracing::warn!(%prefix, error = %err, "the changed tools could not be listed");
-                    if client.ended().is_some() {
-                        return;
-                    }
-                    continue;
+            },
+            () = client.closed() => return,
+            ended = async {
+                match listening.as_mut() {
+                    Some(listening) => listening.ended().await,
+                    None => std::future::pending().await,
                 }
-            };
-            let upstream: Arc<dyn Upstream> = Arc::clone(&client) as Arc<dyn Upstream>;
-            let changed = server.change(|registry| {
-                let mounted: Vec<String> = registry
-                    .list()
-                    .filter(|tool| tool.source() == source)
-                    .map(|tool| tool.name().to_string())
-                    .collect();
-                for name in mounted {
-                    registry.unregister(&name);
-                }
-                let again = mount_listed(registry, &prefix, listed, &upstream);
-                for conflict in &again.conflicts {
-                    tracing::warn!(tool = %conflict.tool_name, "a changed remote tool is not mounted: its name is taken");
-                }
-                true
-            });
-            if let Err(err) = changed {
-                tracing::warn!(%prefix, error = %err, "the changed tools could not be served");
+            } => {
+                tracing::warn!(%prefix, outcome = ?ended, "the server ended its stream of changes");
+                return;
             }
         }
-    })
+        remount(server, prefix, upstream, tools, listed).await;
+    }
+}
+
+/// Lists the tools again and, if they changed, mounts them in place of those mounted under
+/// `prefix`; `server`'s clients are told.
+async fn remount<F, Fut>(
+    server: &Server,
+    prefix: &str,
+    upstream: &Arc<dyn Upstream>,
+    tools: &F,
+    listed: &mut Option<Vec<Tool>>,
+) where
+    F: Fn() -> Fut,
+    Fut: Future<Output = Result<Vec<Tool>, ClientError>>,
+{
+    let tools = match tools().await {
+        Ok(tools) => tools,
+        Err(err) => {
+            tracing::warn!(%prefix, error = %err, "the changed tools could not be listed");
+            return;
+        }
+    };
+    if listed.as_ref() == Some(&tools) {
+        return;
+    }
+    *listed = Some(tools.clone());
+    let source = source_of(prefix);
+    let changed = server.change(|registry| {
+        let mounted: Vec<String> = registry
+            .list()
+            .filter(|tool| tool.source() == source)
+            .map(|tool| tool.name().to_string())
+            .collect();
+        for name in mounted {
+            registry.unregister(&name);
+        }
+        let again = mount_listed(registry, prefix, tools, upstream);
+        for conflict in &again.conflicts {
+            tracing::warn!(tool = %conflict.tool_name, "a changed remote tool is not mounted: its name is taken");
+        }
+        true
+    });
+    if let Err(err) = changed {
+        tracing::warn!(%prefix, error = %err, "the changed tools could not be served");
+    }
 }
 
 /// Where a tool mounted under `prefix` comes from, as its registration says.

@@ -251,6 +251,7 @@ impl Endpoint {
                 let _ = inbound.send(Inbound::Failed { id, error }).await;
             }
         };
+        let in_session = stateless.is_none() && self.session().is_some();
         let response = match request.body(message.text).send().await {
             Ok(response) => response,
             Err(err) => {
@@ -268,6 +269,17 @@ impl Endpoint {
                 *self.session.lock().unwrap_or_else(PoisonError::into_inner) =
                     Some(session.to_owned());
             }
+        }
+        if status.as_u16() == 404 && in_session {
+            // The session is gone (the server restarted, or ended it): so is this
+            // connection; a new one starts a new session.
+            let _ = inbound
+                .send(Inbound::End(ClientError::Closed(
+                    "the server no longer knows this session (HTTP 404): it restarted or ended it"
+                        .to_owned(),
+                )))
+                .await;
+            return;
         }
         if !status.is_success() {
             let text = response.text().await.unwrap_or_default();

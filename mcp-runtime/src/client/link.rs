@@ -121,6 +121,13 @@ impl Link {
         self.ended.borrow().clone()
     }
 
+    /// Waits until the connection ends.
+    pub(crate) async fn closed(&self) {
+        let mut ended = self.ended.subscribe();
+        // The sender lives as long as the link: it cannot close while this borrows it.
+        let _ = ended.wait_for(Option::is_some).await;
+    }
+
     /// The server's notifications from now on.
     pub(crate) fn subscribe(&self) -> broadcast::Receiver<Notification> {
         self.notifications.subscribe()

@@ -15,9 +15,9 @@ use tokio::sync::Mutex;
 use super::{Client, ClientBuilder, ClientError, HttpServer, RequestOptions, StdioServer, Tool};
 
 /// The first wait before reconnecting to a server that could not be reached.
-const FIRST_BACKOFF: Duration = Duration::from_millis(250);
+pub(crate) const FIRST_BACKOFF: Duration = Duration::from_millis(250);
 /// The longest wait between attempts.
-const MAX_BACKOFF: Duration = Duration::from_secs(30);
+pub(crate) const MAX_BACKOFF: Duration = Duration::from_secs(30);
 
 /// Where a server is: a command to spawn, or a streamable HTTP endpoint.
 #[derive(Debug, Clone, PartialEq, Eq)]

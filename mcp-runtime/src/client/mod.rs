@@ -49,7 +49,7 @@ use tokio::sync::{broadcast, mpsc};
 use crate::server::{HANDSHAKE_VERSIONS, STATELESS_VERSION};
 use crate::talk::Root;
 
-pub use gateway::{Mounted, follow, mount, mount_managed};
+pub use gateway::{Mounted, follow, follow_managed, mount, mount_managed};
 use handlers::Handlers;
 pub use handlers::{ElicitRequest, ElicitResponse};
 pub use http::HttpServer;
@@ -361,6 +361,35 @@ impl std::fmt::Debug for Client {
     }
 }
 
+/// A `subscriptions/listen` stream, open until dropped (see [`Client::listen_for_changes`]).
+pub struct Listening {
+    /// The listen request's answer; `None` once it came.
+    answer: Option<Answer>,
+}
+
+/// A request's answer, to come.
+type Answer =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<Value, ClientError>> + Send>>;
+
+impl std::fmt::Debug for Listening {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Listening").finish_non_exhaustive()
+    }
+}
+
+impl Listening {
+    /// Waits until the server ends the stream (its answer to the listen request), or the
+    /// connection ends.
+    pub async fn ended(&mut self) -> Result<(), ClientError> {
+        let Some(answer) = &mut self.answer else {
+            return Ok(());
+        };
+        let answered = answer.await;
+        self.answer = None;
+        answered.map(|_| ())
+    }
+}
+
 /// Options of one request.
 #[derive(Default)]
 pub struct RequestOptions {
@@ -419,6 +448,44 @@ impl Client {
     /// Why the connection ended, if it has.
     pub fn ended(&self) -> Option<ClientError> {
         self.link.ended()
+    }
+
+    /// Waits until the connection ends; [`ended`](Self::ended) then says why.
+    pub async fn closed(&self) {
+        self.link.closed().await;
+    }
+
+    /// At 2026-07-28, opens a `subscriptions/listen` stream for every list change (tools,
+    /// prompts, resources), which then come as [`notifications`](Self::notifications):
+    /// a server of that revision sends none otherwise. The stream lasts until the returned
+    /// [`Listening`] is dropped, or the server ends it. On the handshake's revisions, where
+    /// the server sends its changes unasked, there is nothing to open: `None`.
+    pub async fn listen_for_changes(&self) -> Result<Option<Listening>, ClientError> {
+        if !self.server.is_stateless() {
+            return Ok(None);
+        }
+        let mut params = Map::new();
+        params.insert(
+            "notifications".to_owned(),
+            json!({
+                "toolsListChanged": true,
+                "promptsListChanged": true,
+                "resourcesListChanged": true,
+            }),
+        );
+        let params = self.stateless_params(params);
+        let pending = self
+            .link
+            .request(
+                "subscriptions/listen",
+                params,
+                Vec::new(),
+                link::Watch::default(),
+            )
+            .await?;
+        Ok(Some(Listening {
+            answer: Some(Box::pin(pending.answer())),
+        }))
     }
 
     /// Speaks 2026-07-28 if the server does, else the newest handshake revision it takes.

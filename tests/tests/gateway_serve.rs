@@ -1,0 +1,170 @@
+//! `serve --mount`: the quickstart serving another server's tools beside its own, as real
+//! processes. A change in the upstream's tool list reaches the gateway's client at either
+//! revision; an HTTP upstream killed mid-run makes its calls fail at once with a clear
+//! error while the local tools keep answering, and is back in use once it restarts.
+
+use std::time::{Duration, Instant};
+
+use std::sync::Arc;
+
+use mcp_runtime::client::{self, Client, ClientManager, StdioServer, Target};
+use mcp_runtime::server::Server;
+use mcp_runtime::{Registry, ToolDefinition, ToolError};
+use mcp_tests::{HttpServer, quickstart_bin};
+use serde_json::json;
+
+/// The quickstart serving on stdio, with `mount` (`NAME=SERVER`) mounted.
+fn gateway(mount: &str) -> StdioServer {
+    StdioServer::new(quickstart_bin().to_string_lossy())
+        .args(["--mount", mount, "serve", "--stdio"])
+}
+
+fn names(tools: Vec<mcp_runtime::client::Tool>) -> Vec<String> {
+    tools.into_iter().map(|tool| tool.name).collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_upstream_tool_list_change_reaches_the_gateways_client() {
+    let upstream = mcp_tests::workspace_bin("conformance-server", "CONFORMANCE_SERVER_BIN");
+    let mount = format!("up={} serve --stdio", upstream.to_string_lossy());
+    for handshake in [false, true] {
+        let mut builder = Client::builder().timeout(Duration::from_secs(20));
+        if handshake {
+            builder = builder.handshake_only();
+        }
+        let client = builder.stdio(gateway(&mount)).await.expect("connects");
+        // At 2026-07-28 a client hears of changes on a stream it opens.
+        let _listening = client.listen_for_changes().await.expect("listening");
+        let mut told = client.notifications();
+        let before = names(client.list_tools().await.expect("listed"));
+        assert!(
+            before.contains(&"up.test.trigger_tool_change".to_owned()),
+            "{before:?}"
+        );
+        assert!(!before.contains(&"up.test.registered_while_serving".to_owned()));
+
+        let changed = client
+            .call_tool("up.test.trigger_tool_change", json!({}))
+            .await
+            .expect("answered");
+        assert!(changed.is_success(), "handshake {handshake}: {changed}");
+        let heard = tokio::time::timeout(Duration::from_secs(10), async {
+            loop {
+                let notification = told.recv().await.expect("open");
+                if notification.method == "notifications/tools/list_changed" {
+                    return;
+                }
+            }
+        })
+        .await;
+        assert!(
+            heard.is_ok(),
+            "handshake {handshake}: the change was passed on"
+        );
+        let after = names(client.list_tools().await.expect("listed"));
+        assert!(
+            after.contains(&"up.test.registered_while_serving".to_owned()),
+            "handshake {handshake}: {after:?}"
+        );
+        assert!(after.contains(&"calculator.add".to_owned()), "{after:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_http_upstream_killed_mid_run_fails_fast_and_is_back_after_its_restart() {
+    // Served by the command line: the gateway's client speaks 2026-07-28, one POST a call.
+    let upstream = HttpServer::spawn(quickstart_bin(), &[]);
+    let client = Client::builder()
+        .timeout(Duration::from_secs(20))
+        .stdio(gateway(&format!("up={}", upstream.url())))
+        .await
+        .expect("connects");
+    killed_and_restarted(upstream, &client, "calculator.add", "command line").await;
+
+    // Through the library, at the handshake's revision: the gateway's client keeps a
+    // session, which the restart ends; the manager starts a new one.
+    let upstream = HttpServer::spawn(quickstart_bin(), &[]);
+    let servers = [(
+        "up".to_owned(),
+        Target::Http(mcp_runtime::client::HttpServer::new(upstream.url())),
+    )];
+    let manager = Arc::new(ClientManager::new(
+        servers.into_iter().collect(),
+        Client::builder()
+            .handshake_only()
+            .timeout(Duration::from_secs(20)),
+    ));
+    let mut registry = Registry::builder().build().expect("built");
+    let schema = schemars::json_schema!({
+        "type": "object",
+        "properties": { "a": { "type": "integer" }, "b": { "type": "integer" } },
+    });
+    registry
+        .register(
+            ToolDefinition::new("local.add", schema).expect("a name"),
+            |arguments, _| async move {
+                let sum =
+                    arguments["a"].as_i64().unwrap_or(0) + arguments["b"].as_i64().unwrap_or(0);
+                Ok::<_, ToolError>(json!(sum))
+            },
+        )
+        .expect("registered");
+    client::mount_managed(&mut registry, "up", Arc::clone(&manager), "up")
+        .await
+        .expect("mounted");
+    let served = Arc::new(Server::new(registry));
+    let following = client::follow_managed(Arc::clone(&served), "up", manager, "up");
+    let client = Client::builder().in_memory(served).await.expect("connects");
+    killed_and_restarted(upstream, &client, "local.add", "library, handshake").await;
+    following.abort();
+}
+
+/// Calls `up.calculator.add` through `client`'s gateway, kills `upstream`, checks that the
+/// call fails at once while `local` answers, restarts the upstream where it was, and waits
+/// for the call to succeed again.
+async fn killed_and_restarted(upstream: HttpServer, client: &Client, local: &str, label: &str) {
+    let add = |name: String| async move {
+        client
+            .call_tool(&name, json!({ "a": 20, "b": 22 }))
+            .await
+            .expect("the gateway answers")
+    };
+    let remote = "up.calculator.add".to_owned();
+    let through = add(remote.clone()).await;
+    assert!(through.is_success(), "{label}: {through}");
+
+    let address = upstream.address.to_string();
+    upstream.stop();
+    let started = Instant::now();
+    let failed = add(remote.clone()).await;
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{label}: a dead upstream fails fast, not after {:?}",
+        started.elapsed()
+    );
+    assert!(!failed.is_success(), "{label}: {failed}");
+    assert!(
+        failed.to_string().contains("could not be called"),
+        "{label}: the error says the remote tool could not be called: {failed}"
+    );
+    let answered = add(local.to_owned()).await;
+    assert!(
+        answered.is_success(),
+        "{label}: the local tools keep answering: {answered}"
+    );
+
+    // Restarted where it was: the gateway uses it again.
+    let _restarted = HttpServer::spawn_on(quickstart_bin(), &address, &[]);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let again = add(remote.clone()).await;
+        if again.is_success() {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{label}: the restarted upstream is not used again: {again}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
