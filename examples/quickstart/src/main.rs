@@ -226,4 +226,71 @@ mod tests {
             &mcp_runtime::ErrorType::FileNotFoundError
         );
     }
+
+    /// The tools as a client sees them, in memory (`mcp_runtime::testing`), at 2026-07-28
+    /// and at the handshake's revision: the summary comes from the client's model, and the
+    /// dangerous write runs only once its user confirms.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn through_a_client_the_model_summarises_and_the_user_confirms_a_write() {
+        use mcp_runtime::client::{Client, ElicitResponse};
+        use mcp_runtime::server::Server;
+        use serde_json::json;
+
+        let dir = std::env::temp_dir().join(format!("quickstart-client-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let registry = mcp_runtime::Registry::builder()
+            .inventory()
+            .ask_user_before_dangerous()
+            .build()
+            .unwrap();
+        let server = std::sync::Arc::new(Server::new(registry));
+        for handshake in [false, true] {
+            for confirm in [false, true] {
+                let mut builder = Client::builder()
+                    .on_sampling(|_| async {
+                        Ok(json!({
+                            "role": "assistant",
+                            "content": { "type": "text", "text": "Short." },
+                            "model": "a-model",
+                        }))
+                    })
+                    .on_elicitation(move |_| async move {
+                        let mut yes = serde_json::Map::new();
+                        yes.insert("confirm".to_owned(), json!(true));
+                        Ok(match confirm {
+                            true => ElicitResponse::accept(yes),
+                            false => ElicitResponse::decline(),
+                        })
+                    });
+                if handshake {
+                    builder = builder.handshake_only();
+                }
+                let client = builder
+                    .in_memory(std::sync::Arc::clone(&server))
+                    .await
+                    .unwrap();
+                let summary = client
+                    .call_tool("text.summarize", json!({ "text": "A long text." }))
+                    .await
+                    .unwrap();
+                assert_eq!(
+                    summary.data().map(|data| json!(data)),
+                    Some(json!({ "summary": "Short.", "model": "a-model" })),
+                    "{summary}"
+                );
+
+                let path = dir.join(format!("handshake-{handshake}-confirm-{confirm}.txt"));
+                let written = client
+                    .call_tool(
+                        "file_utility.write_file_content",
+                        json!({ "file_path": path, "content": "hi" }),
+                    )
+                    .await
+                    .unwrap();
+                assert_eq!(written.is_success(), confirm, "{written}");
+                assert_eq!(path.exists(), confirm, "handshake {handshake}");
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
