@@ -157,7 +157,7 @@ impl Link {
     pub(crate) async fn request(
         self: &Arc<Self>,
         method: &str,
-        params: Map<String, Value>,
+        params: &Map<String, Value>,
         headers: Vec<(String, String)>,
         watch: Watch,
     ) -> Result<Pending, ClientError> {
@@ -186,8 +186,24 @@ impl Link {
             lock(&self.waiting).remove(&id);
             return Err(ended);
         }
-        let message = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
-        self.send(message.to_string(), headers).await?;
+        /// A request as written: its params borrowed, not copied into a new value.
+        #[derive(serde::Serialize)]
+        struct Request<'a> {
+            jsonrpc: &'static str,
+            id: u64,
+            method: &'a str,
+            params: &'a Map<String, Value>,
+        }
+        let message = Request {
+            jsonrpc: "2.0",
+            id,
+            method,
+            params,
+        };
+        let text = serde_json::to_string(&message).map_err(|err| {
+            ClientError::Malformed(format!("the request cannot be written: {err}"))
+        })?;
+        self.send(text, headers).await?;
         Ok(pending)
     }
 

@@ -321,6 +321,7 @@ impl ClientBuilder {
             timeout: self.timeout,
             max_rounds: self.max_rounds,
             client_info: json!({ "name": self.name, "version": self.version }),
+            stateless_meta: Map::new(),
             mirrors: std::sync::Mutex::new(std::collections::HashMap::new()),
             listings: std::sync::Mutex::new(std::collections::HashMap::new()),
             changes: std::sync::Mutex::new(changes),
@@ -331,6 +332,24 @@ impl ClientBuilder {
                 instructions: None,
             },
         };
+        // What every 2026-07-28 request carries, made once.
+        client.stateless_meta = [
+            (
+                "io.modelcontextprotocol/protocolVersion",
+                json!(STATELESS_VERSION),
+            ),
+            (
+                "io.modelcontextprotocol/clientCapabilities",
+                client.handlers.capabilities(),
+            ),
+            (
+                "io.modelcontextprotocol/clientInfo",
+                client.client_info.clone(),
+            ),
+        ]
+        .into_iter()
+        .map(|(key, value)| (key.to_owned(), value))
+        .collect();
         client.server = client.negotiate(self.handshake_only).await?;
         Ok(client)
     }
@@ -343,6 +362,8 @@ pub struct Client {
     timeout: Duration,
     max_rounds: usize,
     client_info: Value,
+    /// The `_meta` every 2026-07-28 request carries.
+    stateless_meta: Map<String, Value>,
     server: ServerInfo,
     /// Listings the server said may be kept (`ttlMs`), by method, until when.
     listings: std::sync::Mutex<listing::Kept>,
@@ -478,7 +499,7 @@ impl Client {
             .link
             .request(
                 "subscriptions/listen",
-                params,
+                &params,
                 Vec::new(),
                 link::Watch::default(),
             )
@@ -499,7 +520,7 @@ impl Client {
             let discover = self
                 .exchange(
                     "server/discover",
-                    self.stateless_params(Map::new()),
+                    &self.stateless_params(Map::new()),
                     RequestOptions::default(),
                 )
                 .await;
@@ -534,7 +555,7 @@ impl Client {
         params.insert("capabilities".to_owned(), self.handlers.capabilities());
         params.insert("clientInfo".to_owned(), self.client_info.clone());
         let result = self
-            .exchange("initialize", params, RequestOptions::default())
+            .exchange("initialize", &params, RequestOptions::default())
             .await?;
         let version = result
             .get("protocolVersion")
@@ -567,22 +588,14 @@ impl Client {
 
     /// `params` with the `_meta` every 2026-07-28 request carries.
     fn stateless_params(&self, mut params: Map<String, Value>) -> Map<String, Value> {
-        let meta = params
-            .entry("_meta")
-            .or_insert_with(|| Value::Object(Map::new()));
-        if let Value::Object(meta) = meta {
-            meta.insert(
-                "io.modelcontextprotocol/protocolVersion".to_owned(),
-                json!(STATELESS_VERSION),
-            );
-            meta.insert(
-                "io.modelcontextprotocol/clientCapabilities".to_owned(),
-                self.handlers.capabilities(),
-            );
-            meta.insert(
-                "io.modelcontextprotocol/clientInfo".to_owned(),
-                self.client_info.clone(),
-            );
+        match params.get_mut("_meta") {
+            Some(Value::Object(meta)) => meta.extend(self.stateless_meta.clone()),
+            _ => {
+                params.insert(
+                    "_meta".to_owned(),
+                    Value::Object(self.stateless_meta.clone()),
+                );
+            }
         }
         params
     }
@@ -591,23 +604,27 @@ impl Client {
     async fn exchange(
         &self,
         method: &str,
-        params: Map<String, Value>,
+        params: &Map<String, Value>,
         options: RequestOptions,
     ) -> Result<Map<String, Value>, ClientError> {
         let timeout = options.timeout.unwrap_or(self.timeout);
         let headers = options.headers;
-        let mut params = params;
         let mut progress = options.progress;
+        // Copied only to carry a progress token.
+        let mut tokened = None;
         let watching = progress.as_ref().map(|_| {
             let (sender, receiver) = mpsc::unbounded_channel();
             let token = format!("progress-{}", next_token());
+            let mut params = params.clone();
             params
                 .entry("_meta")
                 .or_insert_with(|| Value::Object(Map::new()))
                 .as_object_mut()
                 .map(|meta| meta.insert("progressToken".to_owned(), json!(token)));
+            tokened = Some(params);
             (token, sender, receiver)
         });
+        let params = tokened.as_ref().unwrap_or(params);
         let mut watch = link::Watch::default();
         let mut reports = None;
         if let Some((token, sender, receiver)) = watching {
@@ -623,7 +640,10 @@ impl Client {
             asked = Some(receiver);
         }
         let mut asks = 0_usize;
-        let mut asking = futures_util::stream::FuturesUnordered::new();
+        // Made only for a request whose asks are relayed.
+        let mut asking = asker
+            .as_ref()
+            .map(|_| futures_util::stream::FuturesUnordered::new());
         let pending = self.link.request(method, params, headers, watch).await?;
         let answer = pending.answer();
         tokio::pin!(answer);
@@ -645,11 +665,18 @@ impl Client {
                     // Keyed by its place among this request's asks: the same from round
                     // to round of a caller at 2026-07-28, whose rounds repeat the request.
                     asks += 1;
-                    if let Some(asker) = asker.clone() {
+                    if let (Some(asker), Some(asking)) = (asker.clone(), asking.as_mut()) {
                         asking.push(self.relay(asker, format!("upstream-{asks}"), request));
                     }
                 }
-                Some(()) = futures_util::StreamExt::next(&mut asking), if !asking.is_empty() => {}
+                Some(()) = async {
+                    match asking.as_mut() {
+                        Some(asking) if !asking.is_empty() => {
+                            futures_util::StreamExt::next(asking).await
+                        }
+                        _ => std::future::pending().await,
+                    }
+                } => {}
                 Some(report) = async {
                     match reports.as_mut() {
                         Some(reports) => reports.recv().await,
@@ -696,7 +723,7 @@ impl Client {
         options: RequestOptions,
     ) -> Result<Map<String, Value>, ClientError> {
         if !self.server.is_stateless() {
-            return self.exchange(method, params, options).await;
+            return self.exchange(method, &params, options).await;
         }
         let mut params = self.stateless_params(params);
         if let (Some(capabilities), Some(Value::Object(meta))) =
@@ -716,7 +743,7 @@ impl Client {
                 headers: options.headers.clone(),
                 ..RequestOptions::default()
             };
-            let result = match self.exchange(method, params.clone(), round_options).await {
+            let result = match self.exchange(method, &params, round_options).await {
                 // The server does not take the version this request gave: once more, if it
                 // takes this client's, as a new request.
                 Err(ClientError::Rpc(error)) if error.code == UNSUPPORTED_VERSION && !retried => {
@@ -729,7 +756,7 @@ impl Client {
                         headers: options.headers.clone(),
                         ..RequestOptions::default()
                     };
-                    self.exchange(method, params.clone(), round_options).await?
+                    self.exchange(method, &params, round_options).await?
                 }
                 other => other?,
             };

@@ -169,10 +169,9 @@ async fn read_stdout(
                     )));
                 }
                 Ok(_) => {
-                    // Taken whole, not copied: the next line gets a new buffer.
-                    let taken = std::mem::take(&mut line);
-                    let text = String::from_utf8(taken)
-                        .unwrap_or_else(|err| String::from_utf8_lossy(err.as_bytes()).into_owned());
+                    // Copied at its size: the buffer, grown to the longest line so far, is
+                    // kept for the next.
+                    let text = String::from_utf8_lossy(&line).into_owned();
                     if !text.trim().is_empty()
                         && inbound.send(Inbound::Message(text)).await.is_err()
                     {
