@@ -1,5 +1,7 @@
 //! Helpers shared by the workspace-level tests.
 
+pub mod nginx;
+
 use std::ffi::OsStr;
 use std::io::BufReader;
 use std::net::{IpAddr, SocketAddr};

@@ -7,14 +7,14 @@
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::net::TcpStream;
+use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use mcp_tests::nginx::Nginx;
 use mcp_tests::{HttpServer, quickstart_bin};
 use serde_json::{Value, json};
 
@@ -27,11 +27,10 @@ const KILL_AFTER: usize = 20;
 
 #[test]
 fn two_servers_behind_nginx_share_calls_and_survive_a_kill() {
-    let nginx_binary = nginx();
     let mut first = HttpServer::spawn(quickstart_bin(), &[]);
     let mut second = HttpServer::spawn(quickstart_bin(), &[]);
     let servers = [first.address.to_string(), second.address.to_string()];
-    let proxy = Nginx::start(&nginx_binary, &servers[0], &servers[1]);
+    let proxy = Nginx::start(|address| proxied(address, &servers[0], &servers[1]));
     // What the processes said, for a failure's message.
     let stderr = |first: &mut HttpServer, second: &mut HttpServer| {
         format!(
@@ -281,169 +280,27 @@ fn answered_by(lines: &[String]) -> BTreeMap<String, usize> {
 // ---------------------------------------------------------------------------------------
 // The processes
 
-/// nginx: on PATH, or where Debian's package puts it.
-fn nginx() -> PathBuf {
-    let on_path = std::env::var_os("PATH")
-        .map(|path| std::env::split_paths(&path).collect::<Vec<_>>())
-        .unwrap_or_default();
-    on_path
-        .into_iter()
-        .chain([PathBuf::from("/usr/sbin"), PathBuf::from("/usr/local/sbin")])
-        .map(|dir| dir.join("nginx"))
-        .find(|candidate| candidate.is_file())
-        .unwrap_or_else(|| {
-            panic!(
-                "nginx is not installed (looked on PATH, in /usr/sbin and /usr/local/sbin): scripts/test.sh \
-                 installs it, or run `apt-get install nginx`"
-            )
-        })
-}
-
-/// nginx in the foreground, with everything it writes in a temporary directory; stopped,
-/// and the directory removed, when dropped.
-struct Nginx {
-    binary: PathBuf,
-    child: Child,
-    prefix: PathBuf,
-    conf: PathBuf,
-    address: String,
-}
-
-impl Nginx {
-    fn start(binary: &Path, first: &str, second: &str) -> Self {
-        let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/http/nginx.conf");
-        let template = std::fs::read_to_string(&example)
-            .unwrap_or_else(|err| panic!("{}: {err}", example.display()));
-        // A free port can be taken between looking and binding: try again on another.
-        let mut attempts = Vec::new();
-        for _ in 0..3 {
-            let port = TcpListener::bind("127.0.0.1:0")
-                .and_then(|listener| listener.local_addr())
-                .expect("a free port")
-                .port();
-            let address = format!("127.0.0.1:{port}");
-            // The addresses appear in the comment at the top too: change them below it.
-            let (comment, body) = template.split_at(template.find("\ndaemon").expect("daemon"));
-            let mut body = body.to_owned();
-            for (from, to) in [
-                ("127.0.0.1:8081", first),
-                ("127.0.0.1:8082", second),
-                ("127.0.0.1:8080", address.as_str()),
-            ] {
-                assert_eq!(
-                    body.matches(from).count(),
-                    1,
-                    "{} names {from} once in its config",
-                    example.display()
-                );
-                body = body.replace(from, to);
-            }
-            let config = format!("{comment}{body}");
-            let prefix = temp_dir();
-            let conf = prefix.join("nginx.conf");
-            std::fs::write(&conf, config).expect("the config is written");
-            let child = Command::new(binary)
-                .arg("-p")
-                .arg(&prefix)
-                .arg("-c")
-                .arg(&conf)
-                // The error log before the config is read; stderr by Debian's default.
-                .arg("-e")
-                .arg(prefix.join("error.log"))
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap_or_else(|err| panic!("{} does not start: {err}", binary.display()));
-            let mut nginx = Self {
-                binary: binary.to_owned(),
-                child,
-                prefix,
-                conf,
-                address,
-            };
-            match nginx.wait_until_listening() {
-                Ok(()) => return nginx,
-                Err(failure) => attempts.push(failure),
-            }
-        }
-        panic!("nginx did not start:\n{}", attempts.join("\n\n"));
+/// `examples/http/nginx.conf`, the documented configuration, listening on `address` and
+/// passing to `first` and `second`.
+fn proxied(address: &str, first: &str, second: &str) -> String {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/http/nginx.conf");
+    let template = std::fs::read_to_string(&example)
+        .unwrap_or_else(|err| panic!("{}: {err}", example.display()));
+    // The addresses appear in the comment at the top too: change them below it.
+    let (comment, body) = template.split_at(template.find("\ndaemon").expect("daemon"));
+    let mut body = body.to_owned();
+    for (from, to) in [
+        ("127.0.0.1:8081", first),
+        ("127.0.0.1:8082", second),
+        ("127.0.0.1:8080", address),
+    ] {
+        assert_eq!(
+            body.matches(from).count(),
+            1,
+            "{} names {from} once in its config",
+            example.display()
+        );
+        body = body.replace(from, to);
     }
-
-    fn wait_until_listening(&mut self) -> Result<(), String> {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            if let Some(status) = self.child.try_wait().expect("status") {
-                return Err(format!("nginx exited ({status}):\n{}", self.error_log()));
-            }
-            if TcpStream::connect(&self.address).is_ok() {
-                return Ok(());
-            }
-            if Instant::now() > deadline {
-                return Err(format!(
-                    "nginx does not listen on {}:\n{}",
-                    self.address,
-                    self.error_log()
-                ));
-            }
-            thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    fn error_log(&self) -> String {
-        std::fs::read_to_string(self.prefix.join("error.log")).unwrap_or_default()
-    }
-
-    /// The access log, once it has `count` lines (nginx writes a line after answering).
-    fn log_lines(&self, count: usize) -> Vec<String> {
-        let deadline = Instant::now() + Duration::from_secs(5);
-        loop {
-            let log = std::fs::read_to_string(self.prefix.join("access.log")).unwrap_or_default();
-            let lines: Vec<String> = log.lines().map(str::to_owned).collect();
-            if lines.len() >= count || Instant::now() > deadline {
-                assert_eq!(lines.len(), count, "access.log:\n{log}");
-                return lines;
-            }
-            thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
-
-impl Drop for Nginx {
-    fn drop(&mut self) {
-        // The master stops its worker on `-s stop` (SIGTERM); a SIGKILL would orphan it.
-        let _ = Command::new(&self.binary)
-            .arg("-p")
-            .arg(&self.prefix)
-            .arg("-c")
-            .arg(&self.conf)
-            .arg("-e")
-            .arg(self.prefix.join("error.log"))
-            .args(["-s", "stop"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while matches!(self.child.try_wait(), Ok(None)) && Instant::now() < deadline {
-            thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.prefix);
-    }
-}
-
-/// A new, empty directory under the system's temporary directory.
-fn temp_dir() -> PathBuf {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |elapsed| elapsed.subsec_nanos());
-    let dir = std::env::temp_dir().join(format!(
-        "mcp-scale-out-{}-{nanos}-{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    ));
-    std::fs::create_dir(&dir).unwrap_or_else(|err| panic!("{}: {err}", dir.display()));
-    dir
+    format!("{comment}{body}")
 }

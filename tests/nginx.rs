@@ -1,0 +1,163 @@
+//! nginx, as the tests that put servers behind it run it: Debian's binary, in the
+//! foreground, from a temporary directory of its own, on a free loopback port.
+
+use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// nginx: on PATH, or where Debian's package puts it.
+pub fn binary() -> PathBuf {
+    let on_path = std::env::var_os("PATH")
+        .map(|path| std::env::split_paths(&path).collect::<Vec<_>>())
+        .unwrap_or_default();
+    on_path
+        .into_iter()
+        .chain([PathBuf::from("/usr/sbin"), PathBuf::from("/usr/local/sbin")])
+        .map(|dir| dir.join("nginx"))
+        .find(|candidate| candidate.is_file())
+        .unwrap_or_else(|| {
+            panic!(
+                "nginx is not installed (looked on PATH, in /usr/sbin and /usr/local/sbin): scripts/test.sh \
+                 installs it, or run `apt-get install nginx`"
+            )
+        })
+}
+
+/// nginx in the foreground, with everything it writes in a temporary directory; stopped,
+/// and the directory removed, when dropped.
+pub struct Nginx {
+    binary: PathBuf,
+    child: Child,
+    prefix: PathBuf,
+    conf: PathBuf,
+    /// Where it listens: `127.0.0.1:PORT`.
+    pub address: String,
+}
+
+impl Nginx {
+    /// Starts nginx with the configuration `config` gives for the address it is to listen
+    /// on, and waits until it listens. A free port can be taken between looking and
+    /// binding: it tries again, on another, twice.
+    #[track_caller]
+    pub fn start(config: impl Fn(&str) -> String) -> Self {
+        let binary = binary();
+        let mut attempts = Vec::new();
+        for _ in 0..3 {
+            let port = TcpListener::bind("127.0.0.1:0")
+                .and_then(|listener| listener.local_addr())
+                .expect("a free port")
+                .port();
+            let address = format!("127.0.0.1:{port}");
+            let prefix = temp_dir("nginx");
+            let conf = prefix.join("nginx.conf");
+            std::fs::write(&conf, config(&address)).expect("the config is written");
+            let child = Command::new(&binary)
+                .arg("-p")
+                .arg(&prefix)
+                .arg("-c")
+                .arg(&conf)
+                // The error log before the config is read; stderr by Debian's default.
+                .arg("-e")
+                .arg(prefix.join("error.log"))
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap_or_else(|err| panic!("{} does not start: {err}", binary.display()));
+            let mut nginx = Self {
+                binary: binary.clone(),
+                child,
+                prefix,
+                conf,
+                address,
+            };
+            match nginx.wait_until_listening() {
+                Ok(()) => return nginx,
+                Err(failure) => attempts.push(failure),
+            }
+        }
+        panic!("nginx did not start:\n{}", attempts.join("\n\n"));
+    }
+
+    fn wait_until_listening(&mut self) -> Result<(), String> {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(status) = self.child.try_wait().expect("status") {
+                return Err(format!("nginx exited ({status}):\n{}", self.error_log()));
+            }
+            if TcpStream::connect(&self.address).is_ok() {
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                return Err(format!(
+                    "nginx does not listen on {}:\n{}",
+                    self.address,
+                    self.error_log()
+                ));
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// What it wrote to its error log.
+    pub fn error_log(&self) -> String {
+        std::fs::read_to_string(self.prefix.join("error.log")).unwrap_or_default()
+    }
+
+    /// The access log, once it has `count` lines (nginx writes a line after answering).
+    pub fn log_lines(&self, count: usize) -> Vec<String> {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            let log = std::fs::read_to_string(self.prefix.join("access.log")).unwrap_or_default();
+            let lines: Vec<String> = log.lines().map(str::to_owned).collect();
+            if lines.len() >= count || Instant::now() > deadline {
+                assert_eq!(lines.len(), count, "access.log:\n{log}");
+                return lines;
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        // The master stops its worker on `-s stop` (SIGTERM); a SIGKILL would orphan it.
+        let _ = Command::new(&self.binary)
+            .arg("-p")
+            .arg(&self.prefix)
+            .arg("-c")
+            .arg(&self.conf)
+            .arg("-e")
+            .arg(self.prefix.join("error.log"))
+            .args(["-s", "stop"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while matches!(self.child.try_wait(), Ok(None)) && Instant::now() < deadline {
+            thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.prefix);
+    }
+}
+
+/// A new, empty directory under the system's temporary directory, its name starting with
+/// `label`.
+pub fn temp_dir(label: &str) -> PathBuf {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.subsec_nanos());
+    let dir = std::env::temp_dir().join(format!(
+        "mcp-{label}-{}-{nanos}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir(&dir).unwrap_or_else(|err| panic!("{}: {err}", dir.display()));
+    dir
+}
