@@ -7,14 +7,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# nginx, for the scale-out test (tests/tests/scale_out.rs), which starts its own instance.
-if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then
-  echo "== installing nginx"
+# nginx, for the scale-out and TLS tests (tests/tests/scale_out.rs, client_https.rs), which
+# start their own instances; openssl, which makes the TLS test's certificate.
+missing=()
+command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx)
+command -v openssl >/dev/null || missing+=(openssl)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "== installing ${missing[*]}"
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -qq
   # On a machine with no init system (a container) the package starts no service.
-  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nginx
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
 # A clean clone builds once: incremental state and debug info would only take disk (the

@@ -68,6 +68,8 @@ pub(super) fn mounted(
     if servers.is_empty() {
         return Ok((registry, None));
     }
+    #[cfg(feature = "tls")]
+    trust_ssl_cert_file(&mut servers)?;
     let runtime = super::runtime()?;
     let names: Vec<String> = servers.keys().cloned().collect();
     let builder = Client::builder()
@@ -127,4 +129,26 @@ fn prefix_of(name: &str) -> String {
             _ => '_',
         })
         .collect()
+}
+
+/// The roots in `SSL_CERT_FILE` (PEM), as OpenSSL's tools have it, trusted by every HTTP
+/// server's connection besides the built-in ones: a private CA's, or a self-signed
+/// certificate's.
+#[cfg(feature = "tls")]
+fn trust_ssl_cert_file(servers: &mut BTreeMap<String, Target>) -> Result<(), String> {
+    let Some(path) = std::env::var_os("SSL_CERT_FILE") else {
+        return Ok(());
+    };
+    let pem = std::fs::read(&path).map_err(|err| {
+        format!(
+            "SSL_CERT_FILE {}: {err}",
+            std::path::Path::new(&path).display()
+        )
+    })?;
+    for target in servers.values_mut() {
+        if let Target::Http(server) = target {
+            *server = server.clone().root_certificate(pem.clone());
+        }
+    }
+    Ok(())
 }

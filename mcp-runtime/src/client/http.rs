@@ -9,6 +9,9 @@
 //!   the server sends what belongs to no request. A response stream that ends before its
 //!   answer is taken up again with a GET carrying `Last-Event-ID`, after the `retry` the
 //!   server asked for.
+//!
+//! An `https://` endpoint needs the `tls` feature (rustls, with the Mozilla root
+//! certificates, plus any root given with [`HttpServer::root_certificate`]).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -45,6 +48,9 @@ const MAX_RESUMES: usize = 5;
 pub struct HttpServer {
     url: String,
     headers: Vec<(String, String)>,
+    /// Root certificates trusted besides the built-in ones, PEM.
+    #[cfg(feature = "tls")]
+    roots: Vec<Vec<u8>>,
 }
 
 impl std::fmt::Debug for HttpServer {
@@ -64,6 +70,8 @@ impl HttpServer {
         Self {
             url: url.into(),
             headers: Vec::new(),
+            #[cfg(feature = "tls")]
+            roots: Vec::new(),
         }
     }
 
@@ -81,9 +89,38 @@ impl HttpServer {
         self.header("Authorization", value)
     }
 
+    /// Trusts the root certificates in `pem` (one, or a bundle, PEM-encoded) for `https://`,
+    /// besides the built-in ones: a private CA's, or a test's self-signed one. Needs the
+    /// `tls` feature.
+    #[cfg(feature = "tls")]
+    #[must_use]
+    pub fn root_certificate(mut self, pem: impl Into<Vec<u8>>) -> Self {
+        self.roots.push(pem.into());
+        self
+    }
+
     /// The endpoint.
     pub fn url(&self) -> &str {
         &self.url
+    }
+
+    /// The HTTP client, trusting the roots given.
+    fn http_client(&self) -> Result<reqwest::Client, String> {
+        #[allow(unused_mut)]
+        let mut builder = reqwest::Client::builder();
+        #[cfg(feature = "tls")]
+        for pem in &self.roots {
+            // A bundle, as `SSL_CERT_FILE` often is, or one certificate.
+            let roots = reqwest::Certificate::from_pem_bundle(pem)
+                .map_err(|err| format!("a root certificate that is not PEM: {err}"))?;
+            if roots.is_empty() {
+                return Err("a root certificate that is not PEM: no certificate in it".to_owned());
+            }
+            for root in roots {
+                builder = builder.add_root_certificate(root);
+            }
+        }
+        builder.build().map_err(|err| err.to_string())
     }
 
     /// Starts the transport: the channel of messages to send, and the one of messages read.
@@ -91,19 +128,20 @@ impl HttpServer {
         &self,
     ) -> Result<(mpsc::Sender<Outbound>, mpsc::Receiver<Inbound>), ClientError> {
         // Built without TLS: say so, rather than fail on the first request.
-        if self
-            .url
-            .get(..8)
-            .is_some_and(|scheme| scheme.eq_ignore_ascii_case("https://"))
+        if cfg!(not(feature = "tls"))
+            && self
+                .url
+                .get(..8)
+                .is_some_and(|scheme| scheme.eq_ignore_ascii_case("https://"))
         {
             return Err(ClientError::Connect(format!(
-                "{}: this build speaks plain HTTP only; https is not supported yet",
+                "{}: this build speaks plain HTTP only; build mcp-runtime with the `tls` feature for https",
                 self.url
             )));
         }
-        let http = reqwest::Client::builder()
-            .build()
-            .map_err(|err| ClientError::Connect(err.to_string()))?;
+        let http = self
+            .http_client()
+            .map_err(|err| ClientError::Connect(format!("{}: {err}", self.url)))?;
         let (outbox, mut outgoing) = mpsc::channel::<Outbound>(64);
         let (inbound, inbox) = mpsc::channel::<Inbound>(64);
         let endpoint = Arc::new(Endpoint {
@@ -255,7 +293,12 @@ impl Endpoint {
         let response = match request.body(message.text).send().await {
             Ok(response) => response,
             Err(err) => {
-                fail(ClientError::Connect(format!("POST {}: {err}", self.url))).await;
+                fail(ClientError::Connect(format!(
+                    "POST {}: {}",
+                    self.url,
+                    chain(&err)
+                )))
+                .await;
                 return;
             }
         };
@@ -422,7 +465,7 @@ impl Endpoint {
                     return;
                 }
                 Err(err) => {
-                    let error = ClientError::Connect(format!("GET {}: {err}", self.url));
+                    let error = ClientError::Connect(format!("GET {}: {}", self.url, chain(&err)));
                     let _ = inbound.send(Inbound::Failed { id, error }).await;
                     return;
                 }
@@ -516,4 +559,20 @@ async fn read_capped(response: reqwest::Response) -> Result<String, ClientError>
     }
     String::from_utf8(body)
         .map_err(|_| ClientError::Malformed("an answer that is not UTF-8".to_owned()))
+}
+
+/// An error and its causes, one after the other: reqwest's own message alone ("error
+/// sending request") does not say what failed (a refused connection, a certificate).
+fn chain(err: &dyn std::error::Error) -> String {
+    let mut said = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let cause_said = cause.to_string();
+        if !said.contains(&cause_said) {
+            said.push_str(": ");
+            said.push_str(&cause_said);
+        }
+        source = cause.source();
+    }
+    said
 }
