@@ -262,3 +262,23 @@ impl Drop for HttpServer {
         let _ = self.child.wait();
     }
 }
+
+/// Whether `notifications` brings one of `method` within `within`; the others are passed
+/// over.
+pub async fn hears(
+    notifications: &mut tokio::sync::broadcast::Receiver<mcp_runtime::client::Notification>,
+    method: &str,
+    within: Duration,
+) -> bool {
+    tokio::time::timeout(within, async {
+        loop {
+            match notifications.recv().await {
+                Ok(notification) if notification.method == method => return true,
+                Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return false,
+            }
+        }
+    })
+    .await
+    .unwrap_or(false)
+}

@@ -357,16 +357,13 @@ async fn an_upstream_tool_list_change_is_followed_and_passed_on() {
         changed.to_string().contains("tool list changed"),
         "{changed}"
     );
-    let heard = tokio::time::timeout(Duration::from_secs(5), async {
-        loop {
-            let notification = told.recv().await.expect("open");
-            if notification.method == "notifications/tools/list_changed" {
-                return;
-            }
-        }
-    })
+    let heard = mcp_tests::hears(
+        &mut told,
+        "notifications/tools/list_changed",
+        Duration::from_secs(5),
+    )
     .await;
-    assert!(heard.is_ok(), "the gateway's client was told of the change");
+    assert!(heard, "the gateway's client was told of the change");
     let after = names(downstream.list_tools().await.unwrap());
     assert!(
         after.contains(&"up.test.registered_while_serving".to_owned()),

@@ -48,19 +48,13 @@ async fn an_upstream_tool_list_change_reaches_the_gateways_client() {
             .await
             .expect("answered");
         assert!(changed.is_success(), "handshake {handshake}: {changed}");
-        let heard = tokio::time::timeout(Duration::from_secs(10), async {
-            loop {
-                let notification = told.recv().await.expect("open");
-                if notification.method == "notifications/tools/list_changed" {
-                    return;
-                }
-            }
-        })
+        let heard = mcp_tests::hears(
+            &mut told,
+            "notifications/tools/list_changed",
+            Duration::from_secs(10),
+        )
         .await;
-        assert!(
-            heard.is_ok(),
-            "handshake {handshake}: the change was passed on"
-        );
+        assert!(heard, "handshake {handshake}: the change was passed on");
         let after = names(client.list_tools().await.expect("listed"));
         assert!(
             after.contains(&"up.test.registered_while_serving".to_owned()),

@@ -104,11 +104,16 @@ pub fn follow(
 ) -> tokio::task::JoinHandle<()> {
     let prefix = prefix.to_owned();
     tokio::spawn(async move {
-        let upstream: Arc<dyn Upstream> = Arc::clone(&client) as Arc<dyn Upstream>;
         let tools = || client.list_tools();
-        // What is mounted now, to tell a change from a notification that changed nothing.
-        let mut listed = tools().await.ok();
-        follow_changes(&server, &prefix, &client, &upstream, &tools, &mut listed).await;
+        let mut follower = Follower {
+            server,
+            prefix,
+            upstream: Arc::clone(&client) as Arc<dyn Upstream>,
+            // What is mounted now, to tell a change from a notification that changed nothing.
+            listed: tools().await.ok(),
+            tools,
+        };
+        follower.follow(&client).await;
     })
 }
 
@@ -124,12 +129,17 @@ pub fn follow_managed(
 ) -> tokio::task::JoinHandle<()> {
     let (prefix, name) = (prefix.to_owned(), name.to_owned());
     tokio::spawn(async move {
-        let upstream: Arc<dyn Upstream> = Arc::new(Managed {
-            manager: Arc::clone(&manager),
-            server: name.clone(),
-        });
         let tools = || manager.list_tools(&name);
-        let mut listed = tools().await.ok();
+        let mut follower = Follower {
+            server,
+            prefix,
+            upstream: Arc::new(Managed {
+                manager: Arc::clone(&manager),
+                server: name.clone(),
+            }),
+            listed: tools().await.ok(),
+            tools,
+        };
         let mut wait = super::manager::FIRST_BACKOFF;
         let mut first = true;
         loop {
@@ -137,18 +147,18 @@ pub fn follow_managed(
                 Ok(client) => {
                     // Back after an end: what it lists now.
                     if !first {
-                        remount(&server, &prefix, &upstream, &tools, &mut listed).await;
+                        follower.remount().await;
                     }
                     first = false;
                     let started = tokio::time::Instant::now();
-                    follow_changes(&server, &prefix, &client, &upstream, &tools, &mut listed).await;
+                    follower.follow(&client).await;
                     // Followed a good while: the next end is a new one, not more of the same.
                     if started.elapsed() > super::manager::MAX_BACKOFF {
                         wait = super::manager::FIRST_BACKOFF;
                     }
                 }
                 Err(err) => {
-                    tracing::debug!(%prefix, error = %err, "the server to follow is down");
+                    tracing::debug!(prefix = %follower.prefix, error = %err, "the server to follow is down");
                 }
             }
             tokio::time::sleep(wait).await;
@@ -157,91 +167,91 @@ pub fn follow_managed(
     })
 }
 
-/// Follows `client`'s list changes until its connection ends.
-async fn follow_changes<F, Fut>(
-    server: &Server,
-    prefix: &str,
-    client: &Client,
-    upstream: &Arc<dyn Upstream>,
-    tools: &F,
-    listed: &mut Option<Vec<Tool>>,
-) where
-    F: Fn() -> Fut,
-    Fut: Future<Output = Result<Vec<Tool>, ClientError>>,
-{
-    let mut notifications = client.notifications();
-    let mut listening = match client.listen_for_changes().await {
-        Ok(listening) => listening,
-        Err(err) => {
-            tracing::warn!(%prefix, error = %err, "the server's changes cannot be followed");
-            return;
-        }
-    };
-    loop {
-        tokio::select! {
-            received = notifications.recv() => match received {
-                Ok(notification) if notification.method == "notifications/tools/list_changed" => {}
-                // Missed some: one of them may have been a change.
-                Err(broadcast::error::RecvError::Lagged(_)) => {}
-                Ok(_) => continue,
-                Err(broadcast::error::RecvError::Closed) => return,
-            },
-            () = client.closed() => return,
-            ended = async {
-                match listening.as_mut() {
-                    Some(listening) => listening.ended().await,
-                    None => std::future::pending().await,
-                }
-            } => {
-                tracing::warn!(%prefix, outcome = ?ended, "the server ended its stream of changes");
-                return;
-            }
-        }
-        remount(server, prefix, upstream, tools, listed).await;
-    }
+/// What follows a mounted server: where its tools are mounted, what calls them, how they
+/// are listed, and what was mounted last.
+struct Follower<F> {
+    server: Arc<Server>,
+    prefix: String,
+    upstream: Arc<dyn Upstream>,
+    tools: F,
+    listed: Option<Vec<Tool>>,
 }
 
-/// Lists the tools again and, if they changed, mounts them in place of those mounted under
-/// `prefix`; `server`'s clients are told.
-async fn remount<F, Fut>(
-    server: &Server,
-    prefix: &str,
-    upstream: &Arc<dyn Upstream>,
-    tools: &F,
-    listed: &mut Option<Vec<Tool>>,
-) where
+impl<F, Fut> Follower<F>
+where
     F: Fn() -> Fut,
     Fut: Future<Output = Result<Vec<Tool>, ClientError>>,
 {
-    let tools = match tools().await {
-        Ok(tools) => tools,
-        Err(err) => {
-            tracing::warn!(%prefix, error = %err, "the changed tools could not be listed");
+    /// Follows `client`'s list changes until its connection ends.
+    async fn follow(&mut self, client: &Client) {
+        let prefix = self.prefix.clone();
+        let mut notifications = client.notifications();
+        let mut listening = match client.listen_for_changes().await {
+            Ok(listening) => listening,
+            Err(err) => {
+                tracing::warn!(%prefix, error = %err, "the server's changes cannot be followed");
+                return;
+            }
+        };
+        loop {
+            tokio::select! {
+                received = notifications.recv() => match received {
+                    Ok(notification) if notification.method == "notifications/tools/list_changed" => {}
+                    // Missed some: one of them may have been a change.
+                    Err(broadcast::error::RecvError::Lagged(_)) => {}
+                    Ok(_) => continue,
+                    Err(broadcast::error::RecvError::Closed) => return,
+                },
+                () = client.closed() => return,
+                ended = async {
+                    match listening.as_mut() {
+                        Some(listening) => listening.ended().await,
+                        None => std::future::pending().await,
+                    }
+                } => {
+                    tracing::warn!(%prefix, outcome = ?ended, "the server ended its stream of changes");
+                    return;
+                }
+            }
+            self.remount().await;
+        }
+    }
+
+    /// Lists the tools again and, if they changed, mounts them in place of those mounted
+    /// under the prefix; the server's clients are told.
+    async fn remount(&mut self) {
+        let prefix = self.prefix.as_str();
+        let tools = match (self.tools)().await {
+            Ok(tools) => tools,
+            Err(err) => {
+                tracing::warn!(%prefix, error = %err, "the changed tools could not be listed");
+                return;
+            }
+        };
+        if self.listed.as_ref() == Some(&tools) {
             return;
         }
-    };
-    if listed.as_ref() == Some(&tools) {
-        return;
-    }
-    *listed = Some(tools.clone());
-    let source = source_of(prefix);
-    let changed = server.change(|registry| {
-        let mounted: Vec<String> = registry
-            .list()
-            .filter(|tool| tool.source() == source)
-            .map(|tool| tool.name().to_string())
-            .collect();
-        for name in mounted {
-            registry.unregister(&name);
+        self.listed = Some(tools.clone());
+        let source = source_of(prefix);
+        let upstream = &self.upstream;
+        let changed = self.server.change(|registry| {
+            let mounted: Vec<String> = registry
+                .list()
+                .filter(|tool| tool.source() == source)
+                .map(|tool| tool.name().to_string())
+                .collect();
+            for name in mounted {
+                registry.unregister(&name);
+            }
+            let again = mount_listed(registry, prefix, tools, upstream);
+            for conflict in &again.conflicts {
+                tracing::warn!(tool = %conflict.tool_name, "a changed remote tool is not mounted: its name is taken");
+            }
+            true
+        });
+        if let Err(err) = changed {
+            tracing::warn!(%prefix, error = %err, "the changed tools could not be served");
         }
-        let again = mount_listed(registry, prefix, tools, upstream);
-        for conflict in &again.conflicts {
-            tracing::warn!(tool = %conflict.tool_name, "a changed remote tool is not mounted: its name is taken");
-        }
-        true
-    });
-    if let Err(err) = changed {
-        tracing::warn!(%prefix, error = %err, "the changed tools could not be served");
     }
 }
 
