@@ -1,6 +1,6 @@
 //! `serve --mount`: the quickstart serving another server's tools beside its own, as real
-//! processes. A change in the upstream's tool list reaches the gateway's client at either
-//! revision; an HTTP upstream killed mid-run makes its calls fail at once with a clear
+//! processes. A change in the upstream's tool or prompt list reaches the gateway's client
+//! at either revision; an HTTP upstream killed mid-run makes its calls fail at once with a clear
 //! error while the local tools keep answering, and is back in use once it restarts.
 
 use std::time::{Duration, Instant};
@@ -61,6 +61,34 @@ async fn an_upstream_tool_list_change_reaches_the_gateways_client() {
             "handshake {handshake}: {after:?}"
         );
         assert!(after.contains(&"calculator.add".to_owned()), "{after:?}");
+
+        // A change of its prompts too.
+        let prompts = |listed: Vec<serde_json::Value>| -> Vec<String> {
+            listed
+                .iter()
+                .filter_map(|prompt| prompt["name"].as_str().map(str::to_owned))
+                .collect()
+        };
+        let added = "up.test_registered_while_serving".to_owned();
+        let before = prompts(client.list_prompts().await.expect("listed"));
+        assert!(!before.contains(&added), "{before:?}");
+        let changed = client
+            .call_tool("up.test.trigger_prompt_change", json!({}))
+            .await
+            .expect("answered");
+        assert!(changed.is_success(), "handshake {handshake}: {changed}");
+        let heard = mcp_tests::hears(
+            &mut told,
+            "notifications/prompts/list_changed",
+            Duration::from_secs(10),
+        )
+        .await;
+        assert!(
+            heard,
+            "handshake {handshake}: the prompt change was passed on"
+        );
+        let after = prompts(client.list_prompts().await.expect("listed"));
+        assert!(after.contains(&added), "handshake {handshake}: {after:?}");
     }
 }
 

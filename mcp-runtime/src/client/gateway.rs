@@ -112,6 +112,7 @@ pub fn follow(
             // What is mounted now, to tell a change from a notification that changed nothing.
             listed: tools().await.ok(),
             tools,
+            catalog: None,
         };
         follower.follow(&client).await;
     })
@@ -139,6 +140,7 @@ pub fn follow_managed(
             }),
             listed: tools().await.ok(),
             tools,
+            catalog: None,
         };
         let mut wait = super::manager::FIRST_BACKOFF;
         let mut first = true;
@@ -175,6 +177,48 @@ struct Follower<F> {
     upstream: Arc<dyn Upstream>,
     tools: F,
     listed: Option<Vec<Tool>>,
+    /// The prompts, resources and templates mounted by the last change of the catalog; none
+    /// before one (those mounted with the tools stay until then).
+    catalog: Option<CatalogKeys>,
+}
+
+/// The names of a registry's prompts, and the URIs of its resources and templates.
+#[derive(Default)]
+struct CatalogKeys {
+    prompts: std::collections::BTreeSet<String>,
+    resources: std::collections::BTreeSet<String>,
+}
+
+impl CatalogKeys {
+    fn of(registry: &Registry) -> Self {
+        Self {
+            prompts: registry
+                .prompts()
+                .map(|prompt| prompt.name().to_owned())
+                .collect(),
+            resources: registry
+                .resources()
+                .map(|resource| resource.uri().to_owned())
+                .chain(
+                    registry
+                        .resource_templates()
+                        .map(|template| template.uri_template()),
+                )
+                .collect(),
+        }
+    }
+
+    /// What `self` has that `before` had not.
+    fn added_since(self, before: &Self) -> Self {
+        Self {
+            prompts: self.prompts.difference(&before.prompts).cloned().collect(),
+            resources: self
+                .resources
+                .difference(&before.resources)
+                .cloned()
+                .collect(),
+        }
+    }
 }
 
 impl<F, Fut> Follower<F>
@@ -197,8 +241,17 @@ where
             tokio::select! {
                 received = notifications.recv() => match received {
                     Ok(notification) if notification.method == "notifications/tools/list_changed" => {}
-                    // Missed some: one of them may have been a change.
-                    Err(broadcast::error::RecvError::Lagged(_)) => {}
+                    Ok(notification)
+                        if notification.method == "notifications/prompts/list_changed"
+                            || notification.method == "notifications/resources/list_changed" =>
+                    {
+                        self.remount_catalog(client).await;
+                        continue;
+                    }
+                    // Missed some: one of them may have been a change of either kind.
+                    Err(broadcast::error::RecvError::Lagged(_)) => {
+                        self.remount_catalog(client).await;
+                    }
                     Ok(_) => continue,
                     Err(broadcast::error::RecvError::Closed) => return,
                 },
@@ -214,6 +267,65 @@ where
                 }
             }
             self.remount().await;
+        }
+    }
+
+    /// Lists the prompts, resources and templates again, and mounts them in place of those
+    /// mounted before; the server's clients are told of what changed.
+    async fn remount_catalog(&mut self, client: &Client) {
+        let prefix = self.prefix.as_str();
+        let catalog = match Catalog::list(client).await {
+            Ok(catalog) => catalog,
+            Err(err) => {
+                tracing::warn!(%prefix, error = %err, "the changed prompts and resources could not be listed");
+                return;
+            }
+        };
+        let upstream = &self.upstream;
+        let previous = self.catalog.take();
+        let mut kept = None;
+        let changed = self.server.change(|registry| {
+            let before = match &previous {
+                Some(previous) => {
+                    for name in &previous.prompts {
+                        registry.unregister_prompt(name);
+                    }
+                    for uri in &previous.resources {
+                        registry.unregister_resource(uri);
+                    }
+                    CatalogKeys::of(registry)
+                }
+                // Those mounted with the tools: every key the prefix is in.
+                None => {
+                    let mut all = CatalogKeys::of(registry);
+                    let ours = |key: &String| key_under(prefix, key);
+                    let prompts: Vec<String> = all.prompts.iter().filter(|k| ours(k)).cloned().collect();
+                    let resources: Vec<String> = all.resources.iter().filter(|k| ours(k)).cloned().collect();
+                    for name in &prompts {
+                        registry.unregister_prompt(name);
+                        all.prompts.remove(name);
+                    }
+                    for uri in &resources {
+                        registry.unregister_resource(uri);
+                        all.resources.remove(uri);
+                    }
+                    all
+                }
+            };
+            let mut mounted = Mounted::default();
+            catalog.mount(registry, prefix, upstream, &mut mounted);
+            for conflict in &mounted.conflicts {
+                tracing::warn!(name = %conflict.tool_name, "a changed remote prompt or resource is not mounted: its name is taken");
+            }
+            kept = Some(CatalogKeys::of(registry).added_since(&before));
+            true
+        });
+        match changed {
+            Ok(_) => self.catalog = kept,
+            Err(err) => {
+                tracing::warn!(%prefix, error = %err, "the changed prompts and resources could not be served");
+                self.catalog = previous;
+            }
         }
     }
 
@@ -392,6 +504,13 @@ fn remote_error(err: ClientError) -> ToolError {
         }
         other => ToolError::execution(format!("the MCP server behind this one: {other}")),
     }
+}
+
+/// Whether a prompt's name or a resource's URI is one [`Registry::mount`] put under `prefix`.
+fn key_under(prefix: &str, key: &str) -> bool {
+    key.strip_prefix(prefix)
+        .is_some_and(|rest| rest.starts_with('.'))
+        || unmounted(prefix, key) != key
 }
 
 /// The URI `uri` had upstream, before [`Registry::mount`] put `prefix` in it.
@@ -630,6 +749,14 @@ fn failure(remote: &str, err: &ClientError) -> MCPToolResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_a_mount_put_under_a_prefix_is_told_apart() {
+        assert!(key_under("far", "far.greet"));
+        assert!(key_under("far", "docs://far/guide/1"));
+        assert!(!key_under("far", "farther.greet"));
+        assert!(!key_under("far", "docs://near/guide"));
+    }
 
     #[test]
     fn a_mounted_uri_is_read_upstream_as_it_was() {
