@@ -72,6 +72,43 @@ async fn a_call_that_is_not_safe_to_repeat_is_not_retried_but_the_server_comes_b
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_server_can_have_a_timeout_of_its_own() {
+    // The builder's timeout is 1 s; the `mute` server's own, 300 ms.
+    let servers: BTreeMap<String, Target> = [
+        ("mute", hostile(&["silent"])),
+        ("other", hostile(&["silent"])),
+    ]
+    .into_iter()
+    .map(|(name, target)| (name.to_owned(), target))
+    .collect();
+    let servers = ClientManager::new(servers, Client::builder().timeout(Duration::from_secs(1)))
+        .timeout("mute", Duration::from_millis(300))
+        .expect("a server of the manager");
+    for (server, timeout) in [
+        ("mute", Duration::from_millis(300)),
+        ("other", Duration::from_secs(1)),
+    ] {
+        servers.list_tools(server).await.expect("listed");
+        let started = Instant::now();
+        let err = servers
+            .call_tool(server, "poke", Map::new(), Default::default())
+            .await
+            .expect_err("never answered");
+        assert!(
+            matches!(&err, ClientError::Timeout { timeout: waited, .. } if *waited == timeout),
+            "{server}: {err}"
+        );
+        assert!(
+            started.elapsed() < timeout * 3,
+            "{server}: {:?}",
+            started.elapsed()
+        );
+    }
+    let unknown = manager(&[]).timeout("nobody", Duration::from_secs(1));
+    assert!(unknown.is_err());
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn an_unreachable_server_fails_fast_while_it_backs_off() {
     let missing = Target::Stdio(StdioServer::new("/nonexistent/mcp-server"));
     let servers = manager(&[("gone", missing), ("frail", hostile(&["die"]))]);

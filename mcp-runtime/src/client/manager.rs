@@ -154,6 +154,8 @@ pub enum Health {
 /// One server and its connection, if it has one.
 struct Managed {
     target: Target,
+    /// Its own request timeout, instead of the builder's.
+    timeout: Option<Duration>,
     state: Mutex<State>,
 }
 
@@ -190,12 +192,25 @@ impl ClientManager {
                 .map(|(name, target)| {
                     let managed = Managed {
                         target,
+                        timeout: None,
                         state: Mutex::new(State::default()),
                     };
                     (name, managed)
                 })
                 .collect(),
         }
+    }
+
+    /// Gives the requests to `server` a timeout of their own, instead of the builder's: a
+    /// slow server's calls may wait longer, a quick one's fail sooner. Taken by its next
+    /// connection. A name that is no server's is an error.
+    pub fn timeout(mut self, server: &str, timeout: Duration) -> Result<Self, ConfigError> {
+        let managed = self
+            .servers
+            .get_mut(server)
+            .ok_or_else(|| ConfigError(format!("no server is named `{server}`")))?;
+        managed.timeout = Some(timeout);
+        Ok(self)
     }
 
     /// The servers' names.
@@ -229,7 +244,11 @@ impl ClientManager {
             Some((_, backoff, _)) => *backoff,
             None => FIRST_BACKOFF,
         };
-        match managed.target.connect(self.builder.clone()).await {
+        let builder = match managed.timeout {
+            Some(timeout) => self.builder.clone().timeout(timeout),
+            None => self.builder.clone(),
+        };
+        match managed.target.connect(builder).await {
             Ok(client) => {
                 let client = Arc::new(client);
                 state.client = Some(Arc::clone(&client));
