@@ -23,6 +23,22 @@ fn names(tools: Vec<mcp_runtime::client::Tool>) -> Vec<String> {
     tools.into_iter().map(|tool| tool.name).collect()
 }
 
+/// Calls `tool`, which changes the upstream's list of `kind`, through `client`, and checks
+/// that the gateway passes the change on.
+async fn trigger(
+    client: &Client,
+    told: &mut tokio::sync::broadcast::Receiver<client::Notification>,
+    tool: &str,
+    kind: &str,
+    label: &str,
+) {
+    let changed = client.call_tool(tool, json!({})).await.expect("answered");
+    assert!(changed.is_success(), "{label}: {changed}");
+    let method = format!("notifications/{kind}/list_changed");
+    let heard = mcp_tests::hears(told, &method, Duration::from_secs(10)).await;
+    assert!(heard, "{label}: `{method}` was passed on");
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn an_upstream_tool_list_change_reaches_the_gateways_client() {
     let upstream = mcp_tests::workspace_bin("conformance-server", "CONFORMANCE_SERVER_BIN");
@@ -43,18 +59,15 @@ async fn an_upstream_tool_list_change_reaches_the_gateways_client() {
         );
         assert!(!before.contains(&"up.test.registered_while_serving".to_owned()));
 
-        let changed = client
-            .call_tool("up.test.trigger_tool_change", json!({}))
-            .await
-            .expect("answered");
-        assert!(changed.is_success(), "handshake {handshake}: {changed}");
-        let heard = mcp_tests::hears(
+        let label = format!("handshake {handshake}");
+        trigger(
+            &client,
             &mut told,
-            "notifications/tools/list_changed",
-            Duration::from_secs(10),
+            "up.test.trigger_tool_change",
+            "tools",
+            &label,
         )
         .await;
-        assert!(heard, "handshake {handshake}: the change was passed on");
         let after = names(client.list_tools().await.expect("listed"));
         assert!(
             after.contains(&"up.test.registered_while_serving".to_owned()),
@@ -72,21 +85,14 @@ async fn an_upstream_tool_list_change_reaches_the_gateways_client() {
         let added = "up.test_registered_while_serving".to_owned();
         let before = prompts(client.list_prompts().await.expect("listed"));
         assert!(!before.contains(&added), "{before:?}");
-        let changed = client
-            .call_tool("up.test.trigger_prompt_change", json!({}))
-            .await
-            .expect("answered");
-        assert!(changed.is_success(), "handshake {handshake}: {changed}");
-        let heard = mcp_tests::hears(
+        trigger(
+            &client,
             &mut told,
-            "notifications/prompts/list_changed",
-            Duration::from_secs(10),
+            "up.test.trigger_prompt_change",
+            "prompts",
+            &label,
         )
         .await;
-        assert!(
-            heard,
-            "handshake {handshake}: the prompt change was passed on"
-        );
         let after = prompts(client.list_prompts().await.expect("listed"));
         assert!(after.contains(&added), "handshake {handshake}: {after:?}");
     }

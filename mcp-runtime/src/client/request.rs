@@ -1,0 +1,376 @@
+//! One request, as the client makes it: its options (timeout, progress), the `_meta` of
+//! 2026-07-28, the rounds of a result that needs input, what the server asks meanwhile
+//! (answered by the handlers, or relayed to the caller a gateway's call carries), and the
+//! `subscriptions/listen` stream that follows a 2026-07-28 server's changes.
+
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+use tokio::sync::mpsc;
+
+use super::link;
+use super::{Client, ClientError, RpcError, truncate};
+use crate::server::STATELESS_VERSION;
+
+/// The error of a 2026-07-28 server that does not take the protocol version asked.
+pub(super) const UNSUPPORTED_VERSION: i64 = -32022;
+
+/// The versions an unsupported-version error says the server takes.
+pub(super) fn supported(error: &RpcError) -> Vec<&str> {
+    error
+        .data
+        .as_ref()
+        .and_then(|data| data.get("supported"))
+        .and_then(Value::as_array)
+        .map(|versions| versions.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
+/// Progress a server reported for a request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Progress {
+    /// How far along.
+    pub progress: f64,
+    /// Out of how much, if known.
+    pub total: Option<f64>,
+    /// What it is doing.
+    pub message: Option<String>,
+}
+
+/// A `subscriptions/listen` stream, open until dropped (see [`Client::listen_for_changes`]).
+pub struct Listening {
+    /// The listen request's answer; `None` once it came.
+    answer: Option<Answer>,
+}
+
+/// A request's answer, to come.
+type Answer =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<Value, ClientError>> + Send>>;
+
+impl std::fmt::Debug for Listening {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Listening").finish_non_exhaustive()
+    }
+}
+
+impl Listening {
+    /// Waits until the server ends the stream (its answer to the listen request), or the
+    /// connection ends.
+    pub async fn ended(&mut self) -> Result<(), ClientError> {
+        let Some(answer) = &mut self.answer else {
+            return Ok(());
+        };
+        let answered = answer.await;
+        self.answer = None;
+        answered.map(|_| ())
+    }
+}
+
+/// Options of one request.
+#[derive(Default)]
+pub struct RequestOptions {
+    pub(super) timeout: Option<Duration>,
+    pub(super) progress: Option<Box<dyn FnMut(Progress) + Send>>,
+    /// What the request mirrors into headers, where the transport has them.
+    pub(super) headers: Vec<(String, String)>,
+    /// Who answers what the server needs before it can answer (2026-07-28): the asker of
+    /// the call this request serves (the gateway's), instead of the client's handlers.
+    pub(super) asker: Option<crate::talk::Asker>,
+    /// The capabilities this request declares (2026-07-28), instead of the handlers'.
+    pub(super) capabilities: Option<Value>,
+}
+
+impl std::fmt::Debug for RequestOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RequestOptions")
+            .field("timeout", &self.timeout)
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
+}
+
+impl RequestOptions {
+    /// Waits at most `timeout` for this request's answer.
+    #[must_use]
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Calls `progress` with each progress report the server sends for this request.
+    #[must_use]
+    pub fn on_progress(mut self, progress: impl FnMut(Progress) + Send + 'static) -> Self {
+        self.progress = Some(Box::new(progress));
+        self
+    }
+}
+
+impl Client {
+    /// At 2026-07-28, opens a `subscriptions/listen` stream for every list change (tools,
+    /// prompts, resources), which then come as [`notifications`](Self::notifications):
+    /// a server of that revision sends none otherwise. The stream lasts until the returned
+    /// [`Listening`] is dropped, or the server ends it. On the handshake's revisions, where
+    /// the server sends its changes unasked, there is nothing to open: `None`.
+    pub async fn listen_for_changes(&self) -> Result<Option<Listening>, ClientError> {
+        if !self.server.is_stateless() {
+            return Ok(None);
+        }
+        let mut params = Map::new();
+        params.insert(
+            "notifications".to_owned(),
+            json!({
+                "toolsListChanged": true,
+                "promptsListChanged": true,
+                "resourcesListChanged": true,
+            }),
+        );
+        let params = self.stateless_params(params);
+        let pending = self
+            .link
+            .request(
+                "subscriptions/listen",
+                &params,
+                Vec::new(),
+                link::Watch::default(),
+            )
+            .await?;
+        Ok(Some(Listening {
+            answer: Some(Box::pin(pending.answer())),
+        }))
+    }
+
+    /// `params` with the `_meta` every 2026-07-28 request carries.
+    pub(super) fn stateless_params(&self, mut params: Map<String, Value>) -> Map<String, Value> {
+        match params.get_mut("_meta") {
+            Some(Value::Object(meta)) => meta.extend(self.stateless_meta.clone()),
+            _ => {
+                params.insert(
+                    "_meta".to_owned(),
+                    Value::Object(self.stateless_meta.clone()),
+                );
+            }
+        }
+        params
+    }
+
+    /// Sends a request and awaits its result, within the timeout.
+    pub(super) async fn exchange(
+        &self,
+        method: &str,
+        params: &Map<String, Value>,
+        options: RequestOptions,
+    ) -> Result<Map<String, Value>, ClientError> {
+        let timeout = options.timeout.unwrap_or(self.timeout);
+        let headers = options.headers;
+        let mut progress = options.progress;
+        // Copied only to carry a progress token.
+        let mut tokened = None;
+        let watching = progress.as_ref().map(|_| {
+            let (sender, receiver) = mpsc::unbounded_channel();
+            let token = format!("progress-{}", next_token());
+            let mut params = params.clone();
+            params
+                .entry("_meta")
+                .or_insert_with(|| Value::Object(Map::new()))
+                .as_object_mut()
+                .map(|meta| meta.insert("progressToken".to_owned(), json!(token)));
+            tokened = Some(params);
+            (token, sender, receiver)
+        });
+        let params = tokened.as_ref().unwrap_or(params);
+        let mut watch = link::Watch::default();
+        let mut reports = None;
+        if let Some((token, sender, receiver)) = watching {
+            watch.progress = Some((token, sender));
+            reports = Some(receiver);
+        }
+        // What the server asks during this request, asked of whoever `asker` asks.
+        let asker = options.asker;
+        let mut asked = None;
+        if asker.is_some() {
+            let (sender, receiver) = mpsc::unbounded_channel();
+            watch.relay = Some(sender);
+            asked = Some(receiver);
+        }
+        let mut asks = 0_usize;
+        // Made only for a request whose asks are relayed.
+        let mut asking = asker
+            .as_ref()
+            .map(|_| futures_util::stream::FuturesUnordered::new());
+        let pending = self.link.request(method, params, headers, watch).await?;
+        let answer = pending.answer();
+        tokio::pin!(answer);
+        let deadline = tokio::time::sleep(timeout);
+        tokio::pin!(deadline);
+        let result = loop {
+            tokio::select! {
+                answer = &mut answer => break answer,
+                () = &mut deadline => {
+                    // Dropping the pending request cancels it on the server.
+                    return Err(ClientError::Timeout { method: method.to_owned(), timeout });
+                }
+                Some(request) = async {
+                    match asked.as_mut() {
+                        Some(asked) => asked.recv().await,
+                        None => std::future::pending().await,
+                    }
+                } => {
+                    // Keyed by its place among this request's asks: the same from round
+                    // to round of a caller at 2026-07-28, whose rounds repeat the request.
+                    asks += 1;
+                    if let (Some(asker), Some(asking)) = (asker.clone(), asking.as_mut()) {
+                        asking.push(self.relay(asker, format!("upstream-{asks}"), request));
+                    }
+                }
+                Some(()) = async {
+                    match asking.as_mut() {
+                        Some(asking) if !asking.is_empty() => {
+                            futures_util::StreamExt::next(asking).await
+                        }
+                        _ => std::future::pending().await,
+                    }
+                } => {}
+                Some(report) = async {
+                    match reports.as_mut() {
+                        Some(reports) => reports.recv().await,
+                        None => std::future::pending().await,
+                    }
+                } => {
+                    if let Some(progress) = progress.as_mut() {
+                        progress(Progress {
+                            progress: report.get("progress").and_then(Value::as_f64).unwrap_or(0.0),
+                            total: report.get("total").and_then(Value::as_f64),
+                            message: report.get("message").and_then(Value::as_str).map(str::to_owned),
+                        });
+                    }
+                }
+            }
+        }?;
+        match result {
+            Value::Object(result) => Ok(result),
+            other => Err(ClientError::Malformed(format!(
+                "the result of `{method}` is not an object: {}",
+                truncate(&other.to_string())
+            ))),
+        }
+    }
+
+    /// Asks `request` of `asker` under `key`, and answers the server with what it said.
+    async fn relay(&self, asker: crate::talk::Asker, key: String, request: link::ServerRequest) {
+        let link::ServerRequest { id, method, params } = request;
+        let outcome = asker
+            .ask(&key, crate::talk::InputRequest { method, params })
+            .await
+            .map_err(|err| (-32603, err.to_string()));
+        if let Err(err) = self.link.respond(id, outcome).await {
+            tracing::debug!(error = %err, "an answer to the server's request could not be sent");
+        }
+    }
+
+    /// Sends a request at the negotiated revision: with the `_meta` of 2026-07-28, and
+    /// through the rounds of a result that needs input.
+    pub async fn request(
+        &self,
+        method: &str,
+        params: Map<String, Value>,
+        options: RequestOptions,
+    ) -> Result<Map<String, Value>, ClientError> {
+        if !self.server.is_stateless() {
+            return self.exchange(method, &params, options).await;
+        }
+        let mut params = self.stateless_params(params);
+        if let (Some(capabilities), Some(Value::Object(meta))) =
+            (&options.capabilities, params.get_mut("_meta"))
+        {
+            meta.insert(
+                "io.modelcontextprotocol/clientCapabilities".to_owned(),
+                capabilities.clone(),
+            );
+        }
+        let mut options = options;
+        let mut retried = false;
+        for _ in 0..self.max_rounds {
+            let round_options = RequestOptions {
+                timeout: options.timeout,
+                progress: options.progress.take(),
+                headers: options.headers.clone(),
+                ..RequestOptions::default()
+            };
+            let result = match self.exchange(method, &params, round_options).await {
+                // The server does not take the version this request gave: once more, if it
+                // takes this client's, as a new request.
+                Err(ClientError::Rpc(error)) if error.code == UNSUPPORTED_VERSION && !retried => {
+                    retried = true;
+                    if !supported(&error).contains(&STATELESS_VERSION) {
+                        return Err(ClientError::Rpc(error));
+                    }
+                    let round_options = RequestOptions {
+                        timeout: options.timeout,
+                        headers: options.headers.clone(),
+                        ..RequestOptions::default()
+                    };
+                    self.exchange(method, &params, round_options).await?
+                }
+                other => other?,
+            };
+            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+                return Ok(result);
+            }
+            let requests = result
+                .get("inputRequests")
+                .and_then(Value::as_object)
+                .ok_or_else(|| {
+                    ClientError::Malformed(
+                        "an input-required result without an `inputRequests` object".to_owned(),
+                    )
+                })?;
+            let mut responses = Map::new();
+            for (key, request) in requests {
+                let method = request
+                    .get("method")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| {
+                        ClientError::Malformed(format!("input request `{key}` has no `method`"))
+                    })?;
+                let asked = request.get("params").cloned().unwrap_or_else(|| json!({}));
+                let answer = match &options.asker {
+                    // Passed on to whoever the call this request serves can ask.
+                    Some(asker) => {
+                        let request = crate::talk::InputRequest {
+                            method: method.to_owned(),
+                            params: asked,
+                        };
+                        asker.ask(key, request).await.map_err(|err| {
+                            ClientError::Rpc(RpcError {
+                                code: -32603,
+                                message: format!("input request `{key}` ({method}): {err}"),
+                                data: None,
+                            })
+                        })?
+                    }
+                    None => self.handlers.answer(method, asked).await.map_err(|err| {
+                        ClientError::Rpc(RpcError {
+                            code: err.code,
+                            message: format!("input request `{key}` ({method}): {}", err.message),
+                            data: None,
+                        })
+                    })?,
+                };
+                responses.insert(key.clone(), answer);
+            }
+            params.insert("inputResponses".to_owned(), Value::Object(responses));
+            match result.get("requestState") {
+                Some(state) => params.insert("requestState".to_owned(), state.clone()),
+                None => params.remove("requestState"),
+            };
+        }
+        Err(ClientError::TooManyRounds(self.max_rounds))
+    }
+}
+
+/// A token unique within this process.
+fn next_token() -> String {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        .to_string()
+}
