@@ -11,12 +11,16 @@
 //! before the server returns.
 
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use mcp_core::LoggingLevel;
 use tokio::runtime::Handle;
 use tokio::sync::{Semaphore, mpsc, oneshot};
+
+mod output;
+
+use output::{Outbox, Outgoing, Output, write_loop};
 
 use super::jsonrpc::Incoming;
 use super::listen::ListenGuard;
@@ -61,73 +65,6 @@ fn protocol_output() -> io::Result<io::Stdout> {
     Ok(io::stdout())
 }
 
-/// The output, shared by the reading thread (immediate answers) and the writer thread.
-type Output<W> = Arc<Mutex<BufWriter<W>>>;
-
-/// The way out for what is not written by the reading thread: answers of awaited calls,
-/// notifications and the server's own requests.
-struct Outbox<W: Write> {
-    output: Output<W>,
-    /// To the writer thread.
-    sender: mpsc::Sender<Outgoing>,
-    /// Messages given to the writer thread and not yet written.
-    queued: Arc<AtomicUsize>,
-}
-
-impl<W: Write> Clone for Outbox<W> {
-    fn clone(&self) -> Self {
-        Self {
-            output: Arc::clone(&self.output),
-            sender: self.sender.clone(),
-            queued: Arc::clone(&self.queued),
-        }
-    }
-}
-
-impl<W: Write> Outbox<W> {
-    /// Writes an awaited call's answer. When the output is free and the writer thread has
-    /// nothing left to write (so the answer overtakes nothing, such as the call's own
-    /// progress), the task that has it writes it at once; a quick call then costs no wake-up
-    /// of the writer. Otherwise the writer thread writes it with the others.
-    async fn answer(&self, message: String) {
-        if self.queued.load(Ordering::SeqCst) == 0 {
-            if let Ok(mut output) = self.output.try_lock() {
-                if self.queued.load(Ordering::SeqCst) == 0 {
-                    let written = output
-                        .write_all(message.as_bytes())
-                        .and_then(|()| output.write_all(b"\n"))
-                        .and_then(|()| output.flush());
-                    // An output that failed is the writer thread's to report, as it
-                    // reports its own failures: the answer goes its way.
-                    if written.is_ok() {
-                        return;
-                    }
-                }
-            }
-        }
-        self.queued.fetch_add(1, Ordering::SeqCst);
-        if self.sender.send(Outgoing::Message(message)).await.is_err() {
-            self.queued.fetch_sub(1, Ordering::SeqCst);
-        }
-    }
-
-    /// Queues a notification or request; a full queue drops it rather than stall the sender.
-    fn notify(&self, message: String) {
-        self.queued.fetch_add(1, Ordering::SeqCst);
-        if self.sender.try_send(Outgoing::Message(message)).is_err() {
-            self.queued.fetch_sub(1, Ordering::SeqCst);
-        }
-    }
-}
-
-/// What the writer thread is asked to do.
-enum Outgoing {
-    /// Write a message.
-    Message(String),
-    /// Flush and stop.
-    Close,
-}
-
 /// Serves `server` on `input` and `output` until input ends or `stop` resolves.
 pub(crate) async fn serve<R, W>(
     server: Arc<Server>,
@@ -141,15 +78,11 @@ where
 {
     let output: Output<W> = Arc::new(Mutex::new(BufWriter::with_capacity(BUFFER, output)));
     let (sender, outgoing) = mpsc::channel::<Outgoing>(MAX_IN_FLIGHT);
-    let outbox = Outbox {
-        output: Arc::clone(&output),
-        sender: sender.clone(),
-        queued: Arc::new(AtomicUsize::new(0)),
-    };
+    let outbox = Outbox::new(Arc::clone(&output), sender.clone());
     let writer = std::thread::Builder::new()
         .name("mcp-stdio-writer".to_owned())
         .spawn({
-            let (output, queued) = (Arc::clone(&output), Arc::clone(&outbox.queued));
+            let (output, queued) = (Arc::clone(&output), outbox.queued());
             move || write_loop(outgoing, &output, &queued)
         })?;
     let reading = Reading {
@@ -375,31 +308,6 @@ fn read_message(input: &mut impl BufRead, line: &mut Vec<u8>) -> io::Result<Opti
         }
     }
     Ok(Some(false))
-}
-
-/// Writes the answers of awaited calls, several at a time when they come together.
-fn write_loop<W: Write>(
-    mut outbox: mpsc::Receiver<Outgoing>,
-    output: &Mutex<BufWriter<W>>,
-    queued: &AtomicUsize,
-) -> io::Result<()> {
-    while let Some(first) = outbox.blocking_recv() {
-        let mut output = lock(output);
-        let mut next = Some(first);
-        while let Some(outgoing) = next {
-            match outgoing {
-                Outgoing::Message(message) => {
-                    output.write_all(message.as_bytes())?;
-                    output.write_all(b"\n")?;
-                    queued.fetch_sub(1, Ordering::SeqCst);
-                }
-                Outgoing::Close => return output.flush(),
-            }
-            next = outbox.try_recv().ok();
-        }
-        output.flush()?;
-    }
-    Ok(())
 }
 
 /// A lock whose holder panicked is still good: the data behind it is bytes or nothing.
