@@ -7,6 +7,9 @@
 //! - `wrong-id`: a response to a request never made, then silence;
 //! - `die`: says why on standard error and exits;
 //! - `silent`: never answers the call;
+//! - `deaf`: at the first call, stops reading its input (and never answers);
+//! - `slow-echo`: answers each call with its `text` argument after a pause (half a second
+//!   for the first), so that its input pipe fills and drains while it works;
 //! - `die-once FILE`: lists `poke` as read-only; the first process to be called creates
 //!   FILE and exits, every later one answers.
 //!
@@ -18,6 +21,7 @@ fn main() {
     let mode = std::env::args().nth(1).unwrap_or_default();
     let stdin = std::io::stdin();
     let mut out = std::io::stdout();
+    let mut echoed = false;
     for line in stdin.lock().lines() {
         let Ok(line) = line else { return };
         let Ok(message) = serde_json::from_str::<serde_json::Value>(&line) else {
@@ -63,6 +67,25 @@ fn main() {
                 "die" => {
                     eprintln!("hostile: giving up on purpose");
                     std::process::exit(3);
+                }
+                "slow-echo" => {
+                    // A long pause first, for the calls behind to fill the pipe.
+                    let first = !std::mem::replace(&mut echoed, true);
+                    std::thread::sleep(std::time::Duration::from_micros(if first {
+                        500_000
+                    } else {
+                        300
+                    }));
+                    let text = message["params"]["arguments"]["text"].clone();
+                    reply(serde_json::json!({
+                        "content": [{ "type": "text", "text": text }],
+                        "structuredContent": { "text": text },
+                    }))
+                }
+                "deaf" => {
+                    // Its input pipe fills; whoever writes to it must not wait for room.
+                    std::thread::sleep(std::time::Duration::from_secs(60));
+                    return;
                 }
                 "die-once" => {
                     let marker = std::env::args().nth(2).unwrap_or_default();

@@ -131,6 +131,79 @@ async fn a_silent_server_is_cut_off_by_the_timeout() {
     );
 }
 
+/// Many calls at once, some longer than a pipe takes in one write, some shorter: the short
+/// ones are written by their callers when they overtake nothing, the rest by the writer
+/// task. Every answer is the answer to its own call, whole: against a quick server, and
+/// against a slow one whose input pipe stays full.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn calls_written_at_once_and_queued_arrive_whole() {
+    let fixture = StdioServer::new(env!("CARGO_BIN_EXE_fixture-server")).args(["serve", "--stdio"]);
+    for (server, tool) in [(fixture, "fixture.echo"), (hostile("slow-echo"), "poke")] {
+        let client = Client::builder()
+            .timeout(Duration::from_secs(10))
+            .stdio(server)
+            .await
+            .expect("connects");
+        let texts: Vec<String> = (0..400)
+            .map(|i| {
+                let length = if i % 3 == 0 { 6000 } else { 40 + i % 200 };
+                format!("{i:04}-{}", "é".repeat(length / 2))
+            })
+            .collect();
+        let calls = texts.iter().map(|text| {
+            let client = &client;
+            async move { (text, client.call_tool(tool, json!({ "text": text })).await) }
+        });
+        for (text, answer) in futures_util::future::join_all(calls).await {
+            let answer = answer.unwrap_or_else(|err| panic!("{tool}, {}: {err}", &text[..4]));
+            let data = answer.data().expect("data");
+            assert!(
+                data.values().any(|value| value == &json!(text)),
+                "{tool}, {}: another answer",
+                &text[..4]
+            );
+        }
+    }
+}
+
+/// A server that stops reading its input: its pipe fills, and no call waits for room past
+/// its timeout, nor stalls the thread it runs on. On a runtime of one thread, a write that
+/// waited would stall every call: the watchdog then fails the test instead of hanging it.
+#[test]
+fn a_server_that_stops_reading_stalls_no_call_and_no_thread() {
+    let (finished, watchdog) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let outcome = runtime.block_on(async {
+            let client = Client::builder()
+                .timeout(Duration::from_secs(1))
+                .stdio(hostile("deaf"))
+                .await
+                .expect("the handshake is proper");
+            // 200 calls of 3 KB: more than the pipe and the writer's queue hold.
+            let padding = "x".repeat(3 * 1024);
+            let started = Instant::now();
+            let calls = (0..200).map(|_| client.call_tool("poke", json!({ "pad": padding })));
+            let outcomes = futures_util::future::join_all(calls).await;
+            (outcomes, started.elapsed())
+        });
+        let _ = finished.send(outcome);
+    });
+    let (outcomes, took) = watchdog
+        .recv_timeout(Duration::from_secs(20))
+        .expect("the calls ended: nothing waited on the full pipe");
+    for outcome in &outcomes {
+        assert!(
+            matches!(outcome, Err(ClientError::Timeout { .. })),
+            "{outcome:?}"
+        );
+    }
+    assert!(took < Duration::from_secs(5), "{took:?}");
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_program_that_cannot_start_is_a_connect_error() {
     let err = Client::builder()

@@ -12,6 +12,7 @@ use tokio::sync::{broadcast, mpsc, oneshot, watch};
 
 use super::ClientError;
 use super::handlers::Handlers;
+use super::stdio::Input;
 
 /// What a transport hands the link.
 #[derive(Debug)]
@@ -35,6 +36,64 @@ pub(crate) struct Outbound {
     pub(crate) text: String,
     /// The `Mcp-Param-*` headers of a call.
     pub(crate) headers: Vec<(String, String)>,
+}
+
+/// Where the link's messages go: the transport's channel, or, for a server's standard input
+/// that takes a message whole at once, straight into it.
+pub(crate) struct Outlet {
+    sender: mpsc::Sender<Outbound>,
+    input: Option<Arc<Input>>,
+}
+
+impl Outlet {
+    /// Through the transport's channel only.
+    pub(crate) fn channel(sender: mpsc::Sender<Outbound>) -> Self {
+        Self {
+            sender,
+            input: None,
+        }
+    }
+
+    /// Into `input` at once where it can, else through the channel to its writer.
+    pub(crate) fn pipe(sender: mpsc::Sender<Outbound>, input: Arc<Input>) -> Self {
+        Self {
+            sender,
+            input: Some(input),
+        }
+    }
+
+    async fn send(&self, message: Outbound) -> Result<(), ()> {
+        if self
+            .input
+            .as_ref()
+            .is_some_and(|input| input.write_now(&message.text))
+        {
+            return Ok(());
+        }
+        let sent = self.sender.send(message).await.map_err(drop);
+        self.unless_queued(sent.is_ok());
+        sent
+    }
+
+    /// Sends without waiting: a full channel refuses.
+    fn try_send(&self, message: Outbound) {
+        if self
+            .input
+            .as_ref()
+            .is_some_and(|input| input.write_now(&message.text))
+        {
+            return;
+        }
+        let sent = self.sender.try_send(message).is_ok();
+        self.unless_queued(sent);
+    }
+
+    /// A message counted as queued for the writer did not reach it.
+    fn unless_queued(&self, queued: bool) {
+        if let (false, Some(input)) = (queued, &self.input) {
+            input.unqueue();
+        }
+    }
 }
 
 /// A notification from the server: its method and params.
@@ -82,7 +141,7 @@ const RELAYED: [&str; 3] = ["elicitation/create", "sampling/createMessage", "roo
 
 /// The shared half of a connection.
 pub(crate) struct Link {
-    outbox: mpsc::Sender<Outbound>,
+    outbox: Outlet,
     waiting: Mutex<HashMap<u64, Waiting>>,
     progress: Mutex<HashMap<String, mpsc::UnboundedSender<Value>>>,
     /// Who passes on the server's requests made during a request of the client's, by the
@@ -98,7 +157,7 @@ impl Link {
     /// A link sending through `outbox` and reading `inbox`, answering the server's requests
     /// with `handlers`. The reading runs as a task until `inbox` ends.
     pub(crate) fn start(
-        outbox: mpsc::Sender<Outbound>,
+        outbox: Outlet,
         inbox: mpsc::Receiver<Inbound>,
         handlers: Arc<Handlers>,
     ) -> Arc<Self> {
@@ -146,7 +205,7 @@ impl Link {
         self.outbox
             .send(Outbound { text, headers })
             .await
-            .map_err(|_| {
+            .map_err(|()| {
                 self.ended()
                     .unwrap_or(ClientError::closed("the connection closed"))
             })
@@ -437,7 +496,7 @@ impl Drop for Pending {
             "params": { "requestId": self.id, "reason": "the caller stopped waiting" },
         });
         // Best effort: a full outbox means the connection is stuck anyway.
-        let _ = self.link.outbox.try_send(Outbound {
+        self.link.outbox.try_send(Outbound {
             text: cancel.to_string(),
             headers: Vec::new(),
         });

@@ -55,7 +55,7 @@ use handlers::Handlers;
 pub use handlers::{ElicitRequest, ElicitResponse};
 pub use http::HttpServer;
 use link::Link;
-pub(crate) use link::{Inbound, Outbound};
+pub(crate) use link::{Inbound, Outbound, Outlet};
 pub use link::{Notification, RpcError};
 pub use manager::{
     ClientManager, ConfigError, Health, Target, servers_from_file, servers_from_json,
@@ -281,13 +281,13 @@ impl ClientBuilder {
     /// Connects to the streamable HTTP endpoint `server`.
     pub async fn http(self, server: HttpServer) -> Result<Client, ClientError> {
         let (outbox, inbox) = server.spawn()?;
-        self.connect(outbox, inbox).await
+        self.connect(Outlet::channel(outbox), inbox).await
     }
 
     /// Connects over a transport that carries one message per item each way.
     pub(crate) async fn connect(
         self,
-        outbox: mpsc::Sender<Outbound>,
+        outbox: Outlet,
         inbox: mpsc::Receiver<Inbound>,
     ) -> Result<Client, ClientError> {
         let handlers = Arc::new(self.handlers.clone());

@@ -197,11 +197,18 @@ impl Client {
         let mut asking = asker
             .as_ref()
             .map(|_| futures_util::stream::FuturesUnordered::new());
-        let pending = self.link.request(method, params, headers, watch).await?;
-        let answer = pending.answer();
-        tokio::pin!(answer);
+        // The timeout counts from the start: a server that stops reading its input leaves
+        // the request waiting to be sent.
         let deadline = tokio::time::sleep(timeout);
         tokio::pin!(deadline);
+        let pending = tokio::select! {
+            pending = self.link.request(method, params, headers, watch) => pending?,
+            () = &mut deadline => {
+                return Err(ClientError::Timeout { method: method.to_owned(), timeout });
+            }
+        };
+        let answer = pending.answer();
+        tokio::pin!(answer);
         let result = loop {
             tokio::select! {
                 answer = &mut answer => break answer,

@@ -13,7 +13,7 @@ use tokio::process::{Child, Command};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
-use super::link::{Inbound, Outbound};
+use super::link::{Inbound, Outbound, Outlet};
 use super::{ClientError, MAX_MESSAGE_BYTES};
 
 /// How long a server may take to exit once its input is closed, before it is killed.
@@ -81,10 +81,8 @@ impl StdioServer {
         &self.program
     }
 
-    /// Spawns the server: the channel to its input, and the one from its output.
-    pub(crate) fn spawn(
-        &self,
-    ) -> Result<(mpsc::Sender<Outbound>, mpsc::Receiver<Inbound>), ClientError> {
+    /// Spawns the server: the way to its input, and the channel from its output.
+    pub(crate) fn spawn(&self) -> Result<(Outlet, mpsc::Receiver<Inbound>), ClientError> {
         let mut command = Command::new(&self.program);
         command
             .args(&self.args)
@@ -113,6 +111,12 @@ impl StdioServer {
         let (outbox, mut outgoing) = mpsc::channel::<Outbound>(64);
         let (inbound, inbox) = mpsc::channel::<Inbound>(64);
         let (input_closed, closed) = oneshot::channel::<()>();
+        #[cfg(unix)]
+        let input = Input::new(std::os::fd::AsFd::as_fd(&stdin).try_clone_to_owned().ok());
+        #[cfg(not(unix))]
+        let input = Input::new();
+        let input = Arc::new(input);
+        let writer_input = Arc::clone(&input);
         tokio::spawn(async move {
             // What is waiting goes in one write: a pipelining client sends many at once.
             let mut batch = Vec::new();
@@ -120,15 +124,19 @@ impl StdioServer {
                 batch.clear();
                 batch.extend_from_slice(message.text.as_bytes());
                 batch.push(b'\n');
+                let mut count = 1;
                 while batch.len() < 64 * 1024 {
                     let Ok(more) = outgoing.try_recv() else { break };
                     batch.extend_from_slice(more.text.as_bytes());
                     batch.push(b'\n');
+                    count += 1;
                 }
                 if stdin.write_all(&batch).await.is_err() || stdin.flush().await.is_err() {
                     break;
                 }
+                writer_input.written(count);
             }
+            writer_input.close();
             drop(stdin);
             let _ = input_closed.send(());
         });
@@ -139,7 +147,117 @@ impl StdioServer {
             closed,
             (stderr_read, last_words),
         ));
-        Ok((outbox, inbox))
+        Ok((Outlet::pipe(outbox, input), inbox))
+    }
+}
+
+/// The largest write a pipe takes whole or not at all (POSIX's `PIPE_BUF`; Linux's is 4096).
+#[cfg(unix)]
+const PIPE_BUF: usize = if cfg!(target_os = "linux") { 4096 } else { 512 };
+
+/// The server's standard input, as its writer task and the link's senders share it. A
+/// message is written at once by whoever sends it when nothing queued for the writer task
+/// is still unwritten (so it overtakes nothing) and the pipe takes it whole without
+/// waiting; a quick request then costs no wake-up of the writer. Otherwise it is queued.
+pub(crate) struct Input {
+    state: Mutex<InputState>,
+}
+
+struct InputState {
+    /// Messages counted as queued for the writer task and not yet written.
+    queued: usize,
+    /// A second handle on the pipe, while the writer task has it open: it shares the
+    /// first's non-blocking mode, so a full pipe refuses rather than waits.
+    #[cfg(unix)]
+    pipe: Option<std::os::fd::OwnedFd>,
+}
+
+impl Input {
+    /// The way into a server's input, `pipe` a second handle on it.
+    #[cfg(unix)]
+    fn new(pipe: Option<std::os::fd::OwnedFd>) -> Self {
+        Self {
+            state: Mutex::new(InputState { queued: 0, pipe }),
+        }
+    }
+
+    /// The way into a server's input, all of it through the writer task.
+    #[cfg(not(unix))]
+    fn new() -> Self {
+        Self {
+            state: Mutex::new(InputState { queued: 0 }),
+        }
+    }
+
+    /// Writes `text` and its line end now, if nothing queued is unwritten and the pipe
+    /// takes it whole without waiting: `true`. Otherwise it counts one more message queued,
+    /// for the sender to queue, and says `false`.
+    pub(crate) fn write_now(&self, text: &str) -> bool {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        #[cfg(unix)]
+        if state.queued == 0 && text.len() < PIPE_BUF {
+            if let Some(pipe) = &state.pipe {
+                let line = [
+                    std::io::IoSlice::new(text.as_bytes()),
+                    std::io::IoSlice::new(b"\n"),
+                ];
+                // A pipe write of at most `PIPE_BUF` bytes is whole or refused (`EAGAIN`
+                // when full); a failure is the writer task's to meet and report.
+                match rustix::io::writev(pipe, &line) {
+                    Ok(0) | Err(_) => {}
+                    Ok(n) if n == text.len() + 1 => return true,
+                    Ok(n) => {
+                        finish_line(pipe, text, n);
+                        return true;
+                    }
+                }
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = text;
+        state.queued += 1;
+        false
+    }
+
+    /// A message counted by [`Input::write_now`] was not queued after all.
+    pub(crate) fn unqueue(&self) {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        state.queued = state.queued.saturating_sub(1);
+    }
+
+    /// The writer task wrote `count` queued messages.
+    fn written(&self, count: usize) {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        state.queued = state.queued.saturating_sub(count);
+    }
+
+    /// The writer task closed the pipe: nothing more is written at once, and the server
+    /// sees its input end.
+    fn close(&self) {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        #[cfg(unix)]
+        {
+            state.pipe = None;
+        }
+    }
+}
+
+/// Writes the rest of a line the pipe took only `written` bytes of. POSIX has a pipe take a
+/// write of at most `PIPE_BUF` bytes whole, so this is not expected; were it to happen, the
+/// line is finished before any other, so no message is cut or mixed with another.
+#[cfg(unix)]
+fn finish_line(pipe: &std::os::fd::OwnedFd, text: &str, written: usize) {
+    let mut line = Vec::with_capacity(text.len() + 1);
+    line.extend_from_slice(text.as_bytes());
+    line.push(b'\n');
+    let mut at = written;
+    while at < line.len() {
+        match rustix::io::write(pipe, &line[at..]) {
+            Ok(n) => at += n,
+            Err(rustix::io::Errno::AGAIN | rustix::io::Errno::INTR) => std::thread::yield_now(),
+            // The pipe is broken: the writer task meets the same failure and ends the link.
+            Err(_) => return,
+        }
     }
 }
 
@@ -244,5 +362,72 @@ async fn log_stderr(
             kept.pop_front();
         }
         kept.push_back(line);
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use std::io::Read;
+
+    use super::*;
+
+    /// A pipe whose writing end refuses rather than waits, as a child's input is here.
+    fn pipe() -> (std::fs::File, Input) {
+        let (reader, writer) = rustix::pipe::pipe().unwrap();
+        rustix::io::ioctl_fionbio(&writer, true).unwrap();
+        (reader.into(), Input::new(Some(writer)))
+    }
+
+    fn drain(reader: &mut std::fs::File, bytes: usize) -> Vec<u8> {
+        let mut read = vec![0; bytes];
+        reader.read_exact(&mut read).unwrap();
+        read
+    }
+
+    #[test]
+    fn a_message_is_written_at_once_only_when_it_overtakes_nothing_and_fits_whole() {
+        let (mut reader, input) = pipe();
+        assert!(input.write_now("first"), "an empty pipe takes it");
+        assert_eq!(drain(&mut reader, 6), b"first\n");
+
+        // Too long for one whole write: queued, and whatever comes next queues behind it.
+        let long = "x".repeat(PIPE_BUF);
+        assert!(!input.write_now(&long));
+        assert!(!input.write_now("second"), "it would overtake the long one");
+        // The writer task writes both; only then are messages written at once again.
+        input.written(1);
+        assert!(!input.write_now("third"), "the second is still queued");
+        input.written(2);
+        assert!(input.write_now("fourth"));
+        assert_eq!(drain(&mut reader, 7), b"fourth\n");
+
+        // A full pipe refuses, whole: nothing of the message is written, and it is queued.
+        let line = "y".repeat(999);
+        let mut taken = 0;
+        while input.write_now(&line) {
+            taken += 1;
+        }
+        input.written(1);
+        let mut read = Vec::new();
+        for _ in 0..taken {
+            read.extend(drain(&mut reader, 1000));
+        }
+        assert!(read.chunks(1000).all(|chunk| chunk.ends_with(b"y\n")));
+        // Room again, nothing queued: at once.
+        assert!(input.write_now("fifth"));
+        assert_eq!(drain(&mut reader, 6), b"fifth\n");
+
+        // Counted as queued and then not sent: the count comes back.
+        assert!(!input.write_now(&long));
+        input.unqueue();
+        assert!(input.write_now("sixth"));
+        assert_eq!(drain(&mut reader, 6), b"sixth\n");
+
+        // Closed by the writer task: nothing more at once, and the reader sees the end.
+        input.close();
+        assert!(!input.write_now("seventh"));
+        let mut rest = Vec::new();
+        reader.read_to_end(&mut rest).unwrap();
+        assert!(rest.is_empty(), "{rest:?}");
     }
 }
