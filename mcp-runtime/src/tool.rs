@@ -17,6 +17,9 @@ pub struct RegisteredTool {
     pub(crate) location: Location,
     source: Arc<str>,
     pub(crate) enabled: bool,
+    /// A mounted tool of another server: up to its first wait, a call only writes the
+    /// request to that server.
+    pub(crate) relayed: bool,
 }
 
 /// A tool's definition and its validation state: built when registered for a dynamic
@@ -93,6 +96,12 @@ impl RegisteredTool {
         self.enabled && matches!(self.handler, Handler::Inline(_))
     }
 
+    /// Whether a call is quick to start where it was read: up to its first wait, it only
+    /// writes the request to the server whose tool this is.
+    pub(crate) fn starts_at_once(&self) -> bool {
+        self.enabled && self.relayed
+    }
+
     pub(crate) fn new(
         definition: ToolDefinition,
         handler: Handler,
@@ -107,6 +116,7 @@ impl RegisteredTool {
             location,
             source: source.into(),
             enabled: true,
+            relayed: false,
         }
     }
 
@@ -128,6 +138,7 @@ impl RegisteredTool {
             location: registration.location,
             source: Arc::clone(source),
             enabled: true,
+            relayed: false,
         })
     }
 
@@ -195,6 +206,7 @@ impl RegisteredTool {
         let definition = self.definition().clone().with_name(name);
         let mut tool = Self::new(definition, self.handler.clone(), self.location, source);
         tool.enabled = self.enabled;
+        tool.relayed = self.relayed;
         tool
     }
 }

@@ -450,7 +450,8 @@ impl Registry {
     ) -> Vec<ToolConflict> {
         let mut conflicts = Vec::new();
         for (definition, handler) in tools {
-            let tool = RegisteredTool::new(definition, handler, Location::caller(), source);
+            let mut tool = RegisteredTool::new(definition, handler, Location::caller(), source);
+            tool.relayed = true;
             if let Some(existing) = self.tools.get(tool.name.as_str()) {
                 conflicts.push(ToolConflict {
                     kind: ConflictKind::Tool,

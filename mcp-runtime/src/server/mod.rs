@@ -878,6 +878,15 @@ impl PendingCall {
             || self.may_ask()
     }
 
+    /// Whether the call is quick to start where it was read: a mounted tool of another
+    /// server, whose call, up to its first wait, only writes the request to that server.
+    pub(crate) fn starts_at_once(&self) -> bool {
+        self.snapshot
+            .registry
+            .get(self.call.tool_name.as_str())
+            .is_some_and(crate::RegisteredTool::starts_at_once)
+    }
+
     /// Whether the call may send the client requests before its answer: a tool that can
     /// await (only those can ask), called on the handshake's revisions by a client that
     /// can answer some request.

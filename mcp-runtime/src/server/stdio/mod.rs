@@ -19,6 +19,7 @@ use tokio::runtime::Handle;
 use tokio::sync::{Semaphore, mpsc, oneshot};
 
 mod output;
+mod start;
 
 use output::{Outbox, Outgoing, Output, write_loop};
 
@@ -268,12 +269,18 @@ impl<W: Write + Send + 'static> Reading<W> {
                     self.outbox.clone(),
                     Arc::clone(notify),
                 );
-                self.runtime.spawn(async move {
+                let here = pending.starts_at_once();
+                let call = async move {
                     if let Some(answer) = server.finish(pending, Some(notify)).await {
                         outbox.answer(answer).await;
                     }
                     drop(permit);
-                });
+                };
+                if here {
+                    start::start_here(&self.runtime, call);
+                } else {
+                    self.runtime.spawn(call);
+                }
                 Ok(())
             }
         }
