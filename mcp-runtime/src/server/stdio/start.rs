@@ -82,13 +82,18 @@ mod tests {
     use super::*;
     use tokio::sync::oneshot;
 
-    #[test]
-    fn a_task_runs_its_first_part_here_and_the_rest_on_the_runtime() {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
+    /// A runtime of one worker, so that "not on the calling thread" means "on the worker".
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .enable_all()
             .build()
-            .unwrap();
+            .unwrap()
+    }
+
+    #[test]
+    fn a_task_runs_its_first_part_here_and_the_rest_on_the_runtime() {
+        let runtime = runtime();
         let here = std::thread::current().id();
         let (go, wait) = oneshot::channel::<()>();
         let (done, finished) = std::sync::mpsc::channel();
@@ -107,10 +112,7 @@ mod tests {
 
     #[test]
     fn a_task_done_at_once_or_panicking_is_not_spawned_and_the_thread_goes_on() {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .build()
-            .unwrap();
+        let runtime = runtime();
         let (done, finished) = std::sync::mpsc::channel();
         start_here(runtime.handle(), async move {
             let _ = done.send(());
@@ -121,10 +123,7 @@ mod tests {
 
     #[test]
     fn a_task_woken_during_its_first_poll_still_finishes() {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .build()
-            .unwrap();
+        let runtime = runtime();
         let (done, finished) = std::sync::mpsc::channel();
         start_here(runtime.handle(), async move {
             // Pending once, having woken itself.
