@@ -3,7 +3,8 @@
 # integration, doc tests, trybuild), and the official MCP Python SDK driving the quickstart
 # server, and the official MCP conformance suite. Run from anywhere; needs a Rust toolchain,
 # Python 3.10+ (the SDKs 1.x and 2.x and pytest are installed from PyPI into
-# target/python-sdk1 and target/python-sdk2) and npm (which fetches Node 22 and the suite).
+# target/python-sdk1 and target/python-sdk2) and npm (which fetches Node 22 and the suite,
+# and the OAuth tests' authorization server).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -37,6 +38,11 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 
 echo "== cargo doc"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
+
+# The authorization server of the OAuth tests (tests/tests/oauth.rs): oauth2-mock-server,
+# pinned by tests/oauth/package-lock.json.
+echo "== npm ci: the OAuth tests' authorization server"
+npm ci --prefix tests/oauth --no-audit --no-fund --loglevel=error
 
 echo "== cargo test"
 log=$(mktemp)

@@ -36,6 +36,8 @@ pub(crate) struct Reports {
     pub(crate) log: Option<(LoggingLevel, LogSink)>,
     /// How the call's asks reach the client, when it came from one that can answer.
     pub(crate) asks: Option<Arc<Asks>>,
+    /// Who calls, when an access token said so.
+    pub(crate) auth: Option<Arc<crate::AuthInfo>>,
 }
 
 /// The context of one call, injected into a tool that asks for it with a parameter of type
@@ -103,6 +105,13 @@ impl ToolContext {
     /// The call's metadata (MCP's `_meta` of the request), if the caller sent any.
     pub fn meta(&self) -> Option<&Map<String, Value>> {
         self.meta.as_deref()
+    }
+
+    /// Who calls, as the access token the request carried describes them: the subject,
+    /// the scopes and every claim. `None` when the server checks no OAuth tokens, or the
+    /// call did not come through HTTP.
+    pub fn auth(&self) -> Option<&crate::AuthInfo> {
+        self.reports.auth.as_deref()
     }
 
     /// Reports progress to the caller, if it asked for reports; otherwise does nothing.

@@ -38,6 +38,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod auth;
 pub mod cli;
 #[cfg(feature = "client")]
 pub mod client;
@@ -67,6 +68,7 @@ pub use mcp_macros::mcp_resource;
 #[doc = include_str!("mcp_prompt.md")]
 pub use mcp_macros::mcp_prompt;
 
+pub use auth::AuthInfo;
 pub use context::{LogSink, Progress, ProgressSink, ToolContext};
 pub use execute::{AUDIT_TARGET, CallOptions, DEFAULT_TIMEOUT};
 pub use mcp_core::{

@@ -26,9 +26,25 @@ pub(super) struct ServeArgs {
     /// a warning.
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = DEFAULT_HTTP_ADDRESS)]
     http: Option<SocketAddr>,
-    /// Require `Authorization: Bearer TOKEN` on every HTTP request.
+    /// Require `Authorization: Bearer TOKEN` on every HTTP request. Otherwise the
+    /// environment variable `MCP_TOKEN`, which keeps it out of the process list.
     #[arg(long, requires = "http")]
     token: Option<String>,
+    /// Take OAuth access tokens (JWTs) from this authorization server, its issuer
+    /// identifier (`iss`): its keys are found through its metadata. Needs
+    /// `--oauth-audience`.
+    #[cfg(feature = "oauth")]
+    #[arg(long, value_name = "URL", requires_all = ["http", "oauth_audience"])]
+    oauth_issuer: Option<String>,
+    /// This server's own URL as clients reach it (`https://mcp.example.com/mcp`): access
+    /// tokens must name it as their audience.
+    #[cfg(feature = "oauth")]
+    #[arg(long, value_name = "URL", requires = "oauth_issuer")]
+    oauth_audience: Option<String>,
+    /// A scope clients may ask for, published in the metadata (repeatable).
+    #[cfg(feature = "oauth")]
+    #[arg(long = "oauth-scope", value_name = "SCOPE", requires = "oauth_issuer")]
+    oauth_scopes: Vec<String>,
     /// Allow browser requests from this origin besides loopback ones (repeatable).
     #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http")]
     allow_origins: Vec<String>,
@@ -66,6 +82,8 @@ impl ServeArgs {
         }
         let given = [
             ("--token", self.token.is_some()),
+            #[cfg(feature = "oauth")]
+            ("--oauth-issuer", self.oauth_issuer.is_some()),
             ("--allow-origin", !self.allow_origins.is_empty()),
             ("--rate-limit", self.rate_limit.is_some()),
         ];
@@ -81,6 +99,14 @@ pub(super) fn run(
     args: ServeArgs,
     on_serve: impl FnOnce(&Arc<Server>),
 ) -> u8 {
+    #[cfg(feature = "oauth")]
+    let oauth = match oauth_config(&args) {
+        Ok(oauth) => oauth,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return USAGE;
+        }
+    };
     let ServeArgs {
         http,
         token,
@@ -121,9 +147,11 @@ pub(super) fn run(
             Transport::Http(
                 address,
                 HttpConfig {
-                    token,
+                    token: token.or_else(token_from_env),
                     allowed_origins: allow_origins,
                     rate_limit,
+                    #[cfg(feature = "oauth")]
+                    oauth,
                     ..HttpConfig::default()
                 },
             )
@@ -142,6 +170,31 @@ struct Options {
     llm_names: bool,
     page_size: usize,
     state_key: Option<StateKey>,
+}
+
+/// The environment variable `serve --http` reads its bearer token from when `--token` is
+/// not given.
+const TOKEN_ENV: &str = "MCP_TOKEN";
+
+/// The token in [`TOKEN_ENV`], if it holds one.
+fn token_from_env() -> Option<String> {
+    std::env::var(TOKEN_ENV)
+        .ok()
+        .map(|token| token.trim().to_owned())
+        .filter(|token| !token.is_empty())
+}
+
+/// The OAuth settings of `--oauth-issuer` and its companions, checked.
+#[cfg(feature = "oauth")]
+fn oauth_config(args: &ServeArgs) -> Result<Option<server::OAuthConfig>, String> {
+    let (Some(issuer), Some(audience)) = (&args.oauth_issuer, &args.oauth_audience) else {
+        return Ok(None);
+    };
+    let config = server::OAuthConfig::new(issuer, audience).scopes_supported(&args.oauth_scopes);
+    match config.problems().first() {
+        Some(problem) => Err(problem.clone()),
+        None => Ok(Some(config)),
+    }
 }
 
 /// Why serving on `address` may be unwise: other machines can reach it, and no token is
@@ -199,7 +252,7 @@ fn serve(
     let served = match transport {
         Transport::Stdio => runtime.block_on(server::serve_stdio(server)),
         Transport::Http(address, config) => {
-            let warning = exposure_warning(address, config.token.is_some());
+            let warning = exposure_warning(address, config.requires_credentials());
             let limit = config.rate_limit;
             runtime.block_on(server::serve_http(server, address, config, |bound| {
                 // The first line, which scripts wait for: then the notes.

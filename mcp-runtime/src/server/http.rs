@@ -61,6 +61,11 @@ use super::{MAX_IN_FLIGHT, Notifier, PendingCall, Server, Step};
 pub struct HttpConfig {
     /// A bearer token every request must carry in `Authorization`; none by default.
     pub token: Option<String>,
+    /// Access tokens from an OAuth authorization server, checked on every request; none by
+    /// default. With it, the server publishes its protected resource metadata, and tools
+    /// see who calls ([`ToolContext::auth`](crate::ToolContext::auth)).
+    #[cfg(feature = "oauth")]
+    pub oauth: Option<super::OAuthConfig>,
     /// Origins allowed besides loopback ones (`http://localhost:…`, `http://127.0.0.1:…`,
     /// `http://[::1]:…`), e.g. `https://app.example.com`.
     pub allowed_origins: Vec<String>,
@@ -75,10 +80,23 @@ pub struct HttpConfig {
     pub rate_limit: Option<RateLimitConfig>,
 }
 
+impl HttpConfig {
+    /// Whether every request must carry credentials: a bearer token, or an access token.
+    pub(crate) fn requires_credentials(&self) -> bool {
+        #[cfg(feature = "oauth")]
+        if self.oauth.is_some() {
+            return true;
+        }
+        self.token.is_some()
+    }
+}
+
 impl Default for HttpConfig {
     fn default() -> Self {
         Self {
             token: None,
+            #[cfg(feature = "oauth")]
+            oauth: None,
             allowed_origins: Vec::new(),
             body_limit: 4 * 1024 * 1024,
             rate_limit: None,
@@ -268,6 +286,9 @@ struct HttpState {
     limiter: Option<ClientLimiter>,
     /// The log levels the handshake's sessions set.
     sessions: super::sessions::Sessions,
+    /// The checks of OAuth access tokens, when the server takes them.
+    #[cfg(feature = "oauth")]
+    verifier: Option<Arc<super::oauth::Verifier>>,
 }
 
 /// The axum router serving `server` at `/mcp`.
@@ -277,15 +298,35 @@ struct HttpState {
 /// as [`serve_http`] does. Without it, every request counts against one shared allowance.
 pub fn router(server: Arc<Server>, config: HttpConfig) -> Router {
     let body_limit = config.body_limit;
+    #[cfg(feature = "oauth")]
+    let verifier = config
+        .oauth
+        .clone()
+        .map(|oauth| Arc::new(super::oauth::Verifier::new(oauth)));
     let state = Arc::new(HttpState {
         server,
         limiter: config.rate_limit.map(ClientLimiter::new),
         config,
         in_flight: Arc::new(Semaphore::new(MAX_IN_FLIGHT)),
         sessions: super::sessions::Sessions::default(),
+        #[cfg(feature = "oauth")]
+        verifier,
     });
-    Router::new()
-        .route("/mcp", post(post_mcp).get(get_mcp).delete(no_stream))
+    #[allow(unused_mut)]
+    let mut router = Router::new().route("/mcp", post(post_mcp).get(get_mcp).delete(no_stream));
+    #[cfg(feature = "oauth")]
+    if let Some(verifier) = &state.verifier {
+        // Where clients find the authorization server (RFC 9728), open to all.
+        let metadata = verifier.config().metadata().to_string();
+        for path in verifier.config().metadata_paths() {
+            let metadata = metadata.clone();
+            router = router.route(
+                &path,
+                axum::routing::get(move || async move { json_response(StatusCode::OK, metadata) }),
+            );
+        }
+    }
+    router
         .layer(DefaultBodyLimit::max(body_limit))
         // Outermost: the guards answer before the body is read, or its limit checked.
         .layer(middleware::from_fn_with_state(Arc::clone(&state), guard))
@@ -310,17 +351,34 @@ pub async fn serve_http(
 }
 
 /// The guards of every request, before its body is read.
-async fn guard(State(state): State<Arc<HttpState>>, request: Request, next: Next) -> Response {
+#[allow(unused_mut)]
+async fn guard(State(state): State<Arc<HttpState>>, mut request: Request, next: Next) -> Response {
     let client = request
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()
         .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |ConnectInfo(peer)| {
             peer.ip()
         });
-    match state.guard(request.headers(), client) {
-        Some(refusal) => refusal,
-        None => next.run(request).await,
+    if let Some(refusal) = state.guard(request.headers(), client) {
+        return refusal;
     }
+    // Every request but those for the metadata that says how to get a token carries one.
+    #[cfg(feature = "oauth")]
+    if let Some(verifier) = &state.verifier {
+        if !request.uri().path().starts_with("/.well-known/") {
+            let authorization = request
+                .headers()
+                .get(header::AUTHORIZATION)
+                .and_then(|value| value.to_str().ok());
+            match verifier.verify(authorization).await {
+                Ok(caller) => {
+                    request.extensions_mut().insert(Arc::new(caller));
+                }
+                Err(refusal) => return refusal.response(verifier.config()),
+            }
+        }
+    }
+    next.run(request).await
 }
 
 /// A session's stream of notifications (the handshake's revisions): the changes of the
@@ -436,6 +494,7 @@ async fn post_mcp(
         client: &client,
         log_level: known.as_ref().and_then(|known| known.log_level),
         capabilities: known.and_then(|known| known.capabilities),
+        auth: extensions.get::<Arc<crate::AuthInfo>>().cloned(),
     };
     let pending = match state.server.begin_for(incoming, &peer, Some(&mirrored)) {
         Step::Answered(Some(answer)) => {
@@ -520,10 +579,11 @@ impl HttpState {
             }
         }
         if let Some(token) = &self.config.token {
-            let presented = headers
-                .get(header::AUTHORIZATION)
-                .and_then(|value| value.to_str().ok())
-                .and_then(|value| value.strip_prefix("Bearer "));
+            let presented = bearer(
+                headers
+                    .get(header::AUTHORIZATION)
+                    .and_then(|value| value.to_str().ok()),
+            );
             if !presented.is_some_and(|presented| same_secret(presented, token)) {
                 return Some(
                     (
@@ -542,6 +602,14 @@ impl HttpState {
         }
         None
     }
+}
+
+/// The token of an `Authorization: Bearer …` header; the scheme's name in any case, as
+/// RFC 9110 has it.
+pub(crate) fn bearer(authorization: Option<&str>) -> Option<&str> {
+    let (scheme, token) = authorization?.trim().split_once(' ')?;
+    let token = token.trim();
+    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
 }
 
 /// Whether the token `presented` is `expected`, in a time that does not tell how much of
@@ -606,7 +674,7 @@ fn accepts(headers: &HeaderMap, media_type: &str) -> bool {
         })
 }
 
-fn json_response(status: StatusCode, body: String) -> Response {
+pub(crate) fn json_response(status: StatusCode, body: String) -> Response {
     (
         status,
         [(
@@ -817,5 +885,16 @@ mod tests {
         for wrong in ["", "s3cre", "s3cret ", "S3cret", "s3creT"] {
             assert!(!same_secret(wrong, "s3cret"), "{wrong}");
         }
+    }
+
+    #[test]
+    fn the_bearer_scheme_is_matched_in_any_case_and_a_token_is_required() {
+        assert_eq!(bearer(Some("Bearer abc")), Some("abc"));
+        assert_eq!(bearer(Some("bearer abc")), Some("abc"));
+        assert_eq!(bearer(Some("BEARER  abc ")), Some("abc"));
+        assert_eq!(bearer(Some("Basic abc")), None);
+        assert_eq!(bearer(Some("Bearer ")), None);
+        assert_eq!(bearer(Some("Bearer")), None);
+        assert_eq!(bearer(None), None);
     }
 }

@@ -11,6 +11,8 @@ mod catalog;
 mod http;
 mod jsonrpc;
 mod listen;
+#[cfg(feature = "oauth")]
+mod oauth;
 mod peer;
 mod rounds;
 mod served;
@@ -36,6 +38,8 @@ pub use http::{
     HttpConfig, ParseRateLimitError, RATE_LIMITED, RateLimitConfig, router, serve_http,
 };
 pub use jsonrpc::{INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR};
+#[cfg(feature = "oauth")]
+pub use oauth::OAuthConfig;
 pub use served::{CacheHints, CacheScope, Changed, LlmNameError, ServedRegistry, ServedView};
 use served::{Snapshot, cursor_name, cursor_of};
 pub use stateless::{HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY};
@@ -657,6 +661,7 @@ impl Server {
             asks,
             capabilities,
             client: peer.client.to_owned(),
+            auth: peer.auth.clone(),
         })
     }
 
@@ -674,6 +679,9 @@ impl Server {
         let mut options = CallOptions::new();
         if let Some(meta) = pending.meta {
             options = options.with_meta(meta);
+        }
+        if let Some(auth) = pending.auth {
+            options = options.with_auth(auth);
         }
         // An inline tool runs to its end within the first poll: there is nothing to await,
         // and nothing a cancellation could stop.
@@ -716,6 +724,7 @@ impl Server {
             mut asks,
             capabilities,
             client,
+            auth,
         } = *pending;
         // The handshake's revisions: a tool's asks are requests on the call's stream.
         if let (None, Some(capabilities)) = (&asks, capabilities) {
@@ -760,6 +769,9 @@ impl Server {
         }
         if let Some(asks) = &asks {
             options = options.with_asks(Arc::clone(asks));
+        }
+        if let Some(auth) = auth {
+            options = options.with_auth(auth);
         }
         let key = in_flight_key(&client, &id.key());
         let serial = self
@@ -864,6 +876,8 @@ pub(crate) struct PendingCall {
     capabilities: Option<Arc<Map<String, Value>>>,
     /// Who sent it: only they can cancel it.
     client: String,
+    /// Who sent it, as its access token says.
+    auth: Option<Arc<crate::AuthInfo>>,
 }
 
 impl PendingCall {

@@ -19,6 +19,8 @@ pub(crate) struct Peer<'a> {
     pub(crate) log_level: Option<LoggingLevel>,
     /// What the connection (or the HTTP session) declared at `initialize`.
     pub(crate) capabilities: Option<Arc<Map<String, Value>>>,
+    /// Who sent the request, as its access token says.
+    pub(crate) auth: Option<Arc<crate::AuthInfo>>,
 }
 
 /// The capabilities an `initialize` request declares.

@@ -232,6 +232,7 @@ impl<W: Write + Send + 'static> Reading<W> {
                     client: "",
                     log_level: *lock(&self.log_level),
                     capabilities: lock(&self.capabilities).clone(),
+                    auth: None,
                 };
                 self.server.begin_for(incoming, &peer, None)
             }

@@ -1,0 +1,467 @@
+//! The HTTP server as an OAuth resource server, against a real authorization server:
+//! `oauth2-mock-server` from npm (`tests/oauth`, installed by the test command), which signs
+//! real tokens with keys it publishes through OpenID discovery. Every bad token gets 401
+//! with `error="invalid_token"` and a reason, never a 500; a rotated key is fetched when a
+//! token names it; kept keys outlive an authorization server that went away.
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_runtime::client::{Client, HttpServer};
+use mcp_runtime::server::{HttpConfig, OAuthConfig, Server, router};
+use mcp_runtime::{Registry, ToolContext, mcp_tool};
+use mcp_tests::quickstart_bin;
+use serde_json::{Value, json};
+
+/// Says who calls, as the access token told the server.
+#[mcp_tool(namespace = "auth", inline)]
+fn whoami(ctx: &ToolContext) -> Value {
+    match ctx.auth() {
+        Some(caller) => json!({
+            "subject": caller.subject(),
+            "scopes": caller.scopes(),
+            "client": caller.client_id(),
+            "issuer": caller.claims().get("iss"),
+        }),
+        None => Value::Null,
+    }
+}
+
+/// Says who calls, from a tool that awaits: its context is made elsewhere.
+#[mcp_tool(namespace = "auth")]
+async fn whoami_later(ctx: &ToolContext) -> Value {
+    tokio::task::yield_now().await;
+    json!({ "subject": ctx.auth().and_then(|caller| caller.subject()) })
+}
+
+/// The authorization server: `tests/oauth/issuer.mjs` under Node, until dropped.
+struct Issuer {
+    url: String,
+    process: Child,
+    /// Held open: the issuer exits when it closes.
+    _stdin: ChildStdin,
+}
+
+impl Issuer {
+    fn start() -> Self {
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("oauth");
+        assert!(
+            dir.join("node_modules/oauth2-mock-server").is_dir(),
+            "oauth2-mock-server is not installed: run `npm ci --prefix tests/oauth` (scripts/test.sh does)"
+        );
+        let mut process = Command::new("node")
+            .arg(dir.join("issuer.mjs"))
+            .current_dir(&dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("node runs");
+        let stdin = process.stdin.take().expect("its input");
+        let mut line = String::new();
+        BufReader::new(process.stdout.take().expect("its output"))
+            .read_line(&mut line)
+            .expect("it says where it listens");
+        let said: Value = serde_json::from_str(&line).unwrap_or_else(|_| panic!("{line:?}"));
+        Self {
+            url: said["issuer"].as_str().expect("an issuer").to_owned(),
+            process,
+            _stdin: stdin,
+        }
+    }
+
+    /// A token from one of the issuer's own endpoints, `path`, given `body`.
+    async fn token(&self, path: &str, body: Value) -> String {
+        let http = reqwest::Client::new();
+        let request = if path == "/token" {
+            http.post(format!("{}{path}", self.url)).form(&body)
+        } else {
+            http.post(format!("{}{path}", self.url)).json(&body)
+        };
+        let answer: Value = request
+            .send()
+            .await
+            .expect("the issuer answers")
+            .json()
+            .await
+            .expect("JSON");
+        answer["access_token"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{path}: {answer}"))
+            .to_owned()
+    }
+
+    async fn rotate(&self) -> String {
+        let answer: Value = reqwest::Client::new()
+            .post(format!("{}/test/rotate", self.url))
+            .json(&json!({}))
+            .send()
+            .await
+            .expect("the issuer answers")
+            .json()
+            .await
+            .expect("JSON");
+        answer["kid"].as_str().expect("a key id").to_owned()
+    }
+
+    fn stop(&mut self) {
+        let _ = self.process.kill();
+        let _ = self.process.wait();
+    }
+}
+
+impl Drop for Issuer {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// The server of these tests, taking tokens of `issuer` for its own URL; that URL.
+async fn serve(issuer: &str) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a port");
+    let address: SocketAddr = listener.local_addr().expect("bound");
+    let resource = format!("http://{address}/mcp");
+    let registry = Registry::builder()
+        .inventory()
+        .build()
+        .expect("a valid registry");
+    let config = HttpConfig {
+        oauth: Some(OAuthConfig::new(issuer, &resource).scopes_supported(["notes:read"])),
+        ..HttpConfig::default()
+    };
+    let app = router(Arc::new(Server::new(registry)), config)
+        .into_make_service_with_connect_info::<SocketAddr>();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    resource
+}
+
+/// A `tools/list` POST with `authorization`, if any: the status, the challenge, the body.
+async fn post(url: &str, authorization: Option<&str>) -> (u16, Option<String>, Value) {
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("Accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2025-11-25")
+        .json(&json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/list" }));
+    if let Some(authorization) = authorization {
+        request = request.header("Authorization", authorization);
+    }
+    let response = request.send().await.expect("the server answers");
+    let status = response.status().as_u16();
+    let challenge = response
+        .headers()
+        .get("www-authenticate")
+        .map(|value| value.to_str().expect("text").to_owned());
+    let body = response.json().await.unwrap_or(Value::Null);
+    (status, challenge, body)
+}
+
+/// Calls `tool` through the framework's own client with `token`: what it answered.
+async fn call_with(resource: &str, token: &str, tool: &str) -> Value {
+    let client = Client::builder()
+        .handshake_only()
+        .http(HttpServer::new(resource).bearer(token))
+        .await
+        .expect("connects with the token");
+    let result = client.call_tool(tool, json!({})).await.expect("answered");
+    let data = result.data().cloned().unwrap_or_default();
+    data.get("result").cloned().unwrap_or(Value::Object(data))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_metadata_says_where_to_get_a_token_and_a_request_without_one_is_told_so() {
+    let issuer = Issuer::start();
+    let resource = serve(&issuer.url).await;
+    let origin = resource.trim_end_matches("/mcp");
+    let metadata_url = format!("{origin}/.well-known/oauth-protected-resource/mcp");
+    for url in [
+        metadata_url.clone(),
+        format!("{origin}/.well-known/oauth-protected-resource"),
+    ] {
+        let metadata: Value = reqwest::get(&url)
+            .await
+            .expect("answered")
+            .json()
+            .await
+            .expect("JSON");
+        assert_eq!(metadata["resource"], json!(resource), "{url}");
+        assert_eq!(
+            metadata["authorization_servers"],
+            json!([issuer.url]),
+            "{url}"
+        );
+        assert_eq!(metadata["scopes_supported"], json!(["notes:read"]), "{url}");
+    }
+    let (status, challenge, _) = post(&resource, None).await;
+    assert_eq!(status, 401);
+    assert_eq!(
+        challenge.as_deref(),
+        Some(format!("Bearer resource_metadata=\"{metadata_url}\", scope=\"notes:read\"").as_str())
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_token_from_the_authorization_server_lets_the_caller_in_and_tools_see_who_it_is() {
+    let issuer = Issuer::start();
+    let resource = serve(&issuer.url).await;
+    // The authorization server's own token endpoint, as a client would use it.
+    let issued = issuer
+        .token(
+            "/token",
+            json!({ "grant_type": "client_credentials", "aud": resource, "scope": "notes:read" }),
+        )
+        .await;
+    let (status, _, body) = post(&resource, Some(&format!("Bearer {issued}"))).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body["result"]["tools"].is_array(), "{body}");
+    // The scheme's name in any case.
+    let (status, _, _) = post(&resource, Some(&format!("bearer {issued}"))).await;
+    assert_eq!(status, 200);
+
+    let alices = issuer
+        .token(
+            "/test/token",
+            json!({ "aud": resource, "sub": "alice", "scope": "notes:read notes:write" }),
+        )
+        .await;
+    let seen = call_with(&resource, &alices, "auth.whoami").await;
+    assert_eq!(seen["subject"], json!("alice"), "{seen}");
+    assert_eq!(
+        seen["scopes"],
+        json!(["notes:read", "notes:write"]),
+        "{seen}"
+    );
+    assert_eq!(seen["client"], json!("tests"), "{seen}");
+    assert_eq!(seen["issuer"], json!(issuer.url), "{seen}");
+    let seen = call_with(&resource, &alices, "auth.whoami_later").await;
+    assert_eq!(seen["subject"], json!("alice"), "{seen}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_bad_token_gets_401_invalid_token_with_its_reason() {
+    let issuer = Issuer::start();
+    let resource = serve(&issuer.url).await;
+    let cases: [(&str, &str, Value, &str); 8] = [
+        (
+            "expired",
+            "/test/token",
+            json!({ "aud": resource, "expires_in": -3600 }),
+            "expired",
+        ),
+        (
+            "not yet valid",
+            "/test/token",
+            json!({ "aud": resource, "not_before_in": 3600 }),
+            "not valid yet",
+        ),
+        (
+            "for another server",
+            "/test/token",
+            json!({ "aud": "http://elsewhere.example/mcp" }),
+            "audience",
+        ),
+        ("for no server", "/test/token", json!({}), "`aud`"),
+        (
+            "from another issuer",
+            "/test/token",
+            json!({ "aud": resource, "iss": "http://evil.example" }),
+            "issuer",
+        ),
+        (
+            "signed by a stranger",
+            "/test/forged",
+            json!({ "aud": resource }),
+            "signature",
+        ),
+        (
+            "MACed with the public key",
+            "/test/hs256",
+            json!({ "aud": resource }),
+            "HS256",
+        ),
+        (
+            "unsigned",
+            "/test/none",
+            json!({ "aud": resource }),
+            "signed JWT",
+        ),
+    ];
+    for (what, path, body, reason) in cases {
+        let token = issuer.token(path, body).await;
+        let (status, challenge, answer) = post(&resource, Some(&format!("Bearer {token}"))).await;
+        assert_eq!(status, 401, "{what}: {answer}");
+        let challenge = challenge.unwrap_or_else(|| panic!("{what}: no challenge"));
+        assert!(
+            challenge.starts_with("Bearer error=\"invalid_token\", error_description=\""),
+            "{what}: {challenge}"
+        );
+        assert!(
+            challenge.contains("resource_metadata=\""),
+            "{what}: {challenge}"
+        );
+        assert_eq!(answer["error"], json!("invalid_token"), "{what}: {answer}");
+        let description = answer["error_description"].as_str().unwrap_or_default();
+        assert!(description.contains(reason), "{what}: {description}");
+    }
+    for garbage in ["Bearer abc", "Bearer a.b.c", "Bearer eyJ.eyJ.sig"] {
+        let (status, challenge, answer) = post(&resource, Some(garbage)).await;
+        assert_eq!(status, 401, "{garbage}: {answer}");
+        assert!(
+            challenge.is_some_and(|c| c.contains("error=\"invalid_token\"")),
+            "{garbage}"
+        );
+    }
+    // Not a bearer token at all: as if none were given.
+    let (status, challenge, _) = post(&resource, Some("Basic dXNlcjpwYXNz")).await;
+    assert_eq!(status, 401);
+    assert!(challenge.is_some_and(|c| !c.contains("error=")));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_rotated_key_is_fetched_when_a_token_names_it() {
+    let issuer = Issuer::start();
+    let resource = serve(&issuer.url).await;
+    let before = issuer
+        .token("/test/token", json!({ "aud": resource }))
+        .await;
+    assert_eq!(
+        post(&resource, Some(&format!("Bearer {before}"))).await.0,
+        200
+    );
+    let kid = issuer.rotate().await;
+    let after = issuer
+        .token("/test/token", json!({ "aud": resource, "kid": kid }))
+        .await;
+    // A token naming an unknown key fetches the keys again, at most once a second.
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let (status, _, body) = post(&resource, Some(&format!("Bearer {after}"))).await;
+    assert_eq!(status, 200, "{kid}: {body}");
+    // The old key is still published, and still good.
+    assert_eq!(
+        post(&resource, Some(&format!("Bearer {before}"))).await.0,
+        200
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn kept_keys_outlive_the_authorization_server_and_without_them_requests_are_refused() {
+    let mut issuer = Issuer::start();
+    let resource = serve(&issuer.url).await;
+    let token = issuer
+        .token("/test/token", json!({ "aud": resource }))
+        .await;
+    assert_eq!(
+        post(&resource, Some(&format!("Bearer {token}"))).await.0,
+        200
+    );
+    // A server that has no keys yet when the authorization server goes away.
+    let late = serve(&issuer.url).await;
+    let late_token = issuer.token("/test/token", json!({ "aud": late })).await;
+    issuer.stop();
+    assert_eq!(
+        post(&resource, Some(&format!("Bearer {token}"))).await.0,
+        200,
+        "the keys fetched before still check it"
+    );
+    let (status, challenge, body) = post(&late, Some(&format!("Bearer {late_token}"))).await;
+    assert_eq!(status, 503, "{body}");
+    assert!(challenge.is_none());
+    let description = body["error_description"].as_str().unwrap_or_default();
+    assert!(
+        description.contains("keys cannot be fetched"),
+        "{description}"
+    );
+}
+
+/// A free port on loopback, for a server that must know its own URL before it listens.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port")
+        .port()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_command_line_serves_with_oauth() {
+    let issuer = Issuer::start();
+    let address = format!("127.0.0.1:{}", free_port());
+    let resource = format!("http://{address}/mcp");
+    let server = mcp_tests::HttpServer::spawn_on(
+        quickstart_bin(),
+        &address,
+        &[
+            "--oauth-issuer",
+            &issuer.url,
+            "--oauth-audience",
+            &resource,
+            "--oauth-scope",
+            "tools",
+        ],
+    );
+    assert_eq!(server.url(), resource);
+    let (status, challenge, _) = post(&resource, None).await;
+    assert_eq!(status, 401);
+    assert!(challenge.is_some_and(
+        |c| c.contains("oauth-protected-resource/mcp") && c.contains("scope=\"tools\"")
+    ),);
+    let token = issuer
+        .token("/test/token", json!({ "aud": resource }))
+        .await;
+    let (status, _, body) = post(&resource, Some(&format!("Bearer {token}"))).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(
+        body["result"]["tools"]
+            .as_array()
+            .is_some_and(|tools| tools.iter().any(|tool| tool["name"] == "calculator.add")),
+        "{body}"
+    );
+}
+
+#[test]
+fn the_command_line_refuses_an_audience_that_is_not_a_url() {
+    let output = std::process::Command::new(quickstart_bin())
+        .args([
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+            "--oauth-issuer",
+            "http://127.0.0.1:9/",
+        ])
+        .args(["--oauth-audience", "my-server"])
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(said.contains("`my-server` is not an http(s) URL"), "{said}");
+    let output = std::process::Command::new(quickstart_bin())
+        .args([
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+            "--oauth-issuer",
+            "http://127.0.0.1:9/",
+        ])
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(said.contains("--oauth-audience"), "{said}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_static_token_comes_from_the_environment_too() {
+    let mut command = std::process::Command::new(quickstart_bin());
+    command
+        .args(["serve", "--http", "127.0.0.1:0"])
+        .env("MCP_TOKEN", "s3cret-from-env");
+    let server = mcp_tests::HttpServer::start(command);
+    let (status, _, _) = post(&server.url(), None).await;
+    assert_eq!(status, 401);
+    let (status, _, _) = post(&server.url(), Some("bearer s3cret-from-env")).await;
+    assert_eq!(status, 200);
+}
