@@ -114,6 +114,7 @@ pub struct ToolDefinition {
     errors: Vec<ErrorType>,
     examples: Vec<Map<String, Value>>,
     required_client_capabilities: Map<String, Value>,
+    scopes: Vec<String>,
 }
 
 impl ToolDefinition {
@@ -154,6 +155,7 @@ impl ToolDefinition {
             errors: Vec::new(),
             examples: Vec::new(),
             required_client_capabilities: Map::new(),
+            scopes: Vec::new(),
         })
     }
 
@@ -175,6 +177,7 @@ impl ToolDefinition {
             errors: Vec::new(),
             examples: Vec::new(),
             required_client_capabilities: Map::new(),
+            scopes: Vec::new(),
         }
     }
 
@@ -226,6 +229,19 @@ impl ToolDefinition {
         S: Into<String>,
     {
         self.tags = tags.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Sets the OAuth scopes a caller needs: a server that takes access tokens runs the
+    /// tool only for a caller granted every one, and answers the others 403 with the
+    /// scopes to ask for.
+    #[must_use]
+    pub fn with_scopes<I, S>(mut self, scopes: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
         self
     }
 
@@ -339,6 +355,11 @@ impl ToolDefinition {
     /// The category, if any.
     pub fn category(&self) -> Option<&str> {
         self.category.as_deref()
+    }
+
+    /// The OAuth scopes a caller needs, if any.
+    pub fn scopes(&self) -> &[String] {
+        &self.scopes
     }
 
     /// The tags.
@@ -457,6 +478,9 @@ impl ToolDefinition {
         if !self.errors.is_empty() {
             let errors: Vec<&str> = self.errors.iter().map(ErrorType::as_str).collect();
             meta.insert("errors".into(), errors.into());
+        }
+        if !self.scopes.is_empty() {
+            meta.insert("scopes".into(), self.scopes.clone().into());
         }
         if !self.required_client_capabilities.is_empty() {
             meta.insert(

@@ -14,7 +14,7 @@ const TOOL: &str = "`mcp_tool` argument";
 const PARAM: &str = "`mcp` parameter argument";
 
 /// The keys the attribute accepts.
-const KEYS: [&str; 20] = [
+const KEYS: [&str; 21] = [
     "name",
     "namespace",
     "title",
@@ -35,6 +35,7 @@ const KEYS: [&str; 20] = [
     "errors",
     "example",
     "requires_client",
+    "scopes",
 ];
 
 /// What `#[mcp_resource]`'s arguments are called in messages.
@@ -100,6 +101,8 @@ pub(crate) struct Args {
     pub(crate) examples: Vec<Spanned<String>>,
     /// `requires_client(sampling, …)`: the client capabilities the tool needs, as written.
     pub(crate) requires_client: Option<Vec<Ident>>,
+    /// `scopes("notes:write", …)`: the OAuth scopes a caller needs, checked.
+    pub(crate) scopes: Option<Vec<String>>,
     /// Keys whose values could not be read (already reported).
     pub(crate) failed: Vec<String>,
 }
@@ -304,6 +307,7 @@ fn parse_one(args: &mut Args, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
             &mut args.requires_client,
             capability_list(meta)?,
         ),
+        "scopes" => set(meta, TOOL, &mut args.scopes, scope_list(meta)?),
         "example" => {
             args.examples.push(spanned_string(meta)?);
             Ok(())
@@ -600,6 +604,52 @@ fn string_list(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<String>> {
             )),
         })
         .collect()
+}
+
+/// `scopes("notes:read", "notes:write")`: OAuth scope tokens (RFC 6749 §3.3: printable
+/// ASCII but space, `"` and `\`), each once.
+fn scope_list(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<String>> {
+    let mut scopes: Vec<String> = Vec::new();
+    for item in list(meta, "scopes(\"notes:read\", \"notes:write\")")? {
+        let syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(lit),
+            ..
+        }) = &item
+        else {
+            return Err(syn::Error::new_spanned(
+                item,
+                "scopes are string literals: `scopes(\"notes:read\", \"notes:write\")`",
+            ));
+        };
+        let scope = lit.value();
+        if scope.is_empty() {
+            return Err(syn::Error::new_spanned(lit, "a scope is not empty"));
+        }
+        if let Some(bad) = scope
+            .chars()
+            .find(|c| !matches!(c, '!' | '#'..='[' | ']'..='~'))
+        {
+            let what = match bad {
+                ' ' => "a space".to_owned(),
+                other => format!("`{}`", other.escape_default()),
+            };
+            return Err(syn::Error::new_spanned(
+                lit,
+                format!(
+                    "a scope cannot hold {what}: OAuth scopes are printable ASCII without \
+                     spaces, `\"` or `\\`; give several as several strings"
+                ),
+            ));
+        }
+        if scopes.contains(&scope) {
+            return Err(syn::Error::new_spanned(
+                lit,
+                format!("scope `{scope}` is already required; give it once"),
+            ));
+        }
+        scopes.push(scope);
+    }
+    Ok(scopes)
 }
 
 /// `errors(FileNotFoundError, "QuotaExceeded")`: names or strings.

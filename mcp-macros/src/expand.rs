@@ -716,6 +716,10 @@ fn definition(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
         .errors
         .as_ref()
         .map(|errors| quote!(.with_errors([#(#errors),*])));
+    let scopes = args
+        .scopes
+        .as_ref()
+        .map(|scopes| quote!(.with_scopes([#(#scopes),*])));
     let examples = args.examples.iter().map(|example| {
         let json = &example.value;
         quote!(.with_example(#private::example_arguments(#json)))
@@ -781,6 +785,7 @@ fn definition(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
         #category
         #tags
         #errors
+        #scopes
         #(#examples)*
         #deprecated
         #timeout

@@ -38,6 +38,15 @@ async fn whoami_later(ctx: &ToolContext) -> Value {
     json!({ "subject": ctx.auth().and_then(|caller| caller.subject()) })
 }
 
+/// Writes a note: only for a caller granted `notes:write`.
+#[mcp_tool(namespace = "notes", scopes("notes:write"), inline)]
+fn write(
+    /// The note.
+    text: String,
+) -> String {
+    text
+}
+
 /// The authorization server: `tests/oauth/issuer.mjs` under Node, until dropped.
 struct Issuer {
     url: String,
@@ -143,11 +152,21 @@ async fn serve(issuer: &str) -> String {
 
 /// A `tools/list` POST with `authorization`, if any: the status, the challenge, the body.
 async fn post(url: &str, authorization: Option<&str>) -> (u16, Option<String>, Value) {
+    let list = json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/list" });
+    send(url, authorization, &list).await
+}
+
+/// A POST of `message` with `authorization`, if any: the status, the challenge, the body.
+async fn send(
+    url: &str,
+    authorization: Option<&str>,
+    message: &Value,
+) -> (u16, Option<String>, Value) {
     let mut request = reqwest::Client::new()
         .post(url)
         .header("Accept", "application/json, text/event-stream")
         .header("MCP-Protocol-Version", "2025-11-25")
-        .json(&json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/list" }));
+        .json(message);
     if let Some(authorization) = authorization {
         request = request.header("Authorization", authorization);
     }
@@ -464,4 +483,63 @@ async fn the_static_token_comes_from_the_environment_too() {
     assert_eq!(status, 401);
     let (status, _, _) = post(&server.url(), Some("bearer s3cret-from-env")).await;
     assert_eq!(status, 200);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_caller_without_a_tools_scope_gets_403_naming_it_and_a_wider_token_gets_in() {
+    let issuer = Issuer::start();
+    let resource = serve(&issuer.url).await;
+    let metadata = resource.replace("/mcp", "/.well-known/oauth-protected-resource/mcp");
+    let call = json!({
+        "jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": { "name": "notes.write", "arguments": { "text": "hi" } },
+    });
+    let reader = issuer
+        .token(
+            "/test/token",
+            json!({ "aud": resource, "scope": "notes:read" }),
+        )
+        .await;
+    let (status, challenge, body) = send(&resource, Some(&format!("Bearer {reader}")), &call).await;
+    assert_eq!(status, 403, "{body}");
+    assert_eq!(
+        challenge.as_deref(),
+        Some(
+            format!(
+                "Bearer error=\"insufficient_scope\", scope=\"notes:write\", \
+                 resource_metadata=\"{metadata}\", error_description=\"this needs the scope `notes:write`\""
+            )
+            .as_str()
+        )
+    );
+    assert_eq!(body["error"], json!("insufficient_scope"), "{body}");
+    // A tool that needs no scope: any caller with a good token.
+    let seen = call_with(&resource, &reader, "auth.whoami").await;
+    assert_eq!(seen["scopes"], json!(["notes:read"]), "{seen}");
+    // Stepped up: a token with the scope.
+    let writer = issuer
+        .token(
+            "/test/token",
+            json!({ "aud": resource, "scope": "notes:read notes:write" }),
+        )
+        .await;
+    let (status, _, body) = send(&resource, Some(&format!("Bearer {writer}")), &call).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        body["result"]["structuredContent"]["result"],
+        json!("hi"),
+        "{body}"
+    );
+    // The listing says which scopes a tool needs.
+    let (_, _, listed) = post(&resource, Some(&format!("Bearer {writer}"))).await;
+    let tools = listed["result"]["tools"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let write = tools.iter().find(|tool| tool["name"] == "notes.write");
+    assert_eq!(
+        write.map(|tool| &tool["_meta"]["mcp-runtime/tool"]["scopes"]),
+        Some(&json!(["notes:write"])),
+        "{listed}"
+    );
 }

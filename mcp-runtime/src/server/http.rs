@@ -497,6 +497,9 @@ async fn post_mcp(
         auth: extensions.get::<Arc<crate::AuthInfo>>().cloned(),
     };
     let pending = match state.server.begin_for(incoming, &peer, Some(&mirrored)) {
+        Step::Answered(Some(answer)) if !answer.scopes_needed.is_empty() => {
+            return insufficient_scope(&state, answer);
+        }
         Step::Answered(Some(answer)) => {
             let status = match answer.status {
                 Status::Ok => StatusCode::OK,
@@ -534,6 +537,18 @@ async fn post_mcp(
         // A call the client cancelled: nothing to answer.
         None => StatusCode::ACCEPTED.into_response(),
     }
+}
+
+/// 403 for a caller without every scope a request needs, with the challenge that names
+/// them (RFC 6750 §3.1), so that its client can ask for them.
+fn insufficient_scope(state: &HttpState, answer: super::Answer) -> Response {
+    #[cfg(feature = "oauth")]
+    if let Some(verifier) = &state.verifier {
+        return super::oauth::Refusal::InsufficientScope(answer.scopes_needed)
+            .response(verifier.config());
+    }
+    let _ = state;
+    json_response(StatusCode::FORBIDDEN, answer.text)
 }
 
 /// The header of the session id the handshake's streamable HTTP may assign at `initialize`.

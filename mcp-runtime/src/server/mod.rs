@@ -588,6 +588,13 @@ impl Server {
         // The registry's own name: a valid name, not checked again.
         let call = match snapshot.registry.get(&name) {
             Some(tool) if tool.is_enabled() => {
+                // A caller an access token describes needs every scope the tool asks.
+                if let Some(caller) = peer.auth.as_deref() {
+                    let needed = tool.definition().scopes();
+                    if !needed.iter().all(|scope| caller.has_scope(scope)) {
+                        return Err(Answer::insufficient_scope(&id, needed, caller));
+                    }
+                }
                 if stateless {
                     let admitted = stateless::admit_call(
                         tool.definition(),
@@ -838,6 +845,9 @@ pub(crate) struct Answer {
     /// Whether it completes a stateful `initialize`, which the handshake's streamable
     /// HTTP may answer with a session id.
     pub(crate) opens_session: bool,
+    /// The OAuth scopes the request needs and its caller was not granted all of: the
+    /// transport answers 403 and names them, where it has a status (HTTP).
+    pub(crate) scopes_needed: Vec<String>,
 }
 
 impl Answer {
@@ -847,6 +857,7 @@ impl Answer {
             text,
             status: Status::Ok,
             opens_session: false,
+            scopes_needed: Vec::new(),
         }
     }
 
@@ -856,6 +867,26 @@ impl Answer {
             text: fault_response(id, fault),
             status,
             opens_session: false,
+            scopes_needed: Vec::new(),
+        }
+    }
+
+    /// A request whose caller lacks some of the scopes `needed`.
+    fn insufficient_scope(id: &Id, needed: &[String], caller: &crate::AuthInfo) -> Self {
+        let missing: Vec<&str> = needed
+            .iter()
+            .filter(|scope| !caller.has_scope(scope))
+            .map(String::as_str)
+            .collect();
+        let message = format!(
+            "the caller was not granted the scope `{}`, which this needs",
+            missing.join("`, `")
+        );
+        Self {
+            text: fault_response(id, (jsonrpc::INVALID_REQUEST, message, None)),
+            status: Status::Ok,
+            opens_session: false,
+            scopes_needed: needed.to_vec(),
         }
     }
 }

@@ -172,6 +172,8 @@ pub(crate) enum Refusal {
     Invalid(String),
     /// The authorization server's keys cannot be had, and none kept are young enough.
     NoKeys(String),
+    /// A good token, without every scope the request needs: these.
+    InsufficientScope(Vec<String>),
 }
 
 impl Refusal {
@@ -202,6 +204,19 @@ impl Refusal {
                 )),
                 json!({ "error": "invalid_token", "error_description": why }),
             ),
+            Self::InsufficientScope(needed) => {
+                let needed = needed.join(" ");
+                let why = format!("this needs the scope `{needed}`");
+                (
+                    StatusCode::FORBIDDEN,
+                    Some(format!(
+                        "Bearer error=\"insufficient_scope\", scope=\"{}\", resource_metadata=\"{metadata}\", error_description=\"{}\"",
+                        quoted(&needed),
+                        quoted(&why)
+                    )),
+                    json!({ "error": "insufficient_scope", "error_description": why, "scope": needed }),
+                )
+            }
             Self::NoKeys(why) => (
                 StatusCode::SERVICE_UNAVAILABLE,
                 None,

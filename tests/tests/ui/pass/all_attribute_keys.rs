@@ -18,7 +18,8 @@ use serde_json::json;
     requires_sandbox,
     timeout = "30s",
     deprecated = "use `ui.files.read` instead",
-    errors(FileNotFoundError, PermissionError)
+    errors(FileNotFoundError, PermissionError),
+    scopes("files:read", "files.all")
 )]
 fn read_everything(dir: String) -> Vec<String> {
     vec![dir]
@@ -54,6 +55,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "timeoutMs": 30000,
             "deprecated": "use `ui.files.read` instead",
             "errors": ["FileNotFoundError", "PermissionError"],
+            "scopes": ["files:read", "files.all"],
             "dangerous": true,
             "requiresSandbox": true,
         })
