@@ -12,6 +12,10 @@
 //!
 //! An `https://` endpoint needs the `tls` feature (rustls, with the Mozilla root
 //! certificates, plus any root given with [`HttpServer::root_certificate`]).
+//!
+//! With [`HttpServer::oauth`], every request carries the OAuth client's access token, and
+//! a refusal (401, or 403 `insufficient_scope`) is answered with a new one before the
+//! request is sent again.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -26,6 +30,7 @@ use tokio::task::AbortHandle;
 
 use super::headers::header_safe;
 use super::link::{Inbound, Outbound};
+use super::oauth::{self, Challenge, OAuth};
 use super::{ClientError, MAX_MESSAGE_BYTES};
 
 /// How long to wait before taking up a stream again, when the server did not say.
@@ -48,6 +53,8 @@ const MAX_RESUMES: usize = 5;
 pub struct HttpServer {
     url: String,
     headers: Vec<(String, String)>,
+    /// The OAuth client that gets the requests' access tokens.
+    oauth: Option<OAuth>,
     /// Root certificates trusted besides the built-in ones, PEM.
     #[cfg(feature = "tls")]
     roots: Vec<Vec<u8>>,
@@ -60,6 +67,7 @@ impl std::fmt::Debug for HttpServer {
         f.debug_struct("HttpServer")
             .field("url", &self.url)
             .field("headers", &names)
+            .field("oauth", &self.oauth)
             .finish()
     }
 }
@@ -70,6 +78,7 @@ impl HttpServer {
         Self {
             url: url.into(),
             headers: Vec::new(),
+            oauth: None,
             #[cfg(feature = "tls")]
             roots: Vec::new(),
         }
@@ -87,6 +96,14 @@ impl HttpServer {
     pub fn bearer(self, token: impl AsRef<str>) -> Self {
         let value = format!("Bearer {}", token.as_ref());
         self.header("Authorization", value)
+    }
+
+    /// Gets the access tokens of the requests from `oauth`, the OAuth 2.1 client of MCP's
+    /// authorization chapter: the first refusal starts its discovery and authorization.
+    #[must_use]
+    pub fn oauth(mut self, oauth: OAuth) -> Self {
+        self.oauth = Some(oauth);
+        self
     }
 
     /// Trusts the root certificates in `pem` (one, or a bundle, PEM-encoded) for `https://`,
@@ -142,10 +159,19 @@ impl HttpServer {
         let http = self
             .http_client()
             .map_err(|err| ClientError::Connect(format!("{}: {err}", self.url)))?;
+        let auth = match &self.oauth {
+            Some(oauth) => Some(
+                oauth
+                    .session(&self.url, http.clone())
+                    .map_err(|err| ClientError::Connect(format!("{}: {err}", self.url)))?,
+            ),
+            None => None,
+        };
         let (outbox, mut outgoing) = mpsc::channel::<Outbound>(64);
         let (inbound, inbox) = mpsc::channel::<Inbound>(64);
         let endpoint = Arc::new(Endpoint {
             http,
+            auth,
             url: self.url.clone(),
             headers: self.headers.clone(),
             session: Mutex::new(None),
@@ -205,6 +231,8 @@ impl HttpServer {
 /// What the transport knows of the endpoint and its session.
 struct Endpoint {
     http: reqwest::Client,
+    /// The OAuth client bound to this endpoint, if requests carry its tokens.
+    auth: Option<oauth::Session>,
     url: String,
     headers: Vec<(String, String)>,
     /// The handshake's session id, once the server gave one.
@@ -250,6 +278,41 @@ impl Endpoint {
         request
     }
 
+    /// Sends `request`: as it is, or, with an OAuth client, with its access token, and again
+    /// with a new one after each refusal the client could answer, a few times at most.
+    async fn send(&self, request: reqwest::RequestBuilder) -> Result<reqwest::Response, Failure> {
+        let Some(auth) = &self.auth else {
+            return request.send().await.map_err(Failure::Http);
+        };
+        let mut answered = 0;
+        loop {
+            let tokens = auth.tokens().await.map_err(Failure::Auth)?;
+            let mut attempt = request.try_clone().ok_or_else(|| {
+                Failure::Auth(oauth::AuthError::Discovery(
+                    "a request whose body cannot be sent twice".to_owned(),
+                ))
+            })?;
+            if let Some(tokens) = &tokens {
+                attempt = attempt.bearer_auth(&tokens.access_token);
+            }
+            let response = attempt.send().await.map_err(Failure::Http)?;
+            let Some(challenge) = Challenge::of(response.status().as_u16(), response.headers())
+            else {
+                return Ok(response);
+            };
+            if answered == oauth::MAX_AUTHORIZATIONS_PER_REQUEST {
+                return Err(Failure::Auth(oauth::AuthError::Refused {
+                    status: response.status().as_u16(),
+                    scopes: challenge.scopes.unwrap_or_default(),
+                }));
+            }
+            answered += 1;
+            auth.answer(challenge, tokens)
+                .await
+                .map_err(Failure::Auth)?;
+        }
+    }
+
     /// POSTs one message and reads its answer into `inbound`.
     async fn post(self: Arc<Self>, body: Value, message: Outbound, inbound: mpsc::Sender<Inbound>) {
         let method = body.get("method").and_then(Value::as_str).unwrap_or("");
@@ -290,15 +353,10 @@ impl Endpoint {
             }
         };
         let in_session = stateless.is_none() && self.session().is_some();
-        let response = match request.body(message.text).send().await {
+        let response = match self.send(request.body(message.text)).await {
             Ok(response) => response,
-            Err(err) => {
-                fail(ClientError::Connect(format!(
-                    "POST {}: {}",
-                    self.url,
-                    chain(&err)
-                )))
-                .await;
+            Err(failure) => {
+                fail(failure.into_error("POST", &self.url)).await;
                 return;
             }
         };
@@ -451,7 +509,7 @@ impl Endpoint {
                 Some(version) => resumed.header("MCP-Protocol-Version", version),
                 None => resumed,
             };
-            response = match resumed.send().await {
+            response = match self.send(resumed).await {
                 Ok(resumed) if resumed.status().is_success() => resumed,
                 Ok(resumed) => {
                     let status = resumed.status().as_u16();
@@ -464,8 +522,8 @@ impl Endpoint {
                         .await;
                     return;
                 }
-                Err(err) => {
-                    let error = ClientError::Connect(format!("GET {}: {}", self.url, chain(&err)));
+                Err(failure) => {
+                    let error = failure.into_error("GET", &self.url);
                     let _ = inbound.send(Inbound::Failed { id, error }).await;
                     return;
                 }
@@ -491,7 +549,7 @@ impl Endpoint {
         if let Some(version) = self.version() {
             request = request.header("MCP-Protocol-Version", version);
         }
-        match request.send().await {
+        match self.send(request).await {
             Ok(response) if response.status().is_success() => {
                 let endpoint = Arc::clone(self);
                 tokio::spawn(async move {
@@ -503,10 +561,28 @@ impl Endpoint {
                 tracing::debug!(status = %response.status(), "the server has no stream of its own");
                 self.listening.store(false, Ordering::SeqCst);
             }
-            Err(err) => {
-                tracing::debug!(error = %err, "the server's own stream did not open");
+            Err(failure) => {
+                let error = failure.into_error("GET", &self.url);
+                tracing::debug!(error = %error, "the server's own stream did not open");
                 self.listening.store(false, Ordering::SeqCst);
             }
+        }
+    }
+}
+
+/// Why a request could not be sent.
+enum Failure {
+    /// The connection failed.
+    Http(reqwest::Error),
+    /// No token the server takes could be had.
+    Auth(oauth::AuthError),
+}
+
+impl Failure {
+    fn into_error(self, method: &str, url: &str) -> ClientError {
+        match self {
+            Self::Http(err) => ClientError::Connect(format!("{method} {url}: {}", chain(&err))),
+            Self::Auth(err) => ClientError::Auth(err),
         }
     }
 }

@@ -36,6 +36,7 @@ mod http;
 mod link;
 mod listing;
 mod manager;
+pub mod oauth;
 mod request;
 mod stdio;
 
@@ -111,6 +112,9 @@ pub enum ClientError {
     /// No revision both speak.
     #[error("the server speaks none of this client's protocol versions: {0}")]
     Version(String),
+    /// The server wants an access token, and the OAuth client could not get one it takes.
+    #[error("authorization failed: {0}")]
+    Auth(oauth::AuthError),
 }
 
 impl ClientError {

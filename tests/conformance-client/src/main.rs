@@ -6,13 +6,21 @@
 //!
 //! The user it stands for accepts every form with the schema's defaults (true for a
 //! boolean without one); its model answers every sampling request with one sentence; it
-//! has no roots.
+//! has no roots; and it consents to every authorization (`auth/*` scenarios): its browser
+//! follows the authorization server's page straight to the redirect.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use mcp_runtime::client::oauth::{AuthError, ClientCredentials, OAuth, UserAgent};
 use mcp_runtime::client::{Client, ClientError, ElicitRequest, ElicitResponse, HttpServer, Tool};
 use serde_json::{Map, Value, json};
+
+/// The client's Client ID Metadata Document, as the suite's authorization servers expect
+/// it.
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -56,7 +64,11 @@ async fn run(url: &str, scenario: &str, version: &str, context: &Value) -> Resul
     if !version.is_empty() && version != "2026-07-28" {
         builder = builder.handshake_only();
     }
-    let client = builder.http(HttpServer::new(url)).await?;
+    let mut server = HttpServer::new(url);
+    if scenario.starts_with("auth/") {
+        server = server.oauth(oauth(context)?);
+    }
+    let client = builder.http(server).await?;
     let tools = client.list_tools().await?;
     match scenario {
         // Listing is the whole test: the schema's network `$ref` must not be fetched.
@@ -106,6 +118,74 @@ async fn run(url: &str, scenario: &str, version: &str, context: &Value) -> Resul
             Ok(())
         }
         _ => call_each(&client, &tools).await,
+    }
+}
+
+/// The OAuth client: a Client ID Metadata Document for authorization servers that take
+/// one, and the pre-registered client the scenario's context gives, if any.
+fn oauth(context: &Value) -> Result<OAuth, ClientError> {
+    let mut oauth = OAuth::new(Consenting::new()?)
+        .client_name("mcp-runtime-conformance-client")
+        .client_metadata_url(CLIENT_METADATA_URL);
+    let text = |name: &str| context.get(name).and_then(Value::as_str);
+    if let (Some(issuer), Some(id)) = (text("issuer"), text("client_id")) {
+        let client = match text("client_secret") {
+            Some(secret) => ClientCredentials::confidential(id, secret),
+            None => ClientCredentials::public(id),
+        };
+        oauth = oauth.pre_registered(issuer, client);
+    }
+    Ok(oauth)
+}
+
+/// A user who consents at once: the authorization server's page is fetched, and its
+/// redirect, not followed, is the way back.
+struct Consenting {
+    http: reqwest::Client,
+}
+
+impl Consenting {
+    fn new() -> Result<Self, ClientError> {
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|err| ClientError::Connect(err.to_string()))?;
+        Ok(Self { http })
+    }
+}
+
+impl UserAgent for Consenting {
+    fn redirect_uri(&self) -> String {
+        "http://localhost:3000/callback".to_owned()
+    }
+
+    fn authorize(
+        &self,
+        authorization_url: String,
+    ) -> Pin<Box<dyn Future<Output = Result<String, AuthError>> + Send + '_>> {
+        Box::pin(async move {
+            let failed = |what: String| AuthError::UserAgent(what);
+            let response = self
+                .http
+                .get(&authorization_url)
+                .send()
+                .await
+                .map_err(|err| failed(format!("GET {authorization_url}: {err}")))?;
+            let location = response
+                .headers()
+                .get(reqwest::header::LOCATION)
+                .and_then(|value| value.to_str().ok())
+                .ok_or_else(|| {
+                    failed(format!(
+                        "the authorization page answered HTTP {} without a redirect",
+                        response.status()
+                    ))
+                })?;
+            let back = reqwest::Url::parse(&authorization_url)
+                .and_then(|page| page.join(location))
+                .map_err(|err| failed(format!("a redirect to `{location}`: {err}")))?;
+            Ok(back.into())
+        })
     }
 }
 
