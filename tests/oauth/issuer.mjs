@@ -10,6 +10,17 @@
 //   the id of one it does.
 // - POST /test/hs256 {aud}: a token MACed with the server's public key as the secret.
 // - POST /test/none {aud}: a token with `alg: none` and no signature.
+// The authorization-code flow as an MCP client runs it (tests/python, with the official
+// SDKs), in a block of its own below:
+// - POST /register: dynamic client registration (RFC 7591), advertised in the discovery
+//   document as `registration_endpoint`; a client registered for `client_secret_basic` (the
+//   default) or `client_secret_post` gets a secret, which the token endpoint then requires.
+// - /authorize takes registered clients at their registered redirect URIs, with PKCE S256
+//   only, and adds the issuer to the redirect (`iss`, RFC 9207, advertised).
+// - A code is good once, for the client and redirect URI it was issued to; its access token
+//   carries the scope asked for at /authorize and, as `aud`, the token request's `resource`
+//   (RFC 8707; else the one given at /authorize). A refresh token keeps that grant, or
+//   narrows its scope. Any token request's `resource` becomes its token's `aud`.
 // Prints one line when listening: {"issuer": URL}.
 import { OAuth2Server } from 'oauth2-mock-server';
 import { SignJWT, generateKeyPair, exportJWK, importJWK } from 'jose';
@@ -91,6 +102,187 @@ route('/test/none', async (body) => {
   const part = (value) => Buffer.from(JSON.stringify(value)).toString('base64url');
   return { access_token: `${part({ alg: 'none', kid: first.kid })}.${part(claims(body))}.` };
 });
+
+// ---- The authorization-code flow of an MCP client -----------------------------------------
+// Registration, authorization and token exchange as a real authorization server checks them
+// (see the header). A refused token request is answered 400 by oauth2-mock-server, with the
+// reason as its `detail`.
+
+const { AssertionError } = await import('node:assert');
+const { randomBytes, randomUUID } = await import('node:crypto');
+
+// How a registered client authenticates at the token endpoint (RFC 7591 §2).
+const AUTH_METHODS = ['none', 'client_secret_basic', 'client_secret_post'];
+// client_id → the client's registered metadata, with its secret if it has one.
+const clients = new Map();
+// code → what /authorize was asked: client_id, redirect_uri, scope, resource.
+const codes = new Map();
+// refresh_token → the grant it renews: client_id, scope, resource.
+const refreshes = new Map();
+// Token requests whose access token is signed, with the grant it carries (an ID token
+// signed after it in the same request is left as it is).
+const granted = new WeakMap();
+
+const refuse = (message) => {
+  throw new AssertionError({ message });
+};
+
+// A request parameter given once or more: its values.
+const all = (value) => (value === undefined ? [] : [value].flat());
+
+server.service.on('beforeWellKnownOpenIdConfiguration', (response) => {
+  const issuer = server.issuer.url;
+  Object.assign(response.body, {
+    registration_endpoint: `${issuer}/register`,
+    token_endpoint_auth_methods_supported: AUTH_METHODS,
+    grant_types_supported: [...response.body.grant_types_supported, 'refresh_token'],
+    authorization_response_iss_parameter_supported: true,
+  });
+});
+
+server.service.addRoute('POST', '/register', async (req, res) => {
+  const asked = req.body ?? {};
+  const wrong = (error, error_description) => reply(res, 400, { error, error_description });
+  const uris = asked.redirect_uris;
+  if (!Array.isArray(uris) || uris.length === 0) {
+    return wrong('invalid_redirect_uri', 'redirect_uris: at least one is needed');
+  }
+  for (const uri of uris) {
+    if (typeof uri !== 'string' || !URL.canParse(uri) || new URL(uri).hash !== '') {
+      return wrong('invalid_redirect_uri', `not an absolute URL without a fragment: ${uri}`);
+    }
+  }
+  const method = asked.token_endpoint_auth_method ?? 'client_secret_basic';
+  if (!AUTH_METHODS.includes(method)) {
+    return wrong('invalid_client_metadata', `token_endpoint_auth_method ${method} is not supported`);
+  }
+  const client = {
+    ...asked,
+    redirect_uris: uris,
+    token_endpoint_auth_method: method,
+    grant_types: asked.grant_types ?? ['authorization_code'],
+    response_types: asked.response_types ?? ['code'],
+    client_id: randomUUID(),
+    client_id_issued_at: now(),
+  };
+  if (method !== 'none') {
+    client.client_secret = randomBytes(32).toString('base64url');
+    client.client_secret_expires_at = 0;
+  }
+  clients.set(client.client_id, client);
+  reply(res, 201, client);
+});
+
+server.service.on('beforeAuthorizeRedirect', ({ url }, req) => {
+  const q = req.query;
+  const client = clients.get(q.client_id);
+  const problem =
+    client === undefined
+      ? `unknown client_id ${q.client_id}`
+      : !client.redirect_uris.includes(q.redirect_uri)
+        ? `redirect_uri ${q.redirect_uri} is not registered`
+        : q.code_challenge === undefined || q.code_challenge_method !== 'S256'
+          ? 'PKCE with code_challenge_method S256 is required'
+          : undefined;
+  const code = url.searchParams.get('code');
+  if (problem !== undefined) {
+    url.searchParams.delete('code');
+    url.searchParams.set('error', 'invalid_request');
+    url.searchParams.set('error_description', problem);
+  } else if (code !== null) {
+    codes.set(code, {
+      client_id: q.client_id,
+      redirect_uri: q.redirect_uri,
+      scope: q.scope,
+      resource: all(q.resource),
+    });
+  }
+  url.searchParams.set('iss', server.issuer.url);
+});
+
+// The client a token request authenticates as, checked against its registration.
+const authenticate = (req, clientId) => {
+  const client = clients.get(clientId);
+  if (client === undefined) refuse(`unknown client_id ${clientId}`);
+  const header = req.headers.authorization ?? '';
+  const decode = (part) => decodeURIComponent(part.replaceAll('+', ' '));
+  let secret;
+  if (client.token_endpoint_auth_method === 'client_secret_basic') {
+    const [scheme, encoded] = header.split(' ');
+    if (scheme?.toLowerCase() !== 'basic' || !encoded) refuse('client_secret_basic: no credentials');
+    const [id, given] = Buffer.from(encoded, 'base64').toString().split(':').map(decode);
+    if (id !== clientId) refuse('client_secret_basic: another client');
+    secret = given;
+  } else if (client.token_endpoint_auth_method === 'client_secret_post') {
+    secret = req.body.client_secret;
+  }
+  if (client.client_secret !== undefined && secret !== client.client_secret) {
+    refuse('invalid_client: wrong or missing client secret');
+  }
+};
+
+// The client id a token request names: in the form, or in its Basic credentials.
+const requestingClient = (req) => {
+  if (req.body.client_id !== undefined) return req.body.client_id;
+  const [scheme, encoded] = (req.headers.authorization ?? '').split(' ');
+  if (scheme?.toLowerCase() !== 'basic' || !encoded) return undefined;
+  return decodeURIComponent(Buffer.from(encoded, 'base64').toString().split(':')[0]);
+};
+
+// Scopes as a set of words.
+const words = (scope) => new Set((scope ?? '').split(' ').filter((word) => word !== ''));
+
+server.service.on('beforeTokenSigning', (token, req) => {
+  if (granted.has(req)) return;
+  const body = req.body;
+  const resource = all(body.resource);
+  let grant;
+  if (body.grant_type === 'authorization_code') {
+    const asked = codes.get(body.code);
+    codes.delete(body.code);
+    if (asked === undefined) refuse('invalid_grant: unknown or used code');
+    const clientId = requestingClient(req);
+    if (clientId !== asked.client_id) refuse('invalid_grant: the code was issued to another client');
+    authenticate(req, clientId);
+    if (body.redirect_uri !== asked.redirect_uri) refuse('invalid_grant: another redirect_uri');
+    if (body.code_verifier === undefined) refuse('invalid_grant: code_verifier is required');
+    if (resource.some((uri) => asked.resource.length > 0 && !asked.resource.includes(uri))) {
+      refuse('invalid_target: a resource not asked for at /authorize');
+    }
+    grant = { client_id: clientId, scope: asked.scope, resource: resource.length > 0 ? resource : asked.resource };
+  } else if (body.grant_type === 'refresh_token') {
+    const held = refreshes.get(body.refresh_token);
+    if (held === undefined) refuse('invalid_grant: unknown refresh_token');
+    const clientId = requestingClient(req);
+    if (clientId !== held.client_id) refuse('invalid_grant: the refresh token was issued to another client');
+    authenticate(req, clientId);
+    const had = words(held.scope);
+    if (![...words(body.scope)].every((scope) => had.has(scope))) {
+      refuse('invalid_scope: more than the refresh token was granted');
+    }
+    grant = { client_id: clientId, scope: body.scope ?? held.scope, resource: resource.length > 0 ? resource : held.resource };
+  } else {
+    granted.set(req, undefined);
+    if (resource.length > 0) token.payload.aud = resource.length === 1 ? resource[0] : resource;
+    return;
+  }
+  granted.set(req, grant);
+  token.payload.client_id = grant.client_id;
+  if (grant.scope === undefined) delete token.payload.scope;
+  else token.payload.scope = grant.scope;
+  if (grant.resource.length > 0) {
+    token.payload.aud = grant.resource.length === 1 ? grant.resource[0] : grant.resource;
+  }
+});
+
+server.service.on('beforeResponse', (response, req) => {
+  const grant = granted.get(req);
+  if (grant === undefined) return;
+  if (grant.scope === undefined) delete response.body.scope;
+  else response.body.scope = grant.scope;
+  if (response.body.refresh_token !== undefined) refreshes.set(response.body.refresh_token, grant);
+});
+// ---- end of the authorization-code flow --------------------------------------------------
 
 await server.start(0, '127.0.0.1');
 server.issuer.url = `http://127.0.0.1:${server.address().port}`;
