@@ -418,6 +418,75 @@ async fn origin_then_token_then_rate_limit_then_version_then_size() {
     assert_eq!(request.clone().token("wrong").send(to).await.status, 401);
 }
 
+/// The head of the answer to `request`, sent on a connection the client keeps open
+/// (`Connection` unsaid): its status and headers.
+async fn head_of_answer(to: SocketAddr, request: &str) -> Answer {
+    let mut stream = tokio::net::TcpStream::connect(to).await.expect("connects");
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut head = Vec::new();
+    let read = async {
+        while !head.ends_with(b"\r\n\r\n") {
+            let mut byte = [0];
+            assert_eq!(stream.read(&mut byte).await.unwrap(), 1, "{head:?}");
+            head.push(byte[0]);
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(20), read)
+        .await
+        .expect("an answer within 20 s");
+    let head = String::from_utf8(head).unwrap();
+    let mut lines = head.lines();
+    let status = lines.next().unwrap()[9..12].parse().unwrap();
+    let headers = lines
+        .filter_map(|line| line.split_once(':'))
+        .map(|(name, value)| (name.trim().to_owned(), value.trim().to_owned()))
+        .collect();
+    Answer {
+        status,
+        headers,
+        body: String::new(),
+    }
+}
+
+#[tokio::test]
+async fn a_refusal_before_the_body_is_read_says_that_the_connection_closes() {
+    // The server drops a connection whose request body it did not read: a client that
+    // reuses it (the next request of an OAuth client after a 401) must be told.
+    let with_token = HttpServer::spawn(mcp_tests::quickstart_bin(), &["--token", "s3cret"]);
+    let with_oauth = HttpServer::spawn(
+        mcp_tests::quickstart_bin(),
+        &[
+            "--oauth-issuer",
+            "http://127.0.0.1:9",
+            "--oauth-audience",
+            "http://127.0.0.1:9/mcp",
+        ],
+    );
+    for served in [&with_token, &with_oauth] {
+        let to = served.address;
+        // The body is still to come when the answer is made.
+        let post = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {to}\r\nContent-Type: application/json\r\n\
+             Content-Length: 46\r\n\r\n"
+        );
+        let answer = head_of_answer(to, &post).await;
+        assert_eq!(answer.status, 401, "{answer:?}");
+        assert_eq!(answer.header("Connection"), Some("close"), "{answer:?}");
+        let chunked = post.replace("Content-Length: 46", "Transfer-Encoding: chunked");
+        let answer = head_of_answer(to, &chunked).await;
+        assert_eq!(answer.header("Connection"), Some("close"), "{answer:?}");
+        // Nothing left unread: the connection may stay.
+        for request in [
+            format!("GET /mcp HTTP/1.1\r\nHost: {to}\r\n\r\n"),
+            post.replace("Content-Length: 46", "Content-Length: 0"),
+        ] {
+            let answer = head_of_answer(to, &request).await;
+            assert_eq!(answer.status, 401, "{answer:?}");
+            assert_eq!(answer.header("Connection"), None, "{answer:?}");
+        }
+    }
+}
+
 /// A `tools/call` of `name` over HTTP: the result.
 async fn call_over_http(served: &HttpServer, name: &str, arguments: Value) -> Value {
     let answer = Post::new(&call(1, name, arguments))

@@ -360,7 +360,7 @@ async fn guard(State(state): State<Arc<HttpState>>, mut request: Request, next: 
             peer.ip()
         });
     if let Some(refusal) = state.guard(request.headers(), client) {
-        return refusal;
+        return before_the_body(&request, refusal);
     }
     // Every request but those for the metadata that says how to get a token carries one.
     #[cfg(feature = "oauth")]
@@ -374,11 +374,31 @@ async fn guard(State(state): State<Arc<HttpState>>, mut request: Request, next: 
                 Ok(caller) => {
                     request.extensions_mut().insert(Arc::new(caller));
                 }
-                Err(refusal) => return refusal.response(verifier.config()),
+                Err(refusal) => {
+                    return before_the_body(&request, refusal.response(verifier.config()));
+                }
             }
         }
     }
     next.run(request).await
+}
+
+/// `refusal`, the answer to `request` given before its body is read. The server closes an
+/// HTTP/1 connection whose request body is left unread, unannounced: a client that sent
+/// its next request on it, such as an OAuth client fetching the metadata after a 401,
+/// would lose it. So the answer says `Connection: close` when the request has a body.
+fn before_the_body(request: &Request, mut refusal: Response) -> Response {
+    let headers = request.headers();
+    let has_body = headers.contains_key(header::TRANSFER_ENCODING)
+        || headers
+            .get(header::CONTENT_LENGTH)
+            .is_some_and(|length| length.as_bytes() != b"0");
+    if has_body && request.version() <= axum::http::Version::HTTP_11 {
+        refusal
+            .headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
+    refusal
 }
 
 /// A session's stream of notifications (the handshake's revisions): the changes of the
