@@ -82,6 +82,8 @@ struct Written {
     destructive,
     idempotent,
     dangerous,
+    // Served with OAuth (`serve --http --oauth-issuer …`): for callers granted this scope.
+    scopes("files:write"),
     errors(FileNotFoundError, PermissionError)
 )]
 fn write_file_content(
