@@ -4,6 +4,8 @@ import json
 import os
 import pathlib
 import shlex
+import shutil
+import socket
 import subprocess
 
 import jsonschema
@@ -12,6 +14,15 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 """The repository."""
 SPEC = ROOT / "spec" / "mcp"
+OAUTH = ROOT / "tests" / "oauth"
+"""The OAuth tests' authorization server: issuer.mjs, with oauth2-mock-server from npm."""
+
+
+def free_port():
+    """A free port on loopback, for a server that must know its own URL before it listens."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 @pytest.fixture
@@ -59,13 +70,13 @@ def conformance_server():
 
 
 def serving_http(binary):
-    """A fixture body: starts `binary` serving streamable HTTP on a free loopback port;
-    yields a function returning (url, process) for the given extra arguments."""
+    """A fixture body: starts `binary` serving streamable HTTP on a free loopback port (or
+    `address`); yields a function returning (url, process) for the given extra arguments."""
     started = []
 
-    def start(*extra):
+    def start(*extra, address="127.0.0.1:0"):
         process = subprocess.Popen(
-            [binary, "serve", "--http", "127.0.0.1:0", *extra],
+            [binary, "serve", "--http", address, *extra],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -86,6 +97,53 @@ def serving_http(binary):
 def http_server(quickstart):
     """The quickstart serving streamable HTTP: see `serving_http`."""
     yield from serving_http(quickstart)
+
+
+@pytest.fixture
+def authorization_server():
+    """A real OAuth authorization server, tests/oauth/issuer.mjs under Node (installed by
+    `npm ci --prefix tests/oauth`, which the test command runs): its issuer URL."""
+    node = shutil.which("node")
+    assert node is not None, "node is not on PATH: the authorization server runs under Node"
+    assert (OAUTH / "node_modules" / "oauth2-mock-server").is_dir(), (
+        "oauth2-mock-server is not installed: run `npm ci --prefix tests/oauth`"
+    )
+    # Its standard input stays open: it exits when that closes.
+    process = subprocess.Popen(
+        [node, "issuer.mjs"], cwd=OAUTH, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    line = process.stdout.readline()
+    try:
+        issuer = json.loads(line)["issuer"]
+    except (ValueError, KeyError, TypeError):
+        process.kill()
+        pytest.fail(f"the authorization server did not start: it said {line!r}, exit code {process.wait()}")
+    yield issuer
+    process.terminate()
+    process.wait(timeout=10)
+
+
+@pytest.fixture
+def oauth_quickstart(http_server, authorization_server):
+    """The quickstart serving streamable HTTP as a resource server of `authorization_server`:
+    a function that starts one with extra arguments, on a port chosen first so that its
+    audience is the URL clients use (or what `audience` makes of it), and returns that URL."""
+
+    def start(*extra, audience=lambda url: url):
+        address = f"127.0.0.1:{free_port()}"
+        url = f"http://{address}/mcp"
+        served, _ = http_server(
+            "--oauth-issuer",
+            authorization_server,
+            "--oauth-audience",
+            audience(url),
+            *extra,
+            address=address,
+        )
+        assert served == url
+        return url
+
+    return start
 
 
 @pytest.fixture

@@ -11,16 +11,10 @@ import time
 
 import anyio
 
-from conftest import ROOT
+from conftest import ROOT, free_port
 
 PYTHON_SERVER = ROOT / "tests" / "python" / "servers" / "python_server.py"
 EVERYTHING = "npx -y @modelcontextprotocol/server-everything@2026.8.31"
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 class PythonHttpServer:
