@@ -39,8 +39,9 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 echo "== cargo doc"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 
-# The authorization server of the OAuth tests (tests/tests/oauth.rs): oauth2-mock-server,
-# pinned by tests/oauth/package-lock.json.
+# The authorization server of the OAuth tests (tests/tests/oauth.rs, and the Python SDKs'
+# OAuth clients in tests/python): oauth2-mock-server, pinned by tests/oauth/package-lock.json,
+# under the machine's `node`.
 echo "== npm ci: the OAuth tests' authorization server"
 npm ci --prefix tests/oauth --no-audit --no-fund --loglevel=error
 
