@@ -1,5 +1,6 @@
 //! Helpers shared by the workspace-level tests.
 
+pub mod issuer;
 pub mod nginx;
 
 use std::ffi::OsStr;

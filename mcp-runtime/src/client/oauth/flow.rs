@@ -84,7 +84,7 @@ impl Session {
             // Another flow, or the store, already gave newer tokens.
             return Ok(());
         }
-        drop(known);
+        // The lock is held to the end: a request refused meanwhile waits for these tokens.
         match trigger {
             Trigger::Start => {
                 if let Some(tokens) = current {
