@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! mcp-bench stdio [--window W] [-n N] -- CMD [ARGS...]
-//! mcp-bench http URL [--clients C] [-n N]
+//! mcp-bench http URL [--clients C] [-n N] [--bearer TOKEN]
+//! mcp-bench oauth [--rounds R] [--alg rs256|es256] [--clients C] [-n N]
 //! mcp-bench startup [--runs R] [--list] -- CMD [ARGS...]
 //! mcp-bench inflight [-n N] -- CMD [ARGS...]
 //! mcp-bench suite [--rounds R] [--quick]
@@ -22,7 +23,7 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 
-use driver::{http, proto, stdio, suite, through_client};
+use driver::{http, oauth, proto, stdio, suite, through_client};
 
 /// Measures MCP servers.
 #[derive(Parser)]
@@ -104,7 +105,36 @@ enum Command {
         /// The server's process id, to report its CPU time per call.
         #[arg(long)]
         pid: Option<u32>,
+        /// An access token to send with every request (`Authorization: Bearer TOKEN`).
+        #[arg(long, value_name = "TOKEN")]
+        bearer: Option<String>,
         /// Print one JSON object instead of a line.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Serves bench-server over HTTP without auth and with OAuth access tokens from an
+    /// authorization server in this process, under the same load, round after round;
+    /// prints each run and a Markdown table of the medians and ratios.
+    Oauth {
+        /// Rounds; the two servers alternate which goes first.
+        #[arg(long, default_value_t = 5)]
+        rounds: usize,
+        /// The tokens' signing algorithm.
+        #[arg(long, value_enum, default_value_t = oauth::Signing::Rs256)]
+        alg: oauth::Signing,
+        /// Concurrent connections.
+        #[arg(long, default_value_t = 16)]
+        clients: u64,
+        /// Calls measured in each run, over all connections.
+        #[arg(short, default_value_t = 50_000)]
+        n: u64,
+        /// Calls before measuring in each run, over all connections.
+        #[arg(long, default_value_t = 2_000)]
+        warmup: u64,
+        /// Where bench-server is; by default beside this program.
+        #[arg(long)]
+        bin_dir: Option<PathBuf>,
+        /// Print one JSON object instead of the runs and the table.
         #[arg(long)]
         json: bool,
     },
@@ -222,6 +252,7 @@ fn run(cli: Cli) -> std::io::Result<ExitCode> {
             tool,
             threads,
             pid,
+            bearer,
             json,
         } => {
             let options = http::HttpOptions {
@@ -230,10 +261,29 @@ fn run(cli: Cli) -> std::io::Result<ExitCode> {
                 warmup,
                 tool,
                 threads,
+                bearer,
             };
             let report = http::run(&url, &options, pid)?;
             print(json, report.line(), &report.json());
             verdict(report.errors + report.lost)
+        }
+        Command::Oauth {
+            rounds,
+            alg,
+            clients,
+            n,
+            warmup,
+            bin_dir,
+            json,
+        } => {
+            let options = oauth::OauthOptions {
+                rounds: rounds.max(1),
+                load: oauth::Load { clients, n, warmup },
+                signing: alg,
+                bin_dir,
+                json,
+            };
+            verdict(oauth::run(&options)?)
         }
         Command::Startup {
             runs,

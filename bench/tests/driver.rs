@@ -183,3 +183,38 @@ fn the_floor_answers_calls_with_the_frameworks_bytes() {
         "capabilities"
     );
 }
+
+/// `mcp-bench oauth`: the server taking access tokens answers every call right, and
+/// fetches the authorization server's keys once, then keeps them.
+#[test]
+fn every_call_with_an_access_token_is_answered_right() {
+    let bin_dir = std::path::Path::new(SERVER)
+        .parent()
+        .expect("the servers' directory")
+        .to_str()
+        .expect("a UTF-8 path");
+    for alg in ["rs256", "es256"] {
+        let report = bench(&[
+            "oauth",
+            "--rounds",
+            "1",
+            "--alg",
+            alg,
+            "--clients",
+            "4",
+            "-n",
+            "400",
+            "--warmup",
+            "40",
+            "--bin-dir",
+            bin_dir,
+        ]);
+        assert_eq!(report["wrong"], 0, "{alg}: {report}");
+        assert_eq!(report["key_fetches"], 1, "{alg}: {report}");
+        for side in ["no_auth", "oauth"] {
+            let run = &report["rounds"][0][side];
+            assert_eq!(run["errors"], 0, "{alg} {side}: {report}");
+            assert_eq!(run["lost"], 0, "{alg} {side}: {report}");
+        }
+    }
+}

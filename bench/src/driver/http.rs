@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 use hyper::client::conn::http1::SendRequest;
-use hyper::header::{ACCEPT, CONTENT_TYPE, HOST, HeaderName, HeaderValue};
+use hyper::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HOST, HeaderName, HeaderValue};
 use hyper::{Method, Request, StatusCode, Uri};
 use hyper_util::rt::TokioIo;
 use serde_json::json;
@@ -29,6 +29,8 @@ pub(crate) struct HttpOptions {
     pub(crate) tool: String,
     /// The driver's own runtime threads.
     pub(crate) threads: usize,
+    /// An access token every request carries (`Authorization: Bearer …`), if any.
+    pub(crate) bearer: Option<String>,
 }
 
 /// What a run over HTTP measured.
@@ -91,10 +93,12 @@ struct Connection {
     sender: SendRequest<Full<Bytes>>,
     path: Uri,
     host: HeaderValue,
+    /// `Bearer <token>`, when requests carry a token.
+    authorization: Option<HeaderValue>,
 }
 
 impl Connection {
-    async fn open(uri: &Uri) -> io::Result<Self> {
+    async fn open(uri: &Uri, authorization: Option<&HeaderValue>) -> io::Result<Self> {
         let authority = uri
             .authority()
             .ok_or_else(|| io::Error::other(format!("`{uri}` has no host")))?
@@ -110,6 +114,7 @@ impl Connection {
             sender,
             path: path.parse().map_err(io::Error::other)?,
             host: HeaderValue::try_from(authority).map_err(io::Error::other)?,
+            authorization: authorization.cloned(),
         })
     }
 
@@ -130,6 +135,9 @@ impl Connection {
             HeaderName::from_static("mcp-protocol-version"),
             HeaderValue::from_static(proto::PROTOCOL_VERSION),
         );
+        if let Some(authorization) = &self.authorization {
+            headers.insert(AUTHORIZATION, authorization.clone());
+        }
         self.sender.ready().await.map_err(io::Error::other)?;
         let response = self
             .sender
@@ -199,11 +207,17 @@ pub(crate) fn run(
             .build()?,
     };
     let template = CallTemplate::new(&options.tool);
+    let authorization = options
+        .bearer
+        .as_ref()
+        .map(|token| HeaderValue::try_from(format!("Bearer {token}")))
+        .transpose()
+        .map_err(|_| io::Error::other("the token is not a valid header value"))?;
     let share = |total: u64, client: u64| total / clients + u64::from(client < total % clients);
     runtime.block_on(async {
         let mut connections = Vec::with_capacity(usize::try_from(clients).unwrap_or(0));
         for _ in 0..clients {
-            let mut connection = Connection::open(&uri).await?;
+            let mut connection = Connection::open(&uri, authorization.as_ref()).await?;
             let (status, body) = connection.post(proto::initialize(0).into_bytes()).await?;
             if status != StatusCode::OK || proto::answer_id(&body).is_none_or(|(_, ok)| !ok) {
                 return Err(io::Error::other(format!(

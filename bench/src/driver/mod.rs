@@ -1,7 +1,12 @@
 //! The driver's parts: messages and checks, statistics, the stdio and HTTP clients, and
-//! the suite; and calls through `mcp_runtime::client`, to measure it.
+//! the suite; calls through `mcp_runtime::client`, to measure it; and HTTP with and without
+//! OAuth access tokens, from an authorization server in process.
 
 pub(crate) mod http;
+// The authorization server and test keys the criterion bench of OAuth uses too.
+#[path = "../../../mcp-runtime/benches/fixtures/mod.rs"]
+pub(crate) mod issuer;
+pub(crate) mod oauth;
 pub(crate) mod proto;
 pub(crate) mod stats;
 pub(crate) mod stdio;

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::http::{self, HttpReport, HttpServer};
+use super::oauth::{self, Signing, Tokens};
 use super::proto;
 use super::stats;
 use super::stdio::{self, InflightReport, StartupReport, StdioReport};
@@ -20,30 +21,37 @@ struct Programs {
 
 impl Programs {
     fn find(dir: Option<PathBuf>) -> io::Result<Self> {
-        let dir = match dir {
-            Some(dir) => dir,
-            None => std::env::current_exe()?
-                .parent()
-                .map(Path::to_path_buf)
-                .ok_or_else(|| io::Error::other("this program has no directory"))?,
-        };
-        let find = |name: &str| -> io::Result<String> {
-            let path = dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
-            if path.is_file() {
-                Ok(path.to_string_lossy().into_owned())
-            } else {
-                Err(io::Error::other(format!(
-                    "`{}` is missing: build the servers first (cargo build --release -p mcp-bench)",
-                    path.display()
-                )))
-            }
-        };
+        let dir = bin_dir(dir)?;
         Ok(Self {
-            floor_stdio: find("floor-stdio")?,
-            floor_http: find("floor-http")?,
-            server: find("bench-server")?,
-            server_1000: find("bench-server-1000")?,
+            floor_stdio: program(&dir, "floor-stdio")?,
+            floor_http: program(&dir, "floor-http")?,
+            server: program(&dir, "bench-server")?,
+            server_1000: program(&dir, "bench-server-1000")?,
         })
+    }
+}
+
+/// Where the measured programs are: `dir`, or by default beside this program.
+pub(crate) fn bin_dir(dir: Option<PathBuf>) -> io::Result<PathBuf> {
+    match dir {
+        Some(dir) => Ok(dir),
+        None => std::env::current_exe()?
+            .parent()
+            .map(Path::to_path_buf)
+            .ok_or_else(|| io::Error::other("this program has no directory")),
+    }
+}
+
+/// The path of the program `name` in `dir`, which must be there.
+pub(crate) fn program(dir: &Path, name: &str) -> io::Result<String> {
+    let path = dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    if path.is_file() {
+        Ok(path.to_string_lossy().into_owned())
+    } else {
+        Err(io::Error::other(format!(
+            "`{}` is missing: build the servers first (cargo build --release -p mcp-bench)",
+            path.display()
+        )))
     }
 }
 
@@ -95,6 +103,8 @@ struct Round {
     latency: [StdioReport; 2],
     throughput: [StdioReport; 2],
     http: [HttpReport; 2],
+    /// bench-server over HTTP without auth and with OAuth access tokens (RS256).
+    oauth: [HttpReport; 2],
     /// `initialize`: bench-server, bench-server-1000.
     startup: [StartupReport; 2],
     /// `tools/list`: bench-server, bench-server-1000.
@@ -114,7 +124,11 @@ impl Round {
             .chain(&self.throughput)
             .chain(&self.catalog)
             .filter_map(|r| r.cpu.others_cores);
-        let http = self.http.iter().filter_map(|r| r.cpu.others_cores);
+        let http = self
+            .http
+            .iter()
+            .chain(&self.oauth)
+            .filter_map(|r| r.cpu.others_cores);
         stdio.chain(http).fold(0.0, f64::max)
     }
 
@@ -127,7 +141,12 @@ impl Round {
             .chain(&self.catalog)
             .map(|r| r.errors + r.lost)
             .sum();
-        let http: u64 = self.http.iter().map(|r| r.errors + r.lost).sum();
+        let http: u64 = self
+            .http
+            .iter()
+            .chain(&self.oauth)
+            .map(|r| r.errors + r.lost)
+            .sum();
         let startup: usize = self
             .startup
             .iter()
@@ -139,7 +158,7 @@ impl Round {
 }
 
 /// Runs `a` and `b` in this order, or the other way round; the results as `[a, b]`.
-fn pair<T>(
+pub(crate) fn pair<T>(
     swap: bool,
     mut a: impl FnMut() -> io::Result<T>,
     mut b: impl FnMut() -> io::Result<T>,
@@ -153,11 +172,17 @@ fn pair<T>(
     })
 }
 
-fn say(round: usize, what: &str, line: &str) {
+/// Prints one run's line, labelled with its round.
+pub(crate) fn say(round: usize, what: &str, line: &str) {
     println!("round {round} | {what:<32} | {line}");
 }
 
-fn one_round(round: usize, programs: &Programs, sizes: &Sizes) -> io::Result<Round> {
+fn one_round(
+    round: usize,
+    programs: &Programs,
+    sizes: &Sizes,
+    tokens: &Tokens,
+) -> io::Result<Round> {
     let swap = round % 2 == 0;
     let deadline = Duration::from_secs(600);
     let stdio_command = |program: &str| -> Vec<String> {
@@ -214,6 +239,7 @@ fn one_round(round: usize, programs: &Programs, sizes: &Sizes) -> io::Result<Rou
             warmup: sizes.http_warmup,
             tool: proto::DEFAULT_TOOL.to_owned(),
             threads: 1,
+            bearer: None,
         };
         let report = http::run(&server.url, &options, Some(server.pid()))?;
         say(
@@ -243,6 +269,12 @@ fn one_round(round: usize, programs: &Programs, sizes: &Sizes) -> io::Result<Rou
             http_run(command, "bench-server")
         },
     )?;
+    let load = oauth::Load {
+        clients: sizes.clients,
+        n: sizes.http_n,
+        warmup: sizes.http_warmup,
+    };
+    let oauth = oauth::round(round, swap, &programs.server, tokens, load, true)?;
     let startup_run = |program: &str, label: &str, list: bool| {
         let report = stdio::startup(&stdio_command(program), sizes.startup_runs, list)?;
         say(round, &format!("startup {label}"), &report.line());
@@ -289,6 +321,7 @@ fn one_round(round: usize, programs: &Programs, sizes: &Sizes) -> io::Result<Rou
         latency,
         throughput,
         http,
+        oauth,
         startup,
         list,
         inflight,
@@ -298,7 +331,7 @@ fn one_round(round: usize, programs: &Programs, sizes: &Sizes) -> io::Result<Rou
 
 /// Which way a ratio should go.
 #[derive(Clone, Copy)]
-enum Target {
+pub(crate) enum Target {
     AtMost(f64),
     AtLeast(f64),
     None,
@@ -323,7 +356,7 @@ impl Target {
 }
 
 /// One row of a comparison: a figure of each side per round.
-struct Row {
+pub(crate) struct Row {
     what: String,
     unit: &'static str,
     pairs: Vec<(f64, f64)>,
@@ -331,12 +364,12 @@ struct Row {
 }
 
 impl Row {
-    fn new(
+    pub(crate) fn new<R>(
         what: impl Into<String>,
         unit: &'static str,
         target: Target,
-        rounds: &[Round],
-        figure: impl Fn(&Round) -> (f64, f64),
+        rounds: &[R],
+        figure: impl Fn(&R) -> (f64, f64),
     ) -> Self {
         Self {
             what: what.into(),
@@ -398,7 +431,9 @@ fn figure(value: f64, unit: &str) -> String {
     }
 }
 
-fn table(title: &str, left: &str, right: &str, rows: &[Row]) -> Vec<Option<bool>> {
+/// Prints a Markdown table of `rows`, `right` against `left`; whether each row met its
+/// target, if it has one.
+pub(crate) fn table(title: &str, left: &str, right: &str, rows: &[Row]) -> Vec<Option<bool>> {
     println!();
     println!("### {title}");
     println!();
@@ -424,7 +459,7 @@ fn mib(kib: Option<u64>) -> f64 {
 }
 
 /// The system's load averages, which tell whether something else ran meanwhile.
-fn load_average() -> String {
+pub(crate) fn load_average() -> String {
     std::fs::read_to_string("/proc/loadavg").map_or_else(
         |_| "-".to_owned(),
         |text| {
@@ -440,6 +475,7 @@ fn load_average() -> String {
 pub(crate) fn run(rounds: usize, quick: bool, bin_dir: Option<PathBuf>) -> io::Result<u64> {
     let programs = Programs::find(bin_dir)?;
     let sizes = Sizes::new(quick);
+    let tokens = Tokens::new(Signing::Rs256)?;
     println!(
         "# mcp-bench suite: {rounds} round(s){}, {} core(s)",
         if quick { ", quick" } else { "" },
@@ -449,7 +485,7 @@ pub(crate) fn run(rounds: usize, quick: bool, bin_dir: Option<PathBuf>) -> io::R
     let mut all = Vec::with_capacity(rounds);
     for round in 1..=rounds {
         println!("round {round} | load average {}", load_average());
-        all.push(one_round(round, &programs, &sizes)?);
+        all.push(one_round(round, &programs, &sizes, &tokens)?);
     }
     let rounds = &all;
     let w = sizes.window;
@@ -530,6 +566,12 @@ pub(crate) fn run(rounds: usize, quick: bool, bin_dir: Option<PathBuf>) -> io::R
             ),
         ],
     );
+    met.extend(table(
+        "bench-server with OAuth access tokens (RS256, kept keys) against without auth",
+        "no auth",
+        "OAuth",
+        &oauth::rows(rounds, |r| &r.oauth, c),
+    ));
     met.extend(table(
         "Start-up: 3 tools against 1,000",
         "bench-server",
