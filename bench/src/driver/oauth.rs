@@ -212,6 +212,14 @@ pub(crate) fn run(options: &OauthOptions) -> io::Result<u64> {
         .iter()
         .map(|r| r[1].calls_per_s / r[0].calls_per_s)
         .collect();
+    // What checking the token costs the server per call, in CPU time: with − without.
+    let added: Vec<f64> = rounds
+        .iter()
+        .map(|r| match (r[0].cpu.server_us, r[1].cpu.server_us) {
+            (Some(without), Some(with)) => with - without,
+            _ => f64::NAN,
+        })
+        .collect();
     if options.json {
         let runs: Vec<_> = rounds
             .iter()
@@ -226,6 +234,7 @@ pub(crate) fn run(options: &OauthOptions) -> io::Result<u64> {
                 "no_auth_calls_per_s": stats::json_number(Some(stats::median(&calls(0)))),
                 "oauth_calls_per_s": stats::json_number(Some(stats::median(&calls(1)))),
                 "ratio": stats::json_number(Some(stats::median(&ratios))),
+                "server_cpu_added_us": stats::json_number(Some(stats::median(&added))),
                 "key_fetches": tokens.key_fetches(),
                 "wrong": wrong,
             })
@@ -252,7 +261,13 @@ pub(crate) fn run(options: &OauthOptions) -> io::Result<u64> {
             format!("{most:.2}")
         })
         .collect();
+    let per_round: Vec<String> = added.iter().map(|us| format!("{us:.1}")).collect();
     println!();
+    println!(
+        "Server CPU the token adds per call: {:.1} µs (median of rounds; per round {}).",
+        stats::median(&added),
+        per_round.join(", ")
+    );
     println!(
         "Other processes' CPU during the timed runs, the most in either run, per round: {} core(s). \
          Key set fetched {} time(s) by {} server(s) taking tokens. Wrong or missing answers: {wrong}.",
