@@ -12,7 +12,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::jsonrpc::{self, Id};
-use super::served::{Snapshot, cursor_name, cursor_of};
+use super::served::Snapshot;
 use super::stateless::{self, Mirrored};
 use super::{Answer, Fault, Server, Step};
 use crate::registration::CompletionContext;
@@ -64,56 +64,6 @@ fn string_param<'a>(params: &'a Map<String, Value>, name: &str) -> Result<&'a st
 }
 
 impl Server {
-    /// The page of `items` (in key order) that `params`' cursor starts, under `field`.
-    fn page(
-        &self,
-        field: &str,
-        items: Vec<(String, Value)>,
-        params: &Map<String, Value>,
-        stateless: bool,
-    ) -> Result<Value, Fault> {
-        let start = match params.get("cursor") {
-            None | Some(Value::Null) => 0,
-            Some(Value::String(cursor)) => {
-                let key = cursor_name(cursor).ok_or_else(|| invalid("invalid cursor"))?;
-                items
-                    .binary_search_by(|(other, _)| other.as_str().cmp(&key))
-                    .map_err(|_| invalid("invalid cursor"))?
-            }
-            Some(_) => return Err(invalid("invalid cursor")),
-        };
-        let end = items.len().min(start + self.page_size);
-        let mut page = Map::new();
-        if let Some((next, _)) = items.get(end) {
-            page.insert("nextCursor".to_owned(), Value::String(cursor_of(next)));
-        }
-        let listed = items
-            .into_iter()
-            .skip(start)
-            .take(end - start)
-            .map(|(_, item)| item);
-        page.insert(field.to_owned(), Value::Array(listed.collect()));
-        if stateless {
-            self.hint(&mut page, None);
-        }
-        Ok(Value::Object(page))
-    }
-
-    /// Adds `ttlMs` and `cacheScope` to a 2026-07-28 result: the server's, or those of
-    /// `own` where it has them.
-    fn hint(&self, result: &mut Map<String, Value>, own: Option<&Value>) {
-        let ttl = own
-            .and_then(|own| own.get("ttlMs"))
-            .cloned()
-            .unwrap_or_else(|| json!(self.cache.ttl_ms()));
-        let scope = own
-            .and_then(|own| own.get("cacheScope"))
-            .cloned()
-            .unwrap_or_else(|| json!(self.cache.scope));
-        result.insert("ttlMs".to_owned(), ttl);
-        result.insert("cacheScope".to_owned(), scope);
-    }
-
     /// A request of resources, prompts or completion: `None` when `method` is none of
     /// theirs.
     pub(super) fn catalog(
@@ -125,31 +75,7 @@ impl Server {
         stateless: bool,
         mirrored: Option<&Mirrored<'_>>,
     ) -> Option<Step> {
-        let registry = &snapshot.registry;
-        let listed =
-            |items: Vec<(String, Value)>, field| self.page(field, items, params, stateless);
         let answer = match method {
-            "resources/list" => listed(
-                registry
-                    .resources()
-                    .map(|r| (r.uri().to_owned(), json!(r.listed())))
-                    .collect(),
-                "resources",
-            ),
-            "resources/templates/list" => listed(
-                registry
-                    .resource_templates()
-                    .map(|t| (t.uri_template(), json!(t.listed())))
-                    .collect(),
-                "resourceTemplates",
-            ),
-            "prompts/list" => listed(
-                registry
-                    .prompts()
-                    .map(|p| (p.name().to_owned(), json!(p.definition())))
-                    .collect(),
-                "prompts",
-            ),
             "resources/read" => return Some(self.read(snapshot, id, params, stateless, mirrored)),
             "prompts/get" => return Some(self.get(snapshot, id, params, stateless, mirrored)),
             "completion/complete" => self.complete(snapshot, params),

@@ -1,0 +1,154 @@
+//! The four listings, `tools/list`, `resources/list`, `resources/templates/list` and
+//! `prompts/list`: each in key order, in pages that an opaque cursor continues, with the
+//! cache hints of 2026-07-28.
+
+use serde::Serialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value, json};
+
+use super::jsonrpc::{self, Id};
+use super::served::{Snapshot, cursor_name, cursor_of};
+use super::{Answer, CacheScope, Fault, Server, fault_response};
+
+/// One page of `tools/list`.
+#[derive(Serialize)]
+struct ToolPage<'a> {
+    tools: &'a [Box<RawValue>],
+    #[serde(rename = "nextCursor", skip_serializing_if = "Option::is_none")]
+    next_cursor: Option<String>,
+    #[serde(rename = "ttlMs", skip_serializing_if = "Option::is_none")]
+    ttl_ms: Option<u64>,
+    #[serde(rename = "cacheScope", skip_serializing_if = "Option::is_none")]
+    cache_scope: Option<CacheScope>,
+}
+
+impl Server {
+    /// A listing request's answer; `None` when `method` is not a listing.
+    pub(super) fn list(
+        &self,
+        snapshot: &Snapshot,
+        id: &Id,
+        method: &str,
+        params: &Map<String, Value>,
+        stateless: bool,
+    ) -> Option<Answer> {
+        let registry = &snapshot.registry;
+        let listed =
+            |items: Vec<(String, Value)>, field| self.page(field, items, params, stateless);
+        let answer = match method {
+            "tools/list" => {
+                return Some(Answer::ok(
+                    match self.list_tools(snapshot, params, stateless) {
+                        Ok(page) => self.respond(id, stateless, &page),
+                        Err(fault) => fault_response(id, fault),
+                    },
+                ));
+            }
+            "resources/list" => listed(
+                registry
+                    .resources()
+                    .map(|r| (r.uri().to_owned(), json!(r.listed())))
+                    .collect(),
+                "resources",
+            ),
+            "resources/templates/list" => listed(
+                registry
+                    .resource_templates()
+                    .map(|t| (t.uri_template(), json!(t.listed())))
+                    .collect(),
+                "resourceTemplates",
+            ),
+            "prompts/list" => listed(
+                registry
+                    .prompts()
+                    .map(|p| (p.name().to_owned(), json!(p.definition())))
+                    .collect(),
+                "prompts",
+            ),
+            _ => return None,
+        };
+        Some(Answer::ok(match answer {
+            Ok(result) => self.respond(id, stateless, &result),
+            Err(fault) => fault_response(id, fault),
+        }))
+    }
+
+    fn list_tools<'a>(
+        &self,
+        snapshot: &'a Snapshot,
+        params: &Map<String, Value>,
+        stateless: bool,
+    ) -> Result<ToolPage<'a>, Fault> {
+        let invalid = || (jsonrpc::INVALID_PARAMS, "invalid cursor".to_owned(), None);
+        let listing = snapshot.listing();
+        let start = match params.get("cursor") {
+            None | Some(Value::Null) => 0,
+            Some(Value::String(cursor)) => {
+                let name = cursor_name(cursor).ok_or_else(invalid)?;
+                listing.names.binary_search(&name).map_err(|_| invalid())?
+            }
+            Some(_) => return Err(invalid()),
+        };
+        let end = listing.tools.len().min(start + self.page_size);
+        Ok(ToolPage {
+            tools: &listing.tools[start..end],
+            next_cursor: listing.names.get(end).map(|next| cursor_of(next)),
+            ttl_ms: stateless.then(|| self.cache.ttl_ms()),
+            cache_scope: stateless.then_some(self.cache.scope),
+        })
+    }
+
+    /// The page of `items` (in key order) that `params`' cursor starts, under `field`.
+    fn page(
+        &self,
+        field: &str,
+        items: Vec<(String, Value)>,
+        params: &Map<String, Value>,
+        stateless: bool,
+    ) -> Result<Value, Fault> {
+        let start = match params.get("cursor") {
+            None | Some(Value::Null) => 0,
+            Some(Value::String(cursor)) => {
+                let key = cursor_name(cursor).ok_or_else(|| invalid("invalid cursor"))?;
+                items
+                    .binary_search_by(|(other, _)| other.as_str().cmp(&key))
+                    .map_err(|_| invalid("invalid cursor"))?
+            }
+            Some(_) => return Err(invalid("invalid cursor")),
+        };
+        let end = items.len().min(start + self.page_size);
+        let mut page = Map::new();
+        if let Some((next, _)) = items.get(end) {
+            page.insert("nextCursor".to_owned(), Value::String(cursor_of(next)));
+        }
+        let listed = items
+            .into_iter()
+            .skip(start)
+            .take(end - start)
+            .map(|(_, item)| item);
+        page.insert(field.to_owned(), Value::Array(listed.collect()));
+        if stateless {
+            self.hint(&mut page, None);
+        }
+        Ok(Value::Object(page))
+    }
+
+    /// Adds `ttlMs` and `cacheScope` to a 2026-07-28 result: the server's, or those of
+    /// `own` where it has them.
+    pub(super) fn hint(&self, result: &mut Map<String, Value>, own: Option<&Value>) {
+        let ttl = own
+            .and_then(|own| own.get("ttlMs"))
+            .cloned()
+            .unwrap_or_else(|| json!(self.cache.ttl_ms()));
+        let scope = own
+            .and_then(|own| own.get("cacheScope"))
+            .cloned()
+            .unwrap_or_else(|| json!(self.cache.scope));
+        result.insert("ttlMs".to_owned(), ttl);
+        result.insert("cacheScope".to_owned(), scope);
+    }
+}
+
+fn invalid(message: &str) -> Fault {
+    (jsonrpc::INVALID_PARAMS, message.to_owned(), None)
+}

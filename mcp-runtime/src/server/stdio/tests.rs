@@ -1,0 +1,589 @@
+//! The stdio server's tests: a server over pipes of bytes, written and read back.
+
+use super::*;
+use serde_json::Value;
+
+/// Bytes written, readable after.
+#[derive(Clone, Default)]
+struct Shared(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Shared {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        lock(&self.0).extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn the_limit_is_sixteen_mebibytes() {
+    // What the error message says, and what clients are told to stay under.
+    assert_eq!(MAX_MESSAGE_BYTES, 16_777_216);
+}
+
+/// Each outcome of `read_message` over `input`, to its end: whether the message was
+/// whole, and how many bytes of it were kept. No input here holds more than 3.
+fn messages(input: &[u8]) -> Vec<(bool, usize)> {
+    let mut input = io::BufReader::with_capacity(BUFFER, input);
+    let mut read = Vec::new();
+    loop {
+        let mut line = Vec::new();
+        match read_message(&mut input, &mut line).unwrap() {
+            None => return read,
+            Some(whole) => read.push((whole, line.len())),
+        }
+        assert!(read.len() <= 3, "more messages than were written: {read:?}");
+    }
+}
+
+#[test]
+fn a_message_up_to_the_limit_is_read_whole_and_a_longer_one_is_skipped() {
+    let at_limit = [vec![b' '; MAX_MESSAGE_BYTES], b"\n".to_vec()].concat();
+    assert_eq!(messages(&at_limit), [(true, MAX_MESSAGE_BYTES + 1)]);
+    // The last line of the input needs no newline.
+    assert_eq!(
+        messages(&at_limit[..MAX_MESSAGE_BYTES]),
+        [(true, MAX_MESSAGE_BYTES)]
+    );
+    // One byte more: skipped to its newline, and the next message is read whole.
+    let past = [
+        vec![b' '; MAX_MESSAGE_BYTES + 1],
+        b"\n{}\n".to_vec(),
+        vec![b' '; 2 * MAX_MESSAGE_BYTES],
+    ]
+    .concat();
+    assert_eq!(
+        messages(&past),
+        [
+            (false, MAX_MESSAGE_BYTES + 1),
+            (true, 3),
+            (false, MAX_MESSAGE_BYTES + 1)
+        ]
+    );
+}
+
+/// Bytes written, announced on a channel as they come.
+struct Announced(std::sync::mpsc::Sender<Vec<u8>>);
+
+impl Write for Announced {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        let _ = self.0.send(bytes.to_vec());
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn an_answer_is_written_while_input_stays_open() {
+    let (input, mut client) = io::pipe().unwrap();
+    let (written, answers) = std::sync::mpsc::channel();
+    let server = Arc::new(Server::new(crate::Registry::global()));
+    let serving = tokio::spawn(serve(
+        server,
+        input,
+        Announced(written),
+        std::future::pending(),
+    ));
+    client
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n")
+        .unwrap();
+    let answer = tokio::task::spawn_blocking(move || {
+        answers.recv_timeout(std::time::Duration::from_secs(10))
+    })
+    .await
+    .unwrap()
+    .expect("the answer, before input ends");
+    assert_eq!(answer, b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n");
+    drop(client);
+    serving.await.unwrap().unwrap();
+}
+
+#[tokio::test]
+async fn an_awaited_call_is_answered_by_the_writer() {
+    let registry = crate::Registry::builder()
+        .tool(
+            crate::ToolDefinition::new("t.echo", schemars::json_schema!({ "type": "object" }))
+                .unwrap(),
+            |arguments: crate::Arguments, _ctx: crate::ToolContext| async move {
+                tokio::task::yield_now().await;
+                Ok::<_, crate::ToolError>(Value::Object(arguments))
+            },
+        )
+        .build()
+        .unwrap();
+    let (input, mut client) = io::pipe().unwrap();
+    let (written, answers) = std::sync::mpsc::channel();
+    let serving = tokio::spawn(serve(
+        Arc::new(Server::new(registry)),
+        input,
+        Announced(written),
+        std::future::pending(),
+    ));
+    client
+        .write_all(
+            concat!(
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","#,
+                r#""params":{"name":"t.echo","arguments":{"a":1}}}"#,
+                "\n"
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+    let answer = tokio::task::spawn_blocking(move || {
+        answers.recv_timeout(std::time::Duration::from_secs(10))
+    })
+    .await
+    .unwrap()
+    .expect("the call's answer, before input ends");
+    let answer: Value = serde_json::from_slice(&answer).unwrap();
+    assert_eq!(answer["id"], 1);
+    assert_eq!(
+        answer["result"]["structuredContent"],
+        serde_json::json!({ "a": 1 })
+    );
+    drop(client);
+    serving.await.unwrap().unwrap();
+}
+
+/// A server over one dynamic tool, `t.one`, and what it writes, line by line.
+struct Session {
+    server: Arc<Server>,
+    client: io::PipeWriter,
+    lines: std::sync::mpsc::Receiver<Vec<u8>>,
+    pending: Vec<u8>,
+    serving: tokio::task::JoinHandle<io::Result<()>>,
+}
+
+fn tool(name: &str) -> crate::ToolDefinition {
+    crate::ToolDefinition::new(name, schemars::json_schema!({ "type": "object" })).unwrap()
+}
+
+fn answer_empty(
+    _: crate::Arguments,
+    _: crate::ToolContext,
+) -> std::future::Ready<Result<Value, crate::ToolError>> {
+    std::future::ready(Ok(Value::Null))
+}
+
+impl Session {
+    fn start() -> Self {
+        let registry = crate::Registry::builder()
+            .tool(tool("t.one"), answer_empty)
+            .build()
+            .unwrap();
+        let server = Arc::new(Server::new(registry));
+        let (input, client) = io::pipe().unwrap();
+        let (written, lines) = std::sync::mpsc::channel();
+        let serving = tokio::spawn(serve(
+            Arc::clone(&server),
+            input,
+            Announced(written),
+            std::future::pending(),
+        ));
+        Self {
+            server,
+            client,
+            lines,
+            pending: Vec::new(),
+            serving,
+        }
+    }
+
+    fn send(&mut self, message: &str) {
+        self.client.write_all(message.as_bytes()).unwrap();
+        self.client.write_all(b"\n").unwrap();
+    }
+
+    /// The next line written, within 10 s.
+    async fn line(&mut self) -> Value {
+        loop {
+            if let Some(end) = self.pending.iter().position(|&byte| byte == b'\n') {
+                let line: Vec<u8> = self.pending.drain(..=end).collect();
+                return serde_json::from_slice(&line).unwrap();
+            }
+            let lines = std::mem::replace(&mut self.lines, std::sync::mpsc::channel().1);
+            let (lines, bytes) = tokio::task::spawn_blocking(move || {
+                let bytes = lines.recv_timeout(std::time::Duration::from_secs(10));
+                (lines, bytes)
+            })
+            .await
+            .unwrap();
+            self.lines = lines;
+            self.pending.extend(bytes.expect("a line within 10 s"));
+        }
+    }
+
+    /// Sends a ping and waits for its answer: every message sent before it is handled.
+    async fn sync(&mut self, id: u64) -> Vec<Value> {
+        self.send(&format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#));
+        let mut before = Vec::new();
+        loop {
+            let line = self.line().await;
+            if line["id"] == id {
+                return before;
+            }
+            before.push(line);
+        }
+    }
+
+    fn change(&self, enabled: bool) {
+        let changed = self
+            .server
+            .change(|registry| {
+                if enabled {
+                    registry.enable("t.one")
+                } else {
+                    registry.disable("t.one")
+                }
+            })
+            .unwrap();
+        assert!(changed);
+    }
+
+    /// Ends the input; every line written after what was read.
+    async fn end(mut self) -> Vec<Value> {
+        drop(self.client);
+        self.serving.await.unwrap().unwrap();
+        while let Ok(bytes) = self.lines.try_recv() {
+            self.pending.extend(bytes);
+        }
+        self.pending
+            .split(|&byte| byte == b'\n')
+            .filter(|line| !line.is_empty())
+            .map(|line| serde_json::from_slice(line).unwrap())
+            .collect()
+    }
+}
+
+fn tools_changed(lines: &[Value]) -> Vec<&Value> {
+    lines
+        .iter()
+        .filter(|line| line["method"] == "notifications/tools/list_changed")
+        .collect()
+}
+
+#[tokio::test]
+async fn a_client_that_completed_the_handshake_hears_of_each_change() {
+    let mut session = Session::start();
+    session.send(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#);
+    assert_eq!(session.line().await["id"], 1);
+    // Before `notifications/initialized`, a change is not told.
+    session.change(false);
+    session.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    let mut seen = session.sync(2).await;
+    session.change(true);
+    // Edits that change nothing tell no one: a tool that is not there, a name taken.
+    let server = Arc::clone(&session.server);
+    assert!(
+        !server
+            .change(|registry| registry.disable("t.none"))
+            .unwrap()
+    );
+    assert!(
+        server
+            .change(|registry| registry.unregister("t.none"))
+            .unwrap()
+            .is_none()
+    );
+    let taken = server.change(|registry| registry.register(tool("t.one"), answer_empty));
+    assert!(taken.unwrap().is_err(), "the name is taken");
+    seen.extend(session.sync(3).await);
+    // Removing a tool, and registering one, are changes.
+    assert!(
+        server
+            .change(|registry| registry.unregister("t.one"))
+            .unwrap()
+            .is_some()
+    );
+    let registered = server.change(|registry| registry.register(tool("t.two"), answer_empty));
+    assert!(registered.unwrap().is_ok());
+    seen.extend(session.sync(4).await);
+    seen.extend(session.end().await);
+    let told = tools_changed(&seen);
+    assert_eq!(told.len(), 3, "{seen:?}");
+    assert_eq!(
+        *told[0],
+        serde_json::json!({ "jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {} })
+    );
+}
+
+#[tokio::test]
+async fn a_tool_asks_the_client_on_the_stream_and_a_client_that_never_answers_is_timed_out() {
+    let mut session = Session::start();
+    let server = Arc::clone(&session.server);
+    let asking = tool("t.ask").with_timeout(std::time::Duration::from_millis(300));
+    let added = server.change(|registry| {
+        registry.register(asking, |_, ctx: crate::ToolContext| async move {
+            let roots = ctx.roots("roots").await?;
+            Ok::<_, crate::ToolError>(Value::from(roots.len()))
+        })
+    });
+    assert!(added.unwrap().is_ok());
+    session.send(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{}},"clientInfo":{"name":"t","version":"1"}}}"#);
+    assert_eq!(session.line().await["id"], 1);
+    let call = |id: u64| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"t.ask"}}}}"#
+        )
+    };
+
+    // Asked, and answered: the answer reaches the tool.
+    session.send(&call(2));
+    let request = session.line().await;
+    assert_eq!(request["method"], "roots/list", "{request}");
+    let id = request["id"].as_str().expect("a string id").to_owned();
+    assert!(
+        id.starts_with("mcp-runtime-") && id.len() == 12 + 32,
+        "{id}"
+    );
+    session.send(&format!(
+        r#"{{"jsonrpc":"2.0","id":"{id}","result":{{"roots":[{{"uri":"file:///a"}},{{"uri":"file:///b"}}]}}}}"#
+    ));
+    let answer = session.line().await;
+    assert_eq!(answer["id"], 2);
+    assert_eq!(
+        answer["result"]["structuredContent"],
+        serde_json::json!({ "result": 2 })
+    );
+
+    // An error response is the ask's error.
+    session.send(&call(3));
+    let id = session.line().await["id"].as_str().unwrap().to_owned();
+    session.send(&format!(
+        r#"{{"jsonrpc":"2.0","id":"{id}","error":{{"code":-1,"message":"no roots for you"}}}}"#
+    ));
+    let answer = session.line().await;
+    assert_eq!(answer["id"], 3);
+    assert!(
+        answer["result"]["content"][0]["text"]
+            .as_str()
+            .is_some_and(|text| text.contains("no roots for you")),
+        "{answer}"
+    );
+
+    // Never answered: the tool's timeout ends the wait, and a late answer goes nowhere.
+    session.send(&call(4));
+    let late = session.line().await["id"].as_str().unwrap().to_owned();
+    let answer = session.line().await;
+    assert_eq!(answer["id"], 4);
+    assert_eq!(
+        answer["result"]["structuredContent"]["error_type"], "TimeoutError",
+        "{answer}"
+    );
+    session.send(&format!(
+        r#"{{"jsonrpc":"2.0","id":"{late}","result":{{"roots":[]}}}}"#
+    ));
+    assert!(
+        session.sync(5).await.is_empty(),
+        "nothing answers a late answer"
+    );
+    assert!(session.end().await.is_empty());
+}
+
+#[tokio::test]
+async fn a_tool_needing_a_capability_the_connection_did_not_declare_does_not_run() {
+    for (declared, runs) in [("{}", false), (r#"{"sampling":{}}"#, true)] {
+        let mut session = Session::start();
+        let server = Arc::clone(&session.server);
+        let required = serde_json::json!({ "sampling": {} })
+            .as_object()
+            .cloned()
+            .unwrap();
+        let needy = tool("t.needy")
+            .with_required_client_capabilities(required)
+            .unwrap();
+        let added = server.change(|registry| registry.register(needy, answer_empty));
+        assert!(added.unwrap().is_ok());
+        session.send(&format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"2025-11-25","capabilities":{declared},"clientInfo":{{"name":"t","version":"1"}}}}}}"#
+        ));
+        assert_eq!(session.line().await["id"], 1);
+        session
+            .send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t.needy"}}"#);
+        let answer = session.line().await;
+        if runs {
+            assert_eq!(answer["result"]["isError"], false, "{answer}");
+        } else {
+            assert_eq!(answer["error"]["code"], -32021, "{answer}");
+            assert_eq!(
+                answer["error"]["data"]["requiredCapabilities"],
+                serde_json::json!({ "sampling": {} })
+            );
+        }
+        session.end().await;
+    }
+}
+
+#[tokio::test]
+async fn a_connection_gets_the_log_messages_at_or_above_the_level_it_set() {
+    let mut session = Session::start();
+    let server = Arc::clone(&session.server);
+    let added = server.change(|registry| {
+        registry.register(tool("t.noisy"), |_, ctx: crate::ToolContext| async move {
+            ctx.debug("d");
+            ctx.warning("w");
+            Ok::<_, crate::ToolError>(Value::Null)
+        })
+    });
+    assert!(added.unwrap().is_ok());
+    let call = |id: u64| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"t.noisy"}}}}"#
+        )
+    };
+    // No level set: no messages.
+    session.send(&call(1));
+    assert_eq!(session.line().await["id"], 1);
+    session
+        .send(r#"{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"debug"}}"#);
+    assert_eq!(session.line().await["result"], serde_json::json!({}));
+    // A level that is none is refused, and the one set stays.
+    session.send(
+        r#"{"jsonrpc":"2.0","id":3,"method":"logging/setLevel","params":{"level":"verbose"}}"#,
+    );
+    assert_eq!(session.line().await["error"]["code"], -32602);
+    session.send(&call(4));
+    let mut lines = vec![
+        session.line().await,
+        session.line().await,
+        session.line().await,
+    ];
+    assert_eq!(lines.pop().unwrap()["id"], 4, "the answer comes last");
+    let levels: Vec<&Value> = lines.iter().map(|line| &line["params"]["level"]).collect();
+    assert_eq!(levels, ["debug", "warning"], "{lines:?}");
+    assert_eq!(
+        lines[1],
+        serde_json::json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/message",
+            "params": { "level": "warning", "logger": "t.noisy", "data": "w" },
+        })
+    );
+    session
+        .send(r#"{"jsonrpc":"2.0","id":5,"method":"logging/setLevel","params":{"level":"error"}}"#);
+    assert_eq!(session.line().await["id"], 5);
+    session.send(&call(6));
+    assert_eq!(session.line().await["id"], 6, "nothing at error or above");
+    assert!(session.end().await.is_empty());
+}
+
+#[tokio::test]
+async fn a_connection_hears_of_the_resources_it_subscribed_to_and_of_prompt_changes() {
+    let mut session = Session::start();
+    let server = Arc::clone(&session.server);
+    // The stateless revision has no `resources/subscribe`: refused, and nothing kept.
+    session.send(r#"{"jsonrpc":"2.0","id":0,"method":"resources/subscribe","params":{"uri":"a://x","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#);
+    assert_eq!(session.line().await["error"]["code"], -32601);
+    server.notify_resource_updated("a://x");
+    // A subscription is the connection's, handshake or not.
+    session.send(
+        r#"{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"a://x"}}"#,
+    );
+    assert_eq!(session.line().await["result"], serde_json::json!({}));
+    server.notify_resource_updated("a://x");
+    server.notify_resource_updated("a://other");
+    assert_eq!(
+        session.line().await,
+        serde_json::json!({ "jsonrpc": "2.0", "method": "notifications/resources/updated", "params": { "uri": "a://x" } })
+    );
+    session.send(
+        r#"{"jsonrpc":"2.0","id":2,"method":"resources/unsubscribe","params":{"uri":"a://x"}}"#,
+    );
+    assert_eq!(session.line().await["id"], 2);
+    server.notify_resource_updated("a://x");
+    let registered = server.change(|registry| {
+        registry.register_prompt(mcp_core::PromptDefinition::new("p"), |_| async {
+            Ok::<_, mcp_core::ToolError>(mcp_core::PromptResult::default())
+        })
+    });
+    assert!(registered.unwrap().is_ok());
+    assert_eq!(
+        session.line().await,
+        serde_json::json!({ "jsonrpc": "2.0", "method": "notifications/prompts/list_changed", "params": {} }),
+        "no update after the unsubscription, and no tools change for a prompt"
+    );
+    let seen = session.end().await;
+    assert!(seen.is_empty(), "{seen:?}");
+}
+
+#[tokio::test]
+async fn a_listen_stream_is_acknowledged_tagged_and_ends_when_cancelled() {
+    let mut session = Session::start();
+    session.send(r#"{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#);
+    let acknowledgement = session.line().await;
+    assert_eq!(
+        acknowledgement["method"],
+        "notifications/subscriptions/acknowledged"
+    );
+    assert_eq!(
+        acknowledgement["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "L"
+    );
+    session.change(false);
+    let told = session.line().await;
+    assert_eq!(
+        told,
+        serde_json::json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/tools/list_changed",
+            "params": { "_meta": { "io.modelcontextprotocol/subscriptionId": "L" } },
+        })
+    );
+    session
+        .send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"L"}}"#);
+    let mut seen = session.sync(2).await;
+    session.change(true);
+    seen.extend(session.end().await);
+    assert!(
+        tools_changed(&seen).is_empty(),
+        "told after the cancellation: {seen:?}"
+    );
+    // A cancelled listen request is not answered, like any other.
+    assert!(seen.iter().all(|line| line["id"] != "L"), "{seen:?}");
+}
+
+#[tokio::test]
+async fn answers_every_request_and_nothing_else() {
+    let input = concat!(
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        "\n",
+        "\n",
+        r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#,
+        "\n",
+        "not json\n",
+        r#"{"jsonrpc":"2.0","id":3,"method":"nope"}"#,
+        "\n",
+    );
+    let written = Shared::default();
+    let server = Arc::new(Server::new(crate::Registry::global()));
+    serve(
+        server,
+        input.as_bytes(),
+        written.clone(),
+        std::future::pending(),
+    )
+    .await
+    .unwrap();
+    let output = String::from_utf8(lock(&written.0).clone()).unwrap();
+    let answers: Vec<Value> = output
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(answers.len(), 4, "{output}");
+    let by_id = |id: Value| answers.iter().find(|a| a["id"] == id).cloned();
+    assert_eq!(
+        by_id(1.into()).unwrap()["result"]["protocolVersion"],
+        "2025-06-18"
+    );
+    assert_eq!(by_id(2.into()).unwrap()["result"], serde_json::json!({}));
+    assert_eq!(by_id(3.into()).unwrap()["error"]["code"], -32601);
+    assert_eq!(by_id(Value::Null).unwrap()["error"]["code"], -32700);
+}
