@@ -316,15 +316,7 @@ pub fn router(server: Arc<Server>, config: HttpConfig) -> Router {
     let mut router = Router::new().route("/mcp", post(post_mcp).get(get_mcp).delete(no_stream));
     #[cfg(feature = "oauth")]
     if let Some(verifier) = &state.verifier {
-        // Where clients find the authorization server (RFC 9728), open to all.
-        let metadata = verifier.config().metadata().to_string();
-        for path in verifier.config().metadata_paths() {
-            let metadata = metadata.clone();
-            router = router.route(
-                &path,
-                axum::routing::get(move || async move { json_response(StatusCode::OK, metadata) }),
-            );
-        }
+        router = verifier.routes(router);
     }
     router
         .layer(DefaultBodyLimit::max(body_limit))
@@ -362,20 +354,10 @@ async fn guard(State(state): State<Arc<HttpState>>, mut request: Request, next: 
     if let Some(refusal) = state.guard(request.headers(), client) {
         return refusal;
     }
-    // Every request but those for the metadata that says how to get a token carries one.
     #[cfg(feature = "oauth")]
     if let Some(verifier) = &state.verifier {
-        if !request.uri().path().starts_with("/.well-known/") {
-            let authorization = request
-                .headers()
-                .get(header::AUTHORIZATION)
-                .and_then(|value| value.to_str().ok());
-            match verifier.verify(authorization).await {
-                Ok(caller) => {
-                    request.extensions_mut().insert(Arc::new(caller));
-                }
-                Err(refusal) => return refusal.response(verifier.config()),
-            }
+        if let Some(refusal) = verifier.admit(&mut request).await {
+            return refusal;
         }
     }
     next.run(request).await
@@ -544,8 +526,7 @@ async fn post_mcp(
 fn insufficient_scope(state: &HttpState, answer: super::Answer) -> Response {
     #[cfg(feature = "oauth")]
     if let Some(verifier) = &state.verifier {
-        return super::oauth::Refusal::InsufficientScope(answer.scopes_needed)
-            .response(verifier.config());
+        return verifier.insufficient_scope(answer.scopes_needed);
     }
     let _ = state;
     json_response(StatusCode::FORBIDDEN, answer.text)

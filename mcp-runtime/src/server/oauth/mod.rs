@@ -1,0 +1,250 @@
+//! The HTTP server as an OAuth 2.1 resource server, as MCP's authorization chapter has it:
+//! every request carries an access token the authorization server issued for this server.
+//! The server publishes where to get one (protected resource metadata, RFC 9728), checks
+//! each token (`jwt.rs`: a JWT against the keys the authorization server publishes), and
+//! answers a request without a good one 401 with a challenge that says where to look, and a
+//! caller without the scopes a request needs 403 naming them (`refusal.rs`).
+
+mod issuer;
+mod jwt;
+mod refusal;
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::Request;
+use axum::http::{StatusCode, header};
+use axum::response::Response;
+use serde_json::{Value, json};
+
+use super::http::{bearer, json_response};
+use crate::AuthInfo;
+use issuer::Issuer;
+pub(crate) use refusal::Refusal;
+
+/// Where a server's access tokens come from, and what they must say.
+///
+/// ```
+/// use mcp_runtime::server::OAuthConfig;
+///
+/// let oauth = OAuthConfig::new("https://auth.example.com", "https://mcp.example.com/mcp")
+///     .scopes_supported(["notes:read", "notes:write"]);
+/// assert_eq!(
+///     oauth.metadata_url().as_deref(),
+///     Some("https://mcp.example.com/.well-known/oauth-protected-resource/mcp")
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OAuthConfig {
+    /// The authorization server's issuer identifier: tokens must carry it as `iss`, and its
+    /// metadata is found from it.
+    pub issuer: String,
+    /// This server's canonical URI, as clients reach it (`https://mcp.example.com/mcp`):
+    /// tokens must name it in `aud`.
+    pub resource: String,
+    /// The scopes a client may ask for, published in the metadata and in challenges.
+    pub scopes_supported: Vec<String>,
+    /// How far a token's expiry and start may be off this server's clock; a minute by
+    /// default.
+    pub leeway: Duration,
+}
+
+impl OAuthConfig {
+    /// Tokens from `issuer`, for the resource `resource`.
+    pub fn new(issuer: impl Into<String>, resource: impl Into<String>) -> Self {
+        Self {
+            issuer: issuer.into(),
+            resource: resource.into(),
+            scopes_supported: Vec::new(),
+            leeway: Duration::from_secs(60),
+        }
+    }
+
+    /// The scopes a client may ask for.
+    #[must_use]
+    pub fn scopes_supported<I, S>(mut self, scopes: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.scopes_supported = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Where this server's protected resource metadata is: the resource's origin, then
+    /// `/.well-known/oauth-protected-resource`, then the resource's path (RFC 9728).
+    /// `None` when the resource is not an absolute `http(s)` URL.
+    pub fn metadata_url(&self) -> Option<String> {
+        let resource = reqwest::Url::parse(&self.resource).ok()?;
+        if !matches!(resource.scheme(), "http" | "https") {
+            return None;
+        }
+        let path = resource.path().trim_end_matches('/');
+        let origin = resource.origin().ascii_serialization();
+        Some(format!("{origin}{}{path}", METADATA_PATH))
+    }
+
+    /// The problems that keep this from working, said plainly: each a sentence.
+    pub fn problems(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        match reqwest::Url::parse(&self.issuer) {
+            Ok(issuer) if matches!(issuer.scheme(), "http" | "https") => {}
+            _ => problems.push(format!(
+                "the OAuth issuer `{}` is not an http(s) URL",
+                self.issuer
+            )),
+        }
+        if self.metadata_url().is_none() {
+            problems.push(format!(
+                "the OAuth audience `{}` is not an http(s) URL: it is this server's own address, \
+                 such as https://mcp.example.com/mcp",
+                self.resource
+            ));
+        }
+        problems
+    }
+
+    /// The protected resource metadata document.
+    pub(crate) fn metadata(&self) -> Value {
+        let mut metadata = json!({
+            "resource": self.resource,
+            "authorization_servers": [self.issuer],
+            "bearer_methods_supported": ["header"],
+        });
+        if !self.scopes_supported.is_empty() {
+            metadata["scopes_supported"] = json!(self.scopes_supported);
+        }
+        metadata
+    }
+
+    /// The paths this server answers the metadata at: the resource's own (RFC 9728), and
+    /// the root, where MCP clients look next.
+    pub(crate) fn metadata_paths(&self) -> Vec<String> {
+        let mut paths = vec![METADATA_PATH.to_owned()];
+        if let Some(url) = self
+            .metadata_url()
+            .and_then(|url| reqwest::Url::parse(&url).ok())
+        {
+            if url.path() != METADATA_PATH {
+                paths.push(url.path().to_owned());
+            }
+        }
+        paths
+    }
+}
+
+/// The root of RFC 9728's well-known paths.
+pub(crate) const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
+
+/// Checks the access tokens of a server's requests: the one place that knows how.
+pub(crate) struct Verifier {
+    config: OAuthConfig,
+    issuer: Issuer,
+    keys: jwt::KeyStore,
+}
+
+impl fmt::Debug for Verifier {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Verifier")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Verifier {
+    pub(crate) fn new(config: OAuthConfig) -> Self {
+        Self {
+            issuer: Issuer::new(&config.issuer),
+            config,
+            keys: jwt::KeyStore::default(),
+        }
+    }
+
+    /// The caller an `Authorization` header's token describes, or why it is refused.
+    pub(crate) async fn verify(&self, authorization: Option<&str>) -> Result<AuthInfo, Refusal> {
+        let token = bearer(authorization).ok_or(Refusal::NoToken)?;
+        self.keys.check(token, &self.config, &self.issuer).await
+    }
+
+    /// `router` with the routes of the protected resource metadata, open to all: where
+    /// clients find the authorization server (RFC 9728).
+    pub(crate) fn routes<S: Clone + Send + Sync + 'static>(
+        &self,
+        mut router: Router<S>,
+    ) -> Router<S> {
+        let metadata = self.config.metadata().to_string();
+        for path in self.config.metadata_paths() {
+            let metadata = metadata.clone();
+            router = router.route(
+                &path,
+                axum::routing::get(move || async move { json_response(StatusCode::OK, metadata) }),
+            );
+        }
+        router
+    }
+
+    /// Lets `request` in with its caller (in its extensions, as an `Arc<AuthInfo>`), or
+    /// the response that refuses it. The metadata, which says how to get a token, needs
+    /// none.
+    pub(crate) async fn admit(&self, request: &mut Request) -> Option<Response> {
+        if request.uri().path().starts_with("/.well-known/") {
+            return None;
+        }
+        let authorization = request
+            .headers()
+            .get(header::AUTHORIZATION)
+            .and_then(|value| value.to_str().ok());
+        match self.verify(authorization).await {
+            Ok(caller) => {
+                request.extensions_mut().insert(Arc::new(caller));
+                None
+            }
+            Err(refusal) => Some(refusal.response(&self.config)),
+        }
+    }
+
+    /// 403 for a caller without every scope in `needed`, with the challenge that names
+    /// them (RFC 6750 §3.1), so that its client can ask for them.
+    pub(crate) fn insufficient_scope(&self, needed: Vec<String>) -> Response {
+        Refusal::InsufficientScope(needed).response(&self.config)
+    }
+}
+
+/// The audiences a token for `resource` may name: it, with or without a trailing slash.
+fn audiences(resource: &str) -> Vec<String> {
+    let bare = resource.trim_end_matches('/');
+    vec![bare.to_owned(), format!("{bare}/")]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_metadata_lives_under_the_resources_path_and_at_the_root() {
+        let config = OAuthConfig::new("https://as.example", "https://mcp.example/public/mcp/");
+        assert_eq!(
+            config.metadata_url().as_deref(),
+            Some("https://mcp.example/.well-known/oauth-protected-resource/public/mcp")
+        );
+        assert_eq!(
+            config.metadata_paths(),
+            [
+                "/.well-known/oauth-protected-resource",
+                "/.well-known/oauth-protected-resource/public/mcp"
+            ]
+        );
+        let root = OAuthConfig::new("https://as.example", "https://mcp.example");
+        assert_eq!(
+            root.metadata_url().as_deref(),
+            Some("https://mcp.example/.well-known/oauth-protected-resource")
+        );
+        assert_eq!(
+            root.metadata_paths(),
+            ["/.well-known/oauth-protected-resource"]
+        );
+        assert!(OAuthConfig::new("not a url", "mcp").problems().len() == 2);
+    }
+}
