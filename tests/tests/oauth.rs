@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use mcp_runtime::client::{Client, HttpServer};
 use mcp_runtime::server::{HttpConfig, OAuthConfig, Server, router};
-use mcp_runtime::{Registry, ToolContext, mcp_tool};
+use mcp_runtime::{Registry, ToolContext, mcp_prompt, mcp_resource, mcp_tool};
 use mcp_tests::quickstart_bin;
 use serde_json::{Value, json};
 
@@ -45,6 +45,49 @@ fn write(
     text: String,
 ) -> String {
     text
+}
+
+/// Today's note: only for a caller granted `notes:read`.
+#[mcp_resource(uri = "notes://today", scopes("notes:read"))]
+fn today() -> String {
+    "buy milk".to_owned()
+}
+
+/// A note by its id: only for a caller granted `notes:read`.
+#[mcp_resource(uri_template = "notes://by-id/{id}", scopes("notes:read"))]
+fn note(
+    /// The note's id.
+    #[mcp(complete = note_ids)]
+    id: String,
+) -> String {
+    format!("note {id}")
+}
+
+/// The ids of the notes, which only a reader of notes may see.
+fn note_ids(prefix: &str, _: &mcp_runtime::CompletionContext) -> Vec<String> {
+    ["7", "8"]
+        .into_iter()
+        .filter(|id| id.starts_with(prefix))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The server's rules: for any caller.
+#[mcp_resource(uri = "about://rules")]
+fn rules() -> String {
+    "be kind".to_owned()
+}
+
+/// Asks for a summary of the notes: for a caller granted `notes:read` and `notes:summarize`.
+#[mcp_prompt(scopes("notes:read", "notes:summarize"))]
+fn summarize() -> String {
+    "Summarize my notes.".to_owned()
+}
+
+/// Says hello: for any caller.
+#[mcp_prompt]
+fn greet() -> String {
+    "Hello.".to_owned()
 }
 
 /// The authorization server: `tests/oauth/issuer.mjs` under Node, until dropped.
@@ -131,6 +174,11 @@ impl Drop for Issuer {
 
 /// The server of these tests, taking tokens of `issuer` for its own URL; that URL.
 async fn serve(issuer: &str) -> String {
+    serve_with(issuer, |config| config).await
+}
+
+/// [`serve`], its OAuth settings changed by `configure`.
+async fn serve_with(issuer: &str, configure: impl FnOnce(OAuthConfig) -> OAuthConfig) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("a port");
@@ -141,7 +189,9 @@ async fn serve(issuer: &str) -> String {
         .build()
         .expect("a valid registry");
     let config = HttpConfig {
-        oauth: Some(OAuthConfig::new(issuer, &resource).scopes_supported(["notes:read"])),
+        oauth: Some(configure(
+            OAuthConfig::new(issuer, &resource).scopes_supported(["notes:read"]),
+        )),
         ..HttpConfig::default()
     };
     let app = router(Arc::new(Server::new(registry)), config)
@@ -156,17 +206,46 @@ async fn post(url: &str, authorization: Option<&str>) -> (u16, Option<String>, V
     send(url, authorization, &list).await
 }
 
+/// The revision of the handshake, and the stateless one.
+const HANDSHAKE: &str = "2025-11-25";
+const STATELESS: &str = "2026-07-28";
+
+/// A request for `method` with `params` at `revision`: at 2026-07-28 with the `_meta`
+/// that revision asks of every request.
+fn request(revision: &str, method: &str, mut params: Value) -> Value {
+    if revision == STATELESS {
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": STATELESS,
+            "io.modelcontextprotocol/clientCapabilities": {},
+        });
+    }
+    json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params })
+}
+
 /// A POST of `message` with `authorization`, if any: the status, the challenge, the body.
+/// A 2026-07-28 request mirrors its version, method and name in headers, as that revision
+/// asks.
 async fn send(
     url: &str,
     authorization: Option<&str>,
     message: &Value,
 ) -> (u16, Option<String>, Value) {
+    let params = &message["params"];
+    let stateless = params["_meta"]["io.modelcontextprotocol/protocolVersion"] == STATELESS;
     let mut request = reqwest::Client::new()
         .post(url)
         .header("Accept", "application/json, text/event-stream")
-        .header("MCP-Protocol-Version", "2025-11-25")
+        .header(
+            "MCP-Protocol-Version",
+            if stateless { STATELESS } else { HANDSHAKE },
+        )
         .json(message);
+    if stateless {
+        request = request.header("Mcp-Method", message["method"].as_str().unwrap_or_default());
+        if let Some(name) = params["name"].as_str().or(params["uri"].as_str()) {
+            request = request.header("Mcp-Name", name);
+        }
+    }
     if let Some(authorization) = authorization {
         request = request.header("Authorization", authorization);
     }
@@ -190,6 +269,52 @@ async fn call_with(resource: &str, token: &str, tool: &str) -> Value {
     let result = client.call_tool(tool, json!({})).await.expect("answered");
     let data = result.data().cloned().unwrap_or_default();
     data.get("result").cloned().unwrap_or(Value::Object(data))
+}
+
+/// A server of these tests with the authorization server it trusts: tokens minted for it,
+/// and messages sent to it with them.
+struct Served {
+    issuer: Issuer,
+    resource: String,
+}
+
+impl Served {
+    async fn start() -> Self {
+        Self::with(|config| config).await
+    }
+
+    /// A server whose OAuth settings `configure` changes.
+    async fn with(configure: impl FnOnce(OAuthConfig) -> OAuthConfig) -> Self {
+        let issuer = Issuer::start();
+        let resource = serve_with(&issuer.url, configure).await;
+        Self { issuer, resource }
+    }
+
+    /// A token for this server granting `scope` (space-separated names).
+    async fn mint(&self, scope: &str) -> String {
+        self.issuer
+            .token(
+                "/test/token",
+                json!({ "aud": self.resource, "scope": scope, "sub": "alice" }),
+            )
+            .await
+    }
+
+    /// `message` sent with `token`: the status, the challenge, the body.
+    async fn send_with(&self, token: &str, message: &Value) -> (u16, Option<String>, Value) {
+        send(&self.resource, Some(&format!("Bearer {token}")), message).await
+    }
+
+    /// The challenge of a 403 for a caller without the scopes `needed`.
+    fn insufficient_scope(&self, needed: &str) -> String {
+        let metadata = self
+            .resource
+            .replace("/mcp", "/.well-known/oauth-protected-resource/mcp");
+        format!(
+            "Bearer error=\"insufficient_scope\", scope=\"{needed}\", \
+             resource_metadata=\"{metadata}\", error_description=\"this needs the scope `{needed}`\""
+        )
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -487,43 +612,26 @@ async fn the_static_token_comes_from_the_environment_too() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_caller_without_a_tools_scope_gets_403_naming_it_and_a_wider_token_gets_in() {
-    let issuer = Issuer::start();
-    let resource = serve(&issuer.url).await;
-    let metadata = resource.replace("/mcp", "/.well-known/oauth-protected-resource/mcp");
-    let call = json!({
-        "jsonrpc": "2.0", "id": 7, "method": "tools/call",
-        "params": { "name": "notes.write", "arguments": { "text": "hi" } },
-    });
-    let reader = issuer
-        .token(
-            "/test/token",
-            json!({ "aud": resource, "scope": "notes:read" }),
-        )
-        .await;
-    let (status, challenge, body) = send(&resource, Some(&format!("Bearer {reader}")), &call).await;
+    let served = Served::start().await;
+    let call = request(
+        HANDSHAKE,
+        "tools/call",
+        json!({ "name": "notes.write", "arguments": { "text": "hi" } }),
+    );
+    let reader = served.mint("notes:read").await;
+    let (status, challenge, body) = served.send_with(&reader, &call).await;
     assert_eq!(status, 403, "{body}");
     assert_eq!(
         challenge.as_deref(),
-        Some(
-            format!(
-                "Bearer error=\"insufficient_scope\", scope=\"notes:write\", \
-                 resource_metadata=\"{metadata}\", error_description=\"this needs the scope `notes:write`\""
-            )
-            .as_str()
-        )
+        Some(served.insufficient_scope("notes:write").as_str())
     );
     assert_eq!(body["error"], json!("insufficient_scope"), "{body}");
     // A tool that needs no scope: any caller with a good token.
-    let seen = call_with(&resource, &reader, "auth.whoami").await;
+    let seen = call_with(&served.resource, &reader, "auth.whoami").await;
     assert_eq!(seen["scopes"], json!(["notes:read"]), "{seen}");
     // Stepped up: a token with the scope.
-    let writer = issuer
-        .token(
-            "/test/token",
-            json!({ "aud": resource, "scope": "notes:read notes:write" }),
-        )
-        .await;
-    let (status, _, body) = send(&resource, Some(&format!("Bearer {writer}")), &call).await;
+    let writer = served.mint("notes:read notes:write").await;
+    let (status, _, body) = served.send_with(&writer, &call).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(
         body["result"]["structuredContent"]["result"],
@@ -531,7 +639,9 @@ async fn a_caller_without_a_tools_scope_gets_403_naming_it_and_a_wider_token_get
         "{body}"
     );
     // The listing says which scopes a tool needs.
-    let (_, _, listed) = post(&resource, Some(&format!("Bearer {writer}"))).await;
+    let (_, _, listed) = served
+        .send_with(&writer, &request(HANDSHAKE, "tools/list", json!({})))
+        .await;
     let tools = listed["result"]["tools"]
         .as_array()
         .cloned()
@@ -542,4 +652,115 @@ async fn a_caller_without_a_tools_scope_gets_403_naming_it_and_a_wider_token_get
         Some(&json!(["notes:write"])),
         "{listed}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn resources_templates_prompts_and_their_completions_need_their_scopes_at_both_revisions() {
+    let served = Served::start().await;
+    let nobody = served.mint("").await;
+    let reader = served.mint("notes:read").await;
+    let summarizer = served.mint("notes:read notes:summarize").await;
+    for revision in [HANDSHAKE, STATELESS] {
+        let read = |uri: &str| request(revision, "resources/read", json!({ "uri": uri }));
+        let get = |name: &str| request(revision, "prompts/get", json!({ "name": name }));
+        let complete = request(
+            revision,
+            "completion/complete",
+            json!({
+                "ref": { "type": "ref/resource", "uri": "notes://by-id/{id}" },
+                "argument": { "name": "id", "value": "" },
+            }),
+        );
+        let refused = [
+            (&nobody, read("notes://today"), "notes:read"),
+            (&nobody, read("notes://by-id/7"), "notes:read"),
+            (&nobody, complete.clone(), "notes:read"),
+            (&reader, get("summarize"), "notes:read notes:summarize"),
+        ];
+        for (token, message, needed) in &refused {
+            let (status, challenge, body) = served.send_with(token, message).await;
+            assert_eq!(status, 403, "{revision} {message}: {body}");
+            assert_eq!(
+                challenge.as_deref(),
+                Some(served.insufficient_scope(needed).as_str()),
+                "{revision} {message}"
+            );
+            assert_eq!(body["scope"], json!(needed), "{revision} {message}: {body}");
+        }
+        let answered = [
+            (
+                &reader,
+                read("notes://today"),
+                "/contents/0/text",
+                "buy milk",
+            ),
+            (
+                &reader,
+                read("notes://by-id/7"),
+                "/contents/0/text",
+                "note 7",
+            ),
+            (&reader, complete.clone(), "/completion/values/0", "7"),
+            (
+                &summarizer,
+                get("summarize"),
+                "/messages/0/content/text",
+                "Summarize my notes.",
+            ),
+            (
+                &nobody,
+                read("about://rules"),
+                "/contents/0/text",
+                "be kind",
+            ),
+            (&nobody, get("greet"), "/messages/0/content/text", "Hello."),
+        ];
+        for (token, message, pointer, expected) in &answered {
+            let (status, _, body) = served.send_with(token, message).await;
+            assert_eq!(status, 200, "{revision} {message}: {body}");
+            assert_eq!(
+                body["result"].pointer(pointer),
+                Some(&json!(expected)),
+                "{revision} {message}: {body}"
+            );
+        }
+    }
+    // The listings say which scopes each needs.
+    for (method, field, key, name, needed) in [
+        (
+            "resources/list",
+            "resources",
+            "uri",
+            "notes://today",
+            json!(["notes:read"]),
+        ),
+        (
+            "resources/templates/list",
+            "resourceTemplates",
+            "uriTemplate",
+            "notes://by-id/{id}",
+            json!(["notes:read"]),
+        ),
+        (
+            "prompts/list",
+            "prompts",
+            "name",
+            "summarize",
+            json!(["notes:read", "notes:summarize"]),
+        ),
+    ] {
+        let (_, _, listed) = served
+            .send_with(&summarizer, &request(HANDSHAKE, method, json!({})))
+            .await;
+        let items = listed["result"][field]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let item = items.iter().find(|item| item[key] == name);
+        assert_eq!(
+            item.map(|item| &item["_meta"]["mcp-runtime/scopes"]),
+            Some(&needed),
+            "{listed}"
+        );
+    }
 }

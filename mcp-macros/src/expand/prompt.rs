@@ -88,6 +88,10 @@ fn prompt_registration(item: &Item, args: &PromptArgs) -> TokenStream {
         .map(|description| &description.value)
         .or(item.doc_description.as_ref())
         .map(|description| quote!(.with_description(#description)));
+    let scopes = args
+        .scopes
+        .as_ref()
+        .map(|scopes| quote!(.with_scopes([#(#scopes),*])));
     let arguments = item.inputs.iter().map(|input| {
         let name = input.name().unwrap_or_default();
         let new = if input.optional().is_some() {
@@ -131,6 +135,7 @@ fn prompt_registration(item: &Item, args: &PromptArgs) -> TokenStream {
                     #title
                     #description
                     #(#arguments)*
+                    #scopes
             }
 
             #[allow(unused_variables)]

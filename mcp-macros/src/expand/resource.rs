@@ -142,6 +142,10 @@ fn resource_registration(item: &Item, args: &ResourceArgs) -> TokenStream {
                 })
             }
         });
+    let scopes = args
+        .scopes
+        .as_ref()
+        .map(|scopes| quote!(.with_scopes([#(#scopes),*])));
     let definition = local("definition");
     let cache = cache_meta(args, &private).map(|cache| {
         quote! {
@@ -238,7 +242,8 @@ fn resource_registration(item: &Item, args: &ResourceArgs) -> TokenStream {
                     #title
                     #description
                     #with_mime
-                    #annotations;
+                    #annotations
+                    #scopes;
                 #cache
                 #variables
                 #definition

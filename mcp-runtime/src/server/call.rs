@@ -64,11 +64,9 @@ impl Server {
         let call = match snapshot.registry.get(&name) {
             Some(tool) if tool.is_enabled() => {
                 // A caller an access token describes needs every scope the tool asks.
-                if let Some(caller) = peer.auth.as_deref() {
-                    let needed = tool.definition().scopes();
-                    if !needed.iter().all(|scope| caller.has_scope(scope)) {
-                        return Err(Answer::insufficient_scope(&id, needed, caller));
-                    }
+                let needed = tool.definition().scopes();
+                if !peer.allows(needed) {
+                    return Err(Answer::insufficient_scope(&id, needed, peer));
                 }
                 if stateless {
                     let admitted = stateless::admit_call(

@@ -14,7 +14,7 @@ use serde_json::{Map, Value, json};
 use super::jsonrpc::{self, Id};
 use super::served::Snapshot;
 use super::stateless::{self, Mirrored};
-use super::{Answer, Fault, Server, Step};
+use super::{Answer, Fault, Peer, Server, Step};
 use crate::registration::CompletionContext;
 use crate::registry::{CompletionRef, PromptError, ReadError};
 use crate::talk::ask::{Asks, Round, Way};
@@ -63,22 +63,51 @@ fn string_param<'a>(params: &'a Map<String, Value>, name: &str) -> Result<&'a st
         .ok_or_else(|| invalid(format!("`{name}` must be a string")))
 }
 
+/// A request as the catalog takes it, its method aside.
+#[derive(Clone, Copy)]
+pub(super) struct Request<'a> {
+    pub(super) id: &'a Id,
+    pub(super) params: &'a Map<String, Value>,
+    /// Whether it speaks 2026-07-28.
+    pub(super) stateless: bool,
+    /// Who sent it.
+    pub(super) peer: &'a Peer<'a>,
+    /// What its transport mirrored from its body (HTTP's headers).
+    pub(super) mirrored: Option<&'a Mirrored<'a>>,
+}
+
 impl Server {
     /// A request of resources, prompts or completion: `None` when `method` is none of
     /// theirs.
     pub(super) fn catalog(
         &self,
         snapshot: &Snapshot,
-        id: &Id,
         method: &str,
-        params: &Map<String, Value>,
-        stateless: bool,
-        mirrored: Option<&Mirrored<'_>>,
+        request: &Request<'_>,
     ) -> Option<Step> {
+        let Request {
+            id,
+            params,
+            stateless,
+            peer,
+            ..
+        } = *request;
         let answer = match method {
-            "resources/read" => return Some(self.read(snapshot, id, params, stateless, mirrored)),
-            "prompts/get" => return Some(self.get(snapshot, id, params, stateless, mirrored)),
-            "completion/complete" => self.complete(snapshot, params),
+            "resources/read" => return Some(self.read(snapshot, request)),
+            "prompts/get" => return Some(self.get(snapshot, request)),
+            "completion/complete" => {
+                // Candidates may tell what only a caller who may read or get the item
+                // should see: its scopes apply.
+                let needed = completion_ref(params)
+                    .ok()
+                    .and_then(|reference| snapshot.registry.completion_scopes(&reference));
+                if let Some(needed) = needed.filter(|needed| !peer.allows(needed)) {
+                    return Some(Step::Answered(Some(Answer::insufficient_scope(
+                        id, &needed, peer,
+                    ))));
+                }
+                self.complete(snapshot, params)
+            }
             // The handshake's subscriptions: the transport that keeps the connection
             // records them; here they are checked and acknowledged.
             "resources/subscribe" | "resources/unsubscribe" => {
@@ -93,14 +122,14 @@ impl Server {
     }
 
     /// `resources/read`: answered at once when the resource's function is not `async`.
-    fn read(
-        &self,
-        snapshot: &Snapshot,
-        id: &Id,
-        params: &Map<String, Value>,
-        stateless: bool,
-        mirrored: Option<&Mirrored<'_>>,
-    ) -> Step {
+    fn read(&self, snapshot: &Snapshot, request: &Request<'_>) -> Step {
+        let Request {
+            id,
+            params,
+            stateless,
+            peer,
+            mirrored,
+        } = *request;
         let uri = match string_param(params, "uri") {
             Ok(uri) => uri,
             Err(fault) => return self.fault(id, fault),
@@ -108,6 +137,12 @@ impl Server {
         if stateless {
             if let Err(refusal) = stateless::admit_name(uri, mirrored) {
                 return Step::Answered(Some(Answer::refused(id, refusal)));
+            }
+        }
+        // The scopes of the resource, or of the template whose resource it is.
+        if let Some(needed) = snapshot.registry.resource_scopes(uri) {
+            if !peer.allows(&needed) {
+                return Step::Answered(Some(Answer::insufficient_scope(id, &needed, peer)));
             }
         }
         let hints = stateless.then(|| {
@@ -168,14 +203,14 @@ impl Server {
     }
 
     /// `prompts/get`: answered at once when the prompt's function is not `async`.
-    fn get(
-        &self,
-        snapshot: &Snapshot,
-        id: &Id,
-        params: &Map<String, Value>,
-        stateless: bool,
-        mirrored: Option<&Mirrored<'_>>,
-    ) -> Step {
+    fn get(&self, snapshot: &Snapshot, request: &Request<'_>) -> Step {
+        let Request {
+            id,
+            params,
+            stateless,
+            peer,
+            mirrored,
+        } = *request;
         let name = match string_param(params, "name") {
             Ok(name) => name,
             Err(fault) => return self.fault(id, fault),
@@ -183,6 +218,12 @@ impl Server {
         if stateless {
             if let Err(refusal) = stateless::admit_name(name, mirrored) {
                 return Step::Answered(Some(Answer::refused(id, refusal)));
+            }
+        }
+        if let Some(prompt) = snapshot.registry.prompt(name) {
+            let needed = prompt.definition().scopes();
+            if !peer.allows(&needed) {
+                return Step::Answered(Some(Answer::insufficient_scope(id, &needed, peer)));
             }
         }
         let arguments = match params.get("arguments") {
@@ -259,23 +300,7 @@ impl Server {
 
     /// `completion/complete`: candidates for a prompt's argument or a template's variable.
     fn complete(&self, snapshot: &Snapshot, params: &Map<String, Value>) -> Result<Value, Fault> {
-        let reference = params
-            .get("ref")
-            .and_then(Value::as_object)
-            .ok_or_else(|| invalid("`ref` must be an object"))?;
-        let reference = match reference.get("type").and_then(Value::as_str) {
-            Some("ref/prompt") => {
-                CompletionRef::Prompt(string_param(reference, "name")?.to_owned())
-            }
-            Some("ref/resource") => {
-                CompletionRef::Template(string_param(reference, "uri")?.to_owned())
-            }
-            _ => {
-                return Err(invalid(
-                    "`ref.type` must be \"ref/prompt\" or \"ref/resource\"",
-                ));
-            }
-        };
+        let reference = completion_ref(params)?;
         let argument = params
             .get("argument")
             .and_then(Value::as_object)
@@ -380,6 +405,25 @@ fn input_required(round: Option<Sealing>, server_info: &Value) -> Option<Reply> 
             .map_err(|message| (jsonrpc::INTERNAL_ERROR, message, None))
             .and_then(|result| written(&result)),
     )
+}
+
+/// What a `completion/complete` request completes: a prompt, or a resource template.
+fn completion_ref(params: &Map<String, Value>) -> Result<CompletionRef, Fault> {
+    let reference = params
+        .get("ref")
+        .and_then(Value::as_object)
+        .ok_or_else(|| invalid("`ref` must be an object"))?;
+    match reference.get("type").and_then(Value::as_str) {
+        Some("ref/prompt") => Ok(CompletionRef::Prompt(
+            string_param(reference, "name")?.to_owned(),
+        )),
+        Some("ref/resource") => Ok(CompletionRef::Template(
+            string_param(reference, "uri")?.to_owned(),
+        )),
+        _ => Err(invalid(
+            "`ref.type` must be \"ref/prompt\" or \"ref/resource\"",
+        )),
+    }
 }
 
 /// A failure of a resource's or prompt's function: an internal error with its message.

@@ -316,7 +316,7 @@ impl Server {
                 self.begin_listen(id, &params, mirrored)
             }
             Incoming::Request { id, method, params } => {
-                self.request(&id, &method, &params, mirrored)
+                self.request(&id, &method, &params, peer, mirrored)
             }
             Incoming::Call { id, params } => match self.begin_call(id, params, peer, mirrored) {
                 Ok(pending) => self.call_now(pending),
@@ -385,6 +385,7 @@ impl Server {
         id: &Id,
         method: &str,
         params: &Map<String, Value>,
+        peer: &Peer<'_>,
         mirrored: Option<&Mirrored<'_>>,
     ) -> Step {
         let stateless = match admit(method, params.get("_meta"), mirrored) {
@@ -395,7 +396,14 @@ impl Server {
         if let Some(answer) = self.list(&snapshot, id, method, params, stateless) {
             return Step::Answered(Some(answer));
         }
-        if let Some(step) = self.catalog(&snapshot, id, method, params, stateless, mirrored) {
+        let request = catalog::Request {
+            id,
+            params,
+            stateless,
+            peer,
+            mirrored,
+        };
+        if let Some(step) = self.catalog(&snapshot, method, &request) {
             return step;
         }
         let answer = match method {
@@ -577,10 +585,15 @@ impl Answer {
     }
 
     /// A request whose caller lacks some of the scopes `needed`.
-    fn insufficient_scope(id: &Id, needed: &[String], caller: &crate::AuthInfo) -> Self {
+    fn insufficient_scope(id: &Id, needed: &[String], peer: &Peer<'_>) -> Self {
         let missing: Vec<&str> = needed
             .iter()
-            .filter(|scope| !caller.has_scope(scope))
+            .filter(|scope| {
+                !peer
+                    .auth
+                    .as_deref()
+                    .is_some_and(|caller| caller.has_scope(scope))
+            })
             .map(String::as_str)
             .collect();
         let message = format!(

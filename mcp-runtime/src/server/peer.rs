@@ -23,6 +23,17 @@ pub(crate) struct Peer<'a> {
     pub(crate) auth: Option<Arc<crate::AuthInfo>>,
 }
 
+impl Peer<'_> {
+    /// Whether the caller may use an item that needs the OAuth scopes `needed`: it was
+    /// granted every one, or no access token describes it (stdio, or a server that takes
+    /// none), so that scopes do not apply.
+    pub(crate) fn allows(&self, needed: &[String]) -> bool {
+        self.auth
+            .as_deref()
+            .is_none_or(|caller| needed.iter().all(|scope| caller.has_scope(scope)))
+    }
+}
+
 /// The capabilities an `initialize` request declares.
 pub(crate) fn declared_capabilities(incoming: &Incoming) -> Option<Arc<Map<String, Value>>> {
     match incoming {
