@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_runtime::client::{Client, HttpServer};
-use mcp_runtime::server::{HttpConfig, OAuthConfig, Server, router};
+use mcp_runtime::server::{DEFAULT_PAGE_SIZE, HttpConfig, OAuthConfig, Server, router};
 use mcp_runtime::{Registry, ToolContext, mcp_prompt, mcp_resource, mcp_tool};
 use mcp_tests::quickstart_bin;
 use serde_json::{Value, json};
@@ -45,6 +45,18 @@ fn write(
     text: String,
 ) -> String {
     text
+}
+
+/// How many notes there are: for any caller.
+#[mcp_tool(namespace = "notes", inline)]
+fn count() -> usize {
+    2
+}
+
+/// Starts afresh: only for a caller granted `admin`.
+#[mcp_tool(namespace = "admin", scopes("admin"), inline)]
+fn reset() -> bool {
+    true
 }
 
 /// Today's note: only for a caller granted `notes:read`.
@@ -174,11 +186,15 @@ impl Drop for Issuer {
 
 /// The server of these tests, taking tokens of `issuer` for its own URL; that URL.
 async fn serve(issuer: &str) -> String {
-    serve_with(issuer, |config| config).await
+    serve_with(issuer, DEFAULT_PAGE_SIZE, |config| config).await
 }
 
-/// [`serve`], its OAuth settings changed by `configure`.
-async fn serve_with(issuer: &str, configure: impl FnOnce(OAuthConfig) -> OAuthConfig) -> String {
+/// [`serve`], with `page_size` items a page and its OAuth settings changed by `configure`.
+async fn serve_with(
+    issuer: &str,
+    page_size: usize,
+    configure: impl FnOnce(OAuthConfig) -> OAuthConfig,
+) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("a port");
@@ -194,8 +210,8 @@ async fn serve_with(issuer: &str, configure: impl FnOnce(OAuthConfig) -> OAuthCo
         )),
         ..HttpConfig::default()
     };
-    let app = router(Arc::new(Server::new(registry)), config)
-        .into_make_service_with_connect_info::<SocketAddr>();
+    let server = Server::new(registry).with_page_size(page_size);
+    let app = router(Arc::new(server), config).into_make_service_with_connect_info::<SocketAddr>();
     tokio::spawn(async move { axum::serve(listener, app).await });
     resource
 }
@@ -280,14 +296,46 @@ struct Served {
 
 impl Served {
     async fn start() -> Self {
-        Self::with(|config| config).await
+        Self::with(DEFAULT_PAGE_SIZE, |config| config).await
     }
 
-    /// A server whose OAuth settings `configure` changes.
-    async fn with(configure: impl FnOnce(OAuthConfig) -> OAuthConfig) -> Self {
+    /// A server with `page_size` items a page, whose OAuth settings `configure` changes.
+    async fn with(page_size: usize, configure: impl FnOnce(OAuthConfig) -> OAuthConfig) -> Self {
         let issuer = Issuer::start();
-        let resource = serve_with(&issuer.url, configure).await;
+        let resource = serve_with(&issuer.url, page_size, configure).await;
         Self { issuer, resource }
+    }
+
+    /// Every page of the listing `method` answers `token` at `revision`: the items' keys
+    /// (`key` of each item under `field`), page by page.
+    async fn pages(
+        &self,
+        token: &str,
+        revision: &str,
+        (method, field, key): (&str, &str, &str),
+    ) -> Vec<Vec<String>> {
+        let mut pages = Vec::new();
+        let mut params = json!({});
+        loop {
+            let (status, _, body) = self
+                .send_with(token, &request(revision, method, params.clone()))
+                .await;
+            assert_eq!(status, 200, "{revision} {method}: {body}");
+            let items = body["result"][field]
+                .as_array()
+                .unwrap_or_else(|| panic!("{revision} {method}: {body}"));
+            pages.push(
+                items
+                    .iter()
+                    .map(|item| item[key].as_str().unwrap_or_default().to_owned())
+                    .collect(),
+            );
+            match body["result"]["nextCursor"].as_str() {
+                Some(cursor) => params = json!({ "cursor": cursor }),
+                None => return pages,
+            }
+            assert!(pages.len() < 10, "{revision} {method}: pages without end");
+        }
     }
 
     /// A token for this server granting `scope` (space-separated names).
@@ -762,5 +810,125 @@ async fn resources_templates_prompts_and_their_completions_need_their_scopes_at_
             Some(&needed),
             "{listed}"
         );
+    }
+}
+
+/// The listings of these tests: method, the field of its items, the key of an item.
+const TOOLS: (&str, &str, &str) = ("tools/list", "tools", "name");
+const RESOURCES: (&str, &str, &str) = ("resources/list", "resources", "uri");
+const TEMPLATES: (&str, &str, &str) = (
+    "resources/templates/list",
+    "resourceTemplates",
+    "uriTemplate",
+);
+const PROMPTS: (&str, &str, &str) = ("prompts/list", "prompts", "name");
+
+#[tokio::test(flavor = "multi_thread")]
+async fn listings_hide_what_a_callers_scopes_do_not_allow_when_so_configured_in_full_pages() {
+    let served = Served::with(2, |config| config.hide_unauthorized(true)).await;
+    let nobody = served.mint("").await;
+    let reader = served.mint("notes:read").await;
+    let everyone = served
+        .mint("admin notes:read notes:write notes:summarize")
+        .await;
+    for revision in [HANDSHAKE, STATELESS] {
+        // admin.reset (admin) comes first and notes.write (notes:write) last: a page is
+        // full of what the caller may use, and the last page is the last of those.
+        assert_eq!(
+            served.pages(&reader, revision, TOOLS).await,
+            [
+                vec!["auth.whoami", "auth.whoami_later"],
+                vec!["notes.count"]
+            ],
+            "{revision}"
+        );
+        assert_eq!(
+            served.pages(&everyone, revision, TOOLS).await,
+            [
+                vec!["admin.reset", "auth.whoami"],
+                vec!["auth.whoami_later", "notes.count"],
+                vec!["notes.write"]
+            ],
+            "{revision}"
+        );
+        for (token, listing, expected) in [
+            (&nobody, RESOURCES, vec![vec!["about://rules"]]),
+            (
+                &reader,
+                RESOURCES,
+                vec![vec!["about://rules", "notes://today"]],
+            ),
+            (&nobody, TEMPLATES, vec![vec![]]),
+            (&reader, TEMPLATES, vec![vec!["notes://by-id/{id}"]]),
+            (&reader, PROMPTS, vec![vec!["greet"]]),
+            (&everyone, PROMPTS, vec![vec!["greet", "summarize"]]),
+        ] {
+            assert_eq!(
+                served.pages(token, revision, listing).await,
+                expected,
+                "{revision} {listing:?}"
+            );
+        }
+        // A cursor that names a tool the caller is not shown is no cursor, as one that
+        // names no tool is: the answers do not tell the two apart.
+        let hex = |name: &str| -> String { name.bytes().map(|b| format!("{b:02x}")).collect() };
+        for cursor in [hex("admin.reset"), hex("admin.nothing")] {
+            let list = request(revision, "tools/list", json!({ "cursor": cursor }));
+            let (status, _, body) = served.send_with(&reader, &list).await;
+            assert_eq!(
+                body["error"]["message"], "invalid cursor",
+                "{revision}: {status} {body}"
+            );
+        }
+        // Hidden is not refused unheard: a call gets 403 with the scope to ask for.
+        let call = request(
+            revision,
+            "tools/call",
+            json!({ "name": "admin.reset", "arguments": {} }),
+        );
+        let (status, challenge, body) = served.send_with(&reader, &call).await;
+        assert_eq!(status, 403, "{revision}: {body}");
+        assert_eq!(
+            challenge.as_deref(),
+            Some(served.insufficient_scope("admin").as_str())
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn listings_show_every_item_by_default_and_a_call_without_its_scopes_gets_403() {
+    let served = Served::with(2, |config| config).await;
+    let nobody = served.mint("").await;
+    for revision in [HANDSHAKE, STATELESS] {
+        assert_eq!(
+            served.pages(&nobody, revision, TOOLS).await,
+            [
+                vec!["admin.reset", "auth.whoami"],
+                vec!["auth.whoami_later", "notes.count"],
+                vec!["notes.write"]
+            ],
+            "{revision}"
+        );
+        assert_eq!(
+            served.pages(&nobody, revision, RESOURCES).await,
+            [vec!["about://rules", "notes://today"]],
+            "{revision}"
+        );
+        assert_eq!(
+            served.pages(&nobody, revision, TEMPLATES).await,
+            [vec!["notes://by-id/{id}"]],
+            "{revision}"
+        );
+        assert_eq!(
+            served.pages(&nobody, revision, PROMPTS).await,
+            [vec!["greet", "summarize"]],
+            "{revision}"
+        );
+        let call = request(
+            revision,
+            "tools/call",
+            json!({ "name": "admin.reset", "arguments": {} }),
+        );
+        assert_eq!(served.send_with(&nobody, &call).await.0, 403, "{revision}");
     }
 }

@@ -45,6 +45,11 @@ pub(super) struct ServeArgs {
     #[cfg(feature = "oauth")]
     #[arg(long = "oauth-scope", value_name = "SCOPE", requires = "oauth_issuer")]
     oauth_scopes: Vec<String>,
+    /// List each caller only the tools, resources and prompts its token's scopes let it
+    /// use. Without it everything is listed, and a request without the scopes gets 403.
+    #[cfg(feature = "oauth")]
+    #[arg(long, requires = "oauth_issuer")]
+    oauth_hide_unauthorized: bool,
     /// Allow browser requests from this origin besides loopback ones (repeatable).
     #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http")]
     allow_origins: Vec<String>,
@@ -146,14 +151,14 @@ pub(super) fn run(
             });
             Transport::Http(
                 address,
-                HttpConfig {
+                Box::new(HttpConfig {
                     token: token.or_else(token_from_env),
                     allowed_origins: allow_origins,
                     rate_limit,
                     #[cfg(feature = "oauth")]
                     oauth,
                     ..HttpConfig::default()
-                },
+                }),
             )
         }
     };
@@ -190,7 +195,9 @@ fn oauth_config(args: &ServeArgs) -> Result<Option<server::OAuthConfig>, String>
     let (Some(issuer), Some(audience)) = (&args.oauth_issuer, &args.oauth_audience) else {
         return Ok(None);
     };
-    let config = server::OAuthConfig::new(issuer, audience).scopes_supported(&args.oauth_scopes);
+    let config = server::OAuthConfig::new(issuer, audience)
+        .scopes_supported(&args.oauth_scopes)
+        .hide_unauthorized(args.oauth_hide_unauthorized);
     match config.problems().first() {
         Some(problem) => Err(problem.clone()),
         None => Ok(Some(config)),
@@ -210,7 +217,7 @@ fn exposure_warning(address: SocketAddr, has_token: bool) -> Option<String> {
 
 enum Transport {
     Stdio,
-    Http(SocketAddr, HttpConfig),
+    Http(SocketAddr, Box<HttpConfig>),
 }
 
 fn serve(
@@ -254,7 +261,7 @@ fn serve(
         Transport::Http(address, config) => {
             let warning = exposure_warning(address, config.requires_credentials());
             let limit = config.rate_limit;
-            runtime.block_on(server::serve_http(server, address, config, |bound| {
+            runtime.block_on(server::serve_http(server, address, *config, |bound| {
                 // The first line, which scripts wait for: then the notes.
                 eprintln!("listening on http://{bound}/mcp");
                 if let Some(warning) = warning {
@@ -306,6 +313,28 @@ mod tests {
             assert!(warning.contains("--token"), "{warning}");
             assert_eq!(exposure_warning(exposed.parse().unwrap(), true), None);
         }
+    }
+
+    #[cfg(feature = "oauth")]
+    #[test]
+    fn oauth_flags_make_the_oauth_settings() {
+        let settings = |args: &[&str]| match parse(args) {
+            Ok(Command::Serve(serve)) => oauth_config(&serve),
+            _ => panic!("{args:?} parses"),
+        };
+        let issuer = ["serve", "--http", "--oauth-issuer", "https://as.example"];
+        let audience = ["--oauth-audience", "https://mcp.example/mcp"];
+        let plain = settings(&[&issuer[..], &audience].concat())
+            .expect("good settings")
+            .expect("OAuth is on");
+        assert_eq!(plain.issuer, "https://as.example");
+        assert_eq!(plain.resource, "https://mcp.example/mcp");
+        assert!(!plain.hide_unauthorized);
+        let hiding = settings(&[&issuer[..], &audience, &["--oauth-hide-unauthorized"]].concat())
+            .expect("good settings")
+            .expect("OAuth is on");
+        assert!(hiding.hide_unauthorized);
+        assert!(parse(&["serve", "--http", "--oauth-hide-unauthorized"]).is_err());
     }
 
     #[test]

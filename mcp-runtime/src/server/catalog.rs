@@ -13,8 +13,8 @@ use serde_json::{Map, Value, json};
 
 use super::jsonrpc::{self, Id};
 use super::served::Snapshot;
-use super::stateless::{self, Mirrored};
-use super::{Answer, Fault, Peer, Server, Step};
+use super::stateless;
+use super::{Answer, Fault, Request, Server, Step};
 use crate::registration::CompletionContext;
 use crate::registry::{CompletionRef, PromptError, ReadError};
 use crate::talk::ask::{Asks, Round, Way};
@@ -61,19 +61,6 @@ fn string_param<'a>(params: &'a Map<String, Value>, name: &str) -> Result<&'a st
         .get(name)
         .and_then(Value::as_str)
         .ok_or_else(|| invalid(format!("`{name}` must be a string")))
-}
-
-/// A request as the catalog takes it, its method aside.
-#[derive(Clone, Copy)]
-pub(super) struct Request<'a> {
-    pub(super) id: &'a Id,
-    pub(super) params: &'a Map<String, Value>,
-    /// Whether it speaks 2026-07-28.
-    pub(super) stateless: bool,
-    /// Who sent it.
-    pub(super) peer: &'a Peer<'a>,
-    /// What its transport mirrored from its body (HTTP's headers).
-    pub(super) mirrored: Option<&'a Mirrored<'a>>,
 }
 
 impl Server {

@@ -6,14 +6,14 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
-use super::jsonrpc::{self, Id};
+use super::jsonrpc;
 use super::served::{Snapshot, cursor_name, cursor_of};
-use super::{Answer, CacheScope, Fault, Server, fault_response};
+use super::{Answer, CacheScope, Fault, Peer, Request, Server, fault_response};
 
 /// One page of `tools/list`.
 #[derive(Serialize)]
 struct ToolPage<'a> {
-    tools: &'a [Box<RawValue>],
+    tools: Vec<&'a RawValue>,
     #[serde(rename = "nextCursor", skip_serializing_if = "Option::is_none")]
     next_cursor: Option<String>,
     #[serde(rename = "ttlMs", skip_serializing_if = "Option::is_none")]
@@ -23,22 +23,29 @@ struct ToolPage<'a> {
 }
 
 impl Server {
-    /// A listing request's answer; `None` when `method` is not a listing.
+    /// A listing request's answer; `None` when `method` is not a listing. A caller is shown
+    /// what [`Peer::shows`] it, and its pages hold that alone: a page is full unless it is
+    /// the last, and a cursor names only an item the caller is shown.
     pub(super) fn list(
         &self,
         snapshot: &Snapshot,
-        id: &Id,
         method: &str,
-        params: &Map<String, Value>,
-        stateless: bool,
+        request: &Request<'_>,
     ) -> Option<Answer> {
+        let Request {
+            id,
+            params,
+            stateless,
+            peer,
+            ..
+        } = *request;
         let registry = &snapshot.registry;
         let listed =
             |items: Vec<(String, Value)>, field| self.page(field, items, params, stateless);
         let answer = match method {
             "tools/list" => {
                 return Some(Answer::ok(
-                    match self.list_tools(snapshot, params, stateless) {
+                    match self.list_tools(snapshot, params, stateless, peer) {
                         Ok(page) => self.respond(id, stateless, &page),
                         Err(fault) => fault_response(id, fault),
                     },
@@ -47,6 +54,7 @@ impl Server {
             "resources/list" => listed(
                 registry
                     .resources()
+                    .filter(|r| peer.shows(&r.definition().scopes()))
                     .map(|r| (r.uri().to_owned(), json!(r.listed())))
                     .collect(),
                 "resources",
@@ -54,6 +62,7 @@ impl Server {
             "resources/templates/list" => listed(
                 registry
                     .resource_templates()
+                    .filter(|t| peer.shows(&t.definition().scopes()))
                     .map(|t| (t.uri_template(), json!(t.listed())))
                     .collect(),
                 "resourceTemplates",
@@ -61,6 +70,7 @@ impl Server {
             "prompts/list" => listed(
                 registry
                     .prompts()
+                    .filter(|p| peer.shows(&p.definition().scopes()))
                     .map(|p| (p.name().to_owned(), json!(p.definition())))
                     .collect(),
                 "prompts",
@@ -73,26 +83,38 @@ impl Server {
         }))
     }
 
+    /// A page of `tools/list`, from the listing written once per registry: the tools the
+    /// caller is shown from the cursor's on, up to a page of them.
     fn list_tools<'a>(
         &self,
         snapshot: &'a Snapshot,
         params: &Map<String, Value>,
         stateless: bool,
+        peer: &Peer<'_>,
     ) -> Result<ToolPage<'a>, Fault> {
         let invalid = || (jsonrpc::INVALID_PARAMS, "invalid cursor".to_owned(), None);
         let listing = snapshot.listing();
+        let shown = |at: &usize| peer.shows(&listing.scopes[*at]);
         let start = match params.get("cursor") {
             None | Some(Value::Null) => 0,
             Some(Value::String(cursor)) => {
                 let name = cursor_name(cursor).ok_or_else(invalid)?;
-                listing.names.binary_search(&name).map_err(|_| invalid())?
+                // A tool the caller is not shown is, to it, no tool.
+                Some(listing.names.binary_search(&name).map_err(|_| invalid())?)
+                    .filter(shown)
+                    .ok_or_else(invalid)?
             }
             Some(_) => return Err(invalid()),
         };
-        let end = listing.tools.len().min(start + self.page_size);
+        let mut visible = (start..listing.names.len()).filter(shown);
+        let tools = visible
+            .by_ref()
+            .take(self.page_size)
+            .map(|at| &*listing.tools[at])
+            .collect();
         Ok(ToolPage {
-            tools: &listing.tools[start..end],
-            next_cursor: listing.names.get(end).map(|next| cursor_of(next)),
+            tools,
+            next_cursor: visible.next().map(|next| cursor_of(&listing.names[next])),
             ttl_ms: stateless.then(|| self.cache.ttl_ms()),
             cache_scope: stateless.then_some(self.cache.scope),
         })

@@ -393,16 +393,16 @@ impl Server {
             Err(refusal) => return Step::Answered(Some(Answer::refused(id, refusal))),
         };
         let snapshot = self.served.load();
-        if let Some(answer) = self.list(&snapshot, id, method, params, stateless) {
-            return Step::Answered(Some(answer));
-        }
-        let request = catalog::Request {
+        let request = Request {
             id,
             params,
             stateless,
             peer,
             mirrored,
         };
+        if let Some(answer) = self.list(&snapshot, method, &request) {
+            return Step::Answered(Some(answer));
+        }
         if let Some(step) = self.catalog(&snapshot, method, &request) {
             return step;
         }
@@ -535,6 +535,19 @@ impl std::fmt::Debug for Server {
             .field("page_size", &self.page_size)
             .finish_non_exhaustive()
     }
+}
+
+/// A request (not a call) as the dispatcher hands it on, its method aside.
+#[derive(Clone, Copy)]
+struct Request<'a> {
+    id: &'a Id,
+    params: &'a Map<String, Value>,
+    /// Whether it speaks 2026-07-28.
+    stateless: bool,
+    /// Who sent it.
+    peer: &'a Peer<'a>,
+    /// What its transport mirrored from its body (HTTP's headers).
+    mirrored: Option<&'a Mirrored<'a>>,
 }
 
 /// What [`Server::begin_for`] made of a message.

@@ -301,6 +301,7 @@ async fn post_mcp(
         log_level: known.as_ref().and_then(|known| known.log_level),
         capabilities: known.and_then(|known| known.capabilities),
         auth: extensions.get::<Arc<crate::AuthInfo>>().cloned(),
+        hide_unauthorized: state.hides_unauthorized(),
     };
     let pending = match state.server.begin_for(incoming, &peer, Some(&mirrored)) {
         Step::Answered(Some(answer)) if !answer.scopes_needed.is_empty() => {
@@ -388,6 +389,15 @@ fn mirrored(headers: &HeaderMap) -> Mirrored<'_> {
 }
 
 impl HttpState {
+    /// Whether listings show each caller only what its scopes let it use.
+    fn hides_unauthorized(&self) -> bool {
+        #[cfg(feature = "oauth")]
+        if let Some(verifier) = &self.verifier {
+            return verifier.hides_unauthorized();
+        }
+        false
+    }
+
     fn guard(&self, headers: &HeaderMap, client: IpAddr) -> Option<Response> {
         if let Some(origin) = headers.get(header::ORIGIN) {
             let allowed = origin.to_str().is_ok_and(|origin| {

@@ -49,6 +49,10 @@ pub struct OAuthConfig {
     /// How far a token's expiry and start may be off this server's clock; a minute by
     /// default.
     pub leeway: Duration,
+    /// Whether the listings (`tools/list`, `resources/list`, `resources/templates/list`,
+    /// `prompts/list`) show a caller only the items its scopes let it use. Off by default:
+    /// everything is listed, and a request for an item without its scopes gets 403.
+    pub hide_unauthorized: bool,
 }
 
 impl OAuthConfig {
@@ -59,6 +63,7 @@ impl OAuthConfig {
             resource: resource.into(),
             scopes_supported: Vec::new(),
             leeway: Duration::from_secs(60),
+            hide_unauthorized: false,
         }
     }
 
@@ -70,6 +75,15 @@ impl OAuthConfig {
         S: Into<String>,
     {
         self.scopes_supported = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Lists a caller only the tools, resources, templates and prompts its scopes let it
+    /// use. Hiding is about what a caller is shown: a request that names a hidden item
+    /// still gets 403 with the scopes to ask for, so that its client can step up.
+    #[must_use]
+    pub fn hide_unauthorized(mut self, hide: bool) -> Self {
+        self.hide_unauthorized = hide;
         self
     }
 
@@ -160,6 +174,11 @@ impl Verifier {
             config,
             keys: jwt::KeyStore::default(),
         }
+    }
+
+    /// Whether listings show a caller only what its scopes let it use.
+    pub(crate) fn hides_unauthorized(&self) -> bool {
+        self.config.hide_unauthorized
     }
 
     /// The caller an `Authorization` header's token describes, or why it is refused.
