@@ -59,8 +59,9 @@ fn reset() -> bool {
     true
 }
 
-/// Today's note: only for a caller granted `notes:read`.
-#[mcp_resource(uri = "notes://today", scopes("notes:read"))]
+/// Today's note: only for a caller granted `notes:read`. Said to be public, which a
+/// resource not every caller may read cannot be.
+#[mcp_resource(uri = "notes://today", scopes("notes:read"), cache_scope = "public")]
 fn today() -> String {
     "buy milk".to_owned()
 }
@@ -82,6 +83,12 @@ fn note_ids(prefix: &str, _: &mcp_runtime::CompletionContext) -> Vec<String> {
         .filter(|id| id.starts_with(prefix))
         .map(str::to_owned)
         .collect()
+}
+
+/// The server's license: for any caller, and the same for all.
+#[mcp_resource(uri = "about://license", cache_scope = "public")]
+fn license() -> String {
+    "MIT".to_owned()
 }
 
 /// The server's rules: for any caller.
@@ -852,11 +859,18 @@ async fn listings_hide_what_a_callers_scopes_do_not_allow_when_so_configured_in_
             "{revision}"
         );
         for (token, listing, expected) in [
-            (&nobody, RESOURCES, vec![vec!["about://rules"]]),
+            (
+                &nobody,
+                RESOURCES,
+                vec![vec!["about://license", "about://rules"]],
+            ),
             (
                 &reader,
                 RESOURCES,
-                vec![vec!["about://rules", "notes://today"]],
+                vec![
+                    vec!["about://license", "about://rules"],
+                    vec!["notes://today"],
+                ],
             ),
             (&nobody, TEMPLATES, vec![vec![]]),
             (&reader, TEMPLATES, vec![vec!["notes://by-id/{id}"]]),
@@ -911,7 +925,10 @@ async fn listings_show_every_item_by_default_and_a_call_without_its_scopes_gets_
         );
         assert_eq!(
             served.pages(&nobody, revision, RESOURCES).await,
-            [vec!["about://rules", "notes://today"]],
+            [
+                vec!["about://license", "about://rules"],
+                vec!["notes://today"]
+            ],
             "{revision}"
         );
         assert_eq!(
@@ -930,5 +947,53 @@ async fn listings_show_every_item_by_default_and_a_call_without_its_scopes_gets_
             json!({ "name": "admin.reset", "arguments": {} }),
         );
         assert_eq!(served.send_with(&nobody, &call).await.0, 403, "{revision}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn at_2026_07_28_what_a_token_holder_is_answered_is_private_to_it() {
+    let served = Served::start().await;
+    let reader = served.mint("notes:read").await;
+    let cases = [
+        ("server/discover", json!({}), "private"),
+        ("tools/list", json!({}), "private"),
+        ("resources/list", json!({}), "private"),
+        ("resources/templates/list", json!({}), "private"),
+        ("prompts/list", json!({}), "private"),
+        (
+            "resources/read",
+            json!({ "uri": "about://rules" }),
+            "private",
+        ),
+        (
+            "resources/read",
+            json!({ "uri": "notes://by-id/7" }),
+            "private",
+        ),
+        // Said so by the resource, and the same for every caller.
+        (
+            "resources/read",
+            json!({ "uri": "about://license" }),
+            "public",
+        ),
+        // Said so by the resource, but not every caller may read it.
+        (
+            "resources/read",
+            json!({ "uri": "notes://today" }),
+            "private",
+        ),
+    ];
+    for (method, params, scope) in cases {
+        let message = request(STATELESS, method, params.clone());
+        let (status, _, body) = served.send_with(&reader, &message).await;
+        assert_eq!(status, 200, "{method} {params}: {body}");
+        assert_eq!(
+            body["result"]["cacheScope"], scope,
+            "{method} {params}: {body}"
+        );
+        assert!(
+            body["result"]["ttlMs"].is_u64(),
+            "{method} {params}: {body}"
+        );
     }
 }

@@ -14,7 +14,7 @@ use serde_json::{Map, Value, json};
 use super::jsonrpc::{self, Id};
 use super::served::Snapshot;
 use super::stateless;
-use super::{Answer, Fault, Request, Server, Step};
+use super::{Answer, CacheScope, Fault, Request, Server, Step};
 use crate::registration::CompletionContext;
 use crate::registry::{CompletionRef, PromptError, ReadError};
 use crate::talk::ask::{Asks, Round, Way};
@@ -127,14 +127,19 @@ impl Server {
             }
         }
         // The scopes of the resource, or of the template whose resource it is.
-        if let Some(needed) = snapshot.registry.resource_scopes(uri) {
-            if !peer.allows(&needed) {
-                return Step::Answered(Some(Answer::insufficient_scope(id, &needed, peer)));
-            }
+        let needed = snapshot.registry.resource_scopes(uri).unwrap_or_default();
+        if !peer.allows(&needed) {
+            return Step::Answered(Some(Answer::insufficient_scope(id, &needed, peer)));
         }
         let hints = stateless.then(|| {
             let mut hints = Map::new();
-            self.hint(&mut hints, snapshot.registry.cache_meta(uri).as_ref());
+            let own = snapshot.registry.cache_meta(uri);
+            self.hint(&mut hints, own.as_ref(), self.cache_scope(peer));
+            if !needed.is_empty() {
+                // What not every caller may read is never shared between callers, even
+                // where the resource says `public`.
+                hints.insert("cacheScope".to_owned(), json!(CacheScope::Private));
+            }
             hints
         });
         // At 2026-07-28 a resource that asks the client is answered over rounds.

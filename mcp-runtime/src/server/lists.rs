@@ -40,8 +40,14 @@ impl Server {
             ..
         } = *request;
         let registry = &snapshot.registry;
-        let listed =
-            |items: Vec<(String, Value)>, field| self.page(field, items, params, stateless);
+        let listed = |items: Vec<(String, Value)>, field| {
+            self.page(
+                field,
+                items,
+                params,
+                stateless.then(|| self.cache_scope(peer)),
+            )
+        };
         let answer = match method {
             "tools/list" => {
                 return Some(Answer::ok(
@@ -116,17 +122,18 @@ impl Server {
             tools,
             next_cursor: visible.next().map(|next| cursor_of(&listing.names[next])),
             ttl_ms: stateless.then(|| self.cache.ttl_ms()),
-            cache_scope: stateless.then_some(self.cache.scope),
+            cache_scope: stateless.then(|| self.cache_scope(peer)),
         })
     }
 
-    /// The page of `items` (in key order) that `params`' cursor starts, under `field`.
+    /// The page of `items` (in key order) that `params`' cursor starts, under `field`; at
+    /// 2026-07-28 with the cache hints, who may share it being `scope`.
     fn page(
         &self,
         field: &str,
         items: Vec<(String, Value)>,
         params: &Map<String, Value>,
-        stateless: bool,
+        scope: Option<CacheScope>,
     ) -> Result<Value, Fault> {
         let start = match params.get("cursor") {
             None | Some(Value::Null) => 0,
@@ -149,15 +156,33 @@ impl Server {
             .take(end - start)
             .map(|(_, item)| item);
         page.insert(field.to_owned(), Value::Array(listed.collect()));
-        if stateless {
-            self.hint(&mut page, None);
+        if let Some(scope) = scope {
+            self.hint(&mut page, None, scope);
         }
         Ok(Value::Object(page))
     }
 
-    /// Adds `ttlMs` and `cacheScope` to a 2026-07-28 result: the server's, or those of
-    /// `own` where it has them.
-    pub(super) fn hint(&self, result: &mut Map<String, Value>, own: Option<&Value>) {
+    /// Who may share what the server answers `peer` at 2026-07-28, unless the result says
+    /// otherwise: the server's choice ([`Server::with_cache_hints`]), but `private` for a
+    /// caller an access token describes, since what it is answered may depend on who it
+    /// is (its scopes), and a cache shared with callers of other tokens, or none, must not
+    /// answer them with it.
+    pub(super) fn cache_scope(&self, peer: &Peer<'_>) -> CacheScope {
+        if peer.auth.is_some() {
+            CacheScope::Private
+        } else {
+            self.cache.scope
+        }
+    }
+
+    /// Adds `ttlMs` and `cacheScope` to a 2026-07-28 result: those of `own` where it has
+    /// them, else the server's time and `scope`.
+    pub(super) fn hint(
+        &self,
+        result: &mut Map<String, Value>,
+        own: Option<&Value>,
+        scope: CacheScope,
+    ) {
         let ttl = own
             .and_then(|own| own.get("ttlMs"))
             .cloned()
@@ -165,7 +190,7 @@ impl Server {
         let scope = own
             .and_then(|own| own.get("cacheScope"))
             .cloned()
-            .unwrap_or_else(|| json!(self.cache.scope));
+            .unwrap_or_else(|| json!(scope));
         result.insert("ttlMs".to_owned(), ttl);
         result.insert("cacheScope".to_owned(), scope);
     }

@@ -172,7 +172,8 @@ impl Server {
     }
 
     /// Sets how long clients may keep what `server/discover` and `tools/list` answer, and
-    /// who may share it (2026-07-28); five minutes, public, by default.
+    /// who may share it (2026-07-28); five minutes, public, by default. A caller an OAuth
+    /// access token describes is answered `private` all the same.
     #[must_use]
     pub fn with_cache_hints(mut self, hints: CacheHints) -> Self {
         self.cache = hints;
@@ -410,7 +411,7 @@ impl Server {
             "initialize" => self
                 .initialize(params)
                 .map(|result| self.respond(id, stateless, &result)),
-            "server/discover" => Ok(self.respond(id, stateless, &self.discover())),
+            "server/discover" => Ok(self.respond(id, stateless, &self.discover(peer))),
             "ping" => Ok(self.respond(id, stateless, &Map::new())),
             // The transport that keeps the connection (or the session) records the level.
             "logging/setLevel" if !stateless => {
@@ -477,12 +478,12 @@ impl Server {
     }
 
     /// `server/discover` (2026-07-28): the versions and capabilities, without a handshake.
-    fn discover(&self) -> Value {
+    fn discover(&self, peer: &Peer<'_>) -> Value {
         json!({
             "supportedVersions": PROTOCOL_VERSIONS,
             "capabilities": capabilities(),
             "ttlMs": self.cache.ttl_ms(),
-            "cacheScope": self.cache.scope,
+            "cacheScope": self.cache_scope(peer),
         })
     }
 

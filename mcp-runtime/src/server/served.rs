@@ -33,7 +33,8 @@ use super::Server;
 pub struct CacheHints {
     /// How long a client may keep a result; sent in whole milliseconds.
     pub ttl: Duration,
-    /// Who may share a kept result.
+    /// Who may share a kept result. A caller an OAuth access token describes is told
+    /// [`CacheScope::Private`] whatever this says.
     pub scope: CacheScope,
 }
 
