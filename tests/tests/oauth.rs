@@ -12,7 +12,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_runtime::client::{Client, HttpServer};
-use mcp_runtime::server::{DEFAULT_PAGE_SIZE, HttpConfig, OAuthConfig, Server, router};
+use mcp_runtime::server::{
+    DEFAULT_PAGE_SIZE, HttpConfig, Introspection, OAuthConfig, Server, router,
+};
 use mcp_runtime::{Registry, ToolContext, mcp_prompt, mcp_resource, mcp_tool};
 use mcp_tests::quickstart_bin;
 use serde_json::{Value, json};
@@ -164,6 +166,22 @@ impl Issuer {
             .as_str()
             .unwrap_or_else(|| panic!("{path}: {answer}"))
             .to_owned()
+    }
+
+    /// An opaque token the issuer remembers with `body`'s claims, for its introspection.
+    async fn opaque(&self, body: Value) -> String {
+        self.token("/test/opaque", body).await
+    }
+
+    /// How many introspection requests the issuer has had.
+    async fn introspections(&self) -> u64 {
+        let said: Value = reqwest::get(format!("{}/test/introspections", self.url))
+            .await
+            .expect("the issuer answers")
+            .json()
+            .await
+            .expect("JSON");
+        said["count"].as_u64().expect("a count")
     }
 
     async fn rotate(&self) -> String {
@@ -996,4 +1014,180 @@ async fn at_2026_07_28_what_a_token_holder_is_answered_is_private_to_it() {
             "{method} {params}: {body}"
         );
     }
+}
+
+/// The client the issuer's introspection endpoint lets in (tests/oauth/issuer.mjs).
+const CLIENT_ID: &str = "mcp-resource-server";
+const CLIENT_SECRET: &str = "s3cret:with/odd+chars";
+
+/// Who `auth.whoami` sees calling with `token`, or the status and body of the
+/// refusal.
+async fn seen_by(served: &Served, token: &str) -> Result<Value, (u16, Value)> {
+    let call = request(
+        HANDSHAKE,
+        "tools/call",
+        json!({ "name": "auth.whoami", "arguments": {} }),
+    );
+    match served.send_with(token, &call).await {
+        (200, _, body) => Ok(body["result"]["structuredContent"]["result"].clone()),
+        (status, _, body) => Err((status, body)),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_opaque_token_is_introspected_once_a_while_and_a_jwt_still_checked_against_the_keys() {
+    let served = Served::with(DEFAULT_PAGE_SIZE, |config| {
+        config.introspection(Introspection::new(CLIENT_ID, CLIENT_SECRET))
+    })
+    .await;
+    let issuer = &served.issuer;
+    let opaque = issuer
+        .opaque(json!({ "aud": served.resource, "sub": "bob", "scope": "notes:read" }))
+        .await;
+    let before = issuer.introspections().await;
+    let seen = seen_by(&served, &opaque).await.expect("let in");
+    assert_eq!(seen["subject"], json!("bob"), "{seen}");
+    assert_eq!(seen["scopes"], json!(["notes:read"]), "{seen}");
+    assert_eq!(seen["issuer"], json!(issuer.url), "{seen}");
+    assert_eq!(issuer.introspections().await, before + 1);
+    // The scopes the answer gave are those checked.
+    let write = request(
+        HANDSHAKE,
+        "tools/call",
+        json!({ "name": "notes.write", "arguments": { "text": "hi" } }),
+    );
+    let (status, challenge, _) = served.send_with(&opaque, &write).await;
+    assert_eq!(status, 403);
+    assert_eq!(
+        challenge.as_deref(),
+        Some(served.insufficient_scope("notes:write").as_str())
+    );
+    let read = request(
+        HANDSHAKE,
+        "resources/read",
+        json!({ "uri": "notes://today" }),
+    );
+    assert_eq!(served.send_with(&opaque, &read).await.0, 200);
+    // All of that on the one answer, kept.
+    assert_eq!(issuer.introspections().await, before + 1);
+    // A JWT is checked against the keys, not asked about.
+    let jwt = served.mint("notes:read").await;
+    assert_eq!(
+        seen_by(&served, &jwt).await.expect("let in")["subject"],
+        json!("alice")
+    );
+    assert_eq!(issuer.introspections().await, before + 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_opaque_token_the_authorization_server_does_not_vouch_for_here_now_gets_401() {
+    let served = Served::with(DEFAULT_PAGE_SIZE, |config| {
+        config.introspection(Introspection::new(CLIENT_ID, CLIENT_SECRET))
+    })
+    .await;
+    let resource = served.resource.clone();
+    let cases = [
+        (
+            "inactive",
+            json!({ "aud": resource, "active": false }),
+            "not active",
+        ),
+        (
+            "expired",
+            json!({ "aud": resource, "expires_in": -3600 }),
+            "expired",
+        ),
+        (
+            "for another server",
+            json!({ "aud": "http://elsewhere.example/mcp" }),
+            "audience",
+        ),
+        (
+            "from another issuer",
+            json!({ "aud": resource, "iss": "http://evil.example" }),
+            "issuer",
+        ),
+    ];
+    for (what, claims, reason) in cases {
+        let token = served.issuer.opaque(claims).await;
+        let (status, body) = seen_by(&served, &token).await.expect_err(what);
+        assert_eq!(status, 401, "{what}: {body}");
+        assert_eq!(body["error"], json!("invalid_token"), "{what}: {body}");
+        let description = body["error_description"].as_str().unwrap_or_default();
+        assert!(description.contains(reason), "{what}: {description}");
+    }
+    // A token it never issued.
+    let (status, body) = seen_by(&served, "never-issued").await.expect_err("unknown");
+    assert_eq!(status, 401, "{body}");
+    // An answer that names no audience is not refused for it.
+    let unaddressed = served.issuer.opaque(json!({ "sub": "carol" })).await;
+    let seen = seen_by(&served, &unaddressed).await.expect("let in");
+    assert_eq!(seen["subject"], json!("carol"), "{seen}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn introspection_fails_closed_when_the_authorization_server_cannot_be_asked() {
+    // The wrong secret: the authorization server refuses to answer.
+    let refused = Served::with(DEFAULT_PAGE_SIZE, |config| {
+        config.introspection(Introspection::new(CLIENT_ID, "not-the-secret"))
+    })
+    .await;
+    let token = refused
+        .issuer
+        .opaque(json!({ "aud": refused.resource }))
+        .await;
+    let (status, body) = seen_by(&refused, &token).await.expect_err("refused");
+    assert_eq!(status, 503, "{body}");
+    let description = body["error_description"].as_str().unwrap_or_default();
+    assert!(description.contains("client credentials"), "{description}");
+
+    // The authorization server gone: what it vouched for is kept a while, nothing new is
+    // let in.
+    let mut served = Served::with(DEFAULT_PAGE_SIZE, |config| {
+        config.introspection(Introspection::new(CLIENT_ID, CLIENT_SECRET))
+    })
+    .await;
+    let known = served
+        .issuer
+        .opaque(json!({ "aud": served.resource, "sub": "bob" }))
+        .await;
+    let unknown = served
+        .issuer
+        .opaque(json!({ "aud": served.resource, "sub": "eve" }))
+        .await;
+    assert!(seen_by(&served, &known).await.is_ok());
+    served.issuer.stop();
+    assert_eq!(
+        seen_by(&served, &known).await.expect("kept")["subject"],
+        json!("bob")
+    );
+    let (status, body) = seen_by(&served, &unknown).await.expect_err("not let in");
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(body["error"], json!("temporarily_unavailable"), "{body}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_command_line_introspects_every_token_with_the_secret_from_the_environment() {
+    let issuer = Issuer::start();
+    let address = format!("127.0.0.1:{}", free_port());
+    let resource = format!("http://{address}/mcp");
+    let mut command = std::process::Command::new(quickstart_bin());
+    command
+        .args(["serve", "--http", &address])
+        .args(["--oauth-issuer", &issuer.url, "--oauth-audience", &resource])
+        .args(["--oauth-introspection", "--oauth-introspect-all"])
+        .args(["--oauth-client-id", CLIENT_ID])
+        .env("MCP_OAUTH_CLIENT_SECRET", CLIENT_SECRET);
+    let _server = mcp_tests::HttpServer::start(command);
+    let opaque = issuer.opaque(json!({ "aud": resource })).await;
+    let (status, _, body) = post(&resource, Some(&format!("Bearer {opaque}"))).await;
+    assert_eq!(status, 200, "{body}");
+    // Every token is asked about: a JWT the issuer signed but never remembered too.
+    let jwt = issuer
+        .token("/test/token", json!({ "aud": resource }))
+        .await;
+    let (status, _, body) = post(&resource, Some(&format!("Bearer {jwt}"))).await;
+    assert_eq!(status, 401, "{body}");
+    let description = body["error_description"].as_str().unwrap_or_default();
+    assert!(description.contains("not active"), "{description}");
 }

@@ -30,26 +30,10 @@ pub(super) struct ServeArgs {
     /// environment variable `MCP_TOKEN`, which keeps it out of the process list.
     #[arg(long, requires = "http")]
     token: Option<String>,
-    /// Take OAuth access tokens (JWTs) from this authorization server, its issuer
-    /// identifier (`iss`): its keys are found through its metadata. Needs
-    /// `--oauth-audience`.
+    /// The OAuth resource server's flags.
     #[cfg(feature = "oauth")]
-    #[arg(long, value_name = "URL", requires_all = ["http", "oauth_audience"])]
-    oauth_issuer: Option<String>,
-    /// This server's own URL as clients reach it (`https://mcp.example.com/mcp`): access
-    /// tokens must name it as their audience.
-    #[cfg(feature = "oauth")]
-    #[arg(long, value_name = "URL", requires = "oauth_issuer")]
-    oauth_audience: Option<String>,
-    /// A scope clients may ask for, published in the metadata (repeatable).
-    #[cfg(feature = "oauth")]
-    #[arg(long = "oauth-scope", value_name = "SCOPE", requires = "oauth_issuer")]
-    oauth_scopes: Vec<String>,
-    /// List each caller only the tools, resources and prompts its token's scopes let it
-    /// use. Without it everything is listed, and a request without the scopes gets 403.
-    #[cfg(feature = "oauth")]
-    #[arg(long, requires = "oauth_issuer")]
-    oauth_hide_unauthorized: bool,
+    #[command(flatten)]
+    pub(super) oauth: Box<super::oauth::OAuthArgs>,
     /// Allow browser requests from this origin besides loopback ones (repeatable).
     #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http")]
     allow_origins: Vec<String>,
@@ -88,7 +72,7 @@ impl ServeArgs {
         let given = [
             ("--token", self.token.is_some()),
             #[cfg(feature = "oauth")]
-            ("--oauth-issuer", self.oauth_issuer.is_some()),
+            ("--oauth-issuer", self.oauth.issuer.is_some()),
             ("--allow-origin", !self.allow_origins.is_empty()),
             ("--rate-limit", self.rate_limit.is_some()),
         ];
@@ -105,7 +89,7 @@ pub(super) fn run(
     on_serve: impl FnOnce(&Arc<Server>),
 ) -> u8 {
     #[cfg(feature = "oauth")]
-    let oauth = match oauth_config(&args) {
+    let oauth = match args.oauth.config(|name| std::env::var(name).ok()) {
         Ok(oauth) => oauth,
         Err(message) => {
             eprintln!("error: {message}");
@@ -187,21 +171,6 @@ fn token_from_env() -> Option<String> {
         .ok()
         .map(|token| token.trim().to_owned())
         .filter(|token| !token.is_empty())
-}
-
-/// The OAuth settings of `--oauth-issuer` and its companions, checked.
-#[cfg(feature = "oauth")]
-fn oauth_config(args: &ServeArgs) -> Result<Option<server::OAuthConfig>, String> {
-    let (Some(issuer), Some(audience)) = (&args.oauth_issuer, &args.oauth_audience) else {
-        return Ok(None);
-    };
-    let config = server::OAuthConfig::new(issuer, audience)
-        .scopes_supported(&args.oauth_scopes)
-        .hide_unauthorized(args.oauth_hide_unauthorized);
-    match config.problems().first() {
-        Some(problem) => Err(problem.clone()),
-        None => Ok(Some(config)),
-    }
 }
 
 /// Why serving on `address` may be unwise: other machines can reach it, and no token is
@@ -313,28 +282,6 @@ mod tests {
             assert!(warning.contains("--token"), "{warning}");
             assert_eq!(exposure_warning(exposed.parse().unwrap(), true), None);
         }
-    }
-
-    #[cfg(feature = "oauth")]
-    #[test]
-    fn oauth_flags_make_the_oauth_settings() {
-        let settings = |args: &[&str]| match parse(args) {
-            Ok(Command::Serve(serve)) => oauth_config(&serve),
-            _ => panic!("{args:?} parses"),
-        };
-        let issuer = ["serve", "--http", "--oauth-issuer", "https://as.example"];
-        let audience = ["--oauth-audience", "https://mcp.example/mcp"];
-        let plain = settings(&[&issuer[..], &audience].concat())
-            .expect("good settings")
-            .expect("OAuth is on");
-        assert_eq!(plain.issuer, "https://as.example");
-        assert_eq!(plain.resource, "https://mcp.example/mcp");
-        assert!(!plain.hide_unauthorized);
-        let hiding = settings(&[&issuer[..], &audience, &["--oauth-hide-unauthorized"]].concat())
-            .expect("good settings")
-            .expect("OAuth is on");
-        assert!(hiding.hide_unauthorized);
-        assert!(parse(&["serve", "--http", "--oauth-hide-unauthorized"]).is_err());
     }
 
     #[test]

@@ -37,7 +37,7 @@ pub use http::{
 };
 pub use jsonrpc::{INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR};
 #[cfg(feature = "oauth")]
-pub use oauth::OAuthConfig;
+pub use oauth::{Introspection, OAuthConfig};
 use served::Snapshot;
 pub use served::{CacheHints, CacheScope, Changed, LlmNameError, ServedRegistry, ServedView};
 pub use stateless::{HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY};

@@ -31,6 +31,11 @@ impl Issuer {
         &self.issuer
     }
 
+    /// The HTTP client requests to the authorization server go through.
+    pub(super) fn http(&self) -> &reqwest::Client {
+        &self.http
+    }
+
     /// The issuer's metadata: RFC 8414's, then OpenID's, each at the well-known path
     /// inserted before the issuer's path, then OpenID's appended to it. A document that
     /// names another issuer is refused.

@@ -1,10 +1,12 @@
 //! The HTTP server as an OAuth 2.1 resource server, as MCP's authorization chapter has it:
 //! every request carries an access token the authorization server issued for this server.
 //! The server publishes where to get one (protected resource metadata, RFC 9728), checks
-//! each token (`jwt.rs`: a JWT against the keys the authorization server publishes), and
+//! each token (`jwt.rs`: a JWT against the keys the authorization server publishes;
+//! `introspect.rs`: an opaque one, or every one, by asking the authorization server), and
 //! answers a request without a good one 401 with a challenge that says where to look, and a
 //! caller without the scopes a request needs 403 naming them (`refusal.rs`).
 
+mod introspect;
 mod issuer;
 mod jwt;
 mod refusal;
@@ -53,6 +55,9 @@ pub struct OAuthConfig {
     /// `prompts/list`) show a caller only the items its scopes let it use. Off by default:
     /// everything is listed, and a request for an item without its scopes gets 403.
     pub hide_unauthorized: bool,
+    /// Whether, and how, tokens are checked by asking the authorization server (token
+    /// introspection, RFC 7662); none by default, when only JWTs are taken.
+    pub introspection: Option<Introspection>,
 }
 
 impl OAuthConfig {
@@ -64,7 +69,16 @@ impl OAuthConfig {
             scopes_supported: Vec::new(),
             leeway: Duration::from_secs(60),
             hide_unauthorized: false,
+            introspection: None,
         }
+    }
+
+    /// Takes opaque access tokens too (those that are not JWTs), or every token, checked
+    /// by asking the authorization server as `introspection` says.
+    #[must_use]
+    pub fn introspection(mut self, introspection: Introspection) -> Self {
+        self.introspection = Some(introspection);
+        self
     }
 
     /// The scopes a client may ask for.
@@ -117,6 +131,9 @@ impl OAuthConfig {
                 self.resource
             ));
         }
+        if let Some(introspection) = &self.introspection {
+            problems.extend(introspection.problems());
+        }
         problems
     }
 
@@ -152,11 +169,117 @@ impl OAuthConfig {
 /// The root of RFC 9728's well-known paths.
 pub(crate) const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
 
+/// How tokens are checked by asking the authorization server (token introspection, RFC
+/// 7662): where, as which client, which tokens, and how long a good answer is kept.
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_runtime::server::{Introspection, OAuthConfig};
+///
+/// let secret = std::env::var("MCP_OAUTH_CLIENT_SECRET").unwrap_or_default();
+/// let oauth = OAuthConfig::new("https://auth.example.com", "https://mcp.example.com/mcp")
+///     .introspection(Introspection::new("mcp-server", secret).cache_for(Duration::from_secs(30)));
+/// assert!(oauth.introspection.is_some_and(|introspection| introspection.endpoint.is_none()));
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct Introspection {
+    /// The introspection endpoint; when `None`, the `introspection_endpoint` the
+    /// authorization server's metadata names.
+    pub endpoint: Option<String>,
+    /// This server's client id at the authorization server.
+    pub client_id: String,
+    /// Its client secret, sent with the id in HTTP Basic (`client_secret_basic`). Never
+    /// printed, not even by `Debug`.
+    pub client_secret: String,
+    /// Whether every token is introspected, JWTs too; by default only those that are not
+    /// JWTs are, and JWTs are checked against the authorization server's keys.
+    pub always: bool,
+    /// The longest a good answer is kept, so that a client's calls do not each cost a
+    /// round trip: a minute by default, and never past the token's expiry. A token revoked
+    /// meanwhile is taken until then.
+    pub cache_for: Duration,
+}
+
+impl Introspection {
+    /// Introspection as the client `client_id` with the secret `client_secret`, at the
+    /// endpoint the authorization server's metadata names, of tokens that are not JWTs.
+    pub fn new(client_id: impl Into<String>, client_secret: impl Into<String>) -> Self {
+        Self {
+            endpoint: None,
+            client_id: client_id.into(),
+            client_secret: client_secret.into(),
+            always: false,
+            cache_for: Duration::from_secs(60),
+        }
+    }
+
+    /// At `endpoint`, instead of the one the metadata names.
+    #[must_use]
+    pub fn endpoint(mut self, endpoint: impl Into<String>) -> Self {
+        self.endpoint = Some(endpoint.into());
+        self
+    }
+
+    /// Every token (`true`), JWTs too, or only those that are not JWTs.
+    #[must_use]
+    pub fn always(mut self, always: bool) -> Self {
+        self.always = always;
+        self
+    }
+
+    /// Keeps a good answer at most `cache_for`; zero keeps none.
+    #[must_use]
+    pub fn cache_for(mut self, cache_for: Duration) -> Self {
+        self.cache_for = cache_for;
+        self
+    }
+
+    /// The problems that keep this from working, each a sentence.
+    fn problems(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        if let Some(endpoint) = &self.endpoint {
+            if !reqwest::Url::parse(endpoint)
+                .is_ok_and(|url| matches!(url.scheme(), "http" | "https"))
+            {
+                problems.push(format!(
+                    "the introspection endpoint `{endpoint}` is not an http(s) URL"
+                ));
+            }
+        }
+        if self.client_id.trim().is_empty() {
+            problems.push(
+                "token introspection needs this server's client id at the authorization server"
+                    .to_owned(),
+            );
+        }
+        if self.client_secret.is_empty() {
+            problems.push(
+                "token introspection needs this server's client secret at the authorization server"
+                    .to_owned(),
+            );
+        }
+        problems
+    }
+}
+
+impl fmt::Debug for Introspection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Introspection")
+            .field("endpoint", &self.endpoint)
+            .field("client_id", &self.client_id)
+            .field("client_secret", &"…")
+            .field("always", &self.always)
+            .field("cache_for", &self.cache_for)
+            .finish()
+    }
+}
+
 /// Checks the access tokens of a server's requests: the one place that knows how.
 pub(crate) struct Verifier {
     config: OAuthConfig,
     issuer: Issuer,
     keys: jwt::KeyStore,
+    introspector: Option<introspect::Introspector>,
 }
 
 impl fmt::Debug for Verifier {
@@ -171,6 +294,10 @@ impl Verifier {
     pub(crate) fn new(config: OAuthConfig) -> Self {
         Self {
             issuer: Issuer::new(&config.issuer),
+            introspector: config
+                .introspection
+                .clone()
+                .map(introspect::Introspector::new),
             config,
             keys: jwt::KeyStore::default(),
         }
@@ -184,6 +311,9 @@ impl Verifier {
     /// The caller an `Authorization` header's token describes, or why it is refused.
     pub(crate) async fn verify(&self, authorization: Option<&str>) -> Result<AuthInfo, Refusal> {
         let token = bearer(authorization).ok_or(Refusal::NoToken)?;
+        if let Some(introspector) = self.introspector.as_ref().filter(|i| i.takes(token)) {
+            return introspector.check(token, &self.config, &self.issuer).await;
+        }
         self.keys.check(token, &self.config, &self.issuer).await
     }
 
@@ -265,5 +395,25 @@ mod tests {
             ["/.well-known/oauth-protected-resource"]
         );
         assert!(OAuthConfig::new("not a url", "mcp").problems().len() == 2);
+    }
+
+    #[test]
+    fn introspection_settings_are_checked_and_the_secret_never_printed() {
+        let oauth = OAuthConfig::new("https://as.example", "https://mcp.example/mcp")
+            .introspection(Introspection::new("mcp-server", "very-secret"));
+        assert_eq!(oauth.problems(), Vec::<String>::new());
+        let printed = format!("{oauth:?}");
+        assert!(printed.contains("mcp-server"), "{printed}");
+        assert!(!printed.contains("very-secret"), "{printed}");
+        let wrong = OAuthConfig::new("https://as.example", "https://mcp.example/mcp")
+            .introspection(Introspection::new(" ", "").endpoint("ftp://as.example/x"));
+        let problems = wrong.problems().join("\n");
+        for said in [
+            "`ftp://as.example/x` is not an http(s) URL",
+            "client id",
+            "client secret",
+        ] {
+            assert!(problems.contains(said), "{problems}");
+        }
     }
 }
