@@ -1,8 +1,11 @@
 //! The HTTP server as an OAuth resource server, against a real authorization server:
 //! `oauth2-mock-server` from npm (`tests/oauth`, installed by the test command), which signs
-//! real tokens with keys it publishes through OpenID discovery. Every bad token gets 401
-//! with `error="invalid_token"` and a reason, never a 500; a rotated key is fetched when a
-//! token names it; kept keys outlive an authorization server that went away.
+//! real tokens with keys it publishes through OpenID discovery, and answers introspection
+//! requests about the opaque tokens it issues. Every bad token gets 401 with
+//! `error="invalid_token"` and a reason, never a 500; a rotated key is fetched when a token
+//! names it; kept keys outlive an authorization server that went away. Tools, resources,
+//! templates, prompts and completions need their scopes (403 otherwise), listings may show
+//! a caller only what its scopes allow, and a token holder's answers are private to it.
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;

@@ -282,7 +282,7 @@ fn time(answer: &Map<String, Value>, claim: &str) -> Result<Option<u64>, Refusal
 /// How long a good answer about a token is kept: `at_most`, and never past the token's
 /// expiry; `None` when it is not to be kept at all.
 fn keep_for(caller: &AuthInfo, now: u64, at_most: Duration) -> Option<Duration> {
-    let left = match caller.claims().get("exp").and_then(Value::as_u64) {
+    let left = match time(caller.claims(), "exp").ok().flatten() {
         Some(exp) => Duration::from_secs(exp.checked_sub(now)?),
         None => at_most,
     };
@@ -385,6 +385,11 @@ mod tests {
             None
         );
         assert_eq!(keep_for(&with(json!({})), NOW, Duration::ZERO), None);
+        // A time written with a fraction is a time all the same.
+        assert_eq!(
+            keep_for(&with(json!({ "exp": NOW as f64 + 5.5 })), NOW, minute),
+            Some(Duration::from_secs(5))
+        );
     }
 
     #[test]

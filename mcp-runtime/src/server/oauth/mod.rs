@@ -24,7 +24,7 @@ use serde_json::{Value, json};
 use super::http::{bearer, json_response};
 use crate::AuthInfo;
 use issuer::Issuer;
-pub(crate) use refusal::Refusal;
+use refusal::Refusal;
 
 /// Where a server's access tokens come from, and what they must say.
 ///
