@@ -321,6 +321,9 @@ mod tests {
         // Nothing but `active` is required.
         let bare = read_answer(answer(json!({ "active": true })), &config(), NOW);
         assert!(bare.is_ok_and(|caller| caller.scopes().is_empty()));
+        // One audience may be written alone.
+        let alone = json!({ "active": true, "aud": "https://mcp.example/mcp" });
+        assert!(read_answer(answer(alone), &config(), NOW).is_ok());
     }
 
     #[test]
@@ -356,7 +359,9 @@ mod tests {
         // Within the leeway (a minute by default), a time is still good.
         for claims in [
             json!({ "active": true, "exp": NOW - 59 }),
+            json!({ "active": true, "exp": NOW - 60 }),
             json!({ "active": true, "nbf": NOW + 59 }),
+            json!({ "active": true, "nbf": NOW + 60 }),
             json!({ "active": true, "exp": NOW as f64 + 0.5 }),
         ] {
             assert!(
@@ -488,18 +493,41 @@ mod tests {
 
     #[test]
     fn kept_answers_are_bounded() {
-        let introspector = Introspector::new(Introspection::new("id", "secret"));
-        let caller = AuthInfo::from_claims(Map::new());
-        for i in 0..MAX_KEPT {
+        let key = |i: usize| {
             let mut key = [0u8; 32];
             key[..8].copy_from_slice(&(i as u64).to_le_bytes());
-            introspector.keep(key, &caller, Duration::from_secs(60));
+            key
+        };
+        let minute = Duration::from_secs(60);
+        let introspector = Introspector::new(Introspection::new("id", "secret"));
+        let caller = AuthInfo::from_claims(Map::new());
+        let count =
+            |introspector: &Introspector| introspector.kept.lock().expect("not poisoned").len();
+        // Full, half of it expired: the expired half goes.
+        for i in 0..MAX_KEPT {
+            let keep = if i % 2 == 0 { Duration::ZERO } else { minute };
+            introspector.keep(key(i), &caller, keep);
         }
-        assert!(introspector.kept(&[0u8; 32]).is_some());
-        introspector.keep([0xff; 32], &caller, Duration::from_secs(60));
-        let kept = introspector.kept.lock().expect("not poisoned").len();
-        assert_eq!(kept, 1, "a full store of good answers starts afresh");
+        assert!(
+            introspector.kept(&key(0)).is_none(),
+            "an expired answer is not used"
+        );
+        introspector.keep([0xff; 32], &caller, minute);
+        assert_eq!(count(&introspector), MAX_KEPT / 2 + 1);
+        assert!(introspector.kept(&key(1)).is_some());
         assert!(introspector.kept(&[0xff; 32]).is_some());
-        assert!(introspector.kept(&[0u8; 32]).is_none());
+        // Full of good answers: they all go.
+        for i in 0..MAX_KEPT / 2 - 1 {
+            introspector.keep(key(MAX_KEPT + i), &caller, minute);
+        }
+        assert_eq!(count(&introspector), MAX_KEPT);
+        introspector.keep([0xee; 32], &caller, minute);
+        assert_eq!(
+            count(&introspector),
+            1,
+            "a full store of good answers starts afresh"
+        );
+        assert!(introspector.kept(&[0xee; 32]).is_some());
+        assert!(introspector.kept(&key(1)).is_none());
     }
 }
