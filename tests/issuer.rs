@@ -69,6 +69,22 @@ impl Issuer {
             .to_owned()
     }
 
+    /// An opaque token the issuer remembers with `body`'s claims, for its introspection.
+    pub async fn opaque(&self, body: Value) -> String {
+        self.token("/test/opaque", body).await
+    }
+
+    /// How many introspection requests the issuer has had.
+    pub async fn introspections(&self) -> u64 {
+        let said: Value = reqwest::get(format!("{}/test/introspections", self.url))
+            .await
+            .expect("the issuer answers")
+            .json()
+            .await
+            .expect("JSON");
+        said["count"].as_u64().expect("a count")
+    }
+
     /// A new signing key, published at once: its key id.
     pub async fn rotate(&self) -> String {
         let answer: Value = reqwest::Client::new()

@@ -28,6 +28,7 @@ mod name;
 mod prompt;
 mod resource;
 pub mod schema;
+mod scope;
 mod text;
 mod tool;
 pub mod wire;
@@ -49,4 +50,5 @@ pub use resource::{
     ResourceAnnotations, ResourceBody, ResourceContents, ResourceDefinition, ResourceInfo,
     ResourceTemplateDefinition, Role,
 };
+pub use scope::SCOPES_META;
 pub use tool::{DefinitionError, META_KEY, ToolAnnotations, ToolDefinition};

@@ -45,7 +45,7 @@ const RESOURCE: &str = "`mcp_resource` argument";
 const PROMPT: &str = "`mcp_prompt` argument";
 
 /// The keys `#[mcp_resource]` accepts.
-const RESOURCE_KEYS: [&str; 13] = [
+const RESOURCE_KEYS: [&str; 14] = [
     "uri",
     "uri_template",
     "name",
@@ -58,11 +58,12 @@ const RESOURCE_KEYS: [&str; 13] = [
     "ttl",
     "cache_scope",
     "last_modified",
+    "scopes",
     "crate",
 ];
 
 /// The keys `#[mcp_prompt]` accepts.
-const PROMPT_KEYS: [&str; 4] = ["name", "title", "description", "crate"];
+const PROMPT_KEYS: [&str; 5] = ["name", "title", "description", "scopes", "crate"];
 
 /// The keys a tool parameter's `#[mcp(...)]` accepts.
 pub(crate) const TOOL_PARAM_KEYS: [&str; 1] = ["header"];
@@ -126,6 +127,8 @@ pub(crate) struct ResourceArgs {
     pub(crate) ttl: Option<Spanned<String>>,
     pub(crate) cache_scope: Option<Spanned<String>>,
     pub(crate) last_modified: Option<LastModified>,
+    /// `scopes("notes:read", …)`: the OAuth scopes a caller needs, checked.
+    pub(crate) scopes: Option<Vec<String>>,
     pub(crate) krate: Option<Path>,
     /// Keys whose values could not be read (already reported).
     pub(crate) failed: Vec<String>,
@@ -145,6 +148,8 @@ pub(crate) struct PromptArgs {
     pub(crate) name: Option<Spanned<String>>,
     pub(crate) title: Option<String>,
     pub(crate) description: Option<Spanned<String>>,
+    /// `scopes("notes:read", …)`: the OAuth scopes a caller needs, checked.
+    pub(crate) scopes: Option<Vec<String>>,
     pub(crate) krate: Option<Path>,
     /// Keys whose values could not be read (already reported).
     pub(crate) failed: Vec<String>,
@@ -353,6 +358,7 @@ fn parse_resource_one(args: &mut ResourceArgs, meta: &ParseNestedMeta<'_>) -> sy
         "ttl" => set(meta, WHAT, &mut args.ttl, spanned_string(meta)?),
         "cache_scope" => set(meta, WHAT, &mut args.cache_scope, spanned_string(meta)?),
         "last_modified" => set(meta, WHAT, &mut args.last_modified, last_modified(meta)?),
+        "scopes" => set(meta, WHAT, &mut args.scopes, scope_list(meta)?),
         "crate" => set(meta, WHAT, &mut args.krate, crate_path(meta)?),
         _ => Err(meta.error(unknown_key(WHAT, &RESOURCE_KEYS, &key))),
     }
@@ -367,6 +373,7 @@ fn parse_prompt_one(args: &mut PromptArgs, meta: &ParseNestedMeta<'_>) -> syn::R
         "name" => set(meta, WHAT, &mut args.name, spanned_string(meta)?),
         "title" => set(meta, WHAT, &mut args.title, string(meta)?),
         "description" => set(meta, WHAT, &mut args.description, spanned_string(meta)?),
+        "scopes" => set(meta, WHAT, &mut args.scopes, scope_list(meta)?),
         "crate" => set(meta, WHAT, &mut args.krate, crate_path(meta)?),
         _ => Err(meta.error(unknown_key(WHAT, &PROMPT_KEYS, &key))),
     }
@@ -607,7 +614,7 @@ fn string_list(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<String>> {
 }
 
 /// `scopes("notes:read", "notes:write")`: OAuth scope tokens (RFC 6749 §3.3: printable
-/// ASCII but space, `"` and `\`), each once.
+/// ASCII but space, `"` and `\`), each once. The same for tools, resources and prompts.
 fn scope_list(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<String>> {
     let mut scopes: Vec<String> = Vec::new();
     for item in list(meta, "scopes(\"notes:read\", \"notes:write\")")? {

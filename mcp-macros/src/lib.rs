@@ -2,9 +2,9 @@
 //! MCP tool, resource (or resource template) or prompt.
 //!
 //! Use them through `mcp_runtime`, which re-exports them and documents them with examples.
-//! `attr.rs` parses the attributes' arguments, `model.rs` reads the function, `valid.rs`
-//! checks what cannot work, `expand.rs` writes the code. `form.rs` is `#[derive(Form)]`, for
-//! the forms a tool asks the user to fill in.
+//! `attr.rs` parses the attributes' arguments, `model.rs` reads the function, `valid/`
+//! checks what cannot work, `expand/` writes the code, each of the last two with a file per
+//! kind. `form.rs` is `#[derive(Form)]`, for the forms a tool asks the user to fill in.
 
 mod attr;
 mod expand;

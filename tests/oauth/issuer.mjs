@@ -21,7 +21,21 @@
 //   carries the scope asked for at /authorize and, as `aud`, the token request's `resource`
 //   (RFC 8707; else the one given at /authorize). A refresh token keeps that grant, or
 //   narrows its scope. Any token request's `resource` becomes its token's `aud`.
+// Opaque tokens and their introspection (RFC 7662), in the block at the end:
+// - POST /test/opaque {scope, sub, aud, iss, expires_in, active}: a random token that is no
+//   JWT, remembered with those claims (`active` true unless given, `iss` the server's
+//   unless given, `aud`, `scope` and `sub` only when given).
+// - POST /test/introspect: the introspection endpoint, which the OpenID metadata names as
+//   `introspection_endpoint`. It answers through oauth2-mock-server's own `/introspect`
+//   handler (its `beforeIntrospect` event), after reading the form body, which that
+//   handler does not: the claims of an active token /test/opaque issued, {active: false}
+//   for any other. The caller must authenticate as the client
+//   `mcp-resource-server` with the secret `s3cret:with/odd+chars` (client_secret_basic,
+//   both form-urlencoded first, RFC 6749 §2.3.1); any other gets 401 invalid_client.
+// - GET /test/introspections: {count}, how many introspection requests came so far.
 // Prints one line when listening: {"issuer": URL}.
+import { AssertionError } from 'node:assert';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { OAuth2Server } from 'oauth2-mock-server';
 import { SignJWT, generateKeyPair, exportJWK, importJWK } from 'jose';
 
@@ -108,8 +122,6 @@ route('/test/none', async (body) => {
 // (see the header). A refused token request is answered 400 by oauth2-mock-server, with the
 // reason as its `detail`.
 
-const { AssertionError } = await import('node:assert');
-const { randomBytes, randomUUID } = await import('node:crypto');
 
 // How a registered client authenticates at the token endpoint (RFC 7591 §2).
 const AUTH_METHODS = ['none', 'client_secret_basic', 'client_secret_post'];
@@ -297,3 +309,65 @@ process.on('SIGINT', stop);
 // The test that started it is gone: so is it.
 process.stdin.on('end', stop);
 process.stdin.resume();
+
+// ---- Opaque tokens and token introspection (RFC 7662) ---------------------------------
+// Registered in the same turn as the `issuer` line is printed, so before any request comes.
+
+const INTROSPECTING_CLIENT = { id: 'mcp-resource-server', secret: 's3cret:with/odd+chars' };
+const opaque = new Map();
+let introspections = 0;
+
+route('/test/opaque', async (body) => {
+  const token = randomBytes(24).toString('base64url');
+  const answer = {
+    active: body.active ?? true,
+    iss: body.iss ?? server.issuer.url,
+    exp: now() + Number(body.expires_in ?? 3600),
+    iat: now(),
+    client_id: 'tests',
+    token_type: 'Bearer',
+  };
+  for (const claim of ['aud', 'scope', 'sub']) {
+    if (body[claim] !== undefined) answer[claim] = body[claim];
+  }
+  opaque.set(token, answer);
+  return { access_token: token };
+});
+
+// `Authorization: Basic …` of the introspecting client: id and secret form-urlencoded,
+// joined by a colon, in base64.
+const formDecoded = (text) => decodeURIComponent(text.replace(/\+/g, ' '));
+const isIntrospectingClient = (authorization) => {
+  const [scheme, encoded] = (authorization ?? '').split(' ');
+  if (scheme?.toLowerCase() !== 'basic' || encoded === undefined) return false;
+  const pair = Buffer.from(encoded, 'base64').toString('utf8');
+  const colon = pair.indexOf(':');
+  if (colon < 0) return false;
+  try {
+    return formDecoded(pair.slice(0, colon)) === INTROSPECTING_CLIENT.id
+      && formDecoded(pair.slice(colon + 1)) === INTROSPECTING_CLIENT.secret;
+  } catch {
+    return false;
+  }
+};
+
+server.service.on('beforeIntrospect', (response, req) => {
+  introspections += 1;
+  if (!isIntrospectingClient(req.headers.authorization)) {
+    response.statusCode = 401;
+    response.body = { error: 'invalid_client' };
+    return;
+  }
+  // `req.body` is read at /test/introspect; the library's own /introspect leaves it unread.
+  const known = opaque.get(req.body?.token);
+  response.body = known === undefined ? { active: false } : known.active ? known : { active: false };
+});
+
+server.service.addRoute('POST', '/test/introspect', (req, res) => server.service.introspectHandler(req, res));
+
+server.service.addRoute('GET', '/test/introspections', (req, res) => reply(res, 200, { count: introspections }));
+
+server.service.on('beforeWellKnownOpenIdConfiguration', (response) => {
+  response.body.introspection_endpoint = `${server.issuer.url}/test/introspect`;
+  response.body.introspection_endpoint_auth_methods_supported = ['client_secret_basic'];
+});

@@ -1,19 +1,22 @@
 //! The HTTP server as an OAuth resource server, against a real authorization server:
 //! `oauth2-mock-server` from npm (`tests/oauth`, installed by the test command), which signs
-//! real tokens with keys it publishes through OpenID discovery. Every bad token gets 401
-//! with `error="invalid_token"` and a reason, never a 500; a rotated key is fetched when a
-//! token names it; kept keys outlive an authorization server that went away.
+//! real tokens with keys it publishes through OpenID discovery, and answers introspection
+//! requests about the opaque tokens it issues. Every bad token gets 401 with
+//! `error="invalid_token"` and a reason, never a 500; a rotated key is fetched when a token
+//! names it; kept keys outlive an authorization server that went away. Tools, resources,
+//! templates, prompts and completions need their scopes (403 otherwise), listings may show
+//! a caller only what its scopes allow, and a token holder's answers are private to it.
 
-use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
-use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_runtime::client::{Client, HttpServer};
-use mcp_runtime::server::{HttpConfig, OAuthConfig, Server, router};
-use mcp_runtime::{Registry, ToolContext, mcp_tool};
+use mcp_runtime::server::{
+    DEFAULT_PAGE_SIZE, HttpConfig, Introspection, OAuthConfig, Server, router,
+};
+use mcp_runtime::{Registry, ToolContext, mcp_prompt, mcp_resource, mcp_tool};
+use mcp_tests::issuer::Issuer;
 use mcp_tests::quickstart_bin;
 use serde_json::{Value, json};
 
@@ -47,90 +50,79 @@ fn write(
     text
 }
 
-/// The authorization server: `tests/oauth/issuer.mjs` under Node, until dropped.
-struct Issuer {
-    url: String,
-    process: Child,
-    /// Held open: the issuer exits when it closes.
-    _stdin: ChildStdin,
+/// How many notes there are: for any caller.
+#[mcp_tool(namespace = "notes", inline)]
+fn count() -> usize {
+    2
 }
 
-impl Issuer {
-    fn start() -> Self {
-        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("oauth");
-        assert!(
-            dir.join("node_modules/oauth2-mock-server").is_dir(),
-            "oauth2-mock-server is not installed: run `npm ci --prefix tests/oauth` (scripts/test.sh does)"
-        );
-        let mut process = Command::new("node")
-            .arg(dir.join("issuer.mjs"))
-            .current_dir(&dir)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("node runs");
-        let stdin = process.stdin.take().expect("its input");
-        let mut line = String::new();
-        BufReader::new(process.stdout.take().expect("its output"))
-            .read_line(&mut line)
-            .expect("it says where it listens");
-        let said: Value = serde_json::from_str(&line).unwrap_or_else(|_| panic!("{line:?}"));
-        Self {
-            url: said["issuer"].as_str().expect("an issuer").to_owned(),
-            process,
-            _stdin: stdin,
-        }
-    }
-
-    /// A token from one of the issuer's own endpoints, `path`, given `body`.
-    async fn token(&self, path: &str, body: Value) -> String {
-        let http = reqwest::Client::new();
-        let request = if path == "/token" {
-            http.post(format!("{}{path}", self.url)).form(&body)
-        } else {
-            http.post(format!("{}{path}", self.url)).json(&body)
-        };
-        let answer: Value = request
-            .send()
-            .await
-            .expect("the issuer answers")
-            .json()
-            .await
-            .expect("JSON");
-        answer["access_token"]
-            .as_str()
-            .unwrap_or_else(|| panic!("{path}: {answer}"))
-            .to_owned()
-    }
-
-    async fn rotate(&self) -> String {
-        let answer: Value = reqwest::Client::new()
-            .post(format!("{}/test/rotate", self.url))
-            .json(&json!({}))
-            .send()
-            .await
-            .expect("the issuer answers")
-            .json()
-            .await
-            .expect("JSON");
-        answer["kid"].as_str().expect("a key id").to_owned()
-    }
-
-    fn stop(&mut self) {
-        let _ = self.process.kill();
-        let _ = self.process.wait();
-    }
+/// Starts afresh: only for a caller granted `admin`.
+#[mcp_tool(namespace = "admin", scopes("admin"), inline)]
+fn reset() -> bool {
+    true
 }
 
-impl Drop for Issuer {
-    fn drop(&mut self) {
-        self.stop();
-    }
+/// Today's note: only for a caller granted `notes:read`. Said to be public, which a
+/// resource not every caller may read cannot be.
+#[mcp_resource(uri = "notes://today", scopes("notes:read"), cache_scope = "public")]
+fn today() -> String {
+    "buy milk".to_owned()
+}
+
+/// A note by its id: only for a caller granted `notes:read`.
+#[mcp_resource(uri_template = "notes://by-id/{id}", scopes("notes:read"))]
+fn note(
+    /// The note's id.
+    #[mcp(complete = note_ids)]
+    id: String,
+) -> String {
+    format!("note {id}")
+}
+
+/// The ids of the notes, which only a reader of notes may see.
+fn note_ids(prefix: &str, _: &mcp_runtime::CompletionContext) -> Vec<String> {
+    ["7", "8"]
+        .into_iter()
+        .filter(|id| id.starts_with(prefix))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The server's license: for any caller, and the same for all.
+#[mcp_resource(uri = "about://license", cache_scope = "public")]
+fn license() -> String {
+    "MIT".to_owned()
+}
+
+/// The server's rules: for any caller.
+#[mcp_resource(uri = "about://rules")]
+fn rules() -> String {
+    "be kind".to_owned()
+}
+
+/// Asks for a summary of the notes: for a caller granted `notes:read` and `notes:summarize`.
+#[mcp_prompt(scopes("notes:read", "notes:summarize"))]
+fn summarize() -> String {
+    "Summarize my notes.".to_owned()
+}
+
+/// Says hello: for any caller.
+#[mcp_prompt]
+fn greet() -> String {
+    "Hello.".to_owned()
 }
 
 /// The server of these tests, taking tokens of `issuer` for its own URL; that URL.
 async fn serve(issuer: &str) -> String {
+    serve_with(issuer, DEFAULT_PAGE_SIZE, |config| config).await
+}
+
+/// [`serve`], with `page_size` items a page and its OAuth settings changed by `configure`.
+async fn serve_with(
+    issuer: &str,
+    page_size: usize,
+    configure: impl FnOnce(OAuthConfig) -> OAuthConfig,
+) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("a port");
@@ -141,11 +133,13 @@ async fn serve(issuer: &str) -> String {
         .build()
         .expect("a valid registry");
     let config = HttpConfig {
-        oauth: Some(OAuthConfig::new(issuer, &resource).scopes_supported(["notes:read"])),
+        oauth: Some(configure(
+            OAuthConfig::new(issuer, &resource).scopes_supported(["notes:read"]),
+        )),
         ..HttpConfig::default()
     };
-    let app = router(Arc::new(Server::new(registry)), config)
-        .into_make_service_with_connect_info::<SocketAddr>();
+    let server = Server::new(registry).with_page_size(page_size);
+    let app = router(Arc::new(server), config).into_make_service_with_connect_info::<SocketAddr>();
     tokio::spawn(async move { axum::serve(listener, app).await });
     resource
 }
@@ -156,17 +150,46 @@ async fn post(url: &str, authorization: Option<&str>) -> (u16, Option<String>, V
     send(url, authorization, &list).await
 }
 
+/// The revision of the handshake, and the stateless one.
+const HANDSHAKE: &str = "2025-11-25";
+const STATELESS: &str = "2026-07-28";
+
+/// A request for `method` with `params` at `revision`: at 2026-07-28 with the `_meta`
+/// that revision asks of every request.
+fn request(revision: &str, method: &str, mut params: Value) -> Value {
+    if revision == STATELESS {
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": STATELESS,
+            "io.modelcontextprotocol/clientCapabilities": {},
+        });
+    }
+    json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params })
+}
+
 /// A POST of `message` with `authorization`, if any: the status, the challenge, the body.
+/// A 2026-07-28 request mirrors its version, method and name in headers, as that revision
+/// asks.
 async fn send(
     url: &str,
     authorization: Option<&str>,
     message: &Value,
 ) -> (u16, Option<String>, Value) {
+    let params = &message["params"];
+    let stateless = params["_meta"]["io.modelcontextprotocol/protocolVersion"] == STATELESS;
     let mut request = reqwest::Client::new()
         .post(url)
         .header("Accept", "application/json, text/event-stream")
-        .header("MCP-Protocol-Version", "2025-11-25")
+        .header(
+            "MCP-Protocol-Version",
+            if stateless { STATELESS } else { HANDSHAKE },
+        )
         .json(message);
+    if stateless {
+        request = request.header("Mcp-Method", message["method"].as_str().unwrap_or_default());
+        if let Some(name) = params["name"].as_str().or(params["uri"].as_str()) {
+            request = request.header("Mcp-Name", name);
+        }
+    }
     if let Some(authorization) = authorization {
         request = request.header("Authorization", authorization);
     }
@@ -190,6 +213,84 @@ async fn call_with(resource: &str, token: &str, tool: &str) -> Value {
     let result = client.call_tool(tool, json!({})).await.expect("answered");
     let data = result.data().cloned().unwrap_or_default();
     data.get("result").cloned().unwrap_or(Value::Object(data))
+}
+
+/// A server of these tests with the authorization server it trusts: tokens minted for it,
+/// and messages sent to it with them.
+struct Served {
+    issuer: Issuer,
+    resource: String,
+}
+
+impl Served {
+    async fn start() -> Self {
+        Self::with(DEFAULT_PAGE_SIZE, |config| config).await
+    }
+
+    /// A server with `page_size` items a page, whose OAuth settings `configure` changes.
+    async fn with(page_size: usize, configure: impl FnOnce(OAuthConfig) -> OAuthConfig) -> Self {
+        let issuer = Issuer::start();
+        let resource = serve_with(&issuer.url, page_size, configure).await;
+        Self { issuer, resource }
+    }
+
+    /// Every page of the listing `method` answers `token` at `revision`: the items' keys
+    /// (`key` of each item under `field`), page by page.
+    async fn pages(
+        &self,
+        token: &str,
+        revision: &str,
+        (method, field, key): (&str, &str, &str),
+    ) -> Vec<Vec<String>> {
+        let mut pages = Vec::new();
+        let mut params = json!({});
+        loop {
+            let (status, _, body) = self
+                .send_with(token, &request(revision, method, params.clone()))
+                .await;
+            assert_eq!(status, 200, "{revision} {method}: {body}");
+            let items = body["result"][field]
+                .as_array()
+                .unwrap_or_else(|| panic!("{revision} {method}: {body}"));
+            pages.push(
+                items
+                    .iter()
+                    .map(|item| item[key].as_str().unwrap_or_default().to_owned())
+                    .collect(),
+            );
+            match body["result"]["nextCursor"].as_str() {
+                Some(cursor) => params = json!({ "cursor": cursor }),
+                None => return pages,
+            }
+            assert!(pages.len() < 10, "{revision} {method}: pages without end");
+        }
+    }
+
+    /// A token for this server granting `scope` (space-separated names).
+    async fn mint(&self, scope: &str) -> String {
+        self.issuer
+            .token(
+                "/test/token",
+                json!({ "aud": self.resource, "scope": scope, "sub": "alice" }),
+            )
+            .await
+    }
+
+    /// `message` sent with `token`: the status, the challenge, the body.
+    async fn send_with(&self, token: &str, message: &Value) -> (u16, Option<String>, Value) {
+        send(&self.resource, Some(&format!("Bearer {token}")), message).await
+    }
+
+    /// The challenge of a 403 for a caller without the scopes `needed`.
+    fn insufficient_scope(&self, needed: &str) -> String {
+        let metadata = self
+            .resource
+            .replace("/mcp", "/.well-known/oauth-protected-resource/mcp");
+        format!(
+            "Bearer error=\"insufficient_scope\", scope=\"{needed}\", \
+             resource_metadata=\"{metadata}\", error_description=\"this needs the scope `{needed}`\""
+        )
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -487,43 +588,26 @@ async fn the_static_token_comes_from_the_environment_too() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_caller_without_a_tools_scope_gets_403_naming_it_and_a_wider_token_gets_in() {
-    let issuer = Issuer::start();
-    let resource = serve(&issuer.url).await;
-    let metadata = resource.replace("/mcp", "/.well-known/oauth-protected-resource/mcp");
-    let call = json!({
-        "jsonrpc": "2.0", "id": 7, "method": "tools/call",
-        "params": { "name": "notes.write", "arguments": { "text": "hi" } },
-    });
-    let reader = issuer
-        .token(
-            "/test/token",
-            json!({ "aud": resource, "scope": "notes:read" }),
-        )
-        .await;
-    let (status, challenge, body) = send(&resource, Some(&format!("Bearer {reader}")), &call).await;
+    let served = Served::start().await;
+    let call = request(
+        HANDSHAKE,
+        "tools/call",
+        json!({ "name": "notes.write", "arguments": { "text": "hi" } }),
+    );
+    let reader = served.mint("notes:read").await;
+    let (status, challenge, body) = served.send_with(&reader, &call).await;
     assert_eq!(status, 403, "{body}");
     assert_eq!(
         challenge.as_deref(),
-        Some(
-            format!(
-                "Bearer error=\"insufficient_scope\", scope=\"notes:write\", \
-                 resource_metadata=\"{metadata}\", error_description=\"this needs the scope `notes:write`\""
-            )
-            .as_str()
-        )
+        Some(served.insufficient_scope("notes:write").as_str())
     );
     assert_eq!(body["error"], json!("insufficient_scope"), "{body}");
     // A tool that needs no scope: any caller with a good token.
-    let seen = call_with(&resource, &reader, "auth.whoami").await;
+    let seen = call_with(&served.resource, &reader, "auth.whoami").await;
     assert_eq!(seen["scopes"], json!(["notes:read"]), "{seen}");
     // Stepped up: a token with the scope.
-    let writer = issuer
-        .token(
-            "/test/token",
-            json!({ "aud": resource, "scope": "notes:read notes:write" }),
-        )
-        .await;
-    let (status, _, body) = send(&resource, Some(&format!("Bearer {writer}")), &call).await;
+    let writer = served.mint("notes:read notes:write").await;
+    let (status, _, body) = served.send_with(&writer, &call).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(
         body["result"]["structuredContent"]["result"],
@@ -531,7 +615,9 @@ async fn a_caller_without_a_tools_scope_gets_403_naming_it_and_a_wider_token_get
         "{body}"
     );
     // The listing says which scopes a tool needs.
-    let (_, _, listed) = post(&resource, Some(&format!("Bearer {writer}"))).await;
+    let (_, _, listed) = served
+        .send_with(&writer, &request(HANDSHAKE, "tools/list", json!({})))
+        .await;
     let tools = listed["result"]["tools"]
         .as_array()
         .cloned()
@@ -542,4 +628,469 @@ async fn a_caller_without_a_tools_scope_gets_403_naming_it_and_a_wider_token_get
         Some(&json!(["notes:write"])),
         "{listed}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn resources_templates_prompts_and_their_completions_need_their_scopes_at_both_revisions() {
+    let served = Served::start().await;
+    let nobody = served.mint("").await;
+    let reader = served.mint("notes:read").await;
+    let summarizer = served.mint("notes:read notes:summarize").await;
+    for revision in [HANDSHAKE, STATELESS] {
+        let read = |uri: &str| request(revision, "resources/read", json!({ "uri": uri }));
+        let get = |name: &str| request(revision, "prompts/get", json!({ "name": name }));
+        let complete = request(
+            revision,
+            "completion/complete",
+            json!({
+                "ref": { "type": "ref/resource", "uri": "notes://by-id/{id}" },
+                "argument": { "name": "id", "value": "" },
+            }),
+        );
+        let refused = [
+            (&nobody, read("notes://today"), "notes:read"),
+            (&nobody, read("notes://by-id/7"), "notes:read"),
+            (&nobody, complete.clone(), "notes:read"),
+            (&reader, get("summarize"), "notes:read notes:summarize"),
+        ];
+        for (token, message, needed) in &refused {
+            let (status, challenge, body) = served.send_with(token, message).await;
+            assert_eq!(status, 403, "{revision} {message}: {body}");
+            assert_eq!(
+                challenge.as_deref(),
+                Some(served.insufficient_scope(needed).as_str()),
+                "{revision} {message}"
+            );
+            assert_eq!(body["scope"], json!(needed), "{revision} {message}: {body}");
+        }
+        let answered = [
+            (
+                &reader,
+                read("notes://today"),
+                "/contents/0/text",
+                "buy milk",
+            ),
+            (
+                &reader,
+                read("notes://by-id/7"),
+                "/contents/0/text",
+                "note 7",
+            ),
+            (&reader, complete.clone(), "/completion/values/0", "7"),
+            (
+                &summarizer,
+                get("summarize"),
+                "/messages/0/content/text",
+                "Summarize my notes.",
+            ),
+            (
+                &nobody,
+                read("about://rules"),
+                "/contents/0/text",
+                "be kind",
+            ),
+            (&nobody, get("greet"), "/messages/0/content/text", "Hello."),
+        ];
+        for (token, message, pointer, expected) in &answered {
+            let (status, _, body) = served.send_with(token, message).await;
+            assert_eq!(status, 200, "{revision} {message}: {body}");
+            assert_eq!(
+                body["result"].pointer(pointer),
+                Some(&json!(expected)),
+                "{revision} {message}: {body}"
+            );
+        }
+    }
+    // The listings say which scopes each needs.
+    for (method, field, key, name, needed) in [
+        (
+            "resources/list",
+            "resources",
+            "uri",
+            "notes://today",
+            json!(["notes:read"]),
+        ),
+        (
+            "resources/templates/list",
+            "resourceTemplates",
+            "uriTemplate",
+            "notes://by-id/{id}",
+            json!(["notes:read"]),
+        ),
+        (
+            "prompts/list",
+            "prompts",
+            "name",
+            "summarize",
+            json!(["notes:read", "notes:summarize"]),
+        ),
+    ] {
+        let (_, _, listed) = served
+            .send_with(&summarizer, &request(HANDSHAKE, method, json!({})))
+            .await;
+        let items = listed["result"][field]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let item = items.iter().find(|item| item[key] == name);
+        assert_eq!(
+            item.map(|item| &item["_meta"]["mcp-runtime/scopes"]),
+            Some(&needed),
+            "{listed}"
+        );
+    }
+}
+
+/// The listings of these tests: method, the field of its items, the key of an item.
+const TOOLS: (&str, &str, &str) = ("tools/list", "tools", "name");
+const RESOURCES: (&str, &str, &str) = ("resources/list", "resources", "uri");
+const TEMPLATES: (&str, &str, &str) = (
+    "resources/templates/list",
+    "resourceTemplates",
+    "uriTemplate",
+);
+const PROMPTS: (&str, &str, &str) = ("prompts/list", "prompts", "name");
+
+#[tokio::test(flavor = "multi_thread")]
+async fn listings_hide_what_a_callers_scopes_do_not_allow_when_so_configured_in_full_pages() {
+    let served = Served::with(2, |config| config.hide_unauthorized(true)).await;
+    let nobody = served.mint("").await;
+    let reader = served.mint("notes:read").await;
+    let everyone = served
+        .mint("admin notes:read notes:write notes:summarize")
+        .await;
+    for revision in [HANDSHAKE, STATELESS] {
+        // admin.reset (admin) comes first and notes.write (notes:write) last: a page is
+        // full of what the caller may use, and the last page is the last of those.
+        assert_eq!(
+            served.pages(&reader, revision, TOOLS).await,
+            [
+                vec!["auth.whoami", "auth.whoami_later"],
+                vec!["notes.count"]
+            ],
+            "{revision}"
+        );
+        assert_eq!(
+            served.pages(&everyone, revision, TOOLS).await,
+            [
+                vec!["admin.reset", "auth.whoami"],
+                vec!["auth.whoami_later", "notes.count"],
+                vec!["notes.write"]
+            ],
+            "{revision}"
+        );
+        for (token, listing, expected) in [
+            (
+                &nobody,
+                RESOURCES,
+                vec![vec!["about://license", "about://rules"]],
+            ),
+            (
+                &reader,
+                RESOURCES,
+                vec![
+                    vec!["about://license", "about://rules"],
+                    vec!["notes://today"],
+                ],
+            ),
+            (&nobody, TEMPLATES, vec![vec![]]),
+            (&reader, TEMPLATES, vec![vec!["notes://by-id/{id}"]]),
+            (&reader, PROMPTS, vec![vec!["greet"]]),
+            (&everyone, PROMPTS, vec![vec!["greet", "summarize"]]),
+        ] {
+            assert_eq!(
+                served.pages(token, revision, listing).await,
+                expected,
+                "{revision} {listing:?}"
+            );
+        }
+        // A cursor that names a tool the caller is not shown is no cursor, as one that
+        // names no tool is: the answers do not tell the two apart.
+        let hex = |name: &str| -> String { name.bytes().map(|b| format!("{b:02x}")).collect() };
+        for cursor in [hex("admin.reset"), hex("admin.nothing")] {
+            let list = request(revision, "tools/list", json!({ "cursor": cursor }));
+            let (status, _, body) = served.send_with(&reader, &list).await;
+            assert_eq!(
+                body["error"]["message"], "invalid cursor",
+                "{revision}: {status} {body}"
+            );
+        }
+        // Hidden is not refused unheard: a call gets 403 with the scope to ask for.
+        let call = request(
+            revision,
+            "tools/call",
+            json!({ "name": "admin.reset", "arguments": {} }),
+        );
+        let (status, challenge, body) = served.send_with(&reader, &call).await;
+        assert_eq!(status, 403, "{revision}: {body}");
+        assert_eq!(
+            challenge.as_deref(),
+            Some(served.insufficient_scope("admin").as_str())
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn listings_show_every_item_by_default_and_a_call_without_its_scopes_gets_403() {
+    let served = Served::with(2, |config| config).await;
+    let nobody = served.mint("").await;
+    for revision in [HANDSHAKE, STATELESS] {
+        assert_eq!(
+            served.pages(&nobody, revision, TOOLS).await,
+            [
+                vec!["admin.reset", "auth.whoami"],
+                vec!["auth.whoami_later", "notes.count"],
+                vec!["notes.write"]
+            ],
+            "{revision}"
+        );
+        assert_eq!(
+            served.pages(&nobody, revision, RESOURCES).await,
+            [
+                vec!["about://license", "about://rules"],
+                vec!["notes://today"]
+            ],
+            "{revision}"
+        );
+        assert_eq!(
+            served.pages(&nobody, revision, TEMPLATES).await,
+            [vec!["notes://by-id/{id}"]],
+            "{revision}"
+        );
+        assert_eq!(
+            served.pages(&nobody, revision, PROMPTS).await,
+            [vec!["greet", "summarize"]],
+            "{revision}"
+        );
+        let call = request(
+            revision,
+            "tools/call",
+            json!({ "name": "admin.reset", "arguments": {} }),
+        );
+        assert_eq!(served.send_with(&nobody, &call).await.0, 403, "{revision}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn at_2026_07_28_what_a_token_holder_is_answered_is_private_to_it() {
+    let served = Served::start().await;
+    let reader = served.mint("notes:read").await;
+    let cases = [
+        ("server/discover", json!({}), "private"),
+        ("tools/list", json!({}), "private"),
+        ("resources/list", json!({}), "private"),
+        ("resources/templates/list", json!({}), "private"),
+        ("prompts/list", json!({}), "private"),
+        (
+            "resources/read",
+            json!({ "uri": "about://rules" }),
+            "private",
+        ),
+        (
+            "resources/read",
+            json!({ "uri": "notes://by-id/7" }),
+            "private",
+        ),
+        // Said so by the resource, and the same for every caller.
+        (
+            "resources/read",
+            json!({ "uri": "about://license" }),
+            "public",
+        ),
+        // Said so by the resource, but not every caller may read it.
+        (
+            "resources/read",
+            json!({ "uri": "notes://today" }),
+            "private",
+        ),
+    ];
+    for (method, params, scope) in cases {
+        let message = request(STATELESS, method, params.clone());
+        let (status, _, body) = served.send_with(&reader, &message).await;
+        assert_eq!(status, 200, "{method} {params}: {body}");
+        assert_eq!(
+            body["result"]["cacheScope"], scope,
+            "{method} {params}: {body}"
+        );
+        assert!(
+            body["result"]["ttlMs"].is_u64(),
+            "{method} {params}: {body}"
+        );
+    }
+}
+
+/// The client the issuer's introspection endpoint lets in (tests/oauth/issuer.mjs).
+const CLIENT_ID: &str = "mcp-resource-server";
+const CLIENT_SECRET: &str = "s3cret:with/odd+chars";
+
+/// Who `auth.whoami` sees calling with `token`, or the status and body of the
+/// refusal.
+async fn seen_by(served: &Served, token: &str) -> Result<Value, (u16, Value)> {
+    let call = request(
+        HANDSHAKE,
+        "tools/call",
+        json!({ "name": "auth.whoami", "arguments": {} }),
+    );
+    match served.send_with(token, &call).await {
+        (200, _, body) => Ok(body["result"]["structuredContent"]["result"].clone()),
+        (status, _, body) => Err((status, body)),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_opaque_token_is_introspected_once_a_while_and_a_jwt_still_checked_against_the_keys() {
+    let served = Served::with(DEFAULT_PAGE_SIZE, |config| {
+        config.introspection(Introspection::new(CLIENT_ID, CLIENT_SECRET))
+    })
+    .await;
+    let issuer = &served.issuer;
+    let opaque = issuer
+        .opaque(json!({ "aud": served.resource, "sub": "bob", "scope": "notes:read" }))
+        .await;
+    let before = issuer.introspections().await;
+    let seen = seen_by(&served, &opaque).await.expect("let in");
+    assert_eq!(seen["subject"], json!("bob"), "{seen}");
+    assert_eq!(seen["scopes"], json!(["notes:read"]), "{seen}");
+    assert_eq!(seen["issuer"], json!(issuer.url), "{seen}");
+    assert_eq!(issuer.introspections().await, before + 1);
+    // The scopes the answer gave are those checked.
+    let write = request(
+        HANDSHAKE,
+        "tools/call",
+        json!({ "name": "notes.write", "arguments": { "text": "hi" } }),
+    );
+    let (status, challenge, _) = served.send_with(&opaque, &write).await;
+    assert_eq!(status, 403);
+    assert_eq!(
+        challenge.as_deref(),
+        Some(served.insufficient_scope("notes:write").as_str())
+    );
+    let read = request(
+        HANDSHAKE,
+        "resources/read",
+        json!({ "uri": "notes://today" }),
+    );
+    assert_eq!(served.send_with(&opaque, &read).await.0, 200);
+    // All of that on the one answer, kept.
+    assert_eq!(issuer.introspections().await, before + 1);
+    // A JWT is checked against the keys, not asked about.
+    let jwt = served.mint("notes:read").await;
+    assert_eq!(
+        seen_by(&served, &jwt).await.expect("let in")["subject"],
+        json!("alice")
+    );
+    assert_eq!(issuer.introspections().await, before + 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_opaque_token_the_authorization_server_does_not_vouch_for_here_now_gets_401() {
+    let served = Served::with(DEFAULT_PAGE_SIZE, |config| {
+        config.introspection(Introspection::new(CLIENT_ID, CLIENT_SECRET))
+    })
+    .await;
+    let resource = served.resource.clone();
+    let cases = [
+        (
+            "inactive",
+            json!({ "aud": resource, "active": false }),
+            "not active",
+        ),
+        (
+            "expired",
+            json!({ "aud": resource, "expires_in": -3600 }),
+            "expired",
+        ),
+        (
+            "for another server",
+            json!({ "aud": "http://elsewhere.example/mcp" }),
+            "audience",
+        ),
+        (
+            "from another issuer",
+            json!({ "aud": resource, "iss": "http://evil.example" }),
+            "issuer",
+        ),
+    ];
+    for (what, claims, reason) in cases {
+        let token = served.issuer.opaque(claims).await;
+        let (status, body) = seen_by(&served, &token).await.expect_err(what);
+        assert_eq!(status, 401, "{what}: {body}");
+        assert_eq!(body["error"], json!("invalid_token"), "{what}: {body}");
+        let description = body["error_description"].as_str().unwrap_or_default();
+        assert!(description.contains(reason), "{what}: {description}");
+    }
+    // A token it never issued.
+    let (status, body) = seen_by(&served, "never-issued").await.expect_err("unknown");
+    assert_eq!(status, 401, "{body}");
+    // An answer that names no audience is not refused for it.
+    let unaddressed = served.issuer.opaque(json!({ "sub": "carol" })).await;
+    let seen = seen_by(&served, &unaddressed).await.expect("let in");
+    assert_eq!(seen["subject"], json!("carol"), "{seen}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn introspection_fails_closed_when_the_authorization_server_cannot_be_asked() {
+    // The wrong secret: the authorization server refuses to answer.
+    let refused = Served::with(DEFAULT_PAGE_SIZE, |config| {
+        config.introspection(Introspection::new(CLIENT_ID, "not-the-secret"))
+    })
+    .await;
+    let token = refused
+        .issuer
+        .opaque(json!({ "aud": refused.resource }))
+        .await;
+    let (status, body) = seen_by(&refused, &token).await.expect_err("refused");
+    assert_eq!(status, 503, "{body}");
+    let description = body["error_description"].as_str().unwrap_or_default();
+    assert!(description.contains("client credentials"), "{description}");
+
+    // The authorization server gone: what it vouched for is kept a while, nothing new is
+    // let in.
+    let mut served = Served::with(DEFAULT_PAGE_SIZE, |config| {
+        config.introspection(Introspection::new(CLIENT_ID, CLIENT_SECRET))
+    })
+    .await;
+    let known = served
+        .issuer
+        .opaque(json!({ "aud": served.resource, "sub": "bob" }))
+        .await;
+    let unknown = served
+        .issuer
+        .opaque(json!({ "aud": served.resource, "sub": "eve" }))
+        .await;
+    assert!(seen_by(&served, &known).await.is_ok());
+    served.issuer.stop();
+    assert_eq!(
+        seen_by(&served, &known).await.expect("kept")["subject"],
+        json!("bob")
+    );
+    let (status, body) = seen_by(&served, &unknown).await.expect_err("not let in");
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(body["error"], json!("temporarily_unavailable"), "{body}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_command_line_introspects_every_token_with_the_secret_from_the_environment() {
+    let issuer = Issuer::start();
+    let address = format!("127.0.0.1:{}", free_port());
+    let resource = format!("http://{address}/mcp");
+    let mut command = std::process::Command::new(quickstart_bin());
+    command
+        .args(["serve", "--http", &address])
+        .args(["--oauth-issuer", &issuer.url, "--oauth-audience", &resource])
+        .args(["--oauth-introspection", "--oauth-introspect-all"])
+        .args(["--oauth-client-id", CLIENT_ID])
+        .env("MCP_OAUTH_CLIENT_SECRET", CLIENT_SECRET);
+    let _server = mcp_tests::HttpServer::start(command);
+    let opaque = issuer.opaque(json!({ "aud": resource })).await;
+    let (status, _, body) = post(&resource, Some(&format!("Bearer {opaque}"))).await;
+    assert_eq!(status, 200, "{body}");
+    // Every token is asked about: a JWT the issuer signed but never remembered too.
+    let jwt = issuer
+        .token("/test/token", json!({ "aud": resource }))
+        .await;
+    let (status, _, body) = post(&resource, Some(&format!("Bearer {jwt}"))).await;
+    assert_eq!(status, 401, "{body}");
+    let description = body["error_description"].as_str().unwrap_or_default();
+    assert!(description.contains("not active"), "{description}");
 }

@@ -34,6 +34,8 @@ use crate::server::{ServedRegistry, Server};
 mod call;
 mod check;
 mod list;
+#[cfg(feature = "oauth")]
+mod oauth;
 mod prompt;
 mod read;
 #[cfg(feature = "client")]

@@ -30,21 +30,10 @@ pub(super) struct ServeArgs {
     /// environment variable `MCP_TOKEN`, which keeps it out of the process list.
     #[arg(long, requires = "http")]
     token: Option<String>,
-    /// Take OAuth access tokens (JWTs) from this authorization server, its issuer
-    /// identifier (`iss`): its keys are found through its metadata. Needs
-    /// `--oauth-audience`.
+    /// The OAuth resource server's flags.
     #[cfg(feature = "oauth")]
-    #[arg(long, value_name = "URL", requires_all = ["http", "oauth_audience"])]
-    oauth_issuer: Option<String>,
-    /// This server's own URL as clients reach it (`https://mcp.example.com/mcp`): access
-    /// tokens must name it as their audience.
-    #[cfg(feature = "oauth")]
-    #[arg(long, value_name = "URL", requires = "oauth_issuer")]
-    oauth_audience: Option<String>,
-    /// A scope clients may ask for, published in the metadata (repeatable).
-    #[cfg(feature = "oauth")]
-    #[arg(long = "oauth-scope", value_name = "SCOPE", requires = "oauth_issuer")]
-    oauth_scopes: Vec<String>,
+    #[command(flatten)]
+    pub(super) oauth: Box<super::oauth::OAuthArgs>,
     /// Allow browser requests from this origin besides loopback ones (repeatable).
     #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http")]
     allow_origins: Vec<String>,
@@ -83,7 +72,7 @@ impl ServeArgs {
         let given = [
             ("--token", self.token.is_some()),
             #[cfg(feature = "oauth")]
-            ("--oauth-issuer", self.oauth_issuer.is_some()),
+            ("--oauth-issuer", self.oauth.issuer.is_some()),
             ("--allow-origin", !self.allow_origins.is_empty()),
             ("--rate-limit", self.rate_limit.is_some()),
         ];
@@ -100,7 +89,7 @@ pub(super) fn run(
     on_serve: impl FnOnce(&Arc<Server>),
 ) -> u8 {
     #[cfg(feature = "oauth")]
-    let oauth = match oauth_config(&args) {
+    let oauth = match args.oauth.config(|name| std::env::var(name).ok()) {
         Ok(oauth) => oauth,
         Err(message) => {
             eprintln!("error: {message}");
@@ -146,14 +135,14 @@ pub(super) fn run(
             });
             Transport::Http(
                 address,
-                HttpConfig {
+                Box::new(HttpConfig {
                     token: token.or_else(token_from_env),
                     allowed_origins: allow_origins,
                     rate_limit,
                     #[cfg(feature = "oauth")]
                     oauth,
                     ..HttpConfig::default()
-                },
+                }),
             )
         }
     };
@@ -184,19 +173,6 @@ fn token_from_env() -> Option<String> {
         .filter(|token| !token.is_empty())
 }
 
-/// The OAuth settings of `--oauth-issuer` and its companions, checked.
-#[cfg(feature = "oauth")]
-fn oauth_config(args: &ServeArgs) -> Result<Option<server::OAuthConfig>, String> {
-    let (Some(issuer), Some(audience)) = (&args.oauth_issuer, &args.oauth_audience) else {
-        return Ok(None);
-    };
-    let config = server::OAuthConfig::new(issuer, audience).scopes_supported(&args.oauth_scopes);
-    match config.problems().first() {
-        Some(problem) => Err(problem.clone()),
-        None => Ok(Some(config)),
-    }
-}
-
 /// Why serving on `address` may be unwise: other machines can reach it, and no token is
 /// asked for.
 fn exposure_warning(address: SocketAddr, has_token: bool) -> Option<String> {
@@ -210,7 +186,7 @@ fn exposure_warning(address: SocketAddr, has_token: bool) -> Option<String> {
 
 enum Transport {
     Stdio,
-    Http(SocketAddr, HttpConfig),
+    Http(SocketAddr, Box<HttpConfig>),
 }
 
 fn serve(
@@ -254,7 +230,7 @@ fn serve(
         Transport::Http(address, config) => {
             let warning = exposure_warning(address, config.requires_credentials());
             let limit = config.rate_limit;
-            runtime.block_on(server::serve_http(server, address, config, |bound| {
+            runtime.block_on(server::serve_http(server, address, *config, |bound| {
                 // The first line, which scripts wait for: then the notes.
                 eprintln!("listening on http://{bound}/mcp");
                 if let Some(warning) = warning {

@@ -320,6 +320,18 @@ impl Registry {
         }
     }
 
+    /// The OAuth scopes a caller needs to complete an argument of what `reference` names:
+    /// those of the prompt, or of the template; `None` when it does not exist.
+    pub(crate) fn completion_scopes(&self, reference: &CompletionRef) -> Option<Vec<String>> {
+        match reference {
+            CompletionRef::Prompt(name) => Some(self.prompt(name)?.definition().scopes()),
+            CompletionRef::Template(template) => self
+                .resource_templates()
+                .find(|candidate| candidate.uri_template() == *template)
+                .map(|template| template.definition().scopes()),
+        }
+    }
+
     /// Candidates for `argument` of what `reference` names, from the `prefix` typed so
     /// far; `None` when the prompt or template does not exist. An argument without a
     /// completion function has no candidates. A panic in the function gives none.

@@ -490,14 +490,33 @@ impl Registry {
     /// definition's `_meta` (`#[mcp_resource(ttl = …, cache_scope = …)]`).
     pub(crate) fn cache_meta(&self, uri: &str) -> Option<serde_json::Value> {
         const CACHE_META: &str = "mcp-runtime/cache";
+        self.resource_meta(uri)?.get(CACHE_META).cloned()
+    }
+
+    /// The OAuth scopes a caller needs to read the resource at `uri`: those of the
+    /// resource, or of the template that matches it (the one a read would use); `None`
+    /// when nothing is at `uri`.
+    pub(crate) fn resource_scopes(&self, uri: &str) -> Option<Vec<String>> {
         if let Some(resource) = self.resources.fixed.get(uri) {
-            return resource.definition().meta.get(CACHE_META).cloned();
+            return Some(resource.definition().scopes());
         }
         self.resources
             .templates
             .iter()
             .find(|template| template.matches(uri).is_some())
-            .and_then(|template| template.definition().meta.get(CACHE_META).cloned())
+            .map(|template| template.definition().scopes())
+    }
+
+    /// The `_meta` of the resource at `uri`, or of the template that matches it.
+    fn resource_meta(&self, uri: &str) -> Option<&serde_json::Map<String, serde_json::Value>> {
+        if let Some(resource) = self.resources.fixed.get(uri) {
+            return Some(&resource.definition().meta);
+        }
+        self.resources
+            .templates
+            .iter()
+            .find(|template| template.matches(uri).is_some())
+            .map(|template| &template.definition().meta)
     }
 
     /// Removes the resource at `uri`, or the template written `uri`; whether there was one.

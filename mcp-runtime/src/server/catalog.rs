@@ -12,9 +12,9 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::jsonrpc::{self, Id};
-use super::served::{Snapshot, cursor_name, cursor_of};
-use super::stateless::{self, Mirrored};
-use super::{Answer, Fault, Server, Step};
+use super::served::Snapshot;
+use super::stateless;
+use super::{Answer, CacheScope, Fault, Request, Server, Step};
 use crate::registration::CompletionContext;
 use crate::registry::{CompletionRef, PromptError, ReadError};
 use crate::talk::ask::{Asks, Round, Way};
@@ -64,95 +64,37 @@ fn string_param<'a>(params: &'a Map<String, Value>, name: &str) -> Result<&'a st
 }
 
 impl Server {
-    /// The page of `items` (in key order) that `params`' cursor starts, under `field`.
-    fn page(
-        &self,
-        field: &str,
-        items: Vec<(String, Value)>,
-        params: &Map<String, Value>,
-        stateless: bool,
-    ) -> Result<Value, Fault> {
-        let start = match params.get("cursor") {
-            None | Some(Value::Null) => 0,
-            Some(Value::String(cursor)) => {
-                let key = cursor_name(cursor).ok_or_else(|| invalid("invalid cursor"))?;
-                items
-                    .binary_search_by(|(other, _)| other.as_str().cmp(&key))
-                    .map_err(|_| invalid("invalid cursor"))?
-            }
-            Some(_) => return Err(invalid("invalid cursor")),
-        };
-        let end = items.len().min(start + self.page_size);
-        let mut page = Map::new();
-        if let Some((next, _)) = items.get(end) {
-            page.insert("nextCursor".to_owned(), Value::String(cursor_of(next)));
-        }
-        let listed = items
-            .into_iter()
-            .skip(start)
-            .take(end - start)
-            .map(|(_, item)| item);
-        page.insert(field.to_owned(), Value::Array(listed.collect()));
-        if stateless {
-            self.hint(&mut page, None);
-        }
-        Ok(Value::Object(page))
-    }
-
-    /// Adds `ttlMs` and `cacheScope` to a 2026-07-28 result: the server's, or those of
-    /// `own` where it has them.
-    fn hint(&self, result: &mut Map<String, Value>, own: Option<&Value>) {
-        let ttl = own
-            .and_then(|own| own.get("ttlMs"))
-            .cloned()
-            .unwrap_or_else(|| json!(self.cache.ttl_ms()));
-        let scope = own
-            .and_then(|own| own.get("cacheScope"))
-            .cloned()
-            .unwrap_or_else(|| json!(self.cache.scope));
-        result.insert("ttlMs".to_owned(), ttl);
-        result.insert("cacheScope".to_owned(), scope);
-    }
-
     /// A request of resources, prompts or completion: `None` when `method` is none of
     /// theirs.
     pub(super) fn catalog(
         &self,
         snapshot: &Snapshot,
-        id: &Id,
         method: &str,
-        params: &Map<String, Value>,
-        stateless: bool,
-        mirrored: Option<&Mirrored<'_>>,
+        request: &Request<'_>,
     ) -> Option<Step> {
-        let registry = &snapshot.registry;
-        let listed =
-            |items: Vec<(String, Value)>, field| self.page(field, items, params, stateless);
+        let Request {
+            id,
+            params,
+            stateless,
+            peer,
+            ..
+        } = *request;
         let answer = match method {
-            "resources/list" => listed(
-                registry
-                    .resources()
-                    .map(|r| (r.uri().to_owned(), json!(r.listed())))
-                    .collect(),
-                "resources",
-            ),
-            "resources/templates/list" => listed(
-                registry
-                    .resource_templates()
-                    .map(|t| (t.uri_template(), json!(t.listed())))
-                    .collect(),
-                "resourceTemplates",
-            ),
-            "prompts/list" => listed(
-                registry
-                    .prompts()
-                    .map(|p| (p.name().to_owned(), json!(p.definition())))
-                    .collect(),
-                "prompts",
-            ),
-            "resources/read" => return Some(self.read(snapshot, id, params, stateless, mirrored)),
-            "prompts/get" => return Some(self.get(snapshot, id, params, stateless, mirrored)),
-            "completion/complete" => self.complete(snapshot, params),
+            "resources/read" => return Some(self.read(snapshot, request)),
+            "prompts/get" => return Some(self.get(snapshot, request)),
+            "completion/complete" => {
+                // Candidates may tell what only a caller who may read or get the item
+                // should see: its scopes apply.
+                let needed = completion_ref(params)
+                    .ok()
+                    .and_then(|reference| snapshot.registry.completion_scopes(&reference));
+                if let Some(needed) = needed.filter(|needed| !peer.allows(needed)) {
+                    return Some(Step::Answered(Some(Answer::insufficient_scope(
+                        id, &needed, peer,
+                    ))));
+                }
+                self.complete(snapshot, params)
+            }
             // The handshake's subscriptions: the transport that keeps the connection
             // records them; here they are checked and acknowledged.
             "resources/subscribe" | "resources/unsubscribe" => {
@@ -167,14 +109,14 @@ impl Server {
     }
 
     /// `resources/read`: answered at once when the resource's function is not `async`.
-    fn read(
-        &self,
-        snapshot: &Snapshot,
-        id: &Id,
-        params: &Map<String, Value>,
-        stateless: bool,
-        mirrored: Option<&Mirrored<'_>>,
-    ) -> Step {
+    fn read(&self, snapshot: &Snapshot, request: &Request<'_>) -> Step {
+        let Request {
+            id,
+            params,
+            stateless,
+            peer,
+            mirrored,
+        } = *request;
         let uri = match string_param(params, "uri") {
             Ok(uri) => uri,
             Err(fault) => return self.fault(id, fault),
@@ -184,9 +126,20 @@ impl Server {
                 return Step::Answered(Some(Answer::refused(id, refusal)));
             }
         }
+        // The scopes of the resource, or of the template whose resource it is.
+        let needed = snapshot.registry.resource_scopes(uri).unwrap_or_default();
+        if !peer.allows(&needed) {
+            return Step::Answered(Some(Answer::insufficient_scope(id, &needed, peer)));
+        }
         let hints = stateless.then(|| {
             let mut hints = Map::new();
-            self.hint(&mut hints, snapshot.registry.cache_meta(uri).as_ref());
+            let own = snapshot.registry.cache_meta(uri);
+            self.hint(&mut hints, own.as_ref(), self.cache_scope(peer));
+            if !needed.is_empty() {
+                // What not every caller may read is never shared between callers, even
+                // where the resource says `public`.
+                hints.insert("cacheScope".to_owned(), json!(CacheScope::Private));
+            }
             hints
         });
         // At 2026-07-28 a resource that asks the client is answered over rounds.
@@ -242,14 +195,14 @@ impl Server {
     }
 
     /// `prompts/get`: answered at once when the prompt's function is not `async`.
-    fn get(
-        &self,
-        snapshot: &Snapshot,
-        id: &Id,
-        params: &Map<String, Value>,
-        stateless: bool,
-        mirrored: Option<&Mirrored<'_>>,
-    ) -> Step {
+    fn get(&self, snapshot: &Snapshot, request: &Request<'_>) -> Step {
+        let Request {
+            id,
+            params,
+            stateless,
+            peer,
+            mirrored,
+        } = *request;
         let name = match string_param(params, "name") {
             Ok(name) => name,
             Err(fault) => return self.fault(id, fault),
@@ -257,6 +210,12 @@ impl Server {
         if stateless {
             if let Err(refusal) = stateless::admit_name(name, mirrored) {
                 return Step::Answered(Some(Answer::refused(id, refusal)));
+            }
+        }
+        if let Some(prompt) = snapshot.registry.prompt(name) {
+            let needed = prompt.definition().scopes();
+            if !peer.allows(&needed) {
+                return Step::Answered(Some(Answer::insufficient_scope(id, &needed, peer)));
             }
         }
         let arguments = match params.get("arguments") {
@@ -333,23 +292,7 @@ impl Server {
 
     /// `completion/complete`: candidates for a prompt's argument or a template's variable.
     fn complete(&self, snapshot: &Snapshot, params: &Map<String, Value>) -> Result<Value, Fault> {
-        let reference = params
-            .get("ref")
-            .and_then(Value::as_object)
-            .ok_or_else(|| invalid("`ref` must be an object"))?;
-        let reference = match reference.get("type").and_then(Value::as_str) {
-            Some("ref/prompt") => {
-                CompletionRef::Prompt(string_param(reference, "name")?.to_owned())
-            }
-            Some("ref/resource") => {
-                CompletionRef::Template(string_param(reference, "uri")?.to_owned())
-            }
-            _ => {
-                return Err(invalid(
-                    "`ref.type` must be \"ref/prompt\" or \"ref/resource\"",
-                ));
-            }
-        };
+        let reference = completion_ref(params)?;
         let argument = params
             .get("argument")
             .and_then(Value::as_object)
@@ -454,6 +397,25 @@ fn input_required(round: Option<Sealing>, server_info: &Value) -> Option<Reply> 
             .map_err(|message| (jsonrpc::INTERNAL_ERROR, message, None))
             .and_then(|result| written(&result)),
     )
+}
+
+/// What a `completion/complete` request completes: a prompt, or a resource template.
+fn completion_ref(params: &Map<String, Value>) -> Result<CompletionRef, Fault> {
+    let reference = params
+        .get("ref")
+        .and_then(Value::as_object)
+        .ok_or_else(|| invalid("`ref` must be an object"))?;
+    match reference.get("type").and_then(Value::as_str) {
+        Some("ref/prompt") => Ok(CompletionRef::Prompt(
+            string_param(reference, "name")?.to_owned(),
+        )),
+        Some("ref/resource") => Ok(CompletionRef::Template(
+            string_param(reference, "uri")?.to_owned(),
+        )),
+        _ => Err(invalid(
+            "`ref.type` must be \"ref/prompt\" or \"ref/resource\"",
+        )),
+    }
 }
 
 /// A failure of a resource's or prompt's function: an internal error with its message.

@@ -7,10 +7,12 @@
 //! and `notifications/cancelled`. Nothing is kept per connection beyond the calls in
 //! flight.
 
+mod call;
 mod catalog;
 mod http;
 mod jsonrpc;
 mod listen;
+mod lists;
 #[cfg(feature = "oauth")]
 mod oauth;
 mod peer;
@@ -25,11 +27,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use arc_swap::ArcSwap;
 
-use futures_util::FutureExt;
-use mcp_core::wire::CallToolResult;
-use mcp_core::{LoggingLevel, MCPToolCall};
 use serde::Serialize;
-use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -39,18 +37,18 @@ pub use http::{
 };
 pub use jsonrpc::{INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR};
 #[cfg(feature = "oauth")]
-pub use oauth::OAuthConfig;
+pub use oauth::{Introspection, OAuthConfig};
+use served::Snapshot;
 pub use served::{CacheHints, CacheScope, Changed, LlmNameError, ServedRegistry, ServedView};
-use served::{Snapshot, cursor_name, cursor_of};
 pub use stateless::{HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY};
 pub use stdio::{MAX_IN_FLIGHT, MAX_MESSAGE_BYTES, serve_stdio};
 
-use crate::execute::CallOptions;
 use crate::registry::Registry;
 use crate::talk::StateKey;
-use crate::talk::ask::{Asks, Outgoing, Round, Way};
+use crate::talk::ask::Outgoing;
+pub(crate) use call::PendingCall;
 pub(crate) use jsonrpc::parse;
-use jsonrpc::{CallParams, Id, Incoming};
+use jsonrpc::{Id, Incoming};
 use listen::{ListKind, Listen, ListenGuard, Listeners};
 pub(crate) use peer::{Peer, declared_capabilities, set_level, sets_level, subscribes};
 pub(crate) use rounds::input_required_result;
@@ -174,7 +172,8 @@ impl Server {
     }
 
     /// Sets how long clients may keep what `server/discover` and `tools/list` answer, and
-    /// who may share it (2026-07-28); five minutes, public, by default.
+    /// who may share it (2026-07-28); five minutes, public, by default. A caller an OAuth
+    /// access token describes is answered `private` all the same.
     #[must_use]
     pub fn with_cache_hints(mut self, hints: CacheHints) -> Self {
         self.cache = hints;
@@ -318,7 +317,7 @@ impl Server {
                 self.begin_listen(id, &params, mirrored)
             }
             Incoming::Request { id, method, params } => {
-                self.request(&id, &method, &params, mirrored)
+                self.request(&id, &method, &params, peer, mirrored)
             }
             Incoming::Call { id, params } => match self.begin_call(id, params, peer, mirrored) {
                 Ok(pending) => self.call_now(pending),
@@ -387,6 +386,7 @@ impl Server {
         id: &Id,
         method: &str,
         params: &Map<String, Value>,
+        peer: &Peer<'_>,
         mirrored: Option<&Mirrored<'_>>,
     ) -> Step {
         let stateless = match admit(method, params.get("_meta"), mirrored) {
@@ -394,22 +394,29 @@ impl Server {
             Err(refusal) => return Step::Answered(Some(Answer::refused(id, refusal))),
         };
         let snapshot = self.served.load();
-        if let Some(step) = self.catalog(&snapshot, id, method, params, stateless, mirrored) {
+        let request = Request {
+            id,
+            params,
+            stateless,
+            peer,
+            mirrored,
+        };
+        if let Some(answer) = self.list(&snapshot, method, &request) {
+            return Step::Answered(Some(answer));
+        }
+        if let Some(step) = self.catalog(&snapshot, method, &request) {
             return step;
         }
         let answer = match method {
             "initialize" => self
                 .initialize(params)
                 .map(|result| self.respond(id, stateless, &result)),
-            "server/discover" => Ok(self.respond(id, stateless, &self.discover())),
+            "server/discover" => Ok(self.respond(id, stateless, &self.discover(peer))),
             "ping" => Ok(self.respond(id, stateless, &Map::new())),
             // The transport that keeps the connection (or the session) records the level.
             "logging/setLevel" if !stateless => {
                 set_level(params).map(|_| self.respond(id, stateless, &Map::new()))
             }
-            "tools/list" => self
-                .list_tools(&snapshot, params, stateless)
-                .map(|page| self.respond(id, stateless, &page)),
             _ if stateless => {
                 return Step::Answered(Some(Answer::refused(
                     id,
@@ -471,12 +478,12 @@ impl Server {
     }
 
     /// `server/discover` (2026-07-28): the versions and capabilities, without a handshake.
-    fn discover(&self) -> Value {
+    fn discover(&self, peer: &Peer<'_>) -> Value {
         json!({
             "supportedVersions": PROTOCOL_VERSIONS,
             "capabilities": capabilities(),
             "ttlMs": self.cache.ttl_ms(),
-            "cacheScope": self.cache.scope,
+            "cacheScope": self.cache_scope(peer),
         })
     }
 
@@ -519,299 +526,6 @@ impl Server {
             "serverInfo": { "name": self.name, "version": self.version },
         }))
     }
-
-    fn list_tools<'a>(
-        &self,
-        snapshot: &'a Snapshot,
-        params: &Map<String, Value>,
-        stateless: bool,
-    ) -> Result<ToolPage<'a>, Fault> {
-        let invalid = || (jsonrpc::INVALID_PARAMS, "invalid cursor".to_owned(), None);
-        let listing = snapshot.listing();
-        let start = match params.get("cursor") {
-            None | Some(Value::Null) => 0,
-            Some(Value::String(cursor)) => {
-                let name = cursor_name(cursor).ok_or_else(invalid)?;
-                listing.names.binary_search(&name).map_err(|_| invalid())?
-            }
-            Some(_) => return Err(invalid()),
-        };
-        let end = listing.tools.len().min(start + self.page_size);
-        Ok(ToolPage {
-            tools: &listing.tools[start..end],
-            next_cursor: listing.names.get(end).map(|next| cursor_of(next)),
-            ttl_ms: stateless.then(|| self.cache.ttl_ms()),
-            cache_scope: stateless.then_some(self.cache.scope),
-        })
-    }
-
-    /// Checks a call's parameters and finds its tool; the error answer otherwise.
-    fn begin_call(
-        &self,
-        id: Id,
-        params: CallParams,
-        peer: &Peer<'_>,
-        mirrored: Option<&Mirrored<'_>>,
-    ) -> Result<PendingCall, Answer> {
-        let stateless = match admit("tools/call", params.meta.as_ref(), mirrored) {
-            Ok(stateless) => stateless,
-            Err(refusal) => return Err(Answer::refused(&id, refusal)),
-        };
-        let invalid = |message: String| {
-            Err(Answer::ok(fault_response(
-                &id,
-                (jsonrpc::INVALID_PARAMS, message, None),
-            )))
-        };
-        let sent_name = match params.name {
-            Some(Value::String(name)) => name,
-            _ => return invalid("`name` must be the tool's name".to_owned()),
-        };
-        if stateless {
-            if let Err(refusal) = stateless::admit_name(&sent_name, mirrored) {
-                return Err(Answer::refused(&id, refusal));
-            }
-        }
-        let snapshot = self.served.load_full();
-        let name = match &snapshot.llm_names {
-            Some(names) => match names.to_canonical.get(&sent_name) {
-                Some(canonical) => canonical.clone(),
-                None => return invalid(format!("Unknown tool: {sent_name}")),
-            },
-            None => sent_name.clone(),
-        };
-        let arguments = match params.arguments {
-            None => Map::new(),
-            Some(Value::Object(arguments)) => arguments,
-            Some(_) => return invalid("`arguments` must be an object".to_owned()),
-        };
-        // The registry's own name: a valid name, not checked again.
-        let call = match snapshot.registry.get(&name) {
-            Some(tool) if tool.is_enabled() => {
-                // A caller an access token describes needs every scope the tool asks.
-                if let Some(caller) = peer.auth.as_deref() {
-                    let needed = tool.definition().scopes();
-                    if !needed.iter().all(|scope| caller.has_scope(scope)) {
-                        return Err(Answer::insufficient_scope(&id, needed, caller));
-                    }
-                }
-                if stateless {
-                    let admitted = stateless::admit_call(
-                        tool.definition(),
-                        &arguments,
-                        params.meta.as_ref(),
-                        mirrored,
-                    );
-                    if let Err(refusal) = admitted {
-                        return Err(Answer::refused(&id, refusal));
-                    }
-                } else if let Some(declared) = &peer.capabilities {
-                    // The handshake's client declared its capabilities once, at
-                    // `initialize`: a tool that needs one it lacks does not run.
-                    if let Err(fault) = stateless::requires(tool.definition(), declared) {
-                        return Err(Answer::ok(fault_response(&id, fault)));
-                    }
-                }
-                MCPToolCall {
-                    tool_name: tool.name().clone(),
-                    arguments,
-                }
-            }
-            _ => return invalid(format!("Unknown tool: {sent_name}")),
-        };
-        let meta = match params.meta {
-            Some(Value::Object(meta)) => Some(meta),
-            _ => None,
-        };
-        // At 2026-07-28 each request says what it wants logged; on the handshake's
-        // revisions the connection said it once (`logging/setLevel`).
-        let log_level = if stateless {
-            meta.as_ref().and_then(stateless::log_level)
-        } else {
-            peer.log_level
-        };
-        // At 2026-07-28 a call that asks the client is answered over rounds. A tool that
-        // cannot ask (it cannot await) takes no round: nothing to bind, seal or open.
-        let may_ask = snapshot
-            .registry
-            .get(call.tool_name.as_str())
-            .is_some_and(|tool| tool.may_ask() || snapshot.registry.asks_user_before(tool));
-        let asks = if stateless && may_ask {
-            let context = round_context("tools/call", &sent_name, &call.arguments);
-            let retry = params.retry.map(|retry| *retry).unwrap_or_default();
-            match self.round(&context, retry.input_responses, retry.request_state) {
-                Ok(round) => Some(Arc::new(Asks {
-                    capabilities: meta
-                        .as_ref()
-                        .and_then(|meta| meta.get(stateless::CLIENT_CAPABILITIES_KEY))
-                        .and_then(Value::as_object)
-                        .map(|capabilities| Arc::new(capabilities.clone())),
-                    way: Way::Round { round, context },
-                })),
-                Err(message) => return invalid(message),
-            }
-        } else {
-            None
-        };
-        let capabilities = if stateless {
-            None
-        } else {
-            peer.capabilities.clone()
-        };
-        Ok(PendingCall {
-            snapshot,
-            id,
-            stateless,
-            call,
-            meta,
-            log_level,
-            asks,
-            capabilities,
-            client: peer.client.to_owned(),
-            auth: peer.auth.clone(),
-        })
-    }
-
-    /// Runs an inline call that reports no progress right here; any other is left to
-    /// [`Server::finish`].
-    fn call_now(&self, pending: PendingCall) -> Step {
-        let reports_progress = pending.reports();
-        let registry = &pending.snapshot.registry;
-        let inline = registry
-            .get(pending.call.tool_name.as_str())
-            .is_some_and(|tool| tool.runs_inline() && !registry.asks_user_before(tool));
-        if reports_progress || !inline {
-            return Step::Call(Box::new(pending));
-        }
-        let mut options = CallOptions::new();
-        if let Some(meta) = pending.meta {
-            options = options.with_meta(meta);
-        }
-        if let Some(auth) = pending.auth {
-            options = options.with_auth(auth);
-        }
-        // An inline tool runs to its end within the first poll: there is nothing to await,
-        // and nothing a cancellation could stop.
-        match pending
-            .snapshot
-            .registry
-            .call_with(pending.call, options)
-            .now_or_never()
-        {
-            Some(result) => Step::Answered(Some(Answer::ok(self.respond(
-                &pending.id,
-                pending.stateless,
-                &CallToolResult::from(result),
-            )))),
-            None => Step::Answered(Some(Answer::ok(fault_response(
-                &pending.id,
-                (
-                    jsonrpc::INTERNAL_ERROR,
-                    "an inline tool did not finish at once".to_owned(),
-                    None,
-                ),
-            )))),
-        }
-    }
-
-    /// Runs a call that must be awaited; `None` when the client cancelled it, as MCP asks
-    /// that a cancelled call not be answered.
-    pub(crate) async fn finish(
-        &self,
-        pending: Box<PendingCall>,
-        notify: Option<Notifier>,
-    ) -> Option<String> {
-        let PendingCall {
-            snapshot,
-            id,
-            stateless,
-            call,
-            meta,
-            log_level,
-            mut asks,
-            capabilities,
-            client,
-            auth,
-        } = *pending;
-        // The handshake's revisions: a tool's asks are requests on the call's stream.
-        if let (None, Some(capabilities)) = (&asks, capabilities) {
-            asks = Some(Arc::new(Asks {
-                // Shared with the connection's, not copied for each call.
-                capabilities: Some(capabilities),
-                way: Way::Send {
-                    send: notify.clone(),
-                    outgoing: Arc::clone(&self.outgoing),
-                },
-            }));
-        }
-        let token = CancellationToken::new();
-        let mut options = CallOptions::new().with_cancellation(token.clone());
-        if let (Some(least), Some(notify)) = (log_level, &notify) {
-            let notify = Arc::clone(notify);
-            options = options.with_log(least, move |message| {
-                notify(jsonrpc::notification(
-                    "notifications/message",
-                    json!(message),
-                ));
-            });
-        }
-        if let Some(meta) = meta {
-            if let (Some(progress_token), Some(notify)) = (meta.get("progressToken"), notify) {
-                let progress_token = progress_token.clone();
-                options = options.with_progress(move |report| {
-                    let mut params = json!({
-                        "progressToken": progress_token,
-                        "progress": report.progress,
-                    });
-                    if let Some(total) = report.total {
-                        params["total"] = json!(total);
-                    }
-                    if let Some(message) = report.message {
-                        params["message"] = json!(message);
-                    }
-                    notify(jsonrpc::notification("notifications/progress", params));
-                });
-            }
-            options = options.with_meta(meta);
-        }
-        if let Some(asks) = &asks {
-            options = options.with_asks(Arc::clone(asks));
-        }
-        if let Some(auth) = auth {
-            options = options.with_auth(auth);
-        }
-        let key = in_flight_key(&client, &id.key());
-        let serial = self
-            .serial
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        self.lock_in_flight()
-            .insert(key.clone(), (serial, token.clone()));
-        let result = snapshot.registry.call_with(call, options).await;
-        {
-            // A client that reused the id of a call in flight replaced its entry: leave
-            // the newer one alone.
-            let mut in_flight = self.lock_in_flight();
-            if in_flight.get(&key).is_some_and(|(mine, _)| *mine == serial) {
-                in_flight.remove(&key);
-            }
-        }
-        if token.is_cancelled() {
-            return None;
-        }
-        if let Some(asks) = asks.filter(|asks| asks.round().is_some_and(Round::is_open)) {
-            return Some(self.input_required(&id, &asks));
-        }
-        Some(self.respond(&id, stateless, &CallToolResult::from(result)))
-    }
-
-    fn lock_in_flight(
-        &self,
-    ) -> std::sync::MutexGuard<'_, HashMap<String, (u64, CancellationToken)>> {
-        // A panic while the lock was held leaves the map as it was: keep using it.
-        self.in_flight
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
 }
 
 impl std::fmt::Debug for Server {
@@ -822,6 +536,19 @@ impl std::fmt::Debug for Server {
             .field("page_size", &self.page_size)
             .finish_non_exhaustive()
     }
+}
+
+/// A request (not a call) as the dispatcher hands it on, its method aside.
+#[derive(Clone, Copy)]
+struct Request<'a> {
+    id: &'a Id,
+    params: &'a Map<String, Value>,
+    /// Whether it speaks 2026-07-28.
+    stateless: bool,
+    /// Who sent it.
+    peer: &'a Peer<'a>,
+    /// What its transport mirrored from its body (HTTP's headers).
+    mirrored: Option<&'a Mirrored<'a>>,
 }
 
 /// What [`Server::begin_for`] made of a message.
@@ -872,10 +599,15 @@ impl Answer {
     }
 
     /// A request whose caller lacks some of the scopes `needed`.
-    fn insufficient_scope(id: &Id, needed: &[String], caller: &crate::AuthInfo) -> Self {
+    fn insufficient_scope(id: &Id, needed: &[String], peer: &Peer<'_>) -> Self {
         let missing: Vec<&str> = needed
             .iter()
-            .filter(|scope| !caller.has_scope(scope))
+            .filter(|scope| {
+                !peer
+                    .auth
+                    .as_deref()
+                    .is_some_and(|caller| caller.has_scope(scope))
+            })
             .map(String::as_str)
             .collect();
         let message = format!(
@@ -891,78 +623,9 @@ impl Answer {
     }
 }
 
-/// A call checked and ready to run.
-pub(crate) struct PendingCall {
-    /// What was served when the call came: it runs there, whatever changes meanwhile.
-    snapshot: Arc<Snapshot>,
-    id: Id,
-    stateless: bool,
-    call: MCPToolCall,
-    meta: Option<Map<String, Value>>,
-    /// The least severe log messages the client wants, if it wants any.
-    log_level: Option<LoggingLevel>,
-    /// A 2026-07-28 call's round: the answers given so far, the asks still open.
-    asks: Option<Arc<Asks>>,
-    /// What the client declared at `initialize` (the handshake's revisions).
-    capabilities: Option<Arc<Map<String, Value>>>,
-    /// Who sent it: only they can cancel it.
-    client: String,
-    /// Who sent it, as its access token says.
-    auth: Option<Arc<crate::AuthInfo>>,
-}
-
-impl PendingCall {
-    /// Whether the call may send notifications before its answer: it asks for progress
-    /// reports (its `_meta` has a `progressToken`), or for log messages.
-    pub(crate) fn reports(&self) -> bool {
-        self.log_level.is_some()
-            || self
-                .meta
-                .as_ref()
-                .is_some_and(|meta| meta.contains_key("progressToken"))
-            || self.may_ask()
-    }
-
-    /// Whether the call is quick to start where it was read: a mounted tool of another
-    /// server, whose call, up to its first wait, only writes the request to that server.
-    pub(crate) fn starts_at_once(&self) -> bool {
-        self.snapshot
-            .registry
-            .get(self.call.tool_name.as_str())
-            .is_some_and(crate::RegisteredTool::starts_at_once)
-    }
-
-    /// Whether the call may send the client requests before its answer: a tool that can
-    /// await (only those can ask), called on the handshake's revisions by a client that
-    /// can answer some request.
-    fn may_ask(&self) -> bool {
-        self.capabilities.as_ref().is_some_and(|capabilities| {
-            ["elicitation", "sampling", "roots"]
-                .iter()
-                .any(|capability| capabilities.contains_key(*capability))
-        }) && self
-            .snapshot
-            .registry
-            .get(self.call.tool_name.as_str())
-            .is_some_and(|tool| tool.may_ask() || self.snapshot.registry.asks_user_before(tool))
-    }
-}
-
 /// The key of a call in flight: a request id means something only to the client that sent it.
 fn in_flight_key(client: &str, id: &str) -> String {
     format!("{client} {id}")
-}
-
-/// One page of `tools/list`.
-#[derive(Serialize)]
-struct ToolPage<'a> {
-    tools: &'a [Box<RawValue>],
-    #[serde(rename = "nextCursor", skip_serializing_if = "Option::is_none")]
-    next_cursor: Option<String>,
-    #[serde(rename = "ttlMs", skip_serializing_if = "Option::is_none")]
-    ttl_ms: Option<u64>,
-    #[serde(rename = "cacheScope", skip_serializing_if = "Option::is_none")]
-    cache_scope: Option<CacheScope>,
 }
 
 /// Admits a request to `method`: whether it speaks the stateless revision, once its
@@ -1015,7 +678,6 @@ pub(crate) fn admit(
     Ok(stateless)
 }
 
-/// The `UnsupportedProtocolVersionError` for `requested`.
 /// What every server offers: tools, resources (with subscriptions), prompts and
 /// completion, each list telling of its changes, and log messages.
 fn capabilities() -> Value {
@@ -1028,6 +690,7 @@ fn capabilities() -> Value {
     })
 }
 
+/// The `UnsupportedProtocolVersionError` for `requested`.
 pub(crate) fn unsupported_version(requested: &Value) -> Fault {
     let requested = match requested {
         Value::String(version) => version.clone(),

@@ -21,6 +21,25 @@ pub(crate) struct Peer<'a> {
     pub(crate) capabilities: Option<Arc<Map<String, Value>>>,
     /// Who sent the request, as its access token says.
     pub(crate) auth: Option<Arc<crate::AuthInfo>>,
+    /// Whether listings show it only the items its scopes let it use.
+    pub(crate) hide_unauthorized: bool,
+}
+
+impl Peer<'_> {
+    /// Whether the caller may use an item that needs the OAuth scopes `needed`: it was
+    /// granted every one, or no access token describes it (stdio, or a server that takes
+    /// none), so that scopes do not apply.
+    pub(crate) fn allows(&self, needed: &[String]) -> bool {
+        self.auth
+            .as_deref()
+            .is_none_or(|caller| needed.iter().all(|scope| caller.has_scope(scope)))
+    }
+
+    /// Whether a listing shows the caller an item that needs the OAuth scopes `needed`:
+    /// always, unless the server hides what a caller may not use.
+    pub(crate) fn shows(&self, needed: &[String]) -> bool {
+        !self.hide_unauthorized || self.allows(needed)
+    }
 }
 
 /// The capabilities an `initialize` request declares.

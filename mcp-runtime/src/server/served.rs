@@ -33,7 +33,8 @@ use super::Server;
 pub struct CacheHints {
     /// How long a client may keep a result; sent in whole milliseconds.
     pub ttl: Duration,
-    /// Who may share a kept result.
+    /// Who may share a kept result. A caller an OAuth access token describes is told
+    /// [`CacheScope::Private`] whatever this says.
     pub scope: CacheScope,
 }
 
@@ -114,7 +115,7 @@ impl Snapshot {
     /// that a large tool set costs nothing at start-up) and only once.
     pub(super) fn listing(&self) -> &Listing {
         self.listing.get_or_init(|| {
-            let (mut names, mut tools) = (Vec::new(), Vec::new());
+            let (mut names, mut tools, mut scopes) = (Vec::new(), Vec::new(), Vec::new());
             for tool in self.registry.list() {
                 let llm_name = self
                     .llm_names
@@ -133,11 +134,16 @@ impl Snapshot {
                     Ok(raw) => {
                         names.push(tool.name().as_str().to_owned());
                         tools.push(raw);
+                        scopes.push(tool.definition().scopes().to_vec());
                     }
                     Err(err) => tracing::error!(tool = %tool.name(), "cannot list tool: {err}"),
                 }
             }
-            Listing { names, tools }
+            Listing {
+                names,
+                tools,
+                scopes,
+            }
         })
     }
 
@@ -171,10 +177,12 @@ impl std::fmt::Debug for ServedView {
     }
 }
 
-/// Each tool's wire form, in name order, as `tools/list` serves it.
+/// Each tool's wire form, in name order, as `tools/list` serves it, with the OAuth scopes
+/// it needs.
 pub(super) struct Listing {
     pub(super) names: Vec<String>,
     pub(super) tools: Vec<Box<RawValue>>,
+    pub(super) scopes: Vec<Vec<String>>,
 }
 
 /// The two directions of the LLM-name mapping.

@@ -240,6 +240,7 @@ impl<W: Write + Send + 'static> Reading<W> {
                     log_level: *lock(&self.log_level),
                     capabilities: lock(&self.capabilities).clone(),
                     auth: None,
+                    hide_unauthorized: false,
                 };
                 self.server.begin_for(incoming, &peer, None)
             }

@@ -1,4 +1,4 @@
-//! The stdio server's tests: the message loop against pipes and in-memory streams.
+//! The stdio server's tests: a server over pipes of bytes, written and read back.
 
 use super::*;
 use serde_json::Value;

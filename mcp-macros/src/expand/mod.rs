@@ -1,0 +1,117 @@
+//! Writes the code: the user's function as it was, and beside it, in an anonymous const, what
+//! registers it. One room per kind: `tool.rs` (the arguments struct, the checks, the
+//! definition, the invoke function), `resource.rs` and `prompt.rs` (the definition, the
+//! function that reads or renders it from the request); here, what they share.
+
+mod prompt;
+mod resource;
+mod tool;
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Ident, Path};
+
+use crate::model::Item;
+
+pub(crate) use prompt::mcp_prompt;
+pub(crate) use resource::mcp_resource;
+pub(crate) use tool::mcp_tool;
+
+/// `::mcp_runtime::__private`, or the path `crate = …` gives.
+fn private_path(krate: Option<&Path>) -> TokenStream {
+    let krate: Path = krate
+        .cloned()
+        .unwrap_or_else(|| syn::parse_quote!(::mcp_runtime));
+    quote!(#krate::__private)
+}
+
+/// Where the function was written, for messages about it.
+fn location(item: &Item, private: &TokenStream) -> TokenStream {
+    let span = item.item.sig.ident.span();
+    quote_spanned! {span=>
+        #private::Location {
+            file: ::core::file!(),
+            line: ::core::line!(),
+            column: ::core::column!(),
+            module_path: ::core::module_path!(),
+        }
+    }
+}
+
+/// The completion functions, each checked where it is named, and the static list of them.
+fn completions(item: &Item, private: &TokenStream) -> TokenStream {
+    let mut checks = TokenStream::new();
+    let mut entries = Vec::new();
+    for (i, input) in item.inputs.iter().enumerate() {
+        let (Some(complete), Some(name)) = (&input.complete, input.name()) else {
+            continue;
+        };
+        let path = &complete.path;
+        let constant = format_ident!("__MCP_COMPLETE_{}", i);
+        // Spanned on the path: a function of the wrong signature is one error, there.
+        checks.extend(quote_spanned! {path.span()=>
+            const #constant: #private::CompleteFn = #path;
+        });
+        entries.push(quote!(#private::Completion::new(#name, #constant)));
+    }
+    quote! {
+        #checks
+        const __MCP_COMPLETIONS: &[#private::Completion] = &[#(#entries),*];
+    }
+}
+
+/// Reads each parameter from `source`, the read request or the prompt's arguments,
+/// returning the failure of the first that does not read.
+fn read_inputs(item: &Item, source: &Ident, resource: bool) -> (TokenStream, Vec<Ident>) {
+    let failed = local("failed");
+    let mut reads = TokenStream::new();
+    let mut locals = Vec::new();
+    for (i, input) in item.inputs.iter().enumerate() {
+        let name = input.name().unwrap_or_default();
+        let value = local(&format!("input_{i}"));
+        let read = match input.optional() {
+            Some(inner) if !resource => quote_spanned! {inner.span()=>
+                __mcp_optional_prompt_argument::<#inner>(&#source, #name)
+            },
+            _ => {
+                let ty = &input.ty;
+                let function = if resource {
+                    quote!(__mcp_template_variable)
+                } else {
+                    quote!(__mcp_prompt_argument)
+                };
+                quote_spanned! {ty.span()=> #function::<#ty>(&#source, #name) }
+            }
+        };
+        reads.extend(quote! {
+            let #value = match #read {
+                ::core::result::Result::Ok(#value) => #value,
+                ::core::result::Result::Err(#failed) => return #failed,
+            };
+        });
+        locals.push(value);
+    }
+    (reads, locals)
+}
+
+/// An identifier for a local of generated code: prefixed, since a constant of the same
+/// name in the user's module would turn its binding into a pattern, and with a mixed-site
+/// span, which keeps it apart from the user's own locals.
+fn local(name: &str) -> Ident {
+    Ident::new(&format!("__mcp_{name}"), Span::mixed_site())
+}
+
+fn path_string(path: &Path) -> String {
+    let segments: Vec<String> = path
+        .segments
+        .iter()
+        .map(|segment| segment.ident.to_string())
+        .collect();
+    let leading = if path.leading_colon.is_some() {
+        "::"
+    } else {
+        ""
+    };
+    format!("{leading}{}", segments.join("::"))
+}

@@ -1,0 +1,160 @@
+//! `#[mcp_prompt]`: the definition, the function that renders the prompt from its
+//! arguments, its completion functions and the registration.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned};
+use syn::ItemFn;
+use syn::spanned::Spanned;
+
+use super::{completions, local, location, private_path, read_inputs};
+use crate::attr::{self, Errors, PromptArgs};
+use crate::model::Item;
+use crate::valid;
+
+pub(crate) fn mcp_prompt(args: TokenStream, item: TokenStream) -> TokenStream {
+    let item_fn: ItemFn = match syn::parse2(item.clone()) {
+        Ok(item_fn) => item_fn,
+        Err(_) => {
+            let err = syn::Error::new(
+                Span::call_site(),
+                "`#[mcp_prompt]` goes on a function: `#[mcp_prompt] fn review(code: String) -> String { … }`",
+            )
+            .to_compile_error();
+            return quote! { #err #item };
+        }
+    };
+    let (args, attr_error) = attr::parse_prompt(args);
+    let mut errors = Errors::default();
+    if let Some(err) = attr_error {
+        errors.push(err);
+    }
+    let prompt = Item::from_item(item_fn, &mut errors);
+    valid::check_prompt(&prompt, &args, &mut errors);
+    let user_fn = &prompt.item;
+    match errors.into_error() {
+        Some(err) => {
+            let err = err.to_compile_error();
+            quote! { #err #user_fn }
+        }
+        None => {
+            let registration = prompt_registration(&prompt, &args);
+            quote! { #user_fn #registration }
+        }
+    }
+}
+
+/// As `resource_helpers` (in `resource.rs`), for a prompt.
+fn prompt_helpers(private: &TokenStream) -> TokenStream {
+    quote! {
+        #[allow(dead_code)]
+        fn __mcp_prompt_argument<T: #private::FromArgument>(
+            arguments: &#private::Arguments,
+            name: &str,
+        ) -> ::core::result::Result<T, #private::PromptFuture> {
+            #private::prompt_argument::<T>(arguments, name)
+                .map_err(|err| #private::prompt_ready(::core::result::Result::Err(err)))
+        }
+
+        #[allow(dead_code)]
+        fn __mcp_optional_prompt_argument<T: #private::FromArgument>(
+            arguments: &#private::Arguments,
+            name: &str,
+        ) -> ::core::result::Result<::core::option::Option<T>, #private::PromptFuture> {
+            #private::optional_prompt_argument::<T>(arguments, name)
+                .map_err(|err| #private::prompt_ready(::core::result::Result::Err(err)))
+        }
+
+        fn __mcp_prompt_result<T: #private::IntoPromptResult>(value: T) -> #private::PromptFuture {
+            #private::prompt_ready(#private::IntoPromptResult::into_prompt(value))
+        }
+    }
+}
+
+fn prompt_registration(item: &Item, args: &PromptArgs) -> TokenStream {
+    let private = private_path(args.krate.as_ref());
+    let helpers = prompt_helpers(&private);
+    let completions = completions(item, &private);
+    let location = location(item, &private);
+
+    let name = args
+        .name
+        .as_ref()
+        .map_or_else(|| item.name(), |name| name.value.clone());
+    let title = args.title.as_ref().or(item.doc_title.as_ref());
+    let title = title.map(|title| quote!(.with_title(#title)));
+    let description = args
+        .description
+        .as_ref()
+        .map(|description| &description.value)
+        .or(item.doc_description.as_ref())
+        .map(|description| quote!(.with_description(#description)));
+    let scopes = args
+        .scopes
+        .as_ref()
+        .map(|scopes| quote!(.with_scopes([#(#scopes),*])));
+    let arguments = item.inputs.iter().map(|input| {
+        let name = input.name().unwrap_or_default();
+        let new = if input.optional().is_some() {
+            quote!(optional)
+        } else {
+            quote!(required)
+        };
+        let description = input
+            .doc
+            .as_ref()
+            .map(|doc| quote!(.with_description(#doc)));
+        quote!(.with_argument(#private::PromptArgument::#new(#name) #description))
+    });
+
+    let arguments_local = local("arguments");
+    let (reads, locals) = read_inputs(item, &arguments_local, false);
+    let fn_ident = &item.item.sig.ident;
+    let value = local("value");
+    let convert = item.output.as_ref().map(|ty| {
+        quote_spanned! {ty.span()=> __mcp_prompt_result::<#ty>(#value) }
+    });
+    let get_body = match item.item.sig.asyncness {
+        Some(asyncness) => quote_spanned! {asyncness.span=>
+            ::std::boxed::Box::pin(async move {
+                let #value = #fn_ident(#(#locals),*).await;
+                #convert.await
+            })
+        },
+        None => quote! {
+            let #value = #fn_ident(#(#locals),*);
+            #convert
+        },
+    };
+
+    quote! {
+        const _: () = {
+            #helpers
+
+            fn __mcp_definition() -> #private::PromptDefinition {
+                #private::PromptDefinition::new(#name)
+                    #title
+                    #description
+                    #(#arguments)*
+                    #scopes
+            }
+
+            #[allow(unused_variables)]
+            fn __mcp_get(#arguments_local: #private::Arguments) -> #private::PromptFuture {
+                #reads
+                #get_body
+            }
+
+            #completions
+
+            #private::inventory::submit! {
+                #private::PromptRegistration::new(
+                    #name,
+                    __mcp_definition,
+                    __mcp_get,
+                    __MCP_COMPLETIONS,
+                    #location,
+                )
+            }
+        };
+    }
+}

@@ -1,0 +1,296 @@
+//! `#[mcp_resource]`: the definition, the function that reads the resource from the
+//! request, its completion functions and the registration.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned};
+use syn::ItemFn;
+use syn::spanned::Spanned;
+
+use super::{completions, local, location, private_path, read_inputs};
+use crate::attr::{self, Errors, LastModified, ResourceArgs};
+use crate::model::Item;
+use crate::valid;
+
+pub(crate) fn mcp_resource(args: TokenStream, item: TokenStream) -> TokenStream {
+    let item_fn: ItemFn = match syn::parse2(item.clone()) {
+        Ok(item_fn) => item_fn,
+        Err(_) => {
+            let err = syn::Error::new(
+                Span::call_site(),
+                "`#[mcp_resource]` goes on a function: `#[mcp_resource(uri = \"app://about\")] fn about() -> String { … }`",
+            )
+            .to_compile_error();
+            return quote! { #err #item };
+        }
+    };
+    let (args, attr_error) = attr::parse_resource(args);
+    let mut errors = Errors::default();
+    if let Some(err) = attr_error {
+        errors.push(err);
+    }
+    let resource = Item::from_item(item_fn, &mut errors);
+    valid::check_resource(&resource, &args, &mut errors);
+    let user_fn = &resource.item;
+    match errors.into_error() {
+        // The function is always emitted, so one mistake gives one error, not a cascade.
+        Some(err) => {
+            let err = err.to_compile_error();
+            quote! { #err #user_fn }
+        }
+        None => {
+            let registration = resource_registration(&resource, &args);
+            quote! { #user_fn #registration }
+        }
+    }
+}
+
+/// Generic functions through which every use of the user's types goes. Each is bounded by
+/// the trait whose `on_unimplemented` message says what is wrong, and is called with the
+/// user's type token, so that a type lacking a trait is one error, on that token, and not
+/// again wherever the type is used. A failure comes back as the future the registry gets.
+fn resource_helpers(private: &TokenStream) -> TokenStream {
+    quote! {
+        #[allow(dead_code)]
+        fn __mcp_template_variable<T: #private::FromArgument>(
+            request: &#private::ReadRequest,
+            name: &str,
+        ) -> ::core::result::Result<T, #private::ResourceFuture> {
+            #private::template_variable::<T>(request, name)
+                .map_err(|err| #private::resource_ready(::core::result::Result::Err(err)))
+        }
+
+        #[allow(dead_code)]
+        fn __mcp_variable_schema<T: #private::VariableSchema>(
+            description: ::core::option::Option<&str>,
+        ) -> #private::Value {
+            let mut schema = #private::variable_schema::<T>();
+            if let (#private::Value::Object(schema), ::core::option::Option::Some(description)) =
+                (&mut schema, description)
+            {
+                schema.insert(
+                    ::std::string::String::from("description"),
+                    #private::Value::from(description),
+                );
+            }
+            schema
+        }
+
+        fn __mcp_resource_contents<T: #private::IntoResourceContents>(
+            value: T,
+            uri: &str,
+            mime_type: ::core::option::Option<&str>,
+        ) -> #private::ResourceFuture {
+            #private::resource_ready(#private::IntoResourceContents::into_contents(value, uri, mime_type))
+        }
+    }
+}
+
+fn resource_registration(item: &Item, args: &ResourceArgs) -> TokenStream {
+    let private = private_path(args.krate.as_ref());
+    let helpers = resource_helpers(&private);
+    let completions = completions(item, &private);
+    let location = location(item, &private);
+
+    let name = args
+        .name
+        .as_ref()
+        .map_or_else(|| item.name(), |name| name.value.clone());
+    let title = args.title.as_ref().or(item.doc_title.as_ref());
+    let title = title.map(|title| quote!(.with_title(#title)));
+    let description = args
+        .description
+        .as_ref()
+        .map(|description| &description.value)
+        .or(item.doc_description.as_ref())
+        .map(|description| quote!(.with_description(#description)));
+    let mime = args.mime_type.as_ref().map(|mime| &mime.value);
+    let with_mime = mime.map(|mime| quote!(.with_mime_type(#mime)));
+    let size = args.size.as_ref().map(|size| {
+        let size = size.value;
+        quote!(.with_size(#size))
+    });
+    let fixed_time = match &args.last_modified {
+        Some(LastModified::At(at)) => Some(&at.value),
+        _ => None,
+    };
+    let annotations = (args.audience.is_some() || args.priority.is_some() || fixed_time.is_some())
+        .then(|| {
+            let audience = args
+                .audience
+                .iter()
+                .flatten()
+                .map(|role| match role.value.as_str() {
+                    "assistant" => quote!(#private::Role::Assistant),
+                    _ => quote!(#private::Role::User),
+                });
+            let priority = match &args.priority {
+                Some(priority) => {
+                    let value = priority.value;
+                    quote!(::core::option::Option::Some(#value))
+                }
+                None => quote!(::core::option::Option::None),
+            };
+            let last_modified = match fixed_time {
+                Some(at) => quote!(::core::option::Option::Some(::std::string::String::from(#at))),
+                None => quote!(::core::option::Option::None),
+            };
+            quote! {
+                .with_annotations(#private::ResourceAnnotations {
+                    audience: ::std::vec![#(#audience),*],
+                    priority: #priority,
+                    last_modified: #last_modified,
+                })
+            }
+        });
+    let scopes = args
+        .scopes
+        .as_ref()
+        .map(|scopes| quote!(.with_scopes([#(#scopes),*])));
+    let definition = local("definition");
+    let cache = cache_meta(args, &private).map(|cache| {
+        quote! {
+            #definition.meta.insert(::std::string::String::from("mcp-runtime/cache"), #cache);
+        }
+    });
+
+    let (kind, key, new_definition, variables) = match (&args.uri, &args.uri_template) {
+        (Some(uri), _) => {
+            let uri = &uri.value;
+            (
+                quote!(Fixed),
+                uri.clone(),
+                quote!(#private::ResourceDefinition::new(#uri, #name) #size),
+                None,
+            )
+        }
+        (None, template) => {
+            let template = template
+                .as_ref()
+                .map(|t| t.value.as_str())
+                .unwrap_or_default();
+            let variables = item.inputs.iter().map(|input| {
+                let name = input.name().unwrap_or_default();
+                let ty = &input.ty;
+                let doc = match &input.doc {
+                    Some(doc) => quote!(::core::option::Option::Some(#doc)),
+                    None => quote!(::core::option::Option::None),
+                };
+                let schema = quote_spanned! {ty.span()=> __mcp_variable_schema::<#ty>(#doc) };
+                quote!((#name, #schema))
+            });
+            (
+                quote!(Template),
+                template.to_owned(),
+                quote!(#private::ResourceTemplateDefinition::new(#template, #name)),
+                Some(quote! {
+                    let #definition = #private::with_variables(#definition, &[#(#variables),*]);
+                }),
+            )
+        }
+    };
+    let definition_type = match kind.to_string().as_str() {
+        "Fixed" => quote!(#private::ResourceDefinition),
+        _ => quote!(#private::ResourceTemplateDefinition),
+    };
+
+    let (last_modified_fn, with_last_modified) = match &args.last_modified {
+        Some(LastModified::From(path)) => (
+            // Spanned on the path: a function of the wrong signature is one error, there.
+            Some(quote_spanned! {path.span()=>
+                fn __mcp_last_modified() -> ::core::option::Option<::std::string::String> {
+                    #private::last_modified(#path())
+                }
+            }),
+            Some(quote!(.with_last_modified(__mcp_last_modified))),
+        ),
+        _ => (None, None),
+    };
+
+    let request = local("request");
+    let (reads, locals) = read_inputs(item, &request, true);
+    let fn_ident = &item.item.sig.ident;
+    let output = item.output.as_ref();
+    let (value, uri) = (local("value"), local("uri"));
+    let mime = match mime {
+        Some(mime) => quote!(::core::option::Option::Some(#mime)),
+        None => quote!(::core::option::Option::None),
+    };
+    let convert = output.map(|ty| {
+        quote_spanned! {ty.span()=> __mcp_resource_contents::<#ty>(#value, &#uri, #mime) }
+    });
+    let read_body = match item.item.sig.asyncness {
+        // Spanned at `async`, so a future that is not `Send` is reported there.
+        Some(asyncness) => quote_spanned! {asyncness.span=>
+            ::std::boxed::Box::pin(async move {
+                let #value = #fn_ident(#(#locals),*).await;
+                #convert.await
+            })
+        },
+        None => quote! {
+            let #value = #fn_ident(#(#locals),*);
+            #convert
+        },
+    };
+
+    quote! {
+        const _: () = {
+            #helpers
+
+            fn __mcp_definition() -> #definition_type {
+                #[allow(unused_mut)]
+                let mut #definition = #new_definition
+                    #title
+                    #description
+                    #with_mime
+                    #annotations
+                    #scopes;
+                #cache
+                #variables
+                #definition
+            }
+
+            fn __mcp_read(#request: #private::ReadRequest) -> #private::ResourceFuture {
+                #reads
+                let #uri = ::std::string::String::from(#request.uri());
+                #read_body
+            }
+
+            #completions
+            #last_modified_fn
+
+            #private::inventory::submit! {
+                #private::ResourceRegistration::new(
+                    #private::ResourceKind::#kind(__mcp_definition),
+                    #key,
+                    __mcp_read,
+                    __MCP_COMPLETIONS,
+                    #location,
+                )
+                #with_last_modified
+            }
+        };
+    }
+}
+
+/// `{"ttlMs": …, "cacheScope": …}` for the definition's `_meta`, when either is given.
+fn cache_meta(args: &ResourceArgs, private: &TokenStream) -> Option<TokenStream> {
+    let ttl = args
+        .ttl
+        .as_ref()
+        .and_then(|ttl| humantime::parse_duration(&ttl.value).ok())
+        .map(|duration| {
+            let millis = u64::try_from(duration.as_millis()).unwrap_or(u64::MAX);
+            quote!(("ttlMs", #private::Value::from(#millis)))
+        });
+    let scope = args.cache_scope.as_ref().map(|scope| {
+        let scope = &scope.value;
+        quote!(("cacheScope", #private::Value::from(#scope)))
+    });
+    if ttl.is_none() && scope.is_none() {
+        return None;
+    }
+    let entries = ttl.into_iter().chain(scope);
+    Some(quote! {
+        <#private::Value as ::core::iter::FromIterator<(&str, #private::Value)>>::from_iter([#(#entries),*])
+    })
+}

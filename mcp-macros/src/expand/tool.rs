@@ -1,0 +1,405 @@
+//! `#[mcp_tool]`: the arguments struct, the checks, the definition, the invoke function
+//! and the registration.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{ItemFn, Path, Type};
+
+use super::{local, path_string};
+use crate::attr::{self, Args, Errors};
+use crate::model::{ParamKind, Returns, Tool};
+use crate::valid;
+
+pub(crate) fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
+    let item_fn: ItemFn = match syn::parse2(item.clone()) {
+        Ok(item_fn) => item_fn,
+        Err(_) => {
+            let err = syn::Error::new(
+                Span::call_site(),
+                "`#[mcp_tool]` goes on a function: `#[mcp_tool] fn name(arg: Type) -> Output { … }`",
+            )
+            .to_compile_error();
+            return quote! { #err #item };
+        }
+    };
+    let (args, attr_error) = attr::parse(args);
+    let mut errors = Errors::default();
+    if let Some(err) = attr_error {
+        errors.push(err);
+    }
+    let tool = Tool::from_item(item_fn, &mut errors);
+    valid::check(&tool, &args, &mut errors);
+    let user_fn = &tool.item;
+    match errors.into_error() {
+        // The function is always emitted, so one mistake gives one error, not a cascade.
+        Some(err) => {
+            let err = err.to_compile_error();
+            quote! { #err #user_fn }
+        }
+        None => {
+            let registration = registration(&tool, &args);
+            quote! { #user_fn #registration }
+        }
+    }
+}
+
+fn registration(tool: &Tool, args: &Args) -> TokenStream {
+    let krate: Path = args
+        .krate
+        .clone()
+        .unwrap_or_else(|| syn::parse_quote!(::mcp_runtime));
+    let private = quote!(#krate::__private);
+    let serde_path = format!("{}::__private::serde", path_string(&krate));
+    let schemars_path = format!("{}::__private::schemars", path_string(&krate));
+
+    let arguments_struct = arguments_struct(tool, &private, &serde_path, &schemars_path);
+    let checks = checks(tool, &private);
+    let definition = definition(tool, args, &private);
+    let invoke = invoke(tool, args, &private);
+
+    let name = tool_name(tool, args);
+    let span = tool.item.sig.ident.span();
+    let location = quote_spanned! {span=>
+        #private::Location {
+            file: ::core::file!(),
+            line: ::core::line!(),
+            column: ::core::column!(),
+            module_path: ::core::module_path!(),
+        }
+    };
+
+    quote! {
+        const _: () = {
+            #[allow(unused_imports)]
+            use #private::{
+                ProbeParse as _, ProbeParseFallback as _, ProbeSchema as _, ProbeSchemaFallback as _,
+                ProbeSerialize as _, ProbeSerializeFallback as _, ProbeResult as _,
+                ProbeResultFallback as _,
+            };
+
+            #arguments_struct
+
+            fn __mcp_definition() -> ::core::result::Result<#private::ToolDefinition, #private::DefinitionError> {
+                #checks
+                #definition
+            }
+
+            #invoke
+
+            #private::inventory::submit! {
+                #private::ToolRegistration::new(#name, __mcp_definition, __MCP_HANDLER, #location)
+            }
+        };
+    }
+}
+
+/// The arguments struct. Its fields are generic where they can be, so that a type lacking
+/// `Deserialize` or `JsonSchema` is reported once, by the checks, and not again inside the
+/// derived code; `__McpArguments` names it with the user's types.
+fn arguments_struct(
+    tool: &Tool,
+    private: &TokenStream,
+    serde_path: &str,
+    schemars_path: &str,
+) -> TokenStream {
+    let mut generics = Vec::new();
+    let mut generic_types = Vec::new();
+    let fields: Vec<TokenStream> = tool
+        .arguments()
+        .enumerate()
+        .map(|(i, param)| {
+            let ident = &param.ident;
+            let mut attrs = param.field_attrs.clone();
+            if let Some(header) = &param.header {
+                let name = &header.name.value;
+                attrs.push(syn::parse_quote!(#[schemars(extend("x-mcp-header" = #name))]));
+            }
+            let ty = &param.ty;
+            if param.needs_concrete_type() {
+                quote! { #(#attrs)* #ident: #ty, }
+            } else {
+                let generic = format_ident!("__McpT{}", i);
+                let field = quote! { #(#attrs)* #ident: #generic, };
+                generics.push(generic);
+                generic_types.push(ty);
+                field
+            }
+        })
+        .collect();
+    quote! {
+        #[derive(#private::serde::Deserialize, #private::schemars::JsonSchema)]
+        #[serde(crate = #serde_path, deny_unknown_fields)]
+        #[schemars(crate = #schemars_path)]
+        struct __McpToolArguments<#(#generics),*> {
+            #(#fields)*
+        }
+
+        type __McpArguments = __McpToolArguments<#(#generic_types),*>;
+    }
+}
+
+/// Calls that do nothing but fail to compile, on the user's own type, when a type lacks a
+/// trait it needs.
+fn checks(tool: &Tool, private: &TokenStream) -> TokenStream {
+    let mut checks = TokenStream::new();
+    for param in tool.arguments() {
+        let ty = &param.ty;
+        checks.extend(quote_spanned! {ty.span()=>
+            #private::assert_parameter::<#ty>();
+            #private::assert_parameter_schema::<#ty>();
+        });
+        if param.header.is_some() {
+            checks.extend(quote_spanned! {ty.span()=> #private::assert_header::<#ty>(); });
+        }
+    }
+    let output = |ty: &Type| {
+        quote_spanned! {ty.span()=>
+            #private::assert_output::<#ty>();
+            #private::assert_output_schema::<#ty>();
+        }
+    };
+    match &tool.returns {
+        Returns::Value(ty) => checks.extend(output(ty)),
+        Returns::Result { ty, ok, err } => {
+            if ok.is_none() || err.is_none() {
+                checks.extend(quote_spanned! {ty.span()=> #private::assert_fallible::<#ty>(); });
+            }
+            let ok_type: Type = match ok {
+                Some(ok) => (**ok).clone(),
+                None => {
+                    syn::parse_quote_spanned!(ty.span()=> <#ty as #private::FallibleOutput>::Ok)
+                }
+            };
+            let err_type: Type = match err {
+                Some(err) => (**err).clone(),
+                None => {
+                    syn::parse_quote_spanned!(ty.span()=> <#ty as #private::FallibleOutput>::Err)
+                }
+            };
+            checks.extend(output(&ok_type));
+            checks
+                .extend(quote_spanned! {err_type.span()=> #private::assert_error::<#err_type>(); });
+        }
+        Returns::Unit | Returns::ToolResult => {}
+    }
+    checks
+}
+
+fn definition(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
+    let definition = local("definition");
+    let name = tool_name(tool, args);
+    let version = match &args.version {
+        Some(version) => {
+            let version = &version.value;
+            quote!(#version)
+        }
+        None => quote!(::core::env!("CARGO_PKG_VERSION")),
+    };
+    let title = args.title.as_ref().or(tool.doc_title.as_ref());
+    let title = title.map(|title| quote!(.with_title(#title)));
+    let description = args
+        .description
+        .as_ref()
+        .map(|description| &description.value)
+        .or(tool.doc_description.as_ref());
+    let description = description.map(|description| quote!(.with_description(#description)));
+    let category = args
+        .category
+        .as_ref()
+        .map(|category| quote!(.with_category(#category)));
+    let tags = args
+        .tags
+        .as_ref()
+        .map(|tags| quote!(.with_tags([#(#tags),*])));
+    let errors = args
+        .errors
+        .as_ref()
+        .map(|errors| quote!(.with_errors([#(#errors),*])));
+    let scopes = args
+        .scopes
+        .as_ref()
+        .map(|scopes| quote!(.with_scopes([#(#scopes),*])));
+    let examples = args.examples.iter().map(|example| {
+        let json = &example.value;
+        quote!(.with_example(#private::example_arguments(#json)))
+    });
+    let required_client = args.requires_client.as_ref().map(|names| {
+        let names = names.iter().map(ToString::to_string);
+        quote!(.with_required_client_capabilities(#private::client_capabilities(&[#(#names),*]))?)
+    });
+    let deprecated = args
+        .deprecated
+        .as_ref()
+        .map(|note| quote!(.with_deprecated(#note)));
+    let timeout = args
+        .timeout
+        .as_ref()
+        .and_then(|timeout| humantime::parse_duration(&timeout.value).ok())
+        .map(|duration| {
+            let nanos = u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX);
+            quote!(.with_timeout(#private::Duration::from_nanos(#nanos)))
+        });
+    let hint = |hint: &Option<attr::Spanned<bool>>| match hint {
+        Some(hint) => {
+            let value = hint.value;
+            quote!(::core::option::Option::Some(#value))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let read_only = hint(&args.read_only);
+    let destructive = hint(&args.destructive);
+    let idempotent = hint(&args.idempotent);
+    let open_world = hint(&args.open_world);
+    let dangerous = args.dangerous.as_ref().is_some_and(|flag| flag.value);
+    let requires_sandbox = args
+        .requires_sandbox
+        .as_ref()
+        .is_some_and(|flag| flag.value);
+
+    let finish = match &tool.returns {
+        Returns::Value(ty) => quote! {
+            #definition.with_output((&&#private::Probe::<#ty>::new()).output_schema())
+        },
+        Returns::Result { ty, ok, .. } => {
+            let ok = match ok {
+                Some(ok) => quote!(#ok),
+                None => quote!(<#ty as #private::FallibleOutput>::Ok),
+            };
+            quote! {
+                #definition.with_output((&&#private::Probe::<#ok>::new()).output_schema())
+            }
+        }
+        Returns::Unit | Returns::ToolResult => quote! { ::core::result::Result::Ok(#definition) },
+    };
+
+    quote! {
+        let #definition = #private::ToolDefinition::new(
+            #name,
+            (&&#private::Probe::<__McpArguments>::new()).arguments_schema(),
+        )?
+        .with_version(#version)?
+        #required_client
+        #title
+        #description
+        #category
+        #tags
+        #errors
+        #scopes
+        #(#examples)*
+        #deprecated
+        #timeout
+        .with_annotations(#private::ToolAnnotations {
+            read_only: #read_only,
+            destructive: #destructive,
+            idempotent: #idempotent,
+            open_world: #open_world,
+            dangerous: #dangerous,
+            requires_sandbox: #requires_sandbox,
+        });
+        #finish
+    }
+}
+
+/// The invoke function and the `__MCP_HANDLER` constant that names it.
+fn invoke(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
+    let mode = if args.inline.as_ref().is_some_and(|flag| flag.value) {
+        quote!(Inline)
+    } else {
+        quote!(Blocking)
+    };
+    let fn_ident = &tool.item.sig.ident;
+    let (arguments, parsed, value, invocation, ctx, err) = (
+        local("arguments"),
+        local("parsed"),
+        local("value"),
+        local("invocation"),
+        local("ctx"),
+        local("err"),
+    );
+    // The context is built only for a tool that takes one.
+    let make_context = tool
+        .params
+        .iter()
+        .any(|param| matches!(param.kind, ParamKind::Context { .. }))
+        .then(|| quote!(let #ctx = #invocation.context();));
+    let call_args = tool.params.iter().map(|param| match param.kind {
+        ParamKind::Context { by_ref: true, .. } => quote!(&#ctx),
+        ParamKind::Context { by_ref: false, .. } => quote!(#ctx),
+        ParamKind::Argument => {
+            let ident = &param.ident;
+            quote!(#parsed.#ident)
+        }
+    });
+    let is_async = tool.item.sig.asyncness.is_some();
+    let call = quote! { #fn_ident(#(#call_args),*) };
+    let call = if is_async { quote!(#call.await) } else { call };
+    let convert = match &tool.returns {
+        Returns::Unit => quote!(#private::unit_output(#value)),
+        Returns::Value(ty) => quote!((&&#private::Probe::<#ty>::new()).value_output(#value)),
+        Returns::Result { ty, .. } => {
+            quote!((&&#private::Probe::<#ty>::new()).result_output(#value))
+        }
+        Returns::ToolResult => quote!(#private::tool_result_output(#value)),
+    };
+    let parse = quote! {
+        (&&#private::Probe::<__McpArguments>::new()).parse_arguments(#arguments)
+    };
+    if let Some(asyncness) = tool.item.sig.asyncness {
+        // Spanned at `async`, so a future that is not `Send` is reported there.
+        let boxed = quote_spanned! {asyncness.span=>
+            ::std::boxed::Box::pin(async move {
+                let #value = #call;
+                #convert
+            })
+        };
+        quote! {
+            #[allow(unused_variables)]
+            fn __mcp_invoke(#arguments: &#private::Value, #invocation: #private::Invocation<'_>) -> #private::ToolFuture {
+                match #parse {
+                    ::core::result::Result::Ok(#parsed) => {
+                        #make_context
+                        #boxed
+                    }
+                    ::core::result::Result::Err(#err) => #private::ready(::core::result::Result::Err(#err)),
+                }
+            }
+            const __MCP_HANDLER: #private::Handler = #private::Handler::Async(__mcp_invoke);
+        }
+    } else {
+        quote! {
+            #[allow(unused_variables)]
+            fn __mcp_invoke(#arguments: &#private::Value, #invocation: #private::Invocation<'_>) -> #private::Outcome {
+                let #parsed = #parse?;
+                #make_context
+                let #value = #call;
+                #convert
+            }
+            const __MCP_HANDLER: #private::Handler = #private::Handler::#mode(__mcp_invoke);
+        }
+    }
+}
+
+/// The invocation name: `name` if it holds a namespace, else `namespace.name`, the namespace
+/// defaulting to the crate's name and the name to the function's.
+fn tool_name(tool: &Tool, args: &Args) -> TokenStream {
+    let ident = tool.item.sig.ident.to_string();
+    let tool_part = match &args.name {
+        Some(name) if name.value.contains('.') => {
+            let name = &name.value;
+            return quote!(#name);
+        }
+        Some(name) => name.value.clone(),
+        None => ident.strip_prefix("r#").unwrap_or(&ident).to_owned(),
+    };
+    match &args.namespace {
+        Some(namespace) => {
+            let full = format!("{}.{tool_part}", namespace.value);
+            quote!(#full)
+        }
+        None => {
+            let suffix = format!(".{tool_part}");
+            quote!(::core::concat!(::core::env!("CARGO_CRATE_NAME"), #suffix))
+        }
+    }
+}

@@ -1,0 +1,419 @@
+//! The HTTP server as an OAuth 2.1 resource server, as MCP's authorization chapter has it:
+//! every request carries an access token the authorization server issued for this server.
+//! The server publishes where to get one (protected resource metadata, RFC 9728), checks
+//! each token (`jwt.rs`: a JWT against the keys the authorization server publishes;
+//! `introspect.rs`: an opaque one, or every one, by asking the authorization server), and
+//! answers a request without a good one 401 with a challenge that says where to look, and a
+//! caller without the scopes a request needs 403 naming them (`refusal.rs`).
+
+mod introspect;
+mod issuer;
+mod jwt;
+mod refusal;
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::Request;
+use axum::http::{StatusCode, header};
+use axum::response::Response;
+use serde_json::{Value, json};
+
+use super::http::{bearer, json_response};
+use crate::AuthInfo;
+use issuer::Issuer;
+use refusal::Refusal;
+
+/// Where a server's access tokens come from, and what they must say.
+///
+/// ```
+/// use mcp_runtime::server::OAuthConfig;
+///
+/// let oauth = OAuthConfig::new("https://auth.example.com", "https://mcp.example.com/mcp")
+///     .scopes_supported(["notes:read", "notes:write"]);
+/// assert_eq!(
+///     oauth.metadata_url().as_deref(),
+///     Some("https://mcp.example.com/.well-known/oauth-protected-resource/mcp")
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OAuthConfig {
+    /// The authorization server's issuer identifier: tokens must carry it as `iss`, and its
+    /// metadata is found from it.
+    pub issuer: String,
+    /// This server's canonical URI, as clients reach it (`https://mcp.example.com/mcp`):
+    /// tokens must name it in `aud`.
+    pub resource: String,
+    /// The scopes a client may ask for, published in the metadata and in challenges.
+    pub scopes_supported: Vec<String>,
+    /// How far a token's expiry and start may be off this server's clock; a minute by
+    /// default.
+    pub leeway: Duration,
+    /// Whether the listings (`tools/list`, `resources/list`, `resources/templates/list`,
+    /// `prompts/list`) show a caller only the items its scopes let it use. Off by default:
+    /// everything is listed, and a request for an item without its scopes gets 403.
+    pub hide_unauthorized: bool,
+    /// Whether, and how, tokens are checked by asking the authorization server (token
+    /// introspection, RFC 7662); none by default, when only JWTs are taken.
+    pub introspection: Option<Introspection>,
+}
+
+impl OAuthConfig {
+    /// Tokens from `issuer`, for the resource `resource`.
+    pub fn new(issuer: impl Into<String>, resource: impl Into<String>) -> Self {
+        Self {
+            issuer: issuer.into(),
+            resource: resource.into(),
+            scopes_supported: Vec::new(),
+            leeway: Duration::from_secs(60),
+            hide_unauthorized: false,
+            introspection: None,
+        }
+    }
+
+    /// Takes opaque access tokens too (those that are not JWTs), or every token, checked
+    /// by asking the authorization server as `introspection` says.
+    #[must_use]
+    pub fn introspection(mut self, introspection: Introspection) -> Self {
+        self.introspection = Some(introspection);
+        self
+    }
+
+    /// The scopes a client may ask for.
+    #[must_use]
+    pub fn scopes_supported<I, S>(mut self, scopes: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.scopes_supported = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Lists a caller only the tools, resources, templates and prompts its scopes let it
+    /// use. Hiding is about what a caller is shown: a request that names a hidden item
+    /// still gets 403 with the scopes to ask for, so that its client can step up.
+    #[must_use]
+    pub fn hide_unauthorized(mut self, hide: bool) -> Self {
+        self.hide_unauthorized = hide;
+        self
+    }
+
+    /// Where this server's protected resource metadata is: the resource's origin, then
+    /// `/.well-known/oauth-protected-resource`, then the resource's path (RFC 9728).
+    /// `None` when the resource is not an absolute `http(s)` URL.
+    pub fn metadata_url(&self) -> Option<String> {
+        let resource = reqwest::Url::parse(&self.resource).ok()?;
+        if !matches!(resource.scheme(), "http" | "https") {
+            return None;
+        }
+        let path = resource.path().trim_end_matches('/');
+        let origin = resource.origin().ascii_serialization();
+        Some(format!("{origin}{}{path}", METADATA_PATH))
+    }
+
+    /// The problems that keep this from working, said plainly: each a sentence.
+    pub fn problems(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        match reqwest::Url::parse(&self.issuer) {
+            Ok(issuer) if matches!(issuer.scheme(), "http" | "https") => {}
+            _ => problems.push(format!(
+                "the OAuth issuer `{}` is not an http(s) URL",
+                self.issuer
+            )),
+        }
+        if self.metadata_url().is_none() {
+            problems.push(format!(
+                "the OAuth audience `{}` is not an http(s) URL: it is this server's own address, \
+                 such as https://mcp.example.com/mcp",
+                self.resource
+            ));
+        }
+        if let Some(introspection) = &self.introspection {
+            problems.extend(introspection.problems());
+        }
+        problems
+    }
+
+    /// The protected resource metadata document.
+    pub(crate) fn metadata(&self) -> Value {
+        let mut metadata = json!({
+            "resource": self.resource,
+            "authorization_servers": [self.issuer],
+            "bearer_methods_supported": ["header"],
+        });
+        if !self.scopes_supported.is_empty() {
+            metadata["scopes_supported"] = json!(self.scopes_supported);
+        }
+        metadata
+    }
+
+    /// The paths this server answers the metadata at: the resource's own (RFC 9728), and
+    /// the root, where MCP clients look next.
+    pub(crate) fn metadata_paths(&self) -> Vec<String> {
+        let mut paths = vec![METADATA_PATH.to_owned()];
+        if let Some(url) = self
+            .metadata_url()
+            .and_then(|url| reqwest::Url::parse(&url).ok())
+        {
+            if url.path() != METADATA_PATH {
+                paths.push(url.path().to_owned());
+            }
+        }
+        paths
+    }
+}
+
+/// The root of RFC 9728's well-known paths.
+pub(crate) const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
+
+/// How tokens are checked by asking the authorization server (token introspection, RFC
+/// 7662): where, as which client, which tokens, and how long a good answer is kept.
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_runtime::server::{Introspection, OAuthConfig};
+///
+/// let secret = std::env::var("MCP_OAUTH_CLIENT_SECRET").unwrap_or_default();
+/// let oauth = OAuthConfig::new("https://auth.example.com", "https://mcp.example.com/mcp")
+///     .introspection(Introspection::new("mcp-server", secret).cache_for(Duration::from_secs(30)));
+/// assert!(oauth.introspection.is_some_and(|introspection| introspection.endpoint.is_none()));
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct Introspection {
+    /// The introspection endpoint; when `None`, the `introspection_endpoint` the
+    /// authorization server's metadata names.
+    pub endpoint: Option<String>,
+    /// This server's client id at the authorization server.
+    pub client_id: String,
+    /// Its client secret, sent with the id in HTTP Basic (`client_secret_basic`). Never
+    /// printed, not even by `Debug`.
+    pub client_secret: String,
+    /// Whether every token is introspected, JWTs too; by default only those that are not
+    /// JWTs are, and JWTs are checked against the authorization server's keys.
+    pub always: bool,
+    /// The longest a good answer is kept, so that a client's calls do not each cost a
+    /// round trip: a minute by default, and never past the token's expiry. A token revoked
+    /// meanwhile is taken until then.
+    pub cache_for: Duration,
+}
+
+impl Introspection {
+    /// Introspection as the client `client_id` with the secret `client_secret`, at the
+    /// endpoint the authorization server's metadata names, of tokens that are not JWTs.
+    pub fn new(client_id: impl Into<String>, client_secret: impl Into<String>) -> Self {
+        Self {
+            endpoint: None,
+            client_id: client_id.into(),
+            client_secret: client_secret.into(),
+            always: false,
+            cache_for: Duration::from_secs(60),
+        }
+    }
+
+    /// At `endpoint`, instead of the one the metadata names.
+    #[must_use]
+    pub fn endpoint(mut self, endpoint: impl Into<String>) -> Self {
+        self.endpoint = Some(endpoint.into());
+        self
+    }
+
+    /// Every token (`true`), JWTs too, or only those that are not JWTs.
+    #[must_use]
+    pub fn always(mut self, always: bool) -> Self {
+        self.always = always;
+        self
+    }
+
+    /// Keeps a good answer at most `cache_for`; zero keeps none.
+    #[must_use]
+    pub fn cache_for(mut self, cache_for: Duration) -> Self {
+        self.cache_for = cache_for;
+        self
+    }
+
+    /// The problems that keep this from working, each a sentence.
+    fn problems(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        if let Some(endpoint) = &self.endpoint {
+            if !reqwest::Url::parse(endpoint)
+                .is_ok_and(|url| matches!(url.scheme(), "http" | "https"))
+            {
+                problems.push(format!(
+                    "the introspection endpoint `{endpoint}` is not an http(s) URL"
+                ));
+            }
+        }
+        if self.client_id.trim().is_empty() {
+            problems.push(
+                "token introspection needs this server's client id at the authorization server"
+                    .to_owned(),
+            );
+        }
+        if self.client_secret.is_empty() {
+            problems.push(
+                "token introspection needs this server's client secret at the authorization server"
+                    .to_owned(),
+            );
+        }
+        problems
+    }
+}
+
+impl fmt::Debug for Introspection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Introspection")
+            .field("endpoint", &self.endpoint)
+            .field("client_id", &self.client_id)
+            .field("client_secret", &"…")
+            .field("always", &self.always)
+            .field("cache_for", &self.cache_for)
+            .finish()
+    }
+}
+
+/// Checks the access tokens of a server's requests: the one place that knows how.
+pub(crate) struct Verifier {
+    config: OAuthConfig,
+    issuer: Issuer,
+    keys: jwt::KeyStore,
+    introspector: Option<introspect::Introspector>,
+}
+
+impl fmt::Debug for Verifier {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Verifier")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Verifier {
+    pub(crate) fn new(config: OAuthConfig) -> Self {
+        Self {
+            issuer: Issuer::new(&config.issuer),
+            introspector: config
+                .introspection
+                .clone()
+                .map(introspect::Introspector::new),
+            config,
+            keys: jwt::KeyStore::default(),
+        }
+    }
+
+    /// Whether listings show a caller only what its scopes let it use.
+    pub(crate) fn hides_unauthorized(&self) -> bool {
+        self.config.hide_unauthorized
+    }
+
+    /// The caller an `Authorization` header's token describes, or why it is refused.
+    pub(crate) async fn verify(&self, authorization: Option<&str>) -> Result<AuthInfo, Refusal> {
+        let token = bearer(authorization).ok_or(Refusal::NoToken)?;
+        if let Some(introspector) = self.introspector.as_ref().filter(|i| i.takes(token)) {
+            return introspector.check(token, &self.config, &self.issuer).await;
+        }
+        self.keys.check(token, &self.config, &self.issuer).await
+    }
+
+    /// `router` with the routes of the protected resource metadata, open to all: where
+    /// clients find the authorization server (RFC 9728).
+    pub(crate) fn routes<S: Clone + Send + Sync + 'static>(
+        &self,
+        mut router: Router<S>,
+    ) -> Router<S> {
+        let metadata = self.config.metadata().to_string();
+        for path in self.config.metadata_paths() {
+            let metadata = metadata.clone();
+            router = router.route(
+                &path,
+                axum::routing::get(move || async move { json_response(StatusCode::OK, metadata) }),
+            );
+        }
+        router
+    }
+
+    /// Lets `request` in with its caller (in its extensions, as an `Arc<AuthInfo>`), or
+    /// the response that refuses it. The metadata, which says how to get a token, needs
+    /// none.
+    pub(crate) async fn admit(&self, request: &mut Request) -> Option<Response> {
+        if request.uri().path().starts_with("/.well-known/") {
+            return None;
+        }
+        let authorization = request
+            .headers()
+            .get(header::AUTHORIZATION)
+            .and_then(|value| value.to_str().ok());
+        match self.verify(authorization).await {
+            Ok(caller) => {
+                request.extensions_mut().insert(Arc::new(caller));
+                None
+            }
+            Err(refusal) => Some(refusal.response(&self.config)),
+        }
+    }
+
+    /// 403 for a caller without every scope in `needed`, with the challenge that names
+    /// them (RFC 6750 §3.1), so that its client can ask for them.
+    pub(crate) fn insufficient_scope(&self, needed: Vec<String>) -> Response {
+        Refusal::InsufficientScope(needed).response(&self.config)
+    }
+}
+
+/// The audiences a token for `resource` may name: it, with or without a trailing slash.
+fn audiences(resource: &str) -> Vec<String> {
+    let bare = resource.trim_end_matches('/');
+    vec![bare.to_owned(), format!("{bare}/")]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_metadata_lives_under_the_resources_path_and_at_the_root() {
+        let config = OAuthConfig::new("https://as.example", "https://mcp.example/public/mcp/");
+        assert_eq!(
+            config.metadata_url().as_deref(),
+            Some("https://mcp.example/.well-known/oauth-protected-resource/public/mcp")
+        );
+        assert_eq!(
+            config.metadata_paths(),
+            [
+                "/.well-known/oauth-protected-resource",
+                "/.well-known/oauth-protected-resource/public/mcp"
+            ]
+        );
+        let root = OAuthConfig::new("https://as.example", "https://mcp.example");
+        assert_eq!(
+            root.metadata_url().as_deref(),
+            Some("https://mcp.example/.well-known/oauth-protected-resource")
+        );
+        assert_eq!(
+            root.metadata_paths(),
+            ["/.well-known/oauth-protected-resource"]
+        );
+        assert!(OAuthConfig::new("not a url", "mcp").problems().len() == 2);
+    }
+
+    #[test]
+    fn introspection_settings_are_checked_and_the_secret_never_printed() {
+        let oauth = OAuthConfig::new("https://as.example", "https://mcp.example/mcp")
+            .introspection(Introspection::new("mcp-server", "very-secret"));
+        assert_eq!(oauth.problems(), Vec::<String>::new());
+        let printed = format!("{oauth:?}");
+        assert!(printed.contains("mcp-server"), "{printed}");
+        assert!(!printed.contains("very-secret"), "{printed}");
+        let wrong = OAuthConfig::new("https://as.example", "https://mcp.example/mcp")
+            .introspection(Introspection::new(" ", "").endpoint("ftp://as.example/x"));
+        let problems = wrong.problems().join("\n");
+        for said in [
+            "`ftp://as.example/x` is not an http(s) URL",
+            "client id",
+            "client secret",
+        ] {
+            assert!(problems.contains(said), "{problems}");
+        }
+    }
+}

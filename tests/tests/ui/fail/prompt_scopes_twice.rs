@@ -1,0 +1,9 @@
+use mcp_runtime::mcp_prompt;
+
+/// Summarizes the notes.
+#[mcp_prompt(scopes("notes:read"), scopes("notes:write"))]
+fn summarize() -> String {
+    String::new()
+}
+
+fn main() {}
