@@ -85,11 +85,25 @@ impl Issuer {
         said["count"].as_u64().expect("a count")
     }
 
-    /// A new signing key, published at once: its key id.
+    /// A new RS256 signing key, published at once: its key id.
     pub async fn rotate(&self) -> String {
+        self.rotate_to("RS256").await
+    }
+
+    /// A new signing key for `alg` (`RS256`, `ES256`, …), published at once: its key id.
+    pub async fn rotate_to(&self, alg: &str) -> String {
+        self.new_key(json!({ "alg": alg })).await
+    }
+
+    /// A new RS256 key in the place of the key `kid`, which is withdrawn.
+    pub async fn replace(&self, kid: &str) {
+        self.new_key(json!({ "kid": kid })).await;
+    }
+
+    async fn new_key(&self, body: Value) -> String {
         let answer: Value = reqwest::Client::new()
             .post(format!("{}/test/rotate", self.url))
-            .json(&json!({}))
+            .json(&body)
             .send()
             .await
             .expect("the issuer answers")

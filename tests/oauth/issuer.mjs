@@ -5,7 +5,8 @@
 // - POST /test/token {aud, scope, sub, expires_in, not_before_in, kid, iss}: a token signed
 //   with the server's key `kid` (its first key by default), with those claims; `iss`
 //   replaces the issuer, `aud` may be absent.
-// - POST /test/rotate {alg}: a new key (RS256 by default), published at once; answers its kid.
+// - POST /test/rotate {alg, kid}: a new key (RS256 by default), published at once; answers its
+//   kid. Given the kid of a key there is, it takes that key's place: the old one is withdrawn.
 // - POST /test/forged {aud}: a token signed with a key the server does not publish, under
 //   the id of one it does.
 // - POST /test/hs256 {aud}: a token MACed with the server's public key as the secret.
@@ -91,7 +92,8 @@ route('/test/token', async (body) => {
 
 route('/test/rotate', async (body) => {
   rotated += 1;
-  const jwk = await server.issuer.keys.generate(body.alg ?? 'RS256', { kid: `key-${rotated}` });
+  const kid = body.kid ?? `key-${rotated}`;
+  const jwk = await server.issuer.keys.generate(body.alg ?? 'RS256', { kid });
   return { kid: jwk.kid };
 });
 

@@ -443,6 +443,96 @@ async fn every_bad_token_gets_401_invalid_token_with_its_reason() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn an_es256_token_is_checked_with_the_published_ec_key() {
+    let issuer = Issuer::start();
+    let resource = serve(&issuer.url).await;
+    let kid = issuer.rotate_to("ES256").await;
+    let token = issuer
+        .token("/test/token", json!({ "aud": resource, "kid": kid }))
+        .await;
+    let (status, _, body) = post(&resource, Some(&format!("Bearer {token}"))).await;
+    assert_eq!(status, 200, "{body}");
+    let wrong = issuer
+        .token(
+            "/test/token",
+            json!({ "aud": "http://127.0.0.1:1/mcp", "kid": kid }),
+        )
+        .await;
+    assert_eq!(
+        post(&resource, Some(&format!("Bearer {wrong}"))).await.0,
+        401
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_token_taken_once_is_refused_once_its_key_is_withdrawn() {
+    let issuer = Issuer::start();
+    let resource = serve(&issuer.url).await;
+    let before = format!(
+        "Bearer {}",
+        issuer
+            .token("/test/token", json!({ "aud": resource }))
+            .await
+    );
+    assert_eq!(post(&resource, Some(&before)).await.0, 200);
+    // key-1 is replaced (its tokens no longer check), and a token naming a new key makes
+    // the server fetch the keys again, once the pause between fetches is over: its
+    // acceptance is the signal.
+    issuer.replace("key-1").await;
+    let kid = issuer.rotate().await;
+    let after = format!(
+        "Bearer {}",
+        issuer
+            .token("/test/token", json!({ "aud": resource, "kid": kid }))
+            .await
+    );
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while post(&resource, Some(&after)).await.0 != 200 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the new key was never fetched"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (status, challenge, _) = post(&resource, Some(&before)).await;
+    assert_eq!(status, 401, "a token of a withdrawn key");
+    assert!(challenge.is_some_and(|c| c.contains("invalid_token")));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_token_taken_once_is_refused_once_it_expires() {
+    let issuer = Issuer::start();
+    let resource = serve_with(&issuer.url, DEFAULT_PAGE_SIZE, |mut config| {
+        config.leeway = Duration::ZERO;
+        config
+    })
+    .await;
+    let token = issuer
+        .token("/test/token", json!({ "aud": resource, "expires_in": 2 }))
+        .await;
+    let bearer = format!("Bearer {token}");
+    assert_eq!(post(&resource, Some(&bearer)).await.0, 200);
+    // Taken again while good (from what the first check kept), then refused once past its
+    // expiry: the refusal is the signal, bounded by a deadline far past it.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let (status, challenge, body) = post(&resource, Some(&bearer)).await;
+        if status == 401 {
+            let challenge = challenge.unwrap_or_default();
+            assert!(challenge.contains("invalid_token"), "{challenge}");
+            assert!(body.to_string().contains("expired"), "{body}");
+            break;
+        }
+        assert_eq!(status, 200, "{body}");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "an expired token is still taken"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_rotated_key_is_fetched_when_a_token_names_it() {
     let issuer = Issuer::start();
     let resource = serve(&issuer.url).await;
@@ -457,10 +547,21 @@ async fn a_rotated_key_is_fetched_when_a_token_names_it() {
     let after = issuer
         .token("/test/token", json!({ "aud": resource, "kid": kid }))
         .await;
-    // A token naming an unknown key fetches the keys again, at most once a second.
-    tokio::time::sleep(Duration::from_millis(1100)).await;
-    let (status, _, body) = post(&resource, Some(&format!("Bearer {after}"))).await;
-    assert_eq!(status, 200, "{kid}: {body}");
+    // A token naming an unknown key fetches the keys again, at most once a second: within
+    // a second of the last fetch it is refused, and taken after.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let (status, _, body) = post(&resource, Some(&format!("Bearer {after}"))).await;
+        if status == 200 {
+            break;
+        }
+        assert_eq!(status, 401, "{kid}: {body}");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{kid} was never fetched: {body}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     // The old key is still published, and still good.
     assert_eq!(
         post(&resource, Some(&format!("Bearer {before}"))).await.0,

@@ -4,8 +4,8 @@
 //! server rotated its keys) or when they are old.
 
 use std::collections::HashMap;
-use std::sync::RwLock;
-use std::time::{Duration, Instant};
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use jsonwebtoken::jwk::{
     AlgorithmParameters, EllipticCurve, Jwk, JwkSet, KeyAlgorithm, PublicKeyUse,
@@ -43,13 +43,60 @@ const KEEP_FOR: Duration = Duration::from_secs(24 * 60 * 60);
 /// server.
 const UNKNOWN_KEY_PAUSE: Duration = Duration::from_secs(1);
 
+/// How many checked tokens are kept; when more come, those kept are forgotten at once.
+const CHECKED_KEPT: usize = 4096;
+
 /// The authorization server's signing keys, as far as they are known, and the one fetch of
-/// them under way.
+/// them under way; and the tokens already checked with them.
 #[derive(Default)]
 pub(super) struct KeyStore {
     keys: RwLock<Keys>,
     /// One fetch at a time; those who wait use its keys.
     fetching: tokio::sync::Mutex<()>,
+    /// Tokens whose signature, issuer and audience were checked with the keys there are,
+    /// by the whole token: one presented again costs a lookup and a look at its expiry
+    /// and start, not a signature check (tens of microseconds, nearly all that a token
+    /// costs a call). Forgotten whenever the keys are fetched again, so a key the
+    /// authorization server withdrew stops vouching for its tokens as it would without.
+    checked: RwLock<HashMap<String, Checked>>,
+}
+
+/// A token checked once: whom it describes, and its times.
+struct Checked {
+    caller: Arc<AuthInfo>,
+    /// `exp`, in seconds since the Unix epoch.
+    expires: u64,
+    /// `nbf`, if it has one.
+    starts: Option<u64>,
+}
+
+impl Checked {
+    /// Whether the token is good at `now`, give or take `leeway` seconds, as the full
+    /// check would say.
+    fn in_time(&self, now: u64, leeway: u64) -> bool {
+        self.expires.saturating_add(leeway) >= now
+            && self
+                .starts
+                .is_none_or(|starts| starts <= now.saturating_add(leeway))
+    }
+}
+
+/// Seconds since the Unix epoch.
+fn unix_time() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |since| since.as_secs())
+}
+
+/// A numeric date claim (RFC 7519, section 2), in whole seconds.
+fn seconds(claims: &Map<String, Value>, name: &str) -> Option<u64> {
+    let value = claims.get(name)?;
+    value.as_u64().or_else(|| {
+        value
+            .as_f64()
+            .filter(|secs| *secs >= 0.0)
+            .map(|secs| secs as u64)
+    })
 }
 
 #[derive(Default)]
@@ -80,7 +127,18 @@ impl KeyStore {
         token: &str,
         config: &OAuthConfig,
         issuer: &Issuer,
-    ) -> Result<AuthInfo, Refusal> {
+    ) -> Result<Arc<AuthInfo>, Refusal> {
+        {
+            let checked = self
+                .checked
+                .read()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if let Some(seen) = checked.get(token) {
+                if seen.in_time(unix_time(), config.leeway.as_secs()) {
+                    return Ok(Arc::clone(&seen.caller));
+                }
+            }
+        }
         let header = jsonwebtoken::decode_header(token)
             .map_err(|err| Refusal::Invalid(format!("the token is not a signed JWT ({err})")))?;
         if !ACCEPTED.contains(&header.alg) {
@@ -96,10 +154,43 @@ impl KeyStore {
         validation.set_required_spec_claims(&["exp", "iss", "aud"]);
         validation.validate_nbf = true;
         validation.leeway = config.leeway.as_secs();
-        let claims = jsonwebtoken::decode::<Map<String, Value>>(token, &key.decoding, &validation)
-            .map_err(|err| Refusal::Invalid(explain(err.kind())))?
-            .claims;
-        Ok(AuthInfo::from_claims(claims))
+        let checked = jsonwebtoken::decode::<Map<String, Value>>(token, &key.decoding, &validation);
+        let claims = match checked {
+            Ok(data) => data.claims,
+            Err(err) => {
+                self.forget(token);
+                return Err(Refusal::Invalid(explain(err.kind())));
+            }
+        };
+        let (expires, starts) = (seconds(&claims, "exp"), seconds(&claims, "nbf"));
+        let caller = Arc::new(AuthInfo::from_claims(claims));
+        if let Some(expires) = expires {
+            let mut checked = self
+                .checked
+                .write()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if checked.len() >= CHECKED_KEPT {
+                checked.clear();
+            }
+            let caller = Arc::clone(&caller);
+            checked.insert(
+                token.to_owned(),
+                Checked {
+                    caller,
+                    expires,
+                    starts,
+                },
+            );
+        }
+        Ok(caller)
+    }
+
+    /// Forgets a token checked before, now refused.
+    fn forget(&self, token: &str) {
+        self.checked
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .remove(token);
     }
 
     /// The key `kid` names, able to check `algorithm`; fetched first when not known.
@@ -175,6 +266,11 @@ impl KeyStore {
                     fetched: keys.tried,
                     ..fresh
                 };
+                drop(keys);
+                self.checked
+                    .write()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .clear();
                 Ok(())
             }
             Err(why) if kept => {

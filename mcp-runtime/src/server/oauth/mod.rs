@@ -309,10 +309,16 @@ impl Verifier {
     }
 
     /// The caller an `Authorization` header's token describes, or why it is refused.
-    pub(crate) async fn verify(&self, authorization: Option<&str>) -> Result<AuthInfo, Refusal> {
+    pub(crate) async fn verify(
+        &self,
+        authorization: Option<&str>,
+    ) -> Result<Arc<AuthInfo>, Refusal> {
         let token = bearer(authorization).ok_or(Refusal::NoToken)?;
         if let Some(introspector) = self.introspector.as_ref().filter(|i| i.takes(token)) {
-            return introspector.check(token, &self.config, &self.issuer).await;
+            return introspector
+                .check(token, &self.config, &self.issuer)
+                .await
+                .map(Arc::new);
         }
         self.keys.check(token, &self.config, &self.issuer).await
     }
@@ -347,7 +353,7 @@ impl Verifier {
             .and_then(|value| value.to_str().ok());
         match self.verify(authorization).await {
             Ok(caller) => {
-                request.extensions_mut().insert(Arc::new(caller));
+                request.extensions_mut().insert(caller);
                 None
             }
             Err(refusal) => Some(refusal.response(&self.config)),
