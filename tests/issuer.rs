@@ -50,23 +50,29 @@ impl Issuer {
 
     /// A token from one of the issuer's own endpoints, `path`, given `body`.
     pub async fn token(&self, path: &str, body: Value) -> String {
+        let answer = self.post(path, body).await;
+        answer["access_token"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{path}: {answer}"))
+            .to_owned()
+    }
+
+    /// The JSON answer to a POST of `body` to `path`: a form for the token endpoint, JSON
+    /// for the tests' own routes.
+    async fn post(&self, path: &str, body: Value) -> Value {
         let http = reqwest::Client::new();
         let request = if path == "/token" {
             http.post(format!("{}{path}", self.url)).form(&body)
         } else {
             http.post(format!("{}{path}", self.url)).json(&body)
         };
-        let answer: Value = request
+        request
             .send()
             .await
             .expect("the issuer answers")
             .json()
             .await
-            .expect("JSON");
-        answer["access_token"]
-            .as_str()
-            .unwrap_or_else(|| panic!("{path}: {answer}"))
-            .to_owned()
+            .expect("JSON")
     }
 
     /// An opaque token the issuer remembers with `body`'s claims, for its introspection.
@@ -101,15 +107,7 @@ impl Issuer {
     }
 
     async fn new_key(&self, body: Value) -> String {
-        let answer: Value = reqwest::Client::new()
-            .post(format!("{}/test/rotate", self.url))
-            .json(&body)
-            .send()
-            .await
-            .expect("the issuer answers")
-            .json()
-            .await
-            .expect("JSON");
+        let answer = self.post("/test/rotate", body).await;
         answer["kid"].as_str().expect("a key id").to_owned()
     }
 

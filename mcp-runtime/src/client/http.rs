@@ -31,7 +31,7 @@ use tokio::task::AbortHandle;
 use super::headers::header_safe;
 use super::link::{Inbound, Outbound};
 use super::oauth::{self, Challenge, OAuth};
-use super::{ClientError, MAX_MESSAGE_BYTES};
+use super::{ClientError, MAX_MESSAGE_BYTES, chain};
 
 /// How long to wait before taking up a stream again, when the server did not say.
 const DEFAULT_RETRY: Duration = Duration::from_secs(1);
@@ -635,20 +635,4 @@ async fn read_capped(response: reqwest::Response) -> Result<String, ClientError>
     }
     String::from_utf8(body)
         .map_err(|_| ClientError::Malformed("an answer that is not UTF-8".to_owned()))
-}
-
-/// An error and its causes, one after the other: reqwest's own message alone ("error
-/// sending request") does not say what failed (a refused connection, a certificate).
-fn chain(err: &dyn std::error::Error) -> String {
-    let mut said = err.to_string();
-    let mut source = err.source();
-    while let Some(cause) = source {
-        let cause_said = cause.to_string();
-        if !said.contains(&cause_said) {
-            said.push_str(": ");
-            said.push_str(&cause_said);
-        }
-        source = cause.source();
-    }
-    said
 }

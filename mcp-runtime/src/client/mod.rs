@@ -633,3 +633,19 @@ pub(crate) fn truncate(text: &str) -> String {
         None => text.to_owned(),
     }
 }
+
+/// An error and its causes, one after the other: reqwest's own message alone ("error
+/// sending request") does not say what failed (a refused connection, a certificate).
+pub(crate) fn chain(err: &dyn std::error::Error) -> String {
+    let mut said = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let cause_said = cause.to_string();
+        if !said.contains(&cause_said) {
+            said.push_str(": ");
+            said.push_str(&cause_said);
+        }
+        source = cause.source();
+    }
+    said
+}

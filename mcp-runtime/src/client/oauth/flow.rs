@@ -411,19 +411,13 @@ impl Session {
             "token_endpoint_auth_method": method,
             "application_type": application_type(&redirect_uri),
         });
-        let response = self
+        let request = self
             .http
             .post(endpoint)
             .header(reqwest::header::ACCEPT, "application/json")
             .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(request.to_string())
-            .send()
-            .await
-            .map_err(|err| failed(format!("POST {endpoint}: {}", super::chain(&err))))?;
-        let status = response.status();
-        let body = super::read_capped(response, MAX_ANSWER_BYTES)
-            .await
-            .map_err(failed)?;
+            .body(request.to_string());
+        let (status, body) = post(request, endpoint).await.map_err(failed)?;
         let answer: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
         if !status.is_success() {
             return Err(failed(oauth_error(status.as_u16(), &answer)));
@@ -478,15 +472,7 @@ impl Session {
             }
             _ => form.push(("client_id", &client.client_id)),
         }
-        let response = request
-            .form(&form)
-            .send()
-            .await
-            .map_err(|err| failed(format!("POST {endpoint}: {}", super::chain(&err))))?;
-        let status = response.status();
-        let body = super::read_capped(response, MAX_ANSWER_BYTES)
-            .await
-            .map_err(failed)?;
+        let (status, body) = post(request.form(&form), endpoint).await.map_err(failed)?;
         if !status.is_success() {
             let answer: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
             return Err(AuthError::Token {
@@ -510,6 +496,21 @@ impl Session {
         }
         Ok(answer)
     }
+}
+
+/// Sends a POST to the authorization server's `endpoint`: the status and the body (read up
+/// to [`MAX_ANSWER_BYTES`]), or why there is none.
+async fn post(
+    request: reqwest::RequestBuilder,
+    endpoint: &str,
+) -> Result<(reqwest::StatusCode, Vec<u8>), String> {
+    let response = request
+        .send()
+        .await
+        .map_err(|err| format!("POST {endpoint}: {}", super::chain(&err)))?;
+    let status = response.status();
+    let body = super::read_capped(response, MAX_ANSWER_BYTES).await?;
+    Ok((status, body))
 }
 
 /// How the client authenticates at the token endpoint: as registered, else as the

@@ -57,6 +57,8 @@ pub use agent::{DEFAULT_CONSENT_TIMEOUT, LoopbackRedirect, UserAgent};
 pub(crate) use challenge::Challenge;
 pub use store::{ClientCredentials, FileStore, MemoryStore, TokenStore, Tokens};
 
+use super::chain;
+
 /// How many times one request is sent again after its refusal was answered with a new
 /// token, before the refusal is final: enough for a refresh, an authorization and a step
 /// up, and no more (MCP asks clients to bound step-up retries).
@@ -401,21 +403,6 @@ impl Session {
             .await
             .map_err(|err| AuthError::UserAgent(format!("the authorization ended: {err}")))?
     }
-}
-
-/// An error and its causes, one after the other.
-fn chain(err: &dyn std::error::Error) -> String {
-    let mut said = err.to_string();
-    let mut source = err.source();
-    while let Some(cause) = source {
-        let cause_said = cause.to_string();
-        if !said.contains(&cause_said) {
-            said.push_str(": ");
-            said.push_str(&cause_said);
-        }
-        source = cause.source();
-    }
-    said
 }
 
 /// A body, read up to `limit` bytes.
