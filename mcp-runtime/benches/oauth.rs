@@ -4,13 +4,15 @@
 //! access token; with an ES256 one. The tokens are real JWTs, signed with the test keys of
 //! `fixtures/`, whose public halves an authorization server in process publishes; one
 //! request of each kind before measuring fetches them, and the measured calls use the kept
-//! keys (the bench checks that the key set was fetched once).
+//! keys (the bench checks that the key set was fetched once). Every measured call carries
+//! the same token, as one client's calls do, so after the first the server takes it from
+//! the tokens it has checked: these are a token's every call but its first.
 //!
 //! Group `jwt` takes the check apart with jsonwebtoken alone, on the same tokens and keys:
 //! `decode` with a `Validation` built for every token (as the server builds it) and built
-//! once; building the `Validation` alone; reading the token's header; cloning a key; and
-//! what a cache of verified tokens would cost instead: finding a token's claims by its whole
-//! text, its expiry checked.
+//! once, the cost of a token's first call; building the `Validation` alone; reading the
+//! token's header; cloning a key; and finding a checked token's claims by its whole text,
+//! its expiry checked, as the server does for a token seen before.
 //!
 //! Run with `cargo bench -p mcp-runtime --features oauth --bench oauth`;
 //! `scripts/bench-oauth.sh` runs it in rounds and prints the medians.

@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 use crate::tool::RegisteredTool;
 
 /// The stable, scriptable manifest of `tools`: name, title, description, version, category,
-/// tags, annotations, input and output schema.
+/// tags, annotations, the OAuth scopes a caller needs, input and output schema.
 pub fn manifest<'a>(tools: impl IntoIterator<Item = &'a RegisteredTool>) -> Value {
     let tools: Vec<Value> = tools
         .into_iter()
@@ -35,6 +35,7 @@ fn manifest_entry(definition: &ToolDefinition) -> Value {
             "dangerous": hints.dangerous,
             "requiresSandbox": hints.requires_sandbox,
         },
+        "scopes": definition.scopes(),
         "errors": definition.errors().iter().map(|error| error.as_str()).collect::<Vec<_>>(),
         "inputSchema": definition.input_schema(),
         "outputSchema": definition.output_schema(),

@@ -267,7 +267,7 @@ fn idempotency(definition: &ToolDefinition) -> &'static str {
     }
 }
 
-fn security(definition: &ToolDefinition) -> Vec<&'static str> {
+fn security(definition: &ToolDefinition) -> Vec<String> {
     let hints = definition.annotations();
     let mut lines = vec![
         "Arguments are validated against the input schema before the tool runs; values are never echoed in errors.",
@@ -292,6 +292,15 @@ fn security(definition: &ToolDefinition) -> Vec<&'static str> {
         }
         Some(false) => lines.push("Closed world: it reaches nothing outside its own domain."),
         None => {}
+    }
+    let mut lines: Vec<String> = lines.into_iter().map(str::to_owned).collect();
+    let scopes = definition.scopes();
+    if !scopes.is_empty() {
+        let named: Vec<String> = scopes.iter().map(|scope| format!("`{scope}`")).collect();
+        lines.push(format!(
+            "**OAuth scopes**: served behind OAuth, a caller needs {}.",
+            named.join(", ")
+        ));
     }
     lines
 }
