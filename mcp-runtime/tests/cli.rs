@@ -1389,6 +1389,7 @@ fn the_manifest_holds_every_field() {
                 "dangerous": false,
                 "requiresSandbox": false,
             },
+            "scopes": [],
             "errors": [],
             "inputSchema": {
                 "$schema": "https://json-schema.org/draft/2020-12/schema",

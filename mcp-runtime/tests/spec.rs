@@ -627,6 +627,26 @@ fn idempotency_and_security_follow_the_annotations() {
 }
 
 #[test]
+fn a_tools_oauth_scopes_are_named_in_its_security_considerations() {
+    let registry = registry_of(&[unlisted().with_scopes(["notes:read", "notes:write"])]);
+    let spec = specification(tool(&registry, "atlas.zoom"), never);
+    assert!(
+        section(&spec, 8).contains(
+            "\n- **OAuth scopes**: served behind OAuth, a caller needs `notes:read`, `notes:write`.\n"
+        ),
+        "{}",
+        section(&spec, 8)
+    );
+    let unscoped = registry_of(&[unlisted()]);
+    let spec = specification(tool(&unscoped, "atlas.zoom"), never);
+    assert!(
+        !section(&spec, 8).contains("OAuth"),
+        "{}",
+        section(&spec, 8)
+    );
+}
+
+#[test]
 fn the_index_links_each_tool_with_its_version_and_first_line() {
     let registry = registry_of(&[listed(), unlisted()]);
     assert_eq!(
