@@ -45,6 +45,21 @@ struct Answer {
 }
 
 impl Answer {
+    /// The answer of an HTTP/1.1 `head` (status line and headers) and its `body`.
+    fn of(head: &str, body: &str) -> Self {
+        let mut lines = head.lines();
+        let status = lines.next().unwrap()[9..12].parse().unwrap();
+        let headers = lines
+            .filter_map(|line| line.split_once(':'))
+            .map(|(name, value)| (name.trim().to_owned(), value.trim().to_owned()))
+            .collect();
+        Self {
+            status,
+            headers,
+            body: body.to_owned(),
+        }
+    }
+
     fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
@@ -137,17 +152,7 @@ impl Post {
         let (head, body) = response
             .split_once("\r\n\r\n")
             .unwrap_or_else(|| panic!("no HTTP answer: {response:?}"));
-        let mut lines = head.lines();
-        let status = lines.next().unwrap()[9..12].parse().unwrap();
-        let headers = lines
-            .filter_map(|line| line.split_once(':'))
-            .map(|(name, value)| (name.trim().to_owned(), value.trim().to_owned()))
-            .collect();
-        Answer {
-            status,
-            headers,
-            body: body.to_owned(),
-        }
+        Answer::of(head, body)
     }
 }
 
@@ -434,18 +439,7 @@ async fn head_of_answer(to: SocketAddr, request: &str) -> Answer {
     tokio::time::timeout(Duration::from_secs(20), read)
         .await
         .expect("an answer within 20 s");
-    let head = String::from_utf8(head).unwrap();
-    let mut lines = head.lines();
-    let status = lines.next().unwrap()[9..12].parse().unwrap();
-    let headers = lines
-        .filter_map(|line| line.split_once(':'))
-        .map(|(name, value)| (name.trim().to_owned(), value.trim().to_owned()))
-        .collect();
-    Answer {
-        status,
-        headers,
-        body: String::new(),
-    }
+    Answer::of(&String::from_utf8(head).unwrap(), "")
 }
 
 #[tokio::test]

@@ -10,8 +10,9 @@ mod tool;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Ident, Path};
+use syn::{Ident, ItemFn, Path};
 
+use crate::attr::Errors;
 use crate::model::Item;
 
 pub(crate) use prompt::mcp_prompt;
@@ -19,6 +20,46 @@ pub(crate) use resource::mcp_resource;
 pub(crate) use tool::mcp_tool;
 
 /// `::mcp_runtime::__private`, or the path `crate = …` gives.
+/// The pipeline every attribute shares: the function, the attribute's arguments, the
+/// model, its checks, then the registration. With any error, the errors come out with the
+/// user's function unchanged: one mistake gives one error, not a cascade. `misplaced` is the
+/// error for an attribute on something other than a function.
+fn expand<M, A>(
+    item: TokenStream,
+    misplaced: &str,
+    parse_args: impl FnOnce() -> (A, Option<syn::Error>),
+    model: impl FnOnce(ItemFn, &mut Errors) -> M,
+    user_fn: impl Fn(&M) -> &ItemFn,
+    check: impl FnOnce(&M, &A, &mut Errors),
+    register: impl FnOnce(&M, &A) -> TokenStream,
+) -> TokenStream {
+    let item_fn: ItemFn = match syn::parse2(item.clone()) {
+        Ok(item_fn) => item_fn,
+        Err(_) => {
+            let err = syn::Error::new(Span::call_site(), misplaced).to_compile_error();
+            return quote! { #err #item };
+        }
+    };
+    let (args, attr_error) = parse_args();
+    let mut errors = Errors::default();
+    if let Some(err) = attr_error {
+        errors.push(err);
+    }
+    let model = model(item_fn, &mut errors);
+    check(&model, &args, &mut errors);
+    let emitted = user_fn(&model);
+    match errors.into_error() {
+        Some(err) => {
+            let err = err.to_compile_error();
+            quote! { #err #emitted }
+        }
+        None => {
+            let registration = register(&model, &args);
+            quote! { #emitted #registration }
+        }
+    }
+}
+
 fn private_path(krate: Option<&Path>) -> TokenStream {
     let krate: Path = krate
         .cloned()

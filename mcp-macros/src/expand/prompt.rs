@@ -1,46 +1,25 @@
 //! `#[mcp_prompt]`: the definition, the function that renders the prompt from its
 //! arguments, its completion functions and the registration.
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
-use syn::ItemFn;
 use syn::spanned::Spanned;
 
 use super::{completions, local, location, private_path, read_inputs};
-use crate::attr::{self, Errors, PromptArgs};
+use crate::attr::{self, PromptArgs};
 use crate::model::Item;
 use crate::valid;
 
 pub(crate) fn mcp_prompt(args: TokenStream, item: TokenStream) -> TokenStream {
-    let item_fn: ItemFn = match syn::parse2(item.clone()) {
-        Ok(item_fn) => item_fn,
-        Err(_) => {
-            let err = syn::Error::new(
-                Span::call_site(),
-                "`#[mcp_prompt]` goes on a function: `#[mcp_prompt] fn review(code: String) -> String { … }`",
-            )
-            .to_compile_error();
-            return quote! { #err #item };
-        }
-    };
-    let (args, attr_error) = attr::parse_prompt(args);
-    let mut errors = Errors::default();
-    if let Some(err) = attr_error {
-        errors.push(err);
-    }
-    let prompt = Item::from_item(item_fn, &mut errors);
-    valid::check_prompt(&prompt, &args, &mut errors);
-    let user_fn = &prompt.item;
-    match errors.into_error() {
-        Some(err) => {
-            let err = err.to_compile_error();
-            quote! { #err #user_fn }
-        }
-        None => {
-            let registration = prompt_registration(&prompt, &args);
-            quote! { #user_fn #registration }
-        }
-    }
+    super::expand(
+        item,
+        "`#[mcp_prompt]` goes on a function: `#[mcp_prompt] fn review(code: String) -> String { … }`",
+        || attr::parse_prompt(args),
+        Item::from_item,
+        |prompt| &prompt.item,
+        valid::check_prompt,
+        prompt_registration,
+    )
 }
 
 /// As `resource_helpers` (in `resource.rs`), for a prompt.

@@ -1,47 +1,25 @@
 //! `#[mcp_resource]`: the definition, the function that reads the resource from the
 //! request, its completion functions and the registration.
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
-use syn::ItemFn;
 use syn::spanned::Spanned;
 
 use super::{completions, local, location, private_path, read_inputs};
-use crate::attr::{self, Errors, LastModified, ResourceArgs};
+use crate::attr::{self, LastModified, ResourceArgs};
 use crate::model::Item;
 use crate::valid;
 
 pub(crate) fn mcp_resource(args: TokenStream, item: TokenStream) -> TokenStream {
-    let item_fn: ItemFn = match syn::parse2(item.clone()) {
-        Ok(item_fn) => item_fn,
-        Err(_) => {
-            let err = syn::Error::new(
-                Span::call_site(),
-                "`#[mcp_resource]` goes on a function: `#[mcp_resource(uri = \"app://about\")] fn about() -> String { … }`",
-            )
-            .to_compile_error();
-            return quote! { #err #item };
-        }
-    };
-    let (args, attr_error) = attr::parse_resource(args);
-    let mut errors = Errors::default();
-    if let Some(err) = attr_error {
-        errors.push(err);
-    }
-    let resource = Item::from_item(item_fn, &mut errors);
-    valid::check_resource(&resource, &args, &mut errors);
-    let user_fn = &resource.item;
-    match errors.into_error() {
-        // The function is always emitted, so one mistake gives one error, not a cascade.
-        Some(err) => {
-            let err = err.to_compile_error();
-            quote! { #err #user_fn }
-        }
-        None => {
-            let registration = resource_registration(&resource, &args);
-            quote! { #user_fn #registration }
-        }
-    }
+    super::expand(
+        item,
+        "`#[mcp_resource]` goes on a function: `#[mcp_resource(uri = \"app://about\")] fn about() -> String { … }`",
+        || attr::parse_resource(args),
+        Item::from_item,
+        |resource| &resource.item,
+        valid::check_resource,
+        resource_registration,
+    )
 }
 
 /// Generic functions through which every use of the user's types goes. Each is bounded by

@@ -1,47 +1,26 @@
 //! `#[mcp_tool]`: the arguments struct, the checks, the definition, the invoke function
 //! and the registration.
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{ItemFn, Path, Type};
+use syn::{Path, Type};
 
 use super::{local, path_string};
-use crate::attr::{self, Args, Errors};
+use crate::attr::{self, Args};
 use crate::model::{ParamKind, Returns, Tool};
 use crate::valid;
 
 pub(crate) fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
-    let item_fn: ItemFn = match syn::parse2(item.clone()) {
-        Ok(item_fn) => item_fn,
-        Err(_) => {
-            let err = syn::Error::new(
-                Span::call_site(),
-                "`#[mcp_tool]` goes on a function: `#[mcp_tool] fn name(arg: Type) -> Output { … }`",
-            )
-            .to_compile_error();
-            return quote! { #err #item };
-        }
-    };
-    let (args, attr_error) = attr::parse(args);
-    let mut errors = Errors::default();
-    if let Some(err) = attr_error {
-        errors.push(err);
-    }
-    let tool = Tool::from_item(item_fn, &mut errors);
-    valid::check(&tool, &args, &mut errors);
-    let user_fn = &tool.item;
-    match errors.into_error() {
-        // The function is always emitted, so one mistake gives one error, not a cascade.
-        Some(err) => {
-            let err = err.to_compile_error();
-            quote! { #err #user_fn }
-        }
-        None => {
-            let registration = registration(&tool, &args);
-            quote! { #user_fn #registration }
-        }
-    }
+    super::expand(
+        item,
+        "`#[mcp_tool]` goes on a function: `#[mcp_tool] fn name(arg: Type) -> Output { … }`",
+        || attr::parse(args),
+        Tool::from_item,
+        |tool| &tool.item,
+        valid::check,
+        registration,
+    )
 }
 
 fn registration(tool: &Tool, args: &Args) -> TokenStream {

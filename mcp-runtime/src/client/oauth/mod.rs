@@ -328,6 +328,7 @@ impl OAuth {
             server: server.to_owned(),
             url,
             http,
+            looked: Arc::default(),
         })
     }
 }
@@ -340,6 +341,9 @@ pub(crate) struct Session {
     server: String,
     url: url::Url,
     http: reqwest::Client,
+    /// Whether the store was asked for this server's tokens: until a refusal gets some, a
+    /// request then goes without one, and no flow runs for it.
+    looked: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Session {
@@ -352,8 +356,12 @@ impl Session {
             {
                 return Ok(current);
             }
+        } else if self.looked.load(std::sync::atomic::Ordering::Acquire) {
+            return Ok(None);
         }
         self.in_flow(flow::Trigger::Start, current).await?;
+        self.looked
+            .store(true, std::sync::atomic::Ordering::Release);
         Ok(self.current())
     }
 
