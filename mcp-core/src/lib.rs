@@ -51,4 +51,4 @@ pub use resource::{
     ResourceTemplateDefinition, Role,
 };
 pub use scope::SCOPES_META;
-pub use tool::{DefinitionError, META_KEY, ToolAnnotations, ToolDefinition};
+pub use tool::{DefinitionError, META_KEY, TaskSupport, ToolAnnotations, ToolDefinition};

@@ -115,6 +115,39 @@ pub struct ToolDefinition {
     examples: Vec<Map<String, Value>>,
     required_client_capabilities: Map<String, Value>,
     scopes: Vec<String>,
+    task_support: TaskSupport,
+}
+
+/// Whether a tool runs as a task (MCP's tasks extension, `io.modelcontextprotocol/tasks`):
+/// its call answered at once with a task handle the client polls, for work that outlasts a
+/// request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum TaskSupport {
+    /// Never: every call is answered with its result (the default).
+    #[default]
+    Forbidden,
+    /// When the client supports tasks: a call from one that does not is answered with its
+    /// result.
+    Optional,
+    /// Always: a call from a client that does not support tasks is refused (-32021).
+    Required,
+}
+
+impl TaskSupport {
+    /// `forbidden`, `optional` or `required`, as the wire's `execution.taskSupport` says it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Forbidden => "forbidden",
+            Self::Optional => "optional",
+            Self::Required => "required",
+        }
+    }
+}
+
+impl std::fmt::Display for TaskSupport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 impl ToolDefinition {
@@ -156,6 +189,7 @@ impl ToolDefinition {
             examples: Vec::new(),
             required_client_capabilities: Map::new(),
             scopes: Vec::new(),
+            task_support: TaskSupport::Forbidden,
         })
     }
 
@@ -178,6 +212,7 @@ impl ToolDefinition {
             examples: Vec::new(),
             required_client_capabilities: Map::new(),
             scopes: Vec::new(),
+            task_support: TaskSupport::Forbidden,
         }
     }
 
@@ -329,6 +364,18 @@ impl ToolDefinition {
         }
         self.required_client_capabilities = capabilities;
         Ok(self)
+    }
+
+    /// Whether the tool runs as a task ([`TaskSupport`]).
+    #[must_use]
+    pub fn with_task_support(mut self, support: TaskSupport) -> Self {
+        self.task_support = support;
+        self
+    }
+
+    /// Whether the tool runs as a task.
+    pub fn task_support(&self) -> TaskSupport {
+        self.task_support
     }
 
     /// The invocation name.
@@ -515,6 +562,12 @@ impl Serialize for ToolDefinition {
         let annotations = self.mcp_annotations();
         if !annotations.is_empty() {
             map.serialize_entry("annotations", &annotations)?;
+        }
+        if self.task_support != TaskSupport::Forbidden {
+            map.serialize_entry(
+                "execution",
+                &serde_json::json!({ "taskSupport": self.task_support.as_str() }),
+            )?;
         }
         map.serialize_entry("_meta", &self.meta())?;
         map.end()

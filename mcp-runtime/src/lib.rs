@@ -51,6 +51,7 @@ mod registry;
 pub mod server;
 pub mod spec;
 pub mod talk;
+pub mod tasks;
 #[cfg(feature = "client")]
 pub mod testing;
 mod tool;
