@@ -11,8 +11,9 @@
 # the issue that removes it, in tests/conformance/expected-failures-<set>.yml (`server:`
 # and `client:`);
 # any other failure (a warning too), or a listed one that passes, fails the run. The tasks
-# extension's scenarios run with 2026-07-28 and are reported, never scored. Needs npm, which
-# fetches Node 22 and the suite.
+# extension's scenarios run with 2026-07-28; the suite reports them without scoring them, so
+# this script fails the run when one of them fails. Needs npm, which fetches Node 22 and the
+# suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,7 +29,7 @@ cargo build --locked --quiet -p conformance-server -p conformance-client
 client_bin="$PWD/target/debug/conformance-client"
 mkdir -p "$results"
 log=target/conformance-server.log
-target/debug/conformance-server serve --http 127.0.0.1:0 --llm-names 2> "$log" &
+target/debug/conformance-server serve --http 127.0.0.1:0 --llm-names --llm-names-bare tasks 2> "$log" &
 server=$!
 trap 'kill "$server" 2>/dev/null || true' EXIT
 for _ in $(seq 1 100); do
@@ -70,4 +71,15 @@ for i in "${!runs[@]}"; do
   fi
   [ "$status" -eq 0 ] || failed=1
 done
+# The tasks extension's scenarios: reported, not scored, by the suite; every one must pass.
+tasks_log="$results/2026-07-28.log"
+if grep -q '✗ tasks-' "$tasks_log"; then
+  echo "== the tasks extension's scenarios that failed:"
+  grep '✗ tasks-' "$tasks_log"
+  failed=1
+elif [ "$(grep -c '✓ tasks-' "$tasks_log")" -lt 9 ]; then
+  echo "== the tasks extension's scenarios did not all run:"
+  grep ' tasks-' "$tasks_log" || true
+  failed=1
+fi
 exit "$failed"

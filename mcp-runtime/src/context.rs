@@ -38,6 +38,8 @@ pub(crate) struct Reports {
     pub(crate) asks: Option<Arc<Asks>>,
     /// Who calls, when an access token said so.
     pub(crate) auth: Option<Arc<crate::AuthInfo>>,
+    /// Raised when the tool panics, for a caller that tells a panic from an error.
+    pub(crate) panicked: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// The context of one call, injected into a tool that asks for it with a parameter of type
@@ -230,6 +232,22 @@ impl ToolContext {
     /// Asks the client for its roots.
     pub async fn roots(&self, key: &str) -> Result<Vec<Root>, AskError> {
         self.asker().roots(key).await
+    }
+
+    /// Starts the call's task now, when the call runs as one (a tool marked `task`, called by
+    /// a client that supports tasks); otherwise does nothing.
+    ///
+    /// The task's handle is sent at the tool's first wait after this, and what the tool asks
+    /// from then on waits in the task (`input_required`) for the client's `tasks/update`.
+    /// Without it, a task starts at the tool's first wait that is not an ask: what a tool
+    /// asks before it has anything else to wait for is asked before the task exists (at
+    /// 2026-07-28, over rounds of the call), so that a task starts with its input gathered.
+    pub fn start_task(&self) {
+        if let Some(asks) = &self.reports.asks {
+            asks.task
+                .wanted
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+        }
     }
 
     /// What asks the client on this call's behalf: to hand to code that asks for the tool.

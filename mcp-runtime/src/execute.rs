@@ -9,6 +9,7 @@ use std::any::Any;
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use futures_util::FutureExt;
@@ -116,6 +117,12 @@ impl CallOptions {
         self
     }
 
+    /// A flag raised when the tool panics.
+    pub(crate) fn with_panic_flag(mut self, flag: Arc<AtomicBool>) -> Self {
+        self.reports.panicked = Some(flag);
+        self
+    }
+
     /// A token that cancels the call: the tool's own token is a child of it, and the call
     /// answers as soon as it is cancelled.
     #[must_use]
@@ -175,7 +182,7 @@ pub(crate) fn run_inline(
                     &span,
                 );
                 let log = options.reports.log.as_ref();
-                let outcome = catch(tool.definition(), || {
+                let outcome = catch(tool.definition(), None, || {
                     scoped(log, || invoke(&arguments, invocation))
                 });
                 finish(tool, settings, outcome, Some(&arguments))
@@ -305,7 +312,7 @@ async fn run_checked(
     let mut kept_arguments = None;
     let outcome = match tool.handler() {
         Handler::Inline(invoke) => {
-            let outcome = catch(definition, || {
+            let outcome = catch(definition, reports.panicked.as_deref(), || {
                 scoped(reports.log.as_ref(), || invoke(&arguments, invocation))
             });
             kept_arguments = Some(arguments);
@@ -321,7 +328,9 @@ async fn run_checked(
                 let outcome = catch_unwind(AssertUnwindSafe(|| {
                     scoped(reports.log.as_ref(), || invoke(&arguments, invocation))
                 }))
-                .unwrap_or_else(|panic| Err(panicked(&name, panic).into()));
+                .unwrap_or_else(|panic| {
+                    Err(panicked(&name, reports.panicked.as_deref(), panic).into())
+                });
                 (outcome, arguments)
             });
             let work = async {
@@ -339,27 +348,29 @@ async fn run_checked(
             limited(definition, timeout, parent.as_ref(), &token, work).await
         }
         Handler::Async(invoke) => {
-            let future = catch(definition, || {
+            let future = catch(definition, reports.panicked.as_deref(), || {
                 Ok(scoped(reports.log.as_ref(), || {
                     invoke(&arguments, invocation)
                 }))
             });
             kept_arguments = Some(arguments);
             let future = with_round(with_log(future, reports.log.as_ref()), &reports);
-            run_future(definition, timeout, parent.as_ref(), &token, future).await
+            let flag = reports.panicked.as_deref();
+            run_future(definition, timeout, parent.as_ref(), &token, flag, future).await
         }
         Handler::Dynamic(invoke) => {
             let map = match arguments {
                 Value::Object(map) => map,
                 _ => Map::new(),
             };
-            let future = catch(definition, || {
+            let future = catch(definition, reports.panicked.as_deref(), || {
                 Ok(scoped(reports.log.as_ref(), || {
                     invoke(map, invocation.context())
                 }))
             });
             let future = with_round(with_log(future, reports.log.as_ref()), &reports);
-            run_future(definition, timeout, parent.as_ref(), &token, future).await
+            let flag = reports.panicked.as_deref();
+            run_future(definition, timeout, parent.as_ref(), &token, flag, future).await
         }
     };
     finish(tool, settings, outcome, kept_arguments.as_ref())
@@ -490,10 +501,11 @@ async fn run_future(
     timeout: Option<Duration>,
     parent: Option<&CancellationToken>,
     token: &CancellationToken,
+    flag: Option<&AtomicBool>,
     future: Result<ToolFuture, Failure>,
 ) -> Outcome {
     let work = AssertUnwindSafe(future?).catch_unwind().map(|caught| {
-        caught.unwrap_or_else(|panic| Err(panicked(definition.name(), panic).into()))
+        caught.unwrap_or_else(|panic| Err(panicked(definition.name(), flag, panic).into()))
     });
     limited(definition, timeout, parent, token, work).await
 }
@@ -589,13 +601,23 @@ fn finish(
 /// Runs `f`, turning a panic into a failure.
 fn catch<T>(
     definition: &ToolDefinition,
+    flag: Option<&AtomicBool>,
     f: impl FnOnce() -> Result<T, Failure>,
 ) -> Result<T, Failure> {
     catch_unwind(AssertUnwindSafe(f))
-        .unwrap_or_else(|panic| Err(panicked(definition.name(), panic).into()))
+        .unwrap_or_else(|panic| Err(panicked(definition.name(), flag, panic).into()))
 }
 
-fn panicked(name: &mcp_core::ToolName, panic: Box<dyn Any + Send>) -> ToolError {
+/// The failure of a tool that panicked, told to `flag` too when the caller keeps one (a
+/// task reports a panic as a protocol-level failure).
+fn panicked(
+    name: &mcp_core::ToolName,
+    flag: Option<&AtomicBool>,
+    panic: Box<dyn Any + Send>,
+) -> ToolError {
+    if let Some(flag) = flag {
+        flag.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
     let message = panic
         .downcast_ref::<&str>()
         .map(|s| (*s).to_owned())

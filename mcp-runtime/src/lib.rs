@@ -77,8 +77,8 @@ pub use mcp_core::{
     HeaderParam, LogMessage, LoggingLevel, MCPErrorDetail, MCPToolCall, MCPToolResult,
     MessageError, PromptArgument, PromptDefinition, PromptMessage, PromptResult,
     ResourceAnnotations, ResourceBody, ResourceContents, ResourceDefinition, ResourceInfo,
-    ResourceTemplateDefinition, Role, ToolAnnotations, ToolDefinition, ToolError, ToolName,
-    ToolNameError, ToolStatus, missing_client_capabilities, schema,
+    ResourceTemplateDefinition, Role, TaskSupport, ToolAnnotations, ToolDefinition, ToolError,
+    ToolName, ToolNameError, ToolStatus, missing_client_capabilities, schema,
 };
 pub use policy::{Confirm, DangerousPolicy};
 pub use registration::{Arguments, CompletionContext, LastModifiedFn, Location, ReadRequest};

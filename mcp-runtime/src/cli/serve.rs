@@ -51,6 +51,10 @@ pub(super) struct ServeArgs {
     /// Serve tools under names valid for LLM APIs: `calculator.add` as `calculator_add`.
     #[arg(long)]
     llm_names: bool,
+    /// With `--llm-names`, serve the tools of NAMESPACE under their names alone:
+    /// `app.greet` as `greet`.
+    #[arg(long, value_name = "NAMESPACE", requires = "llm_names")]
+    llm_names_bare: Option<String>,
     /// How many tools one page of `tools/list` holds.
     #[arg(long, default_value_t = server::DEFAULT_PAGE_SIZE)]
     page_size: usize,
@@ -103,6 +107,7 @@ pub(super) fn run(
         rate_limit,
         rate_burst,
         llm_names,
+        llm_names_bare,
         page_size,
         dangerous,
         state_key_file,
@@ -148,6 +153,7 @@ pub(super) fn run(
     };
     let options = Options {
         llm_names,
+        llm_names_bare,
         page_size,
         state_key,
     };
@@ -157,6 +163,7 @@ pub(super) fn run(
 /// How the server serves, besides its transport.
 struct Options {
     llm_names: bool,
+    llm_names_bare: Option<String>,
     page_size: usize,
     state_key: Option<StateKey>,
 }
@@ -194,6 +201,7 @@ fn serve(
     transport: Transport,
     Options {
         llm_names,
+        llm_names_bare,
         page_size,
         state_key,
     }: Options,
@@ -213,15 +221,17 @@ fn serve(
     if let Some(key) = state_key {
         server = server.with_state_key(key);
     }
-    let server = match llm_names {
-        false => server,
-        true => match server.with_llm_names() {
-            Ok(server) => server,
-            Err(err) => {
-                eprintln!("error: {err}");
-                return FAILURE;
-            }
-        },
+    let server = match (llm_names, llm_names_bare) {
+        (false, _) => Ok(server),
+        (true, None) => server.with_llm_names(),
+        (true, Some(namespace)) => server.with_llm_names_bare(&namespace),
+    };
+    let server = match server {
+        Ok(server) => server,
+        Err(err) => {
+            eprintln!("error: {err}");
+            return FAILURE;
+        }
     };
     let server = Arc::new(server);
     on_serve(&server);

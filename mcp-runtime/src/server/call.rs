@@ -14,10 +14,11 @@ use tokio_util::sync::CancellationToken;
 use super::jsonrpc::{self, CallParams, Id};
 use super::rounds::round_context;
 use super::served::Snapshot;
+use super::stateless::Status;
 use super::stateless::{self, Mirrored};
-use super::{Answer, Notifier, Peer, Server, Step, admit, fault_response, in_flight_key};
+use super::{Answer, Notifier, Peer, Server, Step, admit, fault_response, in_flight_key, tasks};
 use crate::execute::CallOptions;
-use crate::talk::ask::{Asks, Round, Way};
+use crate::talk::ask::{Asks, Round, TaskSlot, Way};
 
 impl Server {
     /// Checks a call's parameters and finds its tool; the error answer otherwise.
@@ -61,6 +62,7 @@ impl Server {
             Some(_) => return invalid("`arguments` must be an object".to_owned()),
         };
         // The registry's own name: a valid name, not checked again.
+        let task;
         let call = match snapshot.registry.get(&name) {
             Some(tool) if tool.is_enabled() => {
                 // A caller an access token describes needs every scope the tool asks.
@@ -85,6 +87,19 @@ impl Server {
                         return Err(Answer::ok(fault_response(&id, fault)));
                     }
                 }
+                // A task tool runs as a task for a client that supports tasks; one that
+                // requires a task is refused to any other.
+                task = match tool.definition().task_support() {
+                    mcp_core::TaskSupport::Forbidden => false,
+                    support => {
+                        let declared = tasks::declares_tasks(params.meta.as_ref(), peer);
+                        if !declared && support == mcp_core::TaskSupport::Required {
+                            let fault = tasks::missing_tasks(&format!("tool `{sent_name}`"));
+                            return Err(Answer::refused(&id, (fault, Status::BadRequest)));
+                        }
+                        declared
+                    }
+                };
                 MCPToolCall {
                     tool_name: tool.name().clone(),
                     arguments,
@@ -120,6 +135,7 @@ impl Server {
                         .and_then(Value::as_object)
                         .map(|capabilities| Arc::new(capabilities.clone())),
                     way: Way::Round { round, context },
+                    task: TaskSlot::default(),
                 })),
                 Err(message) => return invalid(message),
             }
@@ -132,6 +148,7 @@ impl Server {
             peer.capabilities.clone()
         };
         Ok(PendingCall {
+            task,
             snapshot,
             id,
             stateless,
@@ -153,7 +170,7 @@ impl Server {
         let inline = registry
             .get(pending.call.tool_name.as_str())
             .is_some_and(|tool| tool.runs_inline() && !registry.asks_user_before(tool));
-        if reports_progress || !inline {
+        if reports_progress || !inline || pending.task {
             return Step::Call(Box::new(pending));
         }
         let mut options = CallOptions::new();
@@ -194,6 +211,9 @@ impl Server {
         pending: Box<PendingCall>,
         notify: Option<Notifier>,
     ) -> Option<String> {
+        if pending.task {
+            return Some(self.start_task(*pending).await);
+        }
         let PendingCall {
             snapshot,
             id,
@@ -205,6 +225,7 @@ impl Server {
             capabilities,
             client,
             auth,
+            task: _,
         } = *pending;
         // The handshake's revisions: a tool's asks are requests on the call's stream.
         if let (None, Some(capabilities)) = (&asks, capabilities) {
@@ -215,6 +236,7 @@ impl Server {
                     send: notify.clone(),
                     outgoing: Arc::clone(&self.outgoing),
                 },
+                task: TaskSlot::default(),
             }));
         }
         let token = CancellationToken::new();
@@ -289,22 +311,24 @@ impl Server {
 
 /// A call checked and ready to run.
 pub(crate) struct PendingCall {
+    /// Whether it runs as a task (the tasks extension).
+    pub(super) task: bool,
     /// What was served when the call came: it runs there, whatever changes meanwhile.
-    snapshot: Arc<Snapshot>,
-    id: Id,
-    stateless: bool,
-    call: MCPToolCall,
-    meta: Option<Map<String, Value>>,
+    pub(super) snapshot: Arc<Snapshot>,
+    pub(super) id: Id,
+    pub(super) stateless: bool,
+    pub(super) call: MCPToolCall,
+    pub(super) meta: Option<Map<String, Value>>,
     /// The least severe log messages the client wants, if it wants any.
     log_level: Option<LoggingLevel>,
     /// A 2026-07-28 call's round: the answers given so far, the asks still open.
-    asks: Option<Arc<Asks>>,
+    pub(super) asks: Option<Arc<Asks>>,
     /// What the client declared at `initialize` (the handshake's revisions).
-    capabilities: Option<Arc<Map<String, Value>>>,
+    pub(super) capabilities: Option<Arc<Map<String, Value>>>,
     /// Who sent it: only they can cancel it.
     client: String,
     /// Who sent it, as its access token says.
-    auth: Option<Arc<crate::AuthInfo>>,
+    pub(super) auth: Option<Arc<crate::AuthInfo>>,
 }
 
 impl PendingCall {

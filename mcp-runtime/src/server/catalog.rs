@@ -17,7 +17,7 @@ use super::stateless;
 use super::{Answer, CacheScope, Fault, Request, Server, Step};
 use crate::registration::CompletionContext;
 use crate::registry::{CompletionRef, PromptError, ReadError};
-use crate::talk::ask::{Asks, Round, Way};
+use crate::talk::ask::{Asks, Round, TaskSlot, Way};
 use crate::talk::{Asker, StateKey};
 
 /// The error of a missing resource at the handshake's revisions.
@@ -286,6 +286,7 @@ impl Server {
                 .and_then(Value::as_object)
                 .map(|capabilities| Arc::new(capabilities.clone())),
             way: Way::Round { round, context },
+            task: TaskSlot::default(),
         });
         Ok((Asker(Some(Arc::clone(&asks))), Some((asks, key))))
     }

@@ -21,6 +21,7 @@ mod served;
 mod sessions;
 mod stateless;
 pub(crate) mod stdio;
+mod tasks;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -96,6 +97,8 @@ pub struct Server {
     served: ArcSwap<Snapshot>,
     /// Whether tools are served under names valid for LLM APIs.
     llm_names: bool,
+    /// The namespace whose tools are served under their names alone, with LLM names.
+    bare: Option<String>,
     /// Taken by each change, so that two changes never work from one snapshot.
     changing: Mutex<()>,
     /// Who hears of changes.
@@ -113,6 +116,8 @@ pub struct Server {
     state_key: OnceLock<Result<StateKey, String>>,
     /// The requests tools sent clients on the handshake's revisions, awaiting responses.
     outgoing: Arc<Outgoing>,
+    /// The tasks (the tasks extension): in memory unless a store was given.
+    tasks: OnceLock<Arc<crate::tasks::engine::Tasks>>,
 }
 
 impl Server {
@@ -133,6 +138,7 @@ impl Server {
         Self {
             served: ArcSwap::from_pointee(snapshot),
             llm_names: false,
+            bare: None,
             changing: Mutex::new(()),
             listeners: Arc::default(),
             name,
@@ -143,6 +149,7 @@ impl Server {
             serial: std::sync::atomic::AtomicU64::new(0),
             state_key: OnceLock::new(),
             outgoing: Arc::default(),
+            tasks: OnceLock::new(),
         }
     }
 
@@ -193,9 +200,17 @@ impl Server {
     /// later change that would make one.
     pub fn with_llm_names(mut self) -> Result<Self, LlmNameError> {
         let registry = self.served.load().registry.clone();
-        self.served = ArcSwap::from_pointee(Snapshot::new(registry, true)?);
+        self.served = ArcSwap::from_pointee(Snapshot::new(registry, true, self.bare.as_deref())?);
         self.llm_names = true;
         Ok(self)
+    }
+
+    /// As [`with_llm_names`](Self::with_llm_names), with the tools of `namespace` served
+    /// under their names alone: `app.greet` as `greet`, for clients that expect names
+    /// without a namespace.
+    pub fn with_llm_names_bare(mut self, namespace: &str) -> Result<Self, LlmNameError> {
+        self.bare = Some(namespace.to_owned());
+        self.with_llm_names()
     }
 
     /// The registry served now.
@@ -242,7 +257,11 @@ impl Server {
         let outcome = change(&mut registry);
         if outcome.changed() {
             let after = registry.versions();
-            let snapshot = Snapshot::new(ServedRegistry::from(registry), self.llm_names)?;
+            let snapshot = Snapshot::new(
+                ServedRegistry::from(registry),
+                self.llm_names,
+                self.bare.as_deref(),
+            )?;
             self.served.store(Arc::new(snapshot));
             for (changed, kind) in [
                 (before.tools != after.tools, ListKind::Tools),
@@ -406,6 +425,9 @@ impl Server {
         }
         if let Some(step) = self.catalog(&snapshot, method, &request) {
             return step;
+        }
+        if matches!(method, "tasks/get" | "tasks/update" | "tasks/cancel") {
+            return self.task_request(id, method, params, stateless, peer, mirrored);
         }
         let answer = match method {
             "initialize" => self
@@ -687,6 +709,7 @@ fn capabilities() -> Value {
         "resources": { "subscribe": true, "listChanged": true },
         "prompts": { "listChanged": true },
         "completions": {},
+        "extensions": { crate::tasks::EXTENSION: {} },
     })
 }
 

@@ -147,9 +147,13 @@ impl Snapshot {
         })
     }
 
-    pub(super) fn new(registry: ServedRegistry, llm_names: bool) -> Result<Self, LlmNameError> {
+    pub(super) fn new(
+        registry: ServedRegistry,
+        llm_names: bool,
+        bare: Option<&str>,
+    ) -> Result<Self, LlmNameError> {
         let llm_names = match llm_names {
-            true => Some(LlmNames::of(&registry)?),
+            true => Some(LlmNames::of(&registry, bare)?),
             false => None,
         };
         Ok(Self {
@@ -193,12 +197,16 @@ pub(super) struct LlmNames {
 }
 
 impl LlmNames {
-    /// The names of `registry`'s tools for LLM APIs: dots made underscores.
-    pub(super) fn of(registry: &Registry) -> Result<Self, LlmNameError> {
+    /// The names of `registry`'s tools for LLM APIs: dots made underscores, and the tools
+    /// of namespace `bare`, if given, under their names alone.
+    pub(super) fn of(registry: &Registry, bare: Option<&str>) -> Result<Self, LlmNameError> {
         let mut names = Self::default();
         for tool in registry.list() {
             let canonical = tool.name().as_str();
-            let llm = canonical.replace('.', "_");
+            let unprefixed = bare
+                .and_then(|namespace| canonical.strip_prefix(namespace))
+                .and_then(|rest| rest.strip_prefix('.'));
+            let llm = unprefixed.unwrap_or(canonical).replace('.', "_");
             if llm.len() > 64 {
                 return Err(LlmNameError::TooLong {
                     tool: canonical.to_owned(),

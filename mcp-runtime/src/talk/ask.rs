@@ -324,6 +324,47 @@ pub(crate) struct Asks {
     /// unknown.
     pub(crate) capabilities: Option<Arc<Map<String, Value>>>,
     pub(crate) way: Way,
+    /// The task the call becomes, when it runs as one.
+    pub(crate) task: TaskSlot,
+}
+
+/// The task a call becomes: once it does, asks wait in its record for `tasks/update`
+/// (those its round answered are still answered from the round).
+#[derive(Debug, Default)]
+pub(crate) struct TaskSlot {
+    /// Whether the call runs as a task.
+    pub(crate) mode: std::sync::atomic::AtomicBool,
+    /// Whether the tool said its task starts now ([`ToolContext::start_task`](crate::ToolContext::start_task)).
+    pub(crate) wanted: std::sync::atomic::AtomicBool,
+    /// The task, once it exists.
+    pub(crate) link: std::sync::OnceLock<Arc<crate::tasks::engine::TaskLink>>,
+    /// Wakes the asks waiting for the task to exist.
+    pub(crate) ready: tokio::sync::Notify,
+}
+
+impl TaskSlot {
+    /// Whether asks go through the task: it exists, or the tool started it.
+    fn active(&self) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
+        self.link.get().is_some() || (self.mode.load(Relaxed) && self.wanted.load(Relaxed))
+    }
+
+    /// The task, once it exists.
+    async fn link(&self) -> Arc<crate::tasks::engine::TaskLink> {
+        loop {
+            let ready = self.ready.notified();
+            if let Some(link) = self.link.get() {
+                return Arc::clone(link);
+            }
+            ready.await;
+        }
+    }
+
+    /// The task exists: asks waiting for it go on.
+    pub(crate) fn set(&self, link: Arc<crate::tasks::engine::TaskLink>) {
+        let _ = self.link.set(link);
+        self.ready.notify_waiters();
+    }
 }
 
 /// The two wire models of asking.
@@ -418,6 +459,12 @@ impl Asks {
         let capability = request.capability();
         if !self.declared(capability) {
             return Err(AskError::MissingCapability(capability));
+        }
+        if self.task.active() {
+            if let Some(answer) = self.round().and_then(|round| round.given(key)) {
+                return Ok(answer);
+            }
+            return self.task.link().await.ask(key, request).await;
         }
         match &self.way {
             Way::Round { round, .. } => match round.answer(key, request) {
@@ -522,6 +569,13 @@ impl Round {
                 None
             }
         }
+    }
+
+    /// The answer to `key`, if given, without recording an ask.
+    pub(crate) fn given(&self, key: &str) -> Option<Value> {
+        let answer = self.answers.get(key)?;
+        lock(&self.used).insert(key.to_owned(), answer.clone());
+        Some(answer.clone())
     }
 
     /// Whether an ask is still open.

@@ -7,8 +7,11 @@
 //! [`TaskStore`]: this process's memory by default, or Redis shared by every replica
 //! (`RedisStore`, feature `redis`), so that any replica answers for any task.
 
+pub(crate) mod engine;
 mod memory;
 mod store;
+
+pub use engine::TaskSettings;
 
 pub use memory::{DEFAULT_MEMORY_CAPACITY, MemoryStore};
 pub use store::{

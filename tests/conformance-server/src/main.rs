@@ -28,6 +28,13 @@ const RED_PIXEL_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUl
 /// A WAV file of one silent sample.
 const SILENT_WAV: &str = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQIAAAAAAA==";
 
+/// Greets `name` (the tasks scenarios' tool that never runs as a task; served as `greet`
+/// with `--llm-names-bare tasks`).
+#[mcp_tool(namespace = "tasks", inline)]
+fn greet(name: String) -> MCPToolResult {
+    MCPToolResult::no_data().with_content(ContentBlock::text(format!("Hello, {name}!")))
+}
+
 /// Returns a simple text.
 #[mcp_tool(namespace = "test", inline)]
 fn simple_text() -> MCPToolResult {
@@ -535,6 +542,110 @@ fn prompts(registry: &mut Registry) -> Result<(), RegistryError> {
     )
 }
 
+/// The tools of the tasks extension's scenarios, which run as tasks: served under their
+/// names alone (`slow_compute`) with `--llm-names-bare tasks`, and `test_tool_with_task`.
+fn task_tools(registry: &mut Registry) -> Result<(), Box<dyn std::error::Error>> {
+    let object =
+        |properties: Value| -> Result<mcp_runtime::schemars::Schema, Box<dyn std::error::Error>> {
+            Ok(json!({ "type": "object", "properties": properties }).try_into()?)
+        };
+    let optional = mcp_runtime::TaskSupport::Optional;
+    let required = mcp_runtime::TaskSupport::Required;
+    registry.register(
+        ToolDefinition::new(
+            "tasks.slow_compute",
+            object(json!({ "seconds": { "type": "number" }, "label": { "type": "string" } }))?,
+        )?
+        .with_description("Sleeps `seconds`, then answers with `label`.")
+        .with_task_support(optional),
+        |arguments, _| async move {
+            let seconds = arguments
+                .get("seconds")
+                .and_then(Value::as_f64)
+                .unwrap_or(1.0);
+            let label = arguments
+                .get("label")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned();
+            tokio::time::sleep(Duration::from_secs_f64(seconds.clamp(0.0, 3600.0))).await;
+            Ok::<_, ToolError>(json!({ "label": label, "seconds": seconds }))
+        },
+    )?;
+    registry.register(
+        ToolDefinition::new("tasks.failing_job", object(json!({}))?)?
+            .with_description("Fails with a tool error after a second.")
+            .with_task_support(required),
+        |_, _| async {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            Err::<Value, _>(ToolError::execution("the job failed, as it always does"))
+        },
+    )?;
+    registry.register(
+        ToolDefinition::new("tasks.protocol_error_job", object(json!({}))?)?
+            .with_description("Panics: a protocol-level failure.")
+            .with_task_support(optional),
+        |_, _| async {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            if std::hint::black_box(true) {
+                panic!("the job broke down");
+            }
+            Ok::<_, ToolError>(Value::Null)
+        },
+    )?;
+    registry.register(
+        ToolDefinition::new(
+            "tasks.confirm_delete",
+            object(json!({ "filename": { "type": "string" } }))?,
+        )?
+        .with_description("Asks the user to confirm, then deletes (pretends to).")
+        .with_task_support(optional),
+        |arguments, ctx| async move {
+            let filename = arguments.get("filename").and_then(Value::as_str).unwrap_or("").to_owned();
+            // The question is asked within the task, not before it.
+            ctx.start_task();
+            let form = json!({ "type": "object", "properties": { "confirm": { "type": "boolean" } }, "required": ["confirm"] });
+            let answer = ctx.elicit_with("confirm", &format!("Delete {filename}?"), form).await?;
+            Ok::<_, ToolError>(json!({ "filename": filename, "answer": told(&answer) }))
+        },
+    )?;
+    registry.register(
+        ToolDefinition::new("tasks.multi_input", object(json!({}))?)?
+            .with_description("Asks two questions at once.")
+            .with_task_support(optional),
+        |_, ctx| async move {
+            ctx.start_task();
+            let form = json!({ "type": "object", "properties": { "name": { "type": "string" }, "confirm": { "type": "boolean" } } });
+            let (first, second) = tokio::join!(
+                ctx.elicit_with("first", "The first question", form.clone()),
+                ctx.elicit_with("second", "The second question", form.clone()),
+            );
+            Ok::<_, ToolError>(json!({ "first": told(&first?), "second": told(&second?) }))
+        },
+    )?;
+    registry.register(
+        ToolDefinition::new("test.tool_with_task", object(json!({}))?)?
+            .with_description("Asks the user's name over rounds, then greets them as a task.")
+            .with_task_support(required),
+        |_, ctx| async move {
+            let answer = ctx
+                .elicit_with("user_name", "What is your name?", text_form("name"))
+                .await?;
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            let name = match &answer {
+                Elicitation::Accept(content) => content
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_owned(),
+                other => other.action().to_owned(),
+            };
+            Ok::<_, ToolError>(json!({ "greeting": format!("Hello, {name}!") }))
+        },
+    )?;
+    Ok(())
+}
+
 /// `json_schema_2020_12_tool` (served under names for LLM APIs, as the suite runs it): the
 /// input schema `json-schema-2020-12` expects back unchanged: `$schema`, `$defs` with
 /// an `$anchor`, composition and conditional keywords.
@@ -583,6 +694,13 @@ fn main() {
                 prompts(registry)
             })
         });
+        if let Err(err) = server
+            .change(task_tools)
+            .map_err(|err| err.to_string())
+            .and_then(|done| done.map_err(|err| err.to_string()))
+        {
+            eprintln!("error: {err}");
+        }
         match registered {
             Ok(Ok(Ok(()))) => {}
             Ok(Ok(Err(err))) => eprintln!("error: {err}"),

@@ -1,0 +1,296 @@
+//! The tasks extension on the server's side: a call of a task tool answered with a task
+//! handle (`CreateTaskResult`), and `tasks/get`, `tasks/update` and `tasks/cancel`.
+//!
+//! A client supports tasks when it declares the extension: in the request's
+//! `_meta.io.modelcontextprotocol/clientCapabilities.extensions` (any revision), or at
+//! `initialize` (the handshake's revisions). A call of a tool that may run as a task from
+//! such a client becomes a task; from another, it runs as any call does, unless the tool
+//! requires a task, which is refused with -32021.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use futures_util::FutureExt;
+use mcp_core::wire::CallToolResult;
+use serde_json::{Map, Value, json};
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+use super::catalog::Awaiting;
+use super::jsonrpc::{self, Id};
+use super::stateless::{
+    self, CLIENT_CAPABILITIES_KEY, MISSING_CLIENT_CAPABILITY, Mirrored, Status,
+};
+use super::{Answer, Fault, Peer, PendingCall, Server, Step, fault_response};
+use crate::execute::CallOptions;
+use crate::talk::ask::{Asks, Round, TaskSlot, Way};
+use crate::tasks::engine::{Ending, Tasks, wire};
+use crate::tasks::{EXTENSION, TaskSettings, TaskStore};
+
+impl Server {
+    /// Keeps task state in `store`, with `settings`: a shared store (Redis) lets any
+    /// replica behind a load balancer answer for any task. Without one, tasks live in this
+    /// process's memory.
+    #[must_use]
+    pub fn with_task_store(self, store: Arc<dyn TaskStore>, settings: TaskSettings) -> Self {
+        let _ = self.tasks.set(Arc::new(Tasks::new(store, settings)));
+        self
+    }
+
+    /// The server's tasks: in memory unless a store was given.
+    pub(crate) fn tasks(&self) -> &Arc<Tasks> {
+        self.tasks.get_or_init(|| Arc::new(Tasks::in_memory()))
+    }
+
+    /// `tasks/get`, `tasks/update` and `tasks/cancel`: refused at once when the client did
+    /// not declare the extension or the `Mcp-Name` header names another task; otherwise
+    /// left to await the store.
+    pub(super) fn task_request(
+        &self,
+        id: &Id,
+        method: &str,
+        params: &Map<String, Value>,
+        stateless: bool,
+        peer: &Peer<'_>,
+        mirrored: Option<&Mirrored<'_>>,
+    ) -> Step {
+        let refused = |refusal| Step::Answered(Some(Answer::refused(id, refusal)));
+        if !declares_tasks(params.get("_meta"), peer) {
+            return refused((missing_tasks(method), Status::BadRequest));
+        }
+        let task_id = match params.get("taskId") {
+            Some(Value::String(task_id)) => task_id.clone(),
+            _ => {
+                return Step::Answered(Some(Answer::ok(fault_response(
+                    id,
+                    (
+                        jsonrpc::INVALID_PARAMS,
+                        "`taskId` must be the task's id, a string".to_owned(),
+                        None,
+                    ),
+                ))));
+            }
+        };
+        // The header routes the request to the task's replica: it must name this task.
+        if mirrored.is_some_and(|headers| headers.name.is_some()) {
+            if let Err(refusal) = stateless::admit_name(&task_id, mirrored) {
+                return refused(refusal);
+            }
+        }
+        let responses = match (method, params.get("inputResponses")) {
+            ("tasks/update", Some(Value::Object(responses))) => responses.clone(),
+            ("tasks/update", _) => {
+                return Step::Answered(Some(Answer::ok(fault_response(
+                    id,
+                    (
+                        jsonrpc::INVALID_PARAMS,
+                        "`inputResponses` must be an object of answers by key".to_owned(),
+                        None,
+                    ),
+                ))));
+            }
+            _ => Map::new(),
+        };
+        let tasks = Arc::clone(self.tasks());
+        let owner = owner(peer);
+        let method = method.to_owned();
+        let future = async move {
+            let owner = owner.as_deref();
+            let done = match method.as_str() {
+                "tasks/get" => tasks
+                    .get(&task_id, owner)
+                    .await
+                    .map(|record| wire(&record, true)),
+                "tasks/update" => tasks
+                    .update(&task_id, owner, &responses)
+                    .await
+                    .map(|()| Map::new()),
+                _ => tasks.cancel(&task_id, owner).await.map(|()| Map::new()),
+            };
+            match done {
+                Ok(mut result) => {
+                    if !stateless {
+                        // The extension's results say what they are at every revision.
+                        result.insert("resultType".into(), json!("complete"));
+                    }
+                    serde_json::value::to_raw_value(&result)
+                        .map_err(|err| (jsonrpc::INTERNAL_ERROR, err.to_string(), None))
+                }
+                Err((code, message)) => Err((code, message, None)),
+            }
+        };
+        Step::Await(Box::new(Awaiting {
+            id: id.clone(),
+            stateless,
+            future: Box::pin(future),
+        }))
+    }
+
+    /// Runs a call as a task: answered with the task's handle once it is recorded, the
+    /// tool going on in the background. At 2026-07-28 a tool that asks before it has
+    /// anything to wait for is answered over rounds first (`InputRequiredResult`), and
+    /// becomes a task on the round that gets further.
+    pub(super) async fn start_task(&self, pending: PendingCall) -> String {
+        let PendingCall {
+            snapshot,
+            id,
+            stateless,
+            call,
+            meta,
+            mut asks,
+            capabilities,
+            auth,
+            ..
+        } = pending;
+        let tasks = Arc::clone(self.tasks());
+        let owner = auth.as_deref().and_then(owner_of_auth);
+        let token = CancellationToken::new();
+        let panicked = Arc::new(AtomicBool::new(false));
+        let (progress, progress_seen) = watch::channel(None);
+        let mut options = CallOptions::new()
+            .with_cancellation(token.clone())
+            .with_panic_flag(Arc::clone(&panicked))
+            .with_progress(move |report| {
+                let message = report
+                    .message
+                    .clone()
+                    .unwrap_or_else(|| match report.total {
+                        Some(total) => format!("{} of {total}", report.progress),
+                        None => format!("{}", report.progress),
+                    });
+                progress.send_replace(Some(message));
+            });
+        if let Some(meta) = meta {
+            options = options.with_meta(meta);
+        }
+        if let Some(auth) = auth {
+            options = options.with_auth(auth);
+        }
+        // The handshake's revisions: the task's asks wait in its record, not on a stream.
+        if let (None, Some(capabilities)) = (&asks, capabilities) {
+            asks = Some(Arc::new(Asks {
+                capabilities: Some(capabilities),
+                way: Way::Send {
+                    send: None,
+                    outgoing: Arc::clone(&self.outgoing),
+                },
+                task: TaskSlot::default(),
+            }));
+        }
+        if let Some(asks) = &asks {
+            asks.task.mode.store(true, Ordering::Relaxed);
+            options = options.with_asks(Arc::clone(asks));
+        }
+        let tool = call.tool_name.to_string();
+        let call_token = token.clone();
+        let work = async move {
+            let result = snapshot.registry.call_with(call, options).await;
+            if call_token.is_cancelled() {
+                return Ending::Cancelled;
+            }
+            if panicked.load(Ordering::Relaxed) {
+                let message = result.error().map_or_else(
+                    || "the tool panicked".to_owned(),
+                    |error| error.error_message.clone(),
+                );
+                return Ending::Failed(jsonrpc::INTERNAL_ERROR, message);
+            }
+            match serde_json::to_value(CallToolResult::from(result)) {
+                Ok(result) => Ending::Completed(result),
+                Err(err) => Ending::Failed(jsonrpc::INTERNAL_ERROR, err.to_string()),
+            }
+        };
+        let mut work = Box::pin(work);
+        let in_round = asks.as_ref().is_some_and(|asks| asks.round().is_some());
+        let mut ended = None;
+        if in_round {
+            // Polled once here: a tool that asks what the round did not answer ends the
+            // round, before any task exists.
+            if let Some(ending) = (&mut work).now_or_never() {
+                if let Some(asks) = asks
+                    .as_ref()
+                    .filter(|asks| asks.round().is_some_and(Round::is_open))
+                {
+                    return self.input_required(&id, asks);
+                }
+                ended = Some(ending);
+            }
+        }
+        let (record, link) = match tasks.create(&tool, owner, token).await {
+            Ok(created) => created,
+            Err(err) => {
+                return fault_response(
+                    &id,
+                    (
+                        jsonrpc::INTERNAL_ERROR,
+                        format!("the task could not be created: {err}"),
+                        None,
+                    ),
+                );
+            }
+        };
+        if let Some(asks) = &asks {
+            asks.task.set(Arc::clone(&link));
+        }
+        let work: std::pin::Pin<Box<dyn std::future::Future<Output = Ending> + Send>> = match ended
+        {
+            Some(ending) => Box::pin(std::future::ready(ending)),
+            None => work,
+        };
+        tasks.drive(link, work, progress_seen);
+        let mut result = wire(&record, false);
+        result.insert("resultType".into(), json!("task"));
+        if stateless {
+            result.insert(
+                "_meta".into(),
+                json!({ "io.modelcontextprotocol/serverInfo": self.server_info() }),
+            );
+        }
+        jsonrpc::result_response(&id, &result)
+    }
+}
+
+/// Whether a request's client supports tasks: its `_meta` declares the extension, or its
+/// connection did at `initialize`.
+pub(super) fn declares_tasks(meta: Option<&Value>, peer: &Peer<'_>) -> bool {
+    let in_meta = meta
+        .and_then(|meta| meta.get(CLIENT_CAPABILITIES_KEY))
+        .and_then(|capabilities| capabilities.get("extensions"))
+        .and_then(|extensions| extensions.get(EXTENSION))
+        .is_some_and(Value::is_object);
+    in_meta
+        || peer.capabilities.as_ref().is_some_and(|capabilities| {
+            capabilities
+                .get("extensions")
+                .and_then(|extensions| extensions.get(EXTENSION))
+                .is_some_and(Value::is_object)
+        })
+}
+
+/// -32021 for a client that did not declare the tasks extension.
+pub(super) fn missing_tasks(what: &str) -> Fault {
+    (
+        MISSING_CLIENT_CAPABILITY,
+        format!(
+            "{what} needs the client capability `extensions.{EXTENSION}`, which this request does not declare"
+        ),
+        Some(json!({ "requiredCapabilities": { "extensions": { EXTENSION: {} } } })),
+    )
+}
+
+/// Who a task belongs to: the access token's subject and client. Without a token, a task
+/// is anyone's who knows its id (128 random bits).
+fn owner(peer: &Peer<'_>) -> Option<String> {
+    peer.auth.as_deref().and_then(owner_of_auth)
+}
+
+fn owner_of_auth(auth: &crate::AuthInfo) -> Option<String> {
+    match (auth.subject(), auth.client_id()) {
+        (None, None) => Some(String::new()),
+        (subject, client) => Some(format!(
+            "{} {}",
+            subject.unwrap_or_default(),
+            client.unwrap_or_default()
+        )),
+    }
+}

@@ -1,0 +1,583 @@
+//! What runs tasks on one replica: it creates their records, drives their tools, holds
+//! their leases, hears the doorbell for the ones it runs (a cancellation, an answer), and
+//! answers `tasks/get`, `tasks/update` and `tasks/cancel` for any task of the store.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use serde_json::{Map, Value, json};
+use tokio::sync::{oneshot, watch};
+use tokio_util::sync::CancellationToken;
+
+use super::memory::MemoryStore;
+use super::store::{
+    Change, DEFAULT_LEASE, StoreError, TaskRecord, TaskStatus, TaskStore, iso8601, modify, now_ms,
+};
+use crate::talk::{AskError, InputRequest};
+
+/// How tasks are kept and polled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TaskSettings {
+    /// How long a task is kept after its creation (`ttlMs`).
+    pub ttl: Duration,
+    /// How often clients should poll (`pollIntervalMs`).
+    pub poll_interval: Duration,
+    /// How long a replica's hold on a task lasts without renewal: a task whose replica
+    /// stopped is reported failed this long after its last renewal at the latest.
+    pub lease: Duration,
+}
+
+impl Default for TaskSettings {
+    fn default() -> Self {
+        Self {
+            ttl: Duration::from_secs(3600),
+            poll_interval: Duration::from_millis(500),
+            lease: DEFAULT_LEASE,
+        }
+    }
+}
+
+/// A task running on this replica.
+struct Running {
+    /// Cancels the tool's call.
+    cancel: CancellationToken,
+    /// The asks waiting for an answer, by key.
+    waiting: Mutex<HashMap<String, oneshot::Sender<Value>>>,
+}
+
+/// The tasks of one server: its store, and the ones this replica runs.
+pub(crate) struct Tasks {
+    store: Arc<dyn TaskStore>,
+    settings: TaskSettings,
+    /// This replica's name in leases: 64 random bits.
+    replica: String,
+    running: Mutex<HashMap<String, Arc<Running>>>,
+    /// Whether the keeper (leases, doorbell) runs.
+    keeper: tokio::sync::OnceCell<()>,
+}
+
+impl std::fmt::Debug for Tasks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tasks")
+            .field("store", &self.store.describe())
+            .field("settings", &self.settings)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A JSON-RPC error: code, message.
+pub(crate) type TaskFault = (i64, String);
+
+impl Tasks {
+    pub(crate) fn new(store: Arc<dyn TaskStore>, settings: TaskSettings) -> Self {
+        Self {
+            store,
+            settings,
+            replica: random_hex(8),
+            running: Mutex::new(HashMap::new()),
+            keeper: tokio::sync::OnceCell::new(),
+        }
+    }
+
+    /// Tasks in this process's memory.
+    pub(crate) fn in_memory() -> Self {
+        Self::new(Arc::new(MemoryStore::new()), TaskSettings::default())
+    }
+
+    pub(crate) fn store(&self) -> &dyn TaskStore {
+        &*self.store
+    }
+
+    fn lock_running(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Running>>> {
+        self.running
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Starts the keeper once: it renews this replica's leases, and reads again the
+    /// records of its tasks whose doorbell rang (or at every renewal, for a lost ring).
+    async fn keep(self: &Arc<Self>) -> Result<(), StoreError> {
+        self.keeper
+            .get_or_try_init(|| async {
+                let mut doorbell = self.store.doorbell().await?;
+                let tasks = Arc::downgrade(self);
+                let every = self.settings.lease / 3;
+                tokio::spawn(async move {
+                    let mut renew = tokio::time::interval(every);
+                    renew.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+                    loop {
+                        tokio::select! {
+                            rung = doorbell.next() => {
+                                let Some(tasks) = tasks.upgrade() else { return };
+                                match rung {
+                                    Some(id) => tasks.heard(&id).await,
+                                    None => {
+                                        tracing::warn!("the task store's doorbell closed: tasks of this replica hear of changes at lease renewals only");
+                                        // Renewals go on; the store may be back later.
+                                        doorbell = Box::pin(futures_util::stream::pending());
+                                    }
+                                }
+                            }
+                            _ = renew.tick() => {
+                                let Some(tasks) = tasks.upgrade() else { return };
+                                tasks.renew().await;
+                            }
+                        }
+                    }
+                });
+                Ok(())
+            })
+            .await
+            .map(|_| ())
+    }
+
+    /// Renews the lease of every task this replica runs, and acts on their records.
+    async fn renew(&self) {
+        let ids: Vec<String> = self.lock_running().keys().cloned().collect();
+        let until = now_ms() + millis(self.settings.lease);
+        for id in ids {
+            let renewed = modify(&*self.store, &id, |record| {
+                if record.status.is_terminal() {
+                    return Change::Keep;
+                }
+                record.lease_until = Some(until);
+                Change::Store
+            })
+            .await;
+            match renewed {
+                Ok(Some(record)) => self.act(&record),
+                Ok(None) => {}
+                Err(err) => tracing::warn!(task = %id, "a task's lease was not renewed: {err}"),
+            }
+        }
+    }
+
+    /// The doorbell rang for `id`: if this replica runs it, reads its record again.
+    async fn heard(&self, id: &str) {
+        if !self.lock_running().contains_key(id) {
+            return;
+        }
+        match self.store.load(id).await {
+            Ok(Some(kept)) => self.act(&kept.record),
+            Ok(None) => {}
+            Err(err) => tracing::warn!(task = %id, "a task's record could not be read: {err}"),
+        }
+    }
+
+    /// Acts on the record of a task this replica runs: cancels it when it was cancelled,
+    /// hands its asks the answers given.
+    fn act(&self, record: &TaskRecord) {
+        let Some(running) = self.lock_running().get(&record.id).cloned() else {
+            return;
+        };
+        if record.status == TaskStatus::Cancelled {
+            running.cancel.cancel();
+        }
+        let mut waiting = running
+            .waiting
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let answered: Vec<String> = waiting
+            .keys()
+            .filter(|key| record.answers.contains_key(*key))
+            .cloned()
+            .collect();
+        for key in answered {
+            if let (Some(sender), Some(answer)) = (waiting.remove(&key), record.answers.get(&key)) {
+                let _ = sender.send(answer.clone());
+            }
+        }
+    }
+
+    /// A new task for a call of `tool`, by `owner`: recorded (durably, so that any replica
+    /// finds it from now on) and marked as run by this replica.
+    pub(crate) async fn create(
+        self: &Arc<Self>,
+        tool: &str,
+        owner: Option<String>,
+        cancel: CancellationToken,
+    ) -> Result<(TaskRecord, Arc<TaskLink>), StoreError> {
+        self.keep().await?;
+        let now = now_ms();
+        let record = TaskRecord {
+            id: random_hex(16),
+            owner,
+            tool: tool.to_owned(),
+            status: TaskStatus::Working,
+            status_message: None,
+            created_at: now,
+            last_updated_at: now,
+            ttl_ms: Some(millis(self.settings.ttl)),
+            poll_interval_ms: Some(millis(self.settings.poll_interval).max(1)),
+            input_requests: std::collections::BTreeMap::new(),
+            answers: Map::new(),
+            runner: Some(self.replica.clone()),
+            lease_until: Some(now + millis(self.settings.lease)),
+            result: None,
+            error: None,
+        };
+        let running = Arc::new(Running {
+            cancel,
+            waiting: Mutex::new(HashMap::new()),
+        });
+        self.lock_running()
+            .insert(record.id.clone(), Arc::clone(&running));
+        if let Err(err) = self.store.create(&record).await {
+            self.lock_running().remove(&record.id);
+            return Err(err);
+        }
+        let link = Arc::new(TaskLink {
+            tasks: Arc::clone(self),
+            id: record.id.clone(),
+            running,
+        });
+        Ok((record, link))
+    }
+
+    /// Runs `work`, the tool's call, in the background and records how it ended.
+    pub(crate) fn drive(
+        self: &Arc<Self>,
+        link: Arc<TaskLink>,
+        work: Pin<Box<dyn Future<Output = Ending> + Send>>,
+        mut progress: watch::Receiver<Option<String>>,
+    ) {
+        let tasks = Arc::clone(self);
+        tokio::spawn(async move {
+            let id = link.id.clone();
+            let mut work = work;
+            let ending = loop {
+                tokio::select! {
+                    ending = &mut work => break ending,
+                    changed = progress.changed() => {
+                        if changed.is_err() {
+                            break work.await;
+                        }
+                        let message = progress.borrow_and_update().clone();
+                        let written = modify(&*tasks.store, &id, |record| {
+                            if record.status.is_terminal() || record.status_message == message {
+                                return Change::Keep;
+                            }
+                            record.status_message.clone_from(&message);
+                            Change::Store
+                        })
+                        .await;
+                        if let Err(err) = written {
+                            tracing::warn!(task = %id, "a task's progress was not recorded: {err}");
+                        }
+                    }
+                }
+            };
+            tasks.end(&id, ending).await;
+            tasks.lock_running().remove(&id);
+        });
+    }
+
+    /// Records how a task ended, unless it already had (a cancellation comes first). A
+    /// store that fails is tried again for a while: until it answers, the task stays as
+    /// it was, and once the lease lapses any replica reports it failed.
+    async fn end(&self, id: &str, ending: Ending) {
+        let mut pause = Duration::from_millis(50);
+        for _ in 0..8 {
+            let written = modify(&*self.store, id, |record| {
+                if record.status.is_terminal() {
+                    return Change::Keep;
+                }
+                record.input_requests.clear();
+                record.lease_until = None;
+                match &ending {
+                    Ending::Completed(result) => {
+                        record.status = TaskStatus::Completed;
+                        record.result = Some(result.clone());
+                    }
+                    Ending::Failed(code, message) => {
+                        record.status = TaskStatus::Failed;
+                        record.status_message = Some(message.clone());
+                        record.error = Some(json!({ "code": code, "message": message }));
+                    }
+                    Ending::Cancelled => {
+                        record.status = TaskStatus::Cancelled;
+                        record.status_message = Some("the task was cancelled".to_owned());
+                    }
+                }
+                Change::Store
+            })
+            .await;
+            match written {
+                Ok(_) => return,
+                Err(err) => {
+                    tracing::warn!(task = %id, "a task's end was not recorded, trying again: {err}");
+                    tokio::time::sleep(pause).await;
+                    pause *= 2;
+                }
+            }
+        }
+        tracing::error!(task = %id, "a task's end could not be recorded: its lease will lapse and it will be reported failed");
+    }
+
+    /// The record of task `id` for `owner`: `tasks/get`. A task whose runner's lease
+    /// lapsed is reported failed here, by whichever replica is asked.
+    pub(crate) async fn get(&self, id: &str, owner: Option<&str>) -> Result<TaskRecord, TaskFault> {
+        let record = self.owned(id, owner).await?;
+        let lapsed = |record: &TaskRecord| {
+            !record.status.is_terminal() && record.lease_until.is_some_and(|until| until < now_ms())
+        };
+        if !lapsed(&record) {
+            return Ok(record);
+        }
+        let failed = modify(&*self.store, id, |record| {
+            if !lapsed(record) {
+                return Change::Keep;
+            }
+            let message = format!(
+                "the server running this task stopped: its hold on the task lapsed at {} without renewal",
+                iso8601(record.lease_until.unwrap_or_default())
+            );
+            record.status = TaskStatus::Failed;
+            record.input_requests.clear();
+            record.error = Some(json!({ "code": crate::server::INTERNAL_ERROR, "message": message }));
+            record.status_message = Some(message);
+            record.lease_until = None;
+            Change::Store
+        })
+        .await
+        .map_err(store_fault)?;
+        failed.ok_or_else(|| unknown(id))
+    }
+
+    /// Hands the answers in `responses` to the asks of task `id` still waiting for them:
+    /// `tasks/update`. Keys not waiting are ignored.
+    pub(crate) async fn update(
+        &self,
+        id: &str,
+        owner: Option<&str>,
+        responses: &Map<String, Value>,
+    ) -> Result<(), TaskFault> {
+        self.owned(id, owner).await?;
+        let updated = modify(&*self.store, id, |record| {
+            if record.status.is_terminal() {
+                return Change::Keep;
+            }
+            let mut taken = false;
+            for (key, answer) in responses {
+                if record.input_requests.remove(key).is_some() {
+                    record.answers.insert(key.clone(), answer.clone());
+                    taken = true;
+                }
+            }
+            if !taken {
+                return Change::Keep;
+            }
+            if record.input_requests.is_empty() {
+                record.status = TaskStatus::Working;
+            }
+            Change::Store
+        })
+        .await
+        .map_err(store_fault)?;
+        if updated.is_some() {
+            self.store.notify(id).await.map_err(store_fault)?;
+        }
+        Ok(())
+    }
+
+    /// Cancels task `id` unless it ended: `tasks/cancel`.
+    pub(crate) async fn cancel(&self, id: &str, owner: Option<&str>) -> Result<(), TaskFault> {
+        self.owned(id, owner).await?;
+        let cancelled = modify(&*self.store, id, |record| {
+            if record.status.is_terminal() {
+                return Change::Keep;
+            }
+            record.status = TaskStatus::Cancelled;
+            record.status_message = Some("the client cancelled the task".to_owned());
+            record.input_requests.clear();
+            record.lease_until = None;
+            Change::Store
+        })
+        .await
+        .map_err(store_fault)?;
+        if cancelled.is_some() {
+            self.store.notify(id).await.map_err(store_fault)?;
+        }
+        Ok(())
+    }
+
+    /// The record of task `id` if `owner` may see it: a task of another owner is, to
+    /// them, no task at all.
+    async fn owned(&self, id: &str, owner: Option<&str>) -> Result<TaskRecord, TaskFault> {
+        match self.store.load(id).await.map_err(store_fault)? {
+            Some(kept) if kept.record.owner.as_deref() == owner => Ok(kept.record),
+            _ => Err(unknown(id)),
+        }
+    }
+}
+
+/// How a task's call ended.
+#[derive(Debug, Clone)]
+pub(crate) enum Ending {
+    /// With a result (a `CallToolResult`, an error result included).
+    Completed(Value),
+    /// With a protocol-level error.
+    Failed(i64, String),
+    /// Cancelled.
+    Cancelled,
+}
+
+/// What a task's asks go through: its record, and the answers its replica hears of.
+pub(crate) struct TaskLink {
+    tasks: Arc<Tasks>,
+    id: String,
+    running: Arc<Running>,
+}
+
+impl std::fmt::Debug for TaskLink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TaskLink").field("id", &self.id).finish()
+    }
+}
+
+impl TaskLink {
+    /// Asks the client `request` under `key`: the task waits in `input_required` until
+    /// `tasks/update` answers. An answer given before (the same key asked again) is
+    /// answered at once.
+    pub(crate) async fn ask(&self, key: &str, request: InputRequest) -> Result<Value, AskError> {
+        let (sender, answer) = oneshot::channel();
+        self.running
+            .waiting
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(key.to_owned(), sender);
+        let mut given = None;
+        let mut ended = false;
+        let written = modify(self.tasks.store(), &self.id, |record| {
+            if record.status.is_terminal() {
+                ended = true;
+                return Change::Keep;
+            }
+            if let Some(answer) = record.answers.get(key) {
+                given = Some(answer.clone());
+                return Change::Keep;
+            }
+            record
+                .input_requests
+                .insert(key.to_owned(), request.clone());
+            record.status = TaskStatus::InputRequired;
+            Change::Store
+        })
+        .await;
+        let forget = || {
+            self.running
+                .waiting
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .remove(key);
+        };
+        match written {
+            Err(err) => {
+                forget();
+                return Err(AskError::NoClient(leak_reason(&err)));
+            }
+            Ok(None) => {
+                forget();
+                return Err(AskError::NoClient("the task is no longer kept"));
+            }
+            Ok(Some(_)) if ended => {
+                forget();
+                return Err(AskError::NoClient("the task ended"));
+            }
+            Ok(Some(_)) => {}
+        }
+        if let Some(answer) = given {
+            forget();
+            return Ok(answer);
+        }
+        answer
+            .await
+            .map_err(|_| AskError::NoClient("the task ended before the client answered"))
+    }
+}
+
+/// A store failure as an ask's reason; the details go to the log.
+fn leak_reason(err: &StoreError) -> &'static str {
+    tracing::warn!("a task's ask was not recorded: {err}");
+    "the task store failed"
+}
+
+/// `tasks/*` on a task that is not there (or not the caller's): -32602.
+fn unknown(id: &str) -> TaskFault {
+    (
+        crate::server::INVALID_PARAMS,
+        format!("no task `{id}`: it does not exist, or it expired"),
+    )
+}
+
+fn store_fault(err: StoreError) -> TaskFault {
+    (crate::server::INTERNAL_ERROR, err.to_string())
+}
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// `bytes` random bytes as hex.
+fn random_hex(bytes: usize) -> String {
+    let mut buffer = vec![0u8; bytes];
+    // Without randomness an id would be guessable: fall back to the clock and a counter
+    // mixed by the standard hasher only where the system has none, which no supported
+    // system lacks.
+    if getrandom::fill(&mut buffer).is_err() {
+        use std::hash::{BuildHasher, Hasher};
+        static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        for chunk in buffer.chunks_mut(8) {
+            let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+            hasher.write_u64(now_ms());
+            hasher.write_u64(COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+            let bytes = hasher.finish().to_le_bytes();
+            chunk.copy_from_slice(&bytes[..chunk.len()]);
+        }
+    }
+    buffer.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+/// The task as `tasks/get` and `CreateTaskResult` show it: the `Task` fields, and, for
+/// `tasks/get` (`detailed`), what its status carries: `inputRequests`, `result` or
+/// `error`.
+pub(crate) fn wire(record: &TaskRecord, detailed: bool) -> Map<String, Value> {
+    let mut task = Map::new();
+    task.insert("taskId".into(), json!(record.id));
+    task.insert("status".into(), json!(record.status.as_str()));
+    if let Some(message) = &record.status_message {
+        task.insert("statusMessage".into(), json!(message));
+    }
+    task.insert("createdAt".into(), json!(iso8601(record.created_at)));
+    task.insert(
+        "lastUpdatedAt".into(),
+        json!(iso8601(record.last_updated_at)),
+    );
+    task.insert("ttlMs".into(), json!(record.ttl_ms));
+    if let Some(poll) = record.poll_interval_ms {
+        task.insert("pollIntervalMs".into(), json!(poll));
+    }
+    if detailed {
+        match record.status {
+            TaskStatus::InputRequired => {
+                task.insert("inputRequests".into(), json!(record.input_requests));
+            }
+            TaskStatus::Completed => {
+                if let Some(result) = &record.result {
+                    task.insert("result".into(), result.clone());
+                }
+            }
+            TaskStatus::Failed => {
+                if let Some(error) = &record.error {
+                    task.insert("error".into(), error.clone());
+                }
+            }
+            TaskStatus::Working | TaskStatus::Cancelled => {}
+        }
+    }
+    task
+}
