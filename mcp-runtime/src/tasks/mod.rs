@@ -9,11 +9,15 @@
 
 pub(crate) mod engine;
 mod memory;
+#[cfg(feature = "redis")]
+mod redis;
 mod store;
 
 pub use engine::TaskSettings;
 
 pub use memory::{DEFAULT_MEMORY_CAPACITY, MemoryStore};
+#[cfg(feature = "redis")]
+pub use redis::{DEFAULT_NAMESPACE, RedisStore};
 pub use store::{
     Change, DEFAULT_LEASE, Doorbell, StoreError, StoreFuture, TaskRecord, TaskStatus, TaskStore,
     Versioned, iso8601, modify, now_ms,
