@@ -14,7 +14,7 @@ const TOOL: &str = "`mcp_tool` argument";
 const PARAM: &str = "`mcp` parameter argument";
 
 /// The keys the attribute accepts.
-const KEYS: [&str; 21] = [
+const KEYS: [&str; 22] = [
     "name",
     "namespace",
     "title",
@@ -30,6 +30,7 @@ const KEYS: [&str; 21] = [
     "requires_sandbox",
     "inline",
     "timeout",
+    "task",
     "deprecated",
     "crate",
     "errors",
@@ -95,6 +96,8 @@ pub(crate) struct Args {
     pub(crate) requires_sandbox: Option<Spanned<bool>>,
     pub(crate) inline: Option<Spanned<bool>>,
     pub(crate) timeout: Option<Spanned<String>>,
+    /// `task = "optional"`: whether the tool runs as a task, with the span of the `task` key.
+    pub(crate) task: Option<Spanned<Task>>,
     pub(crate) deprecated: Option<String>,
     pub(crate) krate: Option<Path>,
     pub(crate) errors: Option<Vec<String>>,
@@ -106,6 +109,32 @@ pub(crate) struct Args {
     pub(crate) scopes: Option<Vec<String>>,
     /// Keys whose values could not be read (already reported).
     pub(crate) failed: Vec<String>,
+}
+
+/// `task = "…"`: whether a tool runs as a task (MCP's tasks extension), as
+/// `mcp_core::TaskSupport` says it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Task {
+    Forbidden,
+    Optional,
+    Required,
+}
+
+impl Task {
+    /// Each value with what `task = "…"` calls it, in the order messages list them.
+    const ALL: [(&'static str, Self); 3] = [
+        ("forbidden", Self::Forbidden),
+        ("optional", Self::Optional),
+        ("required", Self::Required),
+    ];
+
+    /// What `task = "…"` calls it.
+    pub(crate) fn as_str(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(_, task)| *task == self)
+            .map_or("", |(name, _)| name)
+    }
 }
 
 /// `#[mcp_resource]`'s arguments as written.
@@ -300,6 +329,7 @@ fn parse_one(args: &mut Args, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
         "namespace" => set(meta, TOOL, &mut args.namespace, spanned_string(meta)?),
         "version" => set(meta, TOOL, &mut args.version, spanned_string(meta)?),
         "timeout" => set(meta, TOOL, &mut args.timeout, spanned_string(meta)?),
+        "task" => set(meta, TOOL, &mut args.task, task(meta)?),
         "title" => set(meta, TOOL, &mut args.title, string(meta)?),
         "description" => set(meta, TOOL, &mut args.description, spanned_string(meta)?),
         "category" => set(meta, TOOL, &mut args.category, string(meta)?),
@@ -394,6 +424,45 @@ fn last_modified(meta: &ParseNestedMeta<'_>) -> syn::Result<LastModified> {
             other,
             "`last_modified` takes a time, `last_modified = \"2025-01-12T15:00:58Z\"`, or the path of a function `fn() -> SystemTime` called at each listing: `last_modified = path::to_fn`",
         )),
+    }
+}
+
+/// `task = "optional"`: one of [`Task::ALL`], spanned at the `task` key; any other value is
+/// refused on the value, naming the three.
+fn task(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned<Task>> {
+    let key = meta
+        .path
+        .get_ident()
+        .map_or_else(Span::call_site, Ident::span);
+    let names: Vec<&str> = Task::ALL.iter().map(|(name, _)| *name).collect();
+    let allowed = format!("\"{}\", \"{}\" or \"{}\"", names[0], names[1], names[2]);
+    let lit = match value_expr(meta, "task = \"optional\"")? {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(lit),
+            ..
+        }) => lit,
+        other => {
+            return Err(syn::Error::new_spanned(
+                other,
+                format!("`task` takes a string, one of {allowed}: `task = \"optional\"`"),
+            ));
+        }
+    };
+    let value = lit.value();
+    match Task::ALL.iter().find(|(name, _)| *name == value) {
+        Some((_, task)) => Ok(Spanned {
+            value: *task,
+            span: key,
+        }),
+        None => {
+            let hint = closest(&value.to_lowercase(), &names)
+                .map(|name| format!("; did you mean \"{name}\"?"))
+                .unwrap_or_default();
+            Err(syn::Error::new_spanned(
+                lit,
+                format!("`task` is one of {allowed}, not {value:?}{hint}"),
+            ))
+        }
     }
 }
 
@@ -741,5 +810,24 @@ impl Errors {
 
     pub(crate) fn into_error(self) -> Option<syn::Error> {
         self.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn task_values_are_those_mcp_core_knows() {
+        // `TaskSupport::as_str` is the one the wire's `execution.taskSupport` uses.
+        let core = [
+            mcp_core::TaskSupport::Forbidden,
+            mcp_core::TaskSupport::Optional,
+            mcp_core::TaskSupport::Required,
+        ];
+        for ((name, task), core) in Task::ALL.into_iter().zip(core) {
+            assert_eq!(name, core.as_str());
+            assert_eq!(task.as_str(), core.as_str());
+        }
     }
 }

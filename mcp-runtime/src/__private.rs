@@ -33,7 +33,7 @@ pub use crate::registry::{
 };
 pub use crate::talk::{Form, FormChoice, FormField};
 pub use inventory;
-pub use mcp_core::{DefinitionError, ToolAnnotations, ToolDefinition};
+pub use mcp_core::{DefinitionError, TaskSupport, ToolAnnotations, ToolDefinition};
 pub use mcp_core::{
     PromptArgument, PromptDefinition, ResourceAnnotations, ResourceDefinition,
     ResourceTemplateDefinition, Role,

@@ -219,6 +219,14 @@ fn definition(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
             let nanos = u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX);
             quote!(.with_timeout(#private::Duration::from_nanos(#nanos)))
         });
+    let task = args.task.as_ref().map(|task| {
+        let variant = match task.value {
+            attr::Task::Forbidden => quote!(Forbidden),
+            attr::Task::Optional => quote!(Optional),
+            attr::Task::Required => quote!(Required),
+        };
+        quote!(.with_task_support(#private::TaskSupport::#variant))
+    });
     let hint = |hint: &Option<attr::Spanned<bool>>| match hint {
         Some(hint) => {
             let value = hint.value;
@@ -268,6 +276,7 @@ fn definition(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
         #(#examples)*
         #deprecated
         #timeout
+        #task
         .with_annotations(#private::ToolAnnotations {
             read_only: #read_only,
             destructive: #destructive,

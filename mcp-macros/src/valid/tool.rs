@@ -378,6 +378,17 @@ fn check_attributes(tool: &Tool, args: &Args, errors: &mut Errors) {
             ));
         }
     }
+    if let (Some(task), Some(inline)) = (&args.task, &args.inline) {
+        if inline.value && task.value != attr::Task::Forbidden {
+            errors.push(syn::Error::new(
+                task.span,
+                format!(
+                    "`task = \"{}\"` cannot go with `inline`: a task runs in the background, while an `inline` tool runs to its end where it is called; drop one of them",
+                    task.value.as_str()
+                ),
+            ));
+        }
+    }
     if let (Some(read_only), Some(destructive)) = (&args.read_only, &args.destructive) {
         if read_only.value && destructive.value {
             errors.push(syn::Error::new(
