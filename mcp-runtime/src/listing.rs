@@ -3,13 +3,14 @@
 
 use std::fmt::Write;
 
-use mcp_core::ToolDefinition;
+use mcp_core::{TaskSupport, ToolDefinition};
 use serde_json::{Map, Value, json};
 
 use crate::tool::RegisteredTool;
 
 /// The stable, scriptable manifest of `tools`: name, title, description, version, category,
-/// tags, annotations, the OAuth scopes a caller needs, input and output schema.
+/// tags, annotations, the OAuth scopes a caller needs, whether the tool runs as a task
+/// (`taskSupport`, only for a tool that may), input and output schema.
 pub fn manifest<'a>(tools: impl IntoIterator<Item = &'a RegisteredTool>) -> Value {
     let tools: Vec<Value> = tools
         .into_iter()
@@ -20,7 +21,7 @@ pub fn manifest<'a>(tools: impl IntoIterator<Item = &'a RegisteredTool>) -> Valu
 
 fn manifest_entry(definition: &ToolDefinition) -> Value {
     let hints = definition.annotations();
-    json!({
+    let mut entry = json!({
         "name": definition.name(),
         "title": definition.title(),
         "description": definition.description(),
@@ -36,10 +37,23 @@ fn manifest_entry(definition: &ToolDefinition) -> Value {
             "requiresSandbox": hints.requires_sandbox,
         },
         "scopes": definition.scopes(),
-        "errors": definition.errors().iter().map(|error| error.as_str()).collect::<Vec<_>>(),
-        "inputSchema": definition.input_schema(),
-        "outputSchema": definition.output_schema(),
-    })
+    });
+    // Absent for the default, so the entries of tools that never run as tasks stay as
+    // they were.
+    let support = definition.task_support();
+    if support != TaskSupport::Forbidden {
+        entry["taskSupport"] = json!(support.as_str());
+    }
+    entry["errors"] = json!(
+        definition
+            .errors()
+            .iter()
+            .map(|error| error.as_str())
+            .collect::<Vec<_>>()
+    );
+    entry["inputSchema"] = json!(definition.input_schema());
+    entry["outputSchema"] = json!(definition.output_schema());
+    entry
 }
 
 /// The first line of a tool's description, for one-line listings.
@@ -182,6 +196,41 @@ fn inline(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_tool_that_may_run_as_a_task_says_so() {
+        let schema = schemars::json_schema!({ "type": "object" });
+        let plain = ToolDefinition::new("jobs.plain", schema).unwrap();
+        let keys: Vec<String> = manifest_entry(&plain)
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
+        assert!(!keys.iter().any(|key| key == "taskSupport"), "{keys:?}");
+        // The order of the keys is the manifest's: the new one comes after the scopes.
+        let after_scopes: Vec<&str> = keys
+            .iter()
+            .skip_while(|key| *key != "scopes")
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            after_scopes,
+            ["scopes", "errors", "inputSchema", "outputSchema"]
+        );
+        for support in [TaskSupport::Optional, TaskSupport::Required] {
+            let entry = manifest_entry(&plain.clone().with_task_support(support));
+            assert_eq!(entry["taskSupport"], support.as_str());
+            let keys: Vec<&str> = entry
+                .as_object()
+                .unwrap()
+                .keys()
+                .map(String::as_str)
+                .collect();
+            let at = keys.iter().position(|key| *key == "taskSupport").unwrap();
+            assert_eq!(keys[at - 1], "scopes");
+        }
+    }
 
     #[test]
     fn refs_are_inlined_and_defs_dropped() {

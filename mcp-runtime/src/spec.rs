@@ -19,7 +19,7 @@ pub const RESOURCES_DIR: &str = "resources";
 /// The directory of the prompts' specifications.
 pub const PROMPTS_DIR: &str = "prompts";
 
-use mcp_core::{ErrorType, MCPToolResult, ToolDefinition};
+use mcp_core::{ErrorType, MCPToolResult, TaskSupport, ToolDefinition};
 use serde_json::{Map, Value, json};
 
 use crate::tool::RegisteredTool;
@@ -65,6 +65,9 @@ pub fn specification(
     }
     if let Some(note) = definition.deprecated() {
         let _ = writeln!(out, "- **Deprecated**: {note}");
+    }
+    if let Some(line) = task_line(definition.task_support()) {
+        let _ = writeln!(out, "- {line}");
     }
     out.push('\n');
 
@@ -253,6 +256,23 @@ fn error_conditions(definition: &ToolDefinition) -> Vec<(String, String)> {
         "the tool failed for a reason of its own, or panicked".to_owned(),
     ));
     conditions
+}
+
+/// Whether the tool runs as a task, in plain words; nothing for a tool that never does.
+fn task_line(support: TaskSupport) -> Option<&'static str> {
+    match support {
+        TaskSupport::Forbidden => None,
+        TaskSupport::Optional => Some(
+            "Runs as a task (MCP tasks extension): optional — a client that supports tasks gets \
+             a task at once and asks for the result when it is done; any other client gets the \
+             result as the answer to its call.",
+        ),
+        TaskSupport::Required => Some(
+            "Runs as a task (MCP tasks extension): required — a client gets a task at once and \
+             asks for the result when it is done; a client that does not support tasks is \
+             refused.",
+        ),
+    }
 }
 
 fn idempotency(definition: &ToolDefinition) -> &'static str {
@@ -516,6 +536,35 @@ mod tests {
         for directory in [RESOURCES_DIR, PROMPTS_DIR] {
             assert!(mcp_core::ToolName::new(directory).is_err(), "{directory}");
         }
+    }
+
+    #[test]
+    fn a_tool_that_may_run_as_a_task_says_so_in_its_purpose() {
+        let mut registry = Registry::builder().build().unwrap();
+        for (name, support) in [
+            ("jobs.plain", TaskSupport::Forbidden),
+            ("jobs.maybe", TaskSupport::Optional),
+            ("jobs.always", TaskSupport::Required),
+        ] {
+            let definition =
+                ToolDefinition::new(name, schemars::json_schema!({ "type": "object" }))
+                    .unwrap()
+                    .with_task_support(support);
+            registry
+                .register(definition, |_arguments, _ctx| async { Ok(json!({})) })
+                .unwrap();
+        }
+        let purpose = |name: &str| {
+            let spec = specification(registry.get(name).unwrap(), |_| None);
+            let start = spec.find("### 1.").unwrap();
+            let end = spec.find("### 2.").unwrap();
+            spec[start..end].to_owned()
+        };
+        assert!(!purpose("jobs.plain").contains("task"));
+        let line = "- Runs as a task (MCP tasks extension): ";
+        assert!(purpose("jobs.maybe").contains(&format!("{line}optional — ")));
+        assert!(purpose("jobs.always").contains(&format!("{line}required — ")));
+        assert!(purpose("jobs.always").contains("does not support tasks is refused"));
     }
 
     #[test]
