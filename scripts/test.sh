@@ -9,9 +9,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # nginx, for the scale-out and TLS tests (tests/tests/scale_out.rs, client_https.rs), which
-# start their own instances; openssl, which makes the TLS test's certificate.
+# start their own instances; openssl, which makes the TLS test's certificate; redis-server,
+# for the task store's tests (tests/tests/task_store.rs), which start their own too.
 missing=()
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx)
+command -v redis-server >/dev/null || [ -x /usr/bin/redis-server ] || missing+=(redis-server)
 command -v openssl >/dev/null || missing+=(openssl)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "== installing ${missing[*]}"

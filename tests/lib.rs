@@ -2,6 +2,7 @@
 
 pub mod issuer;
 pub mod nginx;
+pub mod redis;
 
 use std::ffi::OsStr;
 use std::io::BufReader;

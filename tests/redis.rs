@@ -1,0 +1,197 @@
+//! redis-server, as the task store's tests run it: Debian's binary, in the foreground,
+//! without persistence, from a temporary directory of its own, on a free loopback port.
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crate::nginx::temp_dir;
+
+/// redis-server: on PATH, or where Debian's package puts it.
+pub fn binary() -> PathBuf {
+    let on_path = std::env::var_os("PATH")
+        .map(|path| std::env::split_paths(&path).collect::<Vec<_>>())
+        .unwrap_or_default();
+    on_path
+        .into_iter()
+        .chain([PathBuf::from("/usr/bin"), PathBuf::from("/usr/local/bin")])
+        .map(|dir| dir.join("redis-server"))
+        .find(|candidate| candidate.is_file())
+        .unwrap_or_else(|| {
+            panic!(
+                "redis-server is not installed (looked on PATH, in /usr/bin and /usr/local/bin): \
+                 scripts/test.sh installs it, or run `apt-get install redis-server`"
+            )
+        })
+}
+
+/// A redis-server of its own; killed, and its directory removed, when dropped.
+pub struct Redis {
+    /// Where it listens: `redis://127.0.0.1:PORT`.
+    pub url: String,
+    /// Its port.
+    pub port: u16,
+    child: Option<Child>,
+    dir: PathBuf,
+}
+
+impl Redis {
+    /// Starts redis-server on a free loopback port and waits until it answers `PING`. A
+    /// free port can be taken between looking and binding: it tries again, on another,
+    /// twice.
+    #[track_caller]
+    pub fn start() -> Self {
+        let mut attempts = Vec::new();
+        for _ in 0..3 {
+            let port = TcpListener::bind("127.0.0.1:0")
+                .and_then(|listener| listener.local_addr())
+                .expect("a free port")
+                .port();
+            match Self::start_on(port) {
+                Ok(redis) => return redis,
+                Err(failure) => attempts.push(failure),
+            }
+        }
+        panic!("redis-server did not start:\n{}", attempts.join("\n\n"));
+    }
+
+    /// Starts redis-server on `port` (one a killed instance had, say) and waits until it
+    /// answers `PING`.
+    ///
+    /// # Errors
+    ///
+    /// What it logged, when it exits or does not answer within 10 seconds.
+    pub fn start_on(port: u16) -> Result<Self, String> {
+        let binary = binary();
+        let dir = temp_dir("redis");
+        let log = dir.join("redis.log");
+        let child = Command::new(&binary)
+            .args(["--save", "", "--appendonly", "no", "--bind", "127.0.0.1"])
+            .arg("--port")
+            .arg(port.to_string())
+            .arg("--dir")
+            .arg(&dir)
+            .arg("--logfile")
+            .arg(&log)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|err| panic!("{} does not start: {err}", binary.display()));
+        let mut redis = Self {
+            url: format!("redis://127.0.0.1:{port}"),
+            port,
+            child: Some(child),
+            dir,
+        };
+        redis.wait_until_answering()?;
+        Ok(redis)
+    }
+
+    fn wait_until_answering(&mut self) -> Result<(), String> {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(child) = &mut self.child {
+                if let Some(status) = child.try_wait().expect("status") {
+                    return Err(format!("redis-server exited ({status}):\n{}", self.log()));
+                }
+            }
+            if self.ping() {
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                return Err(format!(
+                    "redis-server does not answer on port {}:\n{}",
+                    self.port,
+                    self.log()
+                ));
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Whether it answers `PING` with `PONG`.
+    pub fn ping(&self) -> bool {
+        self.command(&["PING"])
+            .is_some_and(|answer| answer == "+PONG")
+    }
+
+    /// Sends one command, on a connection of its own, and returns the first line of the
+    /// answer (`+PONG`, `$12`, `:3`), or `None` when the server cannot be reached. Enough
+    /// for `PING` and for counting: the task store's own client is what the tests test.
+    pub fn command(&self, args: &[&str]) -> Option<String> {
+        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).ok()?;
+        stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+        let mut request = format!("*{}\r\n", args.len());
+        for arg in args {
+            request.push_str(&format!("${}\r\n{arg}\r\n", arg.len()));
+        }
+        stream.write_all(request.as_bytes()).ok()?;
+        let mut answer = Vec::new();
+        let mut byte = [0u8; 1];
+        while !answer.ends_with(b"\r\n") {
+            if stream.read(&mut byte).ok()? == 0 {
+                return None;
+            }
+            answer.push(byte[0]);
+        }
+        answer.truncate(answer.len() - 2);
+        String::from_utf8(answer).ok()
+    }
+
+    /// The `INFO` of `section` (`stats`, `commandstats`, ...): its `name:value` lines.
+    pub fn info(&self, section: &str) -> Vec<(String, String)> {
+        let mut stream =
+            TcpStream::connect(("127.0.0.1", self.port)).expect("redis-server is reachable");
+        stream
+            .write_all(
+                format!("*2\r\n$4\r\nINFO\r\n${}\r\n{section}\r\n", section.len()).as_bytes(),
+            )
+            .expect("INFO is sent");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(5)))
+            .expect("a timeout");
+        // `$LENGTH\r\n`, then LENGTH bytes and `\r\n`.
+        let mut head = Vec::new();
+        let mut byte = [0u8; 1];
+        while !head.ends_with(b"\r\n") {
+            stream.read_exact(&mut byte).expect("the INFO answer");
+            head.push(byte[0]);
+        }
+        let length: usize = std::str::from_utf8(&head[1..head.len() - 2])
+            .ok()
+            .and_then(|length| length.parse().ok())
+            .unwrap_or_else(|| panic!("INFO answered {}", String::from_utf8_lossy(&head)));
+        let mut body = vec![0u8; length];
+        stream.read_exact(&mut body).expect("the INFO answer");
+        String::from_utf8_lossy(&body)
+            .lines()
+            .filter_map(|line| line.split_once(':'))
+            .map(|(name, value)| (name.to_owned(), value.to_owned()))
+            .collect()
+    }
+
+    /// Kills it at once (SIGKILL), as a crash or a lost host would: its clients' connections
+    /// drop. Its directory stays until it is dropped.
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// What it logged.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.join("redis.log")).unwrap_or_default()
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        self.kill();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
