@@ -97,8 +97,9 @@ impl std::fmt::Debug for RedisStore {
 }
 
 impl RedisStore {
-    /// Connects to the Redis at `url` (`redis://`, `rediss://` or `unix://`), in the
-    /// namespace [`DEFAULT_NAMESPACE`].
+    /// Connects to the Redis at `url` (`redis://` or `unix://`; `rediss://`, TLS, is refused
+    /// with an error saying this build has no TLS for Redis), in the namespace
+    /// [`DEFAULT_NAMESPACE`].
     ///
     /// # Errors
     ///
@@ -125,8 +126,16 @@ impl RedisStore {
         if namespace.is_empty() {
             return Err(StoreError::new("the Redis namespace is empty"));
         }
-        let client = Client::open(url)
-            .map_err(|err| StoreError::new(format!("`{shown}` is no Redis address: {err}")))?;
+        let client = Client::open(url).map_err(|err| {
+            if scheme == Some("rediss") {
+                StoreError::new(format!(
+                    "`{shown}`: this build has no TLS for Redis (rediss://); reach Redis by \
+                     redis:// on a private network, or through a TLS tunnel ({err})"
+                ))
+            } else {
+                StoreError::new(format!("`{shown}` is no Redis address: {err}"))
+            }
+        })?;
         let description = format!("{} (namespace {namespace})", address(&client));
         // A refused connection is tried twice more, then reported: a store that is not
         // there at startup is a configuration error, not a blip.
@@ -455,6 +464,15 @@ mod tests {
             assert!(err.0.contains("is no Redis address"), "{err}");
             assert!(!err.0.contains("secret"), "{err}");
         }
+    }
+
+    #[tokio::test]
+    async fn says_it_has_no_tls() {
+        let err = RedisStore::connect("rediss://user:secret@example.com:6380/0")
+            .await
+            .expect_err("no TLS");
+        assert!(err.0.contains("no TLS for Redis"), "{err}");
+        assert!(!err.0.contains("secret"), "{err}");
     }
 
     #[tokio::test]
