@@ -39,6 +39,29 @@ done
 url=$(awk '/^listening on / { print $3; exit }' "$log")
 [ -n "$url" ] || { echo "the conformance server did not start:"; cat "$log"; exit 1; }
 
+# The tasks extension's scenarios again, against a second server whose tasks live in Redis
+# (Debian's redis-server, on loopback, nothing saved).
+redis_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+redis_dir=$(mktemp -d)
+redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no --dir "$redis_dir" \
+  > "$results/redis.log" 2>&1 &
+redis=$!
+trap 'kill "$server" "$redis" "${redis_server:-}" 2>/dev/null || true; rm -rf "$redis_dir"' EXIT
+for _ in $(seq 1 100); do
+  redis-cli -p "$redis_port" ping > /dev/null 2>&1 && break
+  sleep 0.1
+done
+redis_log=target/conformance-server-redis.log
+target/debug/conformance-server serve --http 127.0.0.1:0 --llm-names --llm-names-bare tasks \
+  --task-store "redis://127.0.0.1:$redis_port" --task-namespace conformance 2> "$redis_log" &
+redis_server=$!
+for _ in $(seq 1 100); do
+  grep -q '^listening on ' "$redis_log" && break
+  sleep 0.1
+done
+redis_url=$(awk '/^listening on / { print $3; exit }' "$redis_log")
+[ -n "$redis_url" ] || { echo "the conformance server with Redis did not start:"; cat "$redis_log"; exit 1; }
+
 # Fetched once, before the two runs share npm's cache.
 conformance list --requirements 2026-07-28 > /dev/null
 
@@ -56,6 +79,17 @@ for set in "${sets[@]}"; do
   pids+=($!)
   runs+=("client $set")
 done
+tasks_scenarios=(tasks-lifecycle tasks-capability-negotiation tasks-wire-fields
+  tasks-request-state-removal tasks-mrtr-input tasks-request-headers
+  tasks-dispatch-and-envelope tasks-required-task-error tasks-mrtr-composition)
+(
+  for scenario in "${tasks_scenarios[@]}"; do
+    conformance server --url "$redis_url" --scenario "$scenario" --spec-version 2026-07-28 \
+      --force --output-dir "$results/redis" 2>&1 | grep -E '^(Passed|Total)|FAILURE|WARNING' \
+      | sed "s/^/$scenario: /"
+  done
+) > "$results/tasks-redis.log" 2>&1 &
+redis_run=$!
 failed=0
 for i in "${!runs[@]}"; do
   status=0
@@ -71,6 +105,13 @@ for i in "${!runs[@]}"; do
   fi
   [ "$status" -eq 0 ] || failed=1
 done
+wait "$redis_run" || true
+echo "== the tasks extension's scenarios against the Redis task store"
+cat "$results/tasks-redis.log"
+if [ "$(grep -cE ': Passed: [0-9]+/[0-9]+, 0 failed, 0 warnings' "$results/tasks-redis.log")" -ne ${#tasks_scenarios[@]} ]; then
+  echo "== not every tasks scenario passed against Redis"
+  failed=1
+fi
 # The tasks extension's scenarios: reported, not scored, by the suite; every one must pass.
 tasks_log="$results/2026-07-28.log"
 if grep -q '✗ tasks-' "$tasks_log"; then

@@ -165,6 +165,46 @@ fn word_count(
     }
 }
 
+/// Count the words and characters of a text, slowly: after `delay_ms`. A client that
+/// supports tasks gets a task handle at once and polls for the count; with `confirm`, the
+/// task first asks the user whether to go on.
+#[mcp_tool(namespace = "text", category = "text", read_only, task = "optional")]
+async fn slow_count(
+    ctx: &ToolContext,
+    /// The text to count.
+    text: String,
+    /// How long to take, in milliseconds (at most ten minutes).
+    #[schemars(range(max = 600_000))]
+    delay_ms: u64,
+    /// Ask the user to confirm before counting.
+    #[serde(default)]
+    confirm: bool,
+) -> Result<WordCount, ToolError> {
+    if confirm {
+        // Asked within the task, while the client polls it.
+        ctx.start_task();
+        let form = mcp_runtime::serde_json::json!({
+            "type": "object",
+            "properties": { "go": { "type": "boolean", "description": "Count it?" } },
+            "required": ["go"],
+        });
+        let answer = ctx.elicit_with("go", "Count this text?", form).await?;
+        let go = answer.accepted().and_then(|content| {
+            content
+                .get("go")
+                .and_then(mcp_runtime::serde_json::Value::as_bool)
+        });
+        if go != Some(true) {
+            return Err(ToolError::execution(
+                "the user did not want the text counted",
+            ));
+        }
+    }
+    ctx.progress(0.0, Some(1.0), Some("counting"));
+    tokio::time::sleep(std::time::Duration::from_millis(delay_ms)).await;
+    Ok(word_count(text))
+}
+
 /// A summary the client's model wrote.
 #[derive(Debug, PartialEq, Serialize, JsonSchema)]
 struct Summary {

@@ -55,6 +55,18 @@ pub(super) struct ServeArgs {
     /// `app.greet` as `greet`.
     #[arg(long, value_name = "NAMESPACE", requires = "llm_names")]
     llm_names_bare: Option<String>,
+    /// Where the state of tools run as tasks lives: `memory` (this process, the default)
+    /// or a Redis URL (`redis://127.0.0.1:6379`), shared by every replica behind a load
+    /// balancer so that any of them answers for any task. Redis needs the `redis` feature.
+    #[arg(
+        long,
+        value_name = "memory|redis://HOST:PORT",
+        default_value = "memory"
+    )]
+    task_store: String,
+    /// The prefix of the Redis task store's keys, so that several apps share one Redis.
+    #[arg(long, value_name = "NAMESPACE", default_value = "mcp-runtime")]
+    task_namespace: String,
     /// How many tools one page of `tools/list` holds.
     #[arg(long, default_value_t = server::DEFAULT_PAGE_SIZE)]
     page_size: usize,
@@ -108,6 +120,8 @@ pub(super) fn run(
         rate_burst,
         llm_names,
         llm_names_bare,
+        task_store,
+        task_namespace,
         page_size,
         dangerous,
         state_key_file,
@@ -152,6 +166,7 @@ pub(super) fn run(
         }
     };
     let options = Options {
+        task_store: (task_store, task_namespace),
         llm_names,
         llm_names_bare,
         page_size,
@@ -162,6 +177,8 @@ pub(super) fn run(
 
 /// How the server serves, besides its transport.
 struct Options {
+    /// `--task-store` and `--task-namespace`.
+    task_store: (String, String),
     llm_names: bool,
     llm_names_bare: Option<String>,
     page_size: usize,
@@ -200,6 +217,7 @@ fn serve(
     registry: ServedRegistry,
     transport: Transport,
     Options {
+        task_store,
         llm_names,
         llm_names_bare,
         page_size,
@@ -218,6 +236,16 @@ fn serve(
         }
     };
     let mut server = Server::new(registry).with_page_size(page_size);
+    match runtime.block_on(task_store_of(&task_store.0, &task_store.1)) {
+        Ok(Some(store)) => {
+            server = server.with_task_store(store, crate::tasks::TaskSettings::default());
+        }
+        Ok(None) => {}
+        Err(err) => {
+            eprintln!("error: --task-store {}: {err}", task_store.0);
+            return FAILURE;
+        }
+    }
     if let Some(key) = state_key {
         server = server.with_state_key(key);
     }
@@ -325,5 +353,33 @@ mod tests {
         ] {
             assert!(parse(wrong).is_err(), "{wrong:?}");
         }
+    }
+}
+
+/// The task store `--task-store` names: `None` for `memory`, the default.
+async fn task_store_of(
+    store: &str,
+    namespace: &str,
+) -> Result<Option<Arc<dyn crate::tasks::TaskStore>>, String> {
+    if store == "memory" {
+        return Ok(None);
+    }
+    let redis = ["redis://", "rediss://", "unix://"]
+        .iter()
+        .any(|scheme| store.starts_with(scheme));
+    if !redis {
+        return Err("a task store is `memory` or a Redis URL (redis://HOST:PORT)".to_owned());
+    }
+    #[cfg(feature = "redis")]
+    {
+        let store = crate::tasks::RedisStore::connect_with_namespace(store, namespace)
+            .await
+            .map_err(|err| err.to_string())?;
+        Ok(Some(Arc::new(store)))
+    }
+    #[cfg(not(feature = "redis"))]
+    {
+        let _ = namespace;
+        Err("this program was built without mcp-runtime's `redis` feature".to_owned())
     }
 }
