@@ -165,9 +165,10 @@ fn word_count(
     }
 }
 
-/// Count the words and characters of a text, slowly: after `delay_ms`. A client that
-/// supports tasks gets a task handle at once and polls for the count; with `confirm`, the
-/// task first asks the user whether to go on.
+/// Count the words and characters of a text, slowly.
+///
+/// The count comes after `delay_ms`. A client that supports tasks gets a task handle at once
+/// and polls for the count; with `confirm`, the task first asks the user whether to go on.
 #[mcp_tool(namespace = "text", category = "text", read_only, task = "optional")]
 async fn slow_count(
     ctx: &ToolContext,
