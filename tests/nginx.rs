@@ -161,3 +161,29 @@ pub fn temp_dir(label: &str) -> PathBuf {
     std::fs::create_dir(&dir).unwrap_or_else(|err| panic!("{}: {err}", dir.display()));
     dir
 }
+
+/// `examples/http/nginx.conf`, the documented configuration, listening on `address` and
+/// passing to `first` and `second`.
+pub fn example(address: &str, first: &str, second: &str) -> String {
+    let example =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/http/nginx.conf");
+    let template = std::fs::read_to_string(&example)
+        .unwrap_or_else(|err| panic!("{}: {err}", example.display()));
+    // The addresses appear in the comment at the top too: change them below it.
+    let (comment, body) = template.split_at(template.find("\ndaemon").expect("daemon"));
+    let mut body = body.to_owned();
+    for (from, to) in [
+        ("127.0.0.1:8081", first),
+        ("127.0.0.1:8082", second),
+        ("127.0.0.1:8080", address),
+    ] {
+        assert_eq!(
+            body.matches(from).count(),
+            1,
+            "{} names {from} once in its config",
+            example.display()
+        );
+        body = body.replace(from, to);
+    }
+    format!("{comment}{body}")
+}

@@ -8,13 +8,12 @@
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
 use std::time::Duration;
 
-use mcp_tests::nginx::Nginx;
+use mcp_tests::nginx::{self, Nginx};
 use mcp_tests::{HttpServer, quickstart_bin};
 use serde_json::{Value, json};
 
@@ -30,7 +29,7 @@ fn two_servers_behind_nginx_share_calls_and_survive_a_kill() {
     let mut first = HttpServer::spawn(quickstart_bin(), &[]);
     let mut second = HttpServer::spawn(quickstart_bin(), &[]);
     let servers = [first.address.to_string(), second.address.to_string()];
-    let proxy = Nginx::start(|address| proxied(address, &servers[0], &servers[1]));
+    let proxy = Nginx::start(|address| nginx::example(address, &servers[0], &servers[1]));
     // What the processes said, for a failure's message.
     let stderr = |first: &mut HttpServer, second: &mut HttpServer| {
         format!(
@@ -275,32 +274,4 @@ fn answered_by(lines: &[String]) -> BTreeMap<String, usize> {
         *counts.entry(last).or_insert(0) += 1;
     }
     counts
-}
-
-// ---------------------------------------------------------------------------------------
-// The processes
-
-/// `examples/http/nginx.conf`, the documented configuration, listening on `address` and
-/// passing to `first` and `second`.
-fn proxied(address: &str, first: &str, second: &str) -> String {
-    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/http/nginx.conf");
-    let template = std::fs::read_to_string(&example)
-        .unwrap_or_else(|err| panic!("{}: {err}", example.display()));
-    // The addresses appear in the comment at the top too: change them below it.
-    let (comment, body) = template.split_at(template.find("\ndaemon").expect("daemon"));
-    let mut body = body.to_owned();
-    for (from, to) in [
-        ("127.0.0.1:8081", first),
-        ("127.0.0.1:8082", second),
-        ("127.0.0.1:8080", address),
-    ] {
-        assert_eq!(
-            body.matches(from).count(),
-            1,
-            "{} names {from} once in its config",
-            example.display()
-        );
-        body = body.replace(from, to);
-    }
-    format!("{comment}{body}")
 }

@@ -67,6 +67,13 @@ pub(super) struct ServeArgs {
     /// The prefix of the Redis task store's keys, so that several apps share one Redis.
     #[arg(long, value_name = "NAMESPACE", default_value = "mcp-runtime")]
     task_namespace: String,
+    /// How long a task is kept after its creation, its result included (`ttlMs`).
+    #[arg(long, value_name = "DURATION", default_value = "1h", value_parser = humantime::parse_duration)]
+    task_ttl: std::time::Duration,
+    /// How long a replica's hold on a running task lasts without renewal (renewed every
+    /// third of it): a task whose replica stopped is reported failed within this time.
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = humantime::parse_duration)]
+    task_lease: std::time::Duration,
     /// How many tools one page of `tools/list` holds.
     #[arg(long, default_value_t = server::DEFAULT_PAGE_SIZE)]
     page_size: usize,
@@ -122,6 +129,8 @@ pub(super) fn run(
         llm_names_bare,
         task_store,
         task_namespace,
+        task_ttl,
+        task_lease,
         page_size,
         dangerous,
         state_key_file,
@@ -167,6 +176,11 @@ pub(super) fn run(
     };
     let options = Options {
         task_store: (task_store, task_namespace),
+        task_settings: crate::tasks::TaskSettings {
+            ttl: task_ttl,
+            lease: task_lease.max(std::time::Duration::from_millis(300)),
+            ..crate::tasks::TaskSettings::default()
+        },
         llm_names,
         llm_names_bare,
         page_size,
@@ -179,6 +193,8 @@ pub(super) fn run(
 struct Options {
     /// `--task-store` and `--task-namespace`.
     task_store: (String, String),
+    /// `--task-ttl` and `--task-lease`.
+    task_settings: crate::tasks::TaskSettings,
     llm_names: bool,
     llm_names_bare: Option<String>,
     page_size: usize,
@@ -218,6 +234,7 @@ fn serve(
     transport: Transport,
     Options {
         task_store,
+        task_settings,
         llm_names,
         llm_names_bare,
         page_size,
@@ -237,10 +254,11 @@ fn serve(
     };
     let mut server = Server::new(registry).with_page_size(page_size);
     match runtime.block_on(task_store_of(&task_store.0, &task_store.1)) {
-        Ok(Some(store)) => {
-            server = server.with_task_store(store, crate::tasks::TaskSettings::default());
+        Ok(Some(store)) => server = server.with_task_store(store, task_settings),
+        Ok(None) => {
+            let store = Arc::new(crate::tasks::MemoryStore::new());
+            server = server.with_task_store(store, task_settings);
         }
-        Ok(None) => {}
         Err(err) => {
             eprintln!("error: --task-store {}: {err}", task_store.0);
             return FAILURE;
