@@ -278,3 +278,145 @@ fn a_stopped_replicas_tasks_are_reported_failed_once_its_lease_lapses() {
         assert!(message.contains("lapsed"), "{failed}");
     });
 }
+
+/// The quickstart over stdio, at 2025-11-25: the client declares the extension at
+/// `initialize`, and its calls of `text.slow_count` become tasks that ask within.
+#[test]
+fn a_handshake_client_over_stdio_runs_a_task_that_asks() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+
+    let mut child = Command::new(mcp_tests::quickstart_bin())
+        .args(["serve", "--stdio"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the quickstart starts");
+    let mut input = child.stdin.take().expect("stdin");
+    let mut output = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut next_id = 0;
+    let mut request = |method: &str, params: Value| -> Value {
+        next_id += 1;
+        let message =
+            json!({ "jsonrpc": "2.0", "id": next_id, "method": method, "params": params });
+        writeln!(input, "{message}").expect("the server reads");
+        loop {
+            let mut line = String::new();
+            assert!(
+                output.read_line(&mut line).expect("a line") > 0,
+                "the server ended"
+            );
+            let answer: Value = mcp_runtime::serde_json::from_str(&line).expect("JSON");
+            if answer["id"] == next_id {
+                return answer;
+            }
+        }
+    };
+    let initialized = request(
+        "initialize",
+        json!({ "protocolVersion": "2025-11-25", "clientInfo": { "name": "t", "version": "1" },
+                "capabilities": { "elicitation": {}, "extensions": { TASKS: {} } } }),
+    );
+    assert_eq!(
+        initialized["result"]["capabilities"]["extensions"][TASKS],
+        json!({}),
+        "{initialized}"
+    );
+    let created = request(
+        "tools/call",
+        json!({ "name": "text.slow_count",
+                "arguments": { "text": "one two three", "delay_ms": 50, "confirm": true } }),
+    );
+    let task = task_id(&created);
+    let started = Instant::now();
+    let mut answered = false;
+    let done = loop {
+        let got = request("tasks/get", json!({ "taskId": task }));
+        match got["result"]["status"].as_str() {
+            Some("completed") => break got,
+            Some("input_required") if !answered => {
+                assert!(got["result"]["inputRequests"]["go"].is_object(), "{got}");
+                let ack = request(
+                    "tasks/update",
+                    json!({ "taskId": task, "inputResponses": {
+                        "go": { "action": "accept", "content": { "go": true } } } }),
+                );
+                assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+                answered = true;
+            }
+            Some("working" | "input_required") => {}
+            _ => panic!("{got}"),
+        }
+        assert!(started.elapsed() < Duration::from_secs(10), "{got}");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(answered, "the task asked");
+    assert_eq!(
+        done["result"]["result"]["structuredContent"],
+        json!({ "words": 3, "chars": 13 }),
+        "{done}"
+    );
+    drop(request);
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_task_reports_progress_and_its_tool_sees_the_cancellation() {
+    use std::sync::OnceLock;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    /// Whether the tool's cancellation token is cancelled, and whether its body was stopped.
+    type Seen = Box<dyn Fn() -> bool + Send + Sync>;
+    static CANCELLED: OnceLock<Seen> = OnceLock::new();
+    static STOPPED: AtomicBool = AtomicBool::new(false);
+    struct Stopped;
+    impl Drop for Stopped {
+        fn drop(&mut self) {
+            STOPPED.store(true, Ordering::SeqCst);
+        }
+    }
+    let mut registry = registry();
+    registry
+        .register(
+            ToolDefinition::new(
+                "job.watch",
+                json!({ "type": "object" }).try_into().expect("a schema"),
+            )
+            .expect("a definition")
+            .with_task_support(TaskSupport::Optional),
+            |_, ctx| async move {
+                let _stopped = Stopped;
+                let token = ctx.cancellation().clone();
+                let _ = CANCELLED.set(Box::new(move || token.is_cancelled()));
+                ctx.progress(1.0, Some(4.0), Some("a quarter done"));
+                std::future::pending::<()>().await;
+                Ok::<_, ToolError>(json!({}))
+            },
+        )
+        .expect("registered");
+    let server = Server::new(registry)
+        .with_task_store(Arc::new(MemoryStore::new()), TaskSettings::default());
+    let task = task_id(&call(&server, "job.watch", json!({})).await);
+    let started = Instant::now();
+    loop {
+        let got = get(&server, &task).await;
+        if got["result"]["statusMessage"] == "a quarter done" {
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(10), "{got}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let cancelled = CANCELLED.get().expect("the tool ran");
+    assert!(!cancelled() && !STOPPED.load(Ordering::SeqCst));
+    let ack = send(&server, "tasks/cancel", json!({ "taskId": task }), true).await;
+    assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+    while !(cancelled() && STOPPED.load(Ordering::SeqCst)) {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the tool's token was not cancelled, or its body not stopped"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(get(&server, &task).await["result"]["status"], "cancelled");
+}
