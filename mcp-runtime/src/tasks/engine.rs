@@ -581,3 +581,72 @@ pub(crate) fn wire(record: &TaskRecord, detailed: bool) -> Map<String, Value> {
     }
     task
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_task_is_no_task_to_anyone_but_its_owner() {
+        let tasks = Arc::new(Tasks::in_memory());
+        let (record, _link) = tasks
+            .create(
+                "a.tool",
+                Some("alice client".to_owned()),
+                CancellationToken::new(),
+            )
+            .await
+            .expect("created");
+        let id = record.id.as_str();
+        assert_eq!(
+            tasks.get(id, Some("alice client")).await.map(|r| r.id),
+            Ok(record.id.clone())
+        );
+        for stranger in [Some("bob client"), Some(""), None] {
+            let refused = tasks.get(id, stranger).await.expect_err("refused");
+            assert_eq!(refused.0, crate::server::INVALID_PARAMS, "{stranger:?}");
+            assert!(tasks.cancel(id, stranger).await.is_err(), "{stranger:?}");
+            assert!(
+                tasks.update(id, stranger, &Map::new()).await.is_err(),
+                "{stranger:?}"
+            );
+        }
+        // Still working: nobody else cancelled it.
+        let kept = tasks.get(id, Some("alice client")).await.expect("kept");
+        assert_eq!(kept.status, TaskStatus::Working);
+    }
+
+    #[tokio::test]
+    async fn answers_are_taken_for_the_asks_still_waiting_only() {
+        let tasks = Arc::new(Tasks::in_memory());
+        let (record, link) = tasks
+            .create("a.tool", None, CancellationToken::new())
+            .await
+            .expect("created");
+        let id = record.id.clone();
+        let asking = tokio::spawn(async move {
+            let first = link.ask("first", InputRequest::roots()).await;
+            let again = link.ask("first", InputRequest::roots()).await;
+            (first, again)
+        });
+        loop {
+            let got = tasks.get(&id, None).await.expect("kept");
+            if got.status == TaskStatus::InputRequired {
+                assert_eq!(got.input_requests.keys().collect::<Vec<_>>(), ["first"]);
+                break;
+            }
+            tokio::task::yield_now().await;
+        }
+        let mut answers = Map::new();
+        answers.insert("never-asked".into(), json!({ "roots": [] }));
+        answers.insert("first".into(), json!({ "roots": [{ "uri": "file:///a" }] }));
+        tasks.update(&id, None, &answers).await.expect("updated");
+        let (first, again) = asking.await.expect("asked");
+        assert_eq!(first, Ok(json!({ "roots": [{ "uri": "file:///a" }] })));
+        // The same key asked again is answered from the answer given.
+        assert_eq!(again, first);
+        let got = tasks.get(&id, None).await.expect("kept");
+        assert_eq!(got.status, TaskStatus::Working);
+        assert!(!got.answers.contains_key("never-asked"), "{got:?}");
+    }
+}
