@@ -357,7 +357,6 @@ fn a_handshake_client_over_stdio_runs_a_task_that_asks() {
         json!({ "words": 3, "chars": 13 }),
         "{done}"
     );
-    drop(request);
     let _ = child.kill();
     let _ = child.wait();
 }

@@ -309,6 +309,34 @@ fn serve(
     }
 }
 
+/// The task store `--task-store` names: `None` for `memory`, the default.
+async fn task_store_of(
+    store: &str,
+    namespace: &str,
+) -> Result<Option<Arc<dyn crate::tasks::TaskStore>>, String> {
+    if store == "memory" {
+        return Ok(None);
+    }
+    let redis = ["redis://", "rediss://", "unix://"]
+        .iter()
+        .any(|scheme| store.starts_with(scheme));
+    if !redis {
+        return Err("a task store is `memory` or a Redis URL (redis://HOST:PORT)".to_owned());
+    }
+    #[cfg(feature = "redis")]
+    {
+        let store = crate::tasks::RedisStore::connect_with_namespace(store, namespace)
+            .await
+            .map_err(|err| err.to_string())?;
+        Ok(Some(Arc::new(store)))
+    }
+    #[cfg(not(feature = "redis"))]
+    {
+        let _ = namespace;
+        Err("this program was built without mcp-runtime's `redis` feature".to_owned())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::Command;
@@ -371,33 +399,5 @@ mod tests {
         ] {
             assert!(parse(wrong).is_err(), "{wrong:?}");
         }
-    }
-}
-
-/// The task store `--task-store` names: `None` for `memory`, the default.
-async fn task_store_of(
-    store: &str,
-    namespace: &str,
-) -> Result<Option<Arc<dyn crate::tasks::TaskStore>>, String> {
-    if store == "memory" {
-        return Ok(None);
-    }
-    let redis = ["redis://", "rediss://", "unix://"]
-        .iter()
-        .any(|scheme| store.starts_with(scheme));
-    if !redis {
-        return Err("a task store is `memory` or a Redis URL (redis://HOST:PORT)".to_owned());
-    }
-    #[cfg(feature = "redis")]
-    {
-        let store = crate::tasks::RedisStore::connect_with_namespace(store, namespace)
-            .await
-            .map_err(|err| err.to_string())?;
-        Ok(Some(Arc::new(store)))
-    }
-    #[cfg(not(feature = "redis"))]
-    {
-        let _ = namespace;
-        Err("this program was built without mcp-runtime's `redis` feature".to_owned())
     }
 }
