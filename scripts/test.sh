@@ -10,7 +10,8 @@ cd "$(dirname "$0")/.."
 
 # nginx, for the scale-out and TLS tests (tests/tests/scale_out.rs, client_https.rs), which
 # start their own instances; openssl, which makes the TLS test's certificate; redis-server,
-# for the task store's tests (tests/tests/task_store.rs), which start their own too.
+# for the task store's tests and the tasks scale-out test (tests/tests/task_store.rs,
+# scale_out_tasks.rs), which start their own, and the conformance run against Redis.
 missing=()
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx)
 command -v redis-server >/dev/null || [ -x /usr/bin/redis-server ] || missing+=(redis-server)
