@@ -28,39 +28,37 @@ conformance() {
 cargo build --locked --quiet -p conformance-server -p conformance-client
 client_bin="$PWD/target/debug/conformance-client"
 mkdir -p "$results"
-log=target/conformance-server.log
-target/debug/conformance-server serve --http 127.0.0.1:0 --llm-names --llm-names-bare tasks 2> "$log" &
-server=$!
-trap 'kill "$server" 2>/dev/null || true' EXIT
-for _ in $(seq 1 100); do
-  grep -q '^listening on ' "$log" && break
-  sleep 0.1
-done
-url=$(awk '/^listening on / { print $3; exit }' "$log")
-[ -n "$url" ] || { echo "the conformance server did not start:"; cat "$log"; exit 1; }
+# Starts the conformance server with ARGS, its log in LOG, and sets the variable named VAR to
+# its URL once it listens (empty if it did not).
+start_server() {
+  local var=$1 log=$2
+  shift 2
+  target/debug/conformance-server serve --http 127.0.0.1:0 --llm-names --llm-names-bare tasks \
+    "$@" > /dev/null 2> "$log" &
+  for _ in $(seq 1 100); do
+    grep -q '^listening on ' "$log" && break
+    sleep 0.1
+  done
+  printf -v "$var" '%s' "$(awk '/^listening on / { print $3; exit }' "$log")"
+  [ -n "${!var}" ] || { echo "the conformance server ($*) did not start:"; cat "$log"; exit 1; }
+}
 
-# The tasks extension's scenarios again, against a second server whose tasks live in Redis
-# (Debian's redis-server, on loopback, nothing saved).
+# The tasks extension's scenarios run twice: against the server whose tasks live in its
+# memory, and against a second one whose tasks live in Redis (Debian's redis-server, on
+# loopback, nothing saved).
 redis_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 redis_dir=$(mktemp -d)
 redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no --dir "$redis_dir" \
   > "$results/redis.log" 2>&1 &
-redis=$!
-trap 'kill "$server" "$redis" "${redis_server:-}" 2>/dev/null || true; rm -rf "$redis_dir"' EXIT
+# Every process this script starts is stopped when it ends: the servers, redis-server.
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$redis_dir"' EXIT
 for _ in $(seq 1 100); do
   redis-cli -p "$redis_port" ping > /dev/null 2>&1 && break
   sleep 0.1
 done
-redis_log=target/conformance-server-redis.log
-target/debug/conformance-server serve --http 127.0.0.1:0 --llm-names --llm-names-bare tasks \
-  --task-store "redis://127.0.0.1:$redis_port" --task-namespace conformance 2> "$redis_log" &
-redis_server=$!
-for _ in $(seq 1 100); do
-  grep -q '^listening on ' "$redis_log" && break
-  sleep 0.1
-done
-redis_url=$(awk '/^listening on / { print $3; exit }' "$redis_log")
-[ -n "$redis_url" ] || { echo "the conformance server with Redis did not start:"; cat "$redis_log"; exit 1; }
+start_server url target/conformance-server.log
+start_server redis_url target/conformance-server-redis.log \
+  --task-store "redis://127.0.0.1:$redis_port" --task-namespace conformance
 
 # Fetched once, before the two runs share npm's cache.
 conformance list --requirements 2026-07-28 > /dev/null

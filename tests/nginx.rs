@@ -10,20 +10,55 @@ use std::time::{Duration, Instant};
 
 /// nginx: on PATH, or where Debian's package puts it.
 pub fn binary() -> PathBuf {
+    system_binary("nginx", &["/usr/sbin", "/usr/local/sbin"])
+}
+
+/// The program `name` of a Debian package: on PATH, or in one of `dirs`. Panics, saying
+/// that `scripts/test.sh` installs it, when it is nowhere: a test that needs it fails
+/// rather than skips.
+pub fn system_binary(name: &str, dirs: &[&str]) -> PathBuf {
     let on_path = std::env::var_os("PATH")
         .map(|path| std::env::split_paths(&path).collect::<Vec<_>>())
         .unwrap_or_default();
     on_path
         .into_iter()
-        .chain([PathBuf::from("/usr/sbin"), PathBuf::from("/usr/local/sbin")])
-        .map(|dir| dir.join("nginx"))
+        .chain(dirs.iter().map(PathBuf::from))
+        .map(|dir| dir.join(name))
         .find(|candidate| candidate.is_file())
         .unwrap_or_else(|| {
             panic!(
-                "nginx is not installed (looked on PATH, in /usr/sbin and /usr/local/sbin): scripts/test.sh \
-                 installs it, or run `apt-get install nginx`"
+                "{name} is not installed (looked on PATH and in {}): scripts/test.sh installs it, \
+                 or run `apt-get install {name}`",
+                dirs.join(", ")
             )
         })
+}
+
+/// Waits up to 10 seconds until `ready`. `exited` says, when the process ended, how; then,
+/// or when time is up, the error says so with `log()`.
+///
+/// # Errors
+///
+/// What went wrong, with the process's log.
+pub fn wait_until(
+    what: &str,
+    mut exited: impl FnMut() -> Option<String>,
+    mut ready: impl FnMut() -> bool,
+    log: impl Fn() -> String,
+) -> Result<(), String> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Some(status) = exited() {
+            return Err(format!("{what} exited ({status}):\n{}", log()));
+        }
+        if ready() {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            return Err(format!("{what} is not ready after 10 s:\n{}", log()));
+        }
+        thread::sleep(Duration::from_millis(20));
+    }
 }
 
 /// nginx in the foreground, with everything it writes in a temporary directory; stopped,
@@ -83,23 +118,17 @@ impl Nginx {
     }
 
     fn wait_until_listening(&mut self) -> Result<(), String> {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            if let Some(status) = self.child.try_wait().expect("status") {
-                return Err(format!("nginx exited ({status}):\n{}", self.error_log()));
-            }
-            if TcpStream::connect(&self.address).is_ok() {
-                return Ok(());
-            }
-            if Instant::now() > deadline {
-                return Err(format!(
-                    "nginx does not listen on {}:\n{}",
-                    self.address,
-                    self.error_log()
-                ));
-            }
-            thread::sleep(Duration::from_millis(20));
-        }
+        let error_log = self.prefix.join("error.log");
+        let (child, address) = (&mut self.child, &self.address);
+        let exited = || {
+            child
+                .try_wait()
+                .expect("status")
+                .map(|status| status.to_string())
+        };
+        let listening = || TcpStream::connect(address).is_ok();
+        let log = || std::fs::read_to_string(&error_log).unwrap_or_default();
+        wait_until(&format!("nginx on {address}"), exited, listening, log)
     }
 
     /// What it wrote to its error log.

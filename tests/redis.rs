@@ -5,27 +5,13 @@ use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crate::nginx::temp_dir;
+use crate::nginx::{system_binary, temp_dir, wait_until};
 
 /// redis-server: on PATH, or where Debian's package puts it.
 pub fn binary() -> PathBuf {
-    let on_path = std::env::var_os("PATH")
-        .map(|path| std::env::split_paths(&path).collect::<Vec<_>>())
-        .unwrap_or_default();
-    on_path
-        .into_iter()
-        .chain([PathBuf::from("/usr/bin"), PathBuf::from("/usr/local/bin")])
-        .map(|dir| dir.join("redis-server"))
-        .find(|candidate| candidate.is_file())
-        .unwrap_or_else(|| {
-            panic!(
-                "redis-server is not installed (looked on PATH, in /usr/bin and /usr/local/bin): \
-                 scripts/test.sh installs it, or run `apt-get install redis-server`"
-            )
-        })
+    system_binary("redis-server", &["/usr/bin", "/usr/local/bin"])
 }
 
 /// A redis-server of its own; killed, and its directory removed, when dropped.
@@ -92,54 +78,34 @@ impl Redis {
     }
 
     fn wait_until_answering(&mut self) -> Result<(), String> {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            if let Some(child) = &mut self.child {
-                if let Some(status) = child.try_wait().expect("status") {
-                    return Err(format!("redis-server exited ({status}):\n{}", self.log()));
-                }
-            }
-            if self.ping() {
-                return Ok(());
-            }
-            if Instant::now() > deadline {
-                return Err(format!(
-                    "redis-server does not answer on port {}:\n{}",
-                    self.port,
-                    self.log()
-                ));
-            }
-            thread::sleep(Duration::from_millis(20));
-        }
+        let (port, log) = (self.port, self.dir.join("redis.log"));
+        let exited = || {
+            let child = self.child.as_mut()?;
+            child
+                .try_wait()
+                .expect("status")
+                .map(|status| status.to_string())
+        };
+        let answers = || pong(port);
+        let log = || std::fs::read_to_string(&log).unwrap_or_default();
+        wait_until(
+            &format!("redis-server on port {port}"),
+            exited,
+            answers,
+            log,
+        )
     }
 
     /// Whether it answers `PING` with `PONG`.
     pub fn ping(&self) -> bool {
-        self.command(&["PING"])
-            .is_some_and(|answer| answer == "+PONG")
+        pong(self.port)
     }
 
     /// Sends one command, on a connection of its own, and returns the first line of the
     /// answer (`+PONG`, `$12`, `:3`), or `None` when the server cannot be reached. Enough
     /// for `PING` and for counting: the task store's own client is what the tests test.
     pub fn command(&self, args: &[&str]) -> Option<String> {
-        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).ok()?;
-        stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
-        let mut request = format!("*{}\r\n", args.len());
-        for arg in args {
-            request.push_str(&format!("${}\r\n{arg}\r\n", arg.len()));
-        }
-        stream.write_all(request.as_bytes()).ok()?;
-        let mut answer = Vec::new();
-        let mut byte = [0u8; 1];
-        while !answer.ends_with(b"\r\n") {
-            if stream.read(&mut byte).ok()? == 0 {
-                return None;
-            }
-            answer.push(byte[0]);
-        }
-        answer.truncate(answer.len() - 2);
-        String::from_utf8(answer).ok()
+        command_on(self.port, args)
     }
 
     /// The `INFO` of `section` (`stats`, `commandstats`, ...): its `name:value` lines.
@@ -194,4 +160,30 @@ impl Drop for Redis {
         self.kill();
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+/// Whether the redis-server on `port` answers `PING` with `PONG`.
+fn pong(port: u16) -> bool {
+    command_on(port, &["PING"]).is_some_and(|answer| answer == "+PONG")
+}
+
+/// [`Redis::command`] to the redis-server on `port`.
+fn command_on(port: u16, args: &[&str]) -> Option<String> {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+    let mut request = format!("*{}\r\n", args.len());
+    for arg in args {
+        request.push_str(&format!("${}\r\n{arg}\r\n", arg.len()));
+    }
+    stream.write_all(request.as_bytes()).ok()?;
+    let mut answer = Vec::new();
+    let mut byte = [0u8; 1];
+    while !answer.ends_with(b"\r\n") {
+        if stream.read(&mut byte).ok()? == 0 {
+            return None;
+        }
+        answer.push(byte[0]);
+    }
+    answer.truncate(answer.len() - 2);
+    String::from_utf8(answer).ok()
 }
