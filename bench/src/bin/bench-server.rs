@@ -1,15 +1,39 @@
-//! The framework under test: three tools written with `#[mcp_tool]`, served by
-//! `mcp_runtime::cli::run()`.
+//! The framework under test: the tools of `tools.rs`, written with `#[mcp_tool]`, and
+//! `bench.task_add`, an optional task, served by `mcp_runtime::cli::run()`.
 //!
 //! ```text
 //! bench-server serve --stdio
-//! bench-server serve --http 127.0.0.1:0
+//! bench-server serve --http 127.0.0.1:0 [--task-store memory|redis://HOST:PORT]
 //! ```
 
 #[path = "../tools.rs"]
 mod tools;
 
+use mcp_runtime::{ToolError, mcp_tool};
+
+/// Add two integers, as a task when the client supports tasks.
+///
+/// The same as `bench.add`, but a client that declares the tasks extension gets a task
+/// handle and polls `tasks/get` for the sum, which is there at once: what `mcp-bench tasks`
+/// measures.
+#[mcp_tool(
+    namespace = "bench",
+    read_only,
+    idempotent,
+    open_world = false,
+    task = "optional"
+)]
+async fn task_add(
+    /// The first addend.
+    a: i64,
+    /// The second addend.
+    b: i64,
+) -> Result<tools::Sum, ToolError> {
+    tools::add(a, b)
+}
+
 fn main() {
     tools::self_check();
+    let _ = task_add;
     mcp_runtime::cli::run()
 }
