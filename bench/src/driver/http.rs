@@ -89,7 +89,7 @@ struct ClientRun {
 }
 
 /// A keep-alive connection to the endpoint.
-struct Connection {
+pub(crate) struct Connection {
     sender: SendRequest<Full<Bytes>>,
     path: Uri,
     host: HeaderValue,
@@ -98,7 +98,7 @@ struct Connection {
 }
 
 impl Connection {
-    async fn open(uri: &Uri, authorization: Option<&HeaderValue>) -> io::Result<Self> {
+    pub(crate) async fn open(uri: &Uri, authorization: Option<&HeaderValue>) -> io::Result<Self> {
         let authority = uri
             .authority()
             .ok_or_else(|| io::Error::other(format!("`{uri}` has no host")))?
@@ -118,8 +118,20 @@ impl Connection {
         })
     }
 
-    /// POSTs `body`; the status and the answer's body.
+    /// POSTs `body` at the driver's protocol revision; the status and the answer's body.
     async fn post(&mut self, body: Vec<u8>) -> io::Result<(StatusCode, Bytes)> {
+        self.post_with(body, HeaderValue::from_static(proto::PROTOCOL_VERSION), &[])
+            .await
+    }
+
+    /// POSTs `body` with `MCP-Protocol-Version: version` and the headers `extra` (those a
+    /// 2026-07-28 request mirrors from its body); the status and the answer's body.
+    pub(crate) async fn post_with(
+        &mut self,
+        body: Vec<u8>,
+        version: HeaderValue,
+        extra: &[(HeaderName, HeaderValue)],
+    ) -> io::Result<(StatusCode, Bytes)> {
         // Header values made once, not parsed again for every request.
         let mut request = Request::new(Full::new(Bytes::from(body)));
         *request.method_mut() = Method::POST;
@@ -131,10 +143,10 @@ impl Connection {
             ACCEPT,
             HeaderValue::from_static("application/json, text/event-stream"),
         );
-        headers.insert(
-            HeaderName::from_static("mcp-protocol-version"),
-            HeaderValue::from_static(proto::PROTOCOL_VERSION),
-        );
+        headers.insert(HeaderName::from_static("mcp-protocol-version"), version);
+        for (name, value) in extra {
+            headers.insert(name.clone(), value.clone());
+        }
         if let Some(authorization) = &self.authorization {
             headers.insert(AUTHORIZATION, authorization.clone());
         }

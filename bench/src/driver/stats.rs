@@ -6,6 +6,7 @@ use std::time::Duration;
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Latency {
     pub(crate) p50_us: f64,
+    pub(crate) p90_us: f64,
     pub(crate) p99_us: f64,
     pub(crate) mean_us: f64,
 }
@@ -20,6 +21,7 @@ impl Latency {
         let total: u128 = samples.iter().map(|&s| u128::from(s)).sum();
         Some(Self {
             p50_us: percentile(samples, 0.50) / 1e3,
+            p90_us: percentile(samples, 0.90) / 1e3,
             p99_us: percentile(samples, 0.99) / 1e3,
             mean_us: total as f64 / samples.len() as f64 / 1e3,
         })
@@ -200,6 +202,7 @@ mod tests {
         let mut samples: Vec<u64> = (1..=100).map(|n| n * 1000).collect();
         let latency = Latency::of(&mut samples).unwrap();
         assert_eq!(latency.p50_us, 50.0);
+        assert_eq!(latency.p90_us, 90.0);
         assert_eq!(latency.p99_us, 99.0);
         assert_eq!(latency.mean_us, 50.5);
         assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
