@@ -3,6 +3,7 @@
 //! ```text
 //! mcp-bench stdio [--window W] [-n N] -- CMD [ARGS...]
 //! mcp-bench http URL [--clients C] [-n N] [--bearer TOKEN]
+//! mcp-bench tasks URL [--clients C] [-n N] [--lifecycle K]
 //! mcp-bench oauth [--rounds R] [--alg rs256|es256] [--clients C] [-n N]
 //! mcp-bench startup [--runs R] [--list] -- CMD [ARGS...]
 //! mcp-bench inflight [-n N] -- CMD [ARGS...]
@@ -23,7 +24,7 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 
-use driver::{http, oauth, proto, stdio, suite, through_client};
+use driver::{http, oauth, proto, stdio, suite, tasks, through_client};
 
 /// Measures MCP servers.
 #[derive(Parser)]
@@ -108,6 +109,32 @@ enum Command {
         /// An access token to send with every request (`Authorization: Bearer TOKEN`).
         #[arg(long, value_name = "TOKEN")]
         bearer: Option<String>,
+        /// Print one JSON object instead of a line.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Over HTTP at 2026-07-28: creates a task of `bench.task_add` and polls it until it is
+    /// completed, then times `tasks/get` of it over C keep-alive connections, then
+    /// `tools/call` of `bench.add` (inline, without the tasks extension) the same way.
+    Tasks {
+        /// The endpoint, e.g. `http://127.0.0.1:8080/mcp`.
+        url: String,
+        /// Concurrent connections.
+        #[arg(long, default_value_t = 16)]
+        clients: u64,
+        /// Requests measured of each kind, over all connections.
+        #[arg(short, default_value_t = 50_000)]
+        n: u64,
+        /// Requests of each kind before measuring, over all connections.
+        #[arg(long, default_value_t = 2_000)]
+        warmup: u64,
+        /// Threads of the driver's runtime (1: a current-thread runtime).
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Instead: run K tasks one after another, each polled every 10 ms until
+        /// completed, and count the polls (to count the task store's round trips per task).
+        #[arg(long, value_name = "K")]
+        lifecycle: Option<u64>,
         /// Print one JSON object instead of a line.
         #[arg(long)]
         json: bool,
@@ -266,6 +293,31 @@ fn run(cli: Cli) -> std::io::Result<ExitCode> {
             let report = http::run(&url, &options, pid)?;
             print(json, report.line(), &report.json());
             verdict(report.errors + report.lost)
+        }
+        Command::Tasks {
+            url,
+            clients,
+            n,
+            warmup,
+            threads,
+            lifecycle,
+            json,
+        } => {
+            if let Some(count) = lifecycle {
+                let report = tasks::lifecycle(&url, count)?;
+                print(json, report.line(), &report.json());
+                verdict(report.wrong)
+            } else {
+                let options = tasks::TasksOptions {
+                    clients,
+                    n,
+                    warmup,
+                    threads,
+                };
+                let report = tasks::run(&url, &options)?;
+                print(json, report.line(), &report.json());
+                verdict(report.wrong())
+            }
         }
         Command::Oauth {
             rounds,

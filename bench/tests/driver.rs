@@ -218,3 +218,37 @@ fn every_call_with_an_access_token_is_answered_right() {
         }
     }
 }
+
+/// `mcp-bench tasks`: a task of `bench.task_add` is created and completes with the right
+/// sum, then every `tasks/get` of it and every `tools/call` of `bench.add` is answered
+/// right; `--lifecycle` runs tasks to their end and counts its polls.
+#[test]
+fn every_task_request_over_http_is_answered_right() {
+    let mut spawn = Command::new(SERVER);
+    spawn.args(["serve", "--http", "127.0.0.1:0"]);
+    let server = HttpServer::start(spawn);
+    let report = bench(&[
+        "tasks",
+        &server.url(),
+        "--clients",
+        "4",
+        "-n",
+        "400",
+        "--warmup",
+        "40",
+    ]);
+    assert_eq!(report["wrong"], 0, "{report}");
+    for kind in ["tasks_get", "tools_call"] {
+        assert_eq!(report[kind]["errors"], 0, "{kind}: {report}");
+        assert_eq!(report[kind]["lost"], 0, "{kind}: {report}");
+        assert!(
+            report[kind]["p90_us"].as_f64().is_some(),
+            "{kind}: {report}"
+        );
+    }
+    assert!(report["p50_ratio"].as_f64().is_some(), "{report}");
+    let lifecycle = bench(&["tasks", &server.url(), "--lifecycle", "5"]);
+    assert_eq!(lifecycle["tasks"], 5, "{lifecycle}");
+    assert_eq!(lifecycle["wrong"], 0, "{lifecycle}");
+    assert!(lifecycle["polls"].as_u64() >= Some(5), "{lifecycle}");
+}

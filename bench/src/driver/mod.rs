@@ -1,6 +1,6 @@
 //! The driver's parts: messages and checks, statistics, the stdio and HTTP clients, and
 //! the suite; calls through `mcp_runtime::client`, to measure it; and HTTP with and without
-//! OAuth access tokens, from an authorization server in process.
+//! OAuth access tokens, from an authorization server in process; and tasks over HTTP.
 
 pub(crate) mod http;
 // The authorization server and test keys the criterion bench of OAuth uses too.
@@ -11,4 +11,5 @@ pub(crate) mod proto;
 pub(crate) mod stats;
 pub(crate) mod stdio;
 pub(crate) mod suite;
+pub(crate) mod tasks;
 pub(crate) mod through_client;

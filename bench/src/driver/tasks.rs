@@ -1,0 +1,646 @@
+//! Tasks over streamable HTTP at protocol revision 2026-07-28: what a `tasks/get` of a
+//! finished task costs, against a `tools/call` of an inline tool on the same server, at the
+//! same wire, under the same load.
+//!
+//! A run creates one task with a `tools/call` of [`TASK_TOOL`] (which finishes at once),
+//! polls it until it is completed and checks its inlined result; then it times `tasks/get`
+//! of that task over C keep-alive connections, one request at a time on each, every answer
+//! checked; then, the same way, `tools/call` of [`proto::DEFAULT_TOOL`] without the tasks
+//! extension declared. With `--lifecycle K` it instead runs K tasks one after another,
+//! polling each every 10 ms until completed, and counts the polls: the client's share of
+//! the store's round trips.
+
+use std::io;
+use std::time::{Duration, Instant};
+
+use hyper::header::{HeaderName, HeaderValue};
+use hyper::{StatusCode, Uri};
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+use serde_json::json;
+
+use super::http::Connection;
+use super::proto;
+use super::stats::{self, Latency};
+
+/// The tool run as a task: `{a, b}` in, `{"sum": a + b}` out, done at once.
+pub(crate) const TASK_TOOL: &str = "bench.task_add";
+
+/// The revision spoken: the one that mirrors the method and the name into headers.
+const VERSION: &str = "2026-07-28";
+
+/// The extension's name, in the client's capabilities.
+const TASKS: &str = "io.modelcontextprotocol/tasks";
+
+/// The first addend of every call; the second is the id modulo [`B_RANGE`].
+const A: i64 = 1;
+const B_RANGE: u64 = 1000;
+
+/// How often a task not yet completed is polled.
+const POLL_EVERY: Duration = Duration::from_millis(10);
+
+/// How long a task may take to complete before the run gives up on it.
+const GIVE_UP_AFTER: Duration = Duration::from_secs(10);
+
+/// The options of a run.
+#[derive(Debug, Clone)]
+pub(crate) struct TasksOptions {
+    /// Connections, each with one request at a time.
+    pub(crate) clients: u64,
+    /// Requests measured of each kind, over all connections.
+    pub(crate) n: u64,
+    /// Requests of each kind before measuring, over all connections.
+    pub(crate) warmup: u64,
+    /// The driver's own runtime threads.
+    pub(crate) threads: usize,
+}
+
+/// What one kind of request measured.
+#[derive(Debug, Clone)]
+pub(crate) struct Phase {
+    pub(crate) n: u64,
+    pub(crate) elapsed: Duration,
+    pub(crate) per_s: f64,
+    pub(crate) latency: Option<Latency>,
+    /// Wrong answers, and answers other than 200.
+    pub(crate) errors: u64,
+    /// Requests never answered.
+    pub(crate) lost: u64,
+}
+
+impl Phase {
+    fn text(&self) -> String {
+        let at = |pick: fn(&Latency) -> f64| self.latency.as_ref().map_or(f64::NAN, pick);
+        format!(
+            "{:.0}/s p50={:.1}us p90={:.1}us p99={:.1}us errors={} lost={}",
+            self.per_s,
+            at(|l| l.p50_us),
+            at(|l| l.p90_us),
+            at(|l| l.p99_us),
+            self.errors,
+            self.lost,
+        )
+    }
+
+    fn json(&self) -> serde_json::Value {
+        json!({
+            "n": self.n,
+            "elapsed_s": stats::json_number(Some(self.elapsed.as_secs_f64())),
+            "per_s": stats::json_number(Some(self.per_s)),
+            "p50_us": stats::json_number(self.latency.map(|l| l.p50_us)),
+            "p90_us": stats::json_number(self.latency.map(|l| l.p90_us)),
+            "p99_us": stats::json_number(self.latency.map(|l| l.p99_us)),
+            "mean_us": stats::json_number(self.latency.map(|l| l.mean_us)),
+            "errors": self.errors,
+            "lost": self.lost,
+        })
+    }
+}
+
+/// What a run measured: `tasks/get` of a finished task, and `tools/call` of an inline tool.
+#[derive(Debug, Clone)]
+pub(crate) struct TasksReport {
+    pub(crate) clients: u64,
+    pub(crate) task_id: String,
+    /// The `tasks/get`s it took the task to be seen completed.
+    pub(crate) first_polls: u64,
+    pub(crate) get: Phase,
+    pub(crate) call: Phase,
+}
+
+impl TasksReport {
+    /// `tasks/get`'s p50 over `tools/call`'s.
+    fn p50_ratio(&self) -> Option<f64> {
+        let (get, call) = (self.get.latency?, self.call.latency?);
+        (call.p50_us > 0.0).then(|| get.p50_us / call.p50_us)
+    }
+
+    /// `tasks/get`'s throughput over `tools/call`'s.
+    fn throughput_ratio(&self) -> Option<f64> {
+        (self.call.per_s > 0.0).then(|| self.get.per_s / self.call.per_s)
+    }
+
+    /// Wrong and missing answers, of both kinds.
+    pub(crate) fn wrong(&self) -> u64 {
+        self.get.errors + self.get.lost + self.call.errors + self.call.lost
+    }
+
+    /// The one-line summary.
+    pub(crate) fn line(&self) -> String {
+        format!(
+            "tasks clients={} n={} | tasks/get {} | tools/call {} | get/call p50 x{:.2} throughput x{:.2}",
+            self.clients,
+            self.get.n,
+            self.get.text(),
+            self.call.text(),
+            self.p50_ratio().unwrap_or(f64::NAN),
+            self.throughput_ratio().unwrap_or(f64::NAN),
+        )
+    }
+
+    /// The same as one JSON object.
+    pub(crate) fn json(&self) -> serde_json::Value {
+        json!({
+            "mode": "tasks",
+            "clients": self.clients,
+            "n": self.get.n,
+            "task_id": self.task_id,
+            "first_polls": self.first_polls,
+            "tasks_get": self.get.json(),
+            "tools_call": self.call.json(),
+            "p50_ratio": stats::json_number(self.p50_ratio()),
+            "throughput_ratio": stats::json_number(self.throughput_ratio()),
+            "wrong": self.wrong(),
+        })
+    }
+}
+
+/// What `--lifecycle K` did: K tasks, each polled until completed.
+#[derive(Debug, Clone)]
+pub(crate) struct LifecycleReport {
+    pub(crate) tasks: u64,
+    /// `tasks/get`s sent, over all tasks.
+    pub(crate) polls: u64,
+    pub(crate) elapsed: Duration,
+    /// Tasks not created, not completed in time, or completed with a wrong result.
+    pub(crate) wrong: u64,
+}
+
+impl LifecycleReport {
+    /// The one-line summary.
+    pub(crate) fn line(&self) -> String {
+        format!(
+            "tasks lifecycle tasks={} polls={} polls/task={:.2} elapsed={:.2}s wrong={}",
+            self.tasks,
+            self.polls,
+            self.polls as f64 / self.tasks.max(1) as f64,
+            self.elapsed.as_secs_f64(),
+            self.wrong,
+        )
+    }
+
+    /// The same as one JSON object.
+    pub(crate) fn json(&self) -> serde_json::Value {
+        json!({
+            "mode": "tasks-lifecycle",
+            "tasks": self.tasks,
+            "polls": self.polls,
+            "polls_per_task": stats::json_number(Some(self.polls as f64 / self.tasks.max(1) as f64)),
+            "elapsed_s": stats::json_number(Some(self.elapsed.as_secs_f64())),
+            "wrong": self.wrong,
+        })
+    }
+}
+
+/// One kind of request, formatted from bytes made once.
+#[derive(Debug, Clone)]
+enum Kind {
+    /// `tasks/get` of the finished task `task`, whose sum is `sum`.
+    Get { task: String, sum: i64 },
+    /// `tools/call` of the inline tool, the tasks extension not declared.
+    Call,
+    /// `tools/call` of [`TASK_TOOL`], the tasks extension declared: a new task.
+    Create,
+}
+
+/// The requests of one [`Kind`]: their bytes but the id, and their headers.
+#[derive(Debug, Clone)]
+struct Template {
+    kind: Kind,
+    /// What follows the id: the method and the params, up to the second addend if any.
+    middle: Vec<u8>,
+    headers: Vec<(HeaderName, HeaderValue)>,
+}
+
+/// `_meta` of a 2026-07-28 request, with the tasks extension declared when `tasks`.
+fn meta(tasks: bool) -> serde_json::Value {
+    let capabilities = if tasks {
+        json!({ "extensions": { TASKS: {} } })
+    } else {
+        json!({})
+    };
+    json!({
+        "io.modelcontextprotocol/protocolVersion": VERSION,
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
+    })
+}
+
+fn header(value: &str) -> io::Result<HeaderValue> {
+    HeaderValue::try_from(value)
+        .map_err(|_| io::Error::other(format!("`{value}` is not a valid header value")))
+}
+
+impl Template {
+    fn new(kind: Kind) -> io::Result<Self> {
+        let quoted = |text: &str| serde_json::to_string(text).unwrap_or_default();
+        let (method, name, middle) = match &kind {
+            Kind::Get { task, .. } => (
+                "tasks/get",
+                task.as_str(),
+                format!(
+                    r#","method":"tasks/get","params":{{"taskId":{},"_meta":{}}}}}"#,
+                    quoted(task),
+                    meta(true)
+                ),
+            ),
+            Kind::Call | Kind::Create => {
+                let (tool, tasks) = match kind {
+                    Kind::Create => (TASK_TOOL, true),
+                    _ => (proto::DEFAULT_TOOL, false),
+                };
+                (
+                    "tools/call",
+                    tool,
+                    format!(
+                        r#","method":"tools/call","params":{{"name":{},"_meta":{},"arguments":{{"a":{A},"b":"#,
+                        quoted(tool),
+                        meta(tasks)
+                    ),
+                )
+            }
+        };
+        Ok(Self {
+            middle: middle.into_bytes(),
+            headers: vec![
+                (HeaderName::from_static("mcp-method"), header(method)?),
+                (HeaderName::from_static("mcp-name"), header(name)?),
+            ],
+            kind,
+        })
+    }
+
+    /// The request with id `id`.
+    fn body(&self, id: u64) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.middle.len() + 48);
+        out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+        out.extend_from_slice(id.to_string().as_bytes());
+        out.extend_from_slice(&self.middle);
+        if !matches!(self.kind, Kind::Get { .. }) {
+            out.extend_from_slice((id % B_RANGE).to_string().as_bytes());
+            out.extend_from_slice(b"}}}");
+        }
+        out
+    }
+
+    /// Whether `answer` is the right one to request `id`.
+    fn check(&self, id: u64, answer: &[u8]) -> bool {
+        let Ok(answer) = serde_json::from_slice::<Answer>(answer) else {
+            return false;
+        };
+        if answer.id != Some(id) || answer.error.is_some() {
+            return false;
+        }
+        let Some(outcome) = answer.result else {
+            return false;
+        };
+        match &self.kind {
+            Kind::Get { task, sum } => {
+                outcome.task_id.as_deref() == Some(task.as_str())
+                    && outcome.status.as_deref() == Some("completed")
+                    && outcome
+                        .result
+                        .is_some_and(|result| result.sum() == Some(*sum))
+            }
+            Kind::Call => outcome.sum() == Some(expected_sum(id)),
+            Kind::Create => {
+                outcome.result_type.as_deref() == Some("task") && outcome.task_id.is_some()
+            }
+        }
+    }
+}
+
+/// The sum the answer to call `id` must carry.
+fn expected_sum(id: u64) -> i64 {
+    A + (id % B_RANGE) as i64
+}
+
+/// An answer, as far as the checks read it.
+#[derive(Deserialize)]
+struct Answer {
+    id: Option<u64>,
+    result: Option<Outcome>,
+    error: Option<IgnoredAny>,
+}
+
+/// A result: a task (`CreateTaskResult`, or a `tasks/get` with the tool's result inlined)
+/// or a tool's result.
+#[derive(Deserialize)]
+struct Outcome {
+    #[serde(rename = "resultType")]
+    result_type: Option<String>,
+    #[serde(rename = "taskId")]
+    task_id: Option<String>,
+    status: Option<String>,
+    result: Option<Box<Outcome>>,
+    #[serde(rename = "structuredContent")]
+    structured: Option<Structured>,
+    #[serde(rename = "isError")]
+    is_error: Option<bool>,
+}
+
+impl Outcome {
+    /// The sum of a successful call.
+    fn sum(&self) -> Option<i64> {
+        if self.is_error != Some(false) {
+            return None;
+        }
+        self.structured.as_ref()?.sum
+    }
+}
+
+#[derive(Deserialize)]
+struct Structured {
+    sum: Option<i64>,
+}
+
+/// The version header of every request.
+fn version() -> HeaderValue {
+    HeaderValue::from_static(VERSION)
+}
+
+/// Sends request `id` of `template`; its answer's body, if it came with 200.
+async fn send(
+    connection: &mut Connection,
+    template: &Template,
+    id: u64,
+) -> io::Result<Option<Vec<u8>>> {
+    let (status, body) = connection
+        .post_with(template.body(id), version(), &template.headers)
+        .await?;
+    Ok((status == StatusCode::OK).then(|| body.to_vec()))
+}
+
+/// Creates a task with request `id` (second addend `id % 1000`) and polls it every
+/// [`POLL_EVERY`] until it is completed; its id and the polls it took, or why it failed.
+async fn run_task(connection: &mut Connection, id: u64) -> io::Result<(String, u64)> {
+    let create = Template::new(Kind::Create)?;
+    let body = send(connection, &create, id).await?;
+    let task = body
+        .as_deref()
+        .filter(|body| create.check(id, body))
+        .and_then(|body| serde_json::from_slice::<Answer>(body).ok())
+        .and_then(|answer| answer.result?.task_id)
+        .ok_or_else(|| {
+            io::Error::other(format!(
+                "`tools/call` of {TASK_TOOL} was not answered with a task: {}",
+                String::from_utf8_lossy(body.as_deref().unwrap_or_default())
+            ))
+        })?;
+    let get = Template::new(Kind::Get {
+        task: task.clone(),
+        sum: expected_sum(id),
+    })?;
+    let started = Instant::now();
+    let mut polls = 0;
+    loop {
+        tokio::time::sleep(POLL_EVERY).await;
+        polls += 1;
+        let body = send(connection, &get, id).await?.unwrap_or_default();
+        if get.check(id, &body) {
+            return Ok((task, polls));
+        }
+        let status = serde_json::from_slice::<Answer>(&body)
+            .ok()
+            .and_then(|answer| answer.result?.status);
+        if status.as_deref() != Some("working") || started.elapsed() > GIVE_UP_AFTER {
+            return Err(io::Error::other(format!(
+                "task {task} did not complete with the sum {}: {}",
+                expected_sum(id),
+                String::from_utf8_lossy(&body)
+            )));
+        }
+    }
+}
+
+/// One connection's share: its latencies, right answers and wrong ones.
+struct ClientRun {
+    latencies: Vec<u64>,
+    ok: u64,
+    errors: u64,
+}
+
+/// `n` requests of `template`, ids from `first`, one after another.
+async fn requests(
+    connection: &mut Connection,
+    template: &Template,
+    first: u64,
+    n: u64,
+) -> ClientRun {
+    let mut run = ClientRun {
+        latencies: Vec::with_capacity(usize::try_from(n).unwrap_or(0)),
+        ok: 0,
+        errors: 0,
+    };
+    for id in first..first + n {
+        let start = Instant::now();
+        match send(connection, template, id).await {
+            Ok(answer) => {
+                run.latencies
+                    .push(u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX));
+                match answer {
+                    Some(body) if template.check(id, &body) => run.ok += 1,
+                    _ => run.errors += 1,
+                }
+            }
+            Err(_) => {
+                run.errors += 1;
+                break;
+            }
+        }
+    }
+    run
+}
+
+/// `clients` connections, each with its share of the warm-up, then, all starting
+/// together, its share of the `n` requests of `template`.
+async fn phase(
+    uri: &Uri,
+    template: &Template,
+    clients: u64,
+    n: u64,
+    warmup: u64,
+) -> io::Result<Phase> {
+    let share = |total: u64, client: u64| total / clients + u64::from(client < total % clients);
+    let mut connections = Vec::with_capacity(usize::try_from(clients).unwrap_or(0));
+    for _ in 0..clients {
+        connections.push(Connection::open(uri, None).await?);
+    }
+    let mut tasks = tokio::task::JoinSet::new();
+    let mut next = 1_000_000_000u64;
+    for (client, mut connection) in (0..clients).zip(connections) {
+        let (template, n, first) = (template.clone(), share(warmup, client), next);
+        next += n;
+        tasks.spawn(async move {
+            let run = requests(&mut connection, &template, first, n).await;
+            (connection, run)
+        });
+    }
+    let mut connections = Vec::new();
+    while let Some(joined) = tasks.join_next().await {
+        let (connection, run) = joined.map_err(io::Error::other)?;
+        if run.errors > 0 {
+            return Err(io::Error::other(format!(
+                "warm-up: {} wrong or missing answers",
+                run.errors
+            )));
+        }
+        connections.push(connection);
+    }
+    let start = Instant::now();
+    let mut first = 0;
+    for (client, mut connection) in (0..clients).zip(connections) {
+        let (template, n, from) = (template.clone(), share(n, client), first);
+        first += n;
+        tasks.spawn(async move {
+            let run = requests(&mut connection, &template, from, n).await;
+            (connection, run)
+        });
+    }
+    let mut latencies = Vec::with_capacity(usize::try_from(n).unwrap_or(0));
+    let (mut ok, mut errors) = (0, 0);
+    while let Some(joined) = tasks.join_next().await {
+        let (_connection, run) = joined.map_err(io::Error::other)?;
+        latencies.extend(run.latencies);
+        ok += run.ok;
+        errors += run.errors;
+    }
+    let elapsed = start.elapsed();
+    let answered = latencies.len() as u64;
+    Ok(Phase {
+        n,
+        elapsed,
+        per_s: stats::rate(ok, elapsed),
+        latency: Latency::of(&mut latencies),
+        errors,
+        lost: n.saturating_sub(answered),
+    })
+}
+
+fn endpoint(url: &str) -> io::Result<Uri> {
+    let uri: Uri = url
+        .parse()
+        .map_err(|err| io::Error::other(format!("`{url}` is not a URL: {err}")))?;
+    if uri.scheme_str() != Some("http") {
+        return Err(io::Error::other("only http:// URLs are supported"));
+    }
+    Ok(uri)
+}
+
+fn runtime(threads: usize) -> io::Result<tokio::runtime::Runtime> {
+    match threads {
+        0 | 1 => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build(),
+        threads => tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(threads)
+            .enable_all()
+            .build(),
+    }
+}
+
+/// Creates a task and waits for it, then times `tasks/get` of it, then `tools/call` of the
+/// inline tool.
+pub(crate) fn run(url: &str, options: &TasksOptions) -> io::Result<TasksReport> {
+    let uri = endpoint(url)?;
+    let clients = options.clients.max(1);
+    runtime(options.threads)?.block_on(async {
+        let mut connection = Connection::open(&uri, None).await?;
+        // The sum 1 + 41.
+        let created = 41;
+        let (task, first_polls) = run_task(&mut connection, created).await?;
+        drop(connection);
+        let get = Template::new(Kind::Get {
+            task: task.clone(),
+            sum: expected_sum(created),
+        })?;
+        let get = phase(&uri, &get, clients, options.n, options.warmup).await?;
+        let call = Template::new(Kind::Call)?;
+        let call = phase(&uri, &call, clients, options.n, options.warmup).await?;
+        Ok(TasksReport {
+            clients,
+            task_id: task,
+            first_polls,
+            get,
+            call,
+        })
+    })
+}
+
+/// Runs `tasks` tasks one after another over one connection, each polled every 10 ms
+/// until completed, and counts the polls.
+pub(crate) fn lifecycle(url: &str, tasks: u64) -> io::Result<LifecycleReport> {
+    let uri = endpoint(url)?;
+    runtime(1)?.block_on(async {
+        let mut connection = Connection::open(&uri, None).await?;
+        let start = Instant::now();
+        let (mut polls, mut wrong) = (0, 0);
+        for id in 1..=tasks {
+            match run_task(&mut connection, id).await {
+                Ok((_, took)) => polls += took,
+                Err(err) => {
+                    eprintln!("mcp-bench: {err}");
+                    wrong += 1;
+                    // A connection that failed is not used again.
+                    connection = Connection::open(&uri, None).await?;
+                }
+            }
+        }
+        Ok(LifecycleReport {
+            tasks,
+            polls,
+            elapsed: start.elapsed(),
+            wrong,
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_are_well_formed_and_answers_checked() {
+        let call = Template::new(Kind::Call).unwrap();
+        let body: serde_json::Value = serde_json::from_slice(&call.body(1234)).unwrap();
+        assert_eq!(body["id"], 1234);
+        assert_eq!(body["method"], "tools/call");
+        assert_eq!(body["params"]["name"], proto::DEFAULT_TOOL);
+        assert_eq!(body["params"]["arguments"], json!({ "a": 1, "b": 234 }));
+        assert_eq!(body["params"]["_meta"], meta(false));
+        assert_eq!(call.headers[1].1, proto::DEFAULT_TOOL);
+        let good = br#"{"jsonrpc":"2.0","id":1234,"result":{"resultType":"complete","structuredContent":{"sum":235},"content":[],"isError":false}}"#;
+        assert!(call.check(1234, good));
+        assert!(!call.check(1235, good));
+
+        let create = Template::new(Kind::Create).unwrap();
+        let body: serde_json::Value = serde_json::from_slice(&create.body(7)).unwrap();
+        assert_eq!(body["params"]["name"], TASK_TOOL);
+        assert_eq!(
+            body["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"]["extensions"]
+                [TASKS],
+            json!({})
+        );
+        assert!(create.check(
+            7,
+            br#"{"jsonrpc":"2.0","id":7,"result":{"resultType":"task","taskId":"t1","status":"working"}}"#
+        ));
+
+        let get = Template::new(Kind::Get {
+            task: "t1".into(),
+            sum: 42,
+        })
+        .unwrap();
+        let body: serde_json::Value = serde_json::from_slice(&get.body(9)).unwrap();
+        assert_eq!(body["method"], "tasks/get");
+        assert_eq!(body["params"]["taskId"], "t1");
+        assert_eq!(body["params"]["_meta"], meta(true));
+        assert_eq!(get.headers[0].1, "tasks/get");
+        assert_eq!(get.headers[1].1, "t1");
+        let done = br#"{"jsonrpc":"2.0","id":9,"result":{"resultType":"complete","taskId":"t1","status":"completed","result":{"structuredContent":{"sum":42},"content":[],"isError":false}}}"#;
+        assert!(get.check(9, done));
+        let working = br#"{"jsonrpc":"2.0","id":9,"result":{"resultType":"complete","taskId":"t1","status":"working"}}"#;
+        assert!(!get.check(9, working));
+        let other = String::from_utf8_lossy(done).replace("42", "43");
+        assert!(!get.check(9, other.as_bytes()));
+    }
+}
