@@ -31,6 +31,8 @@ const MAX_COMPLETIONS: usize = 100;
 pub(crate) struct Awaiting {
     pub(super) id: Id,
     pub(super) stateless: bool,
+    /// Whether the reply is the whole result already (`resultType` and `_meta` in it).
+    pub(super) written: bool,
     pub(super) future: Pin<Box<dyn Future<Output = Reply> + Send + 'static>>,
 }
 
@@ -340,6 +342,7 @@ impl Server {
             None => Step::Await(Box::new(Awaiting {
                 id: id.clone(),
                 stateless,
+                written: false,
                 future,
             })),
         }
@@ -377,9 +380,13 @@ impl Server {
         let Awaiting {
             id,
             stateless,
+            written,
             future,
         } = *awaiting;
-        self.answer(&id, stateless, future.await).text
+        match (written, future.await) {
+            (true, Ok(result)) => jsonrpc::result_response(&id, &result),
+            (_, done) => self.answer(&id, stateless, done).text,
+        }
     }
 
     /// Tells every client subscribed to `uri` that the resource changed

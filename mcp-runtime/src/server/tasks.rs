@@ -94,35 +94,41 @@ impl Server {
         let tasks = Arc::clone(self.tasks());
         let owner = owner(peer);
         let method = method.to_owned();
-        let future = async move {
+        // The extension's results say what they are at every revision; at 2026-07-28 they
+        // carry the server's identity too.
+        let meta =
+            stateless.then(|| json!({ "io.modelcontextprotocol/serverInfo": self.server_info() }));
+        let mut future = Box::pin(async move {
             let owner = owner.as_deref();
-            let done = match method.as_str() {
-                "tasks/get" => tasks
-                    .get(&task_id, owner)
-                    .await
-                    .map(|record| wire(&record, true)),
-                "tasks/update" => tasks
-                    .update(&task_id, owner, &responses)
-                    .await
-                    .map(|()| Map::new()),
-                _ => tasks.cancel(&task_id, owner).await.map(|()| Map::new()),
+            let written = match method.as_str() {
+                "tasks/get" => match tasks.get(&task_id, owner).await {
+                    Ok(record) => wire(&record, true, "complete", meta.as_ref()),
+                    Err((code, message)) => return Err((code, message, None)),
+                },
+                "tasks/update" => match tasks.update(&task_id, owner, &responses).await {
+                    Ok(()) => acknowledgement(meta.as_ref()),
+                    Err((code, message)) => return Err((code, message, None)),
+                },
+                _ => match tasks.cancel(&task_id, owner).await {
+                    Ok(()) => acknowledgement(meta.as_ref()),
+                    Err((code, message)) => return Err((code, message, None)),
+                },
             };
-            match done {
-                Ok(mut result) => {
-                    if !stateless {
-                        // The extension's results say what they are at every revision.
-                        result.insert("resultType".into(), json!("complete"));
-                    }
-                    serde_json::value::to_raw_value(&result)
-                        .map_err(|err| (jsonrpc::INTERNAL_ERROR, err.to_string(), None))
-                }
-                Err((code, message)) => Err((code, message, None)),
-            }
-        };
+            written.map_err(|err| (jsonrpc::INTERNAL_ERROR, err.to_string(), None))
+        });
+        // In memory, the answer is ready at once: no need to await it elsewhere.
+        if let Some(done) = (&mut future).now_or_never() {
+            let text = match done {
+                Ok(result) => jsonrpc::result_response(id, &result),
+                Err(fault) => fault_response(id, fault),
+            };
+            return Step::Answered(Some(Answer::ok(text)));
+        }
         Step::Await(Box::new(Awaiting {
             id: id.clone(),
             stateless,
-            future: Box::pin(future),
+            written: true,
+            future,
         }))
     }
 
@@ -238,16 +244,25 @@ impl Server {
             None => work,
         };
         tasks.drive(link, work, progress_seen);
-        let mut result = wire(&record, false);
-        result.insert("resultType".into(), json!("task"));
-        if stateless {
-            result.insert(
-                "_meta".into(),
-                json!({ "io.modelcontextprotocol/serverInfo": self.server_info() }),
-            );
+        let meta =
+            stateless.then(|| json!({ "io.modelcontextprotocol/serverInfo": self.server_info() }));
+        match wire(&record, false, "task", meta.as_ref()) {
+            Ok(result) => jsonrpc::result_response(&id, &result),
+            Err(err) => fault_response(&id, (jsonrpc::INTERNAL_ERROR, err.to_string(), None)),
         }
-        jsonrpc::result_response(&id, &result)
     }
+}
+
+/// The empty acknowledgement of `tasks/update` and `tasks/cancel`.
+fn acknowledgement(
+    meta: Option<&Value>,
+) -> Result<Box<serde_json::value::RawValue>, serde_json::Error> {
+    let mut result = Map::new();
+    result.insert("resultType".into(), json!("complete"));
+    if let Some(meta) = meta {
+        result.insert("_meta".into(), meta.clone());
+    }
+    serde_json::value::to_raw_value(&result)
 }
 
 /// Whether a request's client supports tasks: its `_meta` declares the extension, or its

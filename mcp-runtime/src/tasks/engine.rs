@@ -56,6 +56,9 @@ pub(crate) struct Tasks {
     /// This replica's name in leases: 64 random bits.
     replica: String,
     running: Mutex<HashMap<String, Arc<Running>>>,
+    /// The ended tasks this replica has read: an ended task's record never changes again,
+    /// so a poll of one is answered from here, without asking the store, until it expires.
+    ended: Mutex<HashMap<String, Arc<TaskRecord>>>,
     /// Whether the keeper (leases, doorbell) runs.
     keeper: tokio::sync::OnceCell<()>,
 }
@@ -79,6 +82,7 @@ impl Tasks {
             settings,
             replica: random_hex(8),
             running: Mutex::new(HashMap::new()),
+            ended: Mutex::new(HashMap::new()),
             keeper: tokio::sync::OnceCell::new(),
         }
     }
@@ -320,7 +324,11 @@ impl Tasks {
 
     /// The record of task `id` for `owner`: `tasks/get`. A task whose runner's lease
     /// lapsed is reported failed here, by whichever replica is asked.
-    pub(crate) async fn get(&self, id: &str, owner: Option<&str>) -> Result<TaskRecord, TaskFault> {
+    pub(crate) async fn get(
+        &self,
+        id: &str,
+        owner: Option<&str>,
+    ) -> Result<Arc<TaskRecord>, TaskFault> {
         let record = self.owned(id, owner).await?;
         let lapsed = |record: &TaskRecord| {
             !record.status.is_terminal() && record.lease_until.is_some_and(|until| until < now_ms())
@@ -345,7 +353,9 @@ impl Tasks {
         })
         .await
         .map_err(store_fault)?;
-        failed.ok_or_else(|| unknown(id))
+        let failed = Arc::new(failed.ok_or_else(|| unknown(id))?);
+        self.keep_ended(&failed);
+        Ok(failed)
     }
 
     /// Hands the answers in `responses` to the asks of task `id` still waiting for them:
@@ -356,7 +366,9 @@ impl Tasks {
         owner: Option<&str>,
         responses: &Map<String, Value>,
     ) -> Result<(), TaskFault> {
-        self.owned(id, owner).await?;
+        if self.owned(id, owner).await?.status.is_terminal() {
+            return Ok(());
+        }
         let updated = modify(&*self.store, id, |record| {
             if record.status.is_terminal() {
                 return Change::Keep;
@@ -386,7 +398,9 @@ impl Tasks {
 
     /// Cancels task `id` unless it ended: `tasks/cancel`.
     pub(crate) async fn cancel(&self, id: &str, owner: Option<&str>) -> Result<(), TaskFault> {
-        self.owned(id, owner).await?;
+        if self.owned(id, owner).await?.status.is_terminal() {
+            return Ok(());
+        }
         let cancelled = modify(&*self.store, id, |record| {
             if record.status.is_terminal() {
                 return Change::Keep;
@@ -407,13 +421,61 @@ impl Tasks {
 
     /// The record of task `id` if `owner` may see it: a task of another owner is, to
     /// them, no task at all.
-    async fn owned(&self, id: &str, owner: Option<&str>) -> Result<TaskRecord, TaskFault> {
-        match self.store.load(id).await.map_err(store_fault)? {
-            Some(kept) if kept.record.owner.as_deref() == owner => Ok(kept.record),
-            _ => Err(unknown(id)),
+    async fn owned(&self, id: &str, owner: Option<&str>) -> Result<Arc<TaskRecord>, TaskFault> {
+        let record = match self.ended(id) {
+            Some(record) => record,
+            None => match self.store.load(id).await.map_err(store_fault)? {
+                Some(kept) => {
+                    let record = Arc::new(kept.record);
+                    self.keep_ended(&record);
+                    record
+                }
+                None => return Err(unknown(id)),
+            },
+        };
+        if record.owner.as_deref() == owner {
+            Ok(record)
+        } else {
+            Err(unknown(id))
         }
     }
+
+    /// The record of ended task `id`, if this replica has read it and it has not expired.
+    fn ended(&self, id: &str) -> Option<Arc<TaskRecord>> {
+        let ended = self
+            .ended
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let record = ended.get(id)?;
+        record
+            .expires_at()
+            .is_none_or(|at| at > now_ms())
+            .then(|| Arc::clone(record))
+    }
+
+    /// Keeps `record` if its task ended, for the polls to come: at most
+    /// [`ENDED_KEPT`] records, the expired ones dropped first, then all at once.
+    fn keep_ended(&self, record: &Arc<TaskRecord>) {
+        if !record.status.is_terminal() {
+            return;
+        }
+        let mut ended = self
+            .ended
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if ended.len() >= ENDED_KEPT {
+            let now = now_ms();
+            ended.retain(|_, kept| kept.expires_at().is_none_or(|at| at > now));
+            if ended.len() >= ENDED_KEPT {
+                ended.clear();
+            }
+        }
+        ended.insert(record.id.clone(), Arc::clone(record));
+    }
 }
+
+/// How many ended tasks' records a replica keeps for the polls to come.
+const ENDED_KEPT: usize = 4096;
 
 /// How a task's call ended.
 #[derive(Debug, Clone)]
@@ -542,44 +604,56 @@ fn random_hex(bytes: usize) -> String {
     buffer.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
-/// The task as `tasks/get` and `CreateTaskResult` show it: the `Task` fields, and, for
-/// `tasks/get` (`detailed`), what its status carries: `inputRequests`, `result` or
-/// `error`.
-pub(crate) fn wire(record: &TaskRecord, detailed: bool) -> Map<String, Value> {
-    let mut task = Map::new();
-    task.insert("taskId".into(), json!(record.id));
-    task.insert("status".into(), json!(record.status.as_str()));
-    if let Some(message) = &record.status_message {
-        task.insert("statusMessage".into(), json!(message));
+/// The task as `tasks/get` and `CreateTaskResult` show it, written in one pass: the `Task`
+/// fields, and, for `tasks/get` (`detailed`), what its status carries: `inputRequests`,
+/// `result` or `error`. `result_type` is `complete` for `tasks/get`, `task` for the
+/// `CreateTaskResult`; `meta` the result's `_meta`, if any.
+pub(crate) fn wire(
+    record: &TaskRecord,
+    detailed: bool,
+    result_type: &'static str,
+    meta: Option<&Value>,
+) -> Result<Box<serde_json::value::RawValue>, serde_json::Error> {
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Wire<'a> {
+        result_type: &'static str,
+        task_id: &'a str,
+        status: &'static str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        status_message: Option<&'a str>,
+        created_at: String,
+        last_updated_at: String,
+        ttl_ms: Option<u64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        poll_interval_ms: Option<u64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        input_requests: Option<&'a std::collections::BTreeMap<String, InputRequest>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        result: Option<&'a Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<&'a Value>,
+        #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+        meta: Option<&'a Value>,
     }
-    task.insert("createdAt".into(), json!(iso8601(record.created_at)));
-    task.insert(
-        "lastUpdatedAt".into(),
-        json!(iso8601(record.last_updated_at)),
-    );
-    task.insert("ttlMs".into(), json!(record.ttl_ms));
-    if let Some(poll) = record.poll_interval_ms {
-        task.insert("pollIntervalMs".into(), json!(poll));
-    }
-    if detailed {
-        match record.status {
-            TaskStatus::InputRequired => {
-                task.insert("inputRequests".into(), json!(record.input_requests));
-            }
-            TaskStatus::Completed => {
-                if let Some(result) = &record.result {
-                    task.insert("result".into(), result.clone());
-                }
-            }
-            TaskStatus::Failed => {
-                if let Some(error) = &record.error {
-                    task.insert("error".into(), error.clone());
-                }
-            }
-            TaskStatus::Working | TaskStatus::Cancelled => {}
-        }
-    }
-    task
+    let shows = |status: TaskStatus| detailed && record.status == status;
+    serde_json::value::to_raw_value(&Wire {
+        result_type,
+        task_id: &record.id,
+        status: record.status.as_str(),
+        status_message: record.status_message.as_deref(),
+        created_at: iso8601(record.created_at),
+        last_updated_at: iso8601(record.last_updated_at),
+        ttl_ms: record.ttl_ms,
+        poll_interval_ms: record.poll_interval_ms,
+        input_requests: shows(TaskStatus::InputRequired).then_some(&record.input_requests),
+        result: record
+            .result
+            .as_ref()
+            .filter(|_| shows(TaskStatus::Completed)),
+        error: record.error.as_ref().filter(|_| shows(TaskStatus::Failed)),
+        meta,
+    })
 }
 
 #[cfg(test)]
@@ -599,7 +673,10 @@ mod tests {
             .expect("created");
         let id = record.id.as_str();
         assert_eq!(
-            tasks.get(id, Some("alice client")).await.map(|r| r.id),
+            tasks
+                .get(id, Some("alice client"))
+                .await
+                .map(|r| r.id.clone()),
             Ok(record.id.clone())
         );
         for stranger in [Some("bob client"), Some(""), None] {
