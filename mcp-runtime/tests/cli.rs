@@ -1252,6 +1252,48 @@ fn serve_refuses_a_state_key_file_it_cannot_use() {
 }
 
 #[test]
+fn serve_refuses_a_task_store_it_cannot_use() {
+    let served = run(
+        "main",
+        &["serve", "--stdio", "--task-store", "postgres://db"],
+    );
+    assert_eq!(served.code, 1, "{served:?}");
+    assert!(
+        served
+            .stderr
+            .contains("error: --task-store postgres://db: a task store is `memory` or a Redis URL"),
+        "{served:?}"
+    );
+    // Nothing listens on port 1: refused at start-up, not at the first task.
+    let served = run(
+        "main",
+        &["serve", "--stdio", "--task-store", "redis://127.0.0.1:1"],
+    );
+    assert_eq!(served.code, 1, "{served:?}");
+    assert!(
+        served
+            .stderr
+            .starts_with("error: --task-store redis://127.0.0.1:1: "),
+        "{served:?}"
+    );
+    let served = run("main", &["serve", "--stdio", "--task-lease", "soon"]);
+    assert_eq!(served.code, 2, "{served:?}");
+    assert!(served.stderr.contains("--task-lease"), "{served:?}");
+    let served = run(
+        "main",
+        &[
+            "serve",
+            "--stdio",
+            "--task-store",
+            "memory",
+            "--task-ttl",
+            "10m",
+        ],
+    );
+    assert_eq!(served.code, 0, "{served:?}");
+}
+
+#[test]
 fn serve_with_llm_names_that_collide_fails() {
     let served = run("collide", &["serve", "--stdio", "--llm-names"]);
     assert_eq!(served.code, 1, "{served:?}");
