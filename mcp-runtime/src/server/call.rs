@@ -95,7 +95,14 @@ impl Server {
                         let declared = tasks::declares_tasks(params.meta.as_ref(), peer);
                         if !declared && support == mcp_core::TaskSupport::Required {
                             let fault = tasks::missing_tasks(&format!("tool `{sent_name}`"));
-                            return Err(Answer::refused(&id, (fault, Status::BadRequest)));
+                            // 400 at 2026-07-28, as its other refusals; a JSON-RPC error
+                            // on the handshake's revisions.
+                            let status = if stateless {
+                                Status::BadRequest
+                            } else {
+                                Status::Ok
+                            };
+                            return Err(Answer::refused(&id, (fault, status)));
                         }
                         declared
                     }

@@ -56,7 +56,12 @@ impl Server {
     ) -> Step {
         let refused = |refusal| Step::Answered(Some(Answer::refused(id, refusal)));
         if !declares_tasks(params.get("_meta"), peer) {
-            return refused((missing_tasks(method), Status::BadRequest));
+            let status = if stateless {
+                Status::BadRequest
+            } else {
+                Status::Ok
+            };
+            return refused((missing_tasks(method), status));
         }
         let task_id = match params.get("taskId") {
             Some(Value::String(task_id)) => task_id.clone(),
