@@ -419,3 +419,47 @@ async fn a_task_reports_progress_and_its_tool_sees_the_cancellation() {
     }
     assert_eq!(get(&server, &task).await["result"]["status"], "cancelled");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn over_http_a_tasks_request_names_its_task_in_mcp_name() {
+    use mcp_runtime::server::{HttpConfig, router};
+
+    let server = server(Arc::new(MemoryStore::new()), Duration::from_secs(5));
+    let task = task_id(&call(&server, "job.sleep", json!({ "ms": 0 })).await);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a port");
+    let address = listener.local_addr().expect("bound");
+    let app = router(Arc::new(server), HttpConfig::default())
+        .into_make_service_with_connect_info::<std::net::SocketAddr>();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let get = |name: Option<&str>| {
+        let Value::Object(params) = json!({ "taskId": task }) else {
+            unreachable!()
+        };
+        let body = request("tasks/get", params, true);
+        let mut post = reqwest::Client::new()
+            .post(format!("http://{address}/mcp"))
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .header("MCP-Protocol-Version", "2026-07-28")
+            .header("Mcp-Method", "tasks/get")
+            .body(body);
+        if let Some(name) = name {
+            post = post.header("Mcp-Name", name);
+        }
+        async move {
+            let response = post.send().await.expect("answered");
+            let status = response.status().as_u16();
+            (status, response.json::<Value>().await.expect("JSON"))
+        }
+    };
+    let (status, named) = get(Some(&task)).await;
+    assert_eq!(status, 200, "{named}");
+    assert_eq!(named["result"]["taskId"], task.as_str(), "{named}");
+    for name in [None, Some("another-task")] {
+        let (status, refused) = get(name).await;
+        assert_eq!(status, 400, "{name:?}: {refused}");
+        assert_eq!(refused["error"]["code"], -32020, "{name:?}: {refused}");
+    }
+}

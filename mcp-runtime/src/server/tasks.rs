@@ -76,8 +76,9 @@ impl Server {
                 ))));
             }
         };
-        // The header routes the request to the task's replica: it must name this task.
-        if mirrored.is_some_and(|headers| headers.name.is_some()) {
+        // The header routes the request to the task's replica: at 2026-07-28 it must be
+        // there and name this task (over HTTP); on the handshake's revisions, if sent.
+        if stateless || mirrored.is_some_and(|headers| headers.name.is_some()) {
             if let Err(refusal) = stateless::admit_name(&task_id, mirrored) {
                 return refused(refusal);
             }
