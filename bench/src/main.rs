@@ -3,7 +3,7 @@
 //! ```text
 //! mcp-bench stdio [--window W] [-n N] -- CMD [ARGS...]
 //! mcp-bench http URL [--clients C] [-n N] [--bearer TOKEN]
-//! mcp-bench tasks URL [--clients C] [-n N] [--lifecycle K]
+//! mcp-bench tasks URL [--clients C] [-n N] [--first-reads-via URL2 [--first-reads M]] [--lifecycle K]
 //! mcp-bench oauth [--rounds R] [--alg rs256|es256] [--clients C] [-n N]
 //! mcp-bench startup [--runs R] [--list] -- CMD [ARGS...]
 //! mcp-bench inflight [-n N] -- CMD [ARGS...]
@@ -116,6 +116,8 @@ enum Command {
     /// Over HTTP at 2026-07-28: creates a task of `bench.task_add` and polls it until it is
     /// completed, then times `tasks/get` of it over C keep-alive connections, then
     /// `tools/call` of `bench.add` (inline, without the tasks extension) the same way.
+    /// With `--first-reads-via URL2`, also the first `tasks/get` of finished tasks by a
+    /// replica that has not read them.
     Tasks {
         /// The endpoint, e.g. `http://127.0.0.1:8080/mcp`.
         url: String,
@@ -131,6 +133,20 @@ enum Command {
         /// Threads of the driver's runtime (1: a current-thread runtime).
         #[arg(long, default_value_t = 1)]
         threads: usize,
+        /// A second replica sharing URL's task store: before measuring, create M finished
+        /// tasks (and as many as the warm-up) through URL, each polled there until
+        /// completed; at the end, time one `tasks/get` of each through URL2, every one a
+        /// task URL2 has not read before, so not one it remembers.
+        #[arg(long, value_name = "URL2")]
+        first_reads_via: Option<String>,
+        /// The first reads measured through `--first-reads-via`, over all connections.
+        #[arg(
+            long,
+            value_name = "M",
+            default_value_t = 2_000,
+            requires = "first_reads_via"
+        )]
+        first_reads: u64,
         /// Instead: run K tasks one after another, each polled every 10 ms until
         /// completed, and count the polls (to count the task store's round trips per task).
         #[arg(long, value_name = "K")]
@@ -300,6 +316,8 @@ fn run(cli: Cli) -> std::io::Result<ExitCode> {
             n,
             warmup,
             threads,
+            first_reads_via,
+            first_reads,
             lifecycle,
             json,
         } => {
@@ -313,6 +331,8 @@ fn run(cli: Cli) -> std::io::Result<ExitCode> {
                     n,
                     warmup,
                     threads,
+                    first_reads_via,
+                    first_reads,
                 };
                 let report = tasks::run(&url, &options)?;
                 print(json, report.line(), &report.json());

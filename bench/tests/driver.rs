@@ -232,7 +232,10 @@ fn every_call_with_an_access_token_is_answered_right() {
 
 /// `mcp-bench tasks`: a task of `bench.task_add` is created and completes with the right
 /// sum, then every `tasks/get` of it and every `tools/call` of `bench.add` is answered
-/// right; `--lifecycle` runs tasks to their end and counts its polls.
+/// right; so is every `tasks/get` of `--first-reads-via`, here the same server (with the
+/// store in memory there is no other replica to share it, so these reads are not first
+/// ones, but their answers are checked the same); `--lifecycle` runs tasks to their end and
+/// counts its polls.
 #[test]
 fn every_task_request_over_http_is_answered_right() {
     let mut spawn = Command::new(SERVER);
@@ -247,9 +250,19 @@ fn every_task_request_over_http_is_answered_right() {
         "400",
         "--warmup",
         "40",
+        "--first-reads-via",
+        &server.url(),
+        "--first-reads",
+        "60",
     ]);
     assert_eq!(report["wrong"], 0, "{report}");
-    for kind in ["tasks_get", "tools_call"] {
+    assert_eq!(report["first_reads"]["n"], 60, "{report}");
+    assert_eq!(report["first_reads"]["via"], server.url(), "{report}");
+    assert!(
+        report["first_reads"]["p50_ratio"].as_f64().is_some(),
+        "{report}"
+    );
+    for kind in ["tasks_get", "tools_call", "first_reads"] {
         assert_eq!(report[kind]["errors"], 0, "{kind}: {report}");
         assert_eq!(report[kind]["lost"], 0, "{kind}: {report}");
         assert!(

@@ -6,11 +6,15 @@
 //! polls it until it is completed and checks its inlined result; then it times `tasks/get`
 //! of that task over C keep-alive connections, one request at a time on each, every answer
 //! checked; then, the same way, `tools/call` of [`proto::DEFAULT_TOOL`] without the tasks
-//! extension declared. With `--lifecycle K` it instead runs K tasks one after another,
-//! polling each every 10 ms until completed, and counts the polls: the client's share of
-//! the store's round trips.
+//! extension declared. With `--first-reads-via URL2`, a second replica sharing the task
+//! store, it also creates M finished tasks through the first URL before measuring, and
+//! then times one `tasks/get` of each through URL2: a first read there, which no replica's
+//! memory of ended tasks can answer. With `--lifecycle K` it instead runs K tasks one after
+//! another, polling each every 10 ms until completed, and counts the polls: the client's
+//! share of the store's round trips.
 
 use std::io;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use hyper::header::{HeaderName, HeaderValue};
@@ -53,6 +57,10 @@ pub(crate) struct TasksOptions {
     pub(crate) warmup: u64,
     /// The driver's own runtime threads.
     pub(crate) threads: usize,
+    /// A second replica sharing the task store, to read tasks it has never read.
+    pub(crate) first_reads_via: Option<String>,
+    /// Tasks read once each through `first_reads_via`, measured.
+    pub(crate) first_reads: u64,
 }
 
 /// What one kind of request measured.
@@ -106,36 +114,61 @@ pub(crate) struct TasksReport {
     pub(crate) first_polls: u64,
     pub(crate) get: Phase,
     pub(crate) call: Phase,
+    /// `tasks/get` through the second replica, each of a task it had not read.
+    pub(crate) first_reads: Option<FirstReads>,
+}
+
+/// `tasks/get`s of tasks finished through one replica, read once each through another.
+#[derive(Debug, Clone)]
+pub(crate) struct FirstReads {
+    /// The second replica.
+    pub(crate) via: String,
+    pub(crate) phase: Phase,
 }
 
 impl TasksReport {
-    /// `tasks/get`'s p50 over `tools/call`'s.
-    fn p50_ratio(&self) -> Option<f64> {
-        let (get, call) = (self.get.latency?, self.call.latency?);
+    /// `phase`'s p50 over `tools/call`'s.
+    fn p50_ratio_of(&self, phase: &Phase) -> Option<f64> {
+        let (get, call) = (phase.latency?, self.call.latency?);
         (call.p50_us > 0.0).then(|| get.p50_us / call.p50_us)
     }
 
-    /// `tasks/get`'s throughput over `tools/call`'s.
-    fn throughput_ratio(&self) -> Option<f64> {
-        (self.call.per_s > 0.0).then(|| self.get.per_s / self.call.per_s)
+    /// `phase`'s throughput over `tools/call`'s.
+    fn throughput_ratio_of(&self, phase: &Phase) -> Option<f64> {
+        (self.call.per_s > 0.0).then(|| phase.per_s / self.call.per_s)
     }
 
-    /// Wrong and missing answers, of both kinds.
+    /// Wrong and missing answers, of every kind.
     pub(crate) fn wrong(&self) -> u64 {
-        self.get.errors + self.get.lost + self.call.errors + self.call.lost
+        let first = self
+            .first_reads
+            .as_ref()
+            .map_or(0, |first| first.phase.errors + first.phase.lost);
+        self.get.errors + self.get.lost + self.call.errors + self.call.lost + first
     }
 
     /// The one-line summary.
     pub(crate) fn line(&self) -> String {
-        format!(
+        let mut line = format!(
             "tasks clients={} n={} | tasks/get {} | tools/call {} | get/call p50 x{:.2} throughput x{:.2}",
             self.clients,
             self.get.n,
             self.get.text(),
             self.call.text(),
-            self.p50_ratio().unwrap_or(f64::NAN),
-            self.throughput_ratio().unwrap_or(f64::NAN),
-        )
+            self.p50_ratio_of(&self.get).unwrap_or(f64::NAN),
+            self.throughput_ratio_of(&self.get).unwrap_or(f64::NAN),
+        );
+        if let Some(first) = &self.first_reads {
+            line.push_str(&format!(
+                " | first reads via {} n={} {} | first/call p50 x{:.2} throughput x{:.2}",
+                first.via,
+                first.phase.n,
+                first.phase.text(),
+                self.p50_ratio_of(&first.phase).unwrap_or(f64::NAN),
+                self.throughput_ratio_of(&first.phase).unwrap_or(f64::NAN),
+            ));
+        }
+        line
     }
 
     /// The same as one JSON object.
@@ -148,8 +181,16 @@ impl TasksReport {
             "first_polls": self.first_polls,
             "tasks_get": self.get.json(),
             "tools_call": self.call.json(),
-            "p50_ratio": stats::json_number(self.p50_ratio()),
-            "throughput_ratio": stats::json_number(self.throughput_ratio()),
+            "p50_ratio": stats::json_number(self.p50_ratio_of(&self.get)),
+            "throughput_ratio": stats::json_number(self.throughput_ratio_of(&self.get)),
+            "first_reads": self.first_reads.as_ref().map(|first| {
+                let mut phase = first.phase.json();
+                phase["via"] = json!(first.via);
+                phase["p50_ratio"] = stats::json_number(self.p50_ratio_of(&first.phase));
+                phase["throughput_ratio"] =
+                    stats::json_number(self.throughput_ratio_of(&first.phase));
+                phase
+            }),
             "wrong": self.wrong(),
         })
     }
@@ -419,19 +460,28 @@ struct ClientRun {
     errors: u64,
 }
 
-/// `n` requests of `template`, ids from `first`, one after another.
+/// `n` requests, ids from `first`, one after another: request `id` is of
+/// `templates[id % templates.len()]`.
 async fn requests(
     connection: &mut Connection,
-    template: &Template,
+    templates: &[Template],
     first: u64,
     n: u64,
 ) -> ClientRun {
+    let count = templates.len() as u64;
     let mut run = ClientRun {
         latencies: Vec::with_capacity(usize::try_from(n).unwrap_or(0)),
         ok: 0,
         errors: 0,
     };
     for id in first..first + n {
+        let Some(template) = usize::try_from(id % count)
+            .ok()
+            .and_then(|at| templates.get(at))
+        else {
+            run.errors += 1;
+            break;
+        };
         let start = Instant::now();
         match send(connection, template, id).await {
             Ok(answer) => {
@@ -451,27 +501,36 @@ async fn requests(
     run
 }
 
-/// `clients` connections, each with its share of the warm-up, then, all starting
-/// together, its share of the `n` requests of `template`.
+/// The share of `total` requests of connection `client` of `clients`.
+fn share(total: u64, clients: u64, client: u64) -> u64 {
+    total / clients + u64::from(client < total % clients)
+}
+
+/// `clients` connections, each with its share of the `warmup` requests (ids `n..n +
+/// warmup`), then, all starting together, its share of the `n` measured (ids `0..n`):
+/// request `id` is of `templates[id % templates.len()]`.
 async fn phase(
     uri: &Uri,
-    template: &Template,
+    templates: Arc<[Template]>,
     clients: u64,
     n: u64,
     warmup: u64,
 ) -> io::Result<Phase> {
-    let share = |total: u64, client: u64| total / clients + u64::from(client < total % clients);
+    if templates.is_empty() {
+        return Err(io::Error::other("no requests to send"));
+    }
+    let share = |total: u64, client: u64| share(total, clients, client);
     let mut connections = Vec::with_capacity(usize::try_from(clients).unwrap_or(0));
     for _ in 0..clients {
         connections.push(Connection::open(uri, None).await?);
     }
     let mut tasks = tokio::task::JoinSet::new();
-    let mut next = 1_000_000_000u64;
+    let mut next = n;
     for (client, mut connection) in (0..clients).zip(connections) {
-        let (template, n, first) = (template.clone(), share(warmup, client), next);
+        let (templates, n, first) = (Arc::clone(&templates), share(warmup, client), next);
         next += n;
         tasks.spawn(async move {
-            let run = requests(&mut connection, &template, first, n).await;
+            let run = requests(&mut connection, &templates, first, n).await;
             (connection, run)
         });
     }
@@ -489,10 +548,10 @@ async fn phase(
     let start = Instant::now();
     let mut first = 0;
     for (client, mut connection) in (0..clients).zip(connections) {
-        let (template, n, from) = (template.clone(), share(n, client), first);
+        let (templates, n, from) = (Arc::clone(&templates), share(n, client), first);
         first += n;
         tasks.spawn(async move {
-            let run = requests(&mut connection, &template, from, n).await;
+            let run = requests(&mut connection, &templates, from, n).await;
             (connection, run)
         });
     }
@@ -538,10 +597,49 @@ fn runtime(threads: usize) -> io::Result<tokio::runtime::Runtime> {
     }
 }
 
+/// Creates `count` tasks over `clients` connections, each polled until completed: a
+/// `tasks/get` of each, with its sum.
+async fn finished_tasks(uri: &Uri, clients: u64, count: u64) -> io::Result<Vec<Template>> {
+    let mut tasks = tokio::task::JoinSet::new();
+    let mut first = 1;
+    for client in 0..clients {
+        let (uri, n, from) = (uri.clone(), share(count, clients, client), first);
+        first += n;
+        tasks.spawn(async move {
+            let mut connection = Connection::open(&uri, None).await?;
+            let mut made = Vec::with_capacity(usize::try_from(n).unwrap_or(0));
+            for id in from..from + n {
+                let (task, _) = run_task(&mut connection, id).await?;
+                made.push((id, task));
+            }
+            io::Result::Ok(made)
+        });
+    }
+    let mut made = Vec::with_capacity(usize::try_from(count).unwrap_or(0));
+    while let Some(joined) = tasks.join_next().await {
+        made.extend(joined.map_err(io::Error::other)??);
+    }
+    made.sort_unstable();
+    made.into_iter()
+        .map(|(id, task)| {
+            Template::new(Kind::Get {
+                task,
+                sum: expected_sum(id),
+            })
+        })
+        .collect()
+}
+
 /// Creates a task and waits for it, then times `tasks/get` of it, then `tools/call` of the
-/// inline tool.
+/// inline tool; with `first_reads_via`, also creates that many finished tasks first, and
+/// at the end reads each once through the second replica.
 pub(crate) fn run(url: &str, options: &TasksOptions) -> io::Result<TasksReport> {
     let uri = endpoint(url)?;
+    let via = options
+        .first_reads_via
+        .as_deref()
+        .map(|via| Ok::<_, io::Error>((via.to_owned(), endpoint(via)?)))
+        .transpose()?;
     let clients = options.clients.max(1);
     runtime(options.threads)?.block_on(async {
         let mut connection = Connection::open(&uri, None).await?;
@@ -549,19 +647,44 @@ pub(crate) fn run(url: &str, options: &TasksOptions) -> io::Result<TasksReport> 
         let created = 41;
         let (task, first_polls) = run_task(&mut connection, created).await?;
         drop(connection);
+        // The tasks the second replica reads: the measured ones, then the warm-up's, each
+        // read once.
+        let unread = match &via {
+            Some(_) => {
+                let count = options.first_reads + options.warmup;
+                Some(finished_tasks(&uri, clients, count).await?)
+            }
+            None => None,
+        };
         let get = Template::new(Kind::Get {
             task: task.clone(),
             sum: expected_sum(created),
         })?;
-        let get = phase(&uri, &get, clients, options.n, options.warmup).await?;
+        let get = phase(&uri, Arc::new([get]), clients, options.n, options.warmup).await?;
         let call = Template::new(Kind::Call)?;
-        let call = phase(&uri, &call, clients, options.n, options.warmup).await?;
+        let call = phase(&uri, Arc::new([call]), clients, options.n, options.warmup).await?;
+        let first_reads = match (via, unread) {
+            (Some((via, via_uri)), Some(unread)) => {
+                let templates = Arc::from(unread);
+                let phase = phase(
+                    &via_uri,
+                    templates,
+                    clients,
+                    options.first_reads,
+                    options.warmup,
+                )
+                .await?;
+                Some(FirstReads { via, phase })
+            }
+            _ => None,
+        };
         Ok(TasksReport {
             clients,
             task_id: task,
             first_polls,
             get,
             call,
+            first_reads,
         })
     })
 }
