@@ -215,6 +215,7 @@ fn capabilities() -> Value {
         "resources": { "subscribe": true, "listChanged": true },
         "prompts": { "listChanged": true },
         "completions": {},
+        "extensions": { "io.modelcontextprotocol/tasks": {} },
     })
 }
 
