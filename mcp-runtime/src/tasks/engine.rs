@@ -80,7 +80,9 @@ impl Tasks {
         Self {
             store,
             settings,
-            replica: random_hex(8),
+            // Only told apart from the other replicas': a clock's worth is enough when the
+            // system has no randomness.
+            replica: random_hex(8).unwrap_or_else(|_| format!("{:016x}", now_ms())),
             running: Mutex::new(HashMap::new()),
             ended: Mutex::new(HashMap::new()),
             keeper: tokio::sync::OnceCell::new(),
@@ -208,7 +210,7 @@ impl Tasks {
         self.keep().await?;
         let now = now_ms();
         let record = TaskRecord {
-            id: random_hex(16),
+            id: random_hex(16)?,
             owner,
             tool: tool.to_owned(),
             status: TaskStatus::Working,
@@ -366,13 +368,7 @@ impl Tasks {
         owner: Option<&str>,
         responses: &Map<String, Value>,
     ) -> Result<(), TaskFault> {
-        if self.owned(id, owner).await?.status.is_terminal() {
-            return Ok(());
-        }
-        let updated = modify(&*self.store, id, |record| {
-            if record.status.is_terminal() {
-                return Change::Keep;
-            }
+        self.steer(id, owner, |record| {
             let mut taken = false;
             for (key, answer) in responses {
                 if record.input_requests.remove(key).is_some() {
@@ -380,43 +376,57 @@ impl Tasks {
                     taken = true;
                 }
             }
-            if !taken {
-                return Change::Keep;
-            }
-            if record.input_requests.is_empty() {
+            if taken && record.input_requests.is_empty() {
                 record.status = TaskStatus::Working;
             }
-            Change::Store
+            taken
         })
         .await
-        .map_err(store_fault)?;
-        if updated.is_some() {
-            self.store.notify(id).await.map_err(store_fault)?;
-        }
-        Ok(())
     }
 
     /// Cancels task `id` unless it ended: `tasks/cancel`.
     pub(crate) async fn cancel(&self, id: &str, owner: Option<&str>) -> Result<(), TaskFault> {
-        if self.owned(id, owner).await?.status.is_terminal() {
-            return Ok(());
-        }
-        let cancelled = modify(&*self.store, id, |record| {
-            if record.status.is_terminal() {
-                return Change::Keep;
-            }
+        self.steer(id, owner, |record| {
             record.status = TaskStatus::Cancelled;
             record.status_message = Some("the client cancelled the task".to_owned());
             record.input_requests.clear();
             record.lease_until = None;
-            Change::Store
+            true
+        })
+        .await
+    }
+
+    /// Changes task `id` for `owner` with `change` (which says whether it changed
+    /// anything), unless the task ended, and rings the doorbell when it did: the replica
+    /// running the task acts on it. The owner is checked on the record `change` sees, so
+    /// that it takes no read of its own; an ended task this replica knows takes none at all.
+    async fn steer(
+        &self,
+        id: &str,
+        owner: Option<&str>,
+        mut change: impl FnMut(&mut TaskRecord) -> bool + Send,
+    ) -> Result<(), TaskFault> {
+        if let Some(ended) = self.ended(id) {
+            return if ended.owner.as_deref() == owner {
+                Ok(())
+            } else {
+                Err(unknown(id))
+            };
+        }
+        let (mut foreign, mut changed) = (false, false);
+        let kept = modify(&*self.store, id, |record| {
+            foreign = record.owner.as_deref() != owner;
+            changed = !foreign && !record.status.is_terminal() && change(record);
+            if changed { Change::Store } else { Change::Keep }
         })
         .await
         .map_err(store_fault)?;
-        if cancelled.is_some() {
-            self.store.notify(id).await.map_err(store_fault)?;
+        match kept {
+            None => Err(unknown(id)),
+            Some(_) if foreign => Err(unknown(id)),
+            Some(_) if changed => self.store.notify(id).await.map_err(store_fault),
+            Some(_) => Ok(()),
         }
-        Ok(())
     }
 
     /// The record of task `id` if `owner` may see it: a task of another owner is, to
@@ -584,24 +594,13 @@ fn millis(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
-/// `bytes` random bytes as hex.
-fn random_hex(bytes: usize) -> String {
+/// `bytes` random bytes as hex; an error where the system has no randomness, since an id
+/// that could be guessed would let anyone steer the task.
+fn random_hex(bytes: usize) -> Result<String, StoreError> {
     let mut buffer = vec![0u8; bytes];
-    // Without randomness an id would be guessable: fall back to the clock and a counter
-    // mixed by the standard hasher only where the system has none, which no supported
-    // system lacks.
-    if getrandom::fill(&mut buffer).is_err() {
-        use std::hash::{BuildHasher, Hasher};
-        static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        for chunk in buffer.chunks_mut(8) {
-            let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-            hasher.write_u64(now_ms());
-            hasher.write_u64(COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
-            let bytes = hasher.finish().to_le_bytes();
-            chunk.copy_from_slice(&bytes[..chunk.len()]);
-        }
-    }
-    buffer.iter().map(|byte| format!("{byte:02x}")).collect()
+    getrandom::fill(&mut buffer)
+        .map_err(|err| StoreError::new(format!("no randomness for a task id: {err}")))?;
+    Ok(buffer.iter().map(|byte| format!("{byte:02x}")).collect())
 }
 
 /// The task as `tasks/get` and `CreateTaskResult` show it, written in one pass: the `Task`
