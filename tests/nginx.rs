@@ -13,6 +13,24 @@ pub fn binary() -> PathBuf {
     system_binary("nginx", &["/usr/sbin", "/usr/local/sbin"])
 }
 
+/// What `start` starts on a free loopback port. A free port can be taken between looking
+/// and binding: it tries again, on another, twice; then panics with what each attempt said.
+#[track_caller]
+pub fn on_a_free_port<T>(what: &str, mut start: impl FnMut(u16) -> Result<T, String>) -> T {
+    let mut attempts = Vec::new();
+    for _ in 0..3 {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|listener| listener.local_addr())
+            .expect("a free port")
+            .port();
+        match start(port) {
+            Ok(started) => return started,
+            Err(failure) => attempts.push(failure),
+        }
+    }
+    panic!("{what} did not start:\n{}", attempts.join("\n\n"));
+}
+
 /// The program `name` of a Debian package: on PATH, or in one of `dirs`. Panics, saying
 /// that `scripts/test.sh` installs it, when it is nowhere: a test that needs it fails
 /// rather than skips.
@@ -79,12 +97,7 @@ impl Nginx {
     #[track_caller]
     pub fn start(config: impl Fn(&str) -> String) -> Self {
         let binary = binary();
-        let mut attempts = Vec::new();
-        for _ in 0..3 {
-            let port = TcpListener::bind("127.0.0.1:0")
-                .and_then(|listener| listener.local_addr())
-                .expect("a free port")
-                .port();
+        on_a_free_port("nginx", |port| {
             let address = format!("127.0.0.1:{port}");
             let prefix = temp_dir("nginx");
             let conf = prefix.join("nginx.conf");
@@ -109,12 +122,8 @@ impl Nginx {
                 conf,
                 address,
             };
-            match nginx.wait_until_listening() {
-                Ok(()) => return nginx,
-                Err(failure) => attempts.push(failure),
-            }
-        }
-        panic!("nginx did not start:\n{}", attempts.join("\n\n"));
+            nginx.wait_until_listening().map(|()| nginx)
+        })
     }
 
     fn wait_until_listening(&mut self) -> Result<(), String> {

@@ -2,12 +2,12 @@
 //! without persistence, from a temporary directory of its own, on a free loopback port.
 
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use crate::nginx::{system_binary, temp_dir, wait_until};
+use crate::nginx::{on_a_free_port, system_binary, temp_dir, wait_until};
 
 /// redis-server: on PATH, or where Debian's package puts it.
 pub fn binary() -> PathBuf {
@@ -30,18 +30,7 @@ impl Redis {
     /// twice.
     #[track_caller]
     pub fn start() -> Self {
-        let mut attempts = Vec::new();
-        for _ in 0..3 {
-            let port = TcpListener::bind("127.0.0.1:0")
-                .and_then(|listener| listener.local_addr())
-                .expect("a free port")
-                .port();
-            match Self::start_on(port) {
-                Ok(redis) => return redis,
-                Err(failure) => attempts.push(failure),
-            }
-        }
-        panic!("redis-server did not start:\n{}", attempts.join("\n\n"));
+        on_a_free_port("redis-server", Self::start_on)
     }
 
     /// Starts redis-server on `port` (one a killed instance had, say) and waits until it

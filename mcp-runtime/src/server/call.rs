@@ -236,15 +236,7 @@ impl Server {
         } = *pending;
         // The handshake's revisions: a tool's asks are requests on the call's stream.
         if let (None, Some(capabilities)) = (&asks, capabilities) {
-            asks = Some(Arc::new(Asks {
-                // Shared with the connection's, not copied for each call.
-                capabilities: Some(capabilities),
-                way: Way::Send {
-                    send: notify.clone(),
-                    outgoing: Arc::clone(&self.outgoing),
-                },
-                task: TaskSlot::default(),
-            }));
+            asks = Some(self.handshake_asks(capabilities, notify.clone()));
         }
         let token = CancellationToken::new();
         let mut options = CallOptions::new().with_cancellation(token.clone());
@@ -304,6 +296,24 @@ impl Server {
             return Some(self.input_required(&id, &asks));
         }
         Some(self.respond(&id, stateless, &CallToolResult::from(result)))
+    }
+
+    /// How a call's asks reach a client of the handshake's revisions that declared
+    /// `capabilities` at `initialize`: requests on the call's stream, `send`, if it has one.
+    pub(super) fn handshake_asks(
+        &self,
+        capabilities: Arc<Map<String, Value>>,
+        send: Option<Notifier>,
+    ) -> Arc<Asks> {
+        Arc::new(Asks {
+            // Shared with the connection's, not copied for each call.
+            capabilities: Some(capabilities),
+            way: Way::Send {
+                send,
+                outgoing: Arc::clone(&self.outgoing),
+            },
+            task: TaskSlot::default(),
+        })
     }
 
     pub(super) fn lock_in_flight(

@@ -23,7 +23,7 @@ use super::stateless::{
 };
 use super::{Answer, Fault, Peer, PendingCall, Server, Step, fault_response};
 use crate::execute::CallOptions;
-use crate::talk::ask::{Asks, Round, TaskSlot, Way};
+use crate::talk::ask::Round;
 use crate::tasks::engine::{Ending, Tasks, wire};
 use crate::tasks::{EXTENSION, TaskSettings, TaskStore};
 
@@ -180,14 +180,7 @@ impl Server {
         }
         // The handshake's revisions: the task's asks wait in its record, not on a stream.
         if let (None, Some(capabilities)) = (&asks, capabilities) {
-            asks = Some(Arc::new(Asks {
-                capabilities: Some(capabilities),
-                way: Way::Send {
-                    send: None,
-                    outgoing: Arc::clone(&self.outgoing),
-                },
-                task: TaskSlot::default(),
-            }));
+            asks = Some(self.handshake_asks(capabilities, None));
         }
         if let Some(asks) = &asks {
             asks.task.mode.store(true, Ordering::Relaxed);
