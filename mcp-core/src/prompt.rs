@@ -110,25 +110,9 @@ impl PromptDefinition {
         self.arguments.push(argument);
         self
     }
-
-    /// With the OAuth scopes a caller needs to get it: a server that takes access tokens
-    /// answers a caller without every one 403 naming them. They travel in `_meta` under
-    /// [`SCOPES_META`](crate::SCOPES_META).
-    #[must_use]
-    pub fn with_scopes<I, S>(mut self, scopes: I) -> Self
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
-        crate::scope::set_scopes(&mut self.meta, scopes);
-        self
-    }
-
-    /// The OAuth scopes a caller needs to get it, if any.
-    pub fn scopes(&self) -> Vec<String> {
-        crate::scope::scopes_in(&self.meta)
-    }
 }
+
+crate::scope::scoped!(PromptDefinition, "get it");
 
 /// One message of a rendered prompt.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -139,32 +139,8 @@ macro_rules! info_builders {
 info_builders!(ResourceDefinition);
 info_builders!(ResourceTemplateDefinition);
 
-macro_rules! scoped {
-    ($type:ty, $what:literal) => {
-        impl $type {
-            #[doc = concat!("With the OAuth scopes a caller needs to read ", $what, ": a server that")]
-            /// takes access tokens answers a caller without every one 403 naming them. They
-            /// travel in `_meta` under [`SCOPES_META`](crate::SCOPES_META).
-            #[must_use]
-            pub fn with_scopes<I, S>(mut self, scopes: I) -> Self
-            where
-                I: IntoIterator<Item = S>,
-                S: Into<String>,
-            {
-                crate::scope::set_scopes(&mut self.meta, scopes);
-                self
-            }
-
-            #[doc = concat!("The OAuth scopes a caller needs to read ", $what, ", if any.")]
-            pub fn scopes(&self) -> Vec<String> {
-                crate::scope::scopes_in(&self.meta)
-            }
-        }
-    };
-}
-
-scoped!(ResourceDefinition, "it");
-scoped!(ResourceTemplateDefinition, "its resources");
+crate::scope::scoped!(ResourceDefinition, "read it");
+crate::scope::scoped!(ResourceTemplateDefinition, "read its resources");
 
 impl ResourceDefinition {
     /// A resource at `uri` named `name`.

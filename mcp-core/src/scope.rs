@@ -43,6 +43,33 @@ where
     }
 }
 
+/// `with_scopes` and `scopes` for an item whose scopes a caller needs to do `$what` ("read it").
+macro_rules! scoped {
+    ($type:ty, $what:literal) => {
+        impl $type {
+            #[doc = concat!("With the OAuth scopes a caller needs to ", $what, ": a server that")]
+            /// takes access tokens answers a caller without every one 403 naming them. They
+            /// travel in `_meta` under [`SCOPES_META`](crate::SCOPES_META).
+            #[must_use]
+            pub fn with_scopes<I, S>(mut self, scopes: I) -> Self
+            where
+                I: IntoIterator<Item = S>,
+                S: Into<String>,
+            {
+                crate::scope::set_scopes(&mut self.meta, scopes);
+                self
+            }
+
+            #[doc = concat!("The OAuth scopes a caller needs to ", $what, ", if any.")]
+            pub fn scopes(&self) -> Vec<String> {
+                crate::scope::scopes_in(&self.meta)
+            }
+        }
+    };
+}
+
+pub(crate) use scoped;
+
 #[cfg(test)]
 mod tests {
     use super::*;
