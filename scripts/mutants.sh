@@ -55,9 +55,9 @@ done
 unset QUICKSTART_BIN
 
 if [ "$full" = true ]; then
-  scope=(-p mcp-core -p mcp-runtime)
+  scope=(-p mcp-runtime-core -p mcp-runtime)
 else
-  scope=(-p mcp-core -p mcp-macros -p mcp-runtime)
+  scope=(-p mcp-runtime-core -p mcp-runtime-macros -p mcp-runtime)
   if [ -z "$base" ]; then
     base=$(git rev-parse --abbrev-ref --symbolic-full-name '@{upstream}' 2>/dev/null) \
       || base=origin/main

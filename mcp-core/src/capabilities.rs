@@ -24,7 +24,7 @@ pub const CLIENT_CAPABILITIES: [&str; 5] = [
 /// must be declared equal.
 ///
 /// ```
-/// use mcp_core::missing_client_capabilities;
+/// use mcp_runtime_core::missing_client_capabilities;
 /// use serde_json::json;
 ///
 /// let required = json!({ "sampling": {}, "elicitation": {} });

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 /// One block of a tool's content.
 ///
 /// ```
-/// use mcp_core::{ContentBlock, MCPToolResult};
+/// use mcp_runtime_core::{ContentBlock, MCPToolResult};
 ///
 /// let result = MCPToolResult::success(serde_json::Value::Null)
 ///     .with_content(ContentBlock::text("A red pixel:"))

@@ -95,7 +95,7 @@ pub(crate) fn json_type(value: &Value) -> &'static str {
 /// model, and optional details. It becomes the `error` of a failure [`MCPToolResult`].
 ///
 /// ```
-/// use mcp_core::{ErrorType, ToolError};
+/// use mcp_runtime_core::{ErrorType, ToolError};
 ///
 /// let err = ToolError::new(ErrorType::ValidationError, "`b` must not be zero")
 ///     .with_details(serde_json::json!({ "parameter": "b" }));
@@ -143,7 +143,7 @@ impl ToolError {
     /// Puts `context` before the message: `"<context>: <message>"`.
     ///
     /// ```
-    /// use mcp_core::ToolError;
+    /// use mcp_runtime_core::ToolError;
     ///
     /// let err = ToolError::execution("disk full").context("cannot write `out.txt`");
     /// assert_eq!(err.message(), "cannot write `out.txt`: disk full");

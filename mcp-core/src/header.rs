@@ -26,7 +26,7 @@ pub const MAX_HEADER_INTEGER: i64 = (1 << 53) - 1;
 /// An argument that clients mirror into an HTTP header.
 ///
 /// ```
-/// use mcp_core::{HeaderParam, ToolDefinition};
+/// use mcp_runtime_core::{HeaderParam, ToolDefinition};
 ///
 /// let input = schemars::json_schema!({
 ///     "type": "object",
@@ -39,7 +39,7 @@ pub const MAX_HEADER_INTEGER: i64 = (1 << 53) - 1;
 /// let params = tool.header_params();
 /// assert_eq!(params, [HeaderParam::new("region", "Region")]);
 /// assert_eq!(params[0].header_name(), "Mcp-Param-Region");
-/// # Ok::<(), mcp_core::DefinitionError>(())
+/// # Ok::<(), mcp_runtime_core::DefinitionError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct HeaderParam {
@@ -70,7 +70,7 @@ impl HeaderParam {
 /// characters, separators and anything beyond ASCII.
 ///
 /// ```
-/// use mcp_core::is_valid_header_name;
+/// use mcp_runtime_core::is_valid_header_name;
 ///
 /// assert!(is_valid_header_name("Region"));
 /// assert!(is_valid_header_name("Tenant-Id"));

@@ -6,7 +6,7 @@
 //! [`MessageError`] naming the field.
 //!
 //! ```
-//! use mcp_core::{MCPToolCall, MCPToolResult, ToolStatus};
+//! use mcp_runtime_core::{MCPToolCall, MCPToolResult, ToolStatus};
 //!
 //! let call: MCPToolCall = serde_json::from_str(
 //!     r#"{"tool_name": "text.word_count", "arguments": {"text": "hello world"}}"#,

@@ -19,7 +19,7 @@ use crate::name::ToolName;
 /// top-level fields, as the seed's schema says (`additionalProperties: false`).
 ///
 /// ```
-/// use mcp_core::MCPToolCall;
+/// use mcp_runtime_core::MCPToolCall;
 /// use serde_json::json;
 ///
 /// let call = MCPToolCall::new("calculator.add", json!({ "a": 1, "b": 2 }))?;
@@ -27,7 +27,7 @@ use crate::name::ToolName;
 ///
 /// let err = MCPToolCall::new("calculator.add", json!([1, 2])).unwrap_err();
 /// assert_eq!(err.field(), "arguments");
-/// # Ok::<(), mcp_core::MessageError>(())
+/// # Ok::<(), mcp_runtime_core::MessageError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MCPToolCall {
@@ -96,7 +96,7 @@ impl fmt::Display for ToolStatus {
 /// serialized, absent ones as `null`, as the seed's examples show them.
 ///
 /// ```
-/// use mcp_core::{ErrorType, MCPErrorDetail, MCPToolResult, ToolStatus};
+/// use mcp_runtime_core::{ErrorType, MCPErrorDetail, MCPToolResult, ToolStatus};
 /// use serde_json::json;
 ///
 /// let ok = MCPToolResult::success(json!({ "words": 2 })).with_explanation("Counted.");
@@ -275,7 +275,7 @@ fn data_object(data: Value) -> Option<Map<String, Value>> {
 /// The standard error types of seed 002 §3.3, and any custom type as a plain string.
 ///
 /// ```
-/// use mcp_core::ErrorType;
+/// use mcp_runtime_core::ErrorType;
 ///
 /// assert_eq!(ErrorType::from("TimeoutError"), ErrorType::TimeoutError);
 /// assert_eq!(ErrorType::from("QuotaExceeded").as_str(), "QuotaExceeded");
@@ -449,7 +449,7 @@ impl From<&str> for ErrorDetails {
 /// Detailed error information of a failed call (seed 002 §3.3).
 ///
 /// ```
-/// use mcp_core::{ErrorType, MCPErrorDetail};
+/// use mcp_runtime_core::{ErrorType, MCPErrorDetail};
 /// use serde_json::json;
 ///
 /// let detail = MCPErrorDetail::new(ErrorType::ResourceNotFound, "The requested resource could not be located.")

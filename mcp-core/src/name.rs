@@ -59,13 +59,13 @@ pub enum ToolNameError {
 /// characters). Holding one proves the name is valid.
 ///
 /// ```
-/// use mcp_core::ToolName;
+/// use mcp_runtime_core::ToolName;
 ///
 /// let name: ToolName = "file_utility.read_file_content".parse()?;
 /// assert_eq!(name.namespace(), "file_utility");
 /// assert_eq!(name.tool(), "read_file_content");
 /// assert!("ReadFile".parse::<ToolName>().is_err());
-/// # Ok::<(), mcp_core::ToolNameError>(())
+/// # Ok::<(), mcp_runtime_core::ToolNameError>(())
 /// ```
 #[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ToolName(String);

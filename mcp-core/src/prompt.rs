@@ -25,7 +25,7 @@ pub struct PromptArgument {
 /// A prompt as `prompts/list` lists it.
 ///
 /// ```
-/// use mcp_core::{PromptArgument, PromptDefinition};
+/// use mcp_runtime_core::{PromptArgument, PromptDefinition};
 ///
 /// let review = PromptDefinition::new("code_review")
 ///     .with_description("Asks for a review of some code.")

@@ -63,7 +63,7 @@ pub struct ResourceInfo {
 /// A resource as `resources/list` lists it.
 ///
 /// ```
-/// use mcp_core::ResourceDefinition;
+/// use mcp_runtime_core::ResourceDefinition;
 ///
 /// let about = ResourceDefinition::new("app://about", "about").with_mime_type("text/markdown");
 /// let listed = serde_json::to_value(&about).unwrap();

@@ -21,7 +21,7 @@ pub fn settings() -> SchemaSettings {
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
 /// struct Args { a: i64 }
 ///
-/// let schema = mcp_core::schema::input_schema::<Args>();
+/// let schema = mcp_runtime_core::schema::input_schema::<Args>();
 /// assert_eq!(schema.get("type"), Some(&serde_json::json!("object")));
 /// ```
 pub fn input_schema<T: JsonSchema>() -> Schema {
@@ -47,7 +47,7 @@ pub const RESULT_PROPERTY: &str = "result";
 /// object is wrapped as `{"result": …}`.
 ///
 /// ```
-/// let output = mcp_core::schema::output_schema::<u32>();
+/// let output = mcp_runtime_core::schema::output_schema::<u32>();
 /// assert!(output.wrapped);
 /// assert_eq!(output.schema.get("required"), Some(&serde_json::json!(["result"])));
 /// ```

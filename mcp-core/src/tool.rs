@@ -86,7 +86,7 @@ pub enum DefinitionError {
 /// `_meta` under [`META_KEY`].
 ///
 /// ```
-/// use mcp_core::ToolDefinition;
+/// use mcp_runtime_core::ToolDefinition;
 /// use serde_json::json;
 ///
 /// let input = schemars::json_schema!({ "type": "object", "properties": {} });
@@ -337,7 +337,7 @@ impl ToolDefinition {
     /// object, `{}` for the capability as such. Replaces what was set before.
     ///
     /// ```
-    /// use mcp_core::ToolDefinition;
+    /// use mcp_runtime_core::ToolDefinition;
     /// use serde_json::json;
     ///
     /// let input = schemars::json_schema!({ "type": "object", "properties": {} });
@@ -463,7 +463,7 @@ impl ToolDefinition {
     /// header `Mcp-Param-<Name>`.
     ///
     /// ```
-    /// use mcp_core::ToolDefinition;
+    /// use mcp_runtime_core::ToolDefinition;
     ///
     /// let input = schemars::json_schema!({
     ///     "type": "object",
@@ -473,7 +473,7 @@ impl ToolDefinition {
     /// let params = tool.header_params();
     /// assert_eq!(params[0].property, "region");
     /// assert_eq!(params[0].header_name(), "Mcp-Param-Region");
-    /// # Ok::<(), mcp_core::DefinitionError>(())
+    /// # Ok::<(), mcp_runtime_core::DefinitionError>(())
     /// ```
     pub fn header_params(&self) -> Vec<HeaderParam> {
         header::header_params(self.input_schema.as_value())

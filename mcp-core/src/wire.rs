@@ -14,7 +14,7 @@ use crate::message::{MCPToolResult, ToolStatus};
 /// intermediate JSON object, so a server writes it straight into its response.
 ///
 /// ```
-/// use mcp_core::{wire::CallToolResult, MCPToolResult};
+/// use mcp_runtime_core::{wire::CallToolResult, MCPToolResult};
 /// use serde_json::json;
 ///
 /// let wire = CallToolResult::from(MCPToolResult::success(json!({ "sum": 3 })));
@@ -81,7 +81,7 @@ impl From<MCPToolResult> for CallToolResult {
 /// `result` as the `result` object of a `tools/call` response.
 ///
 /// ```
-/// use mcp_core::{wire, MCPToolResult};
+/// use mcp_runtime_core::{wire, MCPToolResult};
 /// use serde_json::json;
 ///
 /// let wire = wire::call_tool_result(MCPToolResult::success(json!({ "sum": 3 })));
@@ -111,7 +111,7 @@ pub fn call_tool_result(result: MCPToolResult) -> Map<String, Value> {
 /// they come back as a success with the text blocks as content.
 ///
 /// ```
-/// use mcp_core::{wire, MCPToolResult};
+/// use mcp_runtime_core::{wire, MCPToolResult};
 /// use serde_json::json;
 ///
 /// let sent = MCPToolResult::success(json!({ "sum": 3 }));

@@ -3,7 +3,7 @@
 //! A definition serialized with serde_json must validate against `Tool` of the MCP schemas
 //! in `spec/mcp/` (2025-06-18, 2025-11-25, 2026-07-28), and what MCP has no field for
 //! (version, category, tags, `dangerous`, `requires_sandbox`) must travel only under
-//! `_meta["mcp-runtime/tool"]` ([`mcp_core::META_KEY`]).
+//! `_meta["mcp-runtime/tool"]` ([`mcp_runtime_core::META_KEY`]).
 //!
 //! The validator for a version is built from `{"$schema": <the file's $schema>, "$defs":
 //! <the file's $defs>, "$ref": "#/$defs/Tool"}`. The 2025-06-18 file is draft-07 and keeps
@@ -12,8 +12,8 @@
 
 use std::path::Path;
 
-use mcp_core::schema::{OutputSchema, input_schema, output_data, output_schema};
-use mcp_core::{META_KEY, ToolAnnotations, ToolDefinition};
+use mcp_runtime_core::schema::{OutputSchema, input_schema, output_data, output_schema};
+use mcp_runtime_core::{META_KEY, ToolAnnotations, ToolDefinition};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};

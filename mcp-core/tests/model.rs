@@ -4,8 +4,8 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use mcp_core::wire::CallToolResult;
-use mcp_core::{
+use mcp_runtime_core::wire::CallToolResult;
+use mcp_runtime_core::{
     ContentBlock, ErrorType, MAX_TOOL_NAME_LEN, MCPErrorDetail, MCPToolCall, MCPToolResult,
     MessageError, ToolAnnotations, ToolDefinition, ToolError, ToolName, ToolStatus,
 };
@@ -132,7 +132,7 @@ fn a_tool_name_may_be_exactly_as_long_as_allowed() {
 fn a_definition_reports_what_it_was_built_with() {
     let input =
         schemars::json_schema!({"type": "object", "properties": {"path": {"type": "string"}}});
-    let output = mcp_core::schema::output_schema::<String>();
+    let output = mcp_runtime_core::schema::output_schema::<String>();
     let mut example = Map::new();
     example.insert("path".into(), json!("a.txt"));
     let annotations = ToolAnnotations {

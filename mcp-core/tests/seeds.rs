@@ -25,7 +25,9 @@ use std::path::{Path, PathBuf};
 
 use jsonschema::ValidationError;
 use jsonschema::error::ValidationErrorKind;
-use mcp_core::{ErrorType, MCPErrorDetail, MCPToolCall, MCPToolResult, MessageError, ToolStatus};
+use mcp_runtime_core::{
+    ErrorType, MCPErrorDetail, MCPToolCall, MCPToolResult, MessageError, ToolStatus,
+};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -211,7 +213,7 @@ fn round_trip<T: DeserializeOwned + Serialize>(text: &str) -> Result<Value, serd
 }
 
 fn schema_for<T: JsonSchema>() -> Value {
-    mcp_core::schema::settings()
+    mcp_runtime_core::schema::settings()
         .into_generator()
         .into_root_schema_for::<T>()
         .to_value()

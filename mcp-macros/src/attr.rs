@@ -112,7 +112,7 @@ pub(crate) struct Args {
 }
 
 /// `task = "…"`: whether a tool runs as a task (MCP's tasks extension), as
-/// `mcp_core::TaskSupport` says it.
+/// `mcp_runtime_core::TaskSupport` says it.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Task {
     Forbidden,
@@ -818,12 +818,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn task_values_are_those_mcp_core_knows() {
+    fn task_values_are_those_mcp_runtime_core_knows() {
         // `TaskSupport::as_str` is the one the wire's `execution.taskSupport` uses.
         let core = [
-            mcp_core::TaskSupport::Forbidden,
-            mcp_core::TaskSupport::Optional,
-            mcp_core::TaskSupport::Required,
+            mcp_runtime_core::TaskSupport::Forbidden,
+            mcp_runtime_core::TaskSupport::Optional,
+            mcp_runtime_core::TaskSupport::Required,
         ];
         for ((name, task), core) in Task::ALL.into_iter().zip(core) {
             assert_eq!(name, core.as_str());

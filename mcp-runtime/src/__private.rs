@@ -11,8 +11,8 @@
 use std::future;
 use std::marker::PhantomData;
 
-use mcp_core::schema::OutputSchema;
-use mcp_core::{HEADER_ANNOTATION, MAX_HEADER_INTEGER, MCPToolResult, ToolError};
+use mcp_runtime_core::schema::OutputSchema;
+use mcp_runtime_core::{HEADER_ANNOTATION, MAX_HEADER_INTEGER, MCPToolResult, ToolError};
 use schemars::{JsonSchema, Schema};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -33,8 +33,8 @@ pub use crate::registry::{
 };
 pub use crate::talk::{Form, FormChoice, FormField};
 pub use inventory;
-pub use mcp_core::{DefinitionError, TaskSupport, ToolAnnotations, ToolDefinition};
-pub use mcp_core::{
+pub use mcp_runtime_core::{DefinitionError, TaskSupport, ToolAnnotations, ToolDefinition};
+pub use mcp_runtime_core::{
     PromptArgument, PromptDefinition, ResourceAnnotations, ResourceDefinition,
     ResourceTemplateDefinition, Role,
 };
@@ -223,7 +223,7 @@ probe! {
             arguments_schema::<T>()
         }
         fn output_schema(&self) -> OutputSchema {
-            mcp_core::schema::output_schema::<T>()
+            mcp_runtime_core::schema::output_schema::<T>()
         }
     }
 }
@@ -255,7 +255,7 @@ probe! {
 /// its title, with `properties` even when there are none, as clients expect, and with each
 /// mirrored integer bounded as MCP requires.
 pub fn arguments_schema<T: JsonSchema>() -> Schema {
-    let mut schema = mcp_core::schema::input_schema::<T>();
+    let mut schema = mcp_runtime_core::schema::input_schema::<T>();
     schema.remove("title");
     if schema.get("properties").is_none() {
         schema.insert("properties".to_owned(), json!({}));

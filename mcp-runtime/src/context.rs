@@ -3,7 +3,7 @@
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
-use mcp_core::{LogMessage, LoggingLevel, ToolName};
+use mcp_runtime_core::{LogMessage, LoggingLevel, ToolName};
 
 use crate::talk::ask::Asks;
 use crate::talk::{AskError, Asker, Elicit, Elicitation, InputRequest, Root, Sampled, Sampling};

@@ -13,8 +13,8 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use futures_util::FutureExt;
-use mcp_core::schema::output_data;
-use mcp_core::{
+use mcp_runtime_core::schema::output_data;
+use mcp_runtime_core::{
     ErrorType, LogMessage, LoggingLevel, MCPToolResult, ToolDefinition, ToolError, ToolStatus,
 };
 use serde_json::{Map, Value};
@@ -611,7 +611,7 @@ fn catch<T>(
 /// The failure of a tool that panicked, told to `flag` too when the caller keeps one (a
 /// task reports a panic as a protocol-level failure).
 fn panicked(
-    name: &mcp_core::ToolName,
+    name: &mcp_runtime_core::ToolName,
     flag: Option<&AtomicBool>,
     panic: Box<dyn Any + Send>,
 ) -> ToolError {

@@ -61,18 +61,18 @@ mod validate;
 pub mod __private;
 
 #[doc = include_str!("mcp_tool.md")]
-pub use mcp_macros::mcp_tool;
+pub use mcp_runtime_macros::mcp_tool;
 
 #[doc = include_str!("mcp_resource.md")]
-pub use mcp_macros::mcp_resource;
+pub use mcp_runtime_macros::mcp_resource;
 
 #[doc = include_str!("mcp_prompt.md")]
-pub use mcp_macros::mcp_prompt;
+pub use mcp_runtime_macros::mcp_prompt;
 
 pub use auth::AuthInfo;
 pub use context::{LogSink, Progress, ProgressSink, ToolContext};
 pub use execute::{AUDIT_TARGET, CallOptions, DEFAULT_TIMEOUT};
-pub use mcp_core::{
+pub use mcp_runtime_core::{
     ContentBlock, DefinitionError, EmbeddedResource, ErrorDetails, ErrorType, HeaderError,
     HeaderParam, LogMessage, LoggingLevel, MCPErrorDetail, MCPToolCall, MCPToolResult,
     MessageError, PromptArgument, PromptDefinition, PromptMessage, PromptResult,

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use mcp_core::{TaskSupport, ToolDefinition};
+use mcp_runtime_core::{TaskSupport, ToolDefinition};
 use serde_json::{Map, Value, json};
 
 use crate::tool::RegisteredTool;

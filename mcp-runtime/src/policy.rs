@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 use std::fmt;
 use std::sync::Arc;
 
-use mcp_core::ToolDefinition;
+use mcp_runtime_core::ToolDefinition;
 use serde_json::{Map, Value};
 
 /// Decides, for one call of a dangerous tool, whether it may run.

@@ -6,7 +6,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use mcp_core::{
+use mcp_runtime_core::{
     DefinitionError, MCPToolResult, PromptDefinition, PromptResult, ResourceContents,
     ResourceDefinition, ResourceTemplateDefinition, ToolDefinition, ToolError,
 };

@@ -19,7 +19,7 @@ pub const RESOURCES_DIR: &str = "resources";
 /// The directory of the prompts' specifications.
 pub const PROMPTS_DIR: &str = "prompts";
 
-use mcp_core::{ErrorType, MCPToolResult, TaskSupport, ToolDefinition};
+use mcp_runtime_core::{ErrorType, MCPToolResult, TaskSupport, ToolDefinition};
 use serde_json::{Map, Value, json};
 
 use crate::tool::RegisteredTool;
@@ -534,7 +534,10 @@ mod tests {
     #[test]
     fn no_tool_name_is_the_directory_of_resources_or_prompts() {
         for directory in [RESOURCES_DIR, PROMPTS_DIR] {
-            assert!(mcp_core::ToolName::new(directory).is_err(), "{directory}");
+            assert!(
+                mcp_runtime_core::ToolName::new(directory).is_err(),
+                "{directory}"
+            );
         }
     }
 

@@ -3,7 +3,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use mcp_core::{DefinitionError, ToolDefinition, ToolName};
+use mcp_runtime_core::{DefinitionError, ToolDefinition, ToolName};
 
 use crate::registration::{Handler, Location, ToolRegistration};
 use crate::validate::Validation;

@@ -20,7 +20,7 @@
 use std::sync::OnceLock;
 
 use jsonschema::Validator;
-use mcp_core::{ErrorType, ToolDefinition, ToolError};
+use mcp_runtime_core::{ErrorType, ToolDefinition, ToolError};
 use serde_json::{Map, Value, json};
 
 /// One violation of a schema.

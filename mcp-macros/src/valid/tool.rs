@@ -14,7 +14,7 @@ use crate::model::{ParamKind, Tool};
 const MAX_NAME_LEN: usize = 128;
 
 /// The top-level capabilities of MCP's `ClientCapabilities` (revision 2026-07-28), as
-/// `mcp_core::CLIENT_CAPABILITIES` lists them.
+/// `mcp_runtime_core::CLIENT_CAPABILITIES` lists them.
 const CLIENT_CAPABILITIES: [&str; 5] = [
     "elicitation",
     "experimental",
@@ -418,9 +418,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn client_capabilities_are_those_mcp_core_knows() {
+    fn client_capabilities_are_those_mcp_runtime_core_knows() {
         // mcp-core's list is the one tied to the official schema.
-        assert_eq!(CLIENT_CAPABILITIES, mcp_core::CLIENT_CAPABILITIES);
+        assert_eq!(CLIENT_CAPABILITIES, mcp_runtime_core::CLIENT_CAPABILITIES);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 use std::io::{self, Write};
 
 use clap::Args;
-use mcp_core::{MCPToolCall, ToolStatus};
+use mcp_runtime_core::{MCPToolCall, ToolStatus};
 
 use super::{DangerousArgs, FAILURE, USAGE, json_operand, with_dangerous_policy};
 use crate::registry::Registry;

@@ -3,7 +3,7 @@
 use std::io::{self, Write};
 
 use clap::Args;
-use mcp_core::{ContentBlock, PromptMessage, Role};
+use mcp_runtime_core::{ContentBlock, PromptMessage, Role};
 use serde_json::Value;
 
 use super::read::{blob_line, decoded_len};

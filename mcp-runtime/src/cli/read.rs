@@ -4,7 +4,7 @@ use std::io::{self, IsTerminal, Write};
 
 use base64::Engine as _;
 use clap::Args;
-use mcp_core::{ResourceBody, ResourceContents};
+use mcp_runtime_core::{ResourceBody, ResourceContents};
 
 use super::{FAILURE, block_on, closest};
 use crate::registry::{ReadError, Registry};

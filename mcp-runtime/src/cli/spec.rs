@@ -4,7 +4,7 @@
 use std::io::{self, IsTerminal};
 
 use clap::Args;
-use mcp_core::MCPToolCall;
+use mcp_runtime_core::MCPToolCall;
 
 use super::FAILURE;
 use crate::registry::Registry;

@@ -9,7 +9,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use mcp_core::{
+use mcp_runtime_core::{
     ErrorType, MCPErrorDetail, MCPToolResult, PromptDefinition, PromptResult, ResourceContents,
     ResourceDefinition, ResourceTemplateDefinition, ToolAnnotations, ToolDefinition, ToolError,
 };

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mcp_core::MCPToolResult;
+use mcp_runtime_core::MCPToolResult;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use tokio::sync::Mutex;

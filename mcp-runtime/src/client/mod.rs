@@ -43,7 +43,7 @@ mod stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_core::{MCPToolCall, MCPToolResult, wire};
+use mcp_runtime_core::{MCPToolCall, MCPToolResult, wire};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use tokio::sync::{broadcast, mpsc};
@@ -500,10 +500,12 @@ impl Client {
             Value::Object(arguments) => arguments,
             Value::Null => Map::new(),
             other => {
-                return Ok(MCPToolResult::failure(mcp_core::MCPErrorDetail::new(
-                    mcp_core::ErrorType::ValidationError,
-                    format!("a tool's arguments are a JSON object, not {other}"),
-                )));
+                return Ok(MCPToolResult::failure(
+                    mcp_runtime_core::MCPErrorDetail::new(
+                        mcp_runtime_core::ErrorType::ValidationError,
+                        format!("a tool's arguments are a JSON object, not {other}"),
+                    ),
+                ));
             }
         };
         self.call_tool_with(name, arguments, RequestOptions::default())

@@ -6,7 +6,7 @@
 use std::future;
 
 use base64::Engine as _;
-use mcp_core::{
+use mcp_runtime_core::{
     ContentBlock, PromptMessage, PromptResult, ResourceContents, ResourceTemplateDefinition,
     ToolError,
 };

@@ -15,7 +15,7 @@ use std::future::Future;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use mcp_core::{
+use mcp_runtime_core::{
     DefinitionError, ErrorType, MCPToolCall, MCPToolResult, ToolDefinition, ToolError, ToolName,
     ToolNameError,
 };

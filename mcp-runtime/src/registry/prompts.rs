@@ -6,7 +6,7 @@ use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
-use mcp_core::{ErrorType, PromptDefinition, PromptResult, ToolError};
+use mcp_runtime_core::{ErrorType, PromptDefinition, PromptResult, ToolError};
 
 use super::resources::{Lazy, guarded};
 use super::{ConflictKind, KEPT_EXISTING, Registry, RegistryProblem, ToolConflict};

@@ -9,7 +9,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use futures_util::FutureExt;
-use mcp_core::{
+use mcp_runtime_core::{
     ResourceAnnotations, ResourceContents, ResourceDefinition, ResourceTemplateDefinition,
     ToolError,
 };
@@ -572,7 +572,7 @@ impl Registry {
             match guarded(&uri, &running, timeout, make).await {
                 Ok(contents) => Ok(contents),
                 // A template's function saying there is no such resource.
-                Err(err) if *err.error_type() == mcp_core::ErrorType::ResourceNotFound => {
+                Err(err) if *err.error_type() == mcp_runtime_core::ErrorType::ResourceNotFound => {
                     Err(ReadError::NotFound(uri))
                 }
                 Err(err) => Err(ReadError::Failed(err)),
@@ -598,7 +598,7 @@ pub(crate) async fn guarded<T>(
         (Some(outcome), _) => outcome,
         (None, Some(limit)) => tokio::time::timeout(limit, guarded).await.map_err(|_| {
             ToolError::new(
-                mcp_core::ErrorType::TimeoutError,
+                mcp_runtime_core::ErrorType::TimeoutError,
                 format!("{running} took longer than {limit:?}"),
             )
         })?,

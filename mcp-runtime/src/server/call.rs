@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use futures_util::FutureExt;
-use mcp_core::wire::CallToolResult;
-use mcp_core::{LoggingLevel, MCPToolCall};
+use mcp_runtime_core::wire::CallToolResult;
+use mcp_runtime_core::{LoggingLevel, MCPToolCall};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -90,10 +90,10 @@ impl Server {
                 // A task tool runs as a task for a client that supports tasks; one that
                 // requires a task is refused to any other.
                 task = match tool.definition().task_support() {
-                    mcp_core::TaskSupport::Forbidden => false,
+                    mcp_runtime_core::TaskSupport::Forbidden => false,
                     support => {
                         let declared = tasks::declares_tasks(params.meta.as_ref(), peer);
-                        if !declared && support == mcp_core::TaskSupport::Required {
+                        if !declared && support == mcp_runtime_core::TaskSupport::Required {
                             let fault = tasks::missing_tasks(&format!("tool `{sent_name}`"));
                             // 400 at 2026-07-28, as its other refusals; a JSON-RPC error
                             // on the handshake's revisions.

@@ -162,7 +162,7 @@ impl Server {
                 Ok(contents) => {
                     #[derive(Serialize)]
                     struct Read {
-                        contents: Vec<mcp_core::ResourceContents>,
+                        contents: Vec<mcp_runtime_core::ResourceContents>,
                         #[serde(flatten)]
                         hints: Option<Map<String, Value>>,
                     }
@@ -182,7 +182,7 @@ impl Server {
                     ))
                 }
                 Err(ReadError::Failed(err))
-                    if *err.error_type() == mcp_core::ErrorType::ValidationError =>
+                    if *err.error_type() == mcp_runtime_core::ErrorType::ValidationError =>
                 {
                     Err((
                         jsonrpc::INVALID_PARAMS,
@@ -427,7 +427,7 @@ fn completion_ref(params: &Map<String, Value>) -> Result<CompletionRef, Fault> {
 }
 
 /// A failure of a resource's or prompt's function: an internal error with its message.
-fn failure(err: &mcp_core::ToolError) -> Fault {
+fn failure(err: &mcp_runtime_core::ToolError) -> Fault {
     (
         jsonrpc::INTERNAL_ERROR,
         err.message().to_owned(),

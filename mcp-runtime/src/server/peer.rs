@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use mcp_core::LoggingLevel;
+use mcp_runtime_core::LoggingLevel;
 use serde_json::{Map, Value};
 
 use super::jsonrpc::{self, Incoming};
@@ -99,7 +99,7 @@ pub(crate) fn set_level(params: &Map<String, Value>) -> Result<LoggingLevel, Fau
         .and_then(|level| {
             level
                 .parse()
-                .map_err(|err: mcp_core::UnknownLevel| err.to_string())
+                .map_err(|err: mcp_runtime_core::UnknownLevel| err.to_string())
         })
         .map_err(|message| (jsonrpc::INVALID_PARAMS, message, None))
 }

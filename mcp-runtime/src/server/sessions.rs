@@ -9,7 +9,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
-use mcp_core::LoggingLevel;
+use mcp_runtime_core::LoggingLevel;
 
 use super::listen::ListenGuard;
 use serde_json::{Map, Value};

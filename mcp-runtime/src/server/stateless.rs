@@ -4,7 +4,7 @@
 //! parameters and the client capabilities it needs. Transport-independent: stdio has no
 //! headers, and streamable HTTP hands in the ones it received ([`Mirrored`]).
 
-use mcp_core::{LoggingLevel, ToolDefinition};
+use mcp_runtime_core::{LoggingLevel, ToolDefinition};
 use serde_json::{Map, Value};
 
 use super::jsonrpc;
@@ -239,8 +239,10 @@ pub(crate) fn admit_call(
     let declared = meta
         .and_then(|meta| meta.get(CLIENT_CAPABILITIES_KEY))
         .unwrap_or(&Value::Null);
-    let missing =
-        mcp_core::missing_client_capabilities(tool.required_client_capabilities(), declared);
+    let missing = mcp_runtime_core::missing_client_capabilities(
+        tool.required_client_capabilities(),
+        declared,
+    );
     if !missing.is_empty() {
         let names: Vec<&str> = missing.keys().map(String::as_str).collect();
         return Err((
@@ -262,7 +264,7 @@ pub(crate) fn admit_call(
 /// The refusal of a call of `tool` from a handshake client that declared `declared` at
 /// `initialize`, when the tool needs a capability it lacks: -32021, as at 2026-07-28.
 pub(crate) fn requires(tool: &ToolDefinition, declared: &Map<String, Value>) -> Result<(), Fault> {
-    let missing = mcp_core::missing_client_capabilities(
+    let missing = mcp_runtime_core::missing_client_capabilities(
         tool.required_client_capabilities(),
         &Value::Object(declared.clone()),
     );

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use futures_util::FutureExt;
-use mcp_core::wire::CallToolResult;
+use mcp_runtime_core::wire::CallToolResult;
 use serde_json::{Map, Value, json};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;

@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use mcp_core::ResourceInfo;
+use mcp_runtime_core::ResourceInfo;
 use serde_json::{Map, Value};
 
 use super::{json_block, placeholder, shell_word, type_of};

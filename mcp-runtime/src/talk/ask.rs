@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::oneshot;
 
-use mcp_core::{Role, ToolError};
+use mcp_runtime_core::{Role, ToolError};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -122,9 +122,10 @@ pub enum AskError {
 impl From<AskError> for ToolError {
     fn from(err: AskError) -> Self {
         match err {
-            AskError::MissingCapability(_) | AskError::NoClient(_) => {
-                ToolError::new(mcp_core::ErrorType::PermissionError, err.to_string())
-            }
+            AskError::MissingCapability(_) | AskError::NoClient(_) => ToolError::new(
+                mcp_runtime_core::ErrorType::PermissionError,
+                err.to_string(),
+            ),
             _ => ToolError::execution(err.to_string()),
         }
     }

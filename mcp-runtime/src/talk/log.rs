@@ -12,7 +12,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use mcp_core::{LogMessage, LoggingLevel};
+use mcp_runtime_core::{LogMessage, LoggingLevel};
 use serde_json::{Map, Value};
 use tracing::field::{Field, Visit};
 use tracing::{Event, Level, Subscriber};

@@ -13,5 +13,5 @@ pub use ask::{AskError, Elicitation, InputRequest, Root, Sampled, Sampling, Samp
 pub use asker::{Asker, Elicit};
 pub use form::{Form, FormChoice, FormField, form_schema};
 pub use log::ClientLogLayer;
-pub use mcp_macros::Form;
+pub use mcp_runtime_macros::Form;
 pub use state::{MIN_SECRET_LEN, STATE_KEY_ENV, StateError, StateKey, StateKeyError};

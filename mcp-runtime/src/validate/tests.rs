@@ -82,7 +82,7 @@ fn the_range_of_each_integer_type_is_left_to_serde() {
         i: i32,
         j: i64,
     }
-    let schema = mcp_core::schema::input_schema::<Integers>();
+    let schema = mcp_runtime_core::schema::input_schema::<Integers>();
     let properties = schema.as_value()["properties"]
         .as_object()
         .expect("properties");

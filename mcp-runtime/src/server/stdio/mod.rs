@@ -14,7 +14,7 @@ use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use mcp_core::LoggingLevel;
+use mcp_runtime_core::LoggingLevel;
 use tokio::runtime::Handle;
 use tokio::sync::{Semaphore, mpsc, oneshot};
 

@@ -498,8 +498,8 @@ async fn a_connection_hears_of_the_resources_it_subscribed_to_and_of_prompt_chan
     assert_eq!(session.line().await["id"], 2);
     server.notify_resource_updated("a://x");
     let registered = server.change(|registry| {
-        registry.register_prompt(mcp_core::PromptDefinition::new("p"), |_| async {
-            Ok::<_, mcp_core::ToolError>(mcp_core::PromptResult::default())
+        registry.register_prompt(mcp_runtime_core::PromptDefinition::new("p"), |_| async {
+            Ok::<_, mcp_runtime_core::ToolError>(mcp_runtime_core::PromptResult::default())
         })
     });
     assert!(registered.unwrap().is_ok());
