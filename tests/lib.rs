@@ -284,3 +284,8 @@ pub async fn hears(
     .await
     .unwrap_or(false)
 }
+
+/// The README's examples, compiled as doc tests so that they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeExample;
