@@ -1,5 +1,7 @@
 //! Helpers shared by the workspace-level tests.
 
+#[cfg(doctest)]
+mod guide;
 pub mod issuer;
 pub mod nginx;
 pub mod redis;
