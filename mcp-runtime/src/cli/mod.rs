@@ -197,7 +197,7 @@ pub fn run() -> ! {
     run_serving(|_| {})
 }
 
-/// [`run`], handing the server to `on_serve` when the command is `serve`, before it takes
+/// [`run()`], handing the server to `on_serve` when the command is `serve`, before it takes
 /// its first request: an application keeps it to change what it serves while it runs
 /// ([`Server::change`]), and its clients are told.
 ///
