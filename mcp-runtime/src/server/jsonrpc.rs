@@ -24,7 +24,16 @@ pub const INTERNAL_ERROR: i64 = -32603;
 /// back exactly (an integer past 64 bits would otherwise come back rounded, and the client
 /// would never find its answer); or none, when it could not be read.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Id(Option<Box<RawValue>>);
+pub(crate) struct Id(Option<(Box<RawValue>, Spelling)>);
+
+/// How the key of an id is spelled, worked out once, when the id is read.
+#[derive(Debug, Clone)]
+enum Spelling {
+    /// A string without escapes: the key is its text between the quotes.
+    Plain,
+    /// Anything else: the key itself (an integer in its one spelling, a string decoded).
+    Key(Box<str>),
+}
 
 impl Id {
     /// No id: the answer to a message whose id could not be read carries none.
@@ -34,8 +43,18 @@ impl Id {
     /// be written as JSON allows any number, `100`, `1e2` or `100.0`; `1.5` is no id.
     pub(crate) fn of(raw: &RawValue) -> Option<Self> {
         let text = raw.get();
-        let valid = text.starts_with('"') || integer_key(text).is_some();
-        valid.then(|| Self(Some(raw.to_owned())))
+        let spelling = match text.strip_prefix('"') {
+            Some(quoted) => match quoted.strip_suffix('"') {
+                Some(plain) if !plain.contains('\\') => Spelling::Plain,
+                _ => Spelling::Key(
+                    serde_json::from_str::<String>(text)
+                        .map_or_else(|_| format!("r{text}"), |decoded| format!("s{decoded}"))
+                        .into(),
+                ),
+            },
+            None => Spelling::Key(format!("n{}", integer_key(text)?).into()),
+        };
+        Some(Self(Some((raw.to_owned(), spelling))))
     }
 
     /// Whether there is no id.
@@ -43,9 +62,14 @@ impl Id {
         self.0.is_none()
     }
 
+    /// The id as the client wrote it.
+    pub(crate) fn written(&self) -> Option<&str> {
+        self.0.as_ref().map(|(raw, _)| raw.get())
+    }
+
     /// The id, when it is a string.
     pub(crate) fn as_string(&self) -> Option<String> {
-        serde_json::from_str(self.0.as_ref()?.get()).ok()
+        serde_json::from_str(self.written()?).ok()
     }
 
     /// A key naming the request while it runs. Two ids get one key exactly when JSON reads
@@ -53,18 +77,14 @@ impl Id {
     /// integer however it is written (`100`, `1e2`, `100.0`), at any size, and a string
     /// never as a number (`"1"` is not `1`).
     pub(crate) fn key(&self) -> String {
-        let Some(raw) = &self.0 else {
-            return String::new();
-        };
-        let text = raw.get();
-        if let Some(quoted) = text.strip_prefix('"') {
-            return match quoted.strip_suffix('"') {
-                Some(plain) if !plain.contains('\\') => format!("s{plain}"),
-                _ => serde_json::from_str::<String>(text)
-                    .map_or_else(|_| format!("r{text}"), |decoded| format!("s{decoded}")),
-            };
+        match &self.0 {
+            None => String::new(),
+            Some((raw, Spelling::Plain)) => {
+                let text = raw.get();
+                format!("s{}", &text[1..text.len() - 1])
+            }
+            Some((_, Spelling::Key(key))) => key.as_ref().to_owned(),
         }
-        integer_key(text).map_or_else(|| format!("r{text}"), |integer| format!("n{integer}"))
     }
 }
 
@@ -109,14 +129,14 @@ fn integer_key(text: &str) -> Option<String> {
 
 impl PartialEq for Id {
     fn eq(&self, other: &Self) -> bool {
-        self.0.as_ref().map(|raw| raw.get()) == other.0.as_ref().map(|raw| raw.get())
+        self.written() == other.written()
     }
 }
 
 impl Serialize for Id {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match &self.0 {
-            Some(raw) => raw.serialize(serializer),
+            Some((raw, _)) => raw.serialize(serializer),
             None => serializer.serialize_none(),
         }
     }

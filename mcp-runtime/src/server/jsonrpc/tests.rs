@@ -93,7 +93,7 @@ fn malformed_messages_get_the_right_codes() {
         (wrong_version.code, wrong_version.id),
         (
             INVALID_REQUEST,
-            Id(Some(RawValue::from_string("1".to_owned()).unwrap()))
+            Id::of(&RawValue::from_string("1".to_owned()).unwrap()).unwrap()
         )
     );
     assert_eq!(refusal(r#"{"jsonrpc":"2.0","id":1}"#).code, INVALID_REQUEST);
@@ -142,6 +142,7 @@ fn requests_notifications_and_responses_are_told_apart() {
         panic!("a response");
     };
     assert_eq!(id.as_string().as_deref(), Some("ab"));
+    assert_eq!(id.written(), Some(r#""a\u0062""#));
     assert_eq!(
         outcome,
         Err(serde_json::json!({ "code": -1, "message": "no" }))
@@ -349,7 +350,7 @@ fn a_repeated_key_is_refused_naming_it_and_where() {
     ] {
         let refused = refusal(message);
         assert_eq!(refused.code, INVALID_REQUEST, "{message}");
-        assert_eq!(refused.id.0.as_ref().map(|raw| raw.get()), id, "{message}");
+        assert_eq!(refused.id.written(), id, "{message}");
         assert!(refused.message.starts_with(named), "{}", refused.message);
     }
     // One key in several objects is no repetition.
@@ -375,7 +376,7 @@ fn valid_json_that_cannot_be_held_is_refused_under_its_id_naming_the_place() {
     ] {
         let refused = refusal(message);
         assert_eq!(refused.code, code, "{message}");
-        assert_eq!(refused.id.0.as_ref().map(|raw| raw.get()), Some(id));
+        assert_eq!(refused.id.written(), Some(id));
         assert!(refused.message.starts_with(place), "{}", refused.message);
         assert!(
             refused
