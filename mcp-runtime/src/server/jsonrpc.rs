@@ -400,7 +400,8 @@ fn parse_value(bytes: &[u8]) -> Result<Incoming, Refusal> {
         code,
         message: message.to_owned(),
     };
-    let mut object = match read_strictly(bytes)? {
+    let (message, written) = read_strictly(bytes)?;
+    let mut object = match message {
         Value::Object(object) => object,
         Value::Array(_) => {
             return Err(refuse(
@@ -419,7 +420,7 @@ fn parse_value(bytes: &[u8]) -> Result<Incoming, Refusal> {
     };
     let id = object.remove("id");
     // The id as written, when it is one: a number read into a `Value` may have been rounded.
-    let valid_id = id.as_ref().and_then(|_| written_id(bytes));
+    let valid_id = id.as_ref().and(written);
     let answer_id = valid_id.clone().unwrap_or_default();
     // A response is never answered, however malformed.
     if !object.contains_key("method")
@@ -497,8 +498,9 @@ fn parse_value(bytes: &[u8]) -> Result<Incoming, Refusal> {
 ///   lone surrogate, a number past the range of `f64`): -32602 inside `params`, -32600
 ///   elsewhere.
 ///
-/// The last two are answered under the message's id, when it can be read.
-fn read_strictly(bytes: &[u8]) -> Result<Value, Refusal> {
+/// The last two are answered under the message's id, when it can be read. With the value
+/// comes the message's `id` as written, when it is a string or an integer.
+fn read_strictly(bytes: &[u8]) -> Result<(Value, Option<Id>), Refusal> {
     // Syntax first, with nothing built: skipping a value takes no stack, however deep, but
     // it does not look inside strings, so the text is checked first.
     let syntax = match std::str::from_utf8(bytes) {
@@ -512,15 +514,30 @@ fn read_strictly(bytes: &[u8]) -> Result<Value, Refusal> {
             message: format!("parse error: {err}"),
         });
     }
+    // Most messages read at once, their id kept as written on the way. Anything else (an
+    // error, an id that is neither a string nor an integer) is read again, with the path
+    // tracked to name the place.
+    let written = Cell::new(None);
+    let seed = StrictSeed {
+        repeated: None,
+        id: Some(&written),
+    };
+    if let Ok(value) = seed.deserialize(&mut serde_json::Deserializer::from_slice(bytes)) {
+        return Ok((value, written.take()));
+    }
     let repeated = Cell::new(None);
     let mut track = serde_path_to_error::Track::new();
     let mut reader = serde_json::Deserializer::from_slice(bytes);
-    let read = StrictSeed(Some(&repeated)).deserialize(serde_path_to_error::Deserializer::new(
+    let seed = StrictSeed {
+        repeated: Some(&repeated),
+        id: None,
+    };
+    let read = seed.deserialize(serde_path_to_error::Deserializer::new(
         &mut reader,
         &mut track,
     ));
     let err = match read {
-        Ok(value) => return Ok(value),
+        Ok(value) => return Ok((value, written_id(bytes))),
         Err(err) => err,
     };
     let path = track.path().to_string();
@@ -565,7 +582,7 @@ struct Strict(Value);
 
 impl<'de> Deserialize<'de> for Strict {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        StrictSeed(None).deserialize(deserializer).map(Strict)
+        StrictSeed::default().deserialize(deserializer).map(Strict)
     }
 }
 
@@ -574,16 +591,29 @@ struct StrictMap(Map<String, Value>);
 
 impl<'de> Deserialize<'de> for StrictMap {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        match StrictSeed(None).deserialize(deserializer)? {
+        match StrictSeed::default().deserialize(deserializer)? {
             Value::Object(object) => Ok(Self(object)),
             _ => Err(de::Error::custom("expected an object")),
         }
     }
 }
 
-/// Reads a [`Strict`] value, and names a repeated key in the cell, when given one.
-#[derive(Clone, Copy)]
-struct StrictSeed<'a>(Option<&'a Cell<Option<String>>>);
+/// Reads a [`Strict`] value.
+#[derive(Clone, Copy, Default)]
+struct StrictSeed<'a> {
+    /// Where to name a repeated key, if anywhere.
+    repeated: Option<&'a Cell<Option<String>>>,
+    /// At the top of a message: where to keep its `id` as written. An `id` that is not a
+    /// string or an integer is an error here.
+    id: Option<&'a Cell<Option<Id>>>,
+}
+
+impl StrictSeed<'_> {
+    /// The seed of a value inside this one.
+    fn inner(self) -> Self {
+        Self { id: None, ..self }
+    }
+}
 
 impl<'de> DeserializeSeed<'de> for StrictSeed<'_> {
     type Value = Value;
@@ -631,7 +661,7 @@ impl<'de> Visitor<'de> for StrictSeed<'_> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut items = Vec::new();
-        while let Some(item) = seq.next_element_seed(self)? {
+        while let Some(item) = seq.next_element_seed(self.inner())? {
             items.push(item);
         }
         Ok(Value::Array(items))
@@ -640,13 +670,24 @@ impl<'de> Visitor<'de> for StrictSeed<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut object = Map::new();
         while let Some(key) = map.next_key::<String>()? {
-            let value = map.next_value_seed(self)?;
+            let value = match self.id {
+                Some(written) if key == "id" => {
+                    let raw = map.next_value::<&'de RawValue>()?;
+                    let id = Id::of(raw).ok_or_else(|| de::Error::custom("not an id"))?;
+                    let value = Self::default()
+                        .deserialize(&mut serde_json::Deserializer::from_str(raw.get()))
+                        .map_err(de::Error::custom)?;
+                    written.set(Some(id));
+                    value
+                }
+                _ => map.next_value_seed(self.inner())?,
+            };
             match object.entry(key) {
                 Entry::Vacant(entry) => {
                     entry.insert(value);
                 }
                 Entry::Occupied(entry) => {
-                    if let Some(repeated) = self.0 {
+                    if let Some(repeated) = self.repeated {
                         repeated.set(Some(entry.key().clone()));
                     }
                     return Err(de::Error::custom(format_args!(
