@@ -49,9 +49,7 @@ enum Command {
         #[command(flatten)]
         deadline: Deadline,
         #[command(flatten)]
-        output: Output,
-        #[command(flatten)]
-        server: Server,
+        spawned: Spawned,
     },
     /// Spawns a stdio server and makes `tools/call`s through `mcp_runtime::client`, WINDOW
     /// at a time: the client's cost, against `stdio` on the same server.
@@ -65,9 +63,7 @@ enum Command {
         #[arg(long, default_value = proto::DEFAULT_TOOL)]
         tool: String,
         #[command(flatten)]
-        output: Output,
-        #[command(flatten)]
-        server: Server,
+        spawned: Spawned,
     },
     /// Sends `tools/call`s over C keep-alive HTTP/1.1 connections, one at a time on each.
     Http {
@@ -164,9 +160,7 @@ enum Command {
         #[arg(long)]
         list: bool,
         #[command(flatten)]
-        output: Output,
-        #[command(flatten)]
-        server: Server,
+        spawned: Spawned,
     },
     /// Writes N calls without waiting while another thread reads the answers; reports the
     /// server's memory before and at its peak.
@@ -177,9 +171,7 @@ enum Command {
         #[command(flatten)]
         deadline: Deadline,
         #[command(flatten)]
-        output: Output,
-        #[command(flatten)]
-        server: Server,
+        spawned: Spawned,
     },
     /// Runs every measurement on the floors and the framework, round after round, and
     /// prints Markdown tables of the medians and ratios.
@@ -248,9 +240,11 @@ struct Threads {
     threads: usize,
 }
 
-/// The server a stdio run spawns.
+/// The server a stdio run spawns, and how what the run finds is printed.
 #[derive(Args)]
-struct Server {
+struct Spawned {
+    #[command(flatten)]
+    output: Output,
     /// The server's command line.
     #[arg(last = true, required = true)]
     command: Vec<String>,
@@ -301,8 +295,7 @@ fn run(cli: Cli) -> std::io::Result<ExitCode> {
             calls,
             target,
             deadline,
-            output,
-            server,
+            spawned,
         } => {
             let options = stdio::StdioOptions {
                 n: calls.n,
@@ -311,23 +304,18 @@ fn run(cli: Cli) -> std::io::Result<ExitCode> {
                 tool: target.tool,
                 deadline: deadline.duration(),
             };
-            output.finish(&stdio::run(&server.command, &options)?)
+            let report = stdio::run(&spawned.command, &options)?;
+            spawned.output.finish(&report)
         }
         Command::Client {
             window,
             calls,
             tool,
-            output,
-            server,
+            spawned,
         } => {
             let (n, warmup, window) = (calls.n, calls.warmup, window.max(1));
-            output.finish(&through_client::run(
-                &server.command,
-                n,
-                warmup,
-                window,
-                &tool,
-            )?)
+            let report = through_client::run(&spawned.command, n, warmup, window, &tool)?;
+            spawned.output.finish(&report)
         }
         Command::Http {
             endpoint,
@@ -396,15 +384,19 @@ fn run(cli: Cli) -> std::io::Result<ExitCode> {
         Command::Startup {
             runs,
             list,
-            output,
-            server,
-        } => output.finish(&stdio::startup(&server.command, runs, list)?),
+            spawned,
+        } => {
+            let report = stdio::startup(&spawned.command, runs, list)?;
+            spawned.output.finish(&report)
+        }
         Command::Inflight {
             n,
             deadline,
-            output,
-            server,
-        } => output.finish(&stdio::inflight(&server.command, n, deadline.duration())?),
+            spawned,
+        } => {
+            let report = stdio::inflight(&spawned.command, n, deadline.duration())?;
+            spawned.output.finish(&report)
+        }
         Command::Suite {
             rounds,
             quick,
