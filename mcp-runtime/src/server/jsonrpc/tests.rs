@@ -359,6 +359,52 @@ fn a_repeated_key_is_refused_naming_it_and_where() {
 }
 
 #[test]
+fn the_general_reader_keeps_the_id_as_written_and_names_an_id_it_cannot_take() {
+    // `params` before `method`: the direct reader leaves each to the general one.
+    for (message, id) in [
+        (
+            r#"{"params":{},"jsonrpc":"2.0","id":"a\u0062","method":"ping"}"#,
+            r#""a\u0062""#,
+        ),
+        (
+            r#"{"params":{},"jsonrpc":"2.0","id":1.0e2,"method":"ping"}"#,
+            "1.0e2",
+        ),
+        (
+            r#"{"params":{},"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"ping"}"#,
+            "123456789012345678901234567890",
+        ),
+    ] {
+        let Ok(Incoming::Request { id: read, .. }) = parse_value(message.as_bytes()) else {
+            panic!("not read as a request: {message}");
+        };
+        assert_eq!(read.written(), Some(id), "{message}");
+    }
+    for (message, named) in [
+        (
+            r#"{"params":{},"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
+            "`id` must be a string or an integer",
+        ),
+        (
+            r#"{"params":{},"jsonrpc":"2.0","id":[[1]],"method":"ping"}"#,
+            "`id` must be a string or an integer",
+        ),
+        (
+            r#"{"params":{},"jsonrpc":"2.0","id":"\ud800","method":"ping"}"#,
+            "`id` is valid JSON, but cannot be read",
+        ),
+        (
+            r#"{"params":{},"jsonrpc":"2.0","id":1e400,"method":"ping"}"#,
+            "`id` is valid JSON, but cannot be read",
+        ),
+    ] {
+        let refused = refusal(message);
+        assert_eq!(refused.code, INVALID_REQUEST, "{message}");
+        assert!(refused.message.starts_with(named), "{}", refused.message);
+    }
+}
+
+#[test]
 fn valid_json_that_cannot_be_held_is_refused_under_its_id_naming_the_place() {
     let deep = format!(
         r#"{{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{{"name":"a.b","arguments":{{"x":{}1{}}}}}}}"#,
