@@ -22,8 +22,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 
+use driver::report::Report;
 use driver::{http, oauth, proto, stdio, suite, tasks, through_client};
 
 /// Measures MCP servers.
@@ -41,25 +42,14 @@ enum Command {
         /// Calls in flight at once: 1 times each call; more measure throughput.
         #[arg(long, default_value_t = 1)]
         window: u64,
-        /// Calls measured.
-        #[arg(short, default_value_t = 20_000)]
-        n: u64,
-        /// Calls before measuring.
-        #[arg(long, default_value_t = 2_000)]
-        warmup: u64,
-        /// The tool called: it must take `{a, b}` and answer `{"sum": a + b}`. Or
-        /// `resource:URI` (reads `bench://about`'s text) or `prompt:NAME` (renders `n=<n>`).
-        #[arg(long, default_value = proto::DEFAULT_TOOL)]
-        tool: String,
-        /// Kill the server after this many seconds.
-        #[arg(long, default_value_t = 300)]
-        timeout: u64,
-        /// Print one JSON object instead of a line.
-        #[arg(long)]
-        json: bool,
-        /// The server's command line.
-        #[arg(last = true, required = true)]
-        command: Vec<String>,
+        #[command(flatten)]
+        calls: StdioCalls,
+        #[command(flatten)]
+        target: Target,
+        #[command(flatten)]
+        deadline: Deadline,
+        #[command(flatten)]
+        spawned: Spawned,
     },
     /// Spawns a stdio server and makes `tools/call`s through `mcp_runtime::client`, WINDOW
     /// at a time: the client's cost, against `stdio` on the same server.
@@ -67,51 +57,36 @@ enum Command {
         /// Calls in flight at once.
         #[arg(long, default_value_t = 64)]
         window: u64,
-        /// Calls measured.
-        #[arg(short, default_value_t = 20_000)]
-        n: u64,
-        /// Calls before measuring.
-        #[arg(long, default_value_t = 2_000)]
-        warmup: u64,
+        #[command(flatten)]
+        calls: StdioCalls,
         /// The tool called: it must take `{a, b}` and answer `{"sum": a + b}`.
         #[arg(long, default_value = proto::DEFAULT_TOOL)]
         tool: String,
-        /// Print one JSON object instead of a line.
-        #[arg(long)]
-        json: bool,
-        /// The server's command line.
-        #[arg(last = true, required = true)]
-        command: Vec<String>,
+        #[command(flatten)]
+        spawned: Spawned,
     },
     /// Sends `tools/call`s over C keep-alive HTTP/1.1 connections, one at a time on each.
     Http {
-        /// The endpoint, e.g. `http://127.0.0.1:8080/mcp`.
-        url: String,
-        /// Concurrent connections.
-        #[arg(long, default_value_t = 16)]
-        clients: u64,
+        #[command(flatten)]
+        endpoint: Endpoint,
         /// Calls measured, over all connections.
         #[arg(short, default_value_t = 50_000)]
         n: u64,
         /// Calls before measuring, over all connections.
         #[arg(long, default_value_t = 2_000)]
         warmup: u64,
-        /// The tool called: it must take `{a, b}` and answer `{"sum": a + b}`. Or
-        /// `resource:URI` (reads `bench://about`'s text) or `prompt:NAME` (renders `n=<n>`).
-        #[arg(long, default_value = proto::DEFAULT_TOOL)]
-        tool: String,
-        /// Threads of the driver's runtime (1: a current-thread runtime).
-        #[arg(long, default_value_t = 1)]
-        threads: usize,
+        #[command(flatten)]
+        target: Target,
+        #[command(flatten)]
+        threads: Threads,
         /// The server's process id, to report its CPU time per call.
         #[arg(long)]
         pid: Option<u32>,
         /// An access token to send with every request (`Authorization: Bearer TOKEN`).
         #[arg(long, value_name = "TOKEN")]
         bearer: Option<String>,
-        /// Print one JSON object instead of a line.
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        output: Output,
     },
     /// Over HTTP at 2026-07-28: creates a task of `bench.task_add` and polls it until it is
     /// completed, then times `tasks/get` of it over C keep-alive connections, then
@@ -119,20 +94,16 @@ enum Command {
     /// With `--first-reads-via URL2`, also the first `tasks/get` of finished tasks by a
     /// replica that has not read them.
     Tasks {
-        /// The endpoint, e.g. `http://127.0.0.1:8080/mcp`.
-        url: String,
-        /// Concurrent connections.
-        #[arg(long, default_value_t = 16)]
-        clients: u64,
+        #[command(flatten)]
+        endpoint: Endpoint,
         /// Requests measured of each kind, over all connections.
         #[arg(short, default_value_t = 50_000)]
         n: u64,
         /// Requests of each kind before measuring, over all connections.
         #[arg(long, default_value_t = 2_000)]
         warmup: u64,
-        /// Threads of the driver's runtime (1: a current-thread runtime).
-        #[arg(long, default_value_t = 1)]
-        threads: usize,
+        #[command(flatten)]
+        threads: Threads,
         /// A second replica sharing URL's task store: before measuring, create M finished
         /// tasks (and as many as the warm-up) through URL, each polled there until
         /// completed; at the end, time one `tasks/get` of each through URL2, every one a
@@ -151,9 +122,8 @@ enum Command {
         /// completed, and count the polls (to count the task store's round trips per task).
         #[arg(long, value_name = "K")]
         lifecycle: Option<u64>,
-        /// Print one JSON object instead of a line.
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        output: Output,
     },
     /// Serves bench-server over HTTP without auth and with OAuth access tokens from an
     /// authorization server in this process, under the same load, round after round;
@@ -189,12 +159,8 @@ enum Command {
         /// Time the answer to a `tools/list` sent right after `initialize`.
         #[arg(long)]
         list: bool,
-        /// Print one JSON object instead of a line.
-        #[arg(long)]
-        json: bool,
-        /// The server's command line.
-        #[arg(last = true, required = true)]
-        command: Vec<String>,
+        #[command(flatten)]
+        spawned: Spawned,
     },
     /// Writes N calls without waiting while another thread reads the answers; reports the
     /// server's memory before and at its peak.
@@ -202,15 +168,10 @@ enum Command {
         /// Calls written at once.
         #[arg(short, default_value_t = 10_000)]
         n: u64,
-        /// Kill the server after this many seconds.
-        #[arg(long, default_value_t = 300)]
-        timeout: u64,
-        /// Print one JSON object instead of a line.
-        #[arg(long)]
-        json: bool,
-        /// The server's command line.
-        #[arg(last = true, required = true)]
-        command: Vec<String>,
+        #[command(flatten)]
+        deadline: Deadline,
+        #[command(flatten)]
+        spawned: Spawned,
     },
     /// Runs every measurement on the floors and the framework, round after round, and
     /// prints Markdown tables of the medians and ratios.
@@ -227,11 +188,85 @@ enum Command {
     },
 }
 
-fn print(json: bool, line: String, object: &serde_json::Value) {
-    if json {
-        println!("{object}");
-    } else {
-        println!("{line}");
+/// How many calls a stdio run makes.
+#[derive(Args)]
+struct StdioCalls {
+    /// Calls measured.
+    #[arg(short, default_value_t = 20_000)]
+    n: u64,
+    /// Calls before measuring.
+    #[arg(long, default_value_t = 2_000)]
+    warmup: u64,
+}
+
+/// What is called.
+#[derive(Args)]
+struct Target {
+    /// The tool called: it must take `{a, b}` and answer `{"sum": a + b}`. Or
+    /// `resource:URI` (reads `bench://about`'s text) or `prompt:NAME` (renders `n=<n>`).
+    #[arg(long, default_value = proto::DEFAULT_TOOL)]
+    tool: String,
+}
+
+/// How long a spawned server may run.
+#[derive(Args)]
+struct Deadline {
+    /// Kill the server after this many seconds.
+    #[arg(long, default_value_t = 300)]
+    timeout: u64,
+}
+
+impl Deadline {
+    fn duration(&self) -> Duration {
+        Duration::from_secs(self.timeout)
+    }
+}
+
+/// The server an HTTP run sends to, and over how many connections.
+#[derive(Args)]
+struct Endpoint {
+    /// The endpoint, e.g. `http://127.0.0.1:8080/mcp`.
+    url: String,
+    /// Concurrent connections.
+    #[arg(long, default_value_t = 16)]
+    clients: u64,
+}
+
+/// The driver's own threads.
+#[derive(Args)]
+struct Threads {
+    /// Threads of the driver's runtime (1: a current-thread runtime).
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+}
+
+/// The server a stdio run spawns, and how what the run finds is printed.
+#[derive(Args)]
+struct Spawned {
+    #[command(flatten)]
+    output: Output,
+    /// The server's command line.
+    #[arg(last = true, required = true)]
+    command: Vec<String>,
+}
+
+/// How a measuring subcommand prints what it found.
+#[derive(Args)]
+struct Output {
+    /// Print one JSON object instead of a line.
+    #[arg(long)]
+    json: bool,
+}
+
+impl Output {
+    /// Prints `report` (one line, or one JSON object); success when every answer was right.
+    fn finish(&self, report: &impl Report) -> ExitCode {
+        if self.json {
+            println!("{}", report.json());
+        } else {
+            println!("{}", report.line());
+        }
+        verdict(report.wrong())
     }
 }
 
@@ -257,87 +292,76 @@ fn run(cli: Cli) -> std::io::Result<ExitCode> {
     Ok(match cli.command {
         Command::Stdio {
             window,
-            n,
-            warmup,
-            tool,
-            timeout,
-            json,
-            command,
+            calls,
+            target,
+            deadline,
+            spawned,
         } => {
             let options = stdio::StdioOptions {
-                n,
-                warmup,
+                n: calls.n,
+                warmup: calls.warmup,
                 window,
-                tool,
-                deadline: Duration::from_secs(timeout),
+                tool: target.tool,
+                deadline: deadline.duration(),
             };
-            let report = stdio::run(&command, &options)?;
-            print(json, report.line(), &report.json());
-            verdict(report.errors + report.lost)
+            let report = stdio::run(&spawned.command, &options)?;
+            spawned.output.finish(&report)
         }
         Command::Client {
             window,
-            n,
-            warmup,
+            calls,
             tool,
-            json,
-            command,
+            spawned,
         } => {
-            let report = through_client::run(&command, n, warmup, window.max(1), &tool)?;
-            print(json, report.line(), &report.json());
-            verdict(report.wrong)
+            let (n, warmup, window) = (calls.n, calls.warmup, window.max(1));
+            let report = through_client::run(&spawned.command, n, warmup, window, &tool)?;
+            spawned.output.finish(&report)
         }
         Command::Http {
-            url,
-            clients,
+            endpoint,
             n,
             warmup,
-            tool,
+            target,
             threads,
             pid,
             bearer,
-            json,
+            output,
         } => {
             let options = http::HttpOptions {
-                clients,
+                clients: endpoint.clients,
                 n,
                 warmup,
-                tool,
-                threads,
+                tool: target.tool,
+                threads: threads.threads,
                 bearer,
             };
-            let report = http::run(&url, &options, pid)?;
-            print(json, report.line(), &report.json());
-            verdict(report.errors + report.lost)
+            output.finish(&http::run(&endpoint.url, &options, pid)?)
         }
         Command::Tasks {
-            url,
-            clients,
+            endpoint,
+            lifecycle: Some(count),
+            output,
+            ..
+        } => output.finish(&tasks::lifecycle(&endpoint.url, count)?),
+        Command::Tasks {
+            endpoint,
             n,
             warmup,
             threads,
             first_reads_via,
             first_reads,
-            lifecycle,
-            json,
+            lifecycle: None,
+            output,
         } => {
-            if let Some(count) = lifecycle {
-                let report = tasks::lifecycle(&url, count)?;
-                print(json, report.line(), &report.json());
-                verdict(report.wrong)
-            } else {
-                let options = tasks::TasksOptions {
-                    clients,
-                    n,
-                    warmup,
-                    threads,
-                    first_reads_via,
-                    first_reads,
-                };
-                let report = tasks::run(&url, &options)?;
-                print(json, report.line(), &report.json());
-                verdict(report.wrong())
-            }
+            let options = tasks::TasksOptions {
+                clients: endpoint.clients,
+                n,
+                warmup,
+                threads: threads.threads,
+                first_reads_via,
+                first_reads,
+            };
+            output.finish(&tasks::run(&endpoint.url, &options)?)
         }
         Command::Oauth {
             rounds,
@@ -350,7 +374,7 @@ fn run(cli: Cli) -> std::io::Result<ExitCode> {
         } => {
             let options = oauth::OauthOptions {
                 rounds: rounds.max(1),
-                load: oauth::Load { clients, n, warmup },
+                load: http::Load { clients, n, warmup },
                 signing: alg,
                 bin_dir,
                 json,
@@ -360,22 +384,18 @@ fn run(cli: Cli) -> std::io::Result<ExitCode> {
         Command::Startup {
             runs,
             list,
-            json,
-            command,
+            spawned,
         } => {
-            let report = stdio::startup(&command, runs, list)?;
-            print(json, report.line(), &report.json());
-            verdict(report.failures as u64)
+            let report = stdio::startup(&spawned.command, runs, list)?;
+            spawned.output.finish(&report)
         }
         Command::Inflight {
             n,
-            timeout,
-            json,
-            command,
+            deadline,
+            spawned,
         } => {
-            let report = stdio::inflight(&command, n, Duration::from_secs(timeout))?;
-            print(json, report.line(), &report.json());
-            verdict(report.errors + report.lost)
+            let report = stdio::inflight(&spawned.command, n, deadline.duration())?;
+            spawned.output.finish(&report)
         }
         Command::Suite {
             rounds,

@@ -79,8 +79,9 @@ fn in_parent(parent: &str) -> String {
     }
 }
 
-/// The JSON type of `value`, for error messages that must not echo the value.
-pub(crate) fn json_type(value: &Value) -> &'static str {
+/// The JSON type of `value` (`"a string"`, `"an object"`, …), for error messages that must
+/// not echo the value.
+pub fn json_type(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

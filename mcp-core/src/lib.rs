@@ -36,6 +36,9 @@ pub mod wire;
 pub use capabilities::{CLIENT_CAPABILITIES, missing_client_capabilities};
 pub use content::{ContentBlock, EmbeddedResource};
 pub use error::{MessageError, ToolError};
+// For mcp-runtime's messages; not part of the API.
+#[doc(hidden)]
+pub use error::json_type;
 pub use header::{
     HEADER_ANNOTATION, HEADER_PREFIX, HeaderError, HeaderParam, MAX_HEADER_INTEGER,
     is_valid_header_name,

@@ -196,16 +196,26 @@ fn fields_table(schema: &Value, heading: &str) -> String {
             } else {
                 "no"
             },
-            property
-                .get("description")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .replace('\n', " ")
-                .replace('|', "\\|"),
+            description_cell(property),
         );
     }
     out.push('\n');
     out
+}
+
+/// `text` as one cell of a Markdown table: on one line, its pipes escaped.
+fn table_cell(text: &str) -> String {
+    text.replace('\n', " ").replace('|', "\\|")
+}
+
+/// The `description` of a schema as one cell of a Markdown table; empty when it has none.
+fn description_cell(schema: &Value) -> String {
+    table_cell(
+        schema
+            .get("description")
+            .and_then(Value::as_str)
+            .unwrap_or(""),
+    )
 }
 
 /// A short description of a property's type, e.g. `integer`, `string or null`, `Point`.

@@ -1,6 +1,7 @@
 //! Servers spoken to over streamable HTTP: concurrent keep-alive HTTP/1.1 connections, each
 //! sending one `POST` after another.
 
+use std::future::Future;
 use std::io::{self, BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -11,10 +12,9 @@ use hyper::client::conn::http1::SendRequest;
 use hyper::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HOST, HeaderName, HeaderValue};
 use hyper::{Method, Request, StatusCode, Uri};
 use hyper_util::rt::TokioIo;
-use serde_json::json;
 
 use super::proto::{self, CallTemplate, Tally};
-use super::stats::{self, Latency};
+use super::report::{Answers, ClientRun, Mode, Stopwatch, Summary};
 
 /// The options of a run over HTTP.
 #[derive(Debug, Clone)]
@@ -31,61 +31,6 @@ pub(crate) struct HttpOptions {
     pub(crate) threads: usize,
     /// An access token every request carries (`Authorization: Bearer …`), if any.
     pub(crate) bearer: Option<String>,
-}
-
-/// What a run over HTTP measured.
-#[derive(Debug, Clone)]
-pub(crate) struct HttpReport {
-    pub(crate) clients: u64,
-    pub(crate) n: u64,
-    pub(crate) elapsed: Duration,
-    pub(crate) calls_per_s: f64,
-    pub(crate) latency: Option<Latency>,
-    pub(crate) errors: u64,
-    pub(crate) lost: u64,
-    pub(crate) cpu: stats::CpuUse,
-}
-
-impl HttpReport {
-    /// The one-line summary.
-    pub(crate) fn line(&self) -> String {
-        let (p50, p99) = self
-            .latency
-            .map_or((f64::NAN, f64::NAN), |l| (l.p50_us, l.p99_us));
-        format!(
-            "http clients={} n={} calls/s={:.0} p50={p50:.1}us p99={p99:.1}us errors={} lost={} {}",
-            self.clients,
-            self.n,
-            self.calls_per_s,
-            self.errors,
-            self.lost,
-            self.cpu.text(),
-        )
-    }
-
-    /// The same as one JSON object.
-    pub(crate) fn json(&self) -> serde_json::Value {
-        let mut object = json!({
-            "mode": "http",
-            "clients": self.clients,
-            "n": self.n,
-            "elapsed_s": stats::json_number(Some(self.elapsed.as_secs_f64())),
-            "calls_per_s": stats::json_number(Some(self.calls_per_s)),
-            "p50_us": stats::json_number(self.latency.map(|l| l.p50_us)),
-            "p99_us": stats::json_number(self.latency.map(|l| l.p99_us)),
-            "mean_us": stats::json_number(self.latency.map(|l| l.mean_us)),
-            "errors": self.errors,
-            "lost": self.lost,
-        });
-        self.cpu.insert_into(&mut object);
-        object
-    }
-}
-
-/// One connection's share of the calls: its latencies and its tally.
-struct ClientRun {
-    latencies: Vec<u64>,
-    tally: Tally,
 }
 
 /// A keep-alive connection to the endpoint.
@@ -168,31 +113,84 @@ impl Connection {
 
     /// `n` calls, ids from `first`, one after another.
     async fn calls(&mut self, template: &CallTemplate, first: u64, n: u64) -> ClientRun {
-        let mut run = ClientRun {
-            latencies: Vec::with_capacity(usize::try_from(n).unwrap_or(0)),
-            tally: Tally::new(first, n),
-        };
+        let mut latencies = Vec::with_capacity(usize::try_from(n).unwrap_or(0));
+        let mut tally = Tally::new(first, n);
         for id in first..first + n {
             let start = Instant::now();
             match self.post(template.body(id)).await {
                 Ok((status, body)) => {
-                    run.latencies
-                        .push(u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX));
+                    latencies.push(u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX));
                     if status == StatusCode::OK {
-                        run.tally.count(&body);
+                        tally.count(&body);
                     } else {
-                        run.tally.answers += 1;
-                        run.tally.errors += 1;
+                        tally.answers += 1;
+                        tally.errors += 1;
                     }
                 }
                 Err(_) => {
-                    run.tally.errors += 1;
+                    tally.errors += 1;
                     break;
                 }
             }
         }
-        run
+        ClientRun {
+            latencies,
+            answers: Answers::from(&tally),
+        }
     }
+}
+
+/// `url`, which must be an `http://` URL.
+pub(crate) fn endpoint(url: &str) -> io::Result<Uri> {
+    let uri: Uri = url
+        .parse()
+        .map_err(|err| io::Error::other(format!("`{url}` is not a URL: {err}")))?;
+    if uri.scheme_str() != Some("http") {
+        return Err(io::Error::other("only http:// URLs are supported"));
+    }
+    Ok(uri)
+}
+
+/// The driver's runtime: `threads` worker threads, or the current thread for 0 or 1.
+pub(crate) fn runtime(threads: usize) -> io::Result<tokio::runtime::Runtime> {
+    match threads {
+        0 | 1 => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build(),
+        threads => tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(threads)
+            .enable_all()
+            .build(),
+    }
+}
+
+/// Runs `work` on every connection at once: the connection `client` of `clients` gets its
+/// share of `total` requests, their ids following those of the connection before it from
+/// `first` on. The connections back, with what each did.
+pub(crate) async fn on_each<R, F, Fut>(
+    connections: Vec<Connection>,
+    total: u64,
+    first: u64,
+    work: F,
+) -> io::Result<Vec<(Connection, R)>>
+where
+    R: Send + 'static,
+    F: Fn(Connection, u64, u64) -> Fut,
+    Fut: Future<Output = (Connection, R)> + Send + 'static,
+{
+    let clients = connections.len() as u64;
+    let mut tasks = tokio::task::JoinSet::new();
+    let mut next = first;
+    for (client, connection) in (0..clients).zip(connections) {
+        let n = total / clients + u64::from(client < total % clients);
+        tasks.spawn(work(connection, next, n));
+        next += n;
+    }
+    let mut done = Vec::with_capacity(tasks.len());
+    while let Some(joined) = tasks.join_next().await {
+        done.push(joined.map_err(io::Error::other)?);
+    }
+    Ok(done)
 }
 
 /// `clients` connections: each does `initialize`, its share of the warm-up, waits for the
@@ -201,23 +199,10 @@ pub(crate) fn run(
     url: &str,
     options: &HttpOptions,
     server_pid: Option<u32>,
-) -> io::Result<HttpReport> {
-    let uri: Uri = url
-        .parse()
-        .map_err(|err| io::Error::other(format!("`{url}` is not a URL: {err}")))?;
-    if uri.scheme_str() != Some("http") {
-        return Err(io::Error::other("only http:// URLs are supported"));
-    }
+) -> io::Result<Summary> {
+    let uri = endpoint(url)?;
     let clients = options.clients.max(1);
-    let runtime = match options.threads {
-        0 | 1 => tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()?,
-        threads => tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(threads)
-            .enable_all()
-            .build()?,
-    };
+    let runtime = runtime(options.threads)?;
     let template = CallTemplate::new(&options.tool);
     let authorization = options
         .bearer
@@ -225,7 +210,13 @@ pub(crate) fn run(
         .map(|token| HeaderValue::try_from(format!("Bearer {token}")))
         .transpose()
         .map_err(|_| io::Error::other("the token is not a valid header value"))?;
-    let share = |total: u64, client: u64| total / clients + u64::from(client < total % clients);
+    let calls = |mut connection: Connection, first: u64, n: u64| {
+        let template = template.clone();
+        async move {
+            let run = connection.calls(&template, first, n).await;
+            (connection, run)
+        }
+    };
     runtime.block_on(async {
         let mut connections = Vec::with_capacity(usize::try_from(clients).unwrap_or(0));
         for _ in 0..clients {
@@ -240,62 +231,52 @@ pub(crate) fn run(
             connections.push(connection);
         }
         // Warm-up, all connections at once.
-        let mut next = 1_000_000_000u64;
-        let mut tasks = tokio::task::JoinSet::new();
-        for (client, mut connection) in (0..clients).zip(connections) {
-            let (template, n, first) = (template.clone(), share(options.warmup, client), next);
-            next += n;
-            tasks.spawn(async move {
-                let run = connection.calls(&template, first, n).await;
-                (connection, run)
-            });
-        }
-        let mut connections = Vec::new();
-        while let Some(joined) = tasks.join_next().await {
-            let (connection, run) = joined.map_err(io::Error::other)?;
-            if run.tally.errors > 0 || run.tally.lost() > 0 {
+        let mut warmed = Vec::with_capacity(connections.len());
+        for (connection, run) in on_each(connections, options.warmup, 1_000_000_000, calls).await? {
+            let Answers { errors, lost, .. } = run.answers;
+            if errors > 0 || lost > 0 {
                 return Err(io::Error::other(format!(
-                    "warm-up: {} errors, {} calls unanswered",
-                    run.tally.errors,
-                    run.tally.lost()
+                    "warm-up: {errors} errors, {lost} calls unanswered"
                 )));
             }
-            connections.push(connection);
+            warmed.push(connection);
         }
-        let before = stats::CpuSnapshot::take(server_pid);
-        let start = Instant::now();
-        let mut first = 0;
-        for (client, mut connection) in (0..clients).zip(connections) {
-            let (template, n) = (template.clone(), share(options.n, client));
-            let from = first;
-            first += n;
-            tasks.spawn(async move {
-                let run = connection.calls(&template, from, n).await;
-                (connection, run)
-            });
-        }
-        let mut latencies = Vec::with_capacity(usize::try_from(options.n).unwrap_or(0));
-        let (mut ok, mut errors, mut lost) = (0, 0, 0);
-        while let Some(joined) = tasks.join_next().await {
-            let (_connection, run) = joined.map_err(io::Error::other)?;
-            latencies.extend(run.latencies);
-            ok += run.tally.ok;
-            errors += run.tally.errors;
-            lost += run.tally.lost();
-        }
-        let elapsed = start.elapsed();
-        let after = stats::CpuSnapshot::take(server_pid);
-        Ok(HttpReport {
-            clients,
-            n: options.n,
-            elapsed,
-            calls_per_s: stats::rate(ok, elapsed),
-            latency: Latency::of(&mut latencies),
-            errors,
-            lost,
-            cpu: before.until(&after, options.n, elapsed),
-        })
+        let watch = Stopwatch::start(server_pid);
+        let runs = on_each(warmed, options.n, 0, calls).await?;
+        let timed = watch.stop(options.n);
+        let run = ClientRun::merged(runs.into_iter().map(|(_, run)| run));
+        Ok(Summary::new(Mode::Http { clients }, options.n, timed, run))
     })
+}
+
+/// How much one run of calls of the default tool does.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Load {
+    /// Keep-alive connections, one request at a time on each.
+    pub(crate) clients: u64,
+    /// Calls measured, over all connections.
+    pub(crate) n: u64,
+    /// Calls before measuring, over all connections.
+    pub(crate) warmup: u64,
+}
+
+/// Spawns the HTTP server `command` (see [`HttpServer::spawn`]) and times calls of the
+/// default tool on it under `load`, each with `bearer` as its access token, if any.
+pub(crate) fn run_spawned(
+    command: &[String],
+    load: Load,
+    bearer: Option<String>,
+) -> io::Result<Summary> {
+    let server = HttpServer::spawn(command)?;
+    let options = HttpOptions {
+        clients: load.clients,
+        n: load.n,
+        warmup: load.warmup,
+        tool: proto::DEFAULT_TOOL.to_owned(),
+        threads: 1,
+        bearer,
+    };
+    run(&server.url, &options, Some(server.pid()))
 }
 
 /// An HTTP server spawned by the driver, killed when dropped.

@@ -8,6 +8,7 @@ pub(crate) mod http;
 pub(crate) mod issuer;
 pub(crate) mod oauth;
 pub(crate) mod proto;
+pub(crate) mod report;
 pub(crate) mod stats;
 pub(crate) mod stdio;
 pub(crate) mod suite;

@@ -11,9 +11,9 @@ use std::path::PathBuf;
 use jsonwebtoken::Algorithm;
 use serde_json::json;
 
-use super::http::{self, HttpReport, HttpServer};
+use super::http::{self, Load};
 use super::issuer::{Issuer, RESOURCE};
-use super::proto;
+use super::report::{Report, Summary};
 use super::stats;
 use super::suite::{self, Row, Target};
 
@@ -68,17 +68,6 @@ impl Tokens {
     }
 }
 
-/// How much one run does.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Load {
-    /// Keep-alive connections, one request at a time on each.
-    pub(crate) clients: u64,
-    /// Calls measured, over all connections.
-    pub(crate) n: u64,
-    /// Calls before measuring, over all connections.
-    pub(crate) warmup: u64,
-}
-
 /// One round: `server` (bench-server) without auth, then with tokens, or the other way
 /// round when `swap`; the reports as `[without, with]`. Each run's line is printed when
 /// `say`.
@@ -89,7 +78,7 @@ pub(crate) fn round(
     tokens: &Tokens,
     load: Load,
     say: bool,
-) -> io::Result<[HttpReport; 2]> {
+) -> io::Result<[Summary; 2]> {
     let run = |with_tokens: bool| {
         let mut command = vec![
             server.to_owned(),
@@ -105,16 +94,8 @@ pub(crate) fn round(
                 RESOURCE.to_owned(),
             ]);
         }
-        let spawned = HttpServer::spawn(&command)?;
-        let options = http::HttpOptions {
-            clients: load.clients,
-            n: load.n,
-            warmup: load.warmup,
-            tool: proto::DEFAULT_TOOL.to_owned(),
-            threads: 1,
-            bearer: with_tokens.then(|| tokens.token.clone()),
-        };
-        let report = http::run(&spawned.url, &options, Some(spawned.pid()))?;
+        let bearer = with_tokens.then(|| tokens.token.clone());
+        let report = http::run_spawned(&command, load, bearer)?;
         let label = if with_tokens {
             format!("bench-server, {} tokens", tokens.signing.name())
         } else {
@@ -135,12 +116,11 @@ pub(crate) fn round(
 /// The rows comparing the runs with tokens to those without, of `rounds`.
 pub(crate) fn rows<R>(
     rounds: &[R],
-    runs: impl Fn(&R) -> &[HttpReport; 2] + Copy,
+    runs: impl Fn(&R) -> &[Summary; 2] + Copy,
     clients: u64,
 ) -> Vec<Row> {
-    let figure = |report: &HttpReport, pick: fn(&HttpReport) -> Option<f64>| {
-        pick(report).unwrap_or(f64::NAN)
-    };
+    let figure =
+        |report: &Summary, pick: fn(&Summary) -> Option<f64>| pick(report).unwrap_or(f64::NAN);
     vec![
         Row::new(
             format!("HTTP {clients} clients calls/s"),
@@ -155,7 +135,7 @@ pub(crate) fn rows<R>(
             Target::None,
             rounds,
             move |r| {
-                let p50 = |report: &HttpReport| report.latency.map(|l| l.p50_us);
+                let p50 = |report: &Summary| report.latency.map(|l| l.p50_us);
                 (figure(&runs(r)[0], p50), figure(&runs(r)[1], p50))
             },
         ),
@@ -165,7 +145,7 @@ pub(crate) fn rows<R>(
             Target::None,
             rounds,
             move |r| {
-                let cpu = |report: &HttpReport| report.cpu.server_us;
+                let cpu = |report: &Summary| report.cpu.server_us;
                 (figure(&runs(r)[0], cpu), figure(&runs(r)[1], cpu))
             },
         ),
@@ -206,7 +186,7 @@ pub(crate) fn run(options: &OauthOptions) -> io::Result<u64> {
             !options.json,
         )?);
     }
-    let wrong: u64 = rounds.iter().flatten().map(|r| r.errors + r.lost).sum();
+    let wrong: u64 = rounds.iter().flatten().map(Report::wrong).sum();
     let calls = |side: usize| -> Vec<f64> { rounds.iter().map(|r| r[side].calls_per_s).collect() };
     let ratios: Vec<f64> = rounds
         .iter()

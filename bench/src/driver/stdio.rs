@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use super::proto::{self, CallTemplate, Tally};
-use super::stats::{self, Latency};
+use super::report::{Answers, ClientRun, Mode, Report, Stopwatch, Summary};
+use super::stats;
 
 /// A server process spawned by the driver, killed if it outlives its deadline.
 pub(crate) struct ServerProcess {
@@ -342,60 +343,8 @@ pub(crate) struct StdioOptions {
     pub(crate) deadline: Duration,
 }
 
-/// What a run over stdio measured.
-#[derive(Debug, Clone)]
-pub(crate) struct StdioReport {
-    pub(crate) window: u64,
-    pub(crate) n: u64,
-    pub(crate) elapsed: Duration,
-    pub(crate) calls_per_s: f64,
-    pub(crate) latency: Option<Latency>,
-    pub(crate) errors: u64,
-    pub(crate) lost: u64,
-    pub(crate) cpu: stats::CpuUse,
-}
-
-impl StdioReport {
-    /// The one-line summary.
-    pub(crate) fn line(&self) -> String {
-        let latency = self.latency.map_or_else(String::new, |l| {
-            format!(
-                " p50={:.1}us p99={:.1}us mean={:.1}us",
-                l.p50_us, l.p99_us, l.mean_us
-            )
-        });
-        format!(
-            "stdio window={} n={} calls/s={:.0}{latency} errors={} lost={} {}",
-            self.window,
-            self.n,
-            self.calls_per_s,
-            self.errors,
-            self.lost,
-            self.cpu.text(),
-        )
-    }
-
-    /// The same as one JSON object.
-    pub(crate) fn json(&self) -> serde_json::Value {
-        let mut object = json!({
-            "mode": "stdio",
-            "window": self.window,
-            "n": self.n,
-            "elapsed_s": stats::json_number(Some(self.elapsed.as_secs_f64())),
-            "calls_per_s": stats::json_number(Some(self.calls_per_s)),
-            "p50_us": stats::json_number(self.latency.map(|l| l.p50_us)),
-            "p99_us": stats::json_number(self.latency.map(|l| l.p99_us)),
-            "mean_us": stats::json_number(self.latency.map(|l| l.mean_us)),
-            "errors": self.errors,
-            "lost": self.lost,
-        });
-        self.cpu.insert_into(&mut object);
-        object
-    }
-}
-
 /// Handshake, warm-up, then `n` calls, one at a time or `window` in flight.
-pub(crate) fn run(command: &[String], options: &StdioOptions) -> io::Result<StdioReport> {
+pub(crate) fn run(command: &[String], options: &StdioOptions) -> io::Result<Summary> {
     let mut server = ServerProcess::spawn(command, options.deadline)?;
     server.handshake()?;
     let template = CallTemplate::new(&options.tool);
@@ -411,9 +360,8 @@ pub(crate) fn run(command: &[String], options: &StdioOptions) -> io::Result<Stdi
             warmup.ok, options.warmup, warmup.errors
         )));
     }
-    let before = stats::CpuSnapshot::take(Some(server.pid()));
-    let start = Instant::now();
-    let (mut latencies, tally) = if window == 1 {
+    let watch = Stopwatch::start(Some(server.pid()));
+    let (latencies, tally) = if window == 1 {
         server.calls_one_at_a_time(&template, options.n)?
     } else {
         (
@@ -421,19 +369,13 @@ pub(crate) fn run(command: &[String], options: &StdioOptions) -> io::Result<Stdi
             server.calls_pipelined(&template, options.n, window)?,
         )
     };
-    let elapsed = start.elapsed();
-    let after = stats::CpuSnapshot::take(Some(server.pid()));
+    let timed = watch.stop(options.n);
     let _ = server.close(Duration::from_secs(5));
-    Ok(StdioReport {
-        window,
-        n: options.n,
-        elapsed,
-        calls_per_s: stats::rate(tally.ok, elapsed),
-        latency: Latency::of(&mut latencies),
-        errors: tally.errors,
-        lost: tally.lost(),
-        cpu: before.until(&after, options.n, elapsed),
-    })
+    let run = ClientRun {
+        latencies,
+        answers: Answers::from(&tally),
+    };
+    Ok(Summary::new(Mode::Stdio { window }, options.n, timed, run))
 }
 
 /// What `startup` measured.
@@ -456,9 +398,10 @@ impl StartupReport {
     pub(crate) fn p90_ms(&self) -> f64 {
         stats::quantile(&self.answer_ms, 0.9)
     }
+}
 
-    /// The one-line summary.
-    pub(crate) fn line(&self) -> String {
+impl Report for StartupReport {
+    fn line(&self) -> String {
         format!(
             "startup answer={} runs={} median={:.2}ms p90={:.2}ms exit_median={:.2}ms errors={}",
             if self.list {
@@ -474,8 +417,7 @@ impl StartupReport {
         )
     }
 
-    /// The same as one JSON object.
-    pub(crate) fn json(&self) -> serde_json::Value {
+    fn json(&self) -> serde_json::Value {
         json!({
             "mode": "startup",
             "answer": if self.list { "tools/list" } else { "initialize" },
@@ -485,6 +427,10 @@ impl StartupReport {
             "exit_median_ms": stats::json_number(Some(stats::median(&self.exit_ms))),
             "errors": self.failures,
         })
+    }
+
+    fn wrong(&self) -> u64 {
+        self.failures as u64
     }
 }
 
@@ -537,9 +483,8 @@ pub(crate) struct InflightReport {
     pub(crate) rss_after_kib: Option<u64>,
 }
 
-impl InflightReport {
-    /// The one-line summary.
-    pub(crate) fn line(&self) -> String {
+impl Report for InflightReport {
+    fn line(&self) -> String {
         let kib = |value: Option<u64>| value.map_or_else(|| "-".to_owned(), |v| format!("{v}KiB"));
         format!(
             "inflight n={} calls/s={:.0} answered={} errors={} lost={} rss_before={} peak_rss={} rss_after={}",
@@ -554,8 +499,7 @@ impl InflightReport {
         )
     }
 
-    /// The same as one JSON object.
-    pub(crate) fn json(&self) -> serde_json::Value {
+    fn json(&self) -> serde_json::Value {
         json!({
             "mode": "inflight",
             "n": self.n,
@@ -568,6 +512,10 @@ impl InflightReport {
             "peak_rss_kib": self.peak_kib,
             "rss_after_kib": self.rss_after_kib,
         })
+    }
+
+    fn wrong(&self) -> u64 {
+        self.errors + self.lost
     }
 }
 

@@ -5,11 +5,12 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::http::{self, HttpReport, HttpServer};
+use super::http;
 use super::oauth::{self, Signing, Tokens};
 use super::proto;
+use super::report::{Report, Summary};
 use super::stats;
-use super::stdio::{self, InflightReport, StartupReport, StdioReport};
+use super::stdio::{self, InflightReport, StartupReport};
 
 /// The programs measured.
 struct Programs {
@@ -100,11 +101,11 @@ impl Sizes {
 
 /// One round's figures.
 struct Round {
-    latency: [StdioReport; 2],
-    throughput: [StdioReport; 2],
-    http: [HttpReport; 2],
+    latency: [Summary; 2],
+    throughput: [Summary; 2],
+    http: [Summary; 2],
     /// bench-server over HTTP without auth and with OAuth access tokens (RS256).
-    oauth: [HttpReport; 2],
+    oauth: [Summary; 2],
     /// `initialize`: bench-server, bench-server-1000.
     startup: [StartupReport; 2],
     /// `tools/list`: bench-server, bench-server-1000.
@@ -112,48 +113,36 @@ struct Round {
     inflight: InflightReport,
     /// bench-server at the throughput window: `tools/call` of the inline tool,
     /// `resources/read` of a fixed text resource, `prompts/get` of a one-message prompt.
-    catalog: [StdioReport; 3],
+    catalog: [Summary; 3],
 }
 
 impl Round {
     /// The most CPU other processes used during one of the round's timed runs, in cores.
     fn disturbance(&self) -> f64 {
-        let stdio = self
-            .latency
+        self.runs()
+            .filter_map(|r| r.cpu.others_cores)
+            .fold(0.0, f64::max)
+    }
+
+    /// Every run of the round over stdio or HTTP.
+    fn runs(&self) -> impl Iterator<Item = &Summary> {
+        self.latency
             .iter()
             .chain(&self.throughput)
             .chain(&self.catalog)
-            .filter_map(|r| r.cpu.others_cores);
-        let http = self
-            .http
-            .iter()
+            .chain(&self.http)
             .chain(&self.oauth)
-            .filter_map(|r| r.cpu.others_cores);
-        stdio.chain(http).fold(0.0, f64::max)
     }
 
     /// Wrong or missing answers in the round.
     fn wrong(&self) -> u64 {
-        let stdio: u64 = self
-            .latency
-            .iter()
-            .chain(&self.throughput)
-            .chain(&self.catalog)
-            .map(|r| r.errors + r.lost)
-            .sum();
-        let http: u64 = self
-            .http
-            .iter()
-            .chain(&self.oauth)
-            .map(|r| r.errors + r.lost)
-            .sum();
-        let startup: usize = self
+        let startup: u64 = self
             .startup
             .iter()
             .chain(&self.list)
-            .map(|r| r.failures)
+            .map(Report::wrong)
             .sum();
-        stdio + http + startup as u64 + self.inflight.errors + self.inflight.lost
+        self.runs().map(Report::wrong).sum::<u64>() + startup + self.inflight.wrong()
     }
 }
 
@@ -231,20 +220,16 @@ fn one_round(
             )
         },
     )?;
+    let load = http::Load {
+        clients: sizes.clients,
+        n: sizes.http_n,
+        warmup: sizes.http_warmup,
+    };
     let http_run = |command: Vec<String>, label: &str| {
-        let server = HttpServer::spawn(&command)?;
-        let options = http::HttpOptions {
-            clients: sizes.clients,
-            n: sizes.http_n,
-            warmup: sizes.http_warmup,
-            tool: proto::DEFAULT_TOOL.to_owned(),
-            threads: 1,
-            bearer: None,
-        };
-        let report = http::run(&server.url, &options, Some(server.pid()))?;
+        let report = http::run_spawned(&command, load, None)?;
         say(
             round,
-            &format!("http C={} {label}", sizes.clients),
+            &format!("http C={} {label}", load.clients),
             &report.line(),
         );
         Ok(report)
@@ -269,11 +254,6 @@ fn one_round(
             http_run(command, "bench-server")
         },
     )?;
-    let load = oauth::Load {
-        clients: sizes.clients,
-        n: sizes.http_n,
-        warmup: sizes.http_warmup,
-    };
     let oauth = oauth::round(round, swap, &programs.server, tokens, load, true)?;
     let startup_run = |program: &str, label: &str, list: bool| {
         let report = stdio::startup(&stdio_command(program), sizes.startup_runs, list)?;
@@ -304,7 +284,7 @@ fn one_round(
             format!("{}bench_greeting", proto::PROMPT_PREFIX),
         ),
     ];
-    let mut catalog: [Option<StdioReport>; 3] = [None, None, None];
+    let mut catalog: [Option<Summary>; 3] = [None, None, None];
     for step in 0..3 {
         let index = (step + round) % 3;
         let (label, target) = &targets[index];

@@ -23,8 +23,9 @@ use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::json;
 
-use super::http::Connection;
+use super::http::{Connection, endpoint, on_each, runtime};
 use super::proto;
+use super::report::{Answers, ClientRun, Report};
 use super::stats::{self, Latency};
 
 /// The tool run as a task: `{a, b}` in, `{"sum": a + b}` out, done at once.
@@ -137,9 +138,11 @@ impl TasksReport {
     fn throughput_ratio_of(&self, phase: &Phase) -> Option<f64> {
         (self.call.per_s > 0.0).then(|| phase.per_s / self.call.per_s)
     }
+}
 
+impl Report for TasksReport {
     /// Wrong and missing answers, of every kind.
-    pub(crate) fn wrong(&self) -> u64 {
+    fn wrong(&self) -> u64 {
         let first = self
             .first_reads
             .as_ref()
@@ -147,8 +150,7 @@ impl TasksReport {
         self.get.errors + self.get.lost + self.call.errors + self.call.lost + first
     }
 
-    /// The one-line summary.
-    pub(crate) fn line(&self) -> String {
+    fn line(&self) -> String {
         let mut line = format!(
             "tasks clients={} n={} | tasks/get {} | tools/call {} | get/call p50 x{:.2} throughput x{:.2}",
             self.clients,
@@ -171,8 +173,7 @@ impl TasksReport {
         line
     }
 
-    /// The same as one JSON object.
-    pub(crate) fn json(&self) -> serde_json::Value {
+    fn json(&self) -> serde_json::Value {
         json!({
             "mode": "tasks",
             "clients": self.clients,
@@ -207,9 +208,8 @@ pub(crate) struct LifecycleReport {
     pub(crate) wrong: u64,
 }
 
-impl LifecycleReport {
-    /// The one-line summary.
-    pub(crate) fn line(&self) -> String {
+impl Report for LifecycleReport {
+    fn line(&self) -> String {
         format!(
             "tasks lifecycle tasks={} polls={} polls/task={:.2} elapsed={:.2}s wrong={}",
             self.tasks,
@@ -220,8 +220,7 @@ impl LifecycleReport {
         )
     }
 
-    /// The same as one JSON object.
-    pub(crate) fn json(&self) -> serde_json::Value {
+    fn json(&self) -> serde_json::Value {
         json!({
             "mode": "tasks-lifecycle",
             "tasks": self.tasks,
@@ -230,6 +229,10 @@ impl LifecycleReport {
             "elapsed_s": stats::json_number(Some(self.elapsed.as_secs_f64())),
             "wrong": self.wrong,
         })
+    }
+
+    fn wrong(&self) -> u64 {
+        self.wrong
     }
 }
 
@@ -453,13 +456,6 @@ async fn run_task(connection: &mut Connection, id: u64) -> io::Result<(String, u
     }
 }
 
-/// One connection's share: its latencies, right answers and wrong ones.
-struct ClientRun {
-    latencies: Vec<u64>,
-    ok: u64,
-    errors: u64,
-}
-
 /// `n` requests, ids from `first`, one after another: request `id` is of
 /// `templates[id % templates.len()]`.
 async fn requests(
@@ -469,41 +465,33 @@ async fn requests(
     n: u64,
 ) -> ClientRun {
     let count = templates.len() as u64;
-    let mut run = ClientRun {
-        latencies: Vec::with_capacity(usize::try_from(n).unwrap_or(0)),
-        ok: 0,
-        errors: 0,
-    };
+    let mut latencies = Vec::with_capacity(usize::try_from(n).unwrap_or(0));
+    let mut answers = Answers::default();
     for id in first..first + n {
         let Some(template) = usize::try_from(id % count)
             .ok()
             .and_then(|at| templates.get(at))
         else {
-            run.errors += 1;
+            answers.errors += 1;
             break;
         };
         let start = Instant::now();
         match send(connection, template, id).await {
             Ok(answer) => {
-                run.latencies
-                    .push(u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX));
+                latencies.push(u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX));
                 match answer {
-                    Some(body) if template.check(id, &body) => run.ok += 1,
-                    _ => run.errors += 1,
+                    Some(body) if template.check(id, &body) => answers.ok += 1,
+                    _ => answers.errors += 1,
                 }
             }
             Err(_) => {
-                run.errors += 1;
+                answers.errors += 1;
                 break;
             }
         }
     }
-    run
-}
-
-/// The share of `total` requests of connection `client` of `clients`.
-fn share(total: u64, clients: u64, client: u64) -> u64 {
-    total / clients + u64::from(client < total % clients)
+    answers.lost = n.saturating_sub(latencies.len() as u64);
+    ClientRun { latencies, answers }
 }
 
 /// `clients` connections, each with its share of the `warmup` requests (ids `n..n +
@@ -519,105 +507,64 @@ async fn phase(
     if templates.is_empty() {
         return Err(io::Error::other("no requests to send"));
     }
-    let share = |total: u64, client: u64| share(total, clients, client);
     let mut connections = Vec::with_capacity(usize::try_from(clients).unwrap_or(0));
     for _ in 0..clients {
         connections.push(Connection::open(uri, None).await?);
     }
-    let mut tasks = tokio::task::JoinSet::new();
-    let mut next = n;
-    for (client, mut connection) in (0..clients).zip(connections) {
-        let (templates, n, first) = (Arc::clone(&templates), share(warmup, client), next);
-        next += n;
-        tasks.spawn(async move {
+    let measure = |mut connection: Connection, first: u64, n: u64| {
+        let templates = Arc::clone(&templates);
+        async move {
             let run = requests(&mut connection, &templates, first, n).await;
             (connection, run)
-        });
-    }
-    let mut connections = Vec::new();
-    while let Some(joined) = tasks.join_next().await {
-        let (connection, run) = joined.map_err(io::Error::other)?;
-        if run.errors > 0 {
+        }
+    };
+    let mut warmed = Vec::with_capacity(connections.len());
+    for (connection, run) in on_each(connections, warmup, n, measure).await? {
+        if run.answers.errors > 0 {
             return Err(io::Error::other(format!(
                 "warm-up: {} wrong or missing answers",
-                run.errors
+                run.answers.errors
             )));
         }
-        connections.push(connection);
+        warmed.push(connection);
     }
     let start = Instant::now();
-    let mut first = 0;
-    for (client, mut connection) in (0..clients).zip(connections) {
-        let (templates, n, from) = (Arc::clone(&templates), share(n, client), first);
-        first += n;
-        tasks.spawn(async move {
-            let run = requests(&mut connection, &templates, from, n).await;
-            (connection, run)
-        });
-    }
-    let mut latencies = Vec::with_capacity(usize::try_from(n).unwrap_or(0));
-    let (mut ok, mut errors) = (0, 0);
-    while let Some(joined) = tasks.join_next().await {
-        let (_connection, run) = joined.map_err(io::Error::other)?;
-        latencies.extend(run.latencies);
-        ok += run.ok;
-        errors += run.errors;
-    }
+    let runs = on_each(warmed, n, 0, measure).await?;
     let elapsed = start.elapsed();
-    let answered = latencies.len() as u64;
+    let ClientRun {
+        mut latencies,
+        answers,
+    } = ClientRun::merged(runs.into_iter().map(|(_, run)| run));
     Ok(Phase {
         n,
         elapsed,
-        per_s: stats::rate(ok, elapsed),
+        per_s: stats::rate(answers.ok, elapsed),
         latency: Latency::of(&mut latencies),
-        errors,
-        lost: n.saturating_sub(answered),
+        errors: answers.errors,
+        lost: answers.lost,
     })
-}
-
-fn endpoint(url: &str) -> io::Result<Uri> {
-    let uri: Uri = url
-        .parse()
-        .map_err(|err| io::Error::other(format!("`{url}` is not a URL: {err}")))?;
-    if uri.scheme_str() != Some("http") {
-        return Err(io::Error::other("only http:// URLs are supported"));
-    }
-    Ok(uri)
-}
-
-fn runtime(threads: usize) -> io::Result<tokio::runtime::Runtime> {
-    match threads {
-        0 | 1 => tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build(),
-        threads => tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(threads)
-            .enable_all()
-            .build(),
-    }
 }
 
 /// Creates `count` tasks over `clients` connections, each polled until completed: a
 /// `tasks/get` of each, with its sum.
 async fn finished_tasks(uri: &Uri, clients: u64, count: u64) -> io::Result<Vec<Template>> {
-    let mut tasks = tokio::task::JoinSet::new();
-    let mut first = 1;
-    for client in 0..clients {
-        let (uri, n, from) = (uri.clone(), share(count, clients, client), first);
-        first += n;
-        tasks.spawn(async move {
-            let mut connection = Connection::open(&uri, None).await?;
-            let mut made = Vec::with_capacity(usize::try_from(n).unwrap_or(0));
-            for id in from..from + n {
-                let (task, _) = run_task(&mut connection, id).await?;
-                made.push((id, task));
-            }
-            io::Result::Ok(made)
-        });
+    let mut connections = Vec::with_capacity(usize::try_from(clients).unwrap_or(0));
+    for _ in 0..clients {
+        connections.push(Connection::open(uri, None).await?);
     }
+    let create = |mut connection: Connection, first: u64, n: u64| async move {
+        let mut made = Vec::with_capacity(usize::try_from(n).unwrap_or(0));
+        for id in first..first + n {
+            match run_task(&mut connection, id).await {
+                Ok((task, _)) => made.push((id, task)),
+                Err(err) => return (connection, Err(err)),
+            }
+        }
+        (connection, Ok(made))
+    };
     let mut made = Vec::with_capacity(usize::try_from(count).unwrap_or(0));
-    while let Some(joined) = tasks.join_next().await {
-        made.extend(joined.map_err(io::Error::other)??);
+    for (_, created) in on_each(connections, count, 1, create).await? {
+        made.extend(created?);
     }
     made.sort_unstable();
     made.into_iter()

@@ -7,6 +7,7 @@ use futures_util::StreamExt;
 use mcp_runtime::client::{Client, StdioServer};
 use serde_json::{Value, json};
 
+use super::report::Report;
 use super::stats;
 
 /// What a run measured.
@@ -18,8 +19,8 @@ pub(crate) struct ClientReport {
     pub(crate) wrong: u64,
 }
 
-impl ClientReport {
-    pub(crate) fn line(&self) -> String {
+impl Report for ClientReport {
+    fn line(&self) -> String {
         format!(
             "client: {} calls, window {}: {:.0} calls/s, p50 {:.1} µs, {} wrong",
             self.n,
@@ -30,7 +31,7 @@ impl ClientReport {
         )
     }
 
-    pub(crate) fn json(&self) -> Value {
+    fn json(&self) -> Value {
         json!({
             "n": self.n,
             "window": self.window,
@@ -38,6 +39,10 @@ impl ClientReport {
             "p50_us": self.p50_us,
             "wrong": self.wrong,
         })
+    }
+
+    fn wrong(&self) -> u64 {
+        self.wrong
     }
 }
 

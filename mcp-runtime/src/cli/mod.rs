@@ -436,6 +436,26 @@ fn block_on<F: std::future::Future>(future: F) -> Result<F::Output, String> {
         .map_err(|err| format!("cannot start the runtime: {err}"))
 }
 
+/// Says what failed; the exit status of a command that failed.
+fn failed(what: impl std::fmt::Display) -> u8 {
+    eprintln!("error: {what}");
+    FAILURE
+}
+
+/// Says that `wanted` is not known (`err`), with the names among `candidates` closest to
+/// it as hints; the exit status of a command that failed.
+fn not_found<'a>(
+    err: impl std::fmt::Display,
+    wanted: &str,
+    candidates: impl Iterator<Item = &'a str>,
+) -> u8 {
+    let near = closest(wanted, candidates);
+    match near.is_empty() {
+        true => failed(err),
+        false => failed(format_args!("{err}; did you mean `{}`?", near.join("`, `"))),
+    }
+}
+
 /// Up to three of `candidates` closest to `wanted`, the closest first: hints for a name or
 /// URI that is not known.
 fn closest<'a>(wanted: &str, candidates: impl Iterator<Item = &'a str>) -> Vec<&'a str> {

@@ -3,11 +3,11 @@
 use std::io::{self, Write};
 
 use clap::Args;
-use mcp_runtime_core::{ContentBlock, PromptMessage, Role};
+use mcp_runtime_core::{ContentBlock, PromptMessage, Role, json_type};
 use serde_json::Value;
 
 use super::read::{blob_line, decoded_len};
-use super::{FAILURE, USAGE, block_on, closest, json_operand};
+use super::{USAGE, block_on, failed, json_operand, not_found};
 use crate::registry::{PromptError, Registry};
 
 // The arguments of `prompt`.
@@ -42,25 +42,18 @@ pub(super) fn run(registry: &Registry, args: &PromptArgs) -> u8 {
     let result = match block_on(registry.get_prompt(name, arguments)) {
         Ok(Ok(result)) => result,
         Ok(Err(err @ PromptError::NotFound(_))) => {
-            let near = closest(name, registry.prompts().map(|prompt| prompt.name()));
-            match near.is_empty() {
-                true => eprintln!("error: {err}"),
-                false => eprintln!("error: {err}; did you mean `{}`?", near.join("`, `")),
-            }
-            return FAILURE;
+            return not_found(err, name, registry.prompts().map(|prompt| prompt.name()));
         }
         Ok(Err(PromptError::Invalid(err))) => {
-            eprintln!("error: invalid arguments for `{name}`: {}", err.message());
-            return FAILURE;
+            return failed(format_args!(
+                "invalid arguments for `{name}`: {}",
+                err.message()
+            ));
         }
         Ok(Err(PromptError::Failed(err))) => {
-            eprintln!("error: prompt `{name}` failed: {err}");
-            return FAILURE;
+            return failed(format_args!("prompt `{name}` failed: {err}"));
         }
-        Err(message) => {
-            eprintln!("error: {message}");
-            return FAILURE;
-        }
+        Err(message) => return failed(message),
     };
     let mut out = io::stdout().lock();
     if args.json {
@@ -100,15 +93,4 @@ fn shown(message: &PromptMessage) -> String {
         ContentBlock::ResourceLink { uri, .. } => format!("<link {uri}>"),
     };
     format!("[{role}] {content}")
-}
-
-fn json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }

@@ -6,7 +6,7 @@ use base64::Engine as _;
 use clap::Args;
 use mcp_runtime_core::{ResourceBody, ResourceContents};
 
-use super::{FAILURE, block_on, closest};
+use super::{block_on, failed, not_found};
 use crate::registry::{ReadError, Registry};
 
 // The arguments of `read`.
@@ -29,21 +29,12 @@ pub(super) fn run(registry: &Registry, args: &ReadArgs) -> u8 {
                 .map(|resource| resource.uri().to_owned())
                 .chain(registry.resource_templates().map(|t| t.uri_template()))
                 .collect::<Vec<_>>();
-            let near = closest(uri, known.iter().map(String::as_str));
-            match near.is_empty() {
-                true => eprintln!("error: {err}"),
-                false => eprintln!("error: {err}; did you mean `{}`?", near.join("`, `")),
-            }
-            return FAILURE;
+            return not_found(err, uri, known.iter().map(String::as_str));
         }
         Ok(Err(ReadError::Failed(err))) => {
-            eprintln!("error: reading {uri} failed: {err}");
-            return FAILURE;
+            return failed(format_args!("reading {uri} failed: {err}"));
         }
-        Err(message) => {
-            eprintln!("error: {message}");
-            return FAILURE;
-        }
+        Err(message) => return failed(message),
     };
     let mut out = io::stdout().lock();
     if args.json {
@@ -57,10 +48,7 @@ pub(super) fn run(registry: &Registry, args: &ReadArgs) -> u8 {
     }
     let text = match shown(&contents) {
         Ok(text) => text,
-        Err(message) => {
-            eprintln!("error: {message}");
-            return FAILURE;
-        }
+        Err(message) => return failed(message),
     };
     let _ = out.write_all(text.as_bytes());
     // A terminal's prompt should not follow the last line of text on the same line.

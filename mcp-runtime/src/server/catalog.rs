@@ -75,11 +75,7 @@ impl Server {
         request: &Request<'_>,
     ) -> Option<Step> {
         let Request {
-            id,
-            params,
-            stateless,
-            peer,
-            ..
+            id, params, peer, ..
         } = *request;
         let answer = match method {
             "resources/read" => return Some(self.read(snapshot, request)),
@@ -104,39 +100,46 @@ impl Server {
             }
             _ => return None,
         };
-        Some(Step::Answered(Some(match answer {
-            Ok(result) => Answer::ok(self.respond(id, stateless, &result)),
-            Err(fault) => Answer::ok(super::fault_response(id, fault)),
-        })))
+        Some(Step::Answered(Some(self.answered(request, answer))))
+    }
+
+    /// The string parameter `param` of `request`, the name of what it reads or gets, with
+    /// the scopes `scopes` says that needs (none for a name of nothing known); or the step
+    /// refusing it: a name that is not a string, or at 2026-07-28 not the one the transport
+    /// mirrored, or a caller not granted every one of those scopes.
+    fn named<'a>(
+        &self,
+        request: &Request<'a>,
+        param: &str,
+        scopes: impl FnOnce(&str) -> Option<Vec<String>>,
+    ) -> Result<(&'a str, Vec<String>), Step> {
+        let id = request.id;
+        let name = string_param(request.params, param).map_err(|fault| self.fault(id, fault))?;
+        if request.stateless {
+            stateless::admit_name(name, request.mirrored)
+                .map_err(|refusal| Step::Answered(Some(Answer::refused(id, refusal))))?;
+        }
+        let needed = scopes(name).unwrap_or_default();
+        if !request.peer.allows(&needed) {
+            let refused = Answer::insufficient_scope(id, &needed, request.peer);
+            return Err(Step::Answered(Some(refused)));
+        }
+        Ok((name, needed))
     }
 
     /// `resources/read`: answered at once when the resource's function is not `async`.
     fn read(&self, snapshot: &Snapshot, request: &Request<'_>) -> Step {
-        let Request {
-            id,
-            params,
-            stateless,
-            peer,
-            mirrored,
-        } = *request;
-        let uri = match string_param(params, "uri") {
-            Ok(uri) => uri,
-            Err(fault) => return self.fault(id, fault),
-        };
-        if stateless {
-            if let Err(refusal) = stateless::admit_name(uri, mirrored) {
-                return Step::Answered(Some(Answer::refused(id, refusal)));
-            }
-        }
+        let (id, params, stateless) = (request.id, request.params, request.stateless);
         // The scopes of the resource, or of the template whose resource it is.
-        let needed = snapshot.registry.resource_scopes(uri).unwrap_or_default();
-        if !peer.allows(&needed) {
-            return Step::Answered(Some(Answer::insufficient_scope(id, &needed, peer)));
-        }
+        let scopes = |uri: &str| snapshot.registry.resource_scopes(uri);
+        let (uri, needed) = match self.named(request, "uri", scopes) {
+            Ok(named) => named,
+            Err(refused) => return refused,
+        };
         let hints = stateless.then(|| {
             let mut hints = Map::new();
             let own = snapshot.registry.cache_meta(uri);
-            self.hint(&mut hints, own.as_ref(), self.cache_scope(peer));
+            self.hint(&mut hints, own.as_ref(), self.cache_scope(request.peer));
             if !needed.is_empty() {
                 // What not every caller may read is never shared between callers, even
                 // where the resource says `public`.
@@ -198,28 +201,12 @@ impl Server {
 
     /// `prompts/get`: answered at once when the prompt's function is not `async`.
     fn get(&self, snapshot: &Snapshot, request: &Request<'_>) -> Step {
-        let Request {
-            id,
-            params,
-            stateless,
-            peer,
-            mirrored,
-        } = *request;
-        let name = match string_param(params, "name") {
-            Ok(name) => name,
-            Err(fault) => return self.fault(id, fault),
+        let (id, params, stateless) = (request.id, request.params, request.stateless);
+        let scopes = |name: &str| Some(snapshot.registry.prompt(name)?.definition().scopes());
+        let name = match self.named(request, "name", scopes) {
+            Ok((name, _)) => name,
+            Err(refused) => return refused,
         };
-        if stateless {
-            if let Err(refusal) = stateless::admit_name(name, mirrored) {
-                return Step::Answered(Some(Answer::refused(id, refusal)));
-            }
-        }
-        if let Some(prompt) = snapshot.registry.prompt(name) {
-            let needed = prompt.definition().scopes();
-            if !peer.allows(&needed) {
-                return Step::Answered(Some(Answer::insufficient_scope(id, &needed, peer)));
-            }
-        }
         let arguments = match params.get("arguments") {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(arguments)) => arguments.clone(),

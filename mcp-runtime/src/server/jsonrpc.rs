@@ -24,7 +24,16 @@ pub const INTERNAL_ERROR: i64 = -32603;
 /// back exactly (an integer past 64 bits would otherwise come back rounded, and the client
 /// would never find its answer); or none, when it could not be read.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Id(Option<Box<RawValue>>);
+pub(crate) struct Id(Option<(Box<RawValue>, Spelling)>);
+
+/// How the key of an id is spelled, worked out once, when the id is read.
+#[derive(Debug, Clone)]
+enum Spelling {
+    /// A string without escapes: the key is its text between the quotes.
+    Plain,
+    /// Anything else: the key itself (an integer in its one spelling, a string decoded).
+    Key(Box<str>),
+}
 
 impl Id {
     /// No id: the answer to a message whose id could not be read carries none.
@@ -34,8 +43,18 @@ impl Id {
     /// be written as JSON allows any number, `100`, `1e2` or `100.0`; `1.5` is no id.
     pub(crate) fn of(raw: &RawValue) -> Option<Self> {
         let text = raw.get();
-        let valid = text.starts_with('"') || integer_key(text).is_some();
-        valid.then(|| Self(Some(raw.to_owned())))
+        let spelling = match text.strip_prefix('"') {
+            Some(quoted) => match quoted.strip_suffix('"') {
+                Some(plain) if !plain.contains('\\') => Spelling::Plain,
+                _ => Spelling::Key(
+                    serde_json::from_str::<String>(text)
+                        .map_or_else(|_| format!("r{text}"), |decoded| format!("s{decoded}"))
+                        .into(),
+                ),
+            },
+            None => Spelling::Key(format!("n{}", integer_key(text)?).into()),
+        };
+        Some(Self(Some((raw.to_owned(), spelling))))
     }
 
     /// Whether there is no id.
@@ -43,9 +62,14 @@ impl Id {
         self.0.is_none()
     }
 
+    /// The id as the client wrote it.
+    pub(crate) fn written(&self) -> Option<&str> {
+        self.0.as_ref().map(|(raw, _)| raw.get())
+    }
+
     /// The id, when it is a string.
     pub(crate) fn as_string(&self) -> Option<String> {
-        serde_json::from_str(self.0.as_ref()?.get()).ok()
+        serde_json::from_str(self.written()?).ok()
     }
 
     /// A key naming the request while it runs. Two ids get one key exactly when JSON reads
@@ -53,18 +77,14 @@ impl Id {
     /// integer however it is written (`100`, `1e2`, `100.0`), at any size, and a string
     /// never as a number (`"1"` is not `1`).
     pub(crate) fn key(&self) -> String {
-        let Some(raw) = &self.0 else {
-            return String::new();
-        };
-        let text = raw.get();
-        if let Some(quoted) = text.strip_prefix('"') {
-            return match quoted.strip_suffix('"') {
-                Some(plain) if !plain.contains('\\') => format!("s{plain}"),
-                _ => serde_json::from_str::<String>(text)
-                    .map_or_else(|_| format!("r{text}"), |decoded| format!("s{decoded}")),
-            };
+        match &self.0 {
+            None => String::new(),
+            Some((raw, Spelling::Plain)) => {
+                let text = raw.get();
+                format!("s{}", &text[1..text.len() - 1])
+            }
+            Some((_, Spelling::Key(key))) => key.as_ref().to_owned(),
         }
-        integer_key(text).map_or_else(|| format!("r{text}"), |integer| format!("n{integer}"))
     }
 }
 
@@ -109,14 +129,14 @@ fn integer_key(text: &str) -> Option<String> {
 
 impl PartialEq for Id {
     fn eq(&self, other: &Self) -> bool {
-        self.0.as_ref().map(|raw| raw.get()) == other.0.as_ref().map(|raw| raw.get())
+        self.written() == other.written()
     }
 }
 
 impl Serialize for Id {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match &self.0 {
-            Some(raw) => raw.serialize(serializer),
+            Some((raw, _)) => raw.serialize(serializer),
             None => serializer.serialize_none(),
         }
     }
@@ -380,7 +400,8 @@ fn parse_value(bytes: &[u8]) -> Result<Incoming, Refusal> {
         code,
         message: message.to_owned(),
     };
-    let mut object = match read_strictly(bytes)? {
+    let (message, written) = read_strictly(bytes)?;
+    let mut object = match message {
         Value::Object(object) => object,
         Value::Array(_) => {
             return Err(refuse(
@@ -399,7 +420,7 @@ fn parse_value(bytes: &[u8]) -> Result<Incoming, Refusal> {
     };
     let id = object.remove("id");
     // The id as written, when it is one: a number read into a `Value` may have been rounded.
-    let valid_id = id.as_ref().and_then(|_| written_id(bytes));
+    let valid_id = id.as_ref().and(written);
     let answer_id = valid_id.clone().unwrap_or_default();
     // A response is never answered, however malformed.
     if !object.contains_key("method")
@@ -477,8 +498,9 @@ fn parse_value(bytes: &[u8]) -> Result<Incoming, Refusal> {
 ///   lone surrogate, a number past the range of `f64`): -32602 inside `params`, -32600
 ///   elsewhere.
 ///
-/// The last two are answered under the message's id, when it can be read.
-fn read_strictly(bytes: &[u8]) -> Result<Value, Refusal> {
+/// The last two are answered under the message's id, when it can be read. With the value
+/// comes the message's `id` as written, when it is a string or an integer.
+fn read_strictly(bytes: &[u8]) -> Result<(Value, Option<Id>), Refusal> {
     // Syntax first, with nothing built: skipping a value takes no stack, however deep, but
     // it does not look inside strings, so the text is checked first.
     let syntax = match std::str::from_utf8(bytes) {
@@ -492,15 +514,30 @@ fn read_strictly(bytes: &[u8]) -> Result<Value, Refusal> {
             message: format!("parse error: {err}"),
         });
     }
+    // Most messages read at once, their id kept as written on the way. Anything else (an
+    // error, an id that is neither a string nor an integer) is read again, with the path
+    // tracked to name the place.
+    let written = Cell::new(None);
+    let seed = StrictSeed {
+        repeated: None,
+        id: Some(&written),
+    };
+    if let Ok(value) = seed.deserialize(&mut serde_json::Deserializer::from_slice(bytes)) {
+        return Ok((value, written.take()));
+    }
     let repeated = Cell::new(None);
     let mut track = serde_path_to_error::Track::new();
     let mut reader = serde_json::Deserializer::from_slice(bytes);
-    let read = StrictSeed(Some(&repeated)).deserialize(serde_path_to_error::Deserializer::new(
+    let seed = StrictSeed {
+        repeated: Some(&repeated),
+        id: None,
+    };
+    let read = seed.deserialize(serde_path_to_error::Deserializer::new(
         &mut reader,
         &mut track,
     ));
     let err = match read {
-        Ok(value) => return Ok(value),
+        Ok(value) => return Ok((value, written_id(bytes))),
         Err(err) => err,
     };
     let path = track.path().to_string();
@@ -545,7 +582,7 @@ struct Strict(Value);
 
 impl<'de> Deserialize<'de> for Strict {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        StrictSeed(None).deserialize(deserializer).map(Strict)
+        StrictSeed::default().deserialize(deserializer).map(Strict)
     }
 }
 
@@ -554,16 +591,29 @@ struct StrictMap(Map<String, Value>);
 
 impl<'de> Deserialize<'de> for StrictMap {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        match StrictSeed(None).deserialize(deserializer)? {
+        match StrictSeed::default().deserialize(deserializer)? {
             Value::Object(object) => Ok(Self(object)),
             _ => Err(de::Error::custom("expected an object")),
         }
     }
 }
 
-/// Reads a [`Strict`] value, and names a repeated key in the cell, when given one.
-#[derive(Clone, Copy)]
-struct StrictSeed<'a>(Option<&'a Cell<Option<String>>>);
+/// Reads a [`Strict`] value.
+#[derive(Clone, Copy, Default)]
+struct StrictSeed<'a> {
+    /// Where to name a repeated key, if anywhere.
+    repeated: Option<&'a Cell<Option<String>>>,
+    /// At the top of a message: where to keep its `id` as written. An `id` that is not a
+    /// string or an integer is an error here.
+    id: Option<&'a Cell<Option<Id>>>,
+}
+
+impl StrictSeed<'_> {
+    /// The seed of a value inside this one.
+    fn inner(self) -> Self {
+        Self { id: None, ..self }
+    }
+}
 
 impl<'de> DeserializeSeed<'de> for StrictSeed<'_> {
     type Value = Value;
@@ -611,7 +661,7 @@ impl<'de> Visitor<'de> for StrictSeed<'_> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut items = Vec::new();
-        while let Some(item) = seq.next_element_seed(self)? {
+        while let Some(item) = seq.next_element_seed(self.inner())? {
             items.push(item);
         }
         Ok(Value::Array(items))
@@ -620,13 +670,24 @@ impl<'de> Visitor<'de> for StrictSeed<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut object = Map::new();
         while let Some(key) = map.next_key::<String>()? {
-            let value = map.next_value_seed(self)?;
+            let value = match self.id {
+                Some(written) if key == "id" => {
+                    let raw = map.next_value::<&'de RawValue>()?;
+                    let id = Id::of(raw).ok_or_else(|| de::Error::custom("not an id"))?;
+                    let value = Self::default()
+                        .deserialize(&mut serde_json::Deserializer::from_str(raw.get()))
+                        .map_err(de::Error::custom)?;
+                    written.set(Some(id));
+                    value
+                }
+                _ => map.next_value_seed(self.inner())?,
+            };
             match object.entry(key) {
                 Entry::Vacant(entry) => {
                     entry.insert(value);
                 }
                 Entry::Occupied(entry) => {
-                    if let Some(repeated) = self.0 {
+                    if let Some(repeated) = self.repeated {
                         repeated.set(Some(entry.key().clone()));
                     }
                     return Err(de::Error::custom(format_args!(

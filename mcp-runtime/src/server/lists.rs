@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 
 use super::jsonrpc;
 use super::served::{Snapshot, cursor_name, cursor_of};
-use super::{Answer, CacheScope, Fault, Peer, Request, Server, fault_response};
+use super::{Answer, CacheScope, Fault, Peer, Request, Server};
 
 /// One page of `tools/list`.
 #[derive(Serialize)]
@@ -32,13 +32,7 @@ impl Server {
         method: &str,
         request: &Request<'_>,
     ) -> Option<Answer> {
-        let Request {
-            id,
-            params,
-            stateless,
-            peer,
-            ..
-        } = *request;
+        let (params, stateless, peer) = (request.params, request.stateless, request.peer);
         let registry = &snapshot.registry;
         let listed = |items: Vec<(String, Value)>, field| {
             self.page(
@@ -50,12 +44,8 @@ impl Server {
         };
         let answer = match method {
             "tools/list" => {
-                return Some(Answer::ok(
-                    match self.list_tools(snapshot, params, stateless, peer) {
-                        Ok(page) => self.respond(id, stateless, &page),
-                        Err(fault) => fault_response(id, fault),
-                    },
-                ));
+                let page = self.list_tools(snapshot, params, stateless, peer);
+                return Some(self.answered(request, page));
             }
             "resources/list" => listed(
                 registry
@@ -83,10 +73,7 @@ impl Server {
             ),
             _ => return None,
         };
-        Some(Answer::ok(match answer {
-            Ok(result) => self.respond(id, stateless, &result),
-            Err(fault) => fault_response(id, fault),
-        }))
+        Some(self.answered(request, answer))
     }
 
     /// A page of `tools/list`, from the listing written once per registry: the tools the

@@ -502,6 +502,14 @@ impl Server {
         }
     }
 
+    /// The answer to `request`: its result, or the fault that stopped it.
+    fn answered<T: Serialize>(&self, request: &Request<'_>, answer: Result<T, Fault>) -> Answer {
+        Answer::ok(match answer {
+            Ok(result) => self.respond(request.id, request.stateless, &result),
+            Err(fault) => fault_response(request.id, fault),
+        })
+    }
+
     /// `server/discover` (2026-07-28): the versions and capabilities, without a handshake.
     fn discover(&self, peer: &Peer<'_>) -> Value {
         json!({

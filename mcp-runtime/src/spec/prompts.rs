@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use serde_json::{Map, Value};
 
-use super::shell_word;
+use super::{shell_word, table_cell};
 use crate::registry::RegisteredPrompt;
 
 /// The file name of a prompt's specification.
@@ -44,12 +44,7 @@ pub fn prompt_specification(prompt: &RegisteredPrompt, program: &str) -> String 
                 "| `{}` | {} | {} |",
                 argument.name,
                 if argument.required { "yes" } else { "no" },
-                argument
-                    .description
-                    .as_deref()
-                    .unwrap_or("")
-                    .replace('\n', " ")
-                    .replace('|', "\\|"),
+                table_cell(argument.description.as_deref().unwrap_or("")),
             );
         }
         out.push('\n');

@@ -5,7 +5,7 @@ use std::fmt::Write;
 use mcp_runtime_core::ResourceInfo;
 use serde_json::{Map, Value};
 
-use super::{json_block, placeholder, shell_word, type_of};
+use super::{description_cell, json_block, placeholder, shell_word, type_of};
 use crate::registry::{RegisteredResource, RegisteredTemplate, VARIABLES_META};
 
 /// The file name of a resource's or a template's specification.
@@ -66,15 +66,7 @@ pub fn template_specification(template: &RegisteredTemplate, program: &str) -> S
         for variable in &variables {
             let schema = schemas.and_then(|schemas| schemas.get(variable));
             let (ty, description) = match schema {
-                Some(schema) => (
-                    type_of(schema),
-                    schema
-                        .get("description")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .replace('\n', " ")
-                        .replace('|', "\\|"),
-                ),
+                Some(schema) => (type_of(schema), description_cell(schema)),
                 None => ("string (no schema declared)".to_owned(), String::new()),
             };
             let _ = writeln!(out, "| `{variable}` | {ty} | {description} |");

@@ -93,7 +93,7 @@ fn malformed_messages_get_the_right_codes() {
         (wrong_version.code, wrong_version.id),
         (
             INVALID_REQUEST,
-            Id(Some(RawValue::from_string("1".to_owned()).unwrap()))
+            Id::of(&RawValue::from_string("1".to_owned()).unwrap()).unwrap()
         )
     );
     assert_eq!(refusal(r#"{"jsonrpc":"2.0","id":1}"#).code, INVALID_REQUEST);
@@ -142,6 +142,7 @@ fn requests_notifications_and_responses_are_told_apart() {
         panic!("a response");
     };
     assert_eq!(id.as_string().as_deref(), Some("ab"));
+    assert_eq!(id.written(), Some(r#""a\u0062""#));
     assert_eq!(
         outcome,
         Err(serde_json::json!({ "code": -1, "message": "no" }))
@@ -349,12 +350,58 @@ fn a_repeated_key_is_refused_naming_it_and_where() {
     ] {
         let refused = refusal(message);
         assert_eq!(refused.code, INVALID_REQUEST, "{message}");
-        assert_eq!(refused.id.0.as_ref().map(|raw| raw.get()), id, "{message}");
+        assert_eq!(refused.id.written(), id, "{message}");
         assert!(refused.message.starts_with(named), "{}", refused.message);
     }
     // One key in several objects is no repetition.
     let value = serde_json::from_str::<Strict>(r#"[{"a":1},{"a":1,"b":{"a":2}}]"#);
     assert!(value.is_ok());
+}
+
+#[test]
+fn the_general_reader_keeps_the_id_as_written_and_names_an_id_it_cannot_take() {
+    // `params` before `method`: the direct reader leaves each to the general one.
+    for (message, id) in [
+        (
+            r#"{"params":{},"jsonrpc":"2.0","id":"a\u0062","method":"ping"}"#,
+            r#""a\u0062""#,
+        ),
+        (
+            r#"{"params":{},"jsonrpc":"2.0","id":1.0e2,"method":"ping"}"#,
+            "1.0e2",
+        ),
+        (
+            r#"{"params":{},"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"ping"}"#,
+            "123456789012345678901234567890",
+        ),
+    ] {
+        let Ok(Incoming::Request { id: read, .. }) = parse_value(message.as_bytes()) else {
+            panic!("not read as a request: {message}");
+        };
+        assert_eq!(read.written(), Some(id), "{message}");
+    }
+    for (message, named) in [
+        (
+            r#"{"params":{},"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
+            "`id` must be a string or an integer",
+        ),
+        (
+            r#"{"params":{},"jsonrpc":"2.0","id":[[1]],"method":"ping"}"#,
+            "`id` must be a string or an integer",
+        ),
+        (
+            r#"{"params":{},"jsonrpc":"2.0","id":"\ud800","method":"ping"}"#,
+            "`id` is valid JSON, but cannot be read",
+        ),
+        (
+            r#"{"params":{},"jsonrpc":"2.0","id":1e400,"method":"ping"}"#,
+            "`id` is valid JSON, but cannot be read",
+        ),
+    ] {
+        let refused = refusal(message);
+        assert_eq!(refused.code, INVALID_REQUEST, "{message}");
+        assert!(refused.message.starts_with(named), "{}", refused.message);
+    }
 }
 
 #[test]
@@ -375,7 +422,7 @@ fn valid_json_that_cannot_be_held_is_refused_under_its_id_naming_the_place() {
     ] {
         let refused = refusal(message);
         assert_eq!(refused.code, code, "{message}");
-        assert_eq!(refused.id.0.as_ref().map(|raw| raw.get()), Some(id));
+        assert_eq!(refused.id.written(), Some(id));
         assert!(refused.message.starts_with(place), "{}", refused.message);
         assert!(
             refused

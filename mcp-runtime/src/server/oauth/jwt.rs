@@ -18,19 +18,25 @@ use super::refusal::Refusal;
 use super::{OAuthConfig, audiences};
 use crate::AuthInfo;
 
-/// The signing algorithms accepted: public-key ones only. `none` is no algorithm at all,
-/// and an HMAC one would let anyone who has the public key sign.
-const ACCEPTED: [Algorithm; 9] = [
+/// The signing algorithms an RSA key checks: PKCS#1 v1.5 and PSS.
+const RSA: [Algorithm; 6] = [
     Algorithm::RS256,
     Algorithm::RS384,
     Algorithm::RS512,
     Algorithm::PS256,
     Algorithm::PS384,
     Algorithm::PS512,
-    Algorithm::ES256,
-    Algorithm::ES384,
-    Algorithm::EdDSA,
 ];
+
+/// Whether tokens signed with `algorithm` are accepted: public-key algorithms only. `none`
+/// is no algorithm at all, and an HMAC one would let anyone who has the public key sign.
+fn accepted(algorithm: Algorithm) -> bool {
+    RSA.contains(&algorithm)
+        || matches!(
+            algorithm,
+            Algorithm::ES256 | Algorithm::ES384 | Algorithm::EdDSA
+        )
+}
 
 /// How long fetched keys are used before they are fetched again.
 const REFRESH_AFTER: Duration = Duration::from_secs(60 * 60);
@@ -141,7 +147,7 @@ impl KeyStore {
         }
         let header = jsonwebtoken::decode_header(token)
             .map_err(|err| Refusal::Invalid(format!("the token is not a signed JWT ({err})")))?;
-        if !ACCEPTED.contains(&header.alg) {
+        if !accepted(header.alg) {
             return Err(Refusal::Invalid(format!(
                 "the token is signed with {:?}, which this server does not accept",
                 header.alg
@@ -318,14 +324,7 @@ fn usable(jwk: &Jwk) -> Option<Key> {
         return None;
     }
     let family: Vec<Algorithm> = match &jwk.algorithm {
-        AlgorithmParameters::RSA(_) => vec![
-            Algorithm::RS256,
-            Algorithm::RS384,
-            Algorithm::RS512,
-            Algorithm::PS256,
-            Algorithm::PS384,
-            Algorithm::PS512,
-        ],
+        AlgorithmParameters::RSA(_) => RSA.to_vec(),
         AlgorithmParameters::EllipticCurve(params) => match params.curve {
             EllipticCurve::P256 => vec![Algorithm::ES256],
             EllipticCurve::P384 => vec![Algorithm::ES384],
