@@ -22,11 +22,11 @@ pub(crate) use tool::mcp_tool;
 /// `::mcp_runtime::__private`, or the path `crate = …` gives.
 /// The pipeline every attribute shares: the function, the attribute's arguments, the
 /// model, its checks, then the registration. With any error, the errors come out with the
-/// user's function unchanged: one mistake gives one error, not a cascade. `misplaced` is the
-/// error for an attribute on something other than a function.
+/// user's function unchanged: one mistake gives one error, not a cascade. `misplaced` says
+/// how the attribute is written on a function, for an attribute on anything else.
 fn expand<M, A>(
     item: TokenStream,
-    misplaced: &str,
+    misplaced: Misplaced,
     parse_args: impl FnOnce() -> (A, Option<syn::Error>),
     model: impl FnOnce(ItemFn, &mut Errors) -> M,
     user_fn: impl Fn(&M) -> &ItemFn,
@@ -36,7 +36,9 @@ fn expand<M, A>(
     let item_fn: ItemFn = match syn::parse2(item.clone()) {
         Ok(item_fn) => item_fn,
         Err(_) => {
-            let err = syn::Error::new(Span::call_site(), misplaced).to_compile_error();
+            // On the attribute itself: it is what is misplaced, not the item.
+            let err = syn::Error::new(Span::call_site(), misplaced.message(&item));
+            let err = err.to_compile_error();
             return quote! { #err #item };
         }
     };
@@ -57,6 +59,40 @@ fn expand<M, A>(
             let registration = register(&model, &args);
             quote! { #emitted #registration }
         }
+    }
+}
+
+/// An attribute that only functions take, and an example of it on one.
+struct Misplaced {
+    attribute: &'static str,
+    example: &'static str,
+}
+
+impl Misplaced {
+    /// "`#[mcp_tool]` goes on a `fn`; this is a `struct`", and how to write it.
+    fn message(&self, item: &TokenStream) -> String {
+        let Self { attribute, example } = self;
+        let what = match syn::parse2::<syn::Item>(item.clone()) {
+            Ok(syn::Item::Impl(_)) => {
+                return format!(
+                    "`{attribute}` goes on a `fn`; this is an `impl` block, whose methods cannot be registered: put it on a free function, e.g. `{example}`"
+                );
+            }
+            Ok(syn::Item::Struct(_)) => "this is a `struct`",
+            Ok(syn::Item::Enum(_)) => "this is an `enum`",
+            Ok(syn::Item::Union(_)) => "this is a `union`",
+            Ok(syn::Item::Trait(_)) => "this is a `trait`",
+            Ok(syn::Item::Const(_)) => "this is a `const`",
+            Ok(syn::Item::Static(_)) => "this is a `static`",
+            Ok(syn::Item::Type(_)) => "this is a `type` alias",
+            Ok(syn::Item::Mod(_)) => "this is a `mod`",
+            Ok(syn::Item::Use(_)) => "this is a `use`",
+            Ok(syn::Item::ExternCrate(_)) => "this is an `extern crate`",
+            Ok(syn::Item::ForeignMod(_)) => "this is an `extern` block",
+            Ok(syn::Item::Macro(_)) => "this is a macro call",
+            _ => "this is not a function",
+        };
+        format!("`{attribute}` goes on a `fn`; {what}: put it on a function, e.g. `{example}`")
     }
 }
 

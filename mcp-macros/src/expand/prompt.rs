@@ -13,7 +13,10 @@ use crate::valid;
 pub(crate) fn mcp_prompt(args: TokenStream, item: TokenStream) -> TokenStream {
     super::expand(
         item,
-        "`#[mcp_prompt]` goes on a function: `#[mcp_prompt] fn review(code: String) -> String { … }`",
+        super::Misplaced {
+            attribute: "#[mcp_prompt]",
+            example: "#[mcp_prompt] fn review(code: String) -> String { … }",
+        },
         || attr::parse_prompt(args),
         Item::from_item,
         |prompt| &prompt.item,

@@ -13,7 +13,10 @@ use crate::valid;
 pub(crate) fn mcp_resource(args: TokenStream, item: TokenStream) -> TokenStream {
     super::expand(
         item,
-        "`#[mcp_resource]` goes on a function: `#[mcp_resource(uri = \"app://about\")] fn about() -> String { … }`",
+        super::Misplaced {
+            attribute: "#[mcp_resource]",
+            example: "#[mcp_resource(uri = \"app://about\")] fn about() -> String { … }",
+        },
         || attr::parse_resource(args),
         Item::from_item,
         |resource| &resource.item,

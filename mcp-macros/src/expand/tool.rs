@@ -14,7 +14,10 @@ use crate::valid;
 pub(crate) fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
     super::expand(
         item,
-        "`#[mcp_tool]` goes on a function: `#[mcp_tool] fn name(arg: Type) -> Output { … }`",
+        super::Misplaced {
+            attribute: "#[mcp_tool]",
+            example: "#[mcp_tool] fn name(arg: Type) -> Output { … }",
+        },
         || attr::parse(args),
         Tool::from_item,
         |tool| &tool.item,
