@@ -1,10 +1,10 @@
 //! `#[mcp_tool]`: the arguments struct, the checks, the definition, the invoke function
 //! and the registration.
 
-use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use proc_macro2::{Group, Span, TokenStream, TokenTree};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Path, Type};
+use syn::{GenericArgument, Path, PathArguments, Type};
 
 use super::{local, path_string};
 use crate::attr::{self, Args};
@@ -126,20 +126,24 @@ fn arguments_struct(
 fn checks(tool: &Tool, private: &TokenStream) -> TokenStream {
     let mut checks = TokenStream::new();
     for param in tool.arguments() {
-        let ty = &param.ty;
-        checks.extend(quote_spanned! {ty.span()=>
-            #private::assert_parameter::<#ty>();
-            #private::assert_parameter_schema::<#ty>();
-        });
+        checks.extend(element_checks(&param.ty, |ty, span| {
+            quote_spanned! {span=>
+                #private::assert_parameter::<#ty>();
+                #private::assert_parameter_schema::<#ty>();
+            }
+        }));
         if param.header.is_some() {
+            let ty = &param.ty;
             checks.extend(quote_spanned! {ty.span()=> #private::assert_header::<#ty>(); });
         }
     }
     let output = |ty: &Type| {
-        quote_spanned! {ty.span()=>
-            #private::assert_output::<#ty>();
-            #private::assert_output_schema::<#ty>();
-        }
+        element_checks(ty, |ty, span| {
+            quote_spanned! {span=>
+                #private::assert_output::<#ty>();
+                #private::assert_output_schema::<#ty>();
+            }
+        })
     };
     match &tool.returns {
         Returns::Value(ty) => checks.extend(output(ty)),
@@ -166,6 +170,130 @@ fn checks(tool: &Tool, private: &TokenStream) -> TokenStream {
         Returns::Unit | Returns::ToolResult => {}
     }
     checks
+}
+
+/// The standard containers whose `Deserialize`, `Serialize` and `JsonSchema` need the same
+/// of their elements, and how many of their type arguments are elements.
+const CONTAINERS: [(&str, usize); 9] = [
+    ("Option", 1),
+    ("Vec", 1),
+    ("VecDeque", 1),
+    ("LinkedList", 1),
+    ("BinaryHeap", 1),
+    ("BTreeSet", 1),
+    ("HashSet", 1),
+    ("BTreeMap", 2),
+    ("HashMap", 2),
+];
+
+/// Types a container's element may be that have every trait a tool needs: never the
+/// element at fault.
+const SCALARS: [&str; 17] = [
+    "String", "bool", "char", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32",
+    "u64", "u128", "usize", "f32", "f64",
+];
+
+/// `assert(ty)`, checks of `ty`, spanned so that a missing trait is reported on the type the
+/// user wrote that lacks it: for a container (`Vec<Point>`, `HashMap<String, Point>`,
+/// a tuple or an array), on the element (`Point`), with the message for it.
+///
+/// Each element is checked on its own, then the whole type, for what the container adds (a
+/// map's keys are `Ord` or `Hash`), at the element most likely at fault: the compiler
+/// reports a failure once when two checks fail for the same reason at the same place.
+fn element_checks(ty: &Type, assert: impl Fn(TokenStream, Span) -> TokenStream) -> TokenStream {
+    let mut elements = Vec::new();
+    collect_elements(ty, &mut elements);
+    if let [only] = elements.as_slice() {
+        if std::ptr::eq(*only, ty) {
+            return assert(ty.to_token_stream(), ty.span());
+        }
+    }
+    let mut checks = TokenStream::new();
+    let mut seen = Vec::new();
+    for element in &elements {
+        let text = element.to_token_stream().to_string();
+        if !seen.contains(&text) {
+            checks.extend(assert(element.to_token_stream(), element.span()));
+            seen.push(text);
+        }
+    }
+    let blame = elements
+        .iter()
+        .rev()
+        .find(|element| !is_scalar(element))
+        .or(elements.last())
+        .map_or_else(|| ty.span(), |element| element.span());
+    checks.extend(assert(respan(ty.to_token_stream(), blame), blame));
+    checks
+}
+
+/// The element types of `ty`, through standard containers, tuples and arrays; `ty` itself
+/// when it is none of them.
+fn collect_elements<'a>(ty: &'a Type, elements: &mut Vec<&'a Type>) {
+    match ty {
+        Type::Paren(inner) => collect_elements(&inner.elem, elements),
+        Type::Group(inner) => collect_elements(&inner.elem, elements),
+        Type::Array(array) => collect_elements(&array.elem, elements),
+        Type::Tuple(tuple) if !tuple.elems.is_empty() => {
+            for elem in &tuple.elems {
+                collect_elements(elem, elements);
+            }
+        }
+        Type::Path(path) if path.qself.is_none() => {
+            let arguments = path.path.segments.last().and_then(|last| {
+                let (_, count) = CONTAINERS.iter().find(|(name, _)| last.ident == name)?;
+                match &last.arguments {
+                    PathArguments::AngleBracketed(args) => Some((args, *count)),
+                    _ => None,
+                }
+            });
+            let Some((args, count)) = arguments else {
+                elements.push(ty);
+                return;
+            };
+            let types: Vec<&Type> = args
+                .args
+                .iter()
+                .filter_map(|arg| match arg {
+                    GenericArgument::Type(ty) => Some(ty),
+                    _ => None,
+                })
+                .take(count)
+                .collect();
+            if types.is_empty() {
+                elements.push(ty);
+            }
+            for ty in types {
+                collect_elements(ty, elements);
+            }
+        }
+        _ => elements.push(ty),
+    }
+}
+
+fn is_scalar(ty: &Type) -> bool {
+    matches!(ty, Type::Path(path) if path.qself.is_none()
+    && path.path.segments.last().is_some_and(|last| {
+        last.arguments.is_empty() && SCALARS.iter().any(|name| last.ident == name)
+    }))
+}
+
+/// `tokens` reported at `at`: each token keeps how its names resolve, and takes `at`'s place.
+fn respan(tokens: TokenStream, at: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|token| match token {
+            TokenTree::Group(group) => {
+                let mut respanned = Group::new(group.delimiter(), respan(group.stream(), at));
+                respanned.set_span(group.span().located_at(at));
+                TokenTree::Group(respanned)
+            }
+            mut token => {
+                token.set_span(token.span().located_at(at));
+                token
+            }
+        })
+        .collect()
 }
 
 fn definition(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
