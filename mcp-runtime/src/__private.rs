@@ -123,11 +123,16 @@ pub trait FallibleOutput {
     type Ok;
     /// The error type.
     type Err;
+    /// The value as the `Result` it is.
+    fn into_result(self) -> Result<Self::Ok, Self::Err>;
 }
 
 impl<T, E> FallibleOutput for Result<T, E> {
     type Ok = T;
     type Err = E;
+    fn into_result(self) -> Self {
+        self
+    }
 }
 
 /// A parameter mirrored into an HTTP header must be a string, an integer or a boolean, as
@@ -258,14 +263,30 @@ probe! {
     }
 }
 
+// A tool's `Result` is probed as a whole, through `FallibleOutput`: a return type named
+// `Result` that is not one is then reported once, by `assert_fallible`.
+
 probe! {
     /// Converts a tool's `Result`: `Ok` is the data, `Err` a failure.
-    ProbeResult, ProbeResultFallback, <T, E> for Result<T, E> where [T: Serialize, E: Into<ToolError>] {
-        fn result_output(&self, result: Result<T, E>) -> Outcome {
-            match result {
+    ProbeResult, ProbeResultFallback, <R> for R where [
+        R: FallibleOutput,
+        R::Ok: Serialize,
+        ToolError: ToolErrorFrom<R::Err>,
+    ] {
+        fn result_output(&self, result: R) -> Outcome {
+            match result.into_result() {
                 Ok(value) => value_output(value),
-                Err(err) => Err(Failure::from(err.into())),
+                Err(err) => Err(Failure::from(<ToolError as ToolErrorFrom<R::Err>>::from_err(err))),
             }
+        }
+    }
+}
+
+probe! {
+    /// The output schema of a tool returning `Result`: its `Ok` type's.
+    ProbeResultSchema, ProbeResultSchemaFallback, <R> for R where [R: FallibleOutput, R::Ok: JsonSchema] {
+        fn result_output_schema(&self) -> OutputSchema {
+            mcp_runtime_core::schema::output_schema::<R::Ok>()
         }
     }
 }

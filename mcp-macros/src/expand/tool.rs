@@ -57,7 +57,7 @@ fn registration(tool: &Tool, args: &Args) -> TokenStream {
             use #private::{
                 ProbeParse as _, ProbeParseFallback as _, ProbeSchema as _, ProbeSchemaFallback as _,
                 ProbeSerialize as _, ProbeSerializeFallback as _, ProbeResult as _,
-                ProbeResultFallback as _,
+                ProbeResultFallback as _, ProbeResultSchema as _, ProbeResultSchemaFallback as _,
             };
 
             #arguments_struct
@@ -148,9 +148,8 @@ fn checks(tool: &Tool, private: &TokenStream) -> TokenStream {
     match &tool.returns {
         Returns::Value(ty) => checks.extend(output(ty)),
         Returns::Result { ty, ok, err } => {
-            if ok.is_none() || err.is_none() {
-                checks.extend(quote_spanned! {ty.span()=> #private::assert_fallible::<#ty>(); });
-            }
+            // Even as `Result<T, E>`: a type of the user's may be named `Result`.
+            checks.extend(quote_spanned! {ty.span()=> #private::assert_fallible::<#ty>(); });
             let ok_type: Type = match ok {
                 Some(ok) => (**ok).clone(),
                 None => {
@@ -379,15 +378,9 @@ fn definition(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
         Returns::Value(ty) => quote! {
             #definition.with_output((&&#private::Probe::<#ty>::new()).output_schema())
         },
-        Returns::Result { ty, ok, .. } => {
-            let ok = match ok {
-                Some(ok) => quote!(#ok),
-                None => quote!(<#ty as #private::FallibleOutput>::Ok),
-            };
-            quote! {
-                #definition.with_output((&&#private::Probe::<#ok>::new()).output_schema())
-            }
-        }
+        Returns::Result { ty, .. } => quote! {
+            #definition.with_output((&&#private::Probe::<#ty>::new()).result_output_schema())
+        },
         Returns::Unit | Returns::ToolResult => quote! { ::core::result::Result::Ok(#definition) },
     };
 
