@@ -139,8 +139,13 @@ fn completions(item: &Item, private: &TokenStream) -> TokenStream {
 }
 
 /// Reads each parameter from `source`, the read request or the prompt's arguments,
-/// returning the failure of the first that does not read.
-fn read_inputs(item: &Item, source: &Ident, resource: bool) -> (TokenStream, Vec<Ident>) {
+/// returning the failure of the first that does not read: the reads, the locals holding
+/// the parameters, and every local the reads bind.
+fn read_inputs(
+    item: &Item,
+    source: &Ident,
+    resource: bool,
+) -> (TokenStream, Vec<Ident>, Vec<Ident>) {
     let failed = local("failed");
     let mut reads = TokenStream::new();
     let mut locals = Vec::new();
@@ -169,14 +174,49 @@ fn read_inputs(item: &Item, source: &Ident, resource: bool) -> (TokenStream, Vec
         });
         locals.push(value);
     }
-    (reads, locals)
+    let mut bound = locals.clone();
+    bound.push(failed);
+    (reads, locals, bound)
 }
 
-/// An identifier for a local of generated code: prefixed, since a constant of the same
-/// name in the user's module would turn its binding into a pattern, and with a mixed-site
-/// span, which keeps it apart from the user's own locals.
+/// An identifier for a local of generated code. Its mixed-site span keeps it apart from the
+/// names the user writes: the user's tokens in the generated code (the function's name,
+/// its types, its parameters' names) neither see it nor are hidden by it. A function
+/// binding locals is [`shielded`] from the user's items of the same names.
 fn local(name: &str) -> Ident {
-    Ident::new(&format!("__mcp_{name}"), Span::mixed_site())
+    Ident::new(name, Span::mixed_site())
+}
+
+/// `items`, generated functions whose locals are `locals`, in a block ending in `tail`.
+///
+/// The locals' mixed-site spans keep them apart from the user's locals, not from the
+/// user's items: the compiler reads a binding whose name is a constant or a unit struct in
+/// scope as a pattern of it. So the block also declares, for each local, a function of its
+/// name that nothing calls, which hides any such item of the user's module there, and
+/// which a binding may shadow. The user's function is not hidden: a local of its name
+/// shadows it without one, and the generated code calls it.
+fn shielded<'a>(
+    user_fn: &Ident,
+    locals: impl IntoIterator<Item = &'a Ident>,
+    items: TokenStream,
+    tail: TokenStream,
+) -> TokenStream {
+    let user_fn = user_fn.to_string();
+    let user_fn = user_fn.strip_prefix("r#").unwrap_or(&user_fn);
+    let mut names: Vec<&Ident> = Vec::new();
+    for local in locals {
+        if *local != user_fn && !names.contains(&local) {
+            names.push(local);
+        }
+    }
+    quote! {{
+        #(
+            #[allow(dead_code)]
+            fn #names() {}
+        )*
+        #items
+        #tail
+    }}
 }
 
 fn path_string(path: &Path) -> String {

@@ -6,7 +6,7 @@ use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{GenericArgument, Path, PathArguments, Type};
 
-use super::{local, path_string};
+use super::{local, path_string, shielded};
 use crate::attr::{self, Args};
 use crate::model::{ParamKind, Returns, Tool};
 use crate::valid;
@@ -296,7 +296,6 @@ fn respan(tokens: TokenStream, at: Span) -> TokenStream {
 }
 
 fn definition(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
-    let definition = local("definition");
     let name = tool_name(tool, args);
     let version = match &args.version {
         Some(version) => {
@@ -374,18 +373,15 @@ fn definition(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
         .as_ref()
         .is_some_and(|flag| flag.value);
 
-    let finish = match &tool.returns {
-        Returns::Value(ty) => quote! {
-            #definition.with_output((&&#private::Probe::<#ty>::new()).output_schema())
-        },
-        Returns::Result { ty, .. } => quote! {
-            #definition.with_output((&&#private::Probe::<#ty>::new()).result_output_schema())
-        },
-        Returns::Unit | Returns::ToolResult => quote! { ::core::result::Result::Ok(#definition) },
+    let output = match &tool.returns {
+        Returns::Value(ty) => Some(quote!((&&#private::Probe::<#ty>::new()).output_schema())),
+        Returns::Result { ty, .. } => {
+            Some(quote!((&&#private::Probe::<#ty>::new()).result_output_schema()))
+        }
+        Returns::Unit | Returns::ToolResult => None,
     };
-
-    quote! {
-        let #definition = #private::ToolDefinition::new(
+    let definition = quote! {
+        #private::ToolDefinition::new(
             #name,
             (&&#private::Probe::<__McpArguments>::new()).arguments_schema(),
         )?
@@ -408,8 +404,12 @@ fn definition(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
             open_world: #open_world,
             dangerous: #dangerous,
             requires_sandbox: #requires_sandbox,
-        });
-        #finish
+        })
+    };
+    // One expression, which binds no name.
+    match output {
+        Some(output) => quote!(#definition.with_output(#output)),
+        None => quote!(::core::result::Result::Ok(#definition)),
     }
 }
 
@@ -446,18 +446,22 @@ fn invoke(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
     let is_async = tool.item.sig.asyncness.is_some();
     let call = quote! { #fn_ident(#(#call_args),*) };
     let call = if is_async { quote!(#call.await) } else { call };
+    // The return type is named through `__McpOutput`: no type of the user's is written in
+    // the shielded block.
     let convert = match &tool.returns {
         Returns::Unit => quote!(#private::unit_output(#value)),
-        Returns::Value(ty) => quote!((&&#private::Probe::<#ty>::new()).value_output(#value)),
-        Returns::Result { ty, .. } => {
-            quote!((&&#private::Probe::<#ty>::new()).result_output(#value))
+        Returns::Value(_) => {
+            quote!((&&#private::Probe::<__McpOutput>::new()).value_output(#value))
+        }
+        Returns::Result { .. } => {
+            quote!((&&#private::Probe::<__McpOutput>::new()).result_output(#value))
         }
         Returns::ToolResult => quote!(#private::tool_result_output(#value)),
     };
     let parse = quote! {
         (&&#private::Probe::<__McpArguments>::new()).parse_arguments(#arguments)
     };
-    if let Some(asyncness) = tool.item.sig.asyncness {
+    let (item, tail) = if let Some(asyncness) = tool.item.sig.asyncness {
         // Spanned at `async`, so a future that is not `Send` is reported there.
         let boxed = quote_spanned! {asyncness.span=>
             ::std::boxed::Box::pin(async move {
@@ -465,7 +469,7 @@ fn invoke(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
                 #convert
             })
         };
-        quote! {
+        let item = quote! {
             #[allow(unused_variables)]
             fn __mcp_invoke(#arguments: &#private::Value, #invocation: #private::Invocation<'_>) -> #private::ToolFuture {
                 match #parse {
@@ -476,10 +480,10 @@ fn invoke(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
                     ::core::result::Result::Err(#err) => #private::ready(::core::result::Result::Err(#err)),
                 }
             }
-            const __MCP_HANDLER: #private::Handler = #private::Handler::Async(__mcp_invoke);
-        }
+        };
+        (item, quote!(#private::Handler::Async(__mcp_invoke)))
     } else {
-        quote! {
+        let item = quote! {
             #[allow(unused_variables)]
             fn __mcp_invoke(#arguments: &#private::Value, #invocation: #private::Invocation<'_>) -> #private::Outcome {
                 let #parsed = #parse?;
@@ -487,8 +491,19 @@ fn invoke(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
                 let #value = #call;
                 #convert
             }
-            const __MCP_HANDLER: #private::Handler = #private::Handler::#mode(__mcp_invoke);
-        }
+        };
+        (item, quote!(#private::Handler::#mode(__mcp_invoke)))
+    };
+    let locals = [&arguments, &parsed, &value, &invocation, &ctx, &err];
+    let handler = shielded(fn_ident, locals, item, tail);
+    let output = match &tool.returns {
+        Returns::Value(ty) => Some(quote!(type __McpOutput = #ty;)),
+        Returns::Result { ty, .. } => Some(quote!(type __McpOutput = #ty;)),
+        Returns::Unit | Returns::ToolResult => None,
+    };
+    quote! {
+        #output
+        const __MCP_HANDLER: #private::Handler = #handler;
     }
 }
 
