@@ -86,31 +86,53 @@ impl<T: Serialize> ToolOutput for T {}
 pub trait ToolOutputSchema: JsonSchema {}
 impl<T: JsonSchema> ToolOutputSchema for T {}
 
-/// A tool's error type must convert into `ToolError`.
+/// The error types a tool may return, and how each becomes a `ToolError`: the one place
+/// that decides it, used by both the check and the conversion.
+///
+/// It is implemented for `ToolError` rather than for the error type, so that a type that
+/// does not convert is reported with the message below: the compiler uses a trait's
+/// message when the type it is missing for is the one the trait is implemented for, and
+/// a bound such as `E: Into<ToolError>` fails on `ToolError: From<E>`, which is not.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be a tool's error type: it does not implement `Into<ToolError>`",
+    message = "`{E}` cannot be a tool's error type: it does not convert into `ToolError`",
     label = "this error type does not convert into `ToolError`",
-    note = "return `Result<T, ToolError>`, or implement `From<{Self}> for mcp_runtime::ToolError` (std::io::Error already does)"
+    note = "a tool's `Err` becomes the error the client reads: return `Result<T, ToolError>`, or implement `From<{E}> for mcp_runtime::ToolError` (`String`, `&str` and `std::io::Error` already convert)"
 )]
-pub trait ToolErrorType: Into<ToolError> {}
-impl<E: Into<ToolError>> ToolErrorType for E {}
+pub trait ToolErrorFrom<E> {
+    /// The `ToolError` a tool's `Err(err)` is sent as.
+    fn from_err(err: E) -> ToolError;
+}
+
+impl<E> ToolErrorFrom<E> for ToolError
+where
+    ToolError: From<E>,
+{
+    fn from_err(err: E) -> ToolError {
+        err.into()
+    }
+}
 
 /// A tool returning `Result` must return a `Result<T, E>` (or an alias of one).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a `Result<T, E>`",
     label = "a return type named `Result` must be `core::result::Result` or an alias of it",
-    note = "a tool may return `Result<T, E>` where `T: Serialize + JsonSchema` and `E: Into<ToolError>`"
+    note = "a tool may return `Result<T, E>` where `T: Serialize + JsonSchema` and `E` converts into `ToolError`"
 )]
 pub trait FallibleOutput {
     /// The success type, whose schema is the output schema.
     type Ok;
     /// The error type.
     type Err;
+    /// The value as the `Result` it is.
+    fn into_result(self) -> Result<Self::Ok, Self::Err>;
 }
 
 impl<T, E> FallibleOutput for Result<T, E> {
     type Ok = T;
     type Err = E;
+    fn into_result(self) -> Self {
+        self
+    }
 }
 
 /// A parameter mirrored into an HTTP header must be a string, an integer or a boolean, as
@@ -145,7 +167,11 @@ pub const fn assert_output<T: ToolOutput>() {}
 /// Checks that `T` has a schema as a tool's success value.
 pub const fn assert_output_schema<T: ToolOutputSchema>() {}
 /// Checks that `E` can be a tool's error.
-pub const fn assert_error<E: ToolErrorType>() {}
+pub const fn assert_error<E>()
+where
+    ToolError: ToolErrorFrom<E>,
+{
+}
 /// Checks that `R` is a `Result`.
 pub const fn assert_fallible<R: FallibleOutput>() {}
 /// Checks that `T` can be the type of a field of a `#[derive(Form)]` struct.
@@ -237,14 +263,30 @@ probe! {
     }
 }
 
+// A tool's `Result` is probed as a whole, through `FallibleOutput`: a return type named
+// `Result` that is not one is then reported once, by `assert_fallible`.
+
 probe! {
     /// Converts a tool's `Result`: `Ok` is the data, `Err` a failure.
-    ProbeResult, ProbeResultFallback, <T, E> for Result<T, E> where [T: Serialize, E: Into<ToolError>] {
-        fn result_output(&self, result: Result<T, E>) -> Outcome {
-            match result {
+    ProbeResult, ProbeResultFallback, <R> for R where [
+        R: FallibleOutput,
+        R::Ok: Serialize,
+        ToolError: ToolErrorFrom<R::Err>,
+    ] {
+        fn result_output(&self, result: R) -> Outcome {
+            match result.into_result() {
                 Ok(value) => value_output(value),
-                Err(err) => Err(Failure::from(err.into())),
+                Err(err) => Err(Failure::from(<ToolError as ToolErrorFrom<R::Err>>::from_err(err))),
             }
+        }
+    }
+}
+
+probe! {
+    /// The output schema of a tool returning `Result`: its `Ok` type's.
+    ProbeResultSchema, ProbeResultSchemaFallback, <R> for R where [R: FallibleOutput, R::Ok: JsonSchema] {
+        fn result_output_schema(&self) -> OutputSchema {
+            mcp_runtime_core::schema::output_schema::<R::Ok>()
         }
     }
 }

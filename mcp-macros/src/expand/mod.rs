@@ -22,11 +22,11 @@ pub(crate) use tool::mcp_tool;
 /// `::mcp_runtime::__private`, or the path `crate = …` gives.
 /// The pipeline every attribute shares: the function, the attribute's arguments, the
 /// model, its checks, then the registration. With any error, the errors come out with the
-/// user's function unchanged: one mistake gives one error, not a cascade. `misplaced` is the
-/// error for an attribute on something other than a function.
+/// user's function unchanged: one mistake gives one error, not a cascade. `misplaced` says
+/// how the attribute is written on a function, for an attribute on anything else.
 fn expand<M, A>(
     item: TokenStream,
-    misplaced: &str,
+    misplaced: Misplaced,
     parse_args: impl FnOnce() -> (A, Option<syn::Error>),
     model: impl FnOnce(ItemFn, &mut Errors) -> M,
     user_fn: impl Fn(&M) -> &ItemFn,
@@ -36,7 +36,9 @@ fn expand<M, A>(
     let item_fn: ItemFn = match syn::parse2(item.clone()) {
         Ok(item_fn) => item_fn,
         Err(_) => {
-            let err = syn::Error::new(Span::call_site(), misplaced).to_compile_error();
+            // On the attribute itself: it is what is misplaced, not the item.
+            let err = syn::Error::new(Span::call_site(), misplaced.message(&item));
+            let err = err.to_compile_error();
             return quote! { #err #item };
         }
     };
@@ -57,6 +59,40 @@ fn expand<M, A>(
             let registration = register(&model, &args);
             quote! { #emitted #registration }
         }
+    }
+}
+
+/// An attribute that only functions take, and an example of it on one.
+struct Misplaced {
+    attribute: &'static str,
+    example: &'static str,
+}
+
+impl Misplaced {
+    /// "`#[mcp_tool]` goes on a `fn`; this is a `struct`", and how to write it.
+    fn message(&self, item: &TokenStream) -> String {
+        let Self { attribute, example } = self;
+        let what = match syn::parse2::<syn::Item>(item.clone()) {
+            Ok(syn::Item::Impl(_)) => {
+                return format!(
+                    "`{attribute}` goes on a `fn`; this is an `impl` block, whose methods cannot be registered: put it on a free function, e.g. `{example}`"
+                );
+            }
+            Ok(syn::Item::Struct(_)) => "this is a `struct`",
+            Ok(syn::Item::Enum(_)) => "this is an `enum`",
+            Ok(syn::Item::Union(_)) => "this is a `union`",
+            Ok(syn::Item::Trait(_)) => "this is a `trait`",
+            Ok(syn::Item::Const(_)) => "this is a `const`",
+            Ok(syn::Item::Static(_)) => "this is a `static`",
+            Ok(syn::Item::Type(_)) => "this is a `type` alias",
+            Ok(syn::Item::Mod(_)) => "this is a `mod`",
+            Ok(syn::Item::Use(_)) => "this is a `use`",
+            Ok(syn::Item::ExternCrate(_)) => "this is an `extern crate`",
+            Ok(syn::Item::ForeignMod(_)) => "this is an `extern` block",
+            Ok(syn::Item::Macro(_)) => "this is a macro call",
+            _ => "this is not a function",
+        };
+        format!("`{attribute}` goes on a `fn`; {what}: put it on a function, e.g. `{example}`")
     }
 }
 
@@ -103,8 +139,13 @@ fn completions(item: &Item, private: &TokenStream) -> TokenStream {
 }
 
 /// Reads each parameter from `source`, the read request or the prompt's arguments,
-/// returning the failure of the first that does not read.
-fn read_inputs(item: &Item, source: &Ident, resource: bool) -> (TokenStream, Vec<Ident>) {
+/// returning the failure of the first that does not read: the reads, the locals holding
+/// the parameters, and every local the reads bind.
+fn read_inputs(
+    item: &Item,
+    source: &Ident,
+    resource: bool,
+) -> (TokenStream, Vec<Ident>, Vec<Ident>) {
     let failed = local("failed");
     let mut reads = TokenStream::new();
     let mut locals = Vec::new();
@@ -133,14 +174,49 @@ fn read_inputs(item: &Item, source: &Ident, resource: bool) -> (TokenStream, Vec
         });
         locals.push(value);
     }
-    (reads, locals)
+    let mut bound = locals.clone();
+    bound.push(failed);
+    (reads, locals, bound)
 }
 
-/// An identifier for a local of generated code: prefixed, since a constant of the same
-/// name in the user's module would turn its binding into a pattern, and with a mixed-site
-/// span, which keeps it apart from the user's own locals.
+/// An identifier for a local of generated code. Its mixed-site span keeps it apart from the
+/// names the user writes: the user's tokens in the generated code (the function's name,
+/// its types, its parameters' names) neither see it nor are hidden by it. A function
+/// binding locals is [`shielded`] from the user's items of the same names.
 fn local(name: &str) -> Ident {
-    Ident::new(&format!("__mcp_{name}"), Span::mixed_site())
+    Ident::new(name, Span::mixed_site())
+}
+
+/// `items`, generated functions whose locals are `locals`, in a block ending in `tail`.
+///
+/// The locals' mixed-site spans keep them apart from the user's locals, not from the
+/// user's items: the compiler reads a binding whose name is a constant or a unit struct in
+/// scope as a pattern of it. So the block also declares, for each local, a function of its
+/// name that nothing calls, which hides any such item of the user's module there, and
+/// which a binding may shadow. The user's function is not hidden: a local of its name
+/// shadows it without one, and the generated code calls it.
+fn shielded<'a>(
+    user_fn: &Ident,
+    locals: impl IntoIterator<Item = &'a Ident>,
+    items: TokenStream,
+    tail: TokenStream,
+) -> TokenStream {
+    let user_fn = user_fn.to_string();
+    let user_fn = user_fn.strip_prefix("r#").unwrap_or(&user_fn);
+    let mut names: Vec<&Ident> = Vec::new();
+    for local in locals {
+        if *local != user_fn && !names.contains(&local) {
+            names.push(local);
+        }
+    }
+    quote! {{
+        #(
+            #[allow(dead_code)]
+            fn #names() {}
+        )*
+        #items
+        #tail
+    }}
 }
 
 fn path_string(path: &Path) -> String {

@@ -1,11 +1,11 @@
 //! `#[mcp_prompt]`: the definition, the function that renders the prompt from its
 //! arguments, its completion functions and the registration.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Ident, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::{completions, local, location, private_path, read_inputs};
+use super::{completions, local, location, private_path, read_inputs, shielded};
 use crate::attr::{self, PromptArgs};
 use crate::model::Item;
 use crate::valid;
@@ -13,7 +13,10 @@ use crate::valid;
 pub(crate) fn mcp_prompt(args: TokenStream, item: TokenStream) -> TokenStream {
     super::expand(
         item,
-        "`#[mcp_prompt]` goes on a function: `#[mcp_prompt] fn review(code: String) -> String { … }`",
+        super::Misplaced {
+            attribute: "#[mcp_prompt]",
+            example: "#[mcp_prompt] fn review(code: String) -> String { … }",
+        },
         || attr::parse_prompt(args),
         Item::from_item,
         |prompt| &prompt.item,
@@ -22,36 +25,38 @@ pub(crate) fn mcp_prompt(args: TokenStream, item: TokenStream) -> TokenStream {
     )
 }
 
-/// As `resource_helpers` (in `resource.rs`), for a prompt.
-fn prompt_helpers(private: &TokenStream) -> TokenStream {
-    quote! {
+/// As `resource_helpers` (in `resource.rs`), for a prompt, with the locals they bind.
+fn prompt_helpers(private: &TokenStream) -> (TokenStream, Vec<Ident>) {
+    let [arguments, name, value, err] = ["arguments", "name", "value", "err"].map(local);
+    let helpers = quote! {
         #[allow(dead_code)]
         fn __mcp_prompt_argument<T: #private::FromArgument>(
-            arguments: &#private::Arguments,
-            name: &str,
+            #arguments: &#private::Arguments,
+            #name: &str,
         ) -> ::core::result::Result<T, #private::PromptFuture> {
-            #private::prompt_argument::<T>(arguments, name)
-                .map_err(|err| #private::prompt_ready(::core::result::Result::Err(err)))
+            #private::prompt_argument::<T>(#arguments, #name)
+                .map_err(|#err| #private::prompt_ready(::core::result::Result::Err(#err)))
         }
 
         #[allow(dead_code)]
         fn __mcp_optional_prompt_argument<T: #private::FromArgument>(
-            arguments: &#private::Arguments,
-            name: &str,
+            #arguments: &#private::Arguments,
+            #name: &str,
         ) -> ::core::result::Result<::core::option::Option<T>, #private::PromptFuture> {
-            #private::optional_prompt_argument::<T>(arguments, name)
-                .map_err(|err| #private::prompt_ready(::core::result::Result::Err(err)))
+            #private::optional_prompt_argument::<T>(#arguments, #name)
+                .map_err(|#err| #private::prompt_ready(::core::result::Result::Err(#err)))
         }
 
-        fn __mcp_prompt_result<T: #private::IntoPromptResult>(value: T) -> #private::PromptFuture {
-            #private::prompt_ready(#private::IntoPromptResult::into_prompt(value))
+        fn __mcp_prompt_result<T: #private::IntoPromptResult>(#value: T) -> #private::PromptFuture {
+            #private::prompt_ready(#private::IntoPromptResult::into_prompt(#value))
         }
-    }
+    };
+    (helpers, vec![arguments, name, value, err])
 }
 
 fn prompt_registration(item: &Item, args: &PromptArgs) -> TokenStream {
     let private = private_path(args.krate.as_ref());
-    let helpers = prompt_helpers(&private);
+    let (helpers, helper_locals) = prompt_helpers(&private);
     let completions = completions(item, &private);
     let location = location(item, &private);
 
@@ -86,7 +91,7 @@ fn prompt_registration(item: &Item, args: &PromptArgs) -> TokenStream {
     });
 
     let arguments_local = local("arguments");
-    let (reads, locals) = read_inputs(item, &arguments_local, false);
+    let (reads, locals, bound) = read_inputs(item, &arguments_local, false);
     let fn_ident = &item.item.sig.ident;
     let value = local("value");
     let convert = item.output.as_ref().map(|ty| {
@@ -105,9 +110,25 @@ fn prompt_registration(item: &Item, args: &PromptArgs) -> TokenStream {
         },
     };
 
+    let get = shielded(
+        fn_ident,
+        [&arguments_local, &value]
+            .into_iter()
+            .chain(&bound)
+            .chain(&helper_locals),
+        quote! {
+            #helpers
+            #[allow(unused_variables)]
+            fn __mcp_get(#arguments_local: #private::Arguments) -> #private::PromptFuture {
+                #reads
+                #get_body
+            }
+        },
+        quote!(__mcp_get),
+    );
+
     quote! {
         const _: () = {
-            #helpers
 
             fn __mcp_definition() -> #private::PromptDefinition {
                 #private::PromptDefinition::new(#name)
@@ -117,11 +138,7 @@ fn prompt_registration(item: &Item, args: &PromptArgs) -> TokenStream {
                     #scopes
             }
 
-            #[allow(unused_variables)]
-            fn __mcp_get(#arguments_local: #private::Arguments) -> #private::PromptFuture {
-                #reads
-                #get_body
-            }
+            const __MCP_GET: fn(#private::Arguments) -> #private::PromptFuture = #get;
 
             #completions
 
@@ -129,7 +146,7 @@ fn prompt_registration(item: &Item, args: &PromptArgs) -> TokenStream {
                 #private::PromptRegistration::new(
                     #name,
                     __mcp_definition,
-                    __mcp_get,
+                    __MCP_GET,
                     __MCP_COMPLETIONS,
                     #location,
                 )

@@ -1,11 +1,11 @@
 //! `#[mcp_resource]`: the definition, the function that reads the resource from the
 //! request, its completion functions and the registration.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Ident, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::{completions, local, location, private_path, read_inputs};
+use super::{completions, local, location, private_path, read_inputs, shielded};
 use crate::attr::{self, LastModified, ResourceArgs};
 use crate::model::Item;
 use crate::valid;
@@ -13,7 +13,10 @@ use crate::valid;
 pub(crate) fn mcp_resource(args: TokenStream, item: TokenStream) -> TokenStream {
     super::expand(
         item,
-        "`#[mcp_resource]` goes on a function: `#[mcp_resource(uri = \"app://about\")] fn about() -> String { … }`",
+        super::Misplaced {
+            attribute: "#[mcp_resource]",
+            example: "#[mcp_resource(uri = \"app://about\")] fn about() -> String { … }",
+        },
         || attr::parse_resource(args),
         Item::from_item,
         |resource| &resource.item,
@@ -26,46 +29,72 @@ pub(crate) fn mcp_resource(args: TokenStream, item: TokenStream) -> TokenStream 
 /// the trait whose `on_unimplemented` message says what is wrong, and is called with the
 /// user's type token, so that a type lacking a trait is one error, on that token, and not
 /// again wherever the type is used. A failure comes back as the future the registry gets.
-fn resource_helpers(private: &TokenStream) -> TokenStream {
-    quote! {
-        #[allow(dead_code)]
-        fn __mcp_template_variable<T: #private::FromArgument>(
-            request: &#private::ReadRequest,
-            name: &str,
-        ) -> ::core::result::Result<T, #private::ResourceFuture> {
-            #private::template_variable::<T>(request, name)
-                .map_err(|err| #private::resource_ready(::core::result::Result::Err(err)))
-        }
-
+///
+/// The helper of the definition, those of the read, and the locals they bind.
+fn resource_helpers(private: &TokenStream) -> (TokenStream, TokenStream, Vec<Ident>) {
+    let locals = [
+        "request",
+        "name",
+        "description",
+        "schema",
+        "value",
+        "uri",
+        "mime_type",
+        "err",
+    ]
+    .map(local);
+    let [
+        request,
+        name,
+        description,
+        schema,
+        value,
+        uri,
+        mime_type,
+        err,
+    ] = &locals;
+    // Unused by a resource at a fixed URI, which has no variables.
+    let definition_helpers = quote! {
         #[allow(dead_code)]
         fn __mcp_variable_schema<T: #private::VariableSchema>(
-            description: ::core::option::Option<&str>,
+            #description: ::core::option::Option<&str>,
         ) -> #private::Value {
-            let mut schema = #private::variable_schema::<T>();
-            if let (#private::Value::Object(schema), ::core::option::Option::Some(description)) =
-                (&mut schema, description)
+            let mut #schema = #private::variable_schema::<T>();
+            if let (#private::Value::Object(#schema), ::core::option::Option::Some(#description)) =
+                (&mut #schema, #description)
             {
-                schema.insert(
+                #schema.insert(
                     ::std::string::String::from("description"),
-                    #private::Value::from(description),
+                    #private::Value::from(#description),
                 );
             }
-            schema
+            #schema
+        }
+    };
+    let read_helpers = quote! {
+        #[allow(dead_code)]
+        fn __mcp_template_variable<T: #private::FromArgument>(
+            #request: &#private::ReadRequest,
+            #name: &str,
+        ) -> ::core::result::Result<T, #private::ResourceFuture> {
+            #private::template_variable::<T>(#request, #name)
+                .map_err(|#err| #private::resource_ready(::core::result::Result::Err(#err)))
         }
 
         fn __mcp_resource_contents<T: #private::IntoResourceContents>(
-            value: T,
-            uri: &str,
-            mime_type: ::core::option::Option<&str>,
+            #value: T,
+            #uri: &str,
+            #mime_type: ::core::option::Option<&str>,
         ) -> #private::ResourceFuture {
-            #private::resource_ready(#private::IntoResourceContents::into_contents(value, uri, mime_type))
+            #private::resource_ready(#private::IntoResourceContents::into_contents(#value, #uri, #mime_type))
         }
-    }
+    };
+    (definition_helpers, read_helpers, locals.to_vec())
 }
 
 fn resource_registration(item: &Item, args: &ResourceArgs) -> TokenStream {
     let private = private_path(args.krate.as_ref());
-    let helpers = resource_helpers(&private);
+    let (definition_helpers, read_helpers, helper_locals) = resource_helpers(&private);
     let completions = completions(item, &private);
     let location = location(item, &private);
 
@@ -185,7 +214,7 @@ fn resource_registration(item: &Item, args: &ResourceArgs) -> TokenStream {
     };
 
     let request = local("request");
-    let (reads, locals) = read_inputs(item, &request, true);
+    let (reads, locals, bound) = read_inputs(item, &request, true);
     let fn_ident = &item.item.sig.ident;
     let output = item.output.as_ref();
     let (value, uri) = (local("value"), local("uri"));
@@ -210,10 +239,11 @@ fn resource_registration(item: &Item, args: &ResourceArgs) -> TokenStream {
         },
     };
 
-    quote! {
-        const _: () = {
-            #helpers
-
+    let definition_fn = shielded(
+        fn_ident,
+        [&definition].into_iter().chain(&helper_locals),
+        quote! {
+            #definition_helpers
             fn __mcp_definition() -> #definition_type {
                 #[allow(unused_mut)]
                 let mut #definition = #new_definition
@@ -226,21 +256,41 @@ fn resource_registration(item: &Item, args: &ResourceArgs) -> TokenStream {
                 #variables
                 #definition
             }
-
+        },
+        quote!(__mcp_definition),
+    );
+    let read = shielded(
+        fn_ident,
+        [&request, &uri, &value]
+            .into_iter()
+            .chain(&bound)
+            .chain(&helper_locals),
+        quote! {
+            #read_helpers
             fn __mcp_read(#request: #private::ReadRequest) -> #private::ResourceFuture {
                 #reads
                 let #uri = ::std::string::String::from(#request.uri());
                 #read_body
             }
+        },
+        quote!(__mcp_read),
+    );
+
+    quote! {
+        const _: () = {
+
+            const __MCP_DEFINITION: fn() -> #definition_type = #definition_fn;
+
+            const __MCP_READ: fn(#private::ReadRequest) -> #private::ResourceFuture = #read;
 
             #completions
             #last_modified_fn
 
             #private::inventory::submit! {
                 #private::ResourceRegistration::new(
-                    #private::ResourceKind::#kind(__mcp_definition),
+                    #private::ResourceKind::#kind(__MCP_DEFINITION),
                     #key,
-                    __mcp_read,
+                    __MCP_READ,
                     __MCP_COMPLETIONS,
                     #location,
                 )

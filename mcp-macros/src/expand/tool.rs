@@ -1,12 +1,12 @@
 //! `#[mcp_tool]`: the arguments struct, the checks, the definition, the invoke function
 //! and the registration.
 
-use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use proc_macro2::{Group, Span, TokenStream, TokenTree};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Path, Type};
+use syn::{GenericArgument, Path, PathArguments, Type};
 
-use super::{local, path_string};
+use super::{local, path_string, shielded};
 use crate::attr::{self, Args};
 use crate::model::{ParamKind, Returns, Tool};
 use crate::valid;
@@ -14,7 +14,10 @@ use crate::valid;
 pub(crate) fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
     super::expand(
         item,
-        "`#[mcp_tool]` goes on a function: `#[mcp_tool] fn name(arg: Type) -> Output { … }`",
+        super::Misplaced {
+            attribute: "#[mcp_tool]",
+            example: "#[mcp_tool] fn name(arg: Type) -> Output { … }",
+        },
         || attr::parse(args),
         Tool::from_item,
         |tool| &tool.item,
@@ -54,7 +57,7 @@ fn registration(tool: &Tool, args: &Args) -> TokenStream {
             use #private::{
                 ProbeParse as _, ProbeParseFallback as _, ProbeSchema as _, ProbeSchemaFallback as _,
                 ProbeSerialize as _, ProbeSerializeFallback as _, ProbeResult as _,
-                ProbeResultFallback as _,
+                ProbeResultFallback as _, ProbeResultSchema as _, ProbeResultSchemaFallback as _,
             };
 
             #arguments_struct
@@ -123,27 +126,30 @@ fn arguments_struct(
 fn checks(tool: &Tool, private: &TokenStream) -> TokenStream {
     let mut checks = TokenStream::new();
     for param in tool.arguments() {
-        let ty = &param.ty;
-        checks.extend(quote_spanned! {ty.span()=>
-            #private::assert_parameter::<#ty>();
-            #private::assert_parameter_schema::<#ty>();
-        });
+        checks.extend(element_checks(&param.ty, |ty, span| {
+            quote_spanned! {span=>
+                #private::assert_parameter::<#ty>();
+                #private::assert_parameter_schema::<#ty>();
+            }
+        }));
         if param.header.is_some() {
+            let ty = &param.ty;
             checks.extend(quote_spanned! {ty.span()=> #private::assert_header::<#ty>(); });
         }
     }
     let output = |ty: &Type| {
-        quote_spanned! {ty.span()=>
-            #private::assert_output::<#ty>();
-            #private::assert_output_schema::<#ty>();
-        }
+        element_checks(ty, |ty, span| {
+            quote_spanned! {span=>
+                #private::assert_output::<#ty>();
+                #private::assert_output_schema::<#ty>();
+            }
+        })
     };
     match &tool.returns {
         Returns::Value(ty) => checks.extend(output(ty)),
         Returns::Result { ty, ok, err } => {
-            if ok.is_none() || err.is_none() {
-                checks.extend(quote_spanned! {ty.span()=> #private::assert_fallible::<#ty>(); });
-            }
+            // Even as `Result<T, E>`: a type of the user's may be named `Result`.
+            checks.extend(quote_spanned! {ty.span()=> #private::assert_fallible::<#ty>(); });
             let ok_type: Type = match ok {
                 Some(ok) => (**ok).clone(),
                 None => {
@@ -165,8 +171,131 @@ fn checks(tool: &Tool, private: &TokenStream) -> TokenStream {
     checks
 }
 
+/// The standard containers whose `Deserialize`, `Serialize` and `JsonSchema` need the same
+/// of their elements, and how many of their type arguments are elements.
+const CONTAINERS: [(&str, usize); 9] = [
+    ("Option", 1),
+    ("Vec", 1),
+    ("VecDeque", 1),
+    ("LinkedList", 1),
+    ("BinaryHeap", 1),
+    ("BTreeSet", 1),
+    ("HashSet", 1),
+    ("BTreeMap", 2),
+    ("HashMap", 2),
+];
+
+/// Types a container's element may be that have every trait a tool needs: never the
+/// element at fault.
+const SCALARS: [&str; 17] = [
+    "String", "bool", "char", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32",
+    "u64", "u128", "usize", "f32", "f64",
+];
+
+/// `assert(ty)`, checks of `ty`, spanned so that a missing trait is reported on the type the
+/// user wrote that lacks it: for a container (`Vec<Point>`, `HashMap<String, Point>`,
+/// a tuple or an array), on the element (`Point`), with the message for it.
+///
+/// Each element is checked on its own, then the whole type, for what the container adds (a
+/// map's keys are `Ord` or `Hash`), at the element most likely at fault: the compiler
+/// reports a failure once when two checks fail for the same reason at the same place.
+fn element_checks(ty: &Type, assert: impl Fn(TokenStream, Span) -> TokenStream) -> TokenStream {
+    let mut elements = Vec::new();
+    collect_elements(ty, &mut elements);
+    if let [only] = elements.as_slice() {
+        if std::ptr::eq(*only, ty) {
+            return assert(ty.to_token_stream(), ty.span());
+        }
+    }
+    let mut checks = TokenStream::new();
+    let mut seen = Vec::new();
+    for element in &elements {
+        let text = element.to_token_stream().to_string();
+        if !seen.contains(&text) {
+            checks.extend(assert(element.to_token_stream(), element.span()));
+            seen.push(text);
+        }
+    }
+    let blame = elements
+        .iter()
+        .rev()
+        .find(|element| !is_scalar(element))
+        .or(elements.last())
+        .map_or_else(|| ty.span(), |element| element.span());
+    checks.extend(assert(respan(ty.to_token_stream(), blame), blame));
+    checks
+}
+
+/// The element types of `ty`, through standard containers, tuples and arrays; `ty` itself
+/// when it is none of them.
+fn collect_elements<'a>(ty: &'a Type, elements: &mut Vec<&'a Type>) {
+    match ty {
+        Type::Paren(inner) => collect_elements(&inner.elem, elements),
+        Type::Group(inner) => collect_elements(&inner.elem, elements),
+        Type::Array(array) => collect_elements(&array.elem, elements),
+        Type::Tuple(tuple) if !tuple.elems.is_empty() => {
+            for elem in &tuple.elems {
+                collect_elements(elem, elements);
+            }
+        }
+        Type::Path(path) if path.qself.is_none() => {
+            let arguments = path.path.segments.last().and_then(|last| {
+                let (_, count) = CONTAINERS.iter().find(|(name, _)| last.ident == name)?;
+                match &last.arguments {
+                    PathArguments::AngleBracketed(args) => Some((args, *count)),
+                    _ => None,
+                }
+            });
+            let Some((args, count)) = arguments else {
+                elements.push(ty);
+                return;
+            };
+            let types: Vec<&Type> = args
+                .args
+                .iter()
+                .filter_map(|arg| match arg {
+                    GenericArgument::Type(ty) => Some(ty),
+                    _ => None,
+                })
+                .take(count)
+                .collect();
+            if types.is_empty() {
+                elements.push(ty);
+            }
+            for ty in types {
+                collect_elements(ty, elements);
+            }
+        }
+        _ => elements.push(ty),
+    }
+}
+
+fn is_scalar(ty: &Type) -> bool {
+    matches!(ty, Type::Path(path) if path.qself.is_none()
+    && path.path.segments.last().is_some_and(|last| {
+        last.arguments.is_empty() && SCALARS.iter().any(|name| last.ident == name)
+    }))
+}
+
+/// `tokens` reported at `at`: each token keeps how its names resolve, and takes `at`'s place.
+fn respan(tokens: TokenStream, at: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|token| match token {
+            TokenTree::Group(group) => {
+                let mut respanned = Group::new(group.delimiter(), respan(group.stream(), at));
+                respanned.set_span(group.span().located_at(at));
+                TokenTree::Group(respanned)
+            }
+            mut token => {
+                token.set_span(token.span().located_at(at));
+                token
+            }
+        })
+        .collect()
+}
+
 fn definition(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
-    let definition = local("definition");
     let name = tool_name(tool, args);
     let version = match &args.version {
         Some(version) => {
@@ -244,24 +373,15 @@ fn definition(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
         .as_ref()
         .is_some_and(|flag| flag.value);
 
-    let finish = match &tool.returns {
-        Returns::Value(ty) => quote! {
-            #definition.with_output((&&#private::Probe::<#ty>::new()).output_schema())
-        },
-        Returns::Result { ty, ok, .. } => {
-            let ok = match ok {
-                Some(ok) => quote!(#ok),
-                None => quote!(<#ty as #private::FallibleOutput>::Ok),
-            };
-            quote! {
-                #definition.with_output((&&#private::Probe::<#ok>::new()).output_schema())
-            }
+    let output = match &tool.returns {
+        Returns::Value(ty) => Some(quote!((&&#private::Probe::<#ty>::new()).output_schema())),
+        Returns::Result { ty, .. } => {
+            Some(quote!((&&#private::Probe::<#ty>::new()).result_output_schema()))
         }
-        Returns::Unit | Returns::ToolResult => quote! { ::core::result::Result::Ok(#definition) },
+        Returns::Unit | Returns::ToolResult => None,
     };
-
-    quote! {
-        let #definition = #private::ToolDefinition::new(
+    let definition = quote! {
+        #private::ToolDefinition::new(
             #name,
             (&&#private::Probe::<__McpArguments>::new()).arguments_schema(),
         )?
@@ -284,8 +404,12 @@ fn definition(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
             open_world: #open_world,
             dangerous: #dangerous,
             requires_sandbox: #requires_sandbox,
-        });
-        #finish
+        })
+    };
+    // One expression, which binds no name.
+    match output {
+        Some(output) => quote!(#definition.with_output(#output)),
+        None => quote!(::core::result::Result::Ok(#definition)),
     }
 }
 
@@ -322,18 +446,22 @@ fn invoke(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
     let is_async = tool.item.sig.asyncness.is_some();
     let call = quote! { #fn_ident(#(#call_args),*) };
     let call = if is_async { quote!(#call.await) } else { call };
+    // The return type is named through `__McpOutput`: no type of the user's is written in
+    // the shielded block.
     let convert = match &tool.returns {
         Returns::Unit => quote!(#private::unit_output(#value)),
-        Returns::Value(ty) => quote!((&&#private::Probe::<#ty>::new()).value_output(#value)),
-        Returns::Result { ty, .. } => {
-            quote!((&&#private::Probe::<#ty>::new()).result_output(#value))
+        Returns::Value(_) => {
+            quote!((&&#private::Probe::<__McpOutput>::new()).value_output(#value))
+        }
+        Returns::Result { .. } => {
+            quote!((&&#private::Probe::<__McpOutput>::new()).result_output(#value))
         }
         Returns::ToolResult => quote!(#private::tool_result_output(#value)),
     };
     let parse = quote! {
         (&&#private::Probe::<__McpArguments>::new()).parse_arguments(#arguments)
     };
-    if let Some(asyncness) = tool.item.sig.asyncness {
+    let (item, tail) = if let Some(asyncness) = tool.item.sig.asyncness {
         // Spanned at `async`, so a future that is not `Send` is reported there.
         let boxed = quote_spanned! {asyncness.span=>
             ::std::boxed::Box::pin(async move {
@@ -341,7 +469,7 @@ fn invoke(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
                 #convert
             })
         };
-        quote! {
+        let item = quote! {
             #[allow(unused_variables)]
             fn __mcp_invoke(#arguments: &#private::Value, #invocation: #private::Invocation<'_>) -> #private::ToolFuture {
                 match #parse {
@@ -352,10 +480,10 @@ fn invoke(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
                     ::core::result::Result::Err(#err) => #private::ready(::core::result::Result::Err(#err)),
                 }
             }
-            const __MCP_HANDLER: #private::Handler = #private::Handler::Async(__mcp_invoke);
-        }
+        };
+        (item, quote!(#private::Handler::Async(__mcp_invoke)))
     } else {
-        quote! {
+        let item = quote! {
             #[allow(unused_variables)]
             fn __mcp_invoke(#arguments: &#private::Value, #invocation: #private::Invocation<'_>) -> #private::Outcome {
                 let #parsed = #parse?;
@@ -363,8 +491,19 @@ fn invoke(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
                 let #value = #call;
                 #convert
             }
-            const __MCP_HANDLER: #private::Handler = #private::Handler::#mode(__mcp_invoke);
-        }
+        };
+        (item, quote!(#private::Handler::#mode(__mcp_invoke)))
+    };
+    let locals = [&arguments, &parsed, &value, &invocation, &ctx, &err];
+    let handler = shielded(fn_ident, locals, item, tail);
+    let output = match &tool.returns {
+        Returns::Value(ty) => Some(quote!(type __McpOutput = #ty;)),
+        Returns::Result { ty, .. } => Some(quote!(type __McpOutput = #ty;)),
+        Returns::Unit | Returns::ToolResult => None,
+    };
+    quote! {
+        #output
+        const __MCP_HANDLER: #private::Handler = #handler;
     }
 }
 
