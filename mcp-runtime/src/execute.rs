@@ -649,7 +649,7 @@ mod tests {
     #[test]
     fn integral_floats_are_admitted_as_integers_without_the_schema() {
         let tool = Registry::global().get("unit.add").expect("registered");
-        assert!(!tool.is_guarded());
+        assert!(!tool.validates_arguments());
         let admitted = admit(
             tool,
             arguments(json!({ "a": 1.0, "b": 1e2 })),

@@ -4,9 +4,17 @@
 //! function runs, and each violation is reported with its JSON pointer, its keyword and a
 //! message that never repeats the submitted value. Validators are compiled once per tool,
 //! on first use. A tool whose schema states nothing beyond what deserialization checks
-//! anyway (types, required and unknown properties, enum variants, integer ranges) skips the
-//! schema on the way in, unless deserialization fails, when the schema is asked for the
-//! complete list of what is wrong.
+//! anyway (types, required properties, enum variants, integer ranges) skips the schema on
+//! the way in, unless deserialization fails, when the schema is asked for the complete list
+//! of what is wrong.
+//!
+//! Property names are the exception: serde reads a field under its `#[serde(alias)]`
+//! names too, which the schema does not list, so an object the schema closes
+//! (`additionalProperties: false`) may hold a name deserialization accepts and the schema
+//! refuses. The names of the arguments are therefore checked against the root's
+//! `properties` on every call (a lookup per argument), and a schema that closes an object
+//! below the root is checked in full on every call. An alias is never advertised, so it is
+//! refused, whatever else the schema states.
 //!
 //! JSON Schema counts a number with a zero fractional part as an integer (`1.0`, `1e2`,
 //! `-0.0`), and so does the contract: where the input schema admits integers only, such a
@@ -45,6 +53,9 @@ impl Violation {
 pub(crate) struct Validation {
     /// Whether the input schema states constraints deserialization does not check.
     input_beyond_serde: bool,
+    /// Whether the root of the input schema lists every property it admits
+    /// (`additionalProperties: false`): then the arguments' names are checked on every call.
+    input_closed: bool,
     /// Whether the input schema types anything as an integer: only then may arguments hold
     /// an integral float to rewrite.
     input_integers: bool,
@@ -58,6 +69,7 @@ impl Validation {
     pub(crate) fn new(definition: &ToolDefinition, typed: bool) -> Self {
         Self {
             input_beyond_serde: !typed || beyond_serde(definition.input_schema().as_value()),
+            input_closed: closed(definition.input_schema().as_value()),
             input_integers: mentions_integer(definition.input_schema().as_value()),
             input: OnceLock::new(),
             output: OnceLock::new(),
@@ -67,6 +79,12 @@ impl Validation {
     /// Whether arguments go through the schema even when they deserialize.
     pub(crate) fn validates_input(&self) -> bool {
         self.input_beyond_serde
+    }
+
+    /// Whether [`Validation::check_input`] has anything to check: the whole schema, or the
+    /// arguments' names.
+    pub(crate) fn checks_input(&self) -> bool {
+        self.input_beyond_serde || self.input_closed
     }
 
     /// Rewrites each integral float of `arguments` (`1.0`, `1e2`) that sits where the input
@@ -88,13 +106,17 @@ impl Validation {
         self.input_integers && arguments.values().any(has_integral_float)
     }
 
-    /// Checks `arguments` when the schema states more than deserialization checks.
+    /// Checks `arguments` against the schema when it states more than deserialization
+    /// checks, or when they hold a name its closed root does not list (an alias, which
+    /// deserialization would accept).
     pub(crate) fn check_input(
         &self,
         definition: &ToolDefinition,
         arguments: &Value,
     ) -> Result<(), ToolError> {
-        if !self.input_beyond_serde {
+        if !self.input_beyond_serde
+            && (!self.input_closed || names_listed(definition.input_schema().as_value(), arguments))
+        {
             return Ok(());
         }
         match self.input_violations(definition, arguments) {
@@ -567,8 +589,35 @@ fn item_schema(schema: &Map<String, Value>, index: usize) -> Option<&Value> {
     }
 }
 
-/// Whether `schema` states something deserialization does not check.
+/// Whether a root schema closes its object: `additionalProperties: false`, with
+/// `properties` the only names it admits.
+fn closed(root: &Value) -> bool {
+    root.get("additionalProperties") == Some(&Value::Bool(false))
+        && root.get("patternProperties").is_none()
+        && root.get("properties").is_none_or(Value::is_object)
+}
+
+/// Whether every name of `arguments` is a property of the closed `root`.
+fn names_listed(root: &Value, arguments: &Value) -> bool {
+    let empty = Map::new();
+    let properties = root
+        .get("properties")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    arguments
+        .as_object()
+        .is_some_and(|arguments| arguments.keys().all(|name| properties.contains_key(name)))
+}
+
+/// Whether the root schema `schema` states something deserialization does not check. Its
+/// own `additionalProperties: false` is not: the names of the arguments are checked apart.
 fn beyond_serde(schema: &Value) -> bool {
+    states_beyond_serde(schema, true)
+}
+
+/// Whether `schema`, the root or below it, states something deserialization does not check.
+fn states_beyond_serde(schema: &Value, root: bool) -> bool {
+    let beyond_serde = |schema: &Value| states_beyond_serde(schema, false);
     match schema {
         Value::Object(map) => {
             let format = map.get("format").and_then(Value::as_str);
@@ -583,6 +632,8 @@ fn beyond_serde(schema: &Value) -> bool {
                 "properties" | "$defs" | "definitions" | "patternProperties" => value
                     .as_object()
                     .is_some_and(|schemas| schemas.values().any(beyond_serde)),
+                // Below the root, a closed object may hold a name serde reads as an alias.
+                "additionalProperties" if *value == Value::Bool(false) => !root,
                 "additionalProperties" | "items" | "not" => {
                     !value.is_boolean() && beyond_serde(value)
                 }

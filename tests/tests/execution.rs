@@ -34,6 +34,53 @@ fn plain(a: i64, b: Option<String>, c: Vec<u8>) -> i64 {
     a + b.map_or(0, |b| b.len() as i64) + c.len() as i64
 }
 
+/// Takes an argument under an alias: types alone, so its calls skip the schema.
+#[mcp_tool(namespace = "exec", inline)]
+fn aliased(
+    /// Whether to shout.
+    #[serde(alias = "loud")]
+    shout: bool,
+) -> bool {
+    shout
+}
+
+/// A place, whose fields have aliases and which refuses unknown fields.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Spot {
+    /// Across.
+    #[serde(alias = "across")]
+    x: i32,
+    /// Down.
+    y: i32,
+}
+
+/// A move, one variant of which has an alias.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum Move {
+    /// By so much.
+    #[serde(alias = "shift")]
+    By(i32),
+    /// Nowhere.
+    Stay,
+}
+
+/// Takes types with aliases inside: their closed objects make its calls go through the schema.
+#[mcp_tool(namespace = "exec", inline)]
+fn aliased_inside(
+    /// Where.
+    spot: Spot,
+    /// How it moves.
+    step: Option<Move>,
+) -> i32 {
+    let by = match step {
+        Some(Move::By(by)) => by,
+        Some(Move::Stay) | None => 0,
+    };
+    spot.x + spot.y + by
+}
+
 static ASYNC_DROPPED: AtomicBool = AtomicBool::new(false);
 
 struct SetOnDrop(&'static AtomicBool);
@@ -228,6 +275,91 @@ fn schemas_with_nothing_beyond_the_types_skip_validation() {
     assert_eq!(
         call("exec.plain", json!({ "a": 1, "b": "xy", "c": [1] })).data(),
         json!({ "result": 4 }).as_object()
+    );
+}
+
+/// The `(path, keyword)` of each violation `result` lists.
+fn violations(result: &MCPToolResult) -> Vec<(String, String)> {
+    let details = error_details(result);
+    let errors = details["errors"].as_array().expect("errors");
+    errors
+        .iter()
+        .map(|error| {
+            (
+                error["path"].as_str().unwrap().to_owned(),
+                error["keyword"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn an_alias_the_schema_does_not_list_is_refused_though_the_schema_is_skipped() {
+    let tool = Registry::global().get("exec.aliased").unwrap();
+    assert!(!tool.validates_arguments(), "types alone: the fast path");
+    let schema = tool.definition().input_schema().as_value();
+    assert_eq!(schema["additionalProperties"], false, "{schema}");
+    assert!(schema["properties"].get("loud").is_none(), "{schema}");
+    assert_eq!(
+        call("exec.aliased", json!({ "shout": true })).data(),
+        json!({ "result": true }).as_object()
+    );
+    let result = call("exec.aliased", json!({ "loud": true }));
+    assert_eq!(
+        result.error().expect("refused").error_type,
+        ErrorType::ValidationError
+    );
+    assert_eq!(
+        violations(&result),
+        [
+            (String::new(), "additionalProperties".to_owned()),
+            (String::new(), "required".to_owned())
+        ]
+    );
+    // Beside the name it stands for, too: not a duplicate, an unknown argument.
+    let result = call("exec.aliased", json!({ "shout": true, "loud": true }));
+    assert_eq!(
+        violations(&result),
+        [(String::new(), "additionalProperties".to_owned())]
+    );
+}
+
+#[test]
+fn an_alias_inside_a_parameter_type_is_refused_where_the_schema_closes_the_object() {
+    let tool = Registry::global().get("exec.aliased_inside").unwrap();
+    assert!(
+        tool.validates_arguments(),
+        "a closed object below the root needs the schema"
+    );
+    assert_eq!(
+        call(
+            "exec.aliased_inside",
+            json!({ "spot": { "x": 1, "y": 2 }, "step": { "by": 3 } })
+        )
+        .data(),
+        json!({ "result": 6 }).as_object()
+    );
+    let result = call(
+        "exec.aliased_inside",
+        json!({ "spot": { "across": 1, "y": 2 } }),
+    );
+    assert!(
+        violations(&result).contains(&("/spot".to_owned(), "additionalProperties".to_owned())),
+        "{result:?}"
+    );
+    let result = call(
+        "exec.aliased_inside",
+        json!({ "spot": { "x": 1, "y": 2 }, "step": { "shift": 3 } }),
+    );
+    assert_eq!(
+        result.error().expect("refused").error_type,
+        ErrorType::ValidationError
+    );
+    assert!(
+        violations(&result)
+            .iter()
+            .all(|(path, _)| path.starts_with("/step")),
+        "{result:?}"
     );
 }
 
