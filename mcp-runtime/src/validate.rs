@@ -31,6 +31,11 @@ use jsonschema::Validator;
 use mcp_runtime_core::{ErrorType, ToolDefinition, ToolError};
 use serde_json::{Map, Value, json};
 
+mod lenient;
+
+pub(crate) use lenient::Lenience;
+use lenient::{Wanted, looks_like_json};
+
 /// One violation of a schema.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Violation {
@@ -96,7 +101,7 @@ impl Validation {
         arguments: &mut Map<String, Value>,
     ) {
         if self.may_rewrite(arguments) {
-            Walk::new(definition.input_schema().as_value()).arguments(arguments);
+            Walk::new(definition.input_schema().as_value(), Task::Integers).arguments(arguments);
         }
     }
 
@@ -338,6 +343,7 @@ enum Kind {
     Object,
     Array,
     Number,
+    String,
 }
 
 /// Whether a schema's `type`, if it has one, admits a value of `kind`.
@@ -353,6 +359,7 @@ fn admits_kind(schema: &Map<String, Value>, kind: Kind) -> bool {
         Kind::Object => name == "object",
         Kind::Array => name == "array",
         Kind::Number => name == "number" || name == "integer",
+        Kind::String => name == "string",
     })
 }
 
@@ -393,30 +400,57 @@ const ALTERNATIVES: usize = 64;
 /// How deep into the arguments the walk goes.
 const DEPTH: usize = 128;
 
-/// A walk of the arguments and the input schema together, rewriting integral floats.
+/// What a walk of the arguments does at the places it visits.
+enum Task {
+    /// Rewrites each integral float where every alternative admitting a number admits
+    /// integers only.
+    Integers,
+    /// Reads each string holding JSON where no alternative admits a string and some admit
+    /// the object or array it holds, and notes what it read and what it could not.
+    Strings(Lenience),
+}
+
+/// A walk of the arguments and the input schema together.
 struct Walk<'s> {
     root: &'s Value,
+    task: Task,
+    /// The JSON pointer of the place visited.
+    pointer: String,
 }
 
 impl<'s> Walk<'s> {
-    fn new(root: &'s Value) -> Self {
-        Self { root }
+    fn new(root: &'s Value, task: Task) -> Self {
+        Self {
+            root,
+            task,
+            pointer: String::new(),
+        }
     }
 
     /// Walks the arguments object, which the root schema describes.
-    fn arguments(&self, arguments: &mut Map<String, Value>) {
+    fn arguments(&mut self, arguments: &mut Map<String, Value>) {
         self.object(vec![vec![Pending::Schema(self.root)]], arguments, 0);
     }
 
     /// Walks the value at `step` of a container whose alternatives are `parent`. Only
-    /// floats and containers are looked at.
-    fn child(&self, parent: &[Alternative<'s>], step: Step<'_>, value: &mut Value, depth: usize) {
-        match value {
-            Value::Object(_) | Value::Array(_) => {}
-            Value::Number(number) if number.is_f64() => {}
-            _ => return,
+    /// containers, and the values the task changes, are looked at.
+    fn child(
+        &mut self,
+        parent: &[Alternative<'s>],
+        step: Step<'_>,
+        value: &mut Value,
+        depth: usize,
+    ) {
+        let visited = match (&self.task, &*value) {
+            (_, Value::Object(_) | Value::Array(_)) => true,
+            (Task::Integers, Value::Number(number)) => number.is_f64(),
+            (Task::Strings(_), Value::String(text)) => looks_like_json(text),
+            _ => false,
+        };
+        if !visited {
+            return;
         }
-        let schemas = parent
+        let schemas: Vec<Vec<Pending<'s>>> = parent
             .iter()
             .map(|alternative| {
                 alternative
@@ -429,29 +463,95 @@ impl<'s> Walk<'s> {
                     .collect()
             })
             .collect();
+        let mark = self.pointer.len();
+        match step {
+            Step::Key(key) => {
+                self.pointer.push('/');
+                self.pointer
+                    .push_str(&key.replace('~', "~0").replace('/', "~1"));
+            }
+            Step::Index(index) => {
+                self.pointer.push('/');
+                self.pointer.push_str(&index.to_string());
+            }
+        }
         match value {
             Value::Number(number) => {
-                let Some(integer) = number.as_f64().and_then(integer_of) else {
-                    return;
-                };
-                let Some(alternatives) = self.expand(schemas, Kind::Number) else {
-                    return;
-                };
-                if !alternatives.is_empty()
+                if let Some(integer) = number.as_f64().and_then(integer_of) {
+                    if self.admits_integers_only(schemas) {
+                        *number = integer;
+                    }
+                }
+            }
+            Value::String(_) => self.string(schemas, value, depth),
+            Value::Object(map) => self.object(schemas, map, depth + 1),
+            Value::Array(items) => self.array(schemas, items, depth + 1),
+            _ => {}
+        }
+        self.pointer.truncate(mark);
+    }
+
+    /// Whether every alternative admitting a number, of which there is one at least,
+    /// admits integers only.
+    fn admits_integers_only(&self, schemas: Vec<Vec<Pending<'s>>>) -> bool {
+        self.expand(schemas, Kind::Number)
+            .is_some_and(|alternatives| {
+                !alternatives.is_empty()
                     && alternatives
                         .iter()
                         .all(|alternative| alternative.iter().any(|schema| integer_only(schema)))
-                {
-                    *number = integer;
-                }
-            }
+            })
+    }
+
+    /// Reads the JSON a string holds where the schemas want an object or an array and
+    /// refuse a string; notes why not where it cannot.
+    fn string(&mut self, schemas: Vec<Vec<Pending<'s>>>, value: &mut Value, depth: usize) {
+        let Value::String(text) = &*value else {
+            return;
+        };
+        if self
+            .expand(schemas.clone(), Kind::String)
+            .is_none_or(|alternatives| !alternatives.is_empty())
+        {
+            return;
+        }
+        let admits = |kind| {
+            self.expand(schemas.clone(), kind)
+                .is_some_and(|alternatives| !alternatives.is_empty())
+        };
+        let wanted = match (admits(Kind::Object), admits(Kind::Array)) {
+            (true, true) => Wanted::Either,
+            (true, false) => Wanted::Object,
+            (false, true) => Wanted::Array,
+            (false, false) => return,
+        };
+        let read = serde_json::from_str::<Value>(text);
+        let Task::Strings(lenience) = &mut self.task else {
+            return;
+        };
+        let pointer = self.pointer.clone();
+        let decoded = match read {
+            Err(err) => return lenience.not_json(pointer, wanted, &err),
+            Ok(decoded @ Value::Object(_)) if wanted != Wanted::Array => decoded,
+            Ok(decoded @ Value::Array(_)) if wanted != Wanted::Object => decoded,
+            Ok(other) => return lenience.wrong_type(pointer, wanted, &other),
+        };
+        lenience.read(pointer, &decoded);
+        *value = decoded;
+        // What it held may hold strings of JSON itself.
+        match value {
             Value::Object(map) => self.object(schemas, map, depth + 1),
             Value::Array(items) => self.array(schemas, items, depth + 1),
             _ => {}
         }
     }
 
-    fn object(&self, schemas: Vec<Vec<Pending<'s>>>, map: &mut Map<String, Value>, depth: usize) {
+    fn object(
+        &mut self,
+        schemas: Vec<Vec<Pending<'s>>>,
+        map: &mut Map<String, Value>,
+        depth: usize,
+    ) {
         if depth >= DEPTH {
             return;
         }
@@ -463,7 +563,7 @@ impl<'s> Walk<'s> {
         }
     }
 
-    fn array(&self, schemas: Vec<Vec<Pending<'s>>>, items: &mut [Value], depth: usize) {
+    fn array(&mut self, schemas: Vec<Vec<Pending<'s>>>, items: &mut [Value], depth: usize) {
         if depth >= DEPTH {
             return;
         }

@@ -81,6 +81,40 @@ fn aliased_inside(
     spot.x + spot.y + by
 }
 
+/// A span of pages.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+struct Pages {
+    /// The first page.
+    from: u32,
+    /// The last page.
+    to: u32,
+}
+
+/// Takes objects and arrays, beside a string and a boolean.
+#[mcp_tool(namespace = "exec", inline)]
+fn spans(
+    /// The main span.
+    span: Pages,
+    /// Labels.
+    labels: Vec<String>,
+    /// More spans.
+    more: Option<Vec<Pages>>,
+    /// A note, any text.
+    note: Option<String>,
+    /// A switch.
+    flag: Option<bool>,
+) -> String {
+    let pages: u32 = std::iter::once(&span)
+        .chain(more.iter().flatten())
+        .map(|span| span.to - span.from + 1)
+        .sum();
+    format!(
+        "{pages} pages, {} labels, note {:?}, flag {flag:?}",
+        labels.len(),
+        note.unwrap_or_default()
+    )
+}
+
 static ASYNC_DROPPED: AtomicBool = AtomicBool::new(false);
 
 struct SetOnDrop(&'static AtomicBool);
@@ -361,6 +395,151 @@ fn an_alias_inside_a_parameter_type_is_refused_where_the_schema_closes_the_objec
             .all(|(path, _)| path.starts_with("/step")),
         "{result:?}"
     );
+}
+
+/// A registry of `exec.spans` that reads strings of JSON leniently.
+fn lenient() -> Registry {
+    Registry::builder()
+        .inventory()
+        .names(["exec.spans"])
+        .lenient_arguments(true)
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn a_string_of_json_for_an_object_is_refused_by_default() {
+    let result = call(
+        "exec.spans",
+        json!({ "span": "{\"from\": 1, \"to\": 3}", "labels": [] }),
+    );
+    let error = result.error().expect("refused");
+    assert_eq!(error.error_type, ErrorType::ValidationError);
+    assert_eq!(
+        violations(&result),
+        [("/span".to_owned(), "type".to_owned())]
+    );
+    assert!(error.error_message.contains("`/span`"), "{error:?}");
+    assert_eq!(result.explanation(), None);
+}
+
+#[test]
+fn lenient_arguments_read_strings_of_json_where_objects_and_arrays_are_wanted() {
+    let registry = lenient();
+    let result = registry.call_blocking(tool_call(
+        "exec.spans",
+        json!({
+            "span": " {\"from\": 1, \"to\": 3}",
+            "labels": "[\"a\", \"b\"]",
+            // An array of strings of JSON, and a string that looks like JSON where a string is
+            // wanted, which stays as it is.
+            "more": ["{\"from\": 5, \"to\": 5}"],
+            "note": "{\"not\": \"read\"}",
+        }),
+    ));
+    assert_eq!(
+        result.data(),
+        json!({ "result": r#"4 pages, 2 labels, note "{\"not\": \"read\"}", flag None"# })
+            .as_object(),
+        "{result:?}"
+    );
+    let explanation = result.explanation().expect("an explanation");
+    let lines: Vec<&str> = explanation.lines().collect();
+    assert_eq!(lines.len(), 3, "{explanation}");
+    for (line, (pointer, kind)) in lines.iter().zip([
+        ("/span", "object"),
+        ("/labels", "array"),
+        ("/more/0", "object"),
+    ]) {
+        assert!(
+            line.starts_with("Lenient arguments: ")
+                && line.contains(&format!("`{pointer}`"))
+                && line.contains(&format!("read as the {kind}")),
+            "{line}"
+        );
+    }
+    // Arguments sent as JSON: nothing to say.
+    let result = registry.call_blocking(tool_call(
+        "exec.spans",
+        json!({ "span": { "from": 1, "to": 1 }, "labels": [] }),
+    ));
+    assert!(result.is_success(), "{result:?}");
+    assert_eq!(result.explanation(), None);
+}
+
+#[test]
+fn lenient_arguments_read_a_whole_array_of_strings_of_json() {
+    let result = lenient().call_blocking(tool_call(
+        "exec.spans",
+        json!({
+            "span": { "from": 1, "to": 1 },
+            "labels": [],
+            "more": r#"["{\"from\": 2, \"to\": 3}"]"#,
+        }),
+    ));
+    assert!(
+        result
+            .data()
+            .is_some_and(|data| data["result"].as_str().unwrap().starts_with("3 pages")),
+        "{result:?}"
+    );
+    let explanation = result.explanation().expect("an explanation");
+    assert!(explanation.contains("`/more`"), "{explanation}");
+    assert!(explanation.contains("`/more/0`"), "{explanation}");
+}
+
+#[test]
+fn lenient_arguments_refuse_what_is_no_json_of_the_type_wanted() {
+    let registry = lenient();
+    let refused = |arguments: Value, pointer: &str, why: &str| {
+        let result = registry.call_blocking(tool_call("exec.spans", arguments.clone()));
+        let error = result.error().expect("refused");
+        assert_eq!(error.error_type, ErrorType::ValidationError, "{arguments}");
+        assert!(
+            violations(&result)
+                .iter()
+                .any(|(path, _)| path.as_str() == pointer),
+            "{arguments}: {result:?}"
+        );
+        assert!(
+            error.error_message.contains(&format!("`{pointer}`")),
+            "{error:?}"
+        );
+        let explanation = result.explanation().unwrap_or_default();
+        assert!(
+            explanation.contains(&format!("`{pointer}`")) && explanation.contains(why),
+            "{arguments}: {explanation}"
+        );
+    };
+    refused(
+        json!({ "span": "{\"from\": 1,", "labels": [] }),
+        "/span",
+        "not valid JSON (EOF while parsing",
+    );
+    refused(
+        json!({ "span": "[1, 3]", "labels": [] }),
+        "/span",
+        "its JSON is an array",
+    );
+    refused(
+        json!({ "span": { "from": 1, "to": 1 }, "labels": "{}" }),
+        "/labels",
+        "its JSON is an object",
+    );
+    // Nothing but objects and arrays: a number or a boolean sent as a string is refused,
+    // without a word about lenient arguments.
+    for arguments in [
+        json!({ "span": { "from": "1", "to": 1 }, "labels": [] }),
+        json!({ "span": { "from": 1, "to": 1 }, "labels": [], "flag": "true" }),
+    ] {
+        let result = registry.call_blocking(tool_call("exec.spans", arguments.clone()));
+        assert_eq!(
+            result.error().map(|error| &error.error_type),
+            Some(&ErrorType::ValidationError),
+            "{arguments}"
+        );
+        assert_eq!(result.explanation(), None, "{arguments}");
+    }
 }
 
 #[test]
