@@ -48,6 +48,11 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 echo "== npm ci: the OAuth tests' authorization server"
 npm ci --prefix tests/oauth --no-audit --no-fund --loglevel=error
 
+# The three published crates packaged as crates.io would take them, and each built from its
+# package alone, every feature on: what a user who depends on mcp-runtime compiles.
+echo "== cargo package: mcp-runtime-core, mcp-runtime-macros, mcp-runtime"
+cargo package --locked --quiet --all-features -p mcp-runtime-core -p mcp-runtime-macros -p mcp-runtime
+
 echo "== cargo test"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -57,6 +62,34 @@ cargo build --locked -p quickstart -p conformance-server -p conformance-client
 export QUICKSTART_BIN="$PWD/target/debug/quickstart"
 export CONFORMANCE_SERVER_BIN="$PWD/target/debug/conformance-server"
 cargo test --workspace --locked 2>&1 | tee "$log"
+# The workspace's crates turn mcp-runtime's features on together. A tool binary that turns
+# none on, built alone, links no HTTP stack, and refuses `serve --http` saying why.
+echo "== a tool binary without mcp-runtime's features"
+cargo build --locked --quiet -p multi-crate-server
+if cargo tree --locked -p multi-crate-server -e normal --prefix none | grep -qE '^(axum|hyper|reqwest) '; then
+  echo "error: multi-crate-server, which turns no feature on, depends on an HTTP stack"
+  exit 1
+fi
+refused=$(target/debug/multi-crate-server serve --http 127.0.0.1:0 2>&1) && status=0 || status=$?
+if [ "$status" -ne 2 ] || ! grep -q "enable mcp-runtime's \`http\` feature" <<<"$refused"; then
+  echo "error: serve --http without the http feature: exit $status, said: $refused"
+  exit 1
+fi
+echo "no HTTP stack linked; serve --http refused (exit 2): $refused"
+
+# The supported Rust version: the three published crates, every feature, built with the
+# toolchain that `rust-version` names (installed through rustup), in a target directory of
+# their own, in the background while the Python SDKs and the conformance suite run.
+msrv=$(sed -n 's/^rust-version = "\(.*\)"$/\1/p' Cargo.toml)
+echo "== the supported Rust version: building with rust $msrv, in the background"
+rustup toolchain install "$msrv" --profile minimal --no-self-update >/dev/null 2>&1 ||
+  rustup toolchain install "$msrv" --profile minimal
+msrv_log=target/msrv.log
+(
+  CARGO_TARGET_DIR=target/msrv cargo "+$msrv" build --locked --all-features \
+    -p mcp-runtime-core -p mcp-runtime-macros -p mcp-runtime >"$msrv_log" 2>&1
+) &
+msrv_build=$!
 
 for sdk in sdk1 sdk2; do
   echo "== Python: the official MCP SDK ($sdk) against the quickstart server"
@@ -68,6 +101,15 @@ done
 
 echo "== The official MCP conformance suite (server and client sides)"
 bash scripts/conformance.sh
+
+echo "== the supported Rust version (rust $msrv)"
+if wait "$msrv_build"; then
+  echo "mcp-runtime-core, mcp-runtime-macros and mcp-runtime build with rust $msrv, every feature on"
+else
+  cat "$msrv_log"
+  echo "error: the crates do not build with rust $msrv, the rust-version of Cargo.toml"
+  exit 1
+fi
 
 echo "== disk free at the end: $(df -h --output=avail . | tail -1 | tr -d ' '), target: $(du -sh target | cut -f1)"
 

@@ -1,5 +1,7 @@
 //! Helpers shared by the workspace-level tests.
 
+#[cfg(doctest)]
+mod guide;
 pub mod issuer;
 pub mod nginx;
 pub mod redis;
@@ -284,3 +286,8 @@ pub async fn hears(
     .await
     .unwrap_or(false)
 }
+
+/// The README's examples, compiled as doc tests so that they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeExample;

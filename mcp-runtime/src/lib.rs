@@ -1,42 +1,7 @@
-//! Plain Rust functions as MCP tools.
-//!
-//! Put `#[mcp_tool]` on a function; it stays an ordinary function, and it is also a tool
-//! with a JSON Schema for its input and output, registered at start-up. The [`Registry`]
-//! runs [`MCPToolCall`]s and answers with [`MCPToolResult`]s; [`cli::run`] gives the
-//! application a command line.
-//!
-//! ```
-//! use mcp_runtime::{MCPToolCall, Registry, ToolError, mcp_tool};
-//! use serde::Serialize;
-//!
-//! #[derive(Serialize, schemars::JsonSchema)]
-//! struct Quotient {
-//!     value: i64,
-//! }
-//!
-//! /// Divides `a` by `b`.
-//! #[mcp_tool(namespace = "math")]
-//! fn divide(
-//!     /// The dividend.
-//!     a: i64,
-//!     /// The divisor; not zero.
-//!     b: i64,
-//! ) -> Result<Quotient, ToolError> {
-//!     a.checked_div(b)
-//!         .map(|value| Quotient { value })
-//!         .ok_or_else(|| ToolError::validation("`b` must not be zero"))
-//! }
-//!
-//! // Still a plain function:
-//! assert_eq!(divide(7, 2)?.value, 3);
-//!
-//! // And a tool:
-//! let registry = Registry::global();
-//! let call = MCPToolCall::new("math.divide", serde_json::json!({ "a": 7, "b": 0 }))?;
-//! let result = registry.call_blocking(call);
-//! assert_eq!(result.error().unwrap().error_message, "`b` must not be zero");
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
+#![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+// The README shows `main` whole, as an application writes it.
+#![allow(clippy::needless_doctest_main)]
 
 mod auth;
 pub mod cli;
@@ -92,8 +57,3 @@ pub use registry::{
 /// `#[schemars(crate = "mcp_runtime::schemars")]`).
 pub use tokio_util::sync::CancellationToken;
 pub use {schemars, serde, serde_json};
-
-/// The README's example, compiled as a doc test so that it stays true.
-#[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
-pub struct ReadmeExample;

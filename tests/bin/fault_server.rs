@@ -126,5 +126,5 @@ struct Large {
 }
 
 fn main() {
-    mcp_runtime::cli::run()
+    mcp_runtime::cli::run!()
 }

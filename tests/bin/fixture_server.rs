@@ -84,5 +84,5 @@ fn probe() -> String {
 }
 
 fn main() {
-    mcp_runtime::cli::run()
+    mcp_runtime::cli::run!()
 }

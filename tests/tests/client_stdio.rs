@@ -30,6 +30,11 @@ async fn calls_the_quickstart_over_stdio_at_either_revision() {
                 "2026-07-28"
             }
         );
+        assert_eq!(
+            client.server().info,
+            Some(json!({ "name": "quickstart", "version": quickstart_version() })),
+            "{version}: serverInfo names the application, not the framework"
+        );
         let tools = client.list_tools().await.expect("listed");
         assert!(
             tools.iter().any(|tool| tool.name == "calculator.add"),
@@ -53,6 +58,31 @@ async fn calls_the_quickstart_over_stdio_at_either_revision() {
             "{version}: {missing}"
         );
     }
+}
+
+/// The version in the quickstart's `Cargo.toml`.
+fn quickstart_version() -> String {
+    let manifest = include_str!("../../examples/quickstart/Cargo.toml");
+    let line = manifest
+        .lines()
+        .find(|line| line.starts_with("version = "))
+        .expect("the quickstart's manifest has a version");
+    line.trim_start_matches("version = ")
+        .trim_matches('"')
+        .to_owned()
+}
+
+#[test]
+fn the_quickstart_reports_its_own_version() {
+    let output = std::process::Command::new(quickstart_bin())
+        .arg("--version")
+        .output()
+        .expect("runs");
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout).trim(),
+        format!("quickstart {}", quickstart_version())
+    );
 }
 
 fn hostile(mode: &str) -> StdioServer {

@@ -48,5 +48,5 @@ mod generated {
 
 fn main() {
     tools::self_check();
-    mcp_runtime::cli::run()
+    mcp_runtime::cli::run!()
 }

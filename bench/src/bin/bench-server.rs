@@ -1,5 +1,5 @@
 //! The framework under test: the tools of `tools.rs`, written with `#[mcp_tool]`, and
-//! `bench.task_add`, an optional task, served by `mcp_runtime::cli::run()`.
+//! `bench.task_add`, an optional task, served by `mcp_runtime::cli::run!()`.
 //!
 //! ```text
 //! bench-server serve --stdio
@@ -35,5 +35,5 @@ async fn task_add(
 fn main() {
     tools::self_check();
     let _ = task_add;
-    mcp_runtime::cli::run()
+    mcp_runtime::cli::run!()
 }

@@ -241,7 +241,7 @@ async fn summarize(
 }
 
 fn main() {
-    mcp_runtime::cli::run()
+    mcp_runtime::cli::run!()
 }
 
 #[cfg(test)]

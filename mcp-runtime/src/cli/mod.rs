@@ -5,9 +5,14 @@
 //! ```text
 //! // main.rs of an application
 //! fn main() {
-//!     mcp_runtime::cli::run()
+//!     mcp_runtime::cli::run!()
 //! }
 //! ```
+//!
+//! [`run!`] names the application after its own package: `serverInfo` in `initialize`
+//! and `server/discover`, and `--version`, carry its `CARGO_PKG_NAME` and
+//! `CARGO_PKG_VERSION`. [`app!`] gives the same [`App`] to run otherwise
+//! ([`App::run_serving`], [`App::run_with`]).
 //!
 //! Exit codes: 0 when the command (or the tool) succeeded, 1 when the tool, the read or the
 //! prompt failed, the resource or prompt is unknown, or the registry is broken, 2 for a
@@ -111,12 +116,99 @@ struct ArgumentsArgs {
     lenient: bool,
 }
 
+/// The application whose command line runs: the name and version that `serverInfo` and
+/// `--version` give. [`app!`] makes one from the calling package's `Cargo.toml`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct App {
+    name: String,
+    version: String,
+}
+
+impl App {
+    /// An application named `name`, at `version`.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            version: version.into(),
+        }
+    }
+
+    /// Its name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Its version.
+    pub fn version(&self) -> &str {
+        &self.version
+    }
+
+    /// Runs the command line of the process over the global registry and exits.
+    pub fn run(self) -> ! {
+        self.run_serving(|_| {})
+    }
+
+    /// [`App::run`], handing the server to `on_serve` when the command is `serve`, as
+    /// [`run_serving`] does.
+    pub fn run_serving(self, on_serve: impl FnOnce(&Arc<Server>)) -> ! {
+        exit_with(Some(&self), on_serve)
+    }
+
+    /// Runs the command line `args` (the first being the program's name) over `registry`,
+    /// as [`run_with`] does.
+    pub fn run_with<I, T>(&self, registry: &'static Registry, args: I) -> ExitCode
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<OsString> + Clone,
+    {
+        ExitCode::from(execute(Some(self), registry, args, |_| {}))
+    }
+}
+
+/// The [`App`] of the package that calls it: its `CARGO_PKG_NAME` and `CARGO_PKG_VERSION`.
+///
+/// ```
+/// let app = mcp_runtime::cli::app!();
+/// assert_eq!(app.name(), env!("CARGO_PKG_NAME"));
+/// ```
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __app {
+    () => {
+        $crate::cli::App::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))
+    };
+}
+
+/// Runs the command line of the process over the global registry and exits, named after
+/// the calling package: `mcp_runtime::cli::app!().run()`.
+///
+/// ```no_run
+/// fn main() {
+///     mcp_runtime::cli::run!()
+/// }
+/// ```
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __run {
+    () => {
+        $crate::cli::app!().run()
+    };
+}
+
+#[doc(inline)]
+pub use crate::__app as app;
+#[doc(inline)]
+pub use crate::__run as run;
+
 /// Runs the command line of the process over the global registry and exits.
+///
+/// The server it serves is named after the executable, with mcp-runtime's version: use
+/// [`run!`] to give clients the application's own name and version.
 pub fn run() -> ! {
     run_serving(|_| {})
 }
 
-/// [`run`], handing the server to `on_serve` when the command is `serve`, before it takes
+/// [`run()`], handing the server to `on_serve` when the command is `serve`, before it takes
 /// its first request: an application keeps it to change what it serves while it runs
 /// ([`Server::change`]), and its clients are told.
 ///
@@ -133,8 +225,12 @@ pub fn run() -> ! {
 /// }
 /// ```
 pub fn run_serving(on_serve: impl FnOnce(&Arc<Server>)) -> ! {
+    exit_with(None, on_serve)
+}
+
+fn exit_with(app: Option<&App>, on_serve: impl FnOnce(&Arc<Server>)) -> ! {
     let code = match Registry::try_global() {
-        Ok(registry) => execute(registry, std::env::args_os(), on_serve),
+        Ok(registry) => execute(app, registry, std::env::args_os(), on_serve),
         Err(err) => {
             eprintln!("error: {err}");
             FAILURE
@@ -147,13 +243,22 @@ pub fn run_serving(on_serve: impl FnOnce(&Arc<Server>)) -> ! {
 
 /// `args` read, with the checks clap cannot make: the options of `--http` refused with
 /// `--stdio` (clap lets `requires` pass when the required argument is excluded by a group).
-fn parse_cli<I, T>(args: I) -> Result<Cli, clap::Error>
+fn parse_cli<I, T>(app: Option<&App>, args: I) -> Result<Cli, clap::Error>
 where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
     let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
-    let cli = Cli::try_parse_from(&args)?;
+    let cli = match app {
+        None => Cli::try_parse_from(&args)?,
+        Some(app) => {
+            let command = <Cli as clap::CommandFactory>::command()
+                .name(app.name.clone())
+                .version(app.version.clone());
+            let matches = command.try_get_matches_from(&args)?;
+            <Cli as clap::FromArgMatches>::from_arg_matches(&matches)?
+        }
+    };
     if let Command::Serve(serve) = &cli.command {
         if let Some(flag) = serve.http_only_flag_without_http() {
             let mut command = <Cli as clap::CommandFactory>::command();
@@ -184,10 +289,15 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    ExitCode::from(execute(registry, args, |_| {}))
+    ExitCode::from(execute(None, registry, args, |_| {}))
 }
 
-fn execute<I, T>(registry: &'static Registry, args: I, on_serve: impl FnOnce(&Arc<Server>)) -> u8
+fn execute<I, T>(
+    app: Option<&App>,
+    registry: &'static Registry,
+    args: I,
+    on_serve: impl FnOnce(&Arc<Server>),
+) -> u8
 where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
@@ -200,7 +310,7 @@ where
             || "app".to_owned(),
             |name| name.to_string_lossy().into_owned(),
         );
-    let cli = match parse_cli(args) {
+    let cli = match parse_cli(app, args) {
         Ok(cli) => cli,
         Err(err) => {
             let _ = err.print();
@@ -223,7 +333,7 @@ where
         on_serve(server);
     };
     match cli.command {
-        Command::Serve(args) => serve::run(registry, args, on_serve),
+        Command::Serve(args) => serve::run(registry, args, app, on_serve),
         Command::List(args) => list::run(registry, &args),
         Command::Schema(args) => schema::run(registry, &args),
         Command::Check => check::run(registry),
@@ -368,7 +478,7 @@ mod tests {
     use super::*;
 
     pub(super) fn parse(args: &[&str]) -> Result<Command, clap::Error> {
-        parse_cli(std::iter::once("app").chain(args.iter().copied())).map(|cli| cli.command)
+        parse_cli(None, std::iter::once("app").chain(args.iter().copied())).map(|cli| cli.command)
     }
 
     #[test]
@@ -399,5 +509,21 @@ mod tests {
             ])
             .is_err()
         );
+    }
+    #[test]
+    fn an_app_names_its_version() {
+        let app = app!();
+        assert_eq!(
+            (app.name(), app.version()),
+            ("mcp-runtime", env!("CARGO_PKG_VERSION"))
+        );
+        let Err(version) = parse_cli(
+            Some(&App::new("weather", "2.3.4")),
+            ["weather", "--version"],
+        ) else {
+            panic!("--version stops the parse");
+        };
+        assert_eq!(version.kind(), clap::error::ErrorKind::DisplayVersion);
+        assert_eq!(version.to_string().trim(), "weather 2.3.4");
     }
 }

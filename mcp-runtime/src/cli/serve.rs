@@ -1,6 +1,7 @@
 //! `serve`: the tools over MCP, on stdio or streamable HTTP.
 
 use std::net::SocketAddr;
+#[cfg(feature = "http")]
 use std::num::NonZeroU32;
 use std::sync::Arc;
 
@@ -8,7 +9,9 @@ use clap::Args;
 
 use super::{ArgumentsArgs, DangerousArgs, FAILURE, USAGE, as_run};
 use crate::registry::{EMPTY_REGISTRY_HINT, Registry};
-use crate::server::{self, HttpConfig, RateLimitConfig, ServedRegistry, Server};
+use crate::server::{self, ServedRegistry, Server};
+#[cfg(feature = "http")]
+use crate::server::{HttpConfig, RateLimitConfig};
 use crate::talk::{STATE_KEY_ENV, StateKey};
 
 /// The address `serve --http` binds when given none: loopback only.
@@ -23,11 +26,12 @@ pub(super) struct ServeArgs {
     stdio: bool,
     /// Streamable HTTP at `http://ADDR/mcp`; `127.0.0.1:8080` when no ADDR is given (port
     /// 0 picks a free one). An address other machines can reach without `--token` gets
-    /// a warning.
+    /// a warning. Needs mcp-runtime's `http` feature.
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = DEFAULT_HTTP_ADDRESS)]
     http: Option<SocketAddr>,
     /// Require `Authorization: Bearer TOKEN` on every HTTP request. Otherwise the
     /// environment variable `MCP_TOKEN`, which keeps it out of the process list.
+    #[cfg(feature = "http")]
     #[arg(long, requires = "http")]
     token: Option<String>,
     /// The OAuth resource server's flags.
@@ -35,15 +39,18 @@ pub(super) struct ServeArgs {
     #[command(flatten)]
     pub(super) oauth: Box<super::oauth::OAuthArgs>,
     /// Allow browser requests from this origin besides loopback ones (repeatable).
+    #[cfg(feature = "http")]
     #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http")]
     allow_origins: Vec<String>,
     /// Limit each client (an IP address; an IPv6 /64) to N requests per second (`N` or
     /// `N/s`) or per minute (`N/min`); past it, 429 with `Retry-After`. Off by default:
     /// behind a proxy, every client has the proxy's address.
+    #[cfg(feature = "http")]
     #[arg(long, value_name = "N[/s|/min]", requires = "http")]
     rate_limit: Option<RateLimitConfig>,
     /// How many requests a client may make at once before `--rate-limit` paces it; N by
     /// default.
+    #[cfg(feature = "http")]
     #[arg(long, value_name = "B", requires = "rate_limit")]
     rate_burst: Option<NonZeroU32>,
     #[command(flatten)]
@@ -95,10 +102,13 @@ impl ServeArgs {
             return None;
         }
         let given = [
+            #[cfg(feature = "http")]
             ("--token", self.token.is_some()),
             #[cfg(feature = "oauth")]
             ("--oauth-issuer", self.oauth.issuer.is_some()),
+            #[cfg(feature = "http")]
             ("--allow-origin", !self.allow_origins.is_empty()),
+            #[cfg(feature = "http")]
             ("--rate-limit", self.rate_limit.is_some()),
         ];
         given
@@ -111,6 +121,7 @@ impl ServeArgs {
 pub(super) fn run(
     registry: &'static Registry,
     args: ServeArgs,
+    app: Option<&super::App>,
     on_serve: impl FnOnce(&Arc<Server>),
 ) -> u8 {
     #[cfg(feature = "oauth")]
@@ -123,9 +134,13 @@ pub(super) fn run(
     };
     let ServeArgs {
         http,
+        #[cfg(feature = "http")]
         token,
+        #[cfg(feature = "http")]
         allow_origins,
+        #[cfg(feature = "http")]
         rate_limit,
+        #[cfg(feature = "http")]
         rate_burst,
         llm_names,
         llm_names_bare,
@@ -159,6 +174,12 @@ pub(super) fn run(
     };
     let transport = match http {
         None => Transport::Stdio,
+        #[cfg(not(feature = "http"))]
+        Some(_) => {
+            eprintln!("error: {NO_HTTP}");
+            return USAGE;
+        }
+        #[cfg(feature = "http")]
         Some(address) => {
             let rate_limit = rate_limit.map(|limit| match rate_burst {
                 Some(burst) => limit.with_burst(burst),
@@ -188,6 +209,7 @@ pub(super) fn run(
         llm_names_bare,
         page_size,
         state_key,
+        app: app.cloned(),
     };
     serve(served, transport, options, on_serve)
 }
@@ -202,13 +224,22 @@ struct Options {
     llm_names_bare: Option<String>,
     page_size: usize,
     state_key: Option<StateKey>,
+    /// The name and version `serverInfo` gives, when the application said.
+    app: Option<super::App>,
 }
+
+/// Why `serve --http` fails in a program built without HTTP.
+#[cfg(not(feature = "http"))]
+const NO_HTTP: &str = "this program was built without HTTP: enable mcp-runtime's `http` \
+                       feature (features = [\"http\"] in its Cargo.toml)";
 
 /// The environment variable `serve --http` reads its bearer token from when `--token` is
 /// not given.
+#[cfg(feature = "http")]
 const TOKEN_ENV: &str = "MCP_TOKEN";
 
 /// The token in [`TOKEN_ENV`], if it holds one.
+#[cfg(feature = "http")]
 fn token_from_env() -> Option<String> {
     std::env::var(TOKEN_ENV)
         .ok()
@@ -218,6 +249,7 @@ fn token_from_env() -> Option<String> {
 
 /// Why serving on `address` may be unwise: other machines can reach it, and no token is
 /// asked for.
+#[cfg(feature = "http")]
 fn exposure_warning(address: SocketAddr, has_token: bool) -> Option<String> {
     (!address.ip().is_loopback() && !has_token).then(|| {
         format!(
@@ -229,6 +261,7 @@ fn exposure_warning(address: SocketAddr, has_token: bool) -> Option<String> {
 
 enum Transport {
     Stdio,
+    #[cfg(feature = "http")]
     Http(SocketAddr, Box<HttpConfig>),
 }
 
@@ -242,6 +275,7 @@ fn serve(
         llm_names_bare,
         page_size,
         state_key,
+        app,
     }: Options,
     on_serve: impl FnOnce(&Arc<Server>),
 ) -> u8 {
@@ -256,6 +290,9 @@ fn serve(
         }
     };
     let mut server = Server::new(registry).with_page_size(page_size);
+    if let Some(app) = app {
+        server = server.with_info(app.name, app.version);
+    }
     match runtime.block_on(task_store_of(&task_store.0, &task_store.1)) {
         Ok(Some(store)) => server = server.with_task_store(store, task_settings),
         Ok(None) => {
@@ -286,6 +323,7 @@ fn serve(
     on_serve(&server);
     let served = match transport {
         Transport::Stdio => runtime.block_on(server::serve_stdio(server)),
+        #[cfg(feature = "http")]
         Transport::Http(address, config) => {
             let warning = exposure_warning(address, config.requires_credentials());
             let limit = config.rate_limit;

@@ -9,6 +9,7 @@
 
 mod call;
 mod catalog;
+#[cfg(feature = "http")]
 mod http;
 mod jsonrpc;
 mod listen;
@@ -18,6 +19,7 @@ mod oauth;
 mod peer;
 mod rounds;
 mod served;
+#[cfg(feature = "http")]
 mod sessions;
 mod stateless;
 pub(crate) mod stdio;
@@ -33,6 +35,7 @@ use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 pub use catalog::RESOURCE_NOT_FOUND;
+#[cfg(feature = "http")]
 pub use http::{
     HttpConfig, ParseRateLimitError, RATE_LIMITED, RateLimitConfig, router, serve_http,
 };
@@ -586,6 +589,7 @@ pub(crate) enum Step {
 }
 
 /// An answer to send, and the HTTP status it goes with.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
 pub(crate) struct Answer {
     /// The JSON-RPC response.
     pub(crate) text: String,

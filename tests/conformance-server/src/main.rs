@@ -683,7 +683,7 @@ fn json_schema_2020_12_tool() -> Result<ToolDefinition, Box<dyn std::error::Erro
 }
 
 fn main() {
-    mcp_runtime::cli::run_serving(|server| {
+    mcp_runtime::cli::app!().run_serving(|server| {
         let _ = SERVER.set(Arc::clone(server));
         let registered = json_schema_2020_12_tool().map(|definition| {
             server.change(|registry| {

@@ -5,5 +5,5 @@
 use multi_crate_tools as _;
 
 fn main() {
-    mcp_runtime::cli::run()
+    mcp_runtime::cli::run!()
 }
