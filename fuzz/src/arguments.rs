@@ -30,13 +30,7 @@ use serde_json::{Map, Value};
 use super::{Finding, KnownBug};
 
 /// The bugs of mcp-runtime this target has found that are not fixed yet.
-pub const KNOWN_BUGS: &[KnownBug] = &[KnownBug {
-    name: "alias-outside-schema",
-    summary: "an argument under a `#[serde(alias)]` name, which the input schema does not \
-              allow (`additionalProperties: false`), runs a tool whose schema states nothing \
-              beyond types, and is refused by any other (mcp-runtime/src/validate.rs, \
-              beyond_serde: the schema is skipped when deserialization succeeds)",
-}];
+pub const KNOWN_BUGS: &[KnownBug] = &[];
 
 /// The tools the input's first byte picks from.
 pub const TOOLS: [&str; 7] = [
@@ -140,20 +134,10 @@ pub fn check(
                     .iter()
                     .map(|(path, keyword)| format!("{path:?} {keyword}"))
                     .collect();
-                let finding = Finding::new(
+                return Err(Finding::new(
                     "a call whose arguments break the input schema ran",
                     format!("{tool}, {}: {arguments}", listed.join("; ")),
-                );
-                // Known bug `alias-outside-schema`: the only alias of the fixtures is `loud`.
-                let alias = !fixture()
-                    .registry
-                    .get(tool)
-                    .is_some_and(|tool| tool.validates_arguments())
-                    && arguments.get("loud").is_some()
-                    && schema_errors.iter().all(|(path, keyword)| {
-                        path.is_empty() && *keyword == "additionalProperties"
-                    });
-                return Err(known(finding, alias.then_some("alias-outside-schema")));
+                ));
             }
             check_data(tool, schemas, result)
         }
@@ -268,12 +252,6 @@ fn check_failure(
         }
     }
     Ok(())
-}
-
-/// Marks `finding` as the known bug named `name`, while that bug is listed as known.
-fn known(mut finding: Finding, name: Option<&str>) -> Finding {
-    finding.known = name.and_then(|name| KNOWN_BUGS.iter().find(|bug| bug.name == name));
-    finding
 }
 
 /// Whether an object key anywhere in `value` satisfies `test`.

@@ -28,7 +28,7 @@ use crate::talk::AskError;
 use crate::talk::ask::{Asks, InputRequest};
 use crate::talk::log::{Scoped, scoped};
 use crate::tool::RegisteredTool;
-use crate::validate::{deserialize_violation, invalid_arguments};
+use crate::validate::{Lenience, deserialize_violation, invalid_arguments};
 
 /// The `tracing` target of the event every call emits.
 pub const AUDIT_TARGET: &str = "mcp_runtime::audit";
@@ -42,6 +42,9 @@ pub(crate) struct Settings {
     pub(crate) validate_output: bool,
     /// Which dangerous tools may run.
     pub(crate) dangerous: DangerousPolicy,
+    /// Whether a string holding JSON is read as the object or array the input schema
+    /// wants there.
+    pub(crate) lenient_arguments: bool,
 }
 
 impl Default for Settings {
@@ -50,6 +53,7 @@ impl Default for Settings {
             default_timeout: Some(DEFAULT_TIMEOUT),
             validate_output: cfg!(debug_assertions),
             dangerous: DangerousPolicy::Deny,
+            lenient_arguments: false,
         }
     }
 }
@@ -153,12 +157,13 @@ type SyncInvoke = fn(&Value, Invocation<'_>) -> Outcome;
 pub(crate) fn run_inline(
     tool: &RegisteredTool,
     invoke: SyncInvoke,
-    arguments: Map<String, Value>,
+    mut arguments: Map<String, Value>,
     options: CallOptions,
     settings: &Settings,
 ) -> MCPToolResult {
     let started = audit_clock();
     let span = call_span(tool);
+    let lenience = read_leniently(tool, &mut arguments, settings);
     let result = {
         let _entered = span.enter();
         match admit(tool, arguments, settings) {
@@ -189,6 +194,7 @@ pub(crate) fn run_inline(
             }
         }
     };
+    let result = explained(result, lenience);
     audit(tool, started, &result);
     result
 }
@@ -196,17 +202,41 @@ pub(crate) fn run_inline(
 /// Runs `tool` with `arguments` and answers with a result, whatever happens.
 pub(crate) async fn run(
     tool: &RegisteredTool,
-    arguments: Map<String, Value>,
+    mut arguments: Map<String, Value>,
     options: CallOptions,
     settings: &Settings,
 ) -> MCPToolResult {
     let started = audit_clock();
     let span = call_span(tool);
+    let lenience = read_leniently(tool, &mut arguments, settings);
     let result = run_checked(tool, arguments, options, settings, span.clone())
         .instrument(span)
         .await;
+    let result = explained(result, lenience);
     audit(tool, started, &result);
     result
+}
+
+/// With lenient arguments on, the strings of JSON in `arguments` read as the objects and
+/// arrays the input schema wants, before anything checks them; what was done, if anything.
+fn read_leniently(
+    tool: &RegisteredTool,
+    arguments: &mut Map<String, Value>,
+    settings: &Settings,
+) -> Option<Lenience> {
+    if settings.lenient_arguments {
+        Lenience::read_arguments(tool.definition(), arguments)
+    } else {
+        None
+    }
+}
+
+/// `result`, its explanation saying what lenient reading did, if anything.
+fn explained(result: MCPToolResult, lenience: Option<Lenience>) -> MCPToolResult {
+    match lenience {
+        Some(lenience) => lenience.explain(result),
+        None => result,
+    }
 }
 
 /// The clock at the start of a call, read only when someone listens for the audit event.
@@ -649,7 +679,7 @@ mod tests {
     #[test]
     fn integral_floats_are_admitted_as_integers_without_the_schema() {
         let tool = Registry::global().get("unit.add").expect("registered");
-        assert!(!tool.is_guarded());
+        assert!(!tool.validates_arguments());
         let admitted = admit(
             tool,
             arguments(json!({ "a": 1.0, "b": 1e2 })),

@@ -174,7 +174,9 @@ impl RegisteredTool {
     }
 
     /// Whether its arguments are checked against the input schema even when they
-    /// deserialize: true when the schema states more than the parameter types do.
+    /// deserialize: true when the schema states more than the parameter types do. Their
+    /// names are checked on every call regardless: a name the schema does not list, such as
+    /// a `#[serde(alias)]`, is refused.
     pub fn validates_arguments(&self) -> bool {
         self.validation().validates_input()
     }
@@ -192,9 +194,9 @@ impl RegisteredTool {
     }
 
     /// Whether a call must pass a check before the tool runs: the dangerous-tool policy or
-    /// the input schema.
+    /// the input schema (its constraints, or its names).
     pub(crate) fn is_guarded(&self) -> bool {
-        self.definition().annotations().dangerous || self.validation().validates_input()
+        self.definition().annotations().dangerous || self.validation().checks_input()
     }
 
     pub(crate) fn name_arc(&self) -> &Arc<ToolName> {

@@ -4,9 +4,17 @@
 //! function runs, and each violation is reported with its JSON pointer, its keyword and a
 //! message that never repeats the submitted value. Validators are compiled once per tool,
 //! on first use. A tool whose schema states nothing beyond what deserialization checks
-//! anyway (types, required and unknown properties, enum variants, integer ranges) skips the
-//! schema on the way in, unless deserialization fails, when the schema is asked for the
-//! complete list of what is wrong.
+//! anyway (types, required properties, enum variants, integer ranges) skips the schema on
+//! the way in, unless deserialization fails, when the schema is asked for the complete list
+//! of what is wrong.
+//!
+//! Property names are the exception: serde reads a field under its `#[serde(alias)]`
+//! names too, which the schema does not list, so an object the schema closes
+//! (`additionalProperties: false`) may hold a name deserialization accepts and the schema
+//! refuses. The names of the arguments are therefore checked against the root's
+//! `properties` on every call (a lookup per argument), and a schema that closes an object
+//! below the root is checked in full on every call. An alias is never advertised, so it is
+//! refused, whatever else the schema states.
 //!
 //! JSON Schema counts a number with a zero fractional part as an integer (`1.0`, `1e2`,
 //! `-0.0`), and so does the contract: where the input schema admits integers only, such a
@@ -22,6 +30,11 @@ use std::sync::OnceLock;
 use jsonschema::Validator;
 use mcp_runtime_core::{ErrorType, ToolDefinition, ToolError};
 use serde_json::{Map, Value, json};
+
+mod lenient;
+
+pub(crate) use lenient::Lenience;
+use lenient::{Wanted, looks_like_json};
 
 /// One violation of a schema.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,6 +58,9 @@ impl Violation {
 pub(crate) struct Validation {
     /// Whether the input schema states constraints deserialization does not check.
     input_beyond_serde: bool,
+    /// Whether the root of the input schema lists every property it admits
+    /// (`additionalProperties: false`): then the arguments' names are checked on every call.
+    input_closed: bool,
     /// Whether the input schema types anything as an integer: only then may arguments hold
     /// an integral float to rewrite.
     input_integers: bool,
@@ -58,6 +74,7 @@ impl Validation {
     pub(crate) fn new(definition: &ToolDefinition, typed: bool) -> Self {
         Self {
             input_beyond_serde: !typed || beyond_serde(definition.input_schema().as_value()),
+            input_closed: closed(definition.input_schema().as_value()),
             input_integers: mentions_integer(definition.input_schema().as_value()),
             input: OnceLock::new(),
             output: OnceLock::new(),
@@ -69,6 +86,12 @@ impl Validation {
         self.input_beyond_serde
     }
 
+    /// Whether [`Validation::check_input`] has anything to check: the whole schema, or the
+    /// arguments' names.
+    pub(crate) fn checks_input(&self) -> bool {
+        self.input_beyond_serde || self.input_closed
+    }
+
     /// Rewrites each integral float of `arguments` (`1.0`, `1e2`) that sits where the input
     /// schema admits integers only as that integer. Costs a look at the arguments' numbers
     /// when the schema has integers; nothing otherwise.
@@ -78,7 +101,7 @@ impl Validation {
         arguments: &mut Map<String, Value>,
     ) {
         if self.may_rewrite(arguments) {
-            Walk::new(definition.input_schema().as_value()).arguments(arguments);
+            Walk::new(definition.input_schema().as_value(), Task::Integers).arguments(arguments);
         }
     }
 
@@ -88,13 +111,17 @@ impl Validation {
         self.input_integers && arguments.values().any(has_integral_float)
     }
 
-    /// Checks `arguments` when the schema states more than deserialization checks.
+    /// Checks `arguments` against the schema when it states more than deserialization
+    /// checks, or when they hold a name its closed root does not list (an alias, which
+    /// deserialization would accept).
     pub(crate) fn check_input(
         &self,
         definition: &ToolDefinition,
         arguments: &Value,
     ) -> Result<(), ToolError> {
-        if !self.input_beyond_serde {
+        if !self.input_beyond_serde
+            && (!self.input_closed || names_listed(definition.input_schema().as_value(), arguments))
+        {
             return Ok(());
         }
         match self.input_violations(definition, arguments) {
@@ -316,6 +343,7 @@ enum Kind {
     Object,
     Array,
     Number,
+    String,
 }
 
 /// Whether a schema's `type`, if it has one, admits a value of `kind`.
@@ -331,6 +359,7 @@ fn admits_kind(schema: &Map<String, Value>, kind: Kind) -> bool {
         Kind::Object => name == "object",
         Kind::Array => name == "array",
         Kind::Number => name == "number" || name == "integer",
+        Kind::String => name == "string",
     })
 }
 
@@ -371,30 +400,57 @@ const ALTERNATIVES: usize = 64;
 /// How deep into the arguments the walk goes.
 const DEPTH: usize = 128;
 
-/// A walk of the arguments and the input schema together, rewriting integral floats.
+/// What a walk of the arguments does at the places it visits.
+enum Task {
+    /// Rewrites each integral float where every alternative admitting a number admits
+    /// integers only.
+    Integers,
+    /// Reads each string holding JSON where no alternative admits a string and some admit
+    /// the object or array it holds, and notes what it read and what it could not.
+    Strings(Lenience),
+}
+
+/// A walk of the arguments and the input schema together.
 struct Walk<'s> {
     root: &'s Value,
+    task: Task,
+    /// The JSON pointer of the place visited.
+    pointer: String,
 }
 
 impl<'s> Walk<'s> {
-    fn new(root: &'s Value) -> Self {
-        Self { root }
+    fn new(root: &'s Value, task: Task) -> Self {
+        Self {
+            root,
+            task,
+            pointer: String::new(),
+        }
     }
 
     /// Walks the arguments object, which the root schema describes.
-    fn arguments(&self, arguments: &mut Map<String, Value>) {
+    fn arguments(&mut self, arguments: &mut Map<String, Value>) {
         self.object(vec![vec![Pending::Schema(self.root)]], arguments, 0);
     }
 
     /// Walks the value at `step` of a container whose alternatives are `parent`. Only
-    /// floats and containers are looked at.
-    fn child(&self, parent: &[Alternative<'s>], step: Step<'_>, value: &mut Value, depth: usize) {
-        match value {
-            Value::Object(_) | Value::Array(_) => {}
-            Value::Number(number) if number.is_f64() => {}
-            _ => return,
+    /// containers, and the values the task changes, are looked at.
+    fn child(
+        &mut self,
+        parent: &[Alternative<'s>],
+        step: Step<'_>,
+        value: &mut Value,
+        depth: usize,
+    ) {
+        let visited = match (&self.task, &*value) {
+            (_, Value::Object(_) | Value::Array(_)) => true,
+            (Task::Integers, Value::Number(number)) => number.is_f64(),
+            (Task::Strings(_), Value::String(text)) => looks_like_json(text),
+            _ => false,
+        };
+        if !visited {
+            return;
         }
-        let schemas = parent
+        let schemas: Vec<Vec<Pending<'s>>> = parent
             .iter()
             .map(|alternative| {
                 alternative
@@ -407,29 +463,95 @@ impl<'s> Walk<'s> {
                     .collect()
             })
             .collect();
+        let mark = self.pointer.len();
+        match step {
+            Step::Key(key) => {
+                self.pointer.push('/');
+                self.pointer
+                    .push_str(&key.replace('~', "~0").replace('/', "~1"));
+            }
+            Step::Index(index) => {
+                self.pointer.push('/');
+                self.pointer.push_str(&index.to_string());
+            }
+        }
         match value {
             Value::Number(number) => {
-                let Some(integer) = number.as_f64().and_then(integer_of) else {
-                    return;
-                };
-                let Some(alternatives) = self.expand(schemas, Kind::Number) else {
-                    return;
-                };
-                if !alternatives.is_empty()
+                if let Some(integer) = number.as_f64().and_then(integer_of) {
+                    if self.admits_integers_only(schemas) {
+                        *number = integer;
+                    }
+                }
+            }
+            Value::String(_) => self.string(schemas, value, depth),
+            Value::Object(map) => self.object(schemas, map, depth + 1),
+            Value::Array(items) => self.array(schemas, items, depth + 1),
+            _ => {}
+        }
+        self.pointer.truncate(mark);
+    }
+
+    /// Whether every alternative admitting a number, of which there is one at least,
+    /// admits integers only.
+    fn admits_integers_only(&self, schemas: Vec<Vec<Pending<'s>>>) -> bool {
+        self.expand(schemas, Kind::Number)
+            .is_some_and(|alternatives| {
+                !alternatives.is_empty()
                     && alternatives
                         .iter()
                         .all(|alternative| alternative.iter().any(|schema| integer_only(schema)))
-                {
-                    *number = integer;
-                }
-            }
+            })
+    }
+
+    /// Reads the JSON a string holds where the schemas want an object or an array and
+    /// refuse a string; notes why not where it cannot.
+    fn string(&mut self, schemas: Vec<Vec<Pending<'s>>>, value: &mut Value, depth: usize) {
+        let Value::String(text) = &*value else {
+            return;
+        };
+        if self
+            .expand(schemas.clone(), Kind::String)
+            .is_none_or(|alternatives| !alternatives.is_empty())
+        {
+            return;
+        }
+        let admits = |kind| {
+            self.expand(schemas.clone(), kind)
+                .is_some_and(|alternatives| !alternatives.is_empty())
+        };
+        let wanted = match (admits(Kind::Object), admits(Kind::Array)) {
+            (true, true) => Wanted::Either,
+            (true, false) => Wanted::Object,
+            (false, true) => Wanted::Array,
+            (false, false) => return,
+        };
+        let read = serde_json::from_str::<Value>(text);
+        let Task::Strings(lenience) = &mut self.task else {
+            return;
+        };
+        let pointer = self.pointer.clone();
+        let decoded = match read {
+            Err(err) => return lenience.not_json(pointer, wanted, &err),
+            Ok(decoded @ Value::Object(_)) if wanted != Wanted::Array => decoded,
+            Ok(decoded @ Value::Array(_)) if wanted != Wanted::Object => decoded,
+            Ok(other) => return lenience.wrong_type(pointer, wanted, &other),
+        };
+        lenience.read(pointer, &decoded);
+        *value = decoded;
+        // What it held may hold strings of JSON itself.
+        match value {
             Value::Object(map) => self.object(schemas, map, depth + 1),
             Value::Array(items) => self.array(schemas, items, depth + 1),
             _ => {}
         }
     }
 
-    fn object(&self, schemas: Vec<Vec<Pending<'s>>>, map: &mut Map<String, Value>, depth: usize) {
+    fn object(
+        &mut self,
+        schemas: Vec<Vec<Pending<'s>>>,
+        map: &mut Map<String, Value>,
+        depth: usize,
+    ) {
         if depth >= DEPTH {
             return;
         }
@@ -441,7 +563,7 @@ impl<'s> Walk<'s> {
         }
     }
 
-    fn array(&self, schemas: Vec<Vec<Pending<'s>>>, items: &mut [Value], depth: usize) {
+    fn array(&mut self, schemas: Vec<Vec<Pending<'s>>>, items: &mut [Value], depth: usize) {
         if depth >= DEPTH {
             return;
         }
@@ -567,8 +689,35 @@ fn item_schema(schema: &Map<String, Value>, index: usize) -> Option<&Value> {
     }
 }
 
-/// Whether `schema` states something deserialization does not check.
+/// Whether a root schema closes its object: `additionalProperties: false`, with
+/// `properties` the only names it admits.
+fn closed(root: &Value) -> bool {
+    root.get("additionalProperties") == Some(&Value::Bool(false))
+        && root.get("patternProperties").is_none()
+        && root.get("properties").is_none_or(Value::is_object)
+}
+
+/// Whether every name of `arguments` is a property of the closed `root`.
+fn names_listed(root: &Value, arguments: &Value) -> bool {
+    let empty = Map::new();
+    let properties = root
+        .get("properties")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    arguments
+        .as_object()
+        .is_some_and(|arguments| arguments.keys().all(|name| properties.contains_key(name)))
+}
+
+/// Whether the root schema `schema` states something deserialization does not check. Its
+/// own `additionalProperties: false` is not: the names of the arguments are checked apart.
 fn beyond_serde(schema: &Value) -> bool {
+    states_beyond_serde(schema, true)
+}
+
+/// Whether `schema`, the root or below it, states something deserialization does not check.
+fn states_beyond_serde(schema: &Value, root: bool) -> bool {
+    let beyond_serde = |schema: &Value| states_beyond_serde(schema, false);
     match schema {
         Value::Object(map) => {
             let format = map.get("format").and_then(Value::as_str);
@@ -583,6 +732,8 @@ fn beyond_serde(schema: &Value) -> bool {
                 "properties" | "$defs" | "definitions" | "patternProperties" => value
                     .as_object()
                     .is_some_and(|schemas| schemas.values().any(beyond_serde)),
+                // Below the root, a closed object may hold a name serde reads as an alias.
+                "additionalProperties" if *value == Value::Bool(false) => !root,
                 "additionalProperties" | "items" | "not" => {
                     !value.is_boolean() && beyond_serde(value)
                 }

@@ -127,10 +127,29 @@ fn dynamic(
     })
 }
 
+/// A span of pages.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Span {
+    /// The first page.
+    from: u32,
+    /// The last page.
+    to: u32,
+}
+
+/// Counts the pages of a span.
+#[mcp_tool(namespace = "lenient", inline)]
+fn pages(
+    /// The span.
+    span: Span,
+) -> u32 {
+    span.to - span.from + 1
+}
+
 /// The registries the children run, by name.
 fn build(name: &str) -> Registry {
     let built = match name {
         "main" => Registry::builder().inventory().prefix("cli.").build(),
+        "lenient" => Registry::builder().inventory().prefix("lenient.").build(),
         "empty" => Registry::builder().build(),
         // Every problem `check` reports, one tool each, in name order.
         "bad" => {
@@ -1150,6 +1169,88 @@ fn dangerous_tools_run_only_when_allowed() {
         ],
     );
     assert_eq!((all.code, all.stdout), (0, allowed_result));
+}
+
+/// Arguments whose object is sent as a string of JSON.
+const SPAN_AS_TEXT: &str = r#"{"span": "{\"from\": 2, \"to\": 4}"}"#;
+
+#[test]
+fn call_reads_a_string_of_json_as_an_object_only_with_lenient_arguments() {
+    let strict = run("lenient", &["call", "lenient.pages", SPAN_AS_TEXT]);
+    assert_eq!(strict.code, 1, "{strict:?}");
+    let result: Value = serde_json::from_str(&strict.stdout).unwrap();
+    assert_eq!(result["error"]["error_type"], "ValidationError", "{result}");
+    assert_eq!(
+        result["error"]["error_details"]["errors"][0]["path"],
+        "/span"
+    );
+    assert_eq!(result["explanation"], Value::Null);
+
+    let lenient = run(
+        "lenient",
+        &["call", "lenient.pages", SPAN_AS_TEXT, "--lenient-arguments"],
+    );
+    assert_eq!(
+        (lenient.code, lenient.stderr.as_str()),
+        (0, ""),
+        "{lenient:?}"
+    );
+    let result: Value = serde_json::from_str(&lenient.stdout).unwrap();
+    assert_eq!(result["data"], json!({ "result": 3 }), "{result}");
+    let explanation = result["explanation"].as_str().expect("an explanation");
+    assert!(
+        explanation.starts_with("Lenient arguments: `/span` was sent as a string of JSON"),
+        "{explanation}"
+    );
+}
+
+#[test]
+fn serve_reads_strings_of_json_only_with_lenient_arguments() {
+    let session = [
+        json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": { "name": "test", "version": "1" } } }),
+        json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }),
+        json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "lenient.pages",
+            "arguments": serde_json::from_str::<Value>(SPAN_AS_TEXT).unwrap() } }),
+    ]
+    .map(|message| format!("{message}\n"))
+    .concat();
+    let answer = |flags: &[&str]| {
+        let served = run_stdin(
+            "lenient",
+            &[&["serve", "--stdio"], flags].concat(),
+            &session,
+        );
+        assert_eq!(served.code, 0, "{served:?}");
+        served
+            .stdout
+            .lines()
+            .map(|line| serde_json::from_str::<Value>(line).unwrap())
+            .find(|message| message["id"] == 2)
+            .unwrap_or_else(|| panic!("the call is answered: {served:?}"))["result"]
+            .clone()
+    };
+    let strict = answer(&[]);
+    assert_eq!(strict["isError"], true, "{strict}");
+    let lenient = answer(&["--lenient-arguments"]);
+    assert_eq!(lenient["isError"], false, "{lenient}");
+    assert_eq!(lenient["structuredContent"], json!({ "result": 3 }));
+    assert!(
+        lenient["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|block| block["text"]
+                .as_str()
+                .is_some_and(|text| text.starts_with("Lenient arguments: `/span`"))),
+        "{lenient}"
+    );
+    for command in ["call", "serve"] {
+        let help = run("lenient", &[command, "--help"]);
+        assert!(help.stdout.contains("--lenient-arguments"), "{help:?}");
+    }
 }
 
 #[test]

@@ -34,6 +34,87 @@ fn plain(a: i64, b: Option<String>, c: Vec<u8>) -> i64 {
     a + b.map_or(0, |b| b.len() as i64) + c.len() as i64
 }
 
+/// Takes an argument under an alias: types alone, so its calls skip the schema.
+#[mcp_tool(namespace = "exec", inline)]
+fn aliased(
+    /// Whether to shout.
+    #[serde(alias = "loud")]
+    shout: bool,
+) -> bool {
+    shout
+}
+
+/// A place, whose fields have aliases and which refuses unknown fields.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Spot {
+    /// Across.
+    #[serde(alias = "across")]
+    x: i32,
+    /// Down.
+    y: i32,
+}
+
+/// A move, one variant of which has an alias.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum Move {
+    /// By so much.
+    #[serde(alias = "shift")]
+    By(i32),
+    /// Nowhere.
+    Stay,
+}
+
+/// Takes types with aliases inside: their closed objects make its calls go through the schema.
+#[mcp_tool(namespace = "exec", inline)]
+fn aliased_inside(
+    /// Where.
+    spot: Spot,
+    /// How it moves.
+    step: Option<Move>,
+) -> i32 {
+    let by = match step {
+        Some(Move::By(by)) => by,
+        Some(Move::Stay) | None => 0,
+    };
+    spot.x + spot.y + by
+}
+
+/// A span of pages.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+struct Pages {
+    /// The first page.
+    from: u32,
+    /// The last page.
+    to: u32,
+}
+
+/// Takes objects and arrays, beside a string and a boolean.
+#[mcp_tool(namespace = "exec", inline)]
+fn spans(
+    /// The main span.
+    span: Pages,
+    /// Labels.
+    labels: Vec<String>,
+    /// More spans.
+    more: Option<Vec<Pages>>,
+    /// A note, any text.
+    note: Option<String>,
+    /// A switch.
+    flag: Option<bool>,
+) -> String {
+    let pages: u32 = std::iter::once(&span)
+        .chain(more.iter().flatten())
+        .map(|span| span.to - span.from + 1)
+        .sum();
+    format!(
+        "{pages} pages, {} labels, note {:?}, flag {flag:?}",
+        labels.len(),
+        note.unwrap_or_default()
+    )
+}
+
 static ASYNC_DROPPED: AtomicBool = AtomicBool::new(false);
 
 struct SetOnDrop(&'static AtomicBool);
@@ -229,6 +310,236 @@ fn schemas_with_nothing_beyond_the_types_skip_validation() {
         call("exec.plain", json!({ "a": 1, "b": "xy", "c": [1] })).data(),
         json!({ "result": 4 }).as_object()
     );
+}
+
+/// The `(path, keyword)` of each violation `result` lists.
+fn violations(result: &MCPToolResult) -> Vec<(String, String)> {
+    let details = error_details(result);
+    let errors = details["errors"].as_array().expect("errors");
+    errors
+        .iter()
+        .map(|error| {
+            (
+                error["path"].as_str().unwrap().to_owned(),
+                error["keyword"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn an_alias_the_schema_does_not_list_is_refused_though_the_schema_is_skipped() {
+    let tool = Registry::global().get("exec.aliased").unwrap();
+    assert!(!tool.validates_arguments(), "types alone: the fast path");
+    let schema = tool.definition().input_schema().as_value();
+    assert_eq!(schema["additionalProperties"], false, "{schema}");
+    assert!(schema["properties"].get("loud").is_none(), "{schema}");
+    assert_eq!(
+        call("exec.aliased", json!({ "shout": true })).data(),
+        json!({ "result": true }).as_object()
+    );
+    let result = call("exec.aliased", json!({ "loud": true }));
+    assert_eq!(
+        result.error().expect("refused").error_type,
+        ErrorType::ValidationError
+    );
+    assert_eq!(
+        violations(&result),
+        [
+            (String::new(), "additionalProperties".to_owned()),
+            (String::new(), "required".to_owned())
+        ]
+    );
+    // Beside the name it stands for, too: not a duplicate, an unknown argument.
+    let result = call("exec.aliased", json!({ "shout": true, "loud": true }));
+    assert_eq!(
+        violations(&result),
+        [(String::new(), "additionalProperties".to_owned())]
+    );
+}
+
+#[test]
+fn an_alias_inside_a_parameter_type_is_refused_where_the_schema_closes_the_object() {
+    let tool = Registry::global().get("exec.aliased_inside").unwrap();
+    assert!(
+        tool.validates_arguments(),
+        "a closed object below the root needs the schema"
+    );
+    assert_eq!(
+        call(
+            "exec.aliased_inside",
+            json!({ "spot": { "x": 1, "y": 2 }, "step": { "by": 3 } })
+        )
+        .data(),
+        json!({ "result": 6 }).as_object()
+    );
+    let result = call(
+        "exec.aliased_inside",
+        json!({ "spot": { "across": 1, "y": 2 } }),
+    );
+    assert!(
+        violations(&result).contains(&("/spot".to_owned(), "additionalProperties".to_owned())),
+        "{result:?}"
+    );
+    let result = call(
+        "exec.aliased_inside",
+        json!({ "spot": { "x": 1, "y": 2 }, "step": { "shift": 3 } }),
+    );
+    assert_eq!(
+        result.error().expect("refused").error_type,
+        ErrorType::ValidationError
+    );
+    assert!(
+        violations(&result)
+            .iter()
+            .all(|(path, _)| path.starts_with("/step")),
+        "{result:?}"
+    );
+}
+
+/// A registry of `exec.spans` that reads strings of JSON leniently.
+fn lenient() -> Registry {
+    Registry::builder()
+        .inventory()
+        .names(["exec.spans"])
+        .lenient_arguments(true)
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn a_string_of_json_for_an_object_is_refused_by_default() {
+    let result = call(
+        "exec.spans",
+        json!({ "span": "{\"from\": 1, \"to\": 3}", "labels": [] }),
+    );
+    let error = result.error().expect("refused");
+    assert_eq!(error.error_type, ErrorType::ValidationError);
+    assert_eq!(
+        violations(&result),
+        [("/span".to_owned(), "type".to_owned())]
+    );
+    assert!(error.error_message.contains("`/span`"), "{error:?}");
+    assert_eq!(result.explanation(), None);
+}
+
+#[test]
+fn lenient_arguments_read_strings_of_json_where_objects_and_arrays_are_wanted() {
+    let registry = lenient();
+    let result = registry.call_blocking(tool_call(
+        "exec.spans",
+        json!({
+            "span": " {\"from\": 1, \"to\": 3}",
+            "labels": "[\"a\", \"b\"]",
+            // An array of strings of JSON, and a string that looks like JSON where a string is
+            // wanted, which stays as it is.
+            "more": ["{\"from\": 5, \"to\": 5}"],
+            "note": "{\"not\": \"read\"}",
+        }),
+    ));
+    assert_eq!(
+        result.data(),
+        json!({ "result": r#"4 pages, 2 labels, note "{\"not\": \"read\"}", flag None"# })
+            .as_object(),
+        "{result:?}"
+    );
+    let explanation = result.explanation().expect("an explanation");
+    let lines: Vec<&str> = explanation.lines().collect();
+    assert_eq!(lines.len(), 3, "{explanation}");
+    for (line, (pointer, kind)) in lines.iter().zip([
+        ("/span", "object"),
+        ("/labels", "array"),
+        ("/more/0", "object"),
+    ]) {
+        assert!(
+            line.starts_with("Lenient arguments: ")
+                && line.contains(&format!("`{pointer}`"))
+                && line.contains(&format!("read as the {kind}")),
+            "{line}"
+        );
+    }
+    // Arguments sent as JSON: nothing to say.
+    let result = registry.call_blocking(tool_call(
+        "exec.spans",
+        json!({ "span": { "from": 1, "to": 1 }, "labels": [] }),
+    ));
+    assert!(result.is_success(), "{result:?}");
+    assert_eq!(result.explanation(), None);
+}
+
+#[test]
+fn lenient_arguments_read_a_whole_array_of_strings_of_json() {
+    let result = lenient().call_blocking(tool_call(
+        "exec.spans",
+        json!({
+            "span": { "from": 1, "to": 1 },
+            "labels": [],
+            "more": r#"["{\"from\": 2, \"to\": 3}"]"#,
+        }),
+    ));
+    assert!(
+        result
+            .data()
+            .is_some_and(|data| data["result"].as_str().unwrap().starts_with("3 pages")),
+        "{result:?}"
+    );
+    let explanation = result.explanation().expect("an explanation");
+    assert!(explanation.contains("`/more`"), "{explanation}");
+    assert!(explanation.contains("`/more/0`"), "{explanation}");
+}
+
+#[test]
+fn lenient_arguments_refuse_what_is_no_json_of_the_type_wanted() {
+    let registry = lenient();
+    let refused = |arguments: Value, pointer: &str, why: &str| {
+        let result = registry.call_blocking(tool_call("exec.spans", arguments.clone()));
+        let error = result.error().expect("refused");
+        assert_eq!(error.error_type, ErrorType::ValidationError, "{arguments}");
+        assert!(
+            violations(&result)
+                .iter()
+                .any(|(path, _)| path.as_str() == pointer),
+            "{arguments}: {result:?}"
+        );
+        assert!(
+            error.error_message.contains(&format!("`{pointer}`")),
+            "{error:?}"
+        );
+        let explanation = result.explanation().unwrap_or_default();
+        assert!(
+            explanation.contains(&format!("`{pointer}`")) && explanation.contains(why),
+            "{arguments}: {explanation}"
+        );
+    };
+    refused(
+        json!({ "span": "{\"from\": 1,", "labels": [] }),
+        "/span",
+        "not valid JSON (EOF while parsing",
+    );
+    refused(
+        json!({ "span": "[1, 3]", "labels": [] }),
+        "/span",
+        "its JSON is an array",
+    );
+    refused(
+        json!({ "span": { "from": 1, "to": 1 }, "labels": "{}" }),
+        "/labels",
+        "its JSON is an object",
+    );
+    // Nothing but objects and arrays: a number or a boolean sent as a string is refused,
+    // without a word about lenient arguments.
+    for arguments in [
+        json!({ "span": { "from": "1", "to": 1 }, "labels": [] }),
+        json!({ "span": { "from": 1, "to": 1 }, "labels": [], "flag": "true" }),
+    ] {
+        let result = registry.call_blocking(tool_call("exec.spans", arguments.clone()));
+        assert_eq!(
+            result.error().map(|error| &error.error_type),
+            Some(&ErrorType::ValidationError),
+            "{arguments}"
+        );
+        assert_eq!(result.explanation(), None, "{arguments}");
+    }
 }
 
 #[test]

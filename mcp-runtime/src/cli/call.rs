@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use clap::Args;
 use mcp_runtime_core::{MCPToolCall, ToolStatus};
 
-use super::{DangerousArgs, FAILURE, USAGE, json_operand, with_dangerous_policy};
+use super::{ArgumentsArgs, DangerousArgs, FAILURE, USAGE, as_run, json_operand};
 use crate::registry::Registry;
 
 // The arguments of `call`.
@@ -21,6 +21,8 @@ pub(super) struct CallArgs {
     text: bool,
     #[command(flatten)]
     pub(super) dangerous: DangerousArgs,
+    #[command(flatten)]
+    pub(super) arguments_reading: ArgumentsArgs,
 }
 
 pub(super) fn run(registry: &'static Registry, args: &CallArgs) -> u8 {
@@ -29,6 +31,7 @@ pub(super) fn run(registry: &'static Registry, args: &CallArgs) -> u8 {
         arguments,
         text,
         dangerous,
+        arguments_reading,
     } = args;
     let call = match parse_call(name, arguments) {
         Ok(call) => call,
@@ -37,7 +40,7 @@ pub(super) fn run(registry: &'static Registry, args: &CallArgs) -> u8 {
             return USAGE;
         }
     };
-    let registry = match with_dangerous_policy(registry, dangerous) {
+    let registry = match as_run(registry, dangerous, *arguments_reading) {
         Ok(registry) => registry,
         Err(message) => {
             eprintln!("error: {message}");

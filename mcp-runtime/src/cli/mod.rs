@@ -105,6 +105,17 @@ struct DangerousArgs {
     confirm: bool,
 }
 
+/// How `call` and `serve` read a tool's arguments.
+#[derive(Args, Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct ArgumentsArgs {
+    /// Read a string holding JSON as the object or array a tool's input schema wants where
+    /// it stands, at any depth: models often send nested arguments JSON-encoded. Nothing
+    /// else is relaxed (not numbers or booleans as strings), and the result's explanation
+    /// says what was read. Off by default.
+    #[arg(long = "lenient-arguments")]
+    lenient: bool,
+}
+
 /// The application whose command line runs: the name and version that `serverInfo` and
 /// `--version` give. [`app!`] makes one from the calling package's `Cargo.toml`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -270,9 +281,9 @@ where
 
 /// Runs the command line `args` (the first being the program's name) over `registry`.
 ///
-/// With `--allow-dangerous` or `--allow-all-dangerous`, `call` and `serve` run a copy of
-/// `registry`'s enabled tools with that policy and the default settings (timeout, output
-/// checks); without them, `registry` itself.
+/// With `--allow-dangerous`, `--allow-all-dangerous` or `--lenient-arguments`, `call` and
+/// `serve` run a copy of `registry`'s enabled tools with that policy or reading and the
+/// default settings (timeout, output checks); without them, `registry` itself.
 pub fn run_with<I, T>(registry: &'static Registry, args: I) -> ExitCode
 where
     I: IntoIterator<Item = T>,
@@ -334,19 +345,39 @@ where
 }
 
 /// `registry` as `call` and `serve` run it: unchanged without `--allow-dangerous`,
-/// `--allow-all-dangerous` or `--confirm-dangerous`; otherwise its tools, with the default
-/// settings and the policy asked for. A name that is no tool of the registry is an error; one of a tool not marked
-/// dangerous gets a warning, since it runs anyway.
-fn with_dangerous_policy(
+/// `--allow-all-dangerous`, `--confirm-dangerous` or `--lenient-arguments`; otherwise its
+/// tools, with the default settings and the policy and reading asked for. A name that is
+/// no tool of the registry is an error; one of a tool not marked dangerous gets a warning,
+/// since it runs anyway.
+fn as_run(
     registry: &'static Registry,
     dangerous: &DangerousArgs,
+    arguments: ArgumentsArgs,
 ) -> Result<ServedRegistry, String> {
+    let policy = dangerous_policy(registry, dangerous)?;
+    if policy.is_none() && !arguments.lenient {
+        return Ok(ServedRegistry::Static(registry));
+    }
+    Registry::builder()
+        .registry(registry)
+        .dangerous_policy(policy.unwrap_or_default())
+        .lenient_arguments(arguments.lenient)
+        .build()
+        .map(ServedRegistry::from)
+        .map_err(|err| err.to_string())
+}
+
+/// The policy `dangerous` asks for; `None` when it asks for none.
+fn dangerous_policy(
+    registry: &Registry,
+    dangerous: &DangerousArgs,
+) -> Result<Option<DangerousPolicy>, String> {
     let policy = if dangerous.allow_all {
         DangerousPolicy::AllowAll
     } else if dangerous.confirm {
         DangerousPolicy::AskUser
     } else if dangerous.allow.is_empty() {
-        return Ok(ServedRegistry::Static(registry));
+        return Ok(None);
     } else {
         let mut names = std::collections::BTreeSet::new();
         for name in &dangerous.allow {
@@ -373,12 +404,7 @@ fn with_dangerous_policy(
         }
         DangerousPolicy::Allow(names)
     };
-    Registry::builder()
-        .registry(registry)
-        .dangerous_policy(policy)
-        .build()
-        .map(ServedRegistry::from)
-        .map_err(|err| err.to_string())
+    Ok(Some(policy))
 }
 
 /// The enabled tool named `name`, or served under that name with `--llm-names`

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use clap::Args;
 
-use super::{DangerousArgs, FAILURE, USAGE, with_dangerous_policy};
+use super::{ArgumentsArgs, DangerousArgs, FAILURE, USAGE, as_run};
 use crate::registry::{EMPTY_REGISTRY_HINT, Registry};
 use crate::server::{self, ServedRegistry, Server};
 #[cfg(feature = "http")]
@@ -55,6 +55,8 @@ pub(super) struct ServeArgs {
     rate_burst: Option<NonZeroU32>,
     #[command(flatten)]
     pub(super) dangerous: DangerousArgs,
+    #[command(flatten)]
+    pub(super) arguments_reading: ArgumentsArgs,
     /// Serve tools under names valid for LLM APIs: `calculator.add` as `calculator_add`.
     #[arg(long)]
     llm_names: bool,
@@ -148,6 +150,7 @@ pub(super) fn run(
         task_lease,
         page_size,
         dangerous,
+        arguments_reading,
         state_key_file,
         ..
     } = args;
@@ -162,7 +165,7 @@ pub(super) fn run(
             return USAGE;
         }
     };
-    let served = match with_dangerous_policy(registry, &dangerous) {
+    let served = match as_run(registry, &dangerous, arguments_reading) {
         Ok(served) => served,
         Err(message) => {
             eprintln!("error: {message}");

@@ -770,6 +770,17 @@ impl RegistryBuilder {
         self
     }
 
+    /// Whether a string holding JSON is read as the object or array the input schema wants
+    /// where it stands: models often send nested arguments JSON-encoded. Off unless set.
+    /// Nothing else is relaxed, and the result's explanation says what was read, or why a
+    /// string that looked like JSON was not; see
+    /// [`#[mcp_tool]`](crate::mcp_tool#lenient-arguments).
+    #[must_use]
+    pub fn lenient_arguments(mut self, lenient: bool) -> Self {
+        self.settings.lenient_arguments = lenient;
+        self
+    }
+
     /// Which `dangerous` tools may run; none unless set.
     #[must_use]
     pub fn dangerous_policy(mut self, policy: DangerousPolicy) -> Self {

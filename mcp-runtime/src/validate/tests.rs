@@ -94,6 +94,49 @@ fn the_range_of_each_integer_type_is_left_to_serde() {
 }
 
 #[test]
+fn names_are_checked_at_a_closed_root_and_by_the_schema_below_it() {
+    let root = json!({
+        "type": "object",
+        "properties": { "a": { "type": "boolean" }, "spot": { "$ref": "#/$defs/Spot" } },
+        "additionalProperties": false,
+    });
+    assert!(closed(&root));
+    assert!(!beyond_serde(&root), "the root's names are looked up apart");
+    assert!(names_listed(&root, &json!({ "a": true, "spot": {} })));
+    assert!(names_listed(&root, &json!({})));
+    assert!(!names_listed(
+        &root,
+        &json!({ "a": true, "alias_of_a": true })
+    ));
+    // An open root admits any name: nothing to look up.
+    assert!(!closed(&json!({ "type": "object", "properties": {} })));
+    assert!(!closed(&json!({
+        "type": "object",
+        "additionalProperties": false,
+        "patternProperties": { "^x": {} },
+    })));
+    // A closed object below the root (a struct with `deny_unknown_fields`, an enum variant
+    // carrying data) may hold an alias deserialization reads: the schema is needed.
+    let mut nested = root.clone();
+    nested["$defs"] = json!({ "Spot": {
+        "type": "object",
+        "properties": { "x": { "type": "integer", "format": "int32" } },
+        "additionalProperties": false,
+    } });
+    assert!(beyond_serde(&nested));
+    let variant = json!({
+        "type": "object",
+        "properties": { "step": { "oneOf": [{
+            "type": "object",
+            "properties": { "by": { "type": "integer", "format": "int32" } },
+            "required": ["by"],
+            "additionalProperties": false,
+        }] } },
+    });
+    assert!(beyond_serde(&variant));
+}
+
+#[test]
 fn stated_constraints_need_the_schema() {
     for constraint in [
         json!({ "type": "integer", "format": "uint8", "minimum": 1 }),

@@ -14,7 +14,7 @@ fn greet(
     /// The greeting word.
     #[serde(default = "default_greeting")]
     greeting: String,
-    /// Whether to shout; also accepted as `loud`.
+    /// Whether to shout. The alias is not advertised, so it is refused.
     #[serde(alias = "loud")]
     shout: Option<bool>,
 ) -> String {
@@ -49,8 +49,10 @@ fn main() {
     // default = "path": not required, and the schema shows the default value.
     assert_eq!(schema["required"], json!(["userName"]), "{schema}");
     assert_eq!(properties["greeting"]["default"], "Hello", "{schema}");
-    // alias: the property keeps its own name.
+    // alias: the property keeps its own name, the only one the schema admits.
     assert!(properties.contains_key("shout"), "{schema}");
+    assert!(!properties.contains_key("loud"), "{schema}");
+    assert_eq!(schema["additionalProperties"], false, "{schema}");
 
     // Deserialization follows the same attributes.
     assert_eq!(call(json!({ "userName": "Bo" })), Ok(json!("Hello, Bo!")));
@@ -62,10 +64,11 @@ fn main() {
         call(json!({ "userName": "Bo", "shout": true })),
         Ok(json!("HELLO, BO!"))
     );
-    assert_eq!(
-        call(json!({ "userName": "Bo", "loud": true })),
-        Ok(json!("HELLO, BO!"))
-    );
+    // The alias is refused as the unknown argument the advertised schema says it is,
+    // though this tool's schema states nothing beyond its types.
+    let refused = call(json!({ "userName": "Bo", "loud": true })).unwrap_err();
+    assert!(refused.contains("ValidationError"), "{refused}");
+    assert!(refused.contains("additionalProperties"), "{refused}");
     // The Rust name of a renamed parameter is not accepted.
     assert!(call(json!({ "user_name": "Bo" })).is_err());
 }
