@@ -131,6 +131,29 @@ impl MCPToolResult {
         }
     }
 
+    /// A `success` carrying `data` as it is, an object or no data: what
+    /// [`MCPToolResult::success`] makes of a value already taken apart, without putting
+    /// it back into a `Value` first.
+    ///
+    /// ```
+    /// use mcp_runtime_core::MCPToolResult;
+    /// use serde_json::json;
+    ///
+    /// let data = json!({ "words": 2 }).as_object().cloned();
+    /// assert_eq!(MCPToolResult::success_data(data), MCPToolResult::success(json!({ "words": 2 })));
+    /// assert_eq!(MCPToolResult::success_data(None), MCPToolResult::no_data());
+    /// ```
+    #[inline]
+    pub fn success_data(data: Option<Map<String, Value>>) -> Self {
+        Self {
+            status: ToolStatus::Success,
+            data,
+            error: None,
+            explanation: None,
+            content: Vec::new(),
+        }
+    }
+
     /// A `success` without data: for a tool that answers with content blocks only.
     pub fn no_data() -> Self {
         Self::success(Value::Null)

@@ -581,10 +581,9 @@ fn finish(
 ) -> MCPToolResult {
     let (definition, validation) = (&built.definition, &built.validation);
     let result = match outcome {
-        Ok(Output::Value(value)) => match output_data(value, definition.wraps_output()) {
-            Some(data) => MCPToolResult::success(Value::Object(data)),
-            None => MCPToolResult::success(Value::Null),
-        },
+        Ok(Output::Value(value)) => {
+            MCPToolResult::success_data(output_data(value, definition.wraps_output()))
+        }
         Ok(Output::Result(result)) => *result,
         Err(Failure::Tool(err)) => return MCPToolResult::failure(*err),
         Err(Failure::Arguments(err)) => {
