@@ -41,7 +41,7 @@ impl MCPToolCall {
     /// A call of `tool_name` with `arguments`, which must be a JSON object.
     pub fn new(tool_name: &str, arguments: Value) -> Result<Self, MessageError> {
         Ok(Self {
-            tool_name: ToolName::new(tool_name)?,
+            tool_name: tool_name.parse()?,
             arguments: into_object(arguments, "arguments")?,
         })
     }

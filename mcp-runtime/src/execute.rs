@@ -656,7 +656,7 @@ mod tests {
     #[test]
     fn integral_floats_are_admitted_as_integers_without_the_schema() {
         let tool = Registry::global().get("unit.add").expect("registered");
-        assert!(!tool.is_guarded());
+        assert!(!tool.built().is_guarded());
         let admitted = admit(
             tool.built(),
             arguments(json!({ "a": 1.0, "b": 1e2 })),
