@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 rounds=${ROUNDS:-5}
 target=${CARGO_TARGET_DIR:-target}
 out=$target/bench-rounds
-rm -rf "$out" && mkdir -p "$out"
+rm -rf "$out" "$target/criterion/two_integer_tool" && mkdir -p "$out"
 
 for round in $(seq 1 "$rounds"); do
   cargo bench -q -p mcp-runtime --bench call -- --warm-up-time 1 --measurement-time 3 "$@" >/dev/null
