@@ -41,7 +41,7 @@ impl MCPToolCall {
     /// A call of `tool_name` with `arguments`, which must be a JSON object.
     pub fn new(tool_name: &str, arguments: Value) -> Result<Self, MessageError> {
         Ok(Self {
-            tool_name: ToolName::new(tool_name)?,
+            tool_name: tool_name.parse()?,
             arguments: into_object(arguments, "arguments")?,
         })
     }
@@ -125,6 +125,29 @@ impl MCPToolResult {
         Self {
             status: ToolStatus::Success,
             data: data_object(data.into()),
+            error: None,
+            explanation: None,
+            content: Vec::new(),
+        }
+    }
+
+    /// A `success` carrying `data` as it is, an object or no data: what
+    /// [`MCPToolResult::success`] makes of a value already taken apart, without putting
+    /// it back into a `Value` first.
+    ///
+    /// ```
+    /// use mcp_runtime_core::MCPToolResult;
+    /// use serde_json::json;
+    ///
+    /// let data = json!({ "words": 2 }).as_object().cloned();
+    /// assert_eq!(MCPToolResult::success_data(data), MCPToolResult::success(json!({ "words": 2 })));
+    /// assert_eq!(MCPToolResult::success_data(None), MCPToolResult::no_data());
+    /// ```
+    #[inline]
+    pub fn success_data(data: Option<Map<String, Value>>) -> Self {
+        Self {
+            status: ToolStatus::Success,
+            data,
             error: None,
             explanation: None,
             content: Vec::new(),

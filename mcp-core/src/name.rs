@@ -6,6 +6,7 @@ use std::ops::Deref;
 use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use smol_str::SmolStr;
 
 /// The longest invocation name accepted, as in MCP's tool-name rule.
 pub const MAX_TOOL_NAME_LEN: usize = 128;
@@ -68,14 +69,21 @@ pub enum ToolNameError {
 /// # Ok::<(), mcp_runtime_core::ToolNameError>(())
 /// ```
 #[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct ToolName(String);
+pub struct ToolName(SmolStr);
 
 impl ToolName {
     /// Checks `name` and wraps it.
     pub fn new(name: impl Into<String>) -> Result<Self, ToolNameError> {
         let name = name.into();
         validate(&name)?;
-        Ok(Self(name))
+        Ok(Self(SmolStr::from(name)))
+    }
+
+    /// Checks `name` and copies it: a name short enough to be kept inline is never
+    /// allocated.
+    fn of_str(name: &str) -> Result<Self, ToolNameError> {
+        validate(name)?;
+        Ok(Self(SmolStr::new(name)))
     }
 
     /// The name as a string slice.
@@ -90,12 +98,13 @@ impl ToolName {
 
     /// The part after the last dot, e.g. `read_file_content`.
     pub fn tool(&self) -> &str {
-        self.0.rsplit_once('.').map_or(&self.0, |(_, tool)| tool)
+        let name = self.as_str();
+        name.rsplit_once('.').map_or(name, |(_, tool)| tool)
     }
 
     /// The owned string.
     pub fn into_string(self) -> String {
-        self.0
+        self.0.into()
     }
 }
 
@@ -151,7 +160,7 @@ impl FromStr for ToolName {
     type Err = ToolNameError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::new(s)
+        Self::of_str(s)
     }
 }
 
@@ -167,7 +176,7 @@ impl TryFrom<&str> for ToolName {
     type Error = ToolNameError;
 
     fn try_from(s: &str) -> Result<Self, Self::Error> {
-        Self::new(s)
+        Self::of_str(s)
     }
 }
 

@@ -2,13 +2,15 @@
 //! does only the essential work: deserialize the arguments, call the function, serialize
 //! the result. Both start from the same owned arguments object, made outside the timing.
 //!
-//! Run with `cargo bench -p mcp-runtime --bench call`.
+//! Run with `cargo bench -p mcp-runtime --bench call`. With `MCP_CALL_COUNT=N` set, it
+//! runs N calls of each of [`one_baseline`] and [`one_call`] instead, with nothing else
+//! around them, for `scripts/callgrind-call.sh` to count their instructions.
 
 use std::hint::black_box;
 
-use criterion::{BatchSize, Criterion, criterion_main};
+use criterion::{BatchSize, Criterion};
 use futures_util::FutureExt;
-use mcp_runtime::{MCPToolCall, Registry, mcp_tool};
+use mcp_runtime::{MCPToolCall, MCPToolResult, Registry, mcp_tool};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -140,9 +142,52 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
+/// One baseline call, kept out of line so that callgrind can count it alone.
+#[inline(never)]
+fn one_baseline(arguments: Map<String, Value>) -> Value {
+    baseline(arguments)
+}
+
+/// One `Registry::call` of the inline object-returning tool, kept out of line likewise.
+#[inline(never)]
+fn one_call(registry: &Registry, call: MCPToolCall) -> Option<MCPToolResult> {
+    registry.call(call).now_or_never()
+}
+
+/// Runs `n` calls of each of [`one_baseline`] and [`one_call`], their inputs made before
+/// and their outputs dropped after, as criterion's batches do.
+fn count(n: usize) {
+    let registry = Registry::global();
+    // Once each outside the count: what is built on first use is not a call's cost.
+    black_box(baseline(arguments()));
+    black_box(registry.call(call_of("bench.add")).now_or_never());
+    let inputs: Vec<_> = (0..n).map(|_| arguments()).collect();
+    let outputs: Vec<_> = inputs.into_iter().map(one_baseline).collect();
+    assert!(outputs.iter().all(|output| *output == json!({ "sum": 42 })));
+    let calls: Vec<_> = (0..n).map(|_| call_of("bench.add")).collect();
+    let results: Vec<_> = calls
+        .into_iter()
+        .map(|call| one_call(registry, call))
+        .collect();
+    assert!(results.iter().all(|result| {
+        result.as_ref().and_then(MCPToolResult::data) == json!({ "sum": 42 }).as_object()
+    }));
+}
+
 // criterion's macro generates an undocumented function.
 #[allow(missing_docs)]
 mod group {
     criterion::criterion_group!(benches, super::bench);
 }
-criterion_main!(group::benches);
+
+fn main() {
+    if let Some(n) = std::env::var("MCP_CALL_COUNT")
+        .ok()
+        .and_then(|n| n.parse().ok())
+    {
+        count(n);
+        return;
+    }
+    group::benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -42,6 +42,17 @@ pub(crate) struct Reports {
     pub(crate) panicked: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
 
+impl Reports {
+    /// Nowhere to report anything.
+    pub(crate) const NONE: Reports = Reports {
+        progress: None,
+        log: None,
+        asks: None,
+        auth: None,
+        panicked: None,
+    };
+}
+
 /// The context of one call, injected into a tool that asks for it with a parameter of type
 /// `&ToolContext` or `ToolContext` (anywhere in its parameter list). It never appears in
 /// the tool's input schema.

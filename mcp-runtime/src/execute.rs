@@ -27,7 +27,7 @@ use crate::registration::{Failure, Handler, Outcome, Output, ToolFuture};
 use crate::talk::AskError;
 use crate::talk::ask::{Asks, InputRequest};
 use crate::talk::log::{Scoped, scoped};
-use crate::tool::RegisteredTool;
+use crate::tool::{Built, RegisteredTool};
 use crate::validate::{Lenience, deserialize_violation, invalid_arguments};
 
 /// The `tracing` target of the event every call emits.
@@ -75,6 +75,13 @@ pub struct CallOptions {
     reports: Reports,
     cancellation: Option<CancellationToken>,
 }
+
+/// The options of a call given none, for the calls that borrow them.
+pub(crate) static NO_OPTIONS: CallOptions = CallOptions {
+    meta: None,
+    reports: Reports::NONE,
+    cancellation: None,
+};
 
 impl CallOptions {
     /// No metadata, no progress reports, no cancellation but dropping the call.
@@ -156,9 +163,10 @@ type SyncInvoke = fn(&Value, Invocation<'_>) -> Outcome;
 /// Runs an inline tool on the caller's thread, to its end: no future, nothing to cancel.
 pub(crate) fn run_inline(
     tool: &RegisteredTool,
+    built: &Built,
     invoke: SyncInvoke,
     mut arguments: Map<String, Value>,
-    options: CallOptions,
+    options: &CallOptions,
     settings: &Settings,
 ) -> MCPToolResult {
     let started = audit_clock();
@@ -166,7 +174,7 @@ pub(crate) fn run_inline(
     let lenience = read_leniently(tool, &mut arguments, settings);
     let result = {
         let _entered = span.enter();
-        match admit(tool, arguments, settings) {
+        match admit(built, arguments, settings) {
             Err(refused) => MCPToolResult::failure(refused),
             // A caller that gave up before the tool began: it does not run, as on the
             // ordinary path. Once begun, an inline tool runs to its end within one poll.
@@ -176,7 +184,7 @@ pub(crate) fn run_inline(
                     .as_ref()
                     .is_some_and(CancellationToken::is_cancelled) =>
             {
-                MCPToolResult::failure(cancelled(tool.definition()))
+                MCPToolResult::failure(cancelled(&built.definition))
             }
             Ok(arguments) => {
                 let invocation = Invocation::new(
@@ -187,10 +195,10 @@ pub(crate) fn run_inline(
                     &span,
                 );
                 let log = options.reports.log.as_ref();
-                let outcome = catch(tool.definition(), None, || {
+                let outcome = catch(&built.definition, None, || {
                     scoped(log, || invoke(&arguments, invocation))
                 });
-                finish(tool, settings, outcome, Some(&arguments))
+                finish(built, settings, outcome, Some(&arguments))
             }
         }
     };
@@ -266,14 +274,13 @@ fn audit(tool: &RegisteredTool, started: Option<Instant>, result: &MCPToolResult
 /// integral floats (`1.0`, `1e2`) where the schema admits integers only made integers, as
 /// JSON Schema counts them, so that the policy and the tool see what the schema accepted.
 fn admit(
-    tool: &RegisteredTool,
+    built: &Built,
     mut arguments: Map<String, Value>,
     settings: &Settings,
 ) -> Result<Value, ToolError> {
-    let definition = tool.definition();
-    tool.validation()
-        .normalize_integers(definition, &mut arguments);
-    if !tool.is_guarded() {
+    let (definition, validation) = (&built.definition, &built.validation);
+    validation.normalize_integers(definition, &mut arguments);
+    if !built.is_guarded() {
         return Ok(Value::Object(arguments));
     }
     if !settings.dangerous.permits(definition, &arguments) {
@@ -289,7 +296,7 @@ fn admit(
         ));
     }
     let arguments = Value::Object(arguments);
-    tool.validation().check_input(definition, &arguments)?;
+    validation.check_input(definition, &arguments)?;
     Ok(arguments)
 }
 
@@ -300,15 +307,16 @@ async fn run_checked(
     settings: &Settings,
     span: tracing::Span,
 ) -> MCPToolResult {
-    let definition = tool.definition();
-    let arguments = match admit(tool, arguments, settings) {
+    let built = tool.built();
+    let definition = &built.definition;
+    let arguments = match admit(built, arguments, settings) {
         Ok(arguments) => arguments,
         Err(refused) => return MCPToolResult::failure(refused),
     };
     if settings.dangerous.asks_user(definition) {
         if let Err(refused) = confirm(definition, &arguments, options.reports.asks.as_deref()).await
         {
-            return finish(tool, settings, Err(refused), None);
+            return finish(built, settings, Err(refused), None);
         }
     }
     let parent = options.cancellation;
@@ -403,7 +411,7 @@ async fn run_checked(
             run_future(definition, timeout, parent.as_ref(), &token, flag, future).await
         }
     };
-    finish(tool, settings, outcome, kept_arguments.as_ref())
+    finish(built, settings, outcome, kept_arguments.as_ref())
 }
 
 /// A tool's future, polled with the call's log sink as the thread's current one when the
@@ -596,22 +604,21 @@ fn format_duration(duration: Duration) -> String {
 }
 
 fn finish(
-    tool: &RegisteredTool,
+    built: &Built,
     settings: &Settings,
     outcome: Outcome,
     arguments: Option<&Value>,
 ) -> MCPToolResult {
-    let definition = tool.definition();
+    let (definition, validation) = (&built.definition, &built.validation);
     let result = match outcome {
-        Ok(Output::Value(value)) => match output_data(value, definition.wraps_output()) {
-            Some(data) => MCPToolResult::success(Value::Object(data)),
-            None => MCPToolResult::success(Value::Null),
-        },
+        Ok(Output::Value(value)) => {
+            MCPToolResult::success_data(output_data(value, definition.wraps_output()))
+        }
         Ok(Output::Result(result)) => *result,
         Err(Failure::Tool(err)) => return MCPToolResult::failure(*err),
         Err(Failure::Arguments(err)) => {
             let arguments = arguments.unwrap_or(&Value::Null);
-            let violations = match tool.validation().input_violations(definition, arguments) {
+            let violations = match validation.input_violations(definition, arguments) {
                 Ok(violations) if !violations.is_empty() => violations,
                 _ => vec![deserialize_violation(err.path, &err.message, arguments)],
             };
@@ -620,7 +627,7 @@ fn finish(
     };
     if settings.validate_output && result.status() != ToolStatus::Failure {
         if let Some(data) = result.data() {
-            if let Err(err) = tool.validation().check_output(definition, data) {
+            if let Err(err) = validation.check_output(definition, data) {
                 return MCPToolResult::failure(err);
             }
         }
@@ -681,7 +688,7 @@ mod tests {
         let tool = Registry::global().get("unit.add").expect("registered");
         assert!(!tool.validates_arguments());
         let admitted = admit(
-            tool,
+            tool.built(),
             arguments(json!({ "a": 1.0, "b": 1e2 })),
             &Settings::default(),
         )

@@ -41,15 +41,22 @@ enum Described {
     },
 }
 
+/// A tool's definition and what follows from it, built once.
 #[derive(Debug)]
-struct Built {
-    definition: ToolDefinition,
-    validation: Validation,
+pub(crate) struct Built {
+    pub(crate) definition: ToolDefinition,
+    pub(crate) validation: Validation,
     /// Why the definition could not be built; calls are refused with it.
-    error: Option<DefinitionError>,
+    pub(crate) error: Option<DefinitionError>,
 }
 
 impl Built {
+    /// Whether a call must pass a check before the tool runs: the dangerous-tool policy or
+    /// the input schema (its constraints, or its names).
+    pub(crate) fn is_guarded(&self) -> bool {
+        self.definition.annotations().dangerous || self.validation.checks_input()
+    }
+
     fn new(definition: ToolDefinition, typed: bool, error: Option<DefinitionError>) -> Self {
         Self {
             validation: Validation::new(&definition, typed),
@@ -189,14 +196,14 @@ impl RegisteredTool {
         &self.described.get().validation
     }
 
-    pub(crate) fn shared_name(&self) -> Arc<ToolName> {
-        Arc::clone(&self.name)
+    /// The definition, its validation state and its error in one look: a call reads them
+    /// all, and each separate look checks that they were built.
+    pub(crate) fn built(&self) -> &Built {
+        self.described.get()
     }
 
-    /// Whether a call must pass a check before the tool runs: the dangerous-tool policy or
-    /// the input schema (its constraints, or its names).
-    pub(crate) fn is_guarded(&self) -> bool {
-        self.definition().annotations().dangerous || self.validation().checks_input()
+    pub(crate) fn shared_name(&self) -> Arc<ToolName> {
+        Arc::clone(&self.name)
     }
 
     pub(crate) fn name_arc(&self) -> &Arc<ToolName> {

@@ -108,7 +108,13 @@ impl Validation {
     /// Whether `arguments` may hold a float to rewrite: the walk's gate, which keeps calls
     /// without integral floats, and tools without integers, from paying for it.
     fn may_rewrite(&self, arguments: &Map<String, Value>) -> bool {
-        self.input_integers && arguments.values().any(has_integral_float)
+        // A scalar is settled here, without a call: most arguments are scalars.
+        self.input_integers
+            && arguments.values().any(|value| match value {
+                Value::Number(n) => n.is_f64() && has_integral_float(value),
+                Value::Array(_) | Value::Object(_) => has_integral_float(value),
+                _ => false,
+            })
     }
 
     /// Checks `arguments` against the schema when it states more than deserialization

@@ -485,32 +485,47 @@ impl Registry {
     /// Timeouts and blocking tools need a Tokio runtime with its time driver
     /// (`#[tokio::main]` has one); [`Registry::call_blocking`] brings its own.
     pub fn call(&self, call: MCPToolCall) -> impl Future<Output = MCPToolResult> + Send + '_ {
-        // The future of `call_with` itself, not one wrapping it: one less to build and move.
-        self.call_with(call, CallOptions::default())
+        // No options to make, move or drop: an inline tool borrows the empty ones.
+        self.dispatch(call, None)
     }
 
     /// [`Registry::call`] with metadata, a progress sink or a cancellation token.
-    pub async fn call_with(&self, call: MCPToolCall, options: CallOptions) -> MCPToolResult {
-        match self.tools.get(call.tool_name.as_str()) {
-            Some(tool) if tool.enabled => match tool.handler {
-                _ if tool.definition_error().is_some() => {
-                    MCPToolResult::failure(ToolError::execution(format!(
-                        "tool `{}` cannot run: its definition could not be built: {}",
-                        tool.name,
-                        tool.definition_error()
-                            .map(ToString::to_string)
-                            .unwrap_or_default()
-                    )))
-                }
-                // An inline tool runs right here: no future of its own to build or move.
-                // Unless its user must confirm it first, which takes an await.
-                Handler::Inline(invoke) if !self.asks_user_before(tool) => {
-                    execute::run_inline(tool, invoke, call.arguments, options, &self.settings)
-                }
-                // The other kinds await a large future: boxed, it keeps this one small.
-                _ => Box::pin(execute::run(tool, call.arguments, options, &self.settings)).await,
-            },
-            _ => self.unknown_tool(&call.tool_name),
+    pub fn call_with(
+        &self,
+        call: MCPToolCall,
+        options: CallOptions,
+    ) -> impl Future<Output = MCPToolResult> + Send + '_ {
+        self.dispatch(call, Some(options))
+    }
+
+    /// Runs `call` with `options`, or with none.
+    async fn dispatch(&self, call: MCPToolCall, options: Option<CallOptions>) -> MCPToolResult {
+        let Some(tool) = self
+            .tools
+            .get(call.tool_name.as_str())
+            .filter(|tool| tool.enabled)
+        else {
+            return self.unknown_tool(&call.tool_name);
+        };
+        let built = tool.built();
+        if let Some(error) = &built.error {
+            return MCPToolResult::failure(ToolError::execution(format!(
+                "tool `{}` cannot run: its definition could not be built: {error}",
+                tool.name
+            )));
+        }
+        match tool.handler {
+            // An inline tool runs right here: no future of its own to build or move.
+            // Unless its user must confirm it first, which takes an await.
+            Handler::Inline(invoke) if !self.settings.dangerous.asks_user(&built.definition) => {
+                let options = options.as_ref().unwrap_or(&execute::NO_OPTIONS);
+                execute::run_inline(tool, built, invoke, call.arguments, options, &self.settings)
+            }
+            // The other kinds await a large future: boxed, it keeps this one small.
+            _ => {
+                let options = options.unwrap_or_default();
+                Box::pin(execute::run(tool, call.arguments, options, &self.settings)).await
+            }
         }
     }
 
