@@ -58,9 +58,9 @@ impl Violation {
 pub(crate) struct Validation {
     /// Whether the input schema states constraints deserialization does not check.
     input_beyond_serde: bool,
-    /// Whether the root of the input schema lists every property it admits
+    /// The names the root of the input schema admits, when it lists every one of them
     /// (`additionalProperties: false`): then the arguments' names are checked on every call.
-    input_closed: bool,
+    input_names: Option<ClosedNames>,
     /// Whether the input schema types anything as an integer: only then may arguments hold
     /// an integral float to rewrite.
     input_integers: bool,
@@ -74,7 +74,7 @@ impl Validation {
     pub(crate) fn new(definition: &ToolDefinition, typed: bool) -> Self {
         Self {
             input_beyond_serde: !typed || beyond_serde(definition.input_schema().as_value()),
-            input_closed: closed(definition.input_schema().as_value()),
+            input_names: ClosedNames::of(definition.input_schema().as_value()),
             input_integers: mentions_integer(definition.input_schema().as_value()),
             input: OnceLock::new(),
             output: OnceLock::new(),
@@ -89,7 +89,7 @@ impl Validation {
     /// Whether [`Validation::check_input`] has anything to check: the whole schema, or the
     /// arguments' names.
     pub(crate) fn checks_input(&self) -> bool {
-        self.input_beyond_serde || self.input_closed
+        self.input_beyond_serde || self.input_names.is_some()
     }
 
     /// Rewrites each integral float of `arguments` (`1.0`, `1e2`) that sits where the input
@@ -125,9 +125,12 @@ impl Validation {
         definition: &ToolDefinition,
         arguments: &Value,
     ) -> Result<(), ToolError> {
-        if !self.input_beyond_serde
-            && (!self.input_closed || names_listed(definition.input_schema().as_value(), arguments))
-        {
+        let names_admitted = || {
+            self.input_names
+                .as_ref()
+                .is_none_or(|names| names.admit(arguments))
+        };
+        if !self.input_beyond_serde && names_admitted() {
             return Ok(());
         }
         match self.input_violations(definition, arguments) {
@@ -697,22 +700,39 @@ fn item_schema(schema: &Map<String, Value>, index: usize) -> Option<&Value> {
 
 /// Whether a root schema closes its object: `additionalProperties: false`, with
 /// `properties` the only names it admits.
-fn closed(root: &Value) -> bool {
-    root.get("additionalProperties") == Some(&Value::Bool(false))
-        && root.get("patternProperties").is_none()
-        && root.get("properties").is_none_or(Value::is_object)
-}
+/// The property names of a closed root schema (`additionalProperties: false`, no
+/// `patternProperties`), so that a call's names are looked up without hashing.
+#[derive(Debug)]
+pub(crate) struct ClosedNames(Box<[Box<str>]>);
 
-/// Whether every name of `arguments` is a property of the closed `root`.
-fn names_listed(root: &Value, arguments: &Value) -> bool {
-    let empty = Map::new();
-    let properties = root
-        .get("properties")
-        .and_then(Value::as_object)
-        .unwrap_or(&empty);
-    arguments
-        .as_object()
-        .is_some_and(|arguments| arguments.keys().all(|name| properties.contains_key(name)))
+impl ClosedNames {
+    /// The names `root` admits, if it is closed.
+    fn of(root: &Value) -> Option<Self> {
+        let closed = root.get("additionalProperties") == Some(&Value::Bool(false))
+            && root.get("patternProperties").is_none();
+        let properties = match root.get("properties") {
+            None => Some(Vec::new()),
+            Some(Value::Object(properties)) => {
+                Some(properties.keys().map(|name| name.as_str().into()).collect())
+            }
+            Some(_) => None,
+        };
+        let names: Vec<Box<str>> = properties.filter(|_| closed)?;
+        Some(Self(names.into_boxed_slice()))
+    }
+
+    /// Whether every name of `arguments` is one of these. A tool has a few parameters: a
+    /// scan that compares lengths first beats hashing or a binary search.
+    fn admit(&self, arguments: &Value) -> bool {
+        arguments.as_object().is_some_and(|arguments| {
+            arguments.len() <= self.0.len()
+                && arguments.keys().all(|name| {
+                    self.0
+                        .iter()
+                        .any(|listed| listed.len() == name.len() && **listed == **name)
+                })
+        })
+    }
 }
 
 /// Whether the root schema `schema` states something deserialization does not check. Its
