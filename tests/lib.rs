@@ -287,7 +287,8 @@ pub async fn hears(
     .unwrap_or(false)
 }
 
-/// The README's examples, compiled as doc tests so that they stay true.
+/// The README's examples, compiled as doc tests so that they stay true. Each is a crate of
+/// its own (`standalone_crate`): the guide's doc tests define tools of the same names.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeExample;
