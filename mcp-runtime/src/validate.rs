@@ -708,17 +708,19 @@ pub(crate) struct ClosedNames(Box<[Box<str>]>);
 impl ClosedNames {
     /// The names `root` admits, if it is closed.
     fn of(root: &Value) -> Option<Self> {
-        let closed = root.get("additionalProperties") == Some(&Value::Bool(false))
-            && root.get("patternProperties").is_none();
-        let properties = match root.get("properties") {
-            None => Some(Vec::new()),
+        if root.get("additionalProperties") != Some(&Value::Bool(false))
+            || root.get("patternProperties").is_some()
+        {
+            return None;
+        }
+        let names = match root.get("properties") {
+            None => Box::default(),
             Some(Value::Object(properties)) => {
-                Some(properties.keys().map(|name| name.as_str().into()).collect())
+                properties.keys().map(|name| name.as_str().into()).collect()
             }
-            Some(_) => None,
+            Some(_) => return None,
         };
-        let names: Vec<Box<str>> = properties.filter(|_| closed)?;
-        Some(Self(names.into_boxed_slice()))
+        Some(Self(names))
     }
 
     /// Whether every name of `arguments` is one of these. A tool has a few parameters: a

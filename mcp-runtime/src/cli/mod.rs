@@ -249,19 +249,14 @@ where
     T: Into<OsString> + Clone,
 {
     let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
-    let cli = match app {
-        None => Cli::try_parse_from(&args)?,
-        Some(app) => {
-            let command = <Cli as clap::CommandFactory>::command()
-                .name(app.name.clone())
-                .version(app.version.clone());
-            let matches = command.try_get_matches_from(&args)?;
-            <Cli as clap::FromArgMatches>::from_arg_matches(&matches)?
-        }
-    };
+    let mut command = <Cli as clap::CommandFactory>::command();
+    if let Some(app) = app {
+        command = command.name(app.name.clone()).version(app.version.clone());
+    }
+    let matches = command.try_get_matches_from_mut(&args)?;
+    let cli = <Cli as clap::FromArgMatches>::from_arg_matches(&matches)?;
     if let Command::Serve(serve) = &cli.command {
         if let Some(flag) = serve.http_only_flag_without_http() {
-            let mut command = <Cli as clap::CommandFactory>::command();
             if let Some(program) = args.first().map(std::path::Path::new) {
                 if let Some(name) = program.file_name() {
                     command = command.bin_name(name.to_string_lossy().into_owned());
