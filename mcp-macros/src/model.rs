@@ -71,6 +71,23 @@ impl Param {
         name.into_iter().chain(aliases).collect()
     }
 
+    /// Whether the schema lists exactly the names this argument is read from: no
+    /// `#[serde(alias)]` (or `flatten`, or a rename for deserializing alone), and no
+    /// `#[schemars]` attribute, which could give the schema a name of its own.
+    pub(crate) fn names_exact(&self) -> bool {
+        let mut exact = !self
+            .field_attrs
+            .iter()
+            .any(|attr| attr.path().is_ident("schemars"));
+        for_each_serde_meta(&self.field_attrs, |meta| match meta {
+            Meta::NameValue(nv) if nv.path.is_ident("alias") => exact = false,
+            Meta::Path(path) if path.is_ident("flatten") => exact = false,
+            Meta::List(list) if list.path.is_ident("rename") => exact = false,
+            _ => {}
+        });
+        exact
+    }
+
     /// Whether a serde attribute ties the field to its exact type (`default`, which calls
     /// the type's `Default` or a function returning it, or a `deserialize_with`/`with`
     /// module), so it cannot be generic.

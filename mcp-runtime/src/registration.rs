@@ -134,6 +134,8 @@ pub struct ToolRegistration {
     pub(crate) definition: fn() -> Result<ToolDefinition, DefinitionError>,
     pub(crate) handler: Handler,
     pub(crate) location: Location,
+    /// Whether the arguments struct refuses every name the input schema does not list.
+    pub(crate) exact_names: bool,
 }
 
 impl ToolRegistration {
@@ -149,7 +151,17 @@ impl ToolRegistration {
             definition,
             handler,
             location,
+            exact_names: false,
         }
+    }
+
+    /// This registration, its arguments struct known to refuse every name the input schema
+    /// does not list (no parameter has a `#[serde(alias)]`, nor an attribute that changes
+    /// its name in the schema alone): the registry then leaves the names to it.
+    #[must_use]
+    pub const fn with_exact_names(mut self) -> Self {
+        self.exact_names = true;
+        self
     }
 }
 

@@ -6,7 +6,7 @@ use std::sync::{Arc, OnceLock};
 use mcp_runtime_core::{DefinitionError, ToolDefinition, ToolName};
 
 use crate::registration::{Handler, Location, ToolRegistration};
-use crate::validate::Validation;
+use crate::validate::{Reading, Validation};
 
 /// A tool in a registry: its definition, how to run it, and where it came from.
 #[derive(Debug, Clone)]
@@ -35,8 +35,8 @@ enum Described {
         make: fn() -> Result<ToolDefinition, DefinitionError>,
         /// The name, for the stand-in definition when `make` fails.
         name: Arc<ToolName>,
-        /// Whether the handler deserializes its arguments into a typed struct.
-        typed: bool,
+        /// How the handler reads its arguments.
+        reading: Reading,
         built: OnceLock<Built>,
     },
 }
@@ -57,20 +57,24 @@ impl Built {
         self.definition.annotations().dangerous || self.validation.checks_input()
     }
 
-    fn new(definition: ToolDefinition, typed: bool, error: Option<DefinitionError>) -> Self {
+    fn new(definition: ToolDefinition, reading: Reading, error: Option<DefinitionError>) -> Self {
         Self {
-            validation: Validation::new(&definition, typed),
+            validation: Validation::new(&definition, reading),
             definition,
             error,
         }
     }
 
-    fn made(made: Result<ToolDefinition, DefinitionError>, name: &ToolName, typed: bool) -> Self {
+    fn made(
+        made: Result<ToolDefinition, DefinitionError>,
+        name: &ToolName,
+        reading: Reading,
+    ) -> Self {
         match made {
-            Ok(definition) => Self::new(definition, typed, None),
+            Ok(definition) => Self::new(definition, reading, None),
             Err(error) => Self::new(
                 ToolDefinition::unavailable(name.clone(), &error),
-                false,
+                Reading::Schema,
                 Some(error),
             ),
         }
@@ -84,9 +88,9 @@ impl Described {
             Self::Deferred {
                 make,
                 name,
-                typed,
+                reading,
                 built,
-            } => built.get_or_init(|| Built::made(make(), name, *typed)),
+            } => built.get_or_init(|| Built::made(make(), name, *reading)),
         }
     }
 }
@@ -115,10 +119,10 @@ impl RegisteredTool {
         location: Location,
         source: &str,
     ) -> Self {
-        let typed = handler.is_typed();
+        let reading = Reading::of(&handler, false);
         Self {
             name: Arc::new(definition.name().clone()),
-            described: Arc::new(Described::Ready(Built::new(definition, typed, None))),
+            described: Arc::new(Described::Ready(Built::new(definition, reading, None))),
             handler,
             location,
             source: source.into(),
@@ -137,7 +141,7 @@ impl RegisteredTool {
             described: Arc::new(Described::Deferred {
                 make: registration.definition,
                 name: Arc::clone(&name),
-                typed: registration.handler.is_typed(),
+                reading: Reading::of(&registration.handler, registration.exact_names),
                 built: OnceLock::new(),
             }),
             name,

@@ -53,6 +53,30 @@ impl Violation {
     }
 }
 
+/// How a tool reads its arguments, which decides what is checked before it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reading {
+    /// By the input schema alone: a dynamic tool, or one whose definition failed.
+    Schema,
+    /// Deserialized into a Rust type, which may accept a name the schema does not list (a
+    /// `#[serde(alias)]`).
+    Typed,
+    /// Deserialized into a Rust type that refuses every name the schema does not list.
+    TypedExact,
+}
+
+impl Reading {
+    /// How `handler` reads, given whether its arguments struct has exactly the names of its
+    /// schema.
+    pub(crate) fn of(handler: &crate::registration::Handler, exact_names: bool) -> Self {
+        match (handler.is_typed(), exact_names) {
+            (false, _) => Self::Schema,
+            (true, false) => Self::Typed,
+            (true, true) => Self::TypedExact,
+        }
+    }
+}
+
 /// The validation state of one tool.
 #[derive(Debug)]
 pub(crate) struct Validation {
@@ -69,13 +93,17 @@ pub(crate) struct Validation {
 }
 
 impl Validation {
-    /// The state for `definition`. `typed` tools deserialize their arguments into a Rust
-    /// type; other (dynamic) tools rely on the schema alone.
-    pub(crate) fn new(definition: &ToolDefinition, typed: bool) -> Self {
+    /// The state for `definition`, whose tool reads its arguments as `reading` says.
+    pub(crate) fn new(definition: &ToolDefinition, reading: Reading) -> Self {
+        let schema = definition.input_schema().as_value();
         Self {
-            input_beyond_serde: !typed || beyond_serde(definition.input_schema().as_value()),
-            input_names: ClosedNames::of(definition.input_schema().as_value()),
-            input_integers: mentions_integer(definition.input_schema().as_value()),
+            input_beyond_serde: reading == Reading::Schema || beyond_serde(schema),
+            // A struct that refuses what the schema does not list checks the names itself.
+            input_names: match reading {
+                Reading::TypedExact => None,
+                Reading::Schema | Reading::Typed => ClosedNames::of(schema),
+            },
+            input_integers: mentions_integer(schema),
             input: OnceLock::new(),
             output: OnceLock::new(),
         }
@@ -94,15 +122,17 @@ impl Validation {
 
     /// Rewrites each integral float of `arguments` (`1.0`, `1e2`) that sits where the input
     /// schema admits integers only as that integer. Costs a look at the arguments' numbers
-    /// when the schema has integers; nothing otherwise.
+    /// when the schema has integers; nothing otherwise. Whether there was any to rewrite.
     pub(crate) fn normalize_integers(
         &self,
         definition: &ToolDefinition,
         arguments: &mut Map<String, Value>,
-    ) {
-        if self.may_rewrite(arguments) {
+    ) -> bool {
+        let may_rewrite = self.may_rewrite(arguments);
+        if may_rewrite {
             Walk::new(definition.input_schema().as_value(), Task::Integers).arguments(arguments);
         }
+        may_rewrite
     }
 
     /// Whether `arguments` may hold a float to rewrite: the walk's gate, which keeps calls

@@ -359,6 +359,25 @@ fn an_alias_the_schema_does_not_list_is_refused_though_the_schema_is_skipped() {
 }
 
 #[test]
+fn an_unknown_argument_is_refused_by_the_schema_where_no_parameter_has_an_alias() {
+    // No alias: the arguments struct refuses what the schema does not list, so the
+    // registry leaves the names to it, and reports the refusal as the schema words it.
+    for tool in ["exec.add_inline", "exec.add_blocking", "exec.add_async"] {
+        let result = call(tool, json!({ "a": 1, "b": 2, "c": 3 }));
+        assert_eq!(
+            result.error().expect("refused").error_type,
+            ErrorType::ValidationError,
+            "{tool}"
+        );
+        assert_eq!(
+            violations(&result),
+            [(String::new(), "additionalProperties".to_owned())],
+            "{tool}"
+        );
+    }
+}
+
+#[test]
 fn an_alias_inside_a_parameter_type_is_refused_where_the_schema_closes_the_object() {
     let tool = Registry::global().get("exec.aliased_inside").unwrap();
     assert!(

@@ -41,6 +41,12 @@ fn registration(tool: &Tool, args: &Args) -> TokenStream {
     let invoke = invoke(tool, args, &private);
 
     let name = tool_name(tool, args);
+    // The arguments struct refuses unknown names; when it reads no name the schema leaves
+    // out, the registry need not check them again.
+    let exact_names = tool
+        .arguments()
+        .all(|param| param.names_exact())
+        .then(|| quote!(.with_exact_names()));
     let span = tool.item.sig.ident.span();
     let location = quote_spanned! {span=>
         #private::Location {
@@ -70,7 +76,7 @@ fn registration(tool: &Tool, args: &Args) -> TokenStream {
             #invoke
 
             #private::inventory::submit! {
-                #private::ToolRegistration::new(#name, __mcp_definition, __MCP_HANDLER, #location)
+                #private::ToolRegistration::new(#name, __mcp_definition, __MCP_HANDLER, #location)#exact_names
             }
         };
     }

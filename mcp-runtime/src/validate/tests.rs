@@ -190,7 +190,7 @@ fn normalized(schema: &Value, arguments: Value) -> Value {
         schemars::Schema::try_from(schema.clone()).expect("a schema"),
     )
     .expect("a definition");
-    Validation::new(&definition, true).normalize_integers(&definition, &mut arguments);
+    Validation::new(&definition, Reading::Typed).normalize_integers(&definition, &mut arguments);
     Value::Object(arguments)
 }
 
@@ -489,7 +489,7 @@ fn only_schemas_with_integers_look_at_the_arguments() {
 fn the_walk_runs_only_for_integral_floats_under_a_schema_with_integers() {
     let validation = |schema: Value| {
         let schema = schemars::Schema::try_from(schema).unwrap();
-        Validation::new(&ToolDefinition::new("t.t", schema).unwrap(), true)
+        Validation::new(&ToolDefinition::new("t.t", schema).unwrap(), Reading::Typed)
     };
     let integers = validation(json!({ "type": "object", "properties": {
         "a": { "type": "integer" }, "b": { "type": "number" } } }));
