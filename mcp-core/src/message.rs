@@ -112,7 +112,9 @@ pub struct MCPToolResult {
     data: Option<Map<String, Value>>,
     /// Boxed: failures are the rare case, and a smaller result is cheaper to move.
     error: Option<Box<MCPErrorDetail>>,
-    explanation: Option<String>,
+    /// A boxed `str`, a word smaller than a `String`: the whole result then moves in 128
+    /// bytes, which the compiler copies inline rather than through `memcpy`.
+    explanation: Option<Box<str>>,
     /// Content blocks besides the data (images, audio, resources, text).
     content: Vec<ContentBlock>,
 }
@@ -213,7 +215,7 @@ impl MCPToolResult {
             status,
             data,
             error: error.map(Box::new),
-            explanation,
+            explanation: explanation.map(String::into_boxed_str),
             content: Vec::new(),
         })
     }
@@ -221,7 +223,7 @@ impl MCPToolResult {
     /// Sets the human-readable explanation.
     #[must_use]
     pub fn with_explanation(mut self, explanation: impl Into<String>) -> Self {
-        self.explanation = Some(explanation.into());
+        self.explanation = Some(explanation.into().into_boxed_str());
         self
     }
 
@@ -282,7 +284,7 @@ pub(crate) struct ResultParts {
     pub(crate) status: ToolStatus,
     pub(crate) data: Option<Map<String, Value>>,
     pub(crate) error: Option<Box<MCPErrorDetail>>,
-    pub(crate) explanation: Option<String>,
+    pub(crate) explanation: Option<Box<str>>,
     pub(crate) content: Vec<ContentBlock>,
 }
 

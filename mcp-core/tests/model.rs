@@ -253,3 +253,14 @@ fn a_partial_success_keeps_its_data_and_tells_its_error() {
         })
     );
 }
+
+#[test]
+fn a_result_moves_in_128_bytes_or_fewer() {
+    // The registry moves a result through a few frames on every call; at 128 bytes or
+    // fewer the compiler copies it inline instead of calling `memcpy`.
+    assert!(
+        std::mem::size_of::<MCPToolResult>() <= 128,
+        "{} bytes",
+        std::mem::size_of::<MCPToolResult>()
+    );
+}
