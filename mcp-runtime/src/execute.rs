@@ -83,6 +83,38 @@ pub(crate) static NO_OPTIONS: CallOptions = CallOptions {
     cancellation: None,
 };
 
+/// The options of a call as the registry takes them: given, or none at all, which costs
+/// the call's future no room.
+pub(crate) trait Options: Send {
+    /// The options, borrowed by a tool that runs inline.
+    fn borrowed(&self) -> &CallOptions;
+    /// The options, owned by a tool that runs on its own future.
+    fn owned(self) -> CallOptions;
+}
+
+/// No options: [`Registry::call`](crate::Registry::call)'s.
+pub(crate) struct NoOptions;
+
+impl Options for NoOptions {
+    fn borrowed(&self) -> &CallOptions {
+        &NO_OPTIONS
+    }
+
+    fn owned(self) -> CallOptions {
+        CallOptions::default()
+    }
+}
+
+impl Options for CallOptions {
+    fn borrowed(&self) -> &CallOptions {
+        self
+    }
+
+    fn owned(self) -> CallOptions {
+        self
+    }
+}
+
 impl CallOptions {
     /// No metadata, no progress reports, no cancellation but dropping the call.
     pub fn new() -> Self {

@@ -1,6 +1,7 @@
 //! The registry: the application's tools, resources and prompts, looked up by name (or
 //! URI), listed in order, run.
 
+mod dispatch;
 mod generated;
 mod prompts;
 mod resources;
@@ -23,7 +24,7 @@ use rustc_hash::FxHashMap;
 use serde_json::{Map, Value};
 
 use crate::context::ToolContext;
-use crate::execute::{self, CallOptions, Settings};
+use crate::execute::{CallOptions, NoOptions, Settings};
 use crate::policy::DangerousPolicy;
 use crate::registration::{
     Arguments, Failure, FormRegistration, Handler, Location, Output, ToolRegistration,
@@ -485,8 +486,9 @@ impl Registry {
     /// Timeouts and blocking tools need a Tokio runtime with its time driver
     /// (`#[tokio::main]` has one); [`Registry::call_blocking`] brings its own.
     pub fn call(&self, call: MCPToolCall) -> impl Future<Output = MCPToolResult> + Send + '_ {
-        // No options to make, move or drop: an inline tool borrows the empty ones.
-        self.dispatch(call, None)
+        // No options to make, move or drop: an inline tool borrows the empty ones, and the
+        // future is the smaller for holding none.
+        dispatch::Dispatch::new(self, call, NoOptions)
     }
 
     /// [`Registry::call`] with metadata, a progress sink or a cancellation token.
@@ -495,38 +497,7 @@ impl Registry {
         call: MCPToolCall,
         options: CallOptions,
     ) -> impl Future<Output = MCPToolResult> + Send + '_ {
-        self.dispatch(call, Some(options))
-    }
-
-    /// Runs `call` with `options`, or with none.
-    async fn dispatch(&self, call: MCPToolCall, options: Option<CallOptions>) -> MCPToolResult {
-        let Some(tool) = self
-            .tools
-            .get(call.tool_name.as_str())
-            .filter(|tool| tool.enabled)
-        else {
-            return self.unknown_tool(&call.tool_name);
-        };
-        let built = tool.built();
-        if let Some(error) = &built.error {
-            return MCPToolResult::failure(ToolError::execution(format!(
-                "tool `{}` cannot run: its definition could not be built: {error}",
-                tool.name
-            )));
-        }
-        match tool.handler {
-            // An inline tool runs right here: no future of its own to build or move.
-            // Unless its user must confirm it first, which takes an await.
-            Handler::Inline(invoke) if !self.settings.dangerous.asks_user(&built.definition) => {
-                let options = options.as_ref().unwrap_or(&execute::NO_OPTIONS);
-                execute::run_inline(tool, built, invoke, call.arguments, options, &self.settings)
-            }
-            // The other kinds await a large future: boxed, it keeps this one small.
-            _ => {
-                let options = options.unwrap_or_default();
-                Box::pin(execute::run(tool, call.arguments, options, &self.settings)).await
-            }
-        }
+        dispatch::Dispatch::new(self, call, options)
     }
 
     /// [`Registry::call`] for synchronous callers, on a runtime of this crate's. Called
@@ -546,9 +517,10 @@ impl Registry {
         }
     }
 
-    /// Whether a call of `tool` first asks the client's user to confirm it.
-    pub(crate) fn asks_user_before(&self, tool: &RegisteredTool) -> bool {
-        self.settings.dangerous.asks_user(tool.definition())
+    /// Whether a call of the tool `built` describes first asks the client's user to
+    /// confirm it.
+    pub(crate) fn asks_user_before(&self, built: &crate::tool::Built) -> bool {
+        self.settings.dangerous.asks_user(&built.definition)
     }
 
     fn unknown_tool(&self, name: &str) -> MCPToolResult {

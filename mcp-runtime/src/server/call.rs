@@ -130,7 +130,7 @@ impl Server {
         let may_ask = snapshot
             .registry
             .get(call.tool_name.as_str())
-            .is_some_and(|tool| tool.may_ask() || snapshot.registry.asks_user_before(tool));
+            .is_some_and(|tool| tool.may_ask() || snapshot.registry.asks_user_before(tool.built()));
         let asks = if stateless && may_ask {
             let context = round_context("tools/call", &sent_name, &call.arguments);
             let retry = params.retry.map(|retry| *retry).unwrap_or_default();
@@ -176,7 +176,7 @@ impl Server {
         let registry = &pending.snapshot.registry;
         let inline = registry
             .get(pending.call.tool_name.as_str())
-            .is_some_and(|tool| tool.runs_inline() && !registry.asks_user_before(tool));
+            .is_some_and(|tool| tool.runs_inline() && !registry.asks_user_before(tool.built()));
         if reports_progress || !inline || pending.task {
             return Step::Call(Box::new(pending));
         }
@@ -381,6 +381,8 @@ impl PendingCall {
             .snapshot
             .registry
             .get(self.call.tool_name.as_str())
-            .is_some_and(|tool| tool.may_ask() || self.snapshot.registry.asks_user_before(tool))
+            .is_some_and(|tool| {
+                tool.may_ask() || self.snapshot.registry.asks_user_before(tool.built())
+            })
     }
 }
