@@ -351,22 +351,29 @@ pub fn client_capabilities(names: &[&str]) -> serde_json::Map<String, Value> {
 /// Deserializes the arguments into the generated struct. An error names the argument at
 /// fault by its JSON pointer; the registry turns it into a `ValidationError` listing every
 /// violation, without the submitted values.
+#[inline]
 pub fn parse_arguments<T: DeserializeOwned>(arguments: &Value) -> Result<T, Failure> {
     // Deserializing is deterministic: the path is tracked only to explain a failure.
-    T::deserialize(arguments).map_err(|_| {
-        let err = match serde_path_to_error::deserialize::<_, T>(arguments) {
-            Err(err) => err,
-            Ok(_) => {
-                return Failure::Arguments(ArgumentsError {
-                    path: String::new(),
-                    message: "the arguments could not be read".to_owned(),
-                });
-            }
-        };
-        Failure::Arguments(ArgumentsError {
-            path: pointer_of(err.path()),
-            message: err.into_inner().to_string(),
-        })
+    T::deserialize(arguments).map_err(|_| unread::<T>(arguments))
+}
+
+/// Why `arguments` did not deserialize into `T`, read again with the path tracked: kept
+/// out of the call's way.
+#[cold]
+#[inline(never)]
+fn unread<T: DeserializeOwned>(arguments: &Value) -> Failure {
+    let err = match serde_path_to_error::deserialize::<_, T>(arguments) {
+        Err(err) => err,
+        Ok(_) => {
+            return Failure::Arguments(ArgumentsError {
+                path: String::new(),
+                message: "the arguments could not be read".to_owned(),
+            });
+        }
+    };
+    Failure::Arguments(ArgumentsError {
+        path: pointer_of(err.path()),
+        message: err.into_inner().to_string(),
     })
 }
 
@@ -399,14 +406,19 @@ pub fn unit_output(_: ()) -> Outcome {
 }
 
 /// A tool returning a value.
+#[inline]
 pub fn value_output<T: Serialize>(value: T) -> Outcome {
     serde_json::to_value(&value)
         .map(Output::Value)
-        .map_err(|err| {
-            Failure::from(ToolError::execution(format!(
-                "the tool's output could not be serialized: {err}"
-            )))
-        })
+        .map_err(unserialized)
+}
+
+#[cold]
+#[inline(never)]
+fn unserialized(err: serde_json::Error) -> Failure {
+    Failure::from(ToolError::execution(format!(
+        "the tool's output could not be serialized: {err}"
+    )))
 }
 
 /// A tool returning `MCPToolResult`.

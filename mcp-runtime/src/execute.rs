@@ -206,7 +206,7 @@ pub(crate) fn run_inline(
     let lenience = read_leniently(tool, &mut arguments, settings);
     let result = {
         let _entered = span.enter();
-        match admit(built, arguments, settings) {
+        match admit(built, arguments, settings, Integers::WhenUnread) {
             Err(refused) => MCPToolResult::failure(refused),
             // A caller that gave up before the tool began: it does not run, as on the
             // ordinary path. Once begun, an inline tool runs to its end within one poll.
@@ -218,7 +218,7 @@ pub(crate) fn run_inline(
             {
                 MCPToolResult::failure(cancelled(&built.definition))
             }
-            Ok(arguments) => {
+            Ok(mut arguments) => {
                 let invocation = Invocation::new(
                     tool.name_arc(),
                     None,
@@ -227,9 +227,13 @@ pub(crate) fn run_inline(
                     &span,
                 );
                 let log = options.reports.log.as_ref();
-                let outcome = catch(&built.definition, None, || {
+                let mut outcome = catch(&built.definition, None, || {
                     scoped(log, || invoke(&arguments, invocation))
                 });
+                if let Err(Failure::Arguments(_)) = outcome {
+                    outcome =
+                        reread(built, &mut arguments, invoke, invocation, log).unwrap_or(outcome);
+                }
                 finish(built, settings, outcome, Some(&arguments))
             }
         }
@@ -237,6 +241,29 @@ pub(crate) fn run_inline(
     let result = explained(result, lenience);
     audit(tool, started, &result);
     result
+}
+
+/// The outcome of an inline tool whose `arguments` did not read, read again once their
+/// integral floats are integers where the schema wants integers; none if they hold none.
+/// The tool's body has not run: reading is the first thing it does.
+#[cold]
+#[inline(never)]
+fn reread(
+    built: &Built,
+    arguments: &mut Value,
+    invoke: SyncInvoke,
+    invocation: Invocation<'_>,
+    log: Option<&(LoggingLevel, LogSink)>,
+) -> Option<Outcome> {
+    let Value::Object(map) = arguments else {
+        return None;
+    };
+    if !built.validation.normalize_integers(&built.definition, map) {
+        return None;
+    }
+    Some(catch(&built.definition, None, || {
+        scoped(log, || invoke(arguments, invocation))
+    }))
 }
 
 /// Runs `tool` with `arguments` and answers with a result, whatever happens.
@@ -302,10 +329,38 @@ fn audit(tool: &RegisteredTool, started: Option<Instant>, result: &MCPToolResult
     }
 }
 
+/// When the integral floats (`1.0`, `1e2`) where the schema admits integers only become
+/// integers, as JSON Schema counts them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Integers {
+    /// Before anything reads the arguments.
+    First,
+    /// Before the checks, if any; otherwise when the tool's arguments did not read, which
+    /// spares the common call a look at its numbers. Only an inline tool, whose caller
+    /// reads again, takes this.
+    WhenUnread,
+}
+
 /// The checks before a tool runs: the dangerous-tool policy and the input schema; and the
-/// integral floats (`1.0`, `1e2`) where the schema admits integers only made integers, as
-/// JSON Schema counts them, so that the policy and the tool see what the schema accepted.
+/// integral floats made integers, so that the policy and the tool see what the schema
+/// accepted.
+#[inline]
 fn admit(
+    built: &Built,
+    arguments: Map<String, Value>,
+    settings: &Settings,
+    integers: Integers,
+) -> Result<Value, ToolError> {
+    if built.is_guarded() || integers == Integers::First {
+        admit_checked(built, arguments, settings)
+    } else {
+        Ok(Value::Object(arguments))
+    }
+}
+
+/// [`admit`] of a tool that has checks to pass, or whose integers are rewritten first.
+#[inline(never)]
+fn admit_checked(
     built: &Built,
     mut arguments: Map<String, Value>,
     settings: &Settings,
@@ -341,7 +396,7 @@ async fn run_checked(
 ) -> MCPToolResult {
     let built = tool.built();
     let definition = &built.definition;
-    let arguments = match admit(built, arguments, settings) {
+    let arguments = match admit(built, arguments, settings, Integers::First) {
         Ok(arguments) => arguments,
         Err(refused) => return MCPToolResult::failure(refused),
     };
@@ -635,33 +690,53 @@ fn format_duration(duration: Duration) -> String {
     }
 }
 
+/// The result of a tool's `outcome`: its data, checked against the output schema when the
+/// registry says so, or its failure.
+#[inline]
 fn finish(
     built: &Built,
     settings: &Settings,
     outcome: Outcome,
     arguments: Option<&Value>,
 ) -> MCPToolResult {
-    let (definition, validation) = (&built.definition, &built.validation);
     let result = match outcome {
         Ok(Output::Value(value)) => {
-            MCPToolResult::success_data(output_data(value, definition.wraps_output()))
+            MCPToolResult::success_data(output_data(value, built.definition.wraps_output()))
         }
         Ok(Output::Result(result)) => *result,
-        Err(Failure::Tool(err)) => return MCPToolResult::failure(*err),
-        Err(Failure::Arguments(err)) => {
+        Err(failure) => return failed(built, failure, arguments),
+    };
+    if settings.validate_output && result.status() != ToolStatus::Failure {
+        return output_checked(built, result);
+    }
+    result
+}
+
+/// The result of a tool that failed: with its own error, or with arguments that did not
+/// read, every violation of the input schema listed.
+#[cold]
+#[inline(never)]
+fn failed(built: &Built, failure: Failure, arguments: Option<&Value>) -> MCPToolResult {
+    let (definition, validation) = (&built.definition, &built.validation);
+    match failure {
+        Failure::Tool(err) => MCPToolResult::failure(*err),
+        Failure::Arguments(err) => {
             let arguments = arguments.unwrap_or(&Value::Null);
             let violations = match validation.input_violations(definition, arguments) {
                 Ok(violations) if !violations.is_empty() => violations,
                 _ => vec![deserialize_violation(err.path, &err.message, arguments)],
             };
-            return MCPToolResult::failure(invalid_arguments(definition, &violations));
+            MCPToolResult::failure(invalid_arguments(definition, &violations))
         }
-    };
-    if settings.validate_output && result.status() != ToolStatus::Failure {
-        if let Some(data) = result.data() {
-            if let Err(err) = validation.check_output(definition, data) {
-                return MCPToolResult::failure(err);
-            }
+    }
+}
+
+/// `result`, or a failure if its data breaks the tool's output schema.
+#[inline(never)]
+fn output_checked(built: &Built, result: MCPToolResult) -> MCPToolResult {
+    if let Some(data) = result.data() {
+        if let Err(err) = built.validation.check_output(&built.definition, data) {
+            return MCPToolResult::failure(err);
         }
     }
     result
@@ -719,10 +794,12 @@ mod tests {
     fn integral_floats_are_admitted_as_integers_without_the_schema() {
         let tool = Registry::global().get("unit.add").expect("registered");
         assert!(!tool.validates_arguments());
+        let floats = || arguments(json!({ "a": 1.0, "b": 1e2 }));
         let admitted = admit(
             tool.built(),
-            arguments(json!({ "a": 1.0, "b": 1e2 })),
+            floats(),
             &Settings::default(),
+            Integers::First,
         )
         .expect("admitted");
         assert!(
@@ -730,6 +807,15 @@ mod tests {
             "{admitted}"
         );
         assert_eq!(admitted, json!({ "a": 1, "b": 100 }));
+        // An inline tool with nothing to check rewrites only when its arguments do not read.
+        let admitted = admit(
+            tool.built(),
+            floats(),
+            &Settings::default(),
+            Integers::WhenUnread,
+        )
+        .expect("admitted");
+        assert!(admitted["a"].is_f64(), "{admitted}");
         let call = MCPToolCall::new("unit.add", json!({ "a": -0.0, "b": 1e2 })).unwrap();
         let result = Registry::global().call_blocking(call);
         assert_eq!(result.data(), json!({ "result": 100 }).as_object());
