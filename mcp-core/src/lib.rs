@@ -18,6 +18,32 @@
 //! # Ok::<(), serde_json::Error>(())
 //! ```
 
+/// A builder method that sets a text field, `with_title(…)` and the like: every definition
+/// has a few, and they differ in their names alone. `method => field` sets an optional
+/// text; `method => [field]` a list of texts.
+macro_rules! text_setter {
+    ($(#[$doc:meta])* $method:ident => $($field:ident).+) => {
+        $(#[$doc])*
+        #[must_use]
+        pub fn $method(mut self, text: impl Into<String>) -> Self {
+            self.$($field).+ = Some(text.into());
+            self
+        }
+    };
+    ($(#[$doc:meta])* $method:ident => [$field:ident]) => {
+        $(#[$doc])*
+        #[must_use]
+        pub fn $method<I, S>(mut self, texts: I) -> Self
+        where
+            I: IntoIterator<Item = S>,
+            S: Into<String>,
+        {
+            self.$field = texts.into_iter().map(Into::into).collect();
+            self
+        }
+    };
+}
+
 mod capabilities;
 mod content;
 mod error;

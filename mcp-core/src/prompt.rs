@@ -70,12 +70,10 @@ impl PromptArgument {
         }
     }
 
-    /// With a description.
-    #[must_use]
-    pub fn with_description(mut self, description: impl Into<String>) -> Self {
-        self.description = Some(description.into());
-        self
-    }
+    text_setter!(
+        /// With a description.
+        with_description => description
+    );
 }
 
 impl PromptDefinition {
@@ -90,19 +88,15 @@ impl PromptDefinition {
         }
     }
 
-    /// With a title for people.
-    #[must_use]
-    pub fn with_title(mut self, title: impl Into<String>) -> Self {
-        self.title = Some(title.into());
-        self
-    }
+    text_setter!(
+        /// With a title for people.
+        with_title => title
+    );
 
-    /// With a description.
-    #[must_use]
-    pub fn with_description(mut self, description: impl Into<String>) -> Self {
-        self.description = Some(description.into());
-        self
-    }
+    text_setter!(
+        /// With a description.
+        with_description => description
+    );
 
     /// With one more argument.
     #[must_use]
@@ -172,12 +166,10 @@ impl PromptResult {
         }
     }
 
-    /// With a description.
-    #[must_use]
-    pub fn with_description(mut self, description: impl Into<String>) -> Self {
-        self.description = Some(description.into());
-        self
-    }
+    text_setter!(
+        /// With a description.
+        with_description => description
+    );
 }
 
 #[cfg(test)]

@@ -100,26 +100,20 @@ pub struct ResourceTemplateDefinition {
 macro_rules! info_builders {
     ($type:ty) => {
         impl $type {
-            /// With a title for people.
-            #[must_use]
-            pub fn with_title(mut self, title: impl Into<String>) -> Self {
-                self.info.title = Some(title.into());
-                self
-            }
+            text_setter!(
+                /// With a title for people.
+                with_title => info.title
+            );
 
-            /// With a description.
-            #[must_use]
-            pub fn with_description(mut self, description: impl Into<String>) -> Self {
-                self.info.description = Some(description.into());
-                self
-            }
+            text_setter!(
+                /// With a description.
+                with_description => info.description
+            );
 
-            /// With the MIME type of its contents.
-            #[must_use]
-            pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
-                self.info.mime_type = Some(mime_type.into());
-                self
-            }
+            text_setter!(
+                /// With the MIME type of its contents.
+                with_mime_type => info.mime_type
+            );
 
             /// With annotations.
             #[must_use]
@@ -220,12 +214,10 @@ impl ResourceContents {
         }
     }
 
-    /// With a MIME type.
-    #[must_use]
-    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
-        self.mime_type = Some(mime_type.into());
-        self
-    }
+    text_setter!(
+        /// With a MIME type.
+        with_mime_type => mime_type
+    );
 }
 
 #[cfg(test)]

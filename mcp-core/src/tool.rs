@@ -173,7 +173,21 @@ impl ToolDefinition {
                 error,
             });
         }
-        Ok(Self {
+        Ok(Self::bare(name, input_schema))
+    }
+
+    /// A definition standing in for one that could not be built: an input schema that
+    /// is any object, and `reason` in its description.
+    pub fn unavailable(name: ToolName, reason: impl std::fmt::Display) -> Self {
+        Self {
+            description: Some(format!("This tool is unavailable: {reason}")),
+            ..Self::bare(name, schemars::json_schema!({ "type": "object" }))
+        }
+    }
+
+    /// A definition of `name` and `input_schema` alone, every other field at its default.
+    fn bare(name: ToolName, input_schema: Schema) -> Self {
+        Self {
             name,
             title: None,
             description: None,
@@ -182,29 +196,6 @@ impl ToolDefinition {
             tags: Vec::new(),
             annotations: ToolAnnotations::default(),
             input_schema,
-            output: None,
-            timeout: None,
-            deprecated: None,
-            errors: Vec::new(),
-            examples: Vec::new(),
-            required_client_capabilities: Map::new(),
-            scopes: Vec::new(),
-            task_support: TaskSupport::Forbidden,
-        })
-    }
-
-    /// A definition standing in for one that could not be built: an input schema that
-    /// is any object, and `reason` in its description.
-    pub fn unavailable(name: ToolName, reason: impl std::fmt::Display) -> Self {
-        Self {
-            name,
-            title: None,
-            description: Some(format!("This tool is unavailable: {reason}")),
-            version: semver::Version::new(0, 0, 0),
-            category: None,
-            tags: Vec::new(),
-            annotations: ToolAnnotations::default(),
-            input_schema: schemars::json_schema!({ "type": "object" }),
             output: None,
             timeout: None,
             deprecated: None,
@@ -223,19 +214,15 @@ impl ToolDefinition {
         self
     }
 
-    /// Sets the human-readable title.
-    #[must_use]
-    pub fn with_title(mut self, title: impl Into<String>) -> Self {
-        self.title = Some(title.into());
-        self
-    }
+    text_setter!(
+        /// Sets the human-readable title.
+        with_title => title
+    );
 
-    /// Sets the description shown to models.
-    #[must_use]
-    pub fn with_description(mut self, description: impl Into<String>) -> Self {
-        self.description = Some(description.into());
-        self
-    }
+    text_setter!(
+        /// Sets the description shown to models.
+        with_description => description
+    );
 
     /// Sets the version, which must be semantic versioning (`X.Y.Z`).
     pub fn with_version(mut self, version: &str) -> Result<Self, DefinitionError> {
@@ -249,36 +236,22 @@ impl ToolDefinition {
         Ok(self)
     }
 
-    /// Sets the category (seed 003: `filesystem`, `execution`, `vcs`, …).
-    #[must_use]
-    pub fn with_category(mut self, category: impl Into<String>) -> Self {
-        self.category = Some(category.into());
-        self
-    }
+    text_setter!(
+        /// Sets the category (seed 003: `filesystem`, `execution`, `vcs`, …).
+        with_category => category
+    );
 
-    /// Sets the tags.
-    #[must_use]
-    pub fn with_tags<I, S>(mut self, tags: I) -> Self
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
-        self.tags = tags.into_iter().map(Into::into).collect();
-        self
-    }
+    text_setter!(
+        /// Sets the tags.
+        with_tags => [tags]
+    );
 
-    /// Sets the OAuth scopes a caller needs: a server that takes access tokens runs the
-    /// tool only for a caller granted every one, and answers the others 403 with the
-    /// scopes to ask for.
-    #[must_use]
-    pub fn with_scopes<I, S>(mut self, scopes: I) -> Self
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
-        self.scopes = scopes.into_iter().map(Into::into).collect();
-        self
-    }
+    text_setter!(
+        /// Sets the OAuth scopes a caller needs: a server that takes access tokens runs the
+        /// tool only for a caller granted every one, and answers the others 403 with the
+        /// scopes to ask for.
+        with_scopes => [scopes]
+    );
 
     /// Sets the behaviour hints.
     #[must_use]
