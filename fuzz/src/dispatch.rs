@@ -24,6 +24,7 @@ use std::fmt;
 use std::sync::OnceLock;
 
 use mcp_runtime::server::Server;
+use mcp_runtime_core::json_type;
 use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::Value;
@@ -445,17 +446,6 @@ fn decimal(text: &str) -> Option<(bool, String, i64)> {
         return Some((false, String::new(), 0));
     }
     Some((negative, trimmed.to_owned(), exponent))
-}
-
-fn json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// The start of a long text, for messages.
