@@ -156,7 +156,7 @@ impl IntoResourceContents for &'static str {
         uri: &str,
         mime: Option<&str>,
     ) -> Result<Vec<ResourceContents>, ToolError> {
-        Ok(typed(ResourceContents::text(uri, self), mime))
+        self.to_owned().into_contents(uri, mime)
     }
 }
 
@@ -177,8 +177,8 @@ impl IntoResourceContents for bytes::Bytes {
         uri: &str,
         mime: Option<&str>,
     ) -> Result<Vec<ResourceContents>, ToolError> {
-        let blob = base64::engine::general_purpose::STANDARD.encode(self);
-        Ok(typed(ResourceContents::blob(uri, blob), mime))
+        // Without a copy when these bytes are the only handle on them.
+        Vec::from(self).into_contents(uri, mime)
     }
 }
 
