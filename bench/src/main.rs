@@ -69,12 +69,8 @@ enum Command {
     Http {
         #[command(flatten)]
         endpoint: Endpoint,
-        /// Calls measured, over all connections.
-        #[arg(short, default_value_t = 50_000)]
-        n: u64,
-        /// Calls before measuring, over all connections.
-        #[arg(long, default_value_t = 2_000)]
-        warmup: u64,
+        #[command(flatten)]
+        calls: HttpCalls,
         #[command(flatten)]
         target: Target,
         #[command(flatten)]
@@ -96,12 +92,8 @@ enum Command {
     Tasks {
         #[command(flatten)]
         endpoint: Endpoint,
-        /// Requests measured of each kind, over all connections.
-        #[arg(short, default_value_t = 50_000)]
-        n: u64,
-        /// Requests of each kind before measuring, over all connections.
-        #[arg(long, default_value_t = 2_000)]
-        warmup: u64,
+        #[command(flatten)]
+        calls: HttpCalls,
         #[command(flatten)]
         threads: Threads,
         /// A second replica sharing URL's task store: before measuring, create M finished
@@ -195,6 +187,18 @@ struct StdioCalls {
     #[arg(short, default_value_t = 20_000)]
     n: u64,
     /// Calls before measuring.
+    #[arg(long, default_value_t = 2_000)]
+    warmup: u64,
+}
+
+/// How many requests an HTTP run makes, over all its connections: calls, or for `tasks`,
+/// requests of each kind.
+#[derive(Args)]
+struct HttpCalls {
+    /// Requests measured.
+    #[arg(short, default_value_t = 50_000)]
+    n: u64,
+    /// Requests before measuring.
     #[arg(long, default_value_t = 2_000)]
     warmup: u64,
 }
@@ -319,8 +323,7 @@ fn run(cli: Cli) -> std::io::Result<ExitCode> {
         }
         Command::Http {
             endpoint,
-            n,
-            warmup,
+            calls: HttpCalls { n, warmup },
             target,
             threads,
             pid,
@@ -345,8 +348,7 @@ fn run(cli: Cli) -> std::io::Result<ExitCode> {
         } => output.finish(&tasks::lifecycle(&endpoint.url, count)?),
         Command::Tasks {
             endpoint,
-            n,
-            warmup,
+            calls: HttpCalls { n, warmup },
             threads,
             first_reads_via,
             first_reads,
