@@ -6,28 +6,17 @@
 //! runs N calls of each of [`one_baseline`] and [`one_call`] instead, with nothing else
 //! around them, for `scripts/callgrind-call.sh` to count their instructions.
 
+mod adder;
+
 use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion};
 use futures_util::FutureExt;
 use mcp_runtime::{MCPToolCall, MCPToolResult, Registry, mcp_tool};
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
+
+use adder::add;
 use serde_json::{Map, Value, json};
-
-/// The sum of two integers.
-#[derive(Serialize, JsonSchema)]
-struct Sum {
-    sum: i64,
-}
-
-/// Adds two integers, on the caller's task; the result is an object, as MCP wants it.
-#[mcp_tool(namespace = "bench", inline)]
-fn add(a: i64, b: i64) -> Sum {
-    Sum {
-        sum: a.wrapping_add(b),
-    }
-}
 
 /// Adds two integers, on the caller's task; the bare integer is sent as `{"result": n}`.
 #[mcp_tool(namespace = "bench", inline)]

@@ -17,6 +17,7 @@
 //! Run with `cargo bench -p mcp-runtime --features oauth --bench oauth`;
 //! `scripts/bench-oauth.sh` runs it in rounds and prints the medians.
 
+mod adder;
 mod fixtures;
 
 use std::collections::HashMap;
@@ -31,26 +32,10 @@ use criterion::{BatchSize, Criterion, criterion_main};
 use fixtures::{Issuer, RESOURCE};
 use jsonwebtoken::jwk::JwkSet;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use mcp_runtime::Registry;
 use mcp_runtime::server::{HttpConfig, OAuthConfig, Server, router};
-use mcp_runtime::{Registry, mcp_tool};
-use schemars::JsonSchema;
-use serde::Serialize;
 use serde_json::{Map, Value, json};
 use tower::ServiceExt;
-
-/// The sum of two integers.
-#[derive(Serialize, JsonSchema)]
-struct Sum {
-    sum: i64,
-}
-
-/// Adds two integers, on the caller's task.
-#[mcp_tool(namespace = "bench", inline)]
-fn add(a: i64, b: i64) -> Sum {
-    Sum {
-        sum: a.wrapping_add(b),
-    }
-}
 
 const CALL: &str = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"bench.add","arguments":{"a":40,"b":2}}}"#;
 
