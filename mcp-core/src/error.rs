@@ -79,6 +79,23 @@ fn in_parent(parent: &str) -> String {
     }
 }
 
+/// `token` escaped as one segment of a JSON pointer (RFC 6901: `~` as `~0`, `/` as `~1`),
+/// borrowed when it has neither.
+///
+/// ```
+/// use mcp_runtime_core::pointer_token;
+///
+/// assert_eq!(pointer_token("a/b~c"), "a~1b~0c");
+/// assert!(matches!(pointer_token("plain"), std::borrow::Cow::Borrowed("plain")));
+/// ```
+pub fn pointer_token(token: &str) -> std::borrow::Cow<'_, str> {
+    if token.contains(['~', '/']) {
+        token.replace('~', "~0").replace('/', "~1").into()
+    } else {
+        token.into()
+    }
+}
+
 /// The JSON type of `value` (`"a string"`, `"an object"`, …), for error messages that must
 /// not echo the value.
 pub fn json_type(value: &Value) -> &'static str {

@@ -13,6 +13,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::pointer_token;
+
 /// The key of the annotation in a property's schema.
 pub const HEADER_ANNOTATION: &str = "x-mcp-header";
 
@@ -141,7 +143,7 @@ pub(crate) fn check(input_schema: &Value) -> Result<(), (String, HeaderError)> {
     // Lower-cased name → the property that has it.
     let mut seen: Vec<(String, &str)> = Vec::new();
     for (property, schema) in top_level_properties(input_schema) {
-        let at = format!("/properties/{}", escape(property));
+        let at = format!("/properties/{}", pointer_token(property));
         if let Some(annotation) = schema.get(HEADER_ANNOTATION) {
             if let Some(problem) = check_one(annotation, schema, &seen) {
                 return Err((at, problem));
@@ -233,14 +235,14 @@ fn forbid_within(schema: &Value, at: &str) -> Result<(), (String, HeaderError)> 
 /// JSON Schema's applicators hold schemas: the values of `const`, `default`, `enum`,
 /// `examples` and the like are data, where an `x-mcp-header` key is no annotation.
 fn subschemas<'a>(keyword: &str, value: &'a Value, at: &str) -> Vec<(String, &'a Value)> {
-    let here = |suffix: String| format!("{at}/{}{suffix}", escape(keyword));
+    let here = |suffix: String| format!("{at}/{}{suffix}", pointer_token(keyword));
     match (keyword, value) {
         (
             "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas",
             Value::Object(schemas),
         ) => schemas
             .iter()
-            .map(|(name, schema)| (here(format!("/{}", escape(name))), schema))
+            .map(|(name, schema)| (here(format!("/{}", pointer_token(name))), schema))
             .collect(),
         ("allOf" | "anyOf" | "oneOf" | "prefixItems" | "items", Value::Array(schemas)) => schemas
             .iter()
@@ -263,11 +265,6 @@ fn subschemas<'a>(keyword: &str, value: &'a Value, at: &str) -> Vec<(String, &'a
         ) => vec![(here(String::new()), value)],
         _ => Vec::new(),
     }
-}
-
-/// A JSON pointer's escaping of one segment.
-fn escape(segment: &str) -> String {
-    segment.replace('~', "~0").replace('/', "~1")
 }
 
 #[cfg(test)]

@@ -64,7 +64,7 @@ pub use content::{ContentBlock, EmbeddedResource};
 pub use error::{MessageError, ToolError};
 // For mcp-runtime's messages; not part of the API.
 #[doc(hidden)]
-pub use error::json_type;
+pub use error::{json_type, pointer_token};
 pub use header::{
     HEADER_ANNOTATION, HEADER_PREFIX, HeaderError, HeaderParam, MAX_HEADER_INTEGER,
     is_valid_header_name,

@@ -390,7 +390,7 @@ fn pointer_of(path: &serde_path_to_error::Path) -> String {
             Segment::Unknown => continue,
         };
         pointer.push('/');
-        pointer.push_str(&part.replace('~', "~0").replace('/', "~1"));
+        pointer.push_str(&mcp_runtime_core::pointer_token(&part));
     }
     pointer
 }

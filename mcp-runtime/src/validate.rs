@@ -25,6 +25,7 @@
 //! the float of `i64::MIN`): deserialization refuses it where an integer is expected, rather
 //! than take a number out of range, or another number, for the one sent.
 
+use std::fmt::Write as _;
 use std::sync::OnceLock;
 
 use jsonschema::Validator;
@@ -503,15 +504,15 @@ impl<'s> Walk<'s> {
             })
             .collect();
         let mark = self.pointer.len();
-        match step {
-            Step::Key(key) => {
-                self.pointer.push('/');
-                self.pointer
-                    .push_str(&key.replace('~', "~0").replace('/', "~1"));
-            }
-            Step::Index(index) => {
-                self.pointer.push('/');
-                self.pointer.push_str(&index.to_string());
+        // Only lenient reading's notes name the place.
+        if let Task::Strings(_) = self.task {
+            self.pointer.push('/');
+            match step {
+                Step::Key(key) => self.pointer.push_str(&mcp_runtime_core::pointer_token(key)),
+                Step::Index(index) => {
+                    // Writing to a `String` does not fail.
+                    let _ = write!(self.pointer, "{index}");
+                }
             }
         }
         match value {
