@@ -26,12 +26,15 @@ pub const INTERNAL_ERROR: i64 = -32603;
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Id(Option<(Box<RawValue>, Spelling)>);
 
-/// How the key of an id is spelled, worked out once, when the id is read.
+/// How the key of an id is spelled, worked out when the id is read as far as it costs no
+/// allocation: most ids are never asked their key.
 #[derive(Debug, Clone)]
 enum Spelling {
     /// A string without escapes: the key is its text between the quotes.
     Plain,
-    /// Anything else: the key itself (an integer in its one spelling, a string decoded).
+    /// An integer: the key is its one spelling, made when asked.
+    Integer,
+    /// A string with escapes: the key itself, the string decoded.
     Key(Box<str>),
 }
 
@@ -52,7 +55,8 @@ impl Id {
                         .into(),
                 ),
             },
-            None => Spelling::Key(format!("n{}", integer_key(text)?).into()),
+            None if is_integer(text) => Spelling::Integer,
+            None => return None,
         };
         Some(Self(Some((raw.to_owned(), spelling))))
     }
@@ -83,9 +87,20 @@ impl Id {
                 let text = raw.get();
                 format!("s{}", &text[1..text.len() - 1])
             }
+            Some((raw, Spelling::Integer)) => integer_key(raw.get())
+                .map(|key| format!("n{key}"))
+                .unwrap_or_default(),
             Some((_, Spelling::Key(key))) => key.as_ref().to_owned(),
         }
     }
+}
+
+/// Whether the JSON value `text` is an integer: at once for the usual spelling, digits
+/// alone, and as [`integer_key`] reads it otherwise.
+fn is_integer(text: &str) -> bool {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+        || integer_key(text).is_some()
 }
 
 /// The integer the JSON value `text` stands for, in one spelling for each value:
