@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use mcp_runtime_core::{ErrorType, PromptDefinition, PromptResult, ToolError};
 
-use super::resources::{Lazy, guarded};
-use super::{ConflictKind, KEPT_EXISTING, Registry, RegistryProblem, ToolConflict};
+use super::resources::{Keyed, Lazy, add_keyed, guarded, mount_keyed};
+use super::{ConflictKind, Registry, RegistryProblem, ToolConflict};
 use crate::registration::{
     Arguments, Completion, CompletionContext, Location, PromptFuture, PromptRegistration,
 };
@@ -52,6 +52,37 @@ impl RegisteredPrompt {
     /// Where it was defined.
     pub fn location(&self) -> &Location {
         &self.location
+    }
+}
+
+impl Keyed for RegisteredPrompt {
+    const KIND: ConflictKind = ConflictKind::Prompt;
+    const NOUN: &'static str = "prompt";
+
+    fn key(&self) -> String {
+        self.name.to_string()
+    }
+
+    fn defined_at(&self) -> Location {
+        self.location
+    }
+
+    fn duplicate(name: String, first: Location, second: Location) -> RegistryProblem {
+        RegistryProblem::DuplicatePrompt {
+            name,
+            first,
+            second,
+        }
+    }
+
+    fn rekeyed(&self, name: &str) -> Result<Self, String> {
+        let mut definition = self.definition().clone();
+        definition.name = name.to_owned();
+        Ok(Self {
+            name: name.into(),
+            definition: Arc::new(Lazy::Ready(definition)),
+            ..self.clone()
+        })
     }
 }
 
@@ -99,14 +130,14 @@ impl Prompts {
                 completions: registration.completions,
                 location: registration.location,
             };
-            self.add(prompt, problems);
+            add_keyed(&mut self.by_name, prompt, problems);
         }
     }
 
     /// Adds those of `other`; duplicates go to `problems`.
     pub(crate) fn extend(&mut self, other: &Self, problems: &mut Vec<RegistryProblem>) {
         for prompt in other.by_name.values() {
-            self.add(prompt.clone(), problems);
+            add_keyed(&mut self.by_name, prompt.clone(), problems);
         }
     }
 
@@ -119,45 +150,19 @@ impl Prompts {
         source: &str,
         conflicts: &mut Vec<ToolConflict>,
     ) {
-        for prompt in other.by_name.values() {
-            let name = format!("{prefix}.{}", prompt.name);
-            if let Some(existing) = self.by_name.get(&name) {
-                conflicts.push(ToolConflict {
-                    kind: ConflictKind::Prompt,
-                    tool_name: name,
-                    source: format!("`{}` ({source}, {})", prompt.name, prompt.location),
-                    shadowed_by: format!("the prompt defined at {}", existing.location),
-                    resolution: KEPT_EXISTING.to_owned(),
-                });
-                continue;
-            }
-            let mut definition = prompt.definition().clone();
-            definition.name.clone_from(&name);
-            let mounted = RegisteredPrompt {
-                name: name.clone().into(),
-                definition: Arc::new(Lazy::Ready(definition)),
-                ..prompt.clone()
-            };
-            self.by_name.insert(name, mounted);
-        }
+        let mounted = |name: &str| format!("{prefix}.{name}");
+        mount_keyed(
+            &mut self.by_name,
+            &other.by_name,
+            mounted,
+            source,
+            conflicts,
+        );
     }
 
     /// Keeps those whose name `keep` accepts.
     pub(crate) fn retain(&mut self, keep: &dyn Fn(&str) -> bool) {
         self.by_name.retain(|name, _| keep(name));
-    }
-
-    pub(crate) fn add(&mut self, prompt: RegisteredPrompt, problems: &mut Vec<RegistryProblem>) {
-        match self.by_name.get(prompt.name.as_ref()) {
-            Some(existing) => problems.push(RegistryProblem::DuplicatePrompt {
-                name: prompt.name.to_string(),
-                first: existing.location.min(prompt.location),
-                second: existing.location.max(prompt.location),
-            }),
-            None => {
-                self.by_name.insert(prompt.name.to_string(), prompt);
-            }
-        }
     }
 }
 
@@ -256,7 +261,7 @@ impl Registry {
             location,
         };
         let mut problems = Vec::new();
-        self.prompts.add(prompt, &mut problems);
+        add_keyed(&mut self.prompts.by_name, prompt, &mut problems);
         self.versions.prompts += 1;
         super::RegistryError::of(problems)
     }
@@ -344,12 +349,9 @@ impl Registry {
     ) -> Option<Vec<String>> {
         let completions = match reference {
             CompletionRef::Prompt(name) => self.prompts.by_name.get(name)?.completions,
-            CompletionRef::Template(template) => self
-                .resources
-                .templates
-                .iter()
-                .find(|candidate| candidate.uri_template() == *template)?
-                .completions(),
+            CompletionRef::Template(template) => {
+                self.resources.templates.get(template)?.completions()
+            }
         };
         let Some(completion) = completions.iter().find(|c| c.argument == argument) else {
             return Some(Vec::new());

@@ -2,6 +2,7 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::collections::btree_map::Entry;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
@@ -190,6 +191,140 @@ fn mounted_uri(prefix: &str, uri: &str) -> String {
     }
 }
 
+/// A prompt, resource or template as a registry keeps it: under a key (a prompt's name, a
+/// resource's URI, a template as written) that no other of its kind may have.
+pub(crate) trait Keyed: Clone {
+    /// What a conflict over its key is about.
+    const KIND: ConflictKind;
+    /// What a conflict's message calls it.
+    const NOUN: &'static str;
+
+    /// The key.
+    fn key(&self) -> String;
+
+    /// Where it was defined.
+    fn defined_at(&self) -> Location;
+
+    /// The problem of two of its kind under `key`.
+    fn duplicate(key: String, first: Location, second: Location) -> RegistryProblem;
+
+    /// The same under `key`, its definition saying so too; when it cannot be, why, as a
+    /// conflict's `shadowed_by` says it.
+    fn rekeyed(&self, key: &str) -> Result<Self, String>;
+}
+
+impl Keyed for RegisteredResource {
+    const KIND: ConflictKind = ConflictKind::Resource;
+    const NOUN: &'static str = "resource";
+
+    fn key(&self) -> String {
+        self.uri.to_string()
+    }
+
+    fn defined_at(&self) -> Location {
+        self.location
+    }
+
+    fn duplicate(uri: String, first: Location, second: Location) -> RegistryProblem {
+        RegistryProblem::DuplicateResource { uri, first, second }
+    }
+
+    fn rekeyed(&self, uri: &str) -> Result<Self, String> {
+        let mut definition = self.definition().clone();
+        definition.uri = uri.to_owned();
+        Ok(Self {
+            uri: uri.into(),
+            definition: Arc::new(Lazy::Ready(definition)),
+            ..self.clone()
+        })
+    }
+}
+
+impl Keyed for RegisteredTemplate {
+    const KIND: ConflictKind = ConflictKind::ResourceTemplate;
+    const NOUN: &'static str = "template";
+
+    fn key(&self) -> String {
+        self.uri_template()
+    }
+
+    fn defined_at(&self) -> Location {
+        self.location
+    }
+
+    fn duplicate(uri: String, first: Location, second: Location) -> RegistryProblem {
+        RegistryProblem::DuplicateResource { uri, first, second }
+    }
+
+    fn rekeyed(&self, written: &str) -> Result<Self, String> {
+        let template = parse_template(written).map_err(|err| format!("the URI template: {err}"))?;
+        let mut definition = self.definition().clone();
+        definition.uri_template = written.to_owned();
+        Ok(Self {
+            template: Arc::new(template),
+            definition: Arc::new(Lazy::Ready(definition)),
+            ..self.clone()
+        })
+    }
+}
+
+/// Adds `entry` to `entries`, unless one there has its key: then the problem goes to
+/// `problems`.
+pub(crate) fn add_keyed<E: Keyed>(
+    entries: &mut BTreeMap<String, E>,
+    entry: E,
+    problems: &mut Vec<RegistryProblem>,
+) {
+    match entries.entry(entry.key()) {
+        Entry::Occupied(existing) => {
+            let (first, second) = (existing.get().defined_at(), entry.defined_at());
+            problems.push(E::duplicate(
+                existing.key().clone(),
+                first.min(second),
+                first.max(second),
+            ));
+        }
+        Entry::Vacant(vacant) => {
+            vacant.insert(entry);
+        }
+    }
+}
+
+/// Adds the entries of `other` to `entries` ([`Registry::mount`]), each under the key
+/// `mounted` makes of its own. One whose new key is taken, or cannot be its key, goes to
+/// `conflicts` instead.
+pub(crate) fn mount_keyed<E: Keyed>(
+    entries: &mut BTreeMap<String, E>,
+    other: &BTreeMap<String, E>,
+    mounted: impl Fn(&str) -> String,
+    source: &str,
+    conflicts: &mut Vec<ToolConflict>,
+) {
+    for (key, entry) in other {
+        let new_key = mounted(key);
+        let rekeyed = match entries.get(&new_key) {
+            Some(existing) => Err(format!(
+                "the {} defined at {}",
+                E::NOUN,
+                existing.defined_at()
+            )),
+            None => entry.rekeyed(&new_key),
+        };
+        match rekeyed {
+            Ok(rekeyed) => {
+                entries.insert(new_key, rekeyed);
+            }
+            Err(shadowed_by) => conflicts.push(ToolConflict {
+                kind: E::KIND,
+                tool_name: new_key,
+                source: format!("`{key}` ({source}, {})", entry.defined_at()),
+                shadowed_by,
+                resolution: KEPT_EXISTING.to_owned(),
+            }),
+        }
+    }
+}
+
 /// Why a resource could not be read.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ReadError {
@@ -210,8 +345,8 @@ pub(crate) fn parse_template(template: &str) -> Result<UriTemplate, String> {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Resources {
     pub(crate) fixed: BTreeMap<String, RegisteredResource>,
-    /// Sorted by template.
-    pub(crate) templates: Vec<RegisteredTemplate>,
+    /// By template, as written.
+    pub(crate) templates: BTreeMap<String, RegisteredTemplate>,
 }
 
 impl Resources {
@@ -221,7 +356,8 @@ impl Resources {
         for registration in inventory::iter::<ResourceRegistration> {
             let read: ReadFn = Arc::new(registration.read);
             match registration.kind {
-                ResourceKind::Fixed(make) => self.add_fixed(
+                ResourceKind::Fixed(make) => add_keyed(
+                    &mut self.fixed,
                     RegisteredResource {
                         uri: registration.key.into(),
                         definition: Arc::new(Lazy::new(make)),
@@ -232,7 +368,8 @@ impl Resources {
                     problems,
                 ),
                 ResourceKind::Template(make) => match parse_template(registration.key) {
-                    Ok(template) => self.add_template(
+                    Ok(template) => add_keyed(
+                        &mut self.templates,
                         RegisteredTemplate {
                             template: Arc::new(template),
                             definition: Arc::new(Lazy::new(make)),
@@ -258,10 +395,10 @@ impl Resources {
     /// Adds those of `other`; problems go to `problems`.
     pub(crate) fn extend(&mut self, other: &Self, problems: &mut Vec<RegistryProblem>) {
         for resource in other.fixed.values() {
-            self.add_fixed(resource.clone(), problems);
+            add_keyed(&mut self.fixed, resource.clone(), problems);
         }
-        for template in &other.templates {
-            self.add_template(template.clone(), problems);
+        for template in other.templates.values() {
+            add_keyed(&mut self.templates, template.clone(), problems);
         }
     }
 
@@ -279,111 +416,21 @@ impl Resources {
         source: &str,
         conflicts: &mut Vec<ToolConflict>,
     ) {
-        for resource in other.fixed.values() {
-            let uri = mounted_uri(prefix, &resource.uri);
-            if let Some(existing) = self.fixed.get(&uri) {
-                conflicts.push(ToolConflict {
-                    kind: ConflictKind::Resource,
-                    tool_name: uri,
-                    source: format!("`{}` ({source}, {})", resource.uri, resource.location),
-                    shadowed_by: format!("the resource defined at {}", existing.location),
-                    resolution: KEPT_EXISTING.to_owned(),
-                });
-                continue;
-            }
-            let mut definition = resource.definition().clone();
-            definition.uri.clone_from(&uri);
-            let mounted = RegisteredResource {
-                uri: uri.clone().into(),
-                definition: Arc::new(Lazy::Ready(definition)),
-                ..resource.clone()
-            };
-            self.fixed.insert(uri, mounted);
-        }
-        for template in &other.templates {
-            let written = mounted_uri(prefix, &template.uri_template());
-            let existing = self
-                .templates
-                .iter()
-                .find(|existing| existing.uri_template() == written);
-            let parsed = match (existing, parse_template(&written)) {
-                (None, Ok(parsed)) => parsed,
-                (existing, parsed) => {
-                    conflicts.push(ToolConflict {
-                        kind: ConflictKind::ResourceTemplate,
-                        tool_name: written,
-                        source: format!(
-                            "`{}` ({source}, {})",
-                            template.uri_template(),
-                            template.location
-                        ),
-                        shadowed_by: existing.map_or_else(
-                            || format!("the URI template: {}", parsed.err().unwrap_or_default()),
-                            |existing| format!("the template defined at {}", existing.location),
-                        ),
-                        resolution: KEPT_EXISTING.to_owned(),
-                    });
-                    continue;
-                }
-            };
-            let mut definition = template.definition().clone();
-            definition.uri_template.clone_from(&written);
-            let mounted = RegisteredTemplate {
-                template: Arc::new(parsed),
-                definition: Arc::new(Lazy::Ready(definition)),
-                ..template.clone()
-            };
-            let position = self
-                .templates
-                .partition_point(|other| other.uri_template() < written);
-            self.templates.insert(position, mounted);
-        }
+        let mounted = |uri: &str| mounted_uri(prefix, uri);
+        mount_keyed(&mut self.fixed, &other.fixed, mounted, source, conflicts);
+        mount_keyed(
+            &mut self.templates,
+            &other.templates,
+            mounted,
+            source,
+            conflicts,
+        );
     }
 
     /// Keeps those whose URI, or URI template, `keep` accepts.
     pub(crate) fn retain(&mut self, keep: &dyn Fn(&str) -> bool) {
         self.fixed.retain(|uri, _| keep(uri));
-        self.templates
-            .retain(|template| keep(&template.uri_template()));
-    }
-
-    pub(crate) fn add_fixed(
-        &mut self,
-        resource: RegisteredResource,
-        problems: &mut Vec<RegistryProblem>,
-    ) {
-        match self.fixed.get(resource.uri.as_ref()) {
-            Some(existing) => problems.push(RegistryProblem::DuplicateResource {
-                uri: resource.uri.to_string(),
-                first: existing.location.min(resource.location),
-                second: existing.location.max(resource.location),
-            }),
-            None => {
-                self.fixed.insert(resource.uri.to_string(), resource);
-            }
-        }
-    }
-
-    pub(crate) fn add_template(
-        &mut self,
-        template: RegisteredTemplate,
-        problems: &mut Vec<RegistryProblem>,
-    ) {
-        let source = template.uri_template();
-        match self
-            .templates
-            .binary_search_by(|other| other.uri_template().cmp(&source))
-        {
-            Ok(found) => {
-                let existing = &self.templates[found];
-                problems.push(RegistryProblem::DuplicateResource {
-                    uri: source,
-                    first: existing.location.min(template.location),
-                    second: existing.location.max(template.location),
-                });
-            }
-            Err(position) => self.templates.insert(position, template),
-        }
+        self.templates.retain(|template, _| keep(template));
     }
 
     /// The fixed resource at `uri`, or the first template (in template order) that matches.
@@ -394,7 +441,7 @@ impl Resources {
                 ReadRequest::new(uri, Vec::new()),
             ));
         }
-        self.templates.iter().find_map(|template| {
+        self.templates.values().find_map(|template| {
             let variables = template.matches(uri)?;
             Some((Arc::clone(&template.read), ReadRequest::new(uri, variables)))
         })
@@ -409,7 +456,7 @@ impl Registry {
 
     /// The resource templates, sorted by template.
     pub fn resource_templates(&self) -> impl Iterator<Item = &RegisteredTemplate> {
-        self.resources.templates.iter()
+        self.resources.templates.values()
     }
 
     /// Registers a resource at run time: its definition and a closure that reads it.
@@ -444,7 +491,7 @@ impl Registry {
             location: Location::caller(),
         };
         let mut problems = Vec::new();
-        self.resources.add_fixed(resource, &mut problems);
+        add_keyed(&mut self.resources.fixed, resource, &mut problems);
         self.versions.resources += 1;
         super::RegistryError::of(problems)
     }
@@ -481,7 +528,7 @@ impl Registry {
             location,
         };
         let mut problems = Vec::new();
-        self.resources.add_template(template, &mut problems);
+        add_keyed(&mut self.resources.templates, template, &mut problems);
         self.versions.resources += 1;
         super::RegistryError::of(problems)
     }
@@ -502,7 +549,7 @@ impl Registry {
         }
         self.resources
             .templates
-            .iter()
+            .values()
             .find(|template| template.matches(uri).is_some())
             .map(|template| template.definition().scopes())
     }
@@ -514,19 +561,16 @@ impl Registry {
         }
         self.resources
             .templates
-            .iter()
+            .values()
             .find(|template| template.matches(uri).is_some())
             .map(|template| &template.definition().meta)
     }
 
     /// Removes the resource at `uri`, or the template written `uri`; whether there was one.
     pub fn unregister_resource(&mut self, uri: &str) -> bool {
-        let before = self.resources.fixed.len() + self.resources.templates.len();
-        self.resources.fixed.remove(uri);
-        self.resources
-            .templates
-            .retain(|template| template.uri_template() != uri);
-        let removed = before != self.resources.fixed.len() + self.resources.templates.len();
+        let fixed = self.resources.fixed.remove(uri).is_some();
+        let template = self.resources.templates.remove(uri).is_some();
+        let removed = fixed || template;
         if removed {
             self.versions.resources += 1;
         }
