@@ -6,7 +6,6 @@
 //! its progress passed on, its cancellation passed on, its result the remote result.
 
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 
 use mcp_runtime_core::{
@@ -66,7 +65,7 @@ pub async fn mount(
 ) -> Result<Mounted, ClientError> {
     let listed = client.list_tools().await?;
     let catalog = Catalog::list(&client).await?;
-    let upstream: Arc<dyn Upstream> = client;
+    let upstream = Arc::new(Upstream::Client(client));
     let mut mounted = mount_listed(registry, prefix, listed, &upstream);
     catalog.mount(registry, prefix, &upstream, &mut mounted);
     Ok(mounted)
@@ -83,7 +82,7 @@ pub async fn mount_managed(
 ) -> Result<Mounted, ClientError> {
     let listed = manager.list_tools(server).await?;
     let catalog = Catalog::list(manager.client(server).await?.as_ref()).await?;
-    let upstream: Arc<dyn Upstream> = Arc::new(Managed {
+    let upstream = Arc::new(Upstream::Managed {
         manager,
         server: server.to_owned(),
     });
@@ -108,7 +107,7 @@ pub fn follow(
         let mut follower = Follower {
             server,
             prefix,
-            upstream: Arc::clone(&client) as Arc<dyn Upstream>,
+            upstream: Arc::new(Upstream::Client(Arc::clone(&client))),
             // What is mounted now, to tell a change from a notification that changed nothing.
             listed: tools().await.ok(),
             tools,
@@ -134,7 +133,7 @@ pub fn follow_managed(
         let mut follower = Follower {
             server,
             prefix,
-            upstream: Arc::new(Managed {
+            upstream: Arc::new(Upstream::Managed {
                 manager: Arc::clone(&manager),
                 server: name.clone(),
             }),
@@ -174,7 +173,7 @@ pub fn follow_managed(
 struct Follower<F> {
     server: Arc<Server>,
     prefix: String,
-    upstream: Arc<dyn Upstream>,
+    upstream: Arc<Upstream>,
     tools: F,
     listed: Option<Vec<Tool>>,
     /// The prompts, resources and templates mounted by the last change of the catalog; none
@@ -401,7 +400,7 @@ impl Catalog {
         self,
         registry: &mut Registry,
         prefix: &str,
-        upstream: &Arc<dyn Upstream>,
+        upstream: &Arc<Upstream>,
         mounted: &mut Mounted,
     ) {
         let Ok(mut remote) = Registry::builder().build() else {
@@ -532,90 +531,52 @@ fn unmounted(prefix: &str, uri: &str) -> String {
     strip(uri).unwrap_or_else(|| uri.to_owned())
 }
 
-type Answer<'a, T> = Pin<Box<dyn Future<Output = Result<T, ClientError>> + Send + 'a>>;
-
 /// What a mounted tool's call, resource's read or prompt's rendering goes through.
-trait Upstream: Send + Sync + 'static {
-    fn call<'a>(
-        &'a self,
-        remote: &'a str,
-        arguments: Map<String, Value>,
-        options: RequestOptions,
-    ) -> Answer<'a, MCPToolResult>;
-
-    fn read<'a>(&'a self, uri: &'a str) -> Answer<'a, Vec<Value>>;
-
-    fn prompt<'a>(
-        &'a self,
-        name: &'a str,
-        arguments: Map<String, Value>,
-    ) -> Answer<'a, Map<String, Value>>;
+enum Upstream {
+    /// One client's server.
+    Client(Arc<Client>),
+    /// A server of a [`ClientManager`].
+    Managed {
+        manager: Arc<ClientManager>,
+        server: String,
+    },
 }
 
-impl Upstream for Client {
-    fn call<'a>(
-        &'a self,
-        remote: &'a str,
+impl Upstream {
+    /// Calls the remote tool `remote`; through a manager, which reconnects to a server
+    /// that died and retries what is safe to retry.
+    async fn call(
+        &self,
+        remote: &str,
         arguments: Map<String, Value>,
         options: RequestOptions,
-    ) -> Answer<'a, MCPToolResult> {
-        Box::pin(self.call_tool_with(remote, arguments, options))
+    ) -> Result<MCPToolResult, ClientError> {
+        match self {
+            Self::Client(client) => client.call_tool_with(remote, arguments, options).await,
+            Self::Managed { manager, server } => {
+                manager.call_tool(server, remote, arguments, options).await
+            }
+        }
     }
 
-    fn read<'a>(&'a self, uri: &'a str) -> Answer<'a, Vec<Value>> {
-        Box::pin(self.read_resource(uri))
+    /// The client to ask now: a managed server's, reconnected if it died.
+    async fn client(&self) -> Result<Arc<Client>, ClientError> {
+        match self {
+            Self::Client(client) => Ok(Arc::clone(client)),
+            Self::Managed { manager, server } => manager.client(server).await,
+        }
     }
 
-    fn prompt<'a>(
-        &'a self,
-        name: &'a str,
+    async fn read(&self, uri: &str) -> Result<Vec<Value>, ClientError> {
+        self.client().await?.read_resource(uri).await
+    }
+
+    async fn prompt(
+        &self,
+        name: &str,
         arguments: Map<String, Value>,
-    ) -> Answer<'a, Map<String, Value>> {
-        Box::pin(self.get_prompt(name, arguments))
-    }
-}
-
-/// A server of a [`ClientManager`].
-struct Managed {
-    manager: Arc<ClientManager>,
-    server: String,
-}
-
-impl Upstream for Managed {
-    fn call<'a>(
-        &'a self,
-        remote: &'a str,
-        arguments: Map<String, Value>,
-        options: RequestOptions,
-    ) -> Answer<'a, MCPToolResult> {
-        Box::pin(
-            self.manager
-                .call_tool(&self.server, remote, arguments, options),
-        )
-    }
-
-    fn read<'a>(&'a self, uri: &'a str) -> Answer<'a, Vec<Value>> {
-        Box::pin(async move {
-            self.manager
-                .client(&self.server)
-                .await?
-                .read_resource(uri)
-                .await
-        })
-    }
-
-    fn prompt<'a>(
-        &'a self,
-        name: &'a str,
-        arguments: Map<String, Value>,
-    ) -> Answer<'a, Map<String, Value>> {
-        Box::pin(async move {
-            self.manager
-                .client(&self.server)
-                .await?
-                .get_prompt(name, arguments)
-                .await
-        })
+    ) -> Result<Map<String, Value>, ClientError> {
+        self.client().await?.get_prompt(name, arguments).await
     }
 }
 
@@ -623,7 +584,7 @@ fn mount_listed(
     registry: &mut Registry,
     prefix: &str,
     listed: Vec<Tool>,
-    upstream: &Arc<dyn Upstream>,
+    upstream: &Arc<Upstream>,
 ) -> Mounted {
     let source = source_of(prefix);
     let mut mounted = Mounted::default();
@@ -695,7 +656,7 @@ fn definition(name: &str, tool: &Tool) -> Result<ToolDefinition, String> {
 }
 
 /// What runs a call of the remote tool `remote` through `client`.
-fn handler(upstream: Arc<dyn Upstream>, remote: String) -> Handler {
+fn handler(upstream: Arc<Upstream>, remote: String) -> Handler {
     Handler::Dynamic(Arc::new(move |arguments, context| {
         let (upstream, remote) = (Arc::clone(&upstream), remote.clone());
         Box::pin(async move {
