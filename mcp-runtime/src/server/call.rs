@@ -221,26 +221,10 @@ impl Server {
         if pending.task {
             return Some(self.start_task(*pending).await);
         }
-        let PendingCall {
-            snapshot,
-            id,
-            stateless,
-            call,
-            meta,
-            log_level,
-            mut asks,
-            capabilities,
-            client,
-            auth,
-            task: _,
-        } = *pending;
-        // The handshake's revisions: a tool's asks are requests on the call's stream.
-        if let (None, Some(capabilities)) = (&asks, capabilities) {
-            asks = Some(self.handshake_asks(capabilities, notify.clone()));
-        }
+        let mut pending = *pending;
         let token = CancellationToken::new();
         let mut options = CallOptions::new().with_cancellation(token.clone());
-        if let (Some(least), Some(notify)) = (log_level, &notify) {
+        if let (Some(least), Some(notify)) = (pending.log_level, &notify) {
             let notify = Arc::clone(notify);
             options = options.with_log(least, move |message| {
                 notify(jsonrpc::notification(
@@ -249,38 +233,40 @@ impl Server {
                 ));
             });
         }
-        if let Some(meta) = meta {
-            if let (Some(progress_token), Some(notify)) = (meta.get("progressToken"), notify) {
-                let progress_token = progress_token.clone();
-                options = options.with_progress(move |report| {
-                    let mut params = json!({
-                        "progressToken": progress_token,
-                        "progress": report.progress,
-                    });
-                    if let Some(total) = report.total {
-                        params["total"] = json!(total);
-                    }
-                    if let Some(message) = report.message {
-                        params["message"] = json!(message);
-                    }
-                    notify(jsonrpc::notification("notifications/progress", params));
+        let progress_token = pending
+            .meta
+            .as_ref()
+            .and_then(|meta| meta.get("progressToken"));
+        if let (Some(progress_token), Some(notify)) = (progress_token, &notify) {
+            let (progress_token, notify) = (progress_token.clone(), Arc::clone(notify));
+            options = options.with_progress(move |report| {
+                let mut params = json!({
+                    "progressToken": progress_token,
+                    "progress": report.progress,
                 });
-            }
-            options = options.with_meta(meta);
+                if let Some(total) = report.total {
+                    params["total"] = json!(total);
+                }
+                if let Some(message) = report.message {
+                    params["message"] = json!(message);
+                }
+                notify(jsonrpc::notification("notifications/progress", params));
+            });
         }
-        if let Some(asks) = &asks {
-            options = options.with_asks(Arc::clone(asks));
-        }
-        if let Some(auth) = auth {
-            options = options.with_auth(auth);
-        }
-        let key = in_flight_key(&client, &id.key());
+        // The handshake's revisions: a tool's asks are requests on the call's stream.
+        let options = self.call_options(&mut pending, notify, options);
+        let id = &pending.id;
+        let key = in_flight_key(&pending.client, &id.key());
         let serial = self
             .serial
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         self.lock_in_flight()
             .insert(key.clone(), (serial, token.clone()));
-        let result = snapshot.registry.call_with(call, options).await;
+        let result = pending
+            .snapshot
+            .registry
+            .call_with(pending.call, options)
+            .await;
         {
             // A client that reused the id of a call in flight replaced its entry: leave
             // the newer one alone.
@@ -292,10 +278,36 @@ impl Server {
         if token.is_cancelled() {
             return None;
         }
+        let asks = pending.asks.as_ref();
         if let Some(asks) = asks.filter(|asks| asks.round().is_some_and(Round::is_open)) {
-            return Some(self.input_required(&id, &asks));
+            return Some(self.input_required(id, asks));
         }
-        Some(self.respond(&id, stateless, &CallToolResult::from(result)))
+        Some(self.respond(id, pending.stateless, &CallToolResult::from(result)))
+    }
+
+    /// `options` with what came with `pending`: its `_meta` and who sent it, which it gives
+    /// up, and its asks. On the handshake's revisions a client that declared capabilities at
+    /// `initialize` is asked through `send`, and `pending` keeps those asks too.
+    pub(super) fn call_options(
+        &self,
+        pending: &mut PendingCall,
+        send: Option<Notifier>,
+        mut options: CallOptions,
+    ) -> CallOptions {
+        let capabilities = pending.capabilities.take();
+        if pending.asks.is_none() {
+            pending.asks = capabilities.map(|capabilities| self.handshake_asks(capabilities, send));
+        }
+        if let Some(asks) = &pending.asks {
+            options = options.with_asks(Arc::clone(asks));
+        }
+        if let Some(meta) = pending.meta.take() {
+            options = options.with_meta(meta);
+        }
+        if let Some(auth) = pending.auth.take() {
+            options = options.with_auth(auth);
+        }
+        options
     }
 
     /// How a call's asks reach a client of the handshake's revisions that declared

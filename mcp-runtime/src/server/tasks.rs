@@ -142,24 +142,13 @@ impl Server {
     /// tool going on in the background. At 2026-07-28 a tool that asks before it has
     /// anything to wait for is answered over rounds first (`InputRequiredResult`), and
     /// becomes a task on the round that gets further.
-    pub(super) async fn start_task(&self, pending: PendingCall) -> String {
-        let PendingCall {
-            snapshot,
-            id,
-            stateless,
-            call,
-            meta,
-            mut asks,
-            capabilities,
-            auth,
-            ..
-        } = pending;
+    pub(super) async fn start_task(&self, mut pending: PendingCall) -> String {
         let tasks = Arc::clone(self.tasks());
-        let owner = auth.as_deref().and_then(owner_of_auth);
+        let owner = pending.auth.as_deref().and_then(owner_of_auth);
         let token = CancellationToken::new();
         let panicked = Arc::new(AtomicBool::new(false));
         let (progress, progress_seen) = watch::channel(None);
-        let mut options = CallOptions::new()
+        let options = CallOptions::new()
             .with_cancellation(token.clone())
             .with_panic_flag(Arc::clone(&panicked))
             .with_progress(move |report| {
@@ -172,19 +161,18 @@ impl Server {
                     });
                 progress.send_replace(Some(message));
             });
-        if let Some(meta) = meta {
-            options = options.with_meta(meta);
-        }
-        if let Some(auth) = auth {
-            options = options.with_auth(auth);
-        }
         // The handshake's revisions: the task's asks wait in its record, not on a stream.
-        if let (None, Some(capabilities)) = (&asks, capabilities) {
-            asks = Some(self.handshake_asks(capabilities, None));
-        }
+        let options = self.call_options(&mut pending, None, options);
+        let PendingCall {
+            snapshot,
+            call,
+            id,
+            stateless,
+            asks,
+            ..
+        } = pending;
         if let Some(asks) = &asks {
             asks.task.mode.store(true, Ordering::Relaxed);
-            options = options.with_asks(Arc::clone(asks));
         }
         let tool = call.tool_name.to_string();
         let call_token = token.clone();
