@@ -8,6 +8,7 @@ mod resources;
 
 pub use generated::*;
 pub use prompts::{CompletionRef, PromptError, RegisteredPrompt};
+use resources::Mount;
 pub use resources::{ReadError, RegisteredResource, RegisteredTemplate};
 
 use std::collections::BTreeSet;
@@ -410,11 +411,15 @@ impl Registry {
         // The prefix as a tool name's namespace, whether or not `other` has tools.
         ToolName::new(format!("{prefix}.x"))?;
         let source = format!("mounted under `{prefix}`");
-        let mut conflicts = Vec::new();
+        let mut mount = Mount {
+            prefix,
+            source: &source,
+            conflicts: Vec::new(),
+        };
         for tool in other.list() {
             let name = ToolName::new(format!("{prefix}.{}", tool.name))?;
             if let Some(existing) = self.tools.get(name.as_str()) {
-                conflicts.push(ToolConflict {
+                mount.conflicts.push(ToolConflict {
                     kind: ConflictKind::Tool,
                     tool_name: name.to_string(),
                     source: format!("`{}` ({}, {})", tool.name, source, tool.location),
@@ -425,19 +430,13 @@ impl Registry {
             }
             self.insert(tool.renamed(name, &source));
         }
-        let before = self.resources.len();
-        self.resources
-            .mount(prefix, &other.resources, &source, &mut conflicts);
-        if self.resources.len() != before {
+        if self.resources.mount(&other.resources, &mut mount) {
             self.versions.resources += 1;
         }
-        let before = self.prompts.by_name.len();
-        self.prompts
-            .mount(prefix, &other.prompts, &source, &mut conflicts);
-        if self.prompts.by_name.len() != before {
+        if self.prompts.mount(&other.prompts, &mut mount) {
             self.versions.prompts += 1;
         }
-        Ok(conflicts)
+        Ok(mount.conflicts)
     }
 
     /// Adds tools served elsewhere (the gateway's), each with its definition and the

@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use mcp_runtime_core::{ErrorType, PromptDefinition, PromptResult, ToolError};
 
-use super::resources::{Keyed, Lazy, add_keyed, guarded, mount_keyed};
-use super::{ConflictKind, Registry, RegistryProblem, ToolConflict};
+use super::resources::{Keyed, Lazy, Mount, add_keyed, guarded, mount_keyed};
+use super::{ConflictKind, Registry, RegistryProblem};
 use crate::registration::{
     Arguments, Completion, CompletionContext, Location, PromptFuture, PromptRegistration,
 };
@@ -141,23 +141,12 @@ impl Prompts {
         }
     }
 
-    /// Adds those of `other` under `prefix` ([`Registry::mount`]): `greet` becomes
-    /// `prefix.greet`. What would take a name already here goes to `conflicts` instead.
-    pub(crate) fn mount(
-        &mut self,
-        prefix: &str,
-        other: &Self,
-        source: &str,
-        conflicts: &mut Vec<ToolConflict>,
-    ) {
+    /// Adds those of `other` under the mount's prefix: `greet` becomes `prefix.greet`.
+    /// What would take a name already here is a conflict instead. Whether any was added.
+    pub(crate) fn mount(&mut self, other: &Self, mount: &mut Mount<'_>) -> bool {
+        let prefix = mount.prefix;
         let mounted = |name: &str| format!("{prefix}.{name}");
-        mount_keyed(
-            &mut self.by_name,
-            &other.by_name,
-            mounted,
-            source,
-            conflicts,
-        );
+        mount_keyed(&mut self.by_name, &other.by_name, mounted, mount)
     }
 
     /// Keeps those whose name `keep` accepts.

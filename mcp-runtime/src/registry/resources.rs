@@ -290,16 +290,24 @@ pub(crate) fn add_keyed<E: Keyed>(
     }
 }
 
-/// Adds the entries of `other` to `entries` ([`Registry::mount`]), each under the key
-/// `mounted` makes of its own. One whose new key is taken, or cannot be its key, goes to
-/// `conflicts` instead.
+/// One [`Registry::mount`] under way: the prefix, where the entries come from, and the
+/// conflicts found so far.
+pub(crate) struct Mount<'a> {
+    pub(crate) prefix: &'a str,
+    pub(crate) source: &'a str,
+    pub(crate) conflicts: Vec<ToolConflict>,
+}
+
+/// Adds the entries of `other` to `entries`, each under the key `mounted` makes of its
+/// own. One whose new key is taken, or cannot be its key, goes to the mount's conflicts
+/// instead. Whether any was added.
 pub(crate) fn mount_keyed<E: Keyed>(
     entries: &mut BTreeMap<String, E>,
     other: &BTreeMap<String, E>,
     mounted: impl Fn(&str) -> String,
-    source: &str,
-    conflicts: &mut Vec<ToolConflict>,
-) {
+    mount: &mut Mount<'_>,
+) -> bool {
+    let mut added = false;
     for (key, entry) in other {
         let new_key = mounted(key);
         let rekeyed = match entries.get(&new_key) {
@@ -313,16 +321,18 @@ pub(crate) fn mount_keyed<E: Keyed>(
         match rekeyed {
             Ok(rekeyed) => {
                 entries.insert(new_key, rekeyed);
+                added = true;
             }
-            Err(shadowed_by) => conflicts.push(ToolConflict {
+            Err(shadowed_by) => mount.conflicts.push(ToolConflict {
                 kind: E::KIND,
                 tool_name: new_key,
-                source: format!("`{key}` ({source}, {})", entry.defined_at()),
+                source: format!("`{key}` ({}, {})", mount.source, entry.defined_at()),
                 shadowed_by,
                 resolution: KEPT_EXISTING.to_owned(),
             }),
         }
     }
+    added
 }
 
 /// Why a resource could not be read.
@@ -407,24 +417,14 @@ impl Resources {
         self.fixed.len() + self.templates.len()
     }
 
-    /// Adds those of `other` under `prefix` ([`Registry::mount`]); what would take a URI
-    /// or template already here goes to `conflicts` instead.
-    pub(crate) fn mount(
-        &mut self,
-        prefix: &str,
-        other: &Self,
-        source: &str,
-        conflicts: &mut Vec<ToolConflict>,
-    ) {
+    /// Adds those of `other` under the mount's prefix; what would take a URI or template
+    /// already here is a conflict instead. Whether any was added.
+    pub(crate) fn mount(&mut self, other: &Self, mount: &mut Mount<'_>) -> bool {
+        let prefix = mount.prefix;
         let mounted = |uri: &str| mounted_uri(prefix, uri);
-        mount_keyed(&mut self.fixed, &other.fixed, mounted, source, conflicts);
-        mount_keyed(
-            &mut self.templates,
-            &other.templates,
-            mounted,
-            source,
-            conflicts,
-        );
+        let fixed = mount_keyed(&mut self.fixed, &other.fixed, mounted, mount);
+        let templates = mount_keyed(&mut self.templates, &other.templates, mounted, mount);
+        fixed || templates
     }
 
     /// Keeps those whose URI, or URI template, `keep` accepts.
