@@ -78,13 +78,23 @@ pub(crate) struct Spanned<T> {
     pub(crate) span: Span,
 }
 
+/// The arguments every attribute takes, a tool's, a resource's or a prompt's, as written.
+#[derive(Default)]
+pub(crate) struct CommonArgs {
+    pub(crate) name: Option<Spanned<String>>,
+    pub(crate) title: Option<String>,
+    pub(crate) description: Option<Spanned<String>>,
+    /// `scopes("notes:read", …)`: the OAuth scopes a caller needs, checked.
+    pub(crate) scopes: Option<Vec<String>>,
+    pub(crate) krate: Option<Path>,
+}
+
 /// The attribute's arguments as written.
 #[derive(Default)]
 pub(crate) struct Args {
-    pub(crate) name: Option<Spanned<String>>,
+    /// `name`, `title`, `description`, `scopes` and `crate`.
+    pub(crate) common: CommonArgs,
     pub(crate) namespace: Option<Spanned<String>>,
-    pub(crate) title: Option<String>,
-    pub(crate) description: Option<Spanned<String>>,
     pub(crate) version: Option<Spanned<String>>,
     pub(crate) category: Option<String>,
     pub(crate) tags: Option<Vec<String>>,
@@ -99,14 +109,11 @@ pub(crate) struct Args {
     /// `task = "optional"`: whether the tool runs as a task, with the span of the `task` key.
     pub(crate) task: Option<Spanned<Task>>,
     pub(crate) deprecated: Option<String>,
-    pub(crate) krate: Option<Path>,
     pub(crate) errors: Option<Vec<String>>,
     /// `example = r#"{…}"#`, any number of times: example arguments, as JSON.
     pub(crate) examples: Vec<Spanned<String>>,
     /// `requires_client(sampling, …)`: the client capabilities the tool needs, as written.
     pub(crate) requires_client: Option<Vec<Ident>>,
-    /// `scopes("notes:write", …)`: the OAuth scopes a caller needs, checked.
-    pub(crate) scopes: Option<Vec<String>>,
     /// Keys whose values could not be read (already reported).
     pub(crate) failed: Vec<String>,
 }
@@ -144,9 +151,8 @@ pub(crate) struct ResourceArgs {
     pub(crate) uri: Option<Spanned<String>>,
     /// `uri_template = "…"`: a family of resources.
     pub(crate) uri_template: Option<Spanned<String>>,
-    pub(crate) name: Option<Spanned<String>>,
-    pub(crate) title: Option<String>,
-    pub(crate) description: Option<Spanned<String>>,
+    /// `name`, `title`, `description`, `scopes` and `crate`.
+    pub(crate) common: CommonArgs,
     pub(crate) mime_type: Option<Spanned<String>>,
     /// `size = 1024`, with the span of the `size` key.
     pub(crate) size: Option<Spanned<u64>>,
@@ -156,9 +162,6 @@ pub(crate) struct ResourceArgs {
     pub(crate) ttl: Option<Spanned<String>>,
     pub(crate) cache_scope: Option<Spanned<String>>,
     pub(crate) last_modified: Option<LastModified>,
-    /// `scopes("notes:read", …)`: the OAuth scopes a caller needs, checked.
-    pub(crate) scopes: Option<Vec<String>>,
-    pub(crate) krate: Option<Path>,
     /// Keys whose values could not be read (already reported).
     pub(crate) failed: Vec<String>,
 }
@@ -174,12 +177,8 @@ pub(crate) enum LastModified {
 /// `#[mcp_prompt]`'s arguments as written.
 #[derive(Default)]
 pub(crate) struct PromptArgs {
-    pub(crate) name: Option<Spanned<String>>,
-    pub(crate) title: Option<String>,
-    pub(crate) description: Option<Spanned<String>>,
-    /// `scopes("notes:read", …)`: the OAuth scopes a caller needs, checked.
-    pub(crate) scopes: Option<Vec<String>>,
-    pub(crate) krate: Option<Path>,
+    /// `name`, `title`, `description`, `scopes` and `crate`: all a prompt takes.
+    pub(crate) common: CommonArgs,
     /// Keys whose values could not be read (already reported).
     pub(crate) failed: Vec<String>,
 }
@@ -280,9 +279,7 @@ fn parse_param_one(
     keys: &[&str],
     meta: &ParseNestedMeta<'_>,
 ) -> syn::Result<()> {
-    let Some(key) = meta.path.get_ident().map(ToString::to_string) else {
-        return Err(meta.error(format!("unknown {PARAM}; {}", expected(keys))));
-    };
+    let key = key_at(meta, PARAM, keys)?;
     if !keys.contains(&key.as_str()) {
         return Err(meta.error(unknown_key(PARAM, keys, &key)));
     }
@@ -320,18 +317,43 @@ fn skip_argument(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
     Ok(())
 }
 
+/// The name of the key `meta` is at; a path of several segments is no key of `what`, and
+/// the error lists its `keys`.
+fn key_at(meta: &ParseNestedMeta<'_>, what: &str, keys: &[&str]) -> syn::Result<String> {
+    meta.path
+        .get_ident()
+        .map(ToString::to_string)
+        .ok_or_else(|| meta.error(format!("unknown {what}; {}", expected(keys))))
+}
+
+impl CommonArgs {
+    /// Reads the argument at `key` if every attribute takes it; any other key is unknown to
+    /// `what`, whose keys are `keys`.
+    fn parse_one(
+        &mut self,
+        meta: &ParseNestedMeta<'_>,
+        what: &str,
+        keys: &[&str],
+        key: &str,
+    ) -> syn::Result<()> {
+        match key {
+            "name" => set(meta, what, &mut self.name, spanned_string(meta)?),
+            "title" => set(meta, what, &mut self.title, string(meta)?),
+            "description" => set(meta, what, &mut self.description, spanned_string(meta)?),
+            "scopes" => set(meta, what, &mut self.scopes, scope_list(meta)?),
+            "crate" => set(meta, what, &mut self.krate, crate_path(meta)?),
+            _ => Err(meta.error(unknown_key(what, keys, key))),
+        }
+    }
+}
+
 fn parse_one(args: &mut Args, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
-    let Some(key) = meta.path.get_ident().map(ToString::to_string) else {
-        return Err(meta.error(format!("unknown {TOOL}; {}", expected(&KEYS))));
-    };
+    let key = key_at(meta, TOOL, &KEYS)?;
     match key.as_str() {
-        "name" => set(meta, TOOL, &mut args.name, spanned_string(meta)?),
         "namespace" => set(meta, TOOL, &mut args.namespace, spanned_string(meta)?),
         "version" => set(meta, TOOL, &mut args.version, spanned_string(meta)?),
         "timeout" => set(meta, TOOL, &mut args.timeout, spanned_string(meta)?),
         "task" => set(meta, TOOL, &mut args.task, task(meta)?),
-        "title" => set(meta, TOOL, &mut args.title, string(meta)?),
-        "description" => set(meta, TOOL, &mut args.description, spanned_string(meta)?),
         "category" => set(meta, TOOL, &mut args.category, string(meta)?),
         "deprecated" => set(meta, TOOL, &mut args.deprecated, string(meta)?),
         "tags" => set(meta, TOOL, &mut args.tags, string_list(meta)?),
@@ -342,7 +364,6 @@ fn parse_one(args: &mut Args, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
             &mut args.requires_client,
             capability_list(meta)?,
         ),
-        "scopes" => set(meta, TOOL, &mut args.scopes, scope_list(meta)?),
         "example" => {
             args.examples.push(spanned_string(meta)?);
             Ok(())
@@ -354,16 +375,13 @@ fn parse_one(args: &mut Args, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
         "dangerous" => set(meta, TOOL, &mut args.dangerous, flag(meta)?),
         "requires_sandbox" => set(meta, TOOL, &mut args.requires_sandbox, flag(meta)?),
         "inline" => set(meta, TOOL, &mut args.inline, flag(meta)?),
-        "crate" => set(meta, TOOL, &mut args.krate, crate_path(meta)?),
-        _ => Err(meta.error(unknown_key(TOOL, &KEYS, &key))),
+        _ => args.common.parse_one(meta, TOOL, &KEYS, &key),
     }
 }
 
 fn parse_resource_one(args: &mut ResourceArgs, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
     const WHAT: &str = RESOURCE;
-    let Some(key) = meta.path.get_ident().map(ToString::to_string) else {
-        return Err(meta.error(format!("unknown {WHAT}; {}", expected(&RESOURCE_KEYS))));
-    };
+    let key = key_at(meta, WHAT, &RESOURCE_KEYS)?;
     match key.as_str() {
         "uri" | "uri_template" => {
             let value = spanned_string(meta)?;
@@ -378,9 +396,6 @@ fn parse_resource_one(args: &mut ResourceArgs, meta: &ParseNestedMeta<'_>) -> sy
             }
             set(meta, WHAT, slot, value)
         }
-        "name" => set(meta, WHAT, &mut args.name, spanned_string(meta)?),
-        "title" => set(meta, WHAT, &mut args.title, string(meta)?),
-        "description" => set(meta, WHAT, &mut args.description, spanned_string(meta)?),
         "mime_type" => set(meta, WHAT, &mut args.mime_type, spanned_string(meta)?),
         "size" => set(meta, WHAT, &mut args.size, size(meta)?),
         "audience" => set(meta, WHAT, &mut args.audience, audience(meta)?),
@@ -388,25 +403,13 @@ fn parse_resource_one(args: &mut ResourceArgs, meta: &ParseNestedMeta<'_>) -> sy
         "ttl" => set(meta, WHAT, &mut args.ttl, spanned_string(meta)?),
         "cache_scope" => set(meta, WHAT, &mut args.cache_scope, spanned_string(meta)?),
         "last_modified" => set(meta, WHAT, &mut args.last_modified, last_modified(meta)?),
-        "scopes" => set(meta, WHAT, &mut args.scopes, scope_list(meta)?),
-        "crate" => set(meta, WHAT, &mut args.krate, crate_path(meta)?),
-        _ => Err(meta.error(unknown_key(WHAT, &RESOURCE_KEYS, &key))),
+        _ => args.common.parse_one(meta, WHAT, &RESOURCE_KEYS, &key),
     }
 }
 
 fn parse_prompt_one(args: &mut PromptArgs, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
-    const WHAT: &str = PROMPT;
-    let Some(key) = meta.path.get_ident().map(ToString::to_string) else {
-        return Err(meta.error(format!("unknown {WHAT}; {}", expected(&PROMPT_KEYS))));
-    };
-    match key.as_str() {
-        "name" => set(meta, WHAT, &mut args.name, spanned_string(meta)?),
-        "title" => set(meta, WHAT, &mut args.title, string(meta)?),
-        "description" => set(meta, WHAT, &mut args.description, spanned_string(meta)?),
-        "scopes" => set(meta, WHAT, &mut args.scopes, scope_list(meta)?),
-        "crate" => set(meta, WHAT, &mut args.krate, crate_path(meta)?),
-        _ => Err(meta.error(unknown_key(WHAT, &PROMPT_KEYS, &key))),
-    }
+    let key = key_at(meta, PROMPT, &PROMPT_KEYS)?;
+    args.common.parse_one(meta, PROMPT, &PROMPT_KEYS, &key)
 }
 
 /// `last_modified = "2025-01-12T15:00:58Z"` or `last_modified = path::to_fn`.

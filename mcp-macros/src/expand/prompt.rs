@@ -55,24 +55,27 @@ fn prompt_helpers(private: &TokenStream) -> (TokenStream, Vec<Ident>) {
 }
 
 fn prompt_registration(item: &Item, args: &PromptArgs) -> TokenStream {
-    let private = private_path(args.krate.as_ref());
+    let private = private_path(args.common.krate.as_ref());
     let (helpers, helper_locals) = prompt_helpers(&private);
     let completions = completions(item, &private);
     let location = location(item, &private);
 
     let name = args
+        .common
         .name
         .as_ref()
         .map_or_else(|| item.name(), |name| name.value.clone());
-    let title = args.title.as_ref().or(item.doc_title.as_ref());
+    let title = args.common.title.as_ref().or(item.doc_title.as_ref());
     let title = title.map(|title| quote!(.with_title(#title)));
     let description = args
+        .common
         .description
         .as_ref()
         .map(|description| &description.value)
         .or(item.doc_description.as_ref())
         .map(|description| quote!(.with_description(#description)));
     let scopes = args
+        .common
         .scopes
         .as_ref()
         .map(|scopes| quote!(.with_scopes([#(#scopes),*])));

@@ -93,18 +93,20 @@ fn resource_helpers(private: &TokenStream) -> (TokenStream, TokenStream, Vec<Ide
 }
 
 fn resource_registration(item: &Item, args: &ResourceArgs) -> TokenStream {
-    let private = private_path(args.krate.as_ref());
+    let private = private_path(args.common.krate.as_ref());
     let (definition_helpers, read_helpers, helper_locals) = resource_helpers(&private);
     let completions = completions(item, &private);
     let location = location(item, &private);
 
     let name = args
+        .common
         .name
         .as_ref()
         .map_or_else(|| item.name(), |name| name.value.clone());
-    let title = args.title.as_ref().or(item.doc_title.as_ref());
+    let title = args.common.title.as_ref().or(item.doc_title.as_ref());
     let title = title.map(|title| quote!(.with_title(#title)));
     let description = args
+        .common
         .description
         .as_ref()
         .map(|description| &description.value)
@@ -150,6 +152,7 @@ fn resource_registration(item: &Item, args: &ResourceArgs) -> TokenStream {
             }
         });
     let scopes = args
+        .common
         .scopes
         .as_ref()
         .map(|scopes| quote!(.with_scopes([#(#scopes),*])));

@@ -28,6 +28,7 @@ pub(crate) fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
 
 fn registration(tool: &Tool, args: &Args) -> TokenStream {
     let krate: Path = args
+        .common
         .krate
         .clone()
         .unwrap_or_else(|| syn::parse_quote!(::mcp_runtime));
@@ -310,9 +311,10 @@ fn definition(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
         }
         None => quote!(::core::env!("CARGO_PKG_VERSION")),
     };
-    let title = args.title.as_ref().or(tool.doc_title.as_ref());
+    let title = args.common.title.as_ref().or(tool.doc_title.as_ref());
     let title = title.map(|title| quote!(.with_title(#title)));
     let description = args
+        .common
         .description
         .as_ref()
         .map(|description| &description.value)
@@ -331,6 +333,7 @@ fn definition(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
         .as_ref()
         .map(|errors| quote!(.with_errors([#(#errors),*])));
     let scopes = args
+        .common
         .scopes
         .as_ref()
         .map(|scopes| quote!(.with_scopes([#(#scopes),*])));
@@ -517,7 +520,7 @@ fn invoke(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
 /// defaulting to the crate's name and the name to the function's.
 fn tool_name(tool: &Tool, args: &Args) -> TokenStream {
     let ident = tool.item.sig.ident.to_string();
-    let tool_part = match &args.name {
+    let tool_part = match &args.common.name {
         Some(name) if name.value.contains('.') => {
             let name = &name.value;
             return quote!(#name);

@@ -40,14 +40,22 @@ pub(crate) fn check_resource(item: &Item, args: &ResourceArgs, errors: &mut Erro
     check_inputs(item, Kind::Resource, errors);
     check_uri(item, args, errors);
     check_resource_keys(args, errors);
-    check_texts(args.name.as_ref(), args.description.as_ref(), errors);
+    check_texts(
+        args.common.name.as_ref(),
+        args.common.description.as_ref(),
+        errors,
+    );
 }
 
 /// Checks `item` and `#[mcp_prompt]`'s `args`, adding every problem to `errors`.
 pub(crate) fn check_prompt(item: &Item, args: &PromptArgs, errors: &mut Errors) {
     check_item_signature(item, Kind::Prompt, errors);
     check_inputs(item, Kind::Prompt, errors);
-    check_texts(args.name.as_ref(), args.description.as_ref(), errors);
+    check_texts(
+        args.common.name.as_ref(),
+        args.common.description.as_ref(),
+        errors,
+    );
 }
 
 fn check_item_signature(item: &Item, kind: Kind, errors: &mut Errors) {

@@ -264,7 +264,7 @@ fn check_argument_type(ty: &Type, errors: &mut Errors) {
 fn check_name(tool: &Tool, args: &Args, errors: &mut Errors) {
     let ident = tool.item.sig.ident.to_string();
     let ident = ident.strip_prefix("r#").unwrap_or(&ident);
-    let (namespace, tool_part, span) = match &args.name {
+    let (namespace, tool_part, span) = match &args.common.name {
         Some(name) => match name.value.rsplit_once('.') {
             Some((namespace, tool_part)) => {
                 if args.namespace.is_some() {
@@ -281,7 +281,7 @@ fn check_name(tool: &Tool, args: &Args, errors: &mut Errors) {
         None => (None, ident, tool.item.sig.ident.span()),
     };
     if !is_segment(tool_part) {
-        let message = if args.name.is_some() {
+        let message = if args.common.name.is_some() {
             format!(
                 "invalid tool name `{tool_part}`: use lower-case letters, digits and `_`, e.g. `{}`",
                 suggest_segment(tool_part)
@@ -397,7 +397,7 @@ fn check_attributes(tool: &Tool, args: &Args, errors: &mut Errors) {
             ));
         }
     }
-    if let Some(description) = &args.description {
+    if let Some(description) = &args.common.description {
         if description.value.trim().is_empty() {
             errors.push(syn::Error::new(
                 description.span,
