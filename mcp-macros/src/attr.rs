@@ -414,14 +414,11 @@ fn parse_prompt_one(args: &mut PromptArgs, meta: &ParseNestedMeta<'_>) -> syn::R
 
 /// `last_modified = "2025-01-12T15:00:58Z"` or `last_modified = path::to_fn`.
 fn last_modified(meta: &ParseNestedMeta<'_>) -> syn::Result<LastModified> {
-    match value_expr(meta, "last_modified = \"2025-01-12T15:00:58Z\"")? {
-        syn::Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Str(lit),
-            ..
-        }) => Ok(LastModified::At(Spanned {
-            value: lit.value(),
-            span: lit.span(),
-        })),
+    let expr = value_expr(meta, "last_modified = \"2025-01-12T15:00:58Z\"")?;
+    if let Some(at) = string_literal(&expr) {
+        return Ok(LastModified::At(at));
+    }
+    match expr {
         syn::Expr::Path(path) if path.qself.is_none() => Ok(LastModified::From(path.path)),
         other => Err(syn::Error::new_spanned(
             other,
@@ -546,20 +543,15 @@ fn audience(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<Spanned<String>>> {
     };
     items
         .into_iter()
-        .map(|item| match item {
-            syn::Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Str(lit),
-                ..
-            }) => Ok(Spanned {
-                value: lit.value(),
-                span: lit.span(),
-            }),
-            other => Err(syn::Error::new_spanned(
-                other,
-                format!(
-                    "`audience` takes roles as string literals: `audience = \"user\"` or `{EXAMPLE}`"
-                ),
-            )),
+        .map(|item| {
+            string_literal(&item).ok_or_else(|| {
+                syn::Error::new_spanned(
+                    item,
+                    format!(
+                        "`audience` takes roles as string literals: `audience = \"user\"` or `{EXAMPLE}`"
+                    ),
+                )
+            })
         })
         .collect()
 }
@@ -632,18 +624,26 @@ fn string(meta: &ParseNestedMeta<'_>) -> syn::Result<String> {
 
 fn spanned_string(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned<String>> {
     let key = key_of(meta);
-    match value_expr(meta, &format!("{key} = \"…\""))? {
+    let expr = value_expr(meta, &format!("{key} = \"…\""))?;
+    string_literal(&expr).ok_or_else(|| {
+        syn::Error::new_spanned(
+            expr,
+            format!("`{key}` takes a string literal: `{key} = \"…\"`"),
+        )
+    })
+}
+
+/// The value of `expr` if it is a string literal, with the literal's span.
+fn string_literal(expr: &syn::Expr) -> Option<Spanned<String>> {
+    match expr {
         syn::Expr::Lit(syn::ExprLit {
             lit: syn::Lit::Str(lit),
             ..
-        }) => Ok(Spanned {
+        }) => Some(Spanned {
             value: lit.value(),
             span: lit.span(),
         }),
-        other => Err(syn::Error::new_spanned(
-            other,
-            format!("`{key}` takes a string literal: `{key} = \"…\"`"),
-        )),
+        _ => None,
     }
 }
 
