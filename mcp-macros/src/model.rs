@@ -147,10 +147,8 @@ pub(crate) struct Tool {
     pub(crate) item: ItemFn,
     pub(crate) params: Vec<Param>,
     pub(crate) returns: Returns,
-    /// The title from the doc comment: a leading `# Heading`, or else its first line.
-    pub(crate) doc_title: Option<String>,
-    /// The doc comment, less a leading heading.
-    pub(crate) doc_description: Option<String>,
+    /// The function's doc comment.
+    pub(crate) doc: Doc,
 }
 
 impl Tool {
@@ -165,13 +163,12 @@ impl Tool {
             .map(|arg| param(arg, errors))
             .collect();
         let returns = returns(&item.sig.output);
-        let (doc_title, doc_description) = split_doc(&doc_lines(&item.attrs));
+        let doc = split_doc(&doc_lines(&item.attrs));
         Self {
             item,
             params,
             returns,
-            doc_title,
-            doc_description,
+            doc,
         }
     }
 
@@ -331,10 +328,8 @@ pub(crate) struct Item {
     pub(crate) inputs: Vec<Input>,
     /// The return type, if one is written.
     pub(crate) output: Option<Type>,
-    /// The title from the doc comment, as for a tool.
-    pub(crate) doc_title: Option<String>,
-    /// The doc comment, less a leading heading.
-    pub(crate) doc_description: Option<String>,
+    /// The function's doc comment, read as a tool's is.
+    pub(crate) doc: Doc,
 }
 
 impl Item {
@@ -352,13 +347,12 @@ impl Item {
             ReturnType::Default => None,
             ReturnType::Type(_, ty) => Some((**ty).clone()),
         };
-        let (doc_title, doc_description) = split_doc(&doc_lines(&item.attrs));
+        let doc = split_doc(&doc_lines(&item.attrs));
         Self {
             item,
             inputs,
             output,
-            doc_title,
-            doc_description,
+            doc,
         }
     }
 
@@ -425,25 +419,36 @@ pub(crate) fn doc_lines(attrs: &[Attribute]) -> Vec<String> {
         .collect()
 }
 
+/// What a function's doc comment gives its definition.
+pub(crate) struct Doc {
+    /// The title: a leading `# Heading`, or else the first line.
+    pub(crate) title: Option<String>,
+    /// The comment, less a leading heading.
+    pub(crate) description: Option<String>,
+}
+
 /// A leading `# Heading` is the title and the rest the description. Without a heading the
 /// first line is the title and the whole comment the description, so that a model reading
 /// only the description still reads the summary line.
-fn split_doc(lines: &[String]) -> (Option<String>, Option<String>) {
+fn split_doc(lines: &[String]) -> Doc {
     let lines: Vec<&str> = lines
         .iter()
         .map(|line| line.trim_end())
         .skip_while(|line| line.trim().is_empty())
         .collect();
     let Some(first) = lines.first() else {
-        return (None, None);
+        return Doc {
+            title: None,
+            description: None,
+        };
     };
     let (title, body) = match first.trim_start().strip_prefix("# ") {
         Some(heading) => (heading.trim().to_owned(), &lines[1..]),
         None => (first.trim().trim_end_matches('.').to_owned(), &lines[..]),
     };
     let description = body.join("\n").trim().to_owned();
-    (
-        (!title.is_empty()).then_some(title),
-        (!description.is_empty()).then_some(description),
-    )
+    Doc {
+        title: (!title.is_empty()).then_some(title),
+        description: (!description.is_empty()).then_some(description),
+    }
 }

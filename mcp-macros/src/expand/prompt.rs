@@ -65,14 +65,14 @@ fn prompt_registration(item: &Item, args: &PromptArgs) -> TokenStream {
         .name
         .as_ref()
         .map_or_else(|| item.name(), |name| name.value.clone());
-    let title = args.common.title.as_ref().or(item.doc_title.as_ref());
+    let title = args.common.title.as_ref().or(item.doc.title.as_ref());
     let title = title.map(|title| quote!(.with_title(#title)));
     let description = args
         .common
         .description
         .as_ref()
         .map(|description| &description.value)
-        .or(item.doc_description.as_ref())
+        .or(item.doc.description.as_ref())
         .map(|description| quote!(.with_description(#description)));
     let scopes = args
         .common

@@ -103,14 +103,14 @@ fn resource_registration(item: &Item, args: &ResourceArgs) -> TokenStream {
         .name
         .as_ref()
         .map_or_else(|| item.name(), |name| name.value.clone());
-    let title = args.common.title.as_ref().or(item.doc_title.as_ref());
+    let title = args.common.title.as_ref().or(item.doc.title.as_ref());
     let title = title.map(|title| quote!(.with_title(#title)));
     let description = args
         .common
         .description
         .as_ref()
         .map(|description| &description.value)
-        .or(item.doc_description.as_ref())
+        .or(item.doc.description.as_ref())
         .map(|description| quote!(.with_description(#description)));
     let mime = args.mime_type.as_ref().map(|mime| &mime.value);
     let with_mime = mime.map(|mime| quote!(.with_mime_type(#mime)));

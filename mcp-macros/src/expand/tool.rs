@@ -311,14 +311,14 @@ fn definition(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
         }
         None => quote!(::core::env!("CARGO_PKG_VERSION")),
     };
-    let title = args.common.title.as_ref().or(tool.doc_title.as_ref());
+    let title = args.common.title.as_ref().or(tool.doc.title.as_ref());
     let title = title.map(|title| quote!(.with_title(#title)));
     let description = args
         .common
         .description
         .as_ref()
         .map(|description| &description.value)
-        .or(tool.doc_description.as_ref());
+        .or(tool.doc.description.as_ref());
     let description = description.map(|description| quote!(.with_description(#description)));
     let category = args
         .category

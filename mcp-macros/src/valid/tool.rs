@@ -404,7 +404,7 @@ fn check_attributes(tool: &Tool, args: &Args, errors: &mut Errors) {
                 "the description is empty: say what the tool does, for the model that chooses it",
             ));
         }
-    } else if tool.doc_description.is_none() && !args.failed.iter().any(|key| key == "description")
+    } else if tool.doc.description.is_none() && !args.failed.iter().any(|key| key == "description")
     {
         errors.push(syn::Error::new(
             tool.item.sig.ident.span(),
