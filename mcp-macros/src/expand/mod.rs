@@ -12,8 +12,8 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Ident, ItemFn, Path};
 
-use crate::attr::Errors;
-use crate::model::Item;
+use crate::attr::{CommonArgs, Errors};
+use crate::model::{Doc, Item};
 
 pub(crate) use prompt::mcp_prompt;
 pub(crate) use resource::mcp_resource;
@@ -101,6 +101,34 @@ fn private_path(krate: Option<&Path>) -> TokenStream {
         .cloned()
         .unwrap_or_else(|| syn::parse_quote!(::mcp_runtime));
     quote!(#krate::__private)
+}
+
+/// The name a resource or a prompt is registered under: `name = "…"`, or else the
+/// function's.
+fn item_name(item: &Item, common: &CommonArgs) -> String {
+    common
+        .name
+        .as_ref()
+        .map_or_else(|| item.name(), |name| name.value.clone())
+}
+
+/// What a definition takes from the keys every attribute shares, each a call after its
+/// `new(…)`: `.with_title(…)` and `.with_description(…)`, the attribute's or else the doc
+/// comment's, and `.with_scopes([…])` when scopes are given.
+fn common_definition(common: &CommonArgs, doc: &Doc) -> [Option<TokenStream>; 3] {
+    let title = common.title.as_ref().or(doc.title.as_ref());
+    let title = title.map(|title| quote!(.with_title(#title)));
+    let description = common
+        .description
+        .as_ref()
+        .map(|description| &description.value)
+        .or(doc.description.as_ref());
+    let description = description.map(|description| quote!(.with_description(#description)));
+    let scopes = common
+        .scopes
+        .as_ref()
+        .map(|scopes| quote!(.with_scopes([#(#scopes),*])));
+    [title, description, scopes]
 }
 
 /// Where the function was written, for messages about it.

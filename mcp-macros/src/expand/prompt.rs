@@ -5,7 +5,9 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::{completions, local, location, private_path, read_inputs, shielded};
+use super::{
+    common_definition, completions, item_name, local, location, private_path, read_inputs, shielded,
+};
 use crate::attr::{self, PromptArgs};
 use crate::model::Item;
 use crate::valid;
@@ -60,25 +62,8 @@ fn prompt_registration(item: &Item, args: &PromptArgs) -> TokenStream {
     let completions = completions(item, &private);
     let location = location(item, &private);
 
-    let name = args
-        .common
-        .name
-        .as_ref()
-        .map_or_else(|| item.name(), |name| name.value.clone());
-    let title = args.common.title.as_ref().or(item.doc.title.as_ref());
-    let title = title.map(|title| quote!(.with_title(#title)));
-    let description = args
-        .common
-        .description
-        .as_ref()
-        .map(|description| &description.value)
-        .or(item.doc.description.as_ref())
-        .map(|description| quote!(.with_description(#description)));
-    let scopes = args
-        .common
-        .scopes
-        .as_ref()
-        .map(|scopes| quote!(.with_scopes([#(#scopes),*])));
+    let name = item_name(item, &args.common);
+    let [title, description, scopes] = common_definition(&args.common, &item.doc);
     let arguments = item.inputs.iter().map(|input| {
         let name = input.name().unwrap_or_default();
         let new = if input.optional().is_some() {

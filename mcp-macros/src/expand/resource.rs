@@ -5,7 +5,9 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::{completions, local, location, private_path, read_inputs, shielded};
+use super::{
+    common_definition, completions, item_name, local, location, private_path, read_inputs, shielded,
+};
 use crate::attr::{self, LastModified, ResourceArgs};
 use crate::model::Item;
 use crate::valid;
@@ -98,20 +100,8 @@ fn resource_registration(item: &Item, args: &ResourceArgs) -> TokenStream {
     let completions = completions(item, &private);
     let location = location(item, &private);
 
-    let name = args
-        .common
-        .name
-        .as_ref()
-        .map_or_else(|| item.name(), |name| name.value.clone());
-    let title = args.common.title.as_ref().or(item.doc.title.as_ref());
-    let title = title.map(|title| quote!(.with_title(#title)));
-    let description = args
-        .common
-        .description
-        .as_ref()
-        .map(|description| &description.value)
-        .or(item.doc.description.as_ref())
-        .map(|description| quote!(.with_description(#description)));
+    let name = item_name(item, &args.common);
+    let [title, description, scopes] = common_definition(&args.common, &item.doc);
     let mime = args.mime_type.as_ref().map(|mime| &mime.value);
     let with_mime = mime.map(|mime| quote!(.with_mime_type(#mime)));
     let size = args.size.as_ref().map(|size| {
@@ -151,11 +141,6 @@ fn resource_registration(item: &Item, args: &ResourceArgs) -> TokenStream {
                 })
             }
         });
-    let scopes = args
-        .common
-        .scopes
-        .as_ref()
-        .map(|scopes| quote!(.with_scopes([#(#scopes),*])));
     let definition = local("definition");
     let cache = cache_meta(args, &private).map(|cache| {
         quote! {

@@ -6,7 +6,7 @@ use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{GenericArgument, Path, PathArguments, Type};
 
-use super::{local, path_string, shielded};
+use super::{common_definition, local, path_string, shielded};
 use crate::attr::{self, Args};
 use crate::model::{ParamKind, Returns, Tool};
 use crate::valid;
@@ -311,15 +311,7 @@ fn definition(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
         }
         None => quote!(::core::env!("CARGO_PKG_VERSION")),
     };
-    let title = args.common.title.as_ref().or(tool.doc.title.as_ref());
-    let title = title.map(|title| quote!(.with_title(#title)));
-    let description = args
-        .common
-        .description
-        .as_ref()
-        .map(|description| &description.value)
-        .or(tool.doc.description.as_ref());
-    let description = description.map(|description| quote!(.with_description(#description)));
+    let [title, description, scopes] = common_definition(&args.common, &tool.doc);
     let category = args
         .category
         .as_ref()
@@ -332,11 +324,6 @@ fn definition(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
         .errors
         .as_ref()
         .map(|errors| quote!(.with_errors([#(#errors),*])));
-    let scopes = args
-        .common
-        .scopes
-        .as_ref()
-        .map(|scopes| quote!(.with_scopes([#(#scopes),*])));
     let examples = args.examples.iter().map(|example| {
         let json = &example.value;
         quote!(.with_example(#private::example_arguments(#json)))
