@@ -207,6 +207,30 @@ fn read_inputs(
     (reads, locals, bound)
 }
 
+/// The body of a generated function that calls the user's with `locals` and hands what it
+/// returns, bound to `value`, to `convert`: a boxed future when the user's is `async`.
+fn call_user_fn(
+    item: &Item,
+    value: &Ident,
+    locals: &[Ident],
+    convert: Option<TokenStream>,
+) -> TokenStream {
+    let fn_ident = &item.item.sig.ident;
+    match item.item.sig.asyncness {
+        // Spanned at `async`, so a future that is not `Send` is reported there.
+        Some(asyncness) => quote_spanned! {asyncness.span=>
+            ::std::boxed::Box::pin(async move {
+                let #value = #fn_ident(#(#locals),*).await;
+                #convert.await
+            })
+        },
+        None => quote! {
+            let #value = #fn_ident(#(#locals),*);
+            #convert
+        },
+    }
+}
+
 /// An identifier for a local of generated code. Its mixed-site span keeps it apart from the
 /// names the user writes: the user's tokens in the generated code (the function's name,
 /// its types, its parameters' names) neither see it nor are hidden by it. A function

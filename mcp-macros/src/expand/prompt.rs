@@ -6,7 +6,8 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::{
-    common_definition, completions, item_name, local, location, private_path, read_inputs, shielded,
+    call_user_fn, common_definition, completions, item_name, local, location, private_path,
+    read_inputs, shielded,
 };
 use crate::attr::{self, PromptArgs};
 use crate::model::Item;
@@ -85,18 +86,7 @@ fn prompt_registration(item: &Item, args: &PromptArgs) -> TokenStream {
     let convert = item.output.as_ref().map(|ty| {
         quote_spanned! {ty.span()=> __mcp_prompt_result::<#ty>(#value) }
     });
-    let get_body = match item.item.sig.asyncness {
-        Some(asyncness) => quote_spanned! {asyncness.span=>
-            ::std::boxed::Box::pin(async move {
-                let #value = #fn_ident(#(#locals),*).await;
-                #convert.await
-            })
-        },
-        None => quote! {
-            let #value = #fn_ident(#(#locals),*);
-            #convert
-        },
-    };
+    let get_body = call_user_fn(item, &value, &locals, convert);
 
     let get = shielded(
         fn_ident,

@@ -6,7 +6,8 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::{
-    common_definition, completions, item_name, local, location, private_path, read_inputs, shielded,
+    call_user_fn, common_definition, completions, item_name, local, location, private_path,
+    read_inputs, shielded,
 };
 use crate::attr::{self, LastModified, ResourceArgs};
 use crate::model::Item;
@@ -213,19 +214,7 @@ fn resource_registration(item: &Item, args: &ResourceArgs) -> TokenStream {
     let convert = output.map(|ty| {
         quote_spanned! {ty.span()=> __mcp_resource_contents::<#ty>(#value, &#uri, #mime) }
     });
-    let read_body = match item.item.sig.asyncness {
-        // Spanned at `async`, so a future that is not `Send` is reported there.
-        Some(asyncness) => quote_spanned! {asyncness.span=>
-            ::std::boxed::Box::pin(async move {
-                let #value = #fn_ident(#(#locals),*).await;
-                #convert.await
-            })
-        },
-        None => quote! {
-            let #value = #fn_ident(#(#locals),*);
-            #convert
-        },
-    };
+    let read_body = call_user_fn(item, &value, &locals, convert);
 
     let definition_fn = shielded(
         fn_ident,
