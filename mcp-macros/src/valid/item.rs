@@ -2,10 +2,9 @@
 //! and URI templates, and their attributes.
 
 use proc_macro2::Span;
-use syn::spanned::Spanned;
 use syn::{FnArg, Type};
 
-use super::{TOKEN_SYMBOLS, find_reference, suggest_segment};
+use super::{TOKEN_SYMBOLS, check_plain_fn, find_reference, suggest_segment};
 use crate::attr::{self, Errors, PromptArgs, ResourceArgs};
 use crate::model::Item;
 
@@ -81,40 +80,13 @@ fn check_item_signature(item: &Item, kind: Kind, errors: &mut Errors) {
         )),
         Some(_) => {}
     }
-    if sig.generics.lt_token.is_some() || sig.generics.where_clause.is_some() {
-        let at: &dyn quote::ToTokens = match (&sig.generics.lt_token, &sig.generics.where_clause) {
-            (None, Some(clause)) => clause,
-            _ => &sig.generics,
-        };
-        errors.push(syn::Error::new_spanned(
-            at,
-            format!("{attribute} functions cannot be generic: the registry calls them with the types they name; use concrete types"),
-        ));
-    }
-    if let Some(constness) = sig.constness {
-        errors.push(syn::Error::new(
-            constness.span(),
-            format!("{attribute} cannot be used on a `const fn`: remove `const`"),
-        ));
-    }
-    if let Some(unsafety) = sig.unsafety {
-        errors.push(syn::Error::new(
-            unsafety.span(),
-            format!("{attribute} cannot be used on an `unsafe fn`: it is called with values from outside; make it a safe function"),
-        ));
-    }
-    if let Some(abi) = &sig.abi {
-        errors.push(syn::Error::new_spanned(
-            abi,
-            format!("{attribute} cannot be used on an `extern` function: remove the ABI"),
-        ));
-    }
-    if let Some(variadic) = &sig.variadic {
-        errors.push(syn::Error::new(
-            variadic.span(),
-            format!("{attribute} functions cannot be variadic"),
-        ));
-    }
+    check_plain_fn(
+        sig,
+        attribute,
+        "the registry calls them with the types they name",
+        "it is called with values from outside",
+        errors,
+    );
 }
 
 /// Each parameter a plain name of an owned, named type.

@@ -4,7 +4,10 @@
 mod item;
 mod tool;
 
-use syn::Type;
+use syn::spanned::Spanned as _;
+use syn::{Signature, Type};
+
+use crate::attr::Errors;
 
 pub(crate) use item::{check_prompt, check_resource};
 pub(crate) use tool::check;
@@ -12,6 +15,55 @@ pub(crate) use tool::check;
 /// The characters of an HTTP token besides ASCII letters and digits (RFC 9110 `tchar`),
 /// which a header's name is made of.
 const TOKEN_SYMBOLS: &str = "!#$%&'*+-.^_`|~";
+
+/// What a registered function cannot be: generic, `const`, `unsafe`, `extern` or variadic.
+/// `attribute` names the attribute in the messages; `generic` says why its functions take
+/// concrete types, and `unsafety` why they must be safe.
+fn check_plain_fn(
+    sig: &Signature,
+    attribute: &str,
+    generic: &str,
+    unsafety: &str,
+    errors: &mut Errors,
+) {
+    if sig.generics.lt_token.is_some() || sig.generics.where_clause.is_some() {
+        // `Generics` spans nothing of a `where` clause alone: point at the clause then.
+        let at: &dyn quote::ToTokens = match (&sig.generics.lt_token, &sig.generics.where_clause) {
+            (None, Some(clause)) => clause,
+            _ => &sig.generics,
+        };
+        errors.push(syn::Error::new_spanned(
+            at,
+            format!("{attribute} functions cannot be generic: {generic}; use concrete types"),
+        ));
+    }
+    if let Some(constness) = sig.constness {
+        errors.push(syn::Error::new(
+            constness.span(),
+            format!("{attribute} cannot be used on a `const fn`: remove `const`"),
+        ));
+    }
+    if let Some(unsafe_token) = sig.unsafety {
+        errors.push(syn::Error::new(
+            unsafe_token.span(),
+            format!(
+                "{attribute} cannot be used on an `unsafe fn`: {unsafety}; make it a safe function"
+            ),
+        ));
+    }
+    if let Some(abi) = &sig.abi {
+        errors.push(syn::Error::new_spanned(
+            abi,
+            format!("{attribute} cannot be used on an `extern` function: remove the ABI"),
+        ));
+    }
+    if let Some(variadic) = &sig.variadic {
+        errors.push(syn::Error::new(
+            variadic.span(),
+            format!("{attribute} functions cannot be variadic"),
+        ));
+    }
+}
 
 /// The first reference in `ty`, also inside generic arguments (`Option<&str>`).
 fn find_reference(ty: &Type) -> Option<&syn::TypeReference> {

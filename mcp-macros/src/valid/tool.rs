@@ -3,10 +3,9 @@
 use std::collections::HashMap;
 
 use proc_macro2::Span;
-use syn::spanned::Spanned;
 use syn::{FnArg, Type};
 
-use super::{TOKEN_SYMBOLS, find_reference, is_segment, suggest_segment};
+use super::{TOKEN_SYMBOLS, check_plain_fn, find_reference, is_segment, suggest_segment};
 use crate::attr::{self, Args, Errors, Header};
 use crate::model::{ParamKind, Tool};
 
@@ -43,41 +42,13 @@ fn check_signature(tool: &Tool, errors: &mut Errors) {
             ));
         }
     }
-    if sig.generics.lt_token.is_some() || sig.generics.where_clause.is_some() {
-        // `Generics` spans nothing of a `where` clause alone: point at the clause then.
-        let at: &dyn quote::ToTokens = match (&sig.generics.lt_token, &sig.generics.where_clause) {
-            (None, Some(clause)) => clause,
-            _ => &sig.generics,
-        };
-        errors.push(syn::Error::new_spanned(
-            at,
-            "`#[mcp_tool]` functions cannot be generic: a tool's schema must be known; use concrete types",
-        ));
-    }
-    if let Some(constness) = sig.constness {
-        errors.push(syn::Error::new(
-            constness.span(),
-            "`#[mcp_tool]` cannot be used on a `const fn`: remove `const`",
-        ));
-    }
-    if let Some(unsafety) = sig.unsafety {
-        errors.push(syn::Error::new(
-            unsafety.span(),
-            "`#[mcp_tool]` cannot be used on an `unsafe fn`: a tool is called with arguments from outside; make it a safe function",
-        ));
-    }
-    if let Some(abi) = &sig.abi {
-        errors.push(syn::Error::new_spanned(
-            abi,
-            "`#[mcp_tool]` cannot be used on an `extern` function: remove the ABI",
-        ));
-    }
-    if let Some(variadic) = &sig.variadic {
-        errors.push(syn::Error::new(
-            variadic.span(),
-            "`#[mcp_tool]` functions cannot be variadic",
-        ));
-    }
+    check_plain_fn(
+        sig,
+        "`#[mcp_tool]`",
+        "a tool's schema must be known",
+        "a tool is called with arguments from outside",
+        errors,
+    );
 }
 
 fn check_params(tool: &Tool, errors: &mut Errors) {
