@@ -93,6 +93,7 @@ pub(crate) trait Options: Send {
 }
 
 /// No options: [`Registry::call`](crate::Registry::call)'s.
+#[derive(Default)]
 pub(crate) struct NoOptions;
 
 impl Options for NoOptions {
@@ -197,14 +198,17 @@ pub(crate) fn run_inline(
     tool: &RegisteredTool,
     built: &Built,
     invoke: SyncInvoke,
-    mut arguments: Map<String, Value>,
+    arguments: &mut Value,
     options: &CallOptions,
     settings: &Settings,
 ) -> MCPToolResult {
     let started = audit_clock();
     let span = call_span(tool);
-    let lenience = read_leniently(tool, &mut arguments, settings);
-    let result = {
+    let lenience = match arguments {
+        Value::Object(map) => read_leniently(tool, map, settings),
+        _ => None,
+    };
+    let mut result = {
         let _entered = span.enter();
         match admit(built, arguments, settings, Integers::WhenUnread) {
             Err(refused) => MCPToolResult::failure(refused),
@@ -218,7 +222,7 @@ pub(crate) fn run_inline(
             {
                 MCPToolResult::failure(cancelled(&built.definition))
             }
-            Ok(mut arguments) => {
+            Ok(()) => {
                 let invocation = Invocation::new(
                     tool.name_arc(),
                     None,
@@ -228,17 +232,18 @@ pub(crate) fn run_inline(
                 );
                 let log = options.reports.log.as_ref();
                 let mut outcome = catch(&built.definition, None, || {
-                    scoped(log, || invoke(&arguments, invocation))
+                    scoped(log, || invoke(arguments, invocation))
                 });
                 if let Err(Failure::Arguments(_)) = outcome {
-                    outcome =
-                        reread(built, &mut arguments, invoke, invocation, log).unwrap_or(outcome);
+                    outcome = reread(built, arguments, invoke, invocation, log).unwrap_or(outcome);
                 }
-                finish(built, settings, outcome, Some(&arguments))
+                finish(built, settings, outcome, Some(arguments))
             }
         }
     };
-    let result = explained(result, lenience);
+    if let Some(lenience) = lenience {
+        result = lenience.explain(result);
+    }
     audit(tool, started, &result);
     result
 }
@@ -347,14 +352,14 @@ enum Integers {
 #[inline]
 fn admit(
     built: &Built,
-    arguments: Map<String, Value>,
+    arguments: &mut Value,
     settings: &Settings,
     integers: Integers,
-) -> Result<Value, ToolError> {
+) -> Result<(), ToolError> {
     if built.is_guarded() || integers == Integers::First {
         admit_checked(built, arguments, settings)
     } else {
-        Ok(Value::Object(arguments))
+        Ok(())
     }
 }
 
@@ -362,15 +367,18 @@ fn admit(
 #[inline(never)]
 fn admit_checked(
     built: &Built,
-    mut arguments: Map<String, Value>,
+    arguments: &mut Value,
     settings: &Settings,
-) -> Result<Value, ToolError> {
+) -> Result<(), ToolError> {
     let (definition, validation) = (&built.definition, &built.validation);
-    validation.normalize_integers(definition, &mut arguments);
+    let Value::Object(map) = arguments else {
+        return Err(ToolError::validation("the arguments are not a JSON object"));
+    };
+    validation.normalize_integers(definition, map);
     if !built.is_guarded() {
-        return Ok(Value::Object(arguments));
+        return Ok(());
     }
-    if !settings.dangerous.permits(definition, &arguments) {
+    if !settings.dangerous.permits(definition, map) {
         return Err(ToolError::new(
             ErrorType::PermissionError,
             format!(
@@ -382,9 +390,7 @@ fn admit_checked(
             ),
         ));
     }
-    let arguments = Value::Object(arguments);
-    validation.check_input(definition, &arguments)?;
-    Ok(arguments)
+    validation.check_input(definition, arguments)
 }
 
 async fn run_checked(
@@ -396,10 +402,10 @@ async fn run_checked(
 ) -> MCPToolResult {
     let built = tool.built();
     let definition = &built.definition;
-    let arguments = match admit(built, arguments, settings, Integers::First) {
-        Ok(arguments) => arguments,
-        Err(refused) => return MCPToolResult::failure(refused),
-    };
+    let mut arguments = Value::Object(arguments);
+    if let Err(refused) = admit(built, &mut arguments, settings, Integers::First) {
+        return MCPToolResult::failure(refused);
+    }
     if settings.dangerous.asks_user(definition) {
         if let Err(refused) = confirm(definition, &arguments, options.reports.asks.as_deref()).await
         {
@@ -783,21 +789,15 @@ mod tests {
         a + b
     }
 
-    fn arguments(value: Value) -> Map<String, Value> {
-        match value {
-            Value::Object(map) => map,
-            _ => panic!("an object"),
-        }
-    }
-
     #[test]
     fn integral_floats_are_admitted_as_integers_without_the_schema() {
         let tool = Registry::global().get("unit.add").expect("registered");
         assert!(!tool.validates_arguments());
-        let floats = || arguments(json!({ "a": 1.0, "b": 1e2 }));
-        let admitted = admit(
+        let floats = || json!({ "a": 1.0, "b": 1e2 });
+        let mut admitted = floats();
+        admit(
             tool.built(),
-            floats(),
+            &mut admitted,
             &Settings::default(),
             Integers::First,
         )
@@ -808,9 +808,10 @@ mod tests {
         );
         assert_eq!(admitted, json!({ "a": 1, "b": 100 }));
         // An inline tool with nothing to check rewrites only when its arguments do not read.
-        let admitted = admit(
+        let mut admitted = floats();
+        admit(
             tool.built(),
-            floats(),
+            &mut admitted,
             &Settings::default(),
             Integers::WhenUnread,
         )

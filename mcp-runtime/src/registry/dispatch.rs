@@ -7,7 +7,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use mcp_runtime_core::{MCPToolCall, MCPToolResult, ToolError};
+use mcp_runtime_core::{MCPToolCall, MCPToolResult, ToolError, ToolName};
+use serde_json::{Map, Value};
 
 use super::Registry;
 use crate::execute::{self, Options};
@@ -22,9 +23,12 @@ pub(super) enum Dispatch<'r, O> {
     Running(Pin<Box<dyn Future<Output = MCPToolResult> + Send + 'r>>),
 }
 
+/// The call, as the first poll finds it: its arguments already the JSON value a tool
+/// reads, so that an inline tool reads them where they are, with no move.
 pub(super) struct Start<'r, O> {
     registry: &'r Registry,
-    call: MCPToolCall,
+    name: ToolName,
+    arguments: Value,
     options: O,
 }
 
@@ -32,7 +36,8 @@ impl<'r, O> Dispatch<'r, O> {
     pub(super) fn new(registry: &'r Registry, call: MCPToolCall, options: O) -> Self {
         Self::Start(Some(Start {
             registry,
-            call,
+            name: call.tool_name,
+            arguments: Value::Object(call.arguments),
             options,
         }))
     }
@@ -44,18 +49,21 @@ enum Begun<'r> {
     Running(Pin<Box<dyn Future<Output = MCPToolResult> + Send + 'r>>),
 }
 
-impl<'r, O: Options + Unpin + 'r> Future for Dispatch<'r, O> {
+impl<'r, O: Options + Default + Unpin + 'r> Future for Dispatch<'r, O> {
     type Output = MCPToolResult;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<MCPToolResult> {
         match &mut *self {
             Self::Running(future) => future.as_mut().poll(cx),
-            Self::Start(start) => {
-                let start = start
-                    .take()
+            Self::Start(slot) => {
+                let start = slot
+                    .as_mut()
                     .expect("the future of `Registry::call` was polled after it finished");
                 match start.begin() {
-                    Begun::Finished(result) => Poll::Ready(result),
+                    Begun::Finished(result) => {
+                        *slot = None;
+                        Poll::Ready(result)
+                    }
                     Begun::Running(mut future) => {
                         let poll = future.as_mut().poll(cx);
                         *self = Self::Running(future);
@@ -67,20 +75,17 @@ impl<'r, O: Options + Unpin + 'r> Future for Dispatch<'r, O> {
     }
 }
 
-impl<'r, O: Options + 'r> Start<'r, O> {
-    /// Finds the tool and runs it if it finishes at once; otherwise, its future.
-    fn begin(self) -> Begun<'r> {
-        let Self {
-            registry,
-            call,
-            options,
-        } = self;
+impl<'r, O: Options + Default + 'r> Start<'r, O> {
+    /// Finds the tool and runs it if it finishes at once; otherwise, its future, which
+    /// takes the arguments and options.
+    fn begin(&mut self) -> Begun<'r> {
+        let registry = self.registry;
         let Some(tool) = registry
             .tools
-            .get(call.tool_name.as_str())
+            .get(self.name.as_str())
             .filter(|tool| tool.enabled)
         else {
-            return Begun::Finished(registry.unknown_tool(&call.tool_name));
+            return Begun::Finished(registry.unknown_tool(&self.name));
         };
         let built = tool.built();
         if let Some(error) = &built.error {
@@ -98,17 +103,19 @@ impl<'r, O: Options + 'r> Start<'r, O> {
                     tool,
                     built,
                     invoke,
-                    call.arguments,
-                    options.borrowed(),
+                    &mut self.arguments,
+                    self.options.borrowed(),
                     settings,
                 ))
             }
-            _ => Begun::Running(Box::pin(execute::run(
-                tool,
-                call.arguments,
-                options.owned(),
-                settings,
-            ))),
+            _ => {
+                let arguments = match std::mem::take(&mut self.arguments) {
+                    Value::Object(map) => map,
+                    _ => Map::new(),
+                };
+                let options = std::mem::take(&mut self.options).owned();
+                Begun::Running(Box::pin(execute::run(tool, arguments, options, settings)))
+            }
         }
     }
 }
