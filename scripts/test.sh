@@ -51,6 +51,11 @@ npm ci --prefix tests/oauth --no-audit --no-fund --loglevel=error
 # The three published crates packaged as crates.io would take them, and each built from its
 # package alone, every feature on: what a user who depends on mcp-runtime compiles.
 echo "== cargo package: mcp-runtime-core, mcp-runtime-macros, mcp-runtime"
+# cargo verifies each crate against the others through a registry in target/package, and
+# unpacks them under $CARGO_HOME/registry/src/-<hash of that folder>/. It does not unpack
+# again a version already there, so a second run from the same folder would verify against
+# the first run's sources: drop cargo's unpacked copies of these three from such registries.
+rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/mcp-runtime-{core-,macros-,}[0-9]*
 cargo package --locked --quiet --all-features -p mcp-runtime-core -p mcp-runtime-macros -p mcp-runtime
 
 echo "== cargo test"
