@@ -195,10 +195,10 @@ struct StdioCalls {
 /// requests of each kind.
 #[derive(Args)]
 struct HttpCalls {
-    /// Requests measured.
+    /// Requests measured, over all connections (for `tasks`, of each kind).
     #[arg(short, default_value_t = 50_000)]
     n: u64,
-    /// Requests before measuring.
+    /// Requests before measuring, over all connections (for `tasks`, of each kind).
     #[arg(long, default_value_t = 2_000)]
     warmup: u64,
 }

@@ -124,13 +124,7 @@ impl MCPToolResult {
     /// other value is wrapped as `{"result": value}`, the same rule as for output schemas.
     #[inline]
     pub fn success(data: impl Into<Value>) -> Self {
-        Self {
-            status: ToolStatus::Success,
-            data: data_object(data.into()),
-            error: None,
-            explanation: None,
-            content: Vec::new(),
-        }
+        Self::success_data(data_object(data.into()))
     }
 
     /// A `success` carrying `data` as it is, an object or no data: what
@@ -158,7 +152,7 @@ impl MCPToolResult {
 
     /// A `success` without data: for a tool that answers with content blocks only.
     pub fn no_data() -> Self {
-        Self::success(Value::Null)
+        Self::success_data(None)
     }
 
     /// A `failure` carrying `error`.

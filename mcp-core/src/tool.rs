@@ -159,7 +159,7 @@ impl ToolDefinition {
     /// top-level property of type string, integer or boolean. A schema breaking them is a
     /// [`DefinitionError::HeaderAnnotation`].
     pub fn new(name: &str, input_schema: Schema) -> Result<Self, DefinitionError> {
-        let name = ToolName::new(name)?;
+        let name: ToolName = name.parse()?;
         if !has_object_root(&input_schema) {
             return Err(DefinitionError::NotAnObjectSchema {
                 tool: name.into_string(),

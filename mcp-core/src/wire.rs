@@ -68,7 +68,7 @@ impl From<MCPToolResult> for CallToolResult {
         }
         content.extend(parts.content);
         if let Some(explanation) = parts.explanation {
-            content.push(ContentBlock::text(String::from(explanation)));
+            content.push(ContentBlock::text(explanation));
         }
         Self {
             structured_content,

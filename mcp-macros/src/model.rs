@@ -72,7 +72,7 @@ impl Param {
     }
 
     /// Whether the schema lists exactly the names this argument is read from: no
-    /// `#[serde(alias)]` (or `flatten`, or a rename for deserializing alone), and no
+    /// `#[serde(alias)]`, `flatten` or `rename(…)` with names per direction, and no
     /// `#[schemars]` attribute, which could give the schema a name of its own.
     pub(crate) fn names_exact(&self) -> bool {
         let mut exact = !self
@@ -140,6 +140,17 @@ pub(crate) enum Returns {
     },
     /// An `MCPToolResult`, passed through unchanged.
     ToolResult,
+}
+
+impl Returns {
+    /// The type written as the return type, when its value becomes the data.
+    pub(crate) fn output_type(&self) -> Option<&Type> {
+        match self {
+            Self::Value(ty) => Some(ty),
+            Self::Result { ty, .. } => Some(ty),
+            Self::Unit | Self::ToolResult => None,
+        }
+    }
 }
 
 /// The function as the attribute sees it.

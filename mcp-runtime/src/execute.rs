@@ -205,7 +205,7 @@ pub(crate) fn run_inline(
     let started = audit_clock();
     let span = call_span(tool);
     let lenience = match arguments {
-        Value::Object(map) => read_leniently(tool, map, settings),
+        Value::Object(map) => read_leniently(&built.definition, map, settings),
         _ => None,
     };
     let mut result = {
@@ -280,11 +280,13 @@ pub(crate) async fn run(
 ) -> MCPToolResult {
     let started = audit_clock();
     let span = call_span(tool);
-    let lenience = read_leniently(tool, &mut arguments, settings);
-    let result = run_checked(tool, arguments, options, settings, span.clone())
+    let lenience = read_leniently(tool.definition(), &mut arguments, settings);
+    let mut result = run_checked(tool, arguments, options, settings, span.clone())
         .instrument(span)
         .await;
-    let result = explained(result, lenience);
+    if let Some(lenience) = lenience {
+        result = lenience.explain(result);
+    }
     audit(tool, started, &result);
     result
 }
@@ -292,22 +294,14 @@ pub(crate) async fn run(
 /// With lenient arguments on, the strings of JSON in `arguments` read as the objects and
 /// arrays the input schema wants, before anything checks them; what was done, if anything.
 fn read_leniently(
-    tool: &RegisteredTool,
+    definition: &ToolDefinition,
     arguments: &mut Map<String, Value>,
     settings: &Settings,
 ) -> Option<Lenience> {
     if settings.lenient_arguments {
-        Lenience::read_arguments(tool.definition(), arguments)
+        Lenience::read_arguments(definition, arguments)
     } else {
         None
-    }
-}
-
-/// `result`, its explanation saying what lenient reading did, if anything.
-fn explained(result: MCPToolResult, lenience: Option<Lenience>) -> MCPToolResult {
-    match lenience {
-        Some(lenience) => lenience.explain(result),
-        None => result,
     }
 }
 

@@ -185,9 +185,10 @@ impl RegisteredTool {
     }
 
     /// Whether its arguments are checked against the input schema even when they
-    /// deserialize: true when the schema states more than the parameter types do. Their
-    /// names are checked on every call regardless: a name the schema does not list, such as
-    /// a `#[serde(alias)]`, is refused.
+    /// deserialize: true when the schema states more than the parameter types do. A name
+    /// the schema does not list, such as a `#[serde(alias)]`, is refused either way: by the
+    /// arguments struct, or by a look at the names on every call of a tool whose struct
+    /// could read one.
     pub fn validates_arguments(&self) -> bool {
         self.validation().validates_input()
     }

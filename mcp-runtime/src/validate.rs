@@ -11,10 +11,12 @@
 //! Property names are the exception: serde reads a field under its `#[serde(alias)]`
 //! names too, which the schema does not list, so an object the schema closes
 //! (`additionalProperties: false`) may hold a name deserialization accepts and the schema
-//! refuses. The names of the arguments are therefore checked against the root's
-//! `properties` on every call (a lookup per argument), and a schema that closes an object
-//! below the root is checked in full on every call. An alias is never advertised, so it is
-//! refused, whatever else the schema states.
+//! refuses. A tool whose arguments struct could read such a name (the macro says which:
+//! an alias, `flatten`, a rename for deserializing alone, a `#[schemars]` attribute) has
+//! the names of its arguments checked against the root's `properties` on every call (a
+//! look per argument); the others refuse it in deserialization. A schema that closes an
+//! object below the root is checked in full on every call. An alias is never advertised,
+//! so it is refused, whatever else the schema states.
 //!
 //! JSON Schema counts a number with a zero fractional part as an integer (`1.0`, `1e2`,
 //! `-0.0`), and so does the contract: where the input schema admits integers only, such a
@@ -84,7 +86,8 @@ pub(crate) struct Validation {
     /// Whether the input schema states constraints deserialization does not check.
     input_beyond_serde: bool,
     /// The names the root of the input schema admits, when it lists every one of them
-    /// (`additionalProperties: false`): then the arguments' names are checked on every call.
+    /// (`additionalProperties: false`) and the tool could read another: then the
+    /// arguments' names are checked on every call.
     input_names: Option<ClosedNames>,
     /// Whether the input schema types anything as an integer: only then may arguments hold
     /// an integral float to rewrite.
@@ -729,8 +732,6 @@ fn item_schema(schema: &Map<String, Value>, index: usize) -> Option<&Value> {
     }
 }
 
-/// Whether a root schema closes its object: `additionalProperties: false`, with
-/// `properties` the only names it admits.
 /// The property names of a closed root schema (`additionalProperties: false`, no
 /// `patternProperties`), so that a call's names are looked up without hashing.
 #[derive(Debug)]

@@ -19,7 +19,6 @@ pub(crate) use prompt::mcp_prompt;
 pub(crate) use resource::mcp_resource;
 pub(crate) use tool::mcp_tool;
 
-/// `::mcp_runtime::__private`, or the path `crate = …` gives.
 /// The pipeline every attribute shares: the function, the attribute's arguments, the
 /// model, its checks, then the registration. With any error, the errors come out with the
 /// user's function unchanged: one mistake gives one error, not a cascade. `misplaced` says
@@ -72,30 +71,33 @@ impl Misplaced {
     /// "`#[mcp_tool]` goes on a `fn`; this is a `struct`", and how to write it.
     fn message(&self, item: &TokenStream) -> String {
         let Self { attribute, example } = self;
-        // What the item is, and where the attribute goes instead.
-        let (what, instead) = match syn::parse2::<syn::Item>(item.clone()) {
-            Ok(syn::Item::Impl(_)) => (
-                "this is an `impl` block, whose methods cannot be registered",
-                "a free function",
-            ),
-            Ok(syn::Item::Struct(_)) => ("this is a `struct`", "a function"),
-            Ok(syn::Item::Enum(_)) => ("this is an `enum`", "a function"),
-            Ok(syn::Item::Union(_)) => ("this is a `union`", "a function"),
-            Ok(syn::Item::Trait(_)) => ("this is a `trait`", "a function"),
-            Ok(syn::Item::Const(_)) => ("this is a `const`", "a function"),
-            Ok(syn::Item::Static(_)) => ("this is a `static`", "a function"),
-            Ok(syn::Item::Type(_)) => ("this is a `type` alias", "a function"),
-            Ok(syn::Item::Mod(_)) => ("this is a `mod`", "a function"),
-            Ok(syn::Item::Use(_)) => ("this is a `use`", "a function"),
-            Ok(syn::Item::ExternCrate(_)) => ("this is an `extern crate`", "a function"),
-            Ok(syn::Item::ForeignMod(_)) => ("this is an `extern` block", "a function"),
-            Ok(syn::Item::Macro(_)) => ("this is a macro call", "a function"),
-            _ => ("this is not a function", "a function"),
+        let item = syn::parse2::<syn::Item>(item.clone());
+        let what = match &item {
+            Ok(syn::Item::Impl(_)) => "this is an `impl` block, whose methods cannot be registered",
+            Ok(syn::Item::Struct(_)) => "this is a `struct`",
+            Ok(syn::Item::Enum(_)) => "this is an `enum`",
+            Ok(syn::Item::Union(_)) => "this is a `union`",
+            Ok(syn::Item::Trait(_)) => "this is a `trait`",
+            Ok(syn::Item::Const(_)) => "this is a `const`",
+            Ok(syn::Item::Static(_)) => "this is a `static`",
+            Ok(syn::Item::Type(_)) => "this is a `type` alias",
+            Ok(syn::Item::Mod(_)) => "this is a `mod`",
+            Ok(syn::Item::Use(_)) => "this is a `use`",
+            Ok(syn::Item::ExternCrate(_)) => "this is an `extern crate`",
+            Ok(syn::Item::ForeignMod(_)) => "this is an `extern` block",
+            Ok(syn::Item::Macro(_)) => "this is a macro call",
+            _ => "this is not a function",
+        };
+        // Where the attribute goes instead: a method's is a free function.
+        let instead = match item {
+            Ok(syn::Item::Impl(_)) => "a free function",
+            _ => "a function",
         };
         format!("`{attribute}` goes on a `fn`; {what}: put it on {instead}, e.g. `{example}`")
     }
 }
 
+/// `::mcp_runtime::__private`, or the path `crate = …` gives.
 fn private_path(krate: Option<&Path>) -> TokenStream {
     let krate: Path = krate
         .cloned()

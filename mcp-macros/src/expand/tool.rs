@@ -492,11 +492,10 @@ fn invoke(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
     };
     let locals = [&arguments, &parsed, &value, &invocation, &ctx, &err];
     let handler = shielded(fn_ident, locals, item, tail);
-    let output = match &tool.returns {
-        Returns::Value(ty) => Some(quote!(type __McpOutput = #ty;)),
-        Returns::Result { ty, .. } => Some(quote!(type __McpOutput = #ty;)),
-        Returns::Unit | Returns::ToolResult => None,
-    };
+    let output = tool
+        .returns
+        .output_type()
+        .map(|ty| quote!(type __McpOutput = #ty;));
     quote! {
         #output
         const __MCP_HANDLER: #private::Handler = #handler;

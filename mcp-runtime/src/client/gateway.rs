@@ -655,7 +655,7 @@ fn definition(name: &str, tool: &Tool) -> Result<ToolDefinition, String> {
     Ok(definition)
 }
 
-/// What runs a call of the remote tool `remote` through `client`.
+/// What runs a call of the remote tool `remote` through `upstream`.
 fn handler(upstream: Arc<Upstream>, remote: String) -> Handler {
     Handler::Dynamic(Arc::new(move |arguments, context| {
         let (upstream, remote) = (Arc::clone(&upstream), remote.clone());

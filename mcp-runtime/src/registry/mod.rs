@@ -516,6 +516,13 @@ impl Registry {
         }
     }
 
+    /// Whether a call of the tool named `name` may ask the client: the tool can (it awaits),
+    /// or its user must confirm it first.
+    pub(crate) fn may_ask_user(&self, name: &str) -> bool {
+        self.get(name)
+            .is_some_and(|tool| tool.may_ask() || self.asks_user_before(tool.built()))
+    }
+
     /// Whether a call of the tool `built` describes first asks the client's user to
     /// confirm it.
     pub(crate) fn asks_user_before(&self, built: &crate::tool::Built) -> bool {

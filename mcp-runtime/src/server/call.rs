@@ -127,10 +127,7 @@ impl Server {
         };
         // At 2026-07-28 a call that asks the client is answered over rounds. A tool that
         // cannot ask (it cannot await) takes no round: nothing to bind, seal or open.
-        let may_ask = snapshot
-            .registry
-            .get(call.tool_name.as_str())
-            .is_some_and(|tool| tool.may_ask() || snapshot.registry.asks_user_before(tool.built()));
+        let may_ask = snapshot.registry.may_ask_user(call.tool_name.as_str());
         let asks = if stateless && may_ask {
             let context = round_context("tools/call", &sent_name, &call.arguments);
             let retry = params.retry.map(|retry| *retry).unwrap_or_default();
@@ -392,9 +389,6 @@ impl PendingCall {
         }) && self
             .snapshot
             .registry
-            .get(self.call.tool_name.as_str())
-            .is_some_and(|tool| {
-                tool.may_ask() || self.snapshot.registry.asks_user_before(tool.built())
-            })
+            .may_ask_user(self.call.tool_name.as_str())
     }
 }

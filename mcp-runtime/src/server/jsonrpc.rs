@@ -26,8 +26,9 @@ pub const INTERNAL_ERROR: i64 = -32603;
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Id(Option<(Box<RawValue>, Spelling)>);
 
-/// How the key of an id is spelled, worked out when the id is read as far as it costs no
-/// allocation: most ids are never asked their key.
+/// How the key of an id is spelled, worked out when the id is read: a string with escapes
+/// is decoded then, once; a plain string or an integer costs no allocation until its key
+/// is asked for, which most ids never are.
 #[derive(Debug, Clone)]
 enum Spelling {
     /// A string without escapes: the key is its text between the quotes.
