@@ -106,17 +106,52 @@ impl fmt::Display for ToolStatus {
 /// let failed = MCPToolResult::failure(MCPErrorDetail::new(ErrorType::FileNotFoundError, "no such file"));
 /// assert!(failed.data().is_none());
 /// ```
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone)]
 pub struct MCPToolResult {
     status: ToolStatus,
     data: Option<Map<String, Value>>,
-    /// Boxed: failures are the rare case, and a smaller result is cheaper to move.
-    error: Option<Box<MCPErrorDetail>>,
-    /// A boxed `str`, a word smaller than a `String`: the whole result then moves in 128
-    /// bytes, which the compiler copies inline rather than through `memcpy`.
-    explanation: Option<Box<str>>,
-    /// Content blocks besides the data (images, audio, resources, text).
+    /// What a result with data alone lacks, boxed: the common result then moves in 88
+    /// bytes, and a failure, an explanation or content blocks cost one allocation more.
+    /// Never `Some` of a `Rest` with nothing in it, so that results compare by their parts.
+    rest: Option<Box<Rest>>,
+}
+
+/// The error, the explanation and the content blocks of an [`MCPToolResult`].
+#[derive(Debug, Clone, Default)]
+struct Rest {
+    error: Option<MCPErrorDetail>,
+    explanation: Option<String>,
     content: Vec<ContentBlock>,
+}
+
+impl Rest {
+    /// `Some` unless it holds nothing.
+    fn boxed(self) -> Option<Box<Self>> {
+        let empty = self.error.is_none() && self.explanation.is_none() && self.content.is_empty();
+        (!empty).then(|| Box::new(self))
+    }
+}
+
+impl PartialEq for MCPToolResult {
+    fn eq(&self, other: &Self) -> bool {
+        self.status == other.status
+            && self.data == other.data
+            && self.error() == other.error()
+            && self.explanation() == other.explanation()
+            && self.content() == other.content()
+    }
+}
+
+impl std::fmt::Debug for MCPToolResult {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MCPToolResult")
+            .field("status", &self.status)
+            .field("data", &self.data)
+            .field("error", &self.error())
+            .field("explanation", &self.explanation())
+            .field("content", &self.content())
+            .finish()
+    }
 }
 
 impl MCPToolResult {
@@ -144,9 +179,7 @@ impl MCPToolResult {
         Self {
             status: ToolStatus::Success,
             data,
-            error: None,
-            explanation: None,
-            content: Vec::new(),
+            rest: None,
         }
     }
 
@@ -161,9 +194,10 @@ impl MCPToolResult {
         Self {
             status: ToolStatus::Failure,
             data: None,
-            error: Some(Box::new(error.into())),
-            explanation: None,
-            content: Vec::new(),
+            rest: Some(Box::new(Rest {
+                error: Some(error.into()),
+                ..Rest::default()
+            })),
         }
     }
 
@@ -172,9 +206,7 @@ impl MCPToolResult {
         Self {
             status: ToolStatus::NoChangeNeeded,
             data: None,
-            error: None,
-            explanation: None,
-            content: Vec::new(),
+            rest: None,
         }
     }
 
@@ -184,9 +216,10 @@ impl MCPToolResult {
         Self {
             status: ToolStatus::PartialSuccess,
             data: data_object(data.into()),
-            error: Some(Box::new(error.into())),
-            explanation: None,
-            content: Vec::new(),
+            rest: Some(Box::new(Rest {
+                error: Some(error.into()),
+                ..Rest::default()
+            })),
         }
     }
 
@@ -208,39 +241,48 @@ impl MCPToolResult {
         Ok(Self {
             status,
             data,
-            error: error.map(Box::new),
-            explanation: explanation.map(String::into_boxed_str),
-            content: Vec::new(),
+            rest: Rest {
+                error,
+                explanation,
+                content: Vec::new(),
+            }
+            .boxed(),
         })
     }
 
     /// Sets the human-readable explanation.
     #[must_use]
     pub fn with_explanation(mut self, explanation: impl Into<String>) -> Self {
-        self.explanation = Some(explanation.into().into_boxed_str());
+        self.rest_mut().explanation = Some(explanation.into());
         self
     }
 
     /// Adds a content block: an image, audio, a resource or text, shown besides the data.
     #[must_use]
     pub fn with_content(mut self, block: ContentBlock) -> Self {
-        self.content.push(block);
+        self.rest_mut().content.push(block);
         self
     }
 
     /// The content blocks.
     pub fn content(&self) -> &[ContentBlock] {
-        &self.content
+        self.rest.as_ref().map_or(&[], |rest| &rest.content)
+    }
+
+    /// The boxed parts, boxed now if they were not.
+    fn rest_mut(&mut self) -> &mut Rest {
+        self.rest.get_or_insert_with(Box::default)
     }
 
     /// The parts, moved out, for the wire mapping.
     pub(crate) fn into_parts(self) -> ResultParts {
+        let rest = self.rest.map(|rest| *rest).unwrap_or_default();
         ResultParts {
             status: self.status,
             data: self.data,
-            error: self.error,
-            explanation: self.explanation,
-            content: self.content,
+            error: rest.error,
+            explanation: rest.explanation,
+            content: rest.content,
         }
     }
 
@@ -264,12 +306,12 @@ impl MCPToolResult {
     /// The error, if any.
     #[inline]
     pub fn error(&self) -> Option<&MCPErrorDetail> {
-        self.error.as_deref()
+        self.rest.as_ref()?.error.as_ref()
     }
 
     /// The explanation, if any.
     pub fn explanation(&self) -> Option<&str> {
-        self.explanation.as_deref()
+        self.rest.as_ref()?.explanation.as_deref()
     }
 }
 
@@ -277,8 +319,8 @@ impl MCPToolResult {
 pub(crate) struct ResultParts {
     pub(crate) status: ToolStatus,
     pub(crate) data: Option<Map<String, Value>>,
-    pub(crate) error: Option<Box<MCPErrorDetail>>,
-    pub(crate) explanation: Option<Box<str>>,
+    pub(crate) error: Option<MCPErrorDetail>,
+    pub(crate) explanation: Option<String>,
     pub(crate) content: Vec<ContentBlock>,
 }
 
@@ -508,15 +550,16 @@ impl MCPErrorDetail {
 impl Serialize for MCPToolResult {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        let fields = if self.content.is_empty() { 4 } else { 5 };
+        let content = self.content();
+        let fields = if content.is_empty() { 4 } else { 5 };
         let mut s = serializer.serialize_struct("MCPToolResult", fields)?;
         s.serialize_field("status", &self.status)?;
         s.serialize_field("data", &self.data)?;
-        s.serialize_field("error", &self.error)?;
-        s.serialize_field("explanation", &self.explanation)?;
+        s.serialize_field("error", &self.error())?;
+        s.serialize_field("explanation", &self.explanation())?;
         // Only when there are blocks, so that the seeds' messages keep their exact form.
-        if !self.content.is_empty() {
-            s.serialize_field("content", &self.content)?;
+        if !content.is_empty() {
+            s.serialize_field("content", content)?;
         }
         s.end()
     }
@@ -700,7 +743,9 @@ impl TryFrom<Map<String, Value>> for MCPToolResult {
         .unwrap_or_default();
         fields.finish()?;
         let mut result = Self::from_parts(status, data, error, explanation)?;
-        result.content = content;
+        if !content.is_empty() {
+            result.rest_mut().content = content;
+        }
         Ok(result)
     }
 }

@@ -255,11 +255,11 @@ fn a_partial_success_keeps_its_data_and_tells_its_error() {
 }
 
 #[test]
-fn a_result_moves_in_128_bytes_or_fewer() {
-    // The registry moves a result through a few frames on every call; at 128 bytes or
-    // fewer the compiler copies it inline instead of calling `memcpy`.
+fn a_result_moves_in_88_bytes_or_fewer() {
+    // The registry moves a result through a few frames on every call: the data map and
+    // a word for the rest, which is boxed.
     assert!(
-        std::mem::size_of::<MCPToolResult>() <= 128,
+        std::mem::size_of::<MCPToolResult>() <= 88,
         "{} bytes",
         std::mem::size_of::<MCPToolResult>()
     );
