@@ -235,7 +235,7 @@ pub(crate) fn run_inline(
                     scoped(log, || invoke(arguments, invocation))
                 });
                 if let Err(Failure::Arguments(_)) = outcome {
-                    outcome = reread(built, arguments, invoke, invocation, log).unwrap_or(outcome);
+                    reread(built, arguments, invoke, invocation, log, &mut outcome);
                 }
                 finish(built, settings, outcome, Some(arguments))
             }
@@ -248,9 +248,10 @@ pub(crate) fn run_inline(
     result
 }
 
-/// The outcome of an inline tool whose `arguments` did not read, read again once their
-/// integral floats are integers where the schema wants integers; none if they hold none.
-/// The tool's body has not run: reading is the first thing it does.
+/// Runs an inline tool whose `arguments` did not read again, into `outcome`, once their
+/// integral floats are integers where the schema wants integers; if they hold none,
+/// `outcome` stays. The tool's body has not run: reading is the first thing it does.
+/// `outcome` is changed where it is, which spares the common call a copy of it.
 #[cold]
 #[inline(never)]
 fn reread(
@@ -259,16 +260,16 @@ fn reread(
     invoke: SyncInvoke,
     invocation: Invocation<'_>,
     log: Option<&(LoggingLevel, LogSink)>,
-) -> Option<Outcome> {
+    outcome: &mut Outcome,
+) {
     let Value::Object(map) = arguments else {
-        return None;
+        return;
     };
-    if !built.validation.normalize_integers(&built.definition, map) {
-        return None;
+    if built.validation.normalize_integers(&built.definition, map) {
+        *outcome = catch(&built.definition, None, || {
+            scoped(log, || invoke(arguments, invocation))
+        });
     }
-    Some(catch(&built.definition, None, || {
-        scoped(log, || invoke(arguments, invocation))
-    }))
 }
 
 /// Runs `tool` with `arguments` and answers with a result, whatever happens.
@@ -691,7 +692,8 @@ fn format_duration(duration: Duration) -> String {
 }
 
 /// The result of a tool's `outcome`: its data, checked against the output schema when the
-/// registry says so, or its failure.
+/// registry says so, or its failure. Each way out builds the result once, where the caller
+/// wants it: an object that is the data moves into it, and nothing else is on the way.
 #[inline]
 fn finish(
     built: &Built,
@@ -699,13 +701,26 @@ fn finish(
     outcome: Outcome,
     arguments: Option<&Value>,
 ) -> MCPToolResult {
-    let result = match outcome {
-        Ok(Output::Value(value)) => {
-            MCPToolResult::success_data(output_data(value, built.definition.wraps_output()))
-        }
-        Ok(Output::Result(result)) => *result,
+    let value = match outcome {
+        Ok(Output::Value(value)) => value,
+        Ok(Output::Result(result)) => return built_result(built, settings, *result),
         Err(failure) => return failed(built, failure, arguments),
     };
+    match value {
+        Value::Object(map) if !settings.validate_output && !built.definition.wraps_output() => {
+            MCPToolResult::success_data(Some(map))
+        }
+        value => {
+            let result =
+                MCPToolResult::success_data(output_data(value, built.definition.wraps_output()));
+            built_result(built, settings, result)
+        }
+    }
+}
+
+/// `result`, checked against the output schema when the registry says so.
+#[inline(never)]
+fn built_result(built: &Built, settings: &Settings, result: MCPToolResult) -> MCPToolResult {
     if settings.validate_output && result.status() != ToolStatus::Failure {
         return output_checked(built, result);
     }
