@@ -13,6 +13,7 @@ use serde_json::{Map, Value};
 use super::Registry;
 use crate::execute::{self, Options};
 use crate::registration::Handler;
+use crate::tool::RegisteredTool;
 
 /// A call of [`Registry::call`] or [`Registry::call_with`], lazy like any future: nothing
 /// runs before the first poll, and dropping it cancels the call.
@@ -108,14 +109,27 @@ impl<'r, O: Options + Default + 'r> Start<'r, O> {
                     settings,
                 ))
             }
-            _ => {
-                let arguments = match std::mem::take(&mut self.arguments) {
-                    Value::Object(map) => map,
-                    _ => Map::new(),
-                };
-                let options = std::mem::take(&mut self.options).owned();
-                Begun::Running(Box::pin(execute::run(tool, arguments, options, settings)))
-            }
+            _ => Begun::Running(self.running(tool)),
         }
+    }
+
+    /// The future of a tool that awaits, taking the arguments and options: out of line, so
+    /// that its state, built here before it is boxed, does not weigh on an inline call.
+    #[inline(never)]
+    fn running(
+        &mut self,
+        tool: &'r RegisteredTool,
+    ) -> Pin<Box<dyn Future<Output = MCPToolResult> + Send + 'r>> {
+        let arguments = match std::mem::take(&mut self.arguments) {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        };
+        let options = std::mem::take(&mut self.options).owned();
+        Box::pin(execute::run(
+            tool,
+            arguments,
+            options,
+            &self.registry.settings,
+        ))
     }
 }
