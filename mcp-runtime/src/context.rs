@@ -213,37 +213,7 @@ impl ToolContext {
         self.asker().elicit(key, message)
     }
 
-    /// Asks the user to fill in a form whose restricted JSON Schema is given as is.
-    pub async fn elicit_with(
-        &self,
-        key: &str,
-        message: &str,
-        requested_schema: Value,
-    ) -> Result<Elicitation<Map<String, Value>>, AskError> {
-        self.asker()
-            .elicit_with(key, message, requested_schema)
-            .await
-    }
-
-    /// Asks the user to visit `url` (URL-mode elicitation); see [`Asker::elicit_url`].
-    pub async fn elicit_url(
-        &self,
-        key: &str,
-        message: &str,
-        url: &str,
-    ) -> Result<Elicitation<()>, AskError> {
-        self.asker().elicit_url(key, message, url).await
-    }
-
-    /// Asks the client's model for a message.
-    pub async fn sample(&self, key: &str, sampling: &Sampling) -> Result<Sampled, AskError> {
-        self.asker().sample(key, sampling).await
-    }
-
-    /// Asks the client for its roots.
-    pub async fn roots(&self, key: &str) -> Result<Vec<Root>, AskError> {
-        self.asker().roots(key).await
-    }
+    crate::talk::asks_built_on_ask!();
 
     /// Starts the call's task now, when the call runs as one (a tool marked `task`, called by
     /// a client that supports tasks); otherwise does nothing.

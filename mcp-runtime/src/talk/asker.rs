@@ -64,62 +64,74 @@ impl Asker {
         }
     }
 
-    /// Asks the user to fill in a form whose restricted JSON Schema is given as is.
-    pub async fn elicit_with(
-        &self,
-        key: &str,
-        message: &str,
-        requested_schema: Value,
-    ) -> Result<Elicitation<Map<String, Value>>, AskError> {
-        let answer = self
-            .ask(key, InputRequest::elicit(message, requested_schema))
-            .await?;
-        ask::elicitation(key, answer)
-    }
-
-    /// Asks the user to visit `url` (URL-mode elicitation): for what must not pass
-    /// through the client, such as credentials or a payment. The answer says only whether
-    /// they agreed to go; what happens there reaches the server by its own way.
-    pub async fn elicit_url(
-        &self,
-        key: &str,
-        message: &str,
-        url: &str,
-    ) -> Result<Elicitation<()>, AskError> {
-        let answer = self
-            .ask(key, InputRequest::elicit_url(message, url, key))
-            .await?;
-        match ask::elicitation::<Value>(key, answer)? {
-            Elicitation::Accept(_) => Ok(Elicitation::Accept(())),
-            Elicitation::Decline => Ok(Elicitation::Decline),
-            Elicitation::Cancel => Ok(Elicitation::Cancel),
-        }
-    }
-
-    /// Asks the client's model for a message.
-    pub async fn sample(&self, key: &str, sampling: &Sampling) -> Result<Sampled, AskError> {
-        let answer = self.ask(key, InputRequest::sample(sampling)).await?;
-        serde_json::from_value(answer).map_err(|err| AskError::Malformed {
-            key: key.to_owned(),
-            reason: format!("not a sampled message: {err}"),
-        })
-    }
-
-    /// Asks the client for its roots.
-    pub async fn roots(&self, key: &str) -> Result<Vec<Root>, AskError> {
-        let answer = self.ask(key, InputRequest::roots()).await?;
-        #[derive(serde::Deserialize)]
-        struct Roots {
-            roots: Vec<Root>,
-        }
-        serde_json::from_value::<Roots>(answer)
-            .map(|answer| answer.roots)
-            .map_err(|err| AskError::Malformed {
-                key: key.to_owned(),
-                reason: format!("not a list of roots: {err}"),
-            })
-    }
+    asks_built_on_ask!();
 }
+
+/// The asks built on `ask` (a form given as a schema, a URL, a sampled message, the
+/// roots), written once for the two types that ask: [`Asker`], and the
+/// [`ToolContext`](crate::ToolContext), whose `ask` is its asker's. The names they use are
+/// the invoking module's.
+macro_rules! asks_built_on_ask {
+    () => {
+        /// Asks the user to fill in a form whose restricted JSON Schema is given as is.
+        pub async fn elicit_with(
+            &self,
+            key: &str,
+            message: &str,
+            requested_schema: Value,
+        ) -> Result<Elicitation<Map<String, Value>>, AskError> {
+            let answer = self
+                .ask(key, InputRequest::elicit(message, requested_schema))
+                .await?;
+            $crate::talk::ask::elicitation(key, answer)
+        }
+
+        /// Asks the user to visit `url` (URL-mode elicitation): for what must not pass
+        /// through the client, such as credentials or a payment. The answer says only whether
+        /// they agreed to go; what happens there reaches the server by its own way.
+        pub async fn elicit_url(
+            &self,
+            key: &str,
+            message: &str,
+            url: &str,
+        ) -> Result<Elicitation<()>, AskError> {
+            let answer = self
+                .ask(key, InputRequest::elicit_url(message, url, key))
+                .await?;
+            match $crate::talk::ask::elicitation::<Value>(key, answer)? {
+                Elicitation::Accept(_) => Ok(Elicitation::Accept(())),
+                Elicitation::Decline => Ok(Elicitation::Decline),
+                Elicitation::Cancel => Ok(Elicitation::Cancel),
+            }
+        }
+
+        /// Asks the client's model for a message.
+        pub async fn sample(&self, key: &str, sampling: &Sampling) -> Result<Sampled, AskError> {
+            let answer = self.ask(key, InputRequest::sample(sampling)).await?;
+            serde_json::from_value(answer).map_err(|err| AskError::Malformed {
+                key: key.to_owned(),
+                reason: format!("not a sampled message: {err}"),
+            })
+        }
+
+        /// Asks the client for its roots.
+        pub async fn roots(&self, key: &str) -> Result<Vec<Root>, AskError> {
+            let answer = self.ask(key, InputRequest::roots()).await?;
+            #[derive(serde::Deserialize)]
+            struct Roots {
+                roots: Vec<Root>,
+            }
+            serde_json::from_value::<Roots>(answer)
+                .map(|answer| answer.roots)
+                .map_err(|err| AskError::Malformed {
+                    key: key.to_owned(),
+                    reason: format!("not a list of roots: {err}"),
+                })
+        }
+    };
+}
+
+pub(crate) use asks_built_on_ask;
 
 /// An ask sent, its answer awaited.
 type Asking<'a> = Pin<Box<dyn Future<Output = Result<Value, AskError>> + Send + 'a>>;

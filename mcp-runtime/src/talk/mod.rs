@@ -10,6 +10,7 @@ pub(crate) mod log;
 mod state;
 
 pub use ask::{AskError, Elicitation, InputRequest, Root, Sampled, Sampling, SamplingMessage};
+pub(crate) use asker::asks_built_on_ask;
 pub use asker::{Asker, Elicit};
 pub use form::{Form, FormChoice, FormField, form_schema};
 pub use log::ClientLogLayer;
