@@ -21,8 +21,11 @@
 //! And no panic: the dispatcher catches the tools' panics, and has none of its own.
 
 use std::fmt;
+use std::str::FromStr;
 use std::sync::OnceLock;
 
+use bigdecimal::BigDecimal;
+use bigdecimal::num_bigint::BigInt;
 use mcp_runtime::server::Server;
 use mcp_runtime_core::json_type;
 use serde::Deserialize;
@@ -351,7 +354,7 @@ enum IdValue {
     String(Vec<u16>),
     /// A number: its text, and its exact decimal value (sign, digits without leading or
     /// trailing zeros, exponent) unless the exponent is past 64 bits.
-    Number(String, Option<(bool, String, i64)>),
+    Number(String, Option<(BigInt, i64)>),
 }
 
 impl PartialEq for IdValue {
@@ -418,34 +421,14 @@ fn utf16_of(literal: &str) -> Option<Vec<u16>> {
     Some(units)
 }
 
-/// The exact value of a JSON number's text.
-fn decimal(text: &str) -> Option<(bool, String, i64)> {
-    let (negative, text) = match text.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, text),
-    };
-    let (mantissa, exponent) = match text.split_once(['e', 'E']) {
-        Some((mantissa, exponent)) => (mantissa, exponent.parse::<i64>().ok()?),
-        None => (text, 0),
-    };
-    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    if whole.is_empty()
-        || !whole
-            .bytes()
-            .chain(fraction.bytes())
-            .all(|b| b.is_ascii_digit())
-    {
-        return None;
-    }
-    let digits = format!("{whole}{fraction}");
-    let exponent = exponent.checked_sub(i64::try_from(fraction.len()).ok()?)?;
-    let digits = digits.trim_start_matches('0');
-    let trimmed = digits.trim_end_matches('0');
-    let exponent = exponent.checked_add(i64::try_from(digits.len() - trimmed.len()).ok()?)?;
-    if trimmed.is_empty() {
-        return Some((false, String::new(), 0));
-    }
-    Some((negative, trimmed.to_owned(), exponent))
+/// The exact value of a JSON number's text, as `bigdecimal` reads it, apart from the
+/// server's own reading: its digits and power of ten with no trailing zero, so that equal
+/// values have equal parts (and two of them are compared without bringing their exponents
+/// to one, which for `1e999999999` would be a billion digits). None past 64 bits of
+/// exponent.
+fn decimal(text: &str) -> Option<(BigInt, i64)> {
+    let value = BigDecimal::from_str(text).ok()?;
+    Some(value.normalized().into_bigint_and_exponent())
 }
 
 /// The start of a long text, for messages.
@@ -470,8 +453,13 @@ mod tests {
             decimal("123456789012345678901234567890"),
             decimal("1.2345678901234568e+29")
         );
+        assert_eq!(decimal("0e999999999"), decimal("0"));
+        assert_eq!(decimal("10e999999998"), decimal("1e999999999"));
+        assert_ne!(decimal("1e999999999"), decimal("1e999999998"));
+        assert_ne!(decimal("-1"), decimal("1"));
         // An exponent past 64 bits has no exact value here; such ids compare by their text.
         assert_eq!(decimal("1e4006789012345678901234567890"), None);
+        assert!(decimal("1e-9223372036854775808").is_none_or(|(digits, _)| digits == 1.into()));
     }
 
     #[test]
