@@ -248,10 +248,11 @@ pub(crate) fn run_inline(
     result
 }
 
-/// Runs an inline tool whose `arguments` did not read again, into `outcome`, once their
-/// integral floats are integers where the schema wants integers; if they hold none,
-/// `outcome` stays. The tool's body has not run: reading is the first thing it does.
-/// `outcome` is changed where it is, which spares the common call a copy of it.
+/// Runs an inline tool again when its `arguments` did not read, once their integral floats
+/// are integers where the schema wants integers, its new outcome written over `outcome`;
+/// if they hold no such float, `outcome` stays. The tool's body has not run: reading is the
+/// first thing it does. `outcome` is changed where it is, which spares the common call a
+/// copy of it.
 #[cold]
 #[inline(never)]
 fn reread(
