@@ -119,6 +119,9 @@ pub fn json_type(value: &Value) -> &'static str {
 ///     .with_details(serde_json::json!({ "parameter": "b" }));
 /// assert_eq!(err.error_type(), &ErrorType::ValidationError);
 ///
+/// let missing = ToolError::not_found("no order 42");
+/// assert_eq!(missing.error_type(), &ErrorType::ResourceNotFound);
+///
 /// let io = std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
 /// assert_eq!(ToolError::from(io).error_type(), &ErrorType::FileNotFoundError);
 /// ```
@@ -131,6 +134,17 @@ pub struct ToolError {
     details: Option<ErrorDetails>,
 }
 
+/// A constructor of [`ToolError`] for each standard error type, so that a tool says "not
+/// found" without naming an [`ErrorType`] variant.
+macro_rules! standard_errors {
+    ($($(#[$doc:meta])* $name:ident => $variant:ident;)*) => {$(
+        $(#[$doc])*
+        pub fn $name(message: impl Into<String>) -> Self {
+            Self::new(ErrorType::$variant, message)
+        }
+    )*};
+}
+
 impl ToolError {
     /// An error of `error_type` with `message`.
     pub fn new(error_type: impl Into<ErrorType>, message: impl Into<String>) -> Self {
@@ -141,14 +155,25 @@ impl ToolError {
         }
     }
 
-    /// A `ValidationError`: the arguments were not acceptable.
-    pub fn validation(message: impl Into<String>) -> Self {
-        Self::new(ErrorType::ValidationError, message)
-    }
-
-    /// A `ToolExecutionError`: the tool failed for a reason of its own.
-    pub fn execution(message: impl Into<String>) -> Self {
-        Self::new(ErrorType::ToolExecutionError, message)
+    standard_errors! {
+        /// A `ValidationError`: the arguments were not acceptable.
+        validation => ValidationError;
+        /// A `ToolExecutionError`: the tool failed for a reason of its own.
+        execution => ToolExecutionError;
+        /// A `ResourceNotFound`: what the call names (a record, a user, a page) does not
+        /// exist.
+        not_found => ResourceNotFound;
+        /// A `FileNotFoundError`: a file the call needs does not exist.
+        file_not_found => FileNotFoundError;
+        /// A `PermissionError`: the tool may not do what the call asks.
+        permission_denied => PermissionError;
+        /// An `AuthenticationError`: the credentials are missing, wrong or expired.
+        unauthenticated => AuthenticationError;
+        /// An `ApiLimitExceeded`: a rate limit or quota was reached; the call may be
+        /// tried again later.
+        rate_limited => ApiLimitExceeded;
+        /// A `TimeoutError`: what the tool waited for took too long.
+        timeout => TimeoutError;
     }
 
     /// Adds details: an object, a string, or `null` for none. Other JSON values are kept
