@@ -86,37 +86,152 @@ impl<T: Serialize> ToolOutput for T {}
 pub trait ToolOutputSchema: JsonSchema {}
 impl<T: JsonSchema> ToolOutputSchema for T {}
 
-/// The error types a tool may return, and how each becomes a `ToolError`: the one place
-/// that decides it, used by both the check and the conversion.
-///
-/// It is implemented for `ToolError` rather than for the error type, so that a type that
-/// does not convert is reported with the message below: the compiler uses a trait's
-/// message when the type it is missing for is the one the trait is implemented for, and
-/// a bound such as `E: Into<ToolError>` fails on `ToolError: From<E>`, which is not.
-#[diagnostic::on_unimplemented(
-    message = "`{E}` cannot be a tool's error type: it does not convert into `ToolError`",
-    label = "this error type does not convert into `ToolError`",
-    note = "a tool's `Err` becomes the error the client reads: return `Result<T, ToolError>`, or implement `From<{E}> for mcp_runtime::ToolError` (`String`, `&str` and `std::io::Error` already convert)"
-)]
-pub trait ToolErrorFrom<E> {
-    /// The `ToolError` a tool's `Err(err)` is sent as.
-    fn from_err(err: E) -> ToolError;
-}
+// ----- A tool's error type, and how its `Err` becomes a `ToolError` -----
 
-impl<E> ToolErrorFrom<E> for ToolError
-where
-    ToolError: From<E>,
-{
-    fn from_err(err: E) -> ToolError {
-        err.into()
+/// The error type `E` of a tool's `Result`, for choosing at compile time how its `Err`
+/// becomes a `ToolError`, by autoref dispatch (as `anyhow!` chooses how to take its
+/// argument). Called as `(&&&&&ErrorKind::<E>::new()).converter()`, the first of these
+/// that `E` has wins:
+/// 1. `Into<ToolError>`: converted, keeping the error type the conversion gives;
+/// 2. `std::error::Error`: a `ToolExecutionError` of its message, then one line per cause;
+/// 3. a view as `dyn Error + Send + Sync` (`anyhow::Error`, `Box<dyn Error + Send + Sync>`),
+///    then as `dyn Error` (`Box<dyn Error>`): the same, its whole chain;
+/// 4. `Display`: a `ToolExecutionError` of its message.
+///
+/// An `E` with none of them is reported by `.check()`, on the type, in plain words.
+pub struct ErrorKind<E>(PhantomData<fn(E)>);
+
+impl<E> ErrorKind<E> {
+    /// The error type `E`.
+    #[must_use]
+    pub const fn new() -> Self {
+        Self(PhantomData)
     }
 }
+
+impl<E> Default for ErrorKind<E> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<E> Clone for ErrorKind<E> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<E> Copy for ErrorKind<E> {}
+
+/// How an error of type `E` becomes a `ToolError`.
+pub trait ConvertError<E> {
+    /// `err` as the `ToolError` the client reads.
+    fn convert(&self, err: E) -> ToolError;
+}
+
+/// An error with a message of its own for every failure: its `Display`, and its causes'.
+fn error_chain(err: &dyn std::error::Error) -> ToolError {
+    let mut message = err.to_string();
+    let mut cause = err.source();
+    while let Some(err) = cause {
+        message.push_str("\ncaused by: ");
+        message.push_str(&err.to_string());
+        cause = err.source();
+    }
+    ToolError::execution(message)
+}
+
+/// Declares the converters, each with the bound under which it converts an `E`, and the
+/// trait through which `ErrorKind` picks it at its depth of references.
+macro_rules! error_kinds {
+    ($(
+        $(#[$doc:meta])*
+        $kind:ident, $converter:ident for [$($refs:tt)*] where [$($bound:tt)*] => |$err:ident| $convert:expr;
+    )*) => {$(
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy)]
+        pub struct $converter;
+
+        impl<E> ConvertError<E> for $converter
+        where
+            $($bound)*
+        {
+            fn convert(&self, $err: E) -> ToolError {
+                $convert
+            }
+        }
+
+        #[doc = concat!("Picks [`", stringify!($converter), "`]; see [`ErrorKind`].")]
+        pub trait $kind {
+            #[doc = concat!("[`", stringify!($converter), "`].")]
+            fn converter(&self) -> $converter {
+                $converter
+            }
+            /// Compiles: the error type is one a tool may return.
+            fn check(&self) {}
+        }
+
+        impl<E> $kind for $($refs)* ErrorKind<E> where $($bound)* {}
+    )*};
+}
+
+error_kinds! {
+    /// Converts with `Into<ToolError>`.
+    ErrorKindInto, ErrorInto for [&&&&] where [ToolError: From<E>] => |err| err.into();
+    /// A `std::error::Error`, its causes one a line.
+    ErrorKindStd, ErrorChain for [&&&] where [E: std::error::Error] => |err| error_chain(&err);
+    /// What views as a `dyn Error + Send + Sync` (`anyhow::Error`, a boxed error), its
+    /// causes one a line.
+    ErrorKindDynSend, ErrorChainSend for [&&] where [E: AsRef<dyn std::error::Error + Send + Sync>]
+        => |err| error_chain(err.as_ref());
+    /// What views as a `dyn Error` (`Box<dyn Error>`), its causes one a line.
+    ErrorKindDyn, ErrorChainDyn for [&] where [E: AsRef<dyn std::error::Error>]
+        => |err| error_chain(err.as_ref());
+    /// What displays, as its message.
+    ErrorKindDisplay, ErrorDisplay for [] where [E: std::fmt::Display]
+        => |err| ToolError::execution(err.to_string());
+}
+
+/// The type of an error that has no message for the client; nothing implements it.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's error type: it is not `std::error::Error`, has no `Display`, and does not convert into `ToolError`",
+    label = "the client could read no message from this error type",
+    note = "a tool's `Err` becomes the message the client reads: return `Result<T, ToolError>`, `anyhow::Result<T>`, `Result<T, Box<dyn std::error::Error + Send + Sync>>`, or an error type that implements `std::error::Error` or `Display`"
+)]
+pub trait ToolErrorType {}
+
+/// The converter of an error type that has none, which never converts: such a tool does
+/// not compile, as `ErrorKindNone::check` reports.
+#[derive(Debug, Clone, Copy)]
+pub struct NoConversion;
+
+impl<E> ConvertError<E> for NoConversion {
+    fn convert(&self, _: E) -> ToolError {
+        unreachable!("a tool whose error type has no message does not compile")
+    }
+}
+
+/// The last choice of [`ErrorKind`], taken by value: what no other fits.
+pub trait ErrorKindNone<E>: Sized {
+    /// [`NoConversion`].
+    fn converter(self) -> NoConversion {
+        NoConversion
+    }
+    /// Fails to compile, saying why.
+    fn check(self)
+    where
+        E: ToolErrorType,
+    {
+    }
+}
+
+impl<E> ErrorKindNone<E> for ErrorKind<E> {}
 
 /// A tool returning `Result` must return a `Result<T, E>` (or an alias of one).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a `Result<T, E>`",
     label = "a return type named `Result` must be `core::result::Result` or an alias of it",
-    note = "a tool may return `Result<T, E>` where `T: Serialize + JsonSchema` and `E` converts into `ToolError`"
+    note = "a tool may return `Result<T, E>` where `T: Serialize + JsonSchema` and `E` is an error type: `ToolError`, `anyhow::Error`, or any type that implements `std::error::Error` or `Display`"
 )]
 pub trait FallibleOutput {
     /// The success type, whose schema is the output schema.
@@ -166,12 +281,6 @@ pub const fn assert_parameter_schema<T: ToolParameterSchema>() {}
 pub const fn assert_output<T: ToolOutput>() {}
 /// Checks that `T` has a schema as a tool's success value.
 pub const fn assert_output_schema<T: ToolOutputSchema>() {}
-/// Checks that `E` can be a tool's error.
-pub const fn assert_error<E>()
-where
-    ToolError: ToolErrorFrom<E>,
-{
-}
 /// Checks that `R` is a `Result`.
 pub const fn assert_fallible<R: FallibleOutput>() {}
 /// Checks that `T` can be the type of a field of a `#[derive(Form)]` struct.
@@ -264,21 +373,45 @@ probe! {
 }
 
 // A tool's `Result` is probed as a whole, through `FallibleOutput`: a return type named
-// `Result` that is not one is then reported once, by `assert_fallible`.
+// `Result` that is not one is then reported once, by `assert_fallible`. Its error goes
+// through the converter that `ErrorKind` picked for it in the tool's own code.
 
-probe! {
-    /// Converts a tool's `Result`: `Ok` is the data, `Err` a failure.
-    ProbeResult, ProbeResultFallback, <R> for R where [
-        R: FallibleOutput,
-        R::Ok: Serialize,
-        ToolError: ToolErrorFrom<R::Err>,
-    ] {
-        fn result_output(&self, result: R) -> Outcome {
-            match result.into_result() {
-                Ok(value) => value_output(value),
-                Err(err) => Err(Failure::from(<ToolError as ToolErrorFrom<R::Err>>::from_err(err))),
-            }
+/// Converts a tool's `Result`: `Ok` is the data, `Err` a failure, made by `converter`.
+pub trait ProbeResult<R, E> {
+    /// See [`ProbeResult`].
+    fn result_output<C: ConvertError<E>>(&self, result: R, converter: C) -> Outcome;
+    /// The error type, to pick its converter.
+    fn error_kind(&self) -> ErrorKind<E> {
+        ErrorKind::new()
+    }
+}
+
+impl<R> ProbeResult<R, R::Err> for &Probe<R>
+where
+    R: FallibleOutput,
+    R::Ok: Serialize,
+{
+    fn result_output<C: ConvertError<R::Err>>(&self, result: R, converter: C) -> Outcome {
+        match result.into_result() {
+            Ok(value) => value_output(value),
+            Err(err) => Err(Failure::from(converter.convert(err))),
         }
+    }
+}
+
+/// The fallback of [`ProbeResult`]: reached only by code that does not compile.
+pub trait ProbeResultFallback<R> {
+    /// Never runs.
+    fn result_output<C>(&self, result: R, converter: C) -> Outcome;
+    /// Any error type that converts, so that nothing else fails to compile.
+    fn error_kind(&self) -> ErrorKind<ToolError> {
+        ErrorKind::new()
+    }
+}
+
+impl<R> ProbeResultFallback<R> for Probe<R> {
+    fn result_output<C>(&self, _: R, _: C) -> Outcome {
+        unreachable!("a tool whose types lack a required trait does not compile")
     }
 }
 

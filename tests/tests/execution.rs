@@ -986,3 +986,133 @@ fn a_dynamic_tool_receives_integers_where_its_schema_says_integer() {
     let result = registry.call_blocking(tool_call("dyn.risky", json!({ "n": 1.0 })));
     assert_eq!(result.status(), ToolStatus::Success, "{result:?}");
 }
+
+/// Reads a port number: an `anyhow` error, with its context.
+#[mcp_tool(namespace = "exec", inline)]
+fn port(text: String) -> anyhow::Result<u16> {
+    use anyhow::Context as _;
+    text.trim().parse().context("not a port number")
+}
+
+/// Reads a number: a boxed error.
+#[mcp_tool(namespace = "exec", inline)]
+fn boxed_number(text: String) -> Result<i64, Box<dyn std::error::Error + Send + Sync>> {
+    Ok(text.trim().parse()?)
+}
+
+/// A configuration that could not be read, and why.
+#[derive(Debug)]
+struct ConfigError(std::io::Error);
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("cannot read the configuration")
+    }
+}
+
+impl std::error::Error for ConfigError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.0)
+    }
+}
+
+/// Reads the configuration: an error of the application's own, with a cause.
+#[mcp_tool(namespace = "exec", inline)]
+fn config() -> Result<String, ConfigError> {
+    Err(ConfigError(std::io::Error::other("disk full")))
+}
+
+/// A refusal that has a message and nothing else.
+struct Refusal;
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("not today")
+    }
+}
+
+/// Refuses: an error type with `Display` alone.
+#[mcp_tool(namespace = "exec", inline)]
+fn refuse() -> Result<(), Refusal> {
+    Err(Refusal)
+}
+
+/// Finds nothing: a `ToolError` of a standard type.
+#[mcp_tool(namespace = "exec", inline)]
+fn find(kind: String) -> Result<(), ToolError> {
+    Err(match kind.as_str() {
+        "order" => ToolError::not_found("no order 42"),
+        "file" => ToolError::file_not_found("no `orders.csv`"),
+        "admin" => ToolError::permission_denied("only an administrator may"),
+        "token" => ToolError::unauthenticated("the token expired"),
+        "quota" => ToolError::rate_limited("100 calls an hour"),
+        _ => ToolError::timeout("the warehouse did not answer"),
+    })
+}
+
+#[tokio::test]
+async fn any_error_type_with_a_message_reaches_the_client_with_its_causes() {
+    let registry = Registry::global();
+    let failed = |result: MCPToolResult| {
+        assert_eq!(result.status(), ToolStatus::Failure, "{result:?}");
+        let error = result.error().expect("a failure has an error").clone();
+        (error.error_type, error.error_message)
+    };
+    let call = |name: &str, arguments: Value| MCPToolCall::new(name, arguments).expect("a call");
+    let execution = ErrorType::ToolExecutionError;
+    assert_eq!(
+        failed(
+            registry
+                .call(call("exec.port", json!({ "text": "http" })))
+                .await
+        ),
+        (
+            execution.clone(),
+            "not a port number\ncaused by: invalid digit found in string".to_owned()
+        )
+    );
+    assert_eq!(
+        registry
+            .call(call("exec.port", json!({ "text": "8080" })))
+            .await
+            .data(),
+        json!({ "result": 8080 }).as_object()
+    );
+    assert_eq!(
+        failed(
+            registry
+                .call(call("exec.boxed_number", json!({ "text": "x" })))
+                .await
+        ),
+        (
+            execution.clone(),
+            "invalid digit found in string".to_owned()
+        )
+    );
+    assert_eq!(
+        failed(registry.call(call("exec.config", json!({}))).await),
+        (
+            execution.clone(),
+            "cannot read the configuration\ncaused by: disk full".to_owned()
+        )
+    );
+    assert_eq!(
+        failed(registry.call(call("exec.refuse", json!({}))).await),
+        (execution, "not today".to_owned())
+    );
+    for (kind, error_type) in [
+        ("order", ErrorType::ResourceNotFound),
+        ("file", ErrorType::FileNotFoundError),
+        ("admin", ErrorType::PermissionError),
+        ("token", ErrorType::AuthenticationError),
+        ("quota", ErrorType::ApiLimitExceeded),
+        ("wait", ErrorType::TimeoutError),
+    ] {
+        let (found, _) = failed(
+            registry
+                .call(call("exec.find", json!({ "kind": kind })))
+                .await,
+        );
+        assert_eq!(found, error_type, "{kind}");
+    }
+}

@@ -65,6 +65,8 @@ fn registration(tool: &Tool, args: &Args) -> TokenStream {
                 ProbeParse as _, ProbeParseFallback as _, ProbeSchema as _, ProbeSchemaFallback as _,
                 ProbeSerialize as _, ProbeSerializeFallback as _, ProbeResult as _,
                 ProbeResultFallback as _, ProbeResultSchema as _, ProbeResultSchemaFallback as _,
+                ErrorKindInto as _, ErrorKindStd as _, ErrorKindDynSend as _, ErrorKindDyn as _,
+                ErrorKindDisplay as _, ErrorKindNone as _,
             };
 
             #arguments_struct
@@ -163,15 +165,17 @@ fn checks(tool: &Tool, private: &TokenStream) -> TokenStream {
                     syn::parse_quote_spanned!(ty.span()=> <#ty as #private::FallibleOutput>::Ok)
                 }
             };
-            let err_type: Type = match err {
-                Some(err) => (**err).clone(),
-                None => {
-                    syn::parse_quote_spanned!(ty.span()=> <#ty as #private::FallibleOutput>::Err)
-                }
-            };
             checks.extend(output(&ok_type));
-            checks
-                .extend(quote_spanned! {err_type.span()=> #private::assert_error::<#err_type>(); });
+            // The error type written out, or the one an alias stands for, through the probe:
+            // a return type that is no `Result` is then reported once, above.
+            checks.extend(match err {
+                Some(err) => quote_spanned! {err.span()=>
+                    (&&&&&#private::ErrorKind::<#err>::new()).check();
+                },
+                None => quote_spanned! {ty.span()=>
+                    (&&&&&(&&#private::Probe::<#ty>::new()).error_kind()).check();
+                },
+            });
         }
         Returns::Unit | Returns::ToolResult => {}
     }
@@ -443,15 +447,19 @@ fn invoke(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
     let call = quote! { #fn_ident(#(#call_args),*) };
     let call = if is_async { quote!(#call.await) } else { call };
     // The return type is named through `__McpOutput`: no type of the user's is written in
-    // the shielded block.
+    // the shielded block. Its error type comes out of the probe, which gives one that
+    // converts when the return type is no `Result`.
     let convert = match &tool.returns {
         Returns::Unit => quote!(#private::unit_output(#value)),
         Returns::Value(_) => {
             quote!((&&#private::Probe::<__McpOutput>::new()).value_output(#value))
         }
-        Returns::Result { .. } => {
-            quote!((&&#private::Probe::<__McpOutput>::new()).result_output(#value))
-        }
+        Returns::Result { .. } => quote! {
+            (&&#private::Probe::<__McpOutput>::new()).result_output(
+                #value,
+                (&&&&&(&&#private::Probe::<__McpOutput>::new()).error_kind()).converter(),
+            )
+        },
         Returns::ToolResult => quote!(#private::tool_result_output(#value)),
     };
     let parse = quote! {
