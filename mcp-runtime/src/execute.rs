@@ -7,7 +7,7 @@
 
 use std::any::Any;
 use std::future::Future;
-use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
@@ -22,6 +22,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use crate::context::{Invocation, LogSink, Progress, Reports};
+use crate::panics;
 use crate::policy::DangerousPolicy;
 use crate::registration::{Failure, Handler, Outcome, Output, ToolFuture};
 use crate::talk::AskError;
@@ -45,6 +46,8 @@ pub(crate) struct Settings {
     /// Whether a string holding JSON is read as the object or array the input schema
     /// wants there.
     pub(crate) lenient_arguments: bool,
+    /// Whether a tool's panic message reaches the client.
+    pub(crate) expose_panics: bool,
 }
 
 impl Default for Settings {
@@ -54,6 +57,7 @@ impl Default for Settings {
             validate_output: cfg!(debug_assertions),
             dangerous: DangerousPolicy::Deny,
             lenient_arguments: false,
+            expose_panics: false,
         }
     }
 }
@@ -231,11 +235,20 @@ pub(crate) fn run_inline(
                     &span,
                 );
                 let log = options.reports.log.as_ref();
-                let mut outcome = catch(&built.definition, None, || {
+                let on_panic = OnPanic::new(None, settings);
+                let mut outcome = catch(&built.definition, on_panic, || {
                     scoped(log, || invoke(arguments, invocation))
                 });
                 if let Err(Failure::Arguments(_)) = outcome {
-                    reread(built, arguments, invoke, invocation, log, &mut outcome);
+                    reread(
+                        built,
+                        arguments,
+                        invoke,
+                        invocation,
+                        log,
+                        on_panic,
+                        &mut outcome,
+                    );
                 }
                 finish(built, settings, outcome, Some(arguments))
             }
@@ -261,13 +274,14 @@ fn reread(
     invoke: SyncInvoke,
     invocation: Invocation<'_>,
     log: Option<&(LoggingLevel, LogSink)>,
+    on_panic: OnPanic<'_>,
     outcome: &mut Outcome,
 ) {
     let Value::Object(map) = arguments else {
         return;
     };
     if built.validation.normalize_integers(&built.definition, map) {
-        *outcome = catch(&built.definition, None, || {
+        *outcome = catch(&built.definition, on_panic, || {
             scoped(log, || invoke(arguments, invocation))
         });
     }
@@ -439,7 +453,8 @@ async fn run_checked(
     let mut kept_arguments = None;
     let outcome = match tool.handler() {
         Handler::Inline(invoke) => {
-            let outcome = catch(definition, reports.panicked.as_deref(), || {
+            let on_panic = OnPanic::new(reports.panicked.as_deref(), settings);
+            let outcome = catch(definition, on_panic, || {
                 scoped(reports.log.as_ref(), || invoke(&arguments, invocation))
             });
             kept_arguments = Some(arguments);
@@ -449,14 +464,19 @@ async fn run_checked(
             let invoke = *invoke;
             let name = tool.shared_name();
             let parts = (token.clone(), meta.clone(), reports.clone(), span.clone());
+            let expose = settings.expose_panics;
             let task = tokio::task::spawn_blocking(move || {
                 let (token, meta, reports, span) = &parts;
                 let invocation = Invocation::new(&name, Some(token), meta.as_ref(), reports, span);
-                let outcome = catch_unwind(AssertUnwindSafe(|| {
+                let outcome = panics::caught(|| {
                     scoped(reports.log.as_ref(), || invoke(&arguments, invocation))
-                }))
+                })
                 .unwrap_or_else(|panic| {
-                    Err(panicked(&name, reports.panicked.as_deref(), panic).into())
+                    let on_panic = OnPanic {
+                        flag: reports.panicked.as_deref(),
+                        expose,
+                    };
+                    Err(panicked(&name, on_panic, panic).into())
                 });
                 (outcome, arguments)
             });
@@ -475,29 +495,45 @@ async fn run_checked(
             limited(definition, timeout, parent.as_ref(), &token, work).await
         }
         Handler::Async(invoke) => {
-            let future = catch(definition, reports.panicked.as_deref(), || {
+            let on_panic = OnPanic::new(reports.panicked.as_deref(), settings);
+            let future = catch(definition, on_panic, || {
                 Ok(scoped(reports.log.as_ref(), || {
                     invoke(&arguments, invocation)
                 }))
             });
             kept_arguments = Some(arguments);
             let future = with_round(with_log(future, reports.log.as_ref()), &reports);
-            let flag = reports.panicked.as_deref();
-            run_future(definition, timeout, parent.as_ref(), &token, flag, future).await
+            run_future(
+                definition,
+                timeout,
+                parent.as_ref(),
+                &token,
+                on_panic,
+                future,
+            )
+            .await
         }
         Handler::Dynamic(invoke) => {
             let map = match arguments {
                 Value::Object(map) => map,
                 _ => Map::new(),
             };
-            let future = catch(definition, reports.panicked.as_deref(), || {
+            let on_panic = OnPanic::new(reports.panicked.as_deref(), settings);
+            let future = catch(definition, on_panic, || {
                 Ok(scoped(reports.log.as_ref(), || {
                     invoke(map, invocation.context())
                 }))
             });
             let future = with_round(with_log(future, reports.log.as_ref()), &reports);
-            let flag = reports.panicked.as_deref();
-            run_future(definition, timeout, parent.as_ref(), &token, flag, future).await
+            run_future(
+                definition,
+                timeout,
+                parent.as_ref(),
+                &token,
+                on_panic,
+                future,
+            )
+            .await
         }
     };
     finish(built, settings, outcome, kept_arguments.as_ref())
@@ -628,12 +664,14 @@ async fn run_future(
     timeout: Option<Duration>,
     parent: Option<&CancellationToken>,
     token: &CancellationToken,
-    flag: Option<&AtomicBool>,
+    on_panic: OnPanic<'_>,
     future: Result<ToolFuture, Failure>,
 ) -> Outcome {
-    let work = AssertUnwindSafe(future?).catch_unwind().map(|caught| {
-        caught.unwrap_or_else(|panic| Err(panicked(definition.name(), flag, panic).into()))
-    });
+    let work = AssertUnwindSafe(panics::Caught(future?))
+        .catch_unwind()
+        .map(|caught| {
+            caught.unwrap_or_else(|panic| Err(panicked(definition.name(), on_panic, panic).into()))
+        });
     limited(definition, timeout, parent, token, work).await
 }
 
@@ -758,32 +796,43 @@ fn output_checked(built: &Built, result: MCPToolResult) -> MCPToolResult {
     result
 }
 
+/// What a tool's panic is told to, besides its log: a flag the caller keeps (a task reports
+/// a panic as a protocol-level failure), and whether its message reaches the client.
+#[derive(Clone, Copy)]
+struct OnPanic<'a> {
+    flag: Option<&'a AtomicBool>,
+    expose: bool,
+}
+
+impl<'a> OnPanic<'a> {
+    fn new(flag: Option<&'a AtomicBool>, settings: &Settings) -> Self {
+        Self {
+            flag,
+            expose: settings.expose_panics,
+        }
+    }
+}
+
 /// Runs `f`, turning a panic into a failure.
 fn catch<T>(
     definition: &ToolDefinition,
-    flag: Option<&AtomicBool>,
+    on_panic: OnPanic<'_>,
     f: impl FnOnce() -> Result<T, Failure>,
 ) -> Result<T, Failure> {
-    catch_unwind(AssertUnwindSafe(f))
-        .unwrap_or_else(|panic| Err(panicked(definition.name(), flag, panic).into()))
+    panics::caught(f)
+        .unwrap_or_else(|panic| Err(panicked(definition.name(), on_panic, panic).into()))
 }
 
-/// The failure of a tool that panicked, told to `flag` too when the caller keeps one (a
-/// task reports a panic as a protocol-level failure).
+/// The failure of a tool that panicked ([`panics::report`]), told to the flag too.
 fn panicked(
     name: &mcp_runtime_core::ToolName,
-    flag: Option<&AtomicBool>,
+    on_panic: OnPanic<'_>,
     panic: Box<dyn Any + Send>,
 ) -> ToolError {
-    if let Some(flag) = flag {
+    if let Some(flag) = on_panic.flag {
         flag.store(true, std::sync::atomic::Ordering::Relaxed);
     }
-    let message = panic
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_owned())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a panic with a non-string payload".to_owned());
-    ToolError::execution(format!("tool `{name}` panicked: {message}"))
+    panics::report(&format!("tool `{name}`"), &*panic, on_panic.expose)
 }
 
 #[cfg(test)]

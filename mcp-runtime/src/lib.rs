@@ -10,6 +10,7 @@ pub mod client;
 mod context;
 mod execute;
 pub mod listing;
+mod panics;
 mod policy;
 mod registration;
 mod registry;
@@ -45,6 +46,7 @@ pub use mcp_runtime_core::{
     ResourceTemplateDefinition, Role, TaskSupport, ToolAnnotations, ToolDefinition, ToolError,
     ToolName, ToolNameError, ToolStatus, missing_client_capabilities, schema,
 };
+pub use panics::PANIC_TARGET;
 pub use policy::{Confirm, DangerousPolicy};
 pub use registration::{Arguments, CompletionContext, LastModifiedFn, Location, ReadRequest};
 pub use registry::{

@@ -14,10 +14,16 @@ fn add(a: i64, b: i64) -> i64 {
     a.wrapping_add(b)
 }
 
-/// Panics.
+/// Panics, with its argument in the message, as a careless tool would.
 #[mcp_tool(namespace = "fault", inline)]
-fn panic() -> i64 {
-    panic!("this tool always panics")
+fn panic(
+    /// Anything; the panic's message holds it.
+    secret: Option<String>,
+) -> i64 {
+    panic!(
+        "this tool always panics, holding {}",
+        secret.unwrap_or_default()
+    )
 }
 
 /// Panics on the blocking pool.

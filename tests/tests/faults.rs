@@ -29,8 +29,14 @@ struct StdioServer {
 
 impl StdioServer {
     fn start() -> Self {
+        Self::start_with(&[])
+    }
+
+    /// A server with `flags` after `serve --stdio`.
+    fn start_with(flags: &[&str]) -> Self {
         let mut child = Command::new(SERVER)
             .args(["serve", "--stdio"])
+            .args(flags)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -162,18 +168,66 @@ fn error_type(answer: &Value) -> &str {
         .unwrap_or_default()
 }
 
+/// The incident id in a panicking tool's error message.
+fn incident(message: &str) -> &str {
+    let (_, rest) = message
+        .split_once("(incident ")
+        .unwrap_or_else(|| panic!("no incident id: {message}"));
+    let id = rest.split(')').next().unwrap_or_default();
+    assert!(
+        id.len() == 16 && id.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{message}"
+    );
+    id
+}
+
 #[test]
-fn a_panicking_tool_fails_its_call_only() {
+fn a_panicking_tool_fails_its_call_only_and_keeps_its_message_from_the_client() {
     let mut server = StdioServer::start();
-    server.call("p1", "fault.panic", json!({}));
+    server.call("p1", "fault.panic", json!({ "secret": "hunter2" }));
     let answer = server.answer("p1");
     assert_eq!(error_type(&answer), "ToolExecutionError");
+    assert!(!answer.to_string().contains("hunter2"), "{answer}");
+    let message = answer["result"]["structuredContent"]["error_message"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(message.contains("failed unexpectedly"), "{message}");
+    let id = incident(&message);
+    // The log has the message, the place and the same id.
+    let logged = server.stderr.next_with(id, Duration::from_secs(10));
+    assert!(
+        logged.contains("this tool always panics, holding hunter2")
+            && logged.contains("fault_server.rs:"),
+        "{logged}"
+    );
+    server.call("p2", "fault.panic_blocking", json!({}));
+    let answer = server.answer("p2");
+    assert_eq!(error_type(&answer), "ToolExecutionError");
+    incident(
+        answer["result"]["structuredContent"]["error_message"]
+            .as_str()
+            .unwrap(),
+    );
+    server.still_serves("after");
+    let stderr = server.finish();
+    // Each panic is logged once, and not again by the default hook.
+    assert!(!stderr.contains("thread '"), "{stderr}");
+}
+
+#[test]
+fn expose_panics_sends_the_message_to_the_client() {
+    let mut server = StdioServer::start_with(&["--expose-panics"]);
+    server.call("p", "fault.panic", json!({ "secret": "visible" }));
+    let answer = server.answer("p");
     let message = answer["result"]["structuredContent"]["error_message"]
         .as_str()
         .unwrap();
-    assert!(message.contains("this tool always panics"), "{message}");
-    server.call("p2", "fault.panic_blocking", json!({}));
-    assert_eq!(error_type(&server.answer("p2")), "ToolExecutionError");
+    assert!(
+        message.contains("this tool always panics, holding visible"),
+        "{message}"
+    );
+    incident(message);
     server.still_serves("after");
     server.finish();
 }

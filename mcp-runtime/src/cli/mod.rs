@@ -105,7 +105,7 @@ struct DangerousArgs {
     confirm: bool,
 }
 
-/// How `call` and `serve` read a tool's arguments.
+/// How `call` and `serve` read a tool's arguments, and what they say of its panic.
 #[derive(Args, Debug, Default, Clone, Copy, PartialEq, Eq)]
 struct ArgumentsArgs {
     /// Read a string holding JSON as the object or array a tool's input schema wants where
@@ -114,6 +114,11 @@ struct ArgumentsArgs {
     /// says what was read. Off by default.
     #[arg(long = "lenient-arguments")]
     lenient: bool,
+    /// Send a tool's panic message to the client, for development. Off by default: a panic
+    /// message may hold argument values, so the client gets an incident id, and standard
+    /// error the message, its place and the same id.
+    #[arg(long = "expose-panics")]
+    expose_panics: bool,
 }
 
 /// The application whose command line runs: the name and version that `serverInfo` and
@@ -276,9 +281,10 @@ where
 
 /// Runs the command line `args` (the first being the program's name) over `registry`.
 ///
-/// With `--allow-dangerous`, `--allow-all-dangerous` or `--lenient-arguments`, `call` and
-/// `serve` run a copy of `registry`'s enabled tools with that policy or reading and the
-/// default settings (timeout, output checks); without them, `registry` itself.
+/// With `--allow-dangerous`, `--allow-all-dangerous`, `--lenient-arguments` or
+/// `--expose-panics`, `call` and `serve` run a copy of `registry`'s enabled tools with that
+/// policy, reading or exposure and the default settings (timeout, output checks); without
+/// them, `registry` itself.
 pub fn run_with<I, T>(registry: &'static Registry, args: I) -> ExitCode
 where
     I: IntoIterator<Item = T>,
@@ -340,8 +346,9 @@ where
 }
 
 /// `registry` as `call` and `serve` run it: unchanged without `--allow-dangerous`,
-/// `--allow-all-dangerous`, `--confirm-dangerous` or `--lenient-arguments`; otherwise its
-/// tools, with the default settings and the policy and reading asked for. A name that is
+/// `--allow-all-dangerous`, `--confirm-dangerous`, `--lenient-arguments` or
+/// `--expose-panics`; otherwise its tools, with the default settings and the policy,
+/// reading and exposure asked for. A name that is
 /// no tool of the registry is an error; one of a tool not marked dangerous gets a warning,
 /// since it runs anyway.
 fn as_run(
@@ -350,13 +357,14 @@ fn as_run(
     arguments: ArgumentsArgs,
 ) -> Result<ServedRegistry, String> {
     let policy = dangerous_policy(registry, dangerous)?;
-    if policy.is_none() && !arguments.lenient {
+    if policy.is_none() && arguments == ArgumentsArgs::default() {
         return Ok(ServedRegistry::Static(registry));
     }
     Registry::builder()
         .registry(registry)
         .dangerous_policy(policy.unwrap_or_default())
         .lenient_arguments(arguments.lenient)
+        .expose_panics(arguments.expose_panics)
         .build()
         .map(ServedRegistry::from)
         .map_err(|err| err.to_string())

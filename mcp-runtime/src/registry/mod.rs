@@ -774,6 +774,17 @@ impl RegistryBuilder {
         self
     }
 
+    /// Whether a tool's panic message reaches the client. Off unless set: a panic message
+    /// is a bug report and may hold the call's argument values, so the client gets "the
+    /// tool failed unexpectedly" with an incident id, and the log (the `tracing` target
+    /// [`PANIC_TARGET`](crate::PANIC_TARGET), or standard error) the message, its place and
+    /// the same id. For development.
+    #[must_use]
+    pub fn expose_panics(mut self, expose: bool) -> Self {
+        self.settings.expose_panics = expose;
+        self
+    }
+
     /// Which `dangerous` tools may run; none unless set.
     #[must_use]
     pub fn dangerous_policy(mut self, policy: DangerousPolicy) -> Self {

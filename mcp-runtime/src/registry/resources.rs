@@ -635,9 +635,8 @@ pub(crate) async fn guarded<T>(
     timeout: Option<Duration>,
     make: impl FnOnce() -> Pin<Box<dyn Future<Output = Result<T, ToolError>> + Send>>,
 ) -> Result<T, ToolError> {
-    let future = std::panic::catch_unwind(AssertUnwindSafe(make))
-        .map_err(|panic| panicked(what, &*panic))?;
-    let mut guarded = AssertUnwindSafe(future).catch_unwind();
+    let future = crate::panics::caught(make).map_err(|panic| panicked(what, &*panic))?;
+    let mut guarded = AssertUnwindSafe(crate::panics::Caught(future)).catch_unwind();
     let outcome = match ((&mut guarded).now_or_never(), timeout) {
         (Some(outcome), _) => outcome,
         (None, Some(limit)) => tokio::time::timeout(limit, guarded).await.map_err(|_| {
@@ -651,12 +650,8 @@ pub(crate) async fn guarded<T>(
     outcome.unwrap_or_else(|panic| Err(panicked(what, &*panic)))
 }
 
-/// A failure for a panic while serving `what`.
+/// A failure for a panic while serving `what`: its message logged, not sent (see
+/// [`crate::panics`]).
 pub(crate) fn panicked(what: &str, panic: &(dyn std::any::Any + Send)) -> ToolError {
-    let message = panic
-        .downcast_ref::<&str>()
-        .map(|text| (*text).to_owned())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a panic".to_owned());
-    ToolError::execution(format!("`{what}` panicked: {message}"))
+    crate::panics::report(&format!("`{what}`"), panic, false)
 }
