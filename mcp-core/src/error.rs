@@ -1,4 +1,4 @@
-//! Typed errors: a message that breaks the seeds' rules, and an error a tool returns.
+//! Typed errors: a message that breaks the message model's rules, and an error a tool returns.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::message::{ErrorDetails, ErrorType, MCPErrorDetail};
 use crate::name::ToolNameError;
 
-/// A message that breaks one of the seeds' rules. Each variant names the field at fault, so
+/// A message that breaks one of the message model's rules. Each variant names the field at fault, so
 /// the text says what was wrong and where.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MessageError {
@@ -39,7 +39,7 @@ pub enum MessageError {
     /// `tool_name` is not a valid invocation name.
     #[error("`tool_name` {0}")]
     ToolName(#[from] ToolNameError),
-    /// `status` is none of the four the seeds define.
+    /// `status` is none of the four the message model defines.
     #[error(
         "`status` must be one of \"success\", \"failure\", \"no_change_needed\", \"partial_success\"; found {found:?}"
     )]
@@ -109,7 +109,7 @@ pub fn json_type(value: &Value) -> &'static str {
     }
 }
 
-/// An error a tool returns: a type from seed 002 §3.3 (or a custom one), a message for the
+/// An error a tool returns: a standard error type (or a custom one), a message for the
 /// model, and optional details. It becomes the `error` of a failure [`MCPToolResult`].
 ///
 /// ```

@@ -1,9 +1,9 @@
 //! The message and tool model of mcp-runtime.
 //!
-//! The message model is the seeds' (`MCPToolCall`, `MCPToolResult`, `MCPErrorDetail`); the
-//! tool model (`ToolDefinition`) serializes to MCP's `Tool` object. Every rule of the seeds
-//! holds for a value built in Rust and for one deserialized from JSON; a violation is a
-//! [`MessageError`] naming the field.
+//! The message model is the tool-call model (`MCPToolCall`, `MCPToolResult`,
+//! `MCPErrorDetail`); the tool model (`ToolDefinition`) serializes to MCP's `Tool` object.
+//! Every rule of the message model holds for a value built in Rust and for one
+//! deserialized from JSON; a violation is a [`MessageError`] naming the field.
 //!
 //! ```
 //! use mcp_runtime_core::{MCPToolCall, MCPToolResult, ToolStatus};

@@ -1,4 +1,4 @@
-//! The seeds' message model: a tool call, its result and the error detail (seed 002 §3).
+//! The tool-call message model: a tool call, its result and the error detail.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -12,11 +12,11 @@ use crate::content::ContentBlock;
 use crate::error::{MessageError, json_type};
 use crate::name::ToolName;
 
-/// A tool call: the invocation name and the arguments object (seed 002 §3.1).
+/// A tool call: the invocation name and the arguments object.
 ///
-/// Both fields are typed so that a value always satisfies the seed's rules: the name is a
+/// Both fields are typed so that a value always satisfies the message model's rules: the name is a
 /// valid [`ToolName`] and the arguments are a JSON object. Deserialization rejects unknown
-/// top-level fields, as the seed's schema says (`additionalProperties: false`).
+/// top-level fields, as the message model's schema says (`additionalProperties: false`).
 ///
 /// ```
 /// use mcp_runtime_core::MCPToolCall;
@@ -47,7 +47,7 @@ impl MCPToolCall {
     }
 }
 
-/// The outcome of a tool call (seed 002 §3.2).
+/// The outcome of a tool call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ToolStatus {
@@ -62,7 +62,7 @@ pub enum ToolStatus {
 }
 
 impl ToolStatus {
-    /// The status as the seeds spell it.
+    /// The status as the message model spells it.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Success => "success",
@@ -89,11 +89,11 @@ impl fmt::Display for ToolStatus {
     }
 }
 
-/// The result of a tool call (seed 002 §3.2).
+/// The result of a tool call.
 ///
-/// The fields are private so that the seed's rules always hold: a `failure` carries an
+/// The fields are private so that the message model's rules always hold: a `failure` carries an
 /// `error` and no `data`. `data` is a JSON object or absent. All four fields are always
-/// serialized, absent ones as `null`, as the seed's examples show them.
+/// serialized, absent ones as `null`, as the message model shows them.
 ///
 /// ```
 /// use mcp_runtime_core::{ErrorType, MCPErrorDetail, MCPToolResult, ToolStatus};
@@ -223,7 +223,7 @@ impl MCPToolResult {
         }
     }
 
-    /// A result from its four parts, checked against the seed's rules.
+    /// A result from its four parts, checked against the message model's rules.
     pub fn from_parts(
         status: ToolStatus,
         data: Option<Map<String, Value>>,
@@ -333,7 +333,7 @@ fn data_object(data: Value) -> Option<Map<String, Value>> {
     }
 }
 
-/// The standard error types of seed 002 §3.3, and any custom type as a plain string.
+/// The standard error types of the message model, and any custom type as a plain string.
 ///
 /// ```
 /// use mcp_runtime_core::ErrorType;
@@ -365,7 +365,7 @@ pub enum ErrorType {
 }
 
 impl ErrorType {
-    /// The eight standard types, in the seed's order.
+    /// The eight standard types, in the message model's order.
     pub const STANDARD: [ErrorType; 8] = [
         Self::ValidationError,
         Self::FileNotFoundError,
@@ -507,7 +507,7 @@ impl From<&str> for ErrorDetails {
     }
 }
 
-/// Detailed error information of a failed call (seed 002 §3.3).
+/// Detailed error information of a failed call.
 ///
 /// ```
 /// use mcp_runtime_core::{ErrorType, MCPErrorDetail};
@@ -545,7 +545,7 @@ impl MCPErrorDetail {
     }
 }
 
-// Serialization: all fields always present (absent ones as null), as in the seed's examples.
+// Serialization: all fields always present (absent ones as null), as in the message model's examples.
 
 impl Serialize for MCPToolResult {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -557,7 +557,7 @@ impl Serialize for MCPToolResult {
         s.serialize_field("data", &self.data)?;
         s.serialize_field("error", &self.error())?;
         s.serialize_field("explanation", &self.explanation())?;
-        // Only when there are blocks, so that the seeds' messages keep their exact form.
+        // Only when there are blocks, so that the message model's messages keep their exact form.
         if !content.is_empty() {
             s.serialize_field("content", content)?;
         }

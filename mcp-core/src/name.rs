@@ -1,4 +1,4 @@
-//! Tool invocation names: `namespace.tool`, as the seeds define them.
+//! Tool invocation names: `namespace.tool`, as the message model defines them.
 
 use std::borrow::Borrow;
 use std::fmt;
@@ -11,7 +11,7 @@ use smol_str::SmolStr;
 /// The longest invocation name accepted, as in MCP's tool-name rule.
 pub const MAX_TOOL_NAME_LEN: usize = 128;
 
-/// The pattern every invocation name matches (seed 002 §3.1).
+/// The pattern every invocation name matches.
 pub const TOOL_NAME_PATTERN: &str = r"^[a-z0-9_]+(\.[a-z0-9_]+)+$";
 
 /// Why a string is not a valid invocation name.

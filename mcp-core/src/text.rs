@@ -1,4 +1,4 @@
-//! The text a model reads for a result (seed 003):
+//! The text a model reads for a result:
 //!
 //! ```text
 //! [OK] Tool executed successfully:
@@ -17,7 +17,7 @@ use serde_json::{Map, Value};
 
 use crate::message::{ErrorDetails, MCPToolResult, ToolStatus};
 
-/// Renders the seed-003 text. `success` and `no_change_needed` (and a `partial_success`
+/// Renders the text a model reads. `success` and `no_change_needed` (and a `partial_success`
 /// without an error) are `[OK]`, with the data as compact JSON and the explanation on the
 /// line after it. `failure` (and a `partial_success` with an error) is `[FAIL]`: the error
 /// line reads `<error_type>: <error_message>`, followed by the details in parentheses when

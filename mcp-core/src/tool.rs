@@ -16,7 +16,7 @@ use crate::schema::{OutputSchema, has_object_root};
 pub const META_KEY: &str = "mcp-runtime/tool";
 
 /// Hints about a tool's behaviour. The first four are MCP's annotations (unset means MCP's
-/// default); `dangerous` and `requires_sandbox` come from seed 003.
+/// default); `dangerous` and `requires_sandbox` are the tool annotations' safety flags.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ToolAnnotations {
     /// The tool does not modify its environment (`readOnlyHint`).
@@ -237,7 +237,7 @@ impl ToolDefinition {
     }
 
     text_setter!(
-        /// Sets the category (seed 003: `filesystem`, `execution`, `vcs`, …).
+        /// Sets the category (`filesystem`, `execution`, `vcs`, …).
         with_category => category
     );
 

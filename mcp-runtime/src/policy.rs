@@ -1,4 +1,5 @@
-//! Whether a `dangerous` tool (seed 003) may run: only when the caller's policy allows it.
+//! The `dangerous` policy: a tool marked `dangerous` runs only when the caller's policy
+//! allows it.
 
 use std::collections::BTreeSet;
 use std::fmt;

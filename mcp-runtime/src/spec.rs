@@ -1,5 +1,5 @@
-//! `MCP_TOOL_SPECIFICATION.md`, generated: one per tool, in the canonical template of seed
-//! 002 §4.1, and an index of them; and the specifications of resources, resource templates
+//! `MCP_TOOL_SPECIFICATION.md`, generated: one per tool, in the tool-specification
+//! template, and an index of them; and the specifications of resources, resource templates
 //! and prompts, under `resources/` and `prompts/` (never a tool's directory: a tool's name
 //! always holds a dot).
 
@@ -27,7 +27,7 @@ use crate::tool::RegisteredTool;
 /// The file name of a tool's specification.
 pub const SPEC_FILE: &str = "MCP_TOOL_SPECIFICATION.md";
 
-/// The specification of `tool`, in the template of seed 002 §4.1: purpose and description
+/// The specification of `tool`, in the tool-specification template: purpose and description
 /// with the version, invocation name, input and output schema (a table and the JSON
 /// Schema), error handling, idempotency, usage examples and security considerations.
 ///

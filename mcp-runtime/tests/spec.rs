@@ -1,5 +1,5 @@
 //! The generated `MCP_TOOL_SPECIFICATION.md` and its index, checked whole: every section of
-//! the template of seed 002 §4.1, for tools made with `#[mcp_tool]` and dynamic ones.
+//! the tool-specification template, for tools made with `#[mcp_tool]` and dynamic ones.
 
 use std::cell::RefCell;
 use std::time::Duration;

@@ -71,7 +71,7 @@ enum Command {
     List(list::ListArgs),
     /// Print a tool's input (or output) schema as JSON.
     Schema(schema::SchemaArgs),
-    /// Write one `MCP_TOOL_SPECIFICATION.md` per tool (seed 002 §4.1), one
+    /// Write one `MCP_TOOL_SPECIFICATION.md` per tool (the tool-specification template), one
     /// `MCP_RESOURCE_SPECIFICATION.md` per resource or template, one
     /// `MCP_PROMPT_SPECIFICATION.md` per prompt, and an index.
     Spec(spec::SpecArgs),

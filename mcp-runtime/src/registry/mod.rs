@@ -135,7 +135,7 @@ impl fmt::Display for RegistryError {
 impl std::error::Error for RegistryError {}
 
 /// A tool, resource, template or prompt that was not mounted because its name (or URI)
-/// was taken (seed 004 `ToolConflict`).
+/// was taken (a prefix conflict, `ToolConflict`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolConflict {
     /// What kind of thing was not mounted.
@@ -386,7 +386,7 @@ impl Registry {
     ///   the URI the client read.
     ///
     /// A name or URI already taken is not overwritten: the one already there stays, and
-    /// the conflict is reported (seed 004 `tool_prefix` and `ToolConflict`). A prefix that
+    /// the conflict is reported (a prefix conflict, `ToolConflict`). A prefix that
     /// cannot begin a tool name (`a-z`, digits, `_`, `-`, dots between) is refused before
     /// anything is added.
     ///
