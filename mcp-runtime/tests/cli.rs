@@ -816,13 +816,14 @@ fn check_of_a_sound_registry_passes() {
 }
 
 #[test]
-fn check_of_an_empty_registry_warns_and_passes() {
+fn check_of_an_empty_registry_fails_saying_how_to_link_the_tools() {
     let checked = run("empty", &["check"]);
-    assert_eq!(checked.code, 0);
+    assert_eq!(checked.code, 1);
     assert_eq!(
         checked.stderr,
-        format!("warning: {EMPTY_REGISTRY_HINT}\nchecked 0 tool(s): 0 error(s), 1 warning(s)\n")
+        format!("error: {EMPTY_REGISTRY_HINT}\nchecked 0 tool(s): 1 error(s), 0 warning(s)\n")
     );
+    assert!(EMPTY_REGISTRY_HINT.contains("use my_tools as _;"));
 }
 
 #[test]

@@ -34,9 +34,11 @@ pub(super) fn run(registry: &Registry) -> u8 {
         ("template(s)", registry.resource_templates().count()),
         ("prompt(s)", registry.prompts().count()),
     ];
+    // An application that serves nothing is a build mistake, most often a crate of tools
+    // the binary never links: `check` fails on it, saying how to fix it.
     if registry.is_empty() && counts.iter().all(|(_, count)| *count == 0) {
-        eprintln!("warning: {EMPTY_REGISTRY_HINT}");
-        warnings += 1;
+        eprintln!("error: {EMPTY_REGISTRY_HINT}");
+        errors += 1;
     }
     for tool in registry.list() {
         let definition = tool.definition();
