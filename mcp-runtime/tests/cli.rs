@@ -1119,6 +1119,20 @@ fn call_of_a_failing_tool_exits_1() {
 }
 
 #[test]
+fn call_of_a_name_without_its_namespace_says_which_tool_was_meant() {
+    let called = run("main", &["call", "wipe", r#"{"all": false}"#]);
+    assert_eq!(called.code, 2);
+    assert!(
+        called.stderr.contains("`wipe` has no namespace")
+            && called.stderr.ends_with("; did you mean `cli.wipe`?\n"),
+        "{called:?}"
+    );
+    // A name that is a tool's, with arguments that are not JSON, gets no hint.
+    let called = run("main", &["call", "cli.wipe", "{nope"]);
+    assert!(!called.stderr.contains("did you mean"), "{called:?}");
+}
+
+#[test]
 fn call_with_arguments_that_are_not_json_is_a_usage_error() {
     let called = run("main", &["call", "cli.add", "{nope"]);
     assert_eq!(called.code, 2);

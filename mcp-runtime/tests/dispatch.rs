@@ -526,6 +526,29 @@ async fn a_call_at_the_stateless_version_is_marked_complete() {
 }
 
 #[tokio::test]
+async fn an_unknown_tool_name_gets_the_closest_names() {
+    let (sender, _started) = mpsc::unbounded_channel();
+    let gates = Arc::new(Gates {
+        open: HashMap::new(),
+        started: sender,
+    });
+    let server = Server::new(registry(&gates));
+    let answer = server
+        .handle(
+            call(1, "add", json!({ "a": 1, "b": 2 }))
+                .to_string()
+                .as_bytes(),
+            None,
+        )
+        .await
+        .expect("answered");
+    assert_eq!(
+        serde_json::from_str::<Value>(&answer).expect("JSON"),
+        failure(1, -32_602, "Unknown tool: add; did you mean `calc.add`?")
+    );
+}
+
+#[tokio::test]
 async fn a_disabled_tool_is_neither_listed_nor_called() {
     let (sender, _started) = mpsc::unbounded_channel();
     let gates = Arc::new(Gates {

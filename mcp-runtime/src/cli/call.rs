@@ -7,6 +7,7 @@ use mcp_runtime_core::{MCPToolCall, ToolStatus};
 
 use super::{ArgumentsArgs, DangerousArgs, FAILURE, USAGE, as_run, json_operand};
 use crate::registry::Registry;
+use crate::registry::did_you_mean;
 
 // The arguments of `call`.
 #[derive(Args)]
@@ -36,7 +37,12 @@ pub(super) fn run(registry: &'static Registry, args: &CallArgs) -> u8 {
     let call = match parse_call(name, arguments) {
         Ok(call) => call,
         Err(message) => {
-            eprintln!("error: {message}");
+            // A name that is no tool's (`paint` for `nu.paint`) gets the closest ones.
+            let hint = match registry.get(name) {
+                Some(_) => String::new(),
+                None => did_you_mean(&registry.closest(name)),
+            };
+            eprintln!("error: {message}{hint}");
             return USAGE;
         }
     };

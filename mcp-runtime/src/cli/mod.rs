@@ -33,7 +33,7 @@ use clap::{Args, Parser, Subcommand};
 use serde_json::Value;
 
 use crate::policy::DangerousPolicy;
-use crate::registry::Registry;
+use crate::registry::{Registry, closest_names, did_you_mean};
 use crate::server::{ServedRegistry, Server};
 
 mod call;
@@ -478,22 +478,8 @@ fn not_found<'a>(
     wanted: &str,
     candidates: impl Iterator<Item = &'a str>,
 ) -> u8 {
-    let near = closest(wanted, candidates);
-    match near.is_empty() {
-        true => failed(err),
-        false => failed(format_args!("{err}; did you mean `{}`?", near.join("`, `"))),
-    }
-}
-
-/// Up to three of `candidates` closest to `wanted`, the closest first: hints for a name or
-/// URI that is not known.
-fn closest<'a>(wanted: &str, candidates: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
-    let mut scored: Vec<(f64, &str)> = candidates
-        .map(|candidate| (strsim::jaro_winkler(wanted, candidate), candidate))
-        .filter(|(score, _)| *score >= 0.7)
-        .collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
-    scored.into_iter().take(3).map(|(_, name)| name).collect()
+    let near = closest_names(wanted, candidates);
+    failed(format_args!("{err}{}", did_you_mean(&near)))
 }
 
 #[cfg(test)]

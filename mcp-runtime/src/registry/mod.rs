@@ -535,7 +535,7 @@ impl Registry {
         if self.tools.contains_key(name) {
             message = format!("tool `{name}` is disabled");
         } else if !closest.is_empty() {
-            message.push_str(&format!("; did you mean `{}`?", closest.join("`, `")));
+            message.push_str(&did_you_mean(&closest));
         } else if self.is_empty() {
             message.push_str(&format!("; {EMPTY_REGISTRY_HINT}"));
         }
@@ -546,17 +546,41 @@ impl Registry {
     }
 
     /// Up to three enabled names closest to `name`.
-    fn closest(&self, name: &str) -> Vec<&str> {
-        let mut scored: Vec<(f64, &str)> = self
-            .list()
-            .map(|tool| {
-                let candidate = tool.name.as_str();
-                (strsim::jaro_winkler(name, candidate), candidate)
-            })
-            .filter(|(score, _)| *score >= 0.7)
-            .collect();
-        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
-        scored.into_iter().take(3).map(|(_, name)| name).collect()
+    pub(crate) fn closest(&self, name: &str) -> Vec<&str> {
+        closest_names(name, self.list().map(|tool| tool.name.as_str()))
+    }
+}
+
+/// Up to three of `candidates` closest to `wanted`, the closest first: hints for a name or
+/// URI that is not known. A name whose last part (after its last `.`) is `wanted`'s comes
+/// first: `paint` for `nu.paint`, `nu.pain` for `nu.paint` after the near spellings.
+pub(crate) fn closest_names<'a>(
+    wanted: &str,
+    candidates: impl Iterator<Item = &'a str>,
+) -> Vec<&'a str> {
+    let last = |name: &str| name.rsplit('.').next().unwrap_or_default().to_owned();
+    let wanted_last = last(wanted);
+    let mut scored: Vec<(f64, &str)> = candidates
+        .map(|candidate| {
+            let score = if candidate != wanted && last(candidate) == wanted_last {
+                1.0
+            } else {
+                strsim::jaro_winkler(wanted, candidate)
+            };
+            (score, candidate)
+        })
+        .filter(|(score, _)| *score >= 0.7)
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+    scored.into_iter().take(3).map(|(_, name)| name).collect()
+}
+
+/// `"; did you mean `a`, `b`?"` for `closest`, or nothing when it is empty.
+pub(crate) fn did_you_mean(closest: &[&str]) -> String {
+    if closest.is_empty() {
+        String::new()
+    } else {
+        format!("; did you mean `{}`?", closest.join("`, `"))
     }
 }
 

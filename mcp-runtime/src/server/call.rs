@@ -18,6 +18,7 @@ use super::stateless::Status;
 use super::stateless::{self, Mirrored};
 use super::{Answer, Notifier, Peer, Server, Step, admit, fault_response, in_flight_key, tasks};
 use crate::execute::CallOptions;
+use crate::registry::{closest_names, did_you_mean};
 use crate::talk::ask::{Asks, Round, TaskSlot, Way};
 
 impl Server {
@@ -52,7 +53,11 @@ impl Server {
         let name = match &snapshot.llm_names {
             Some(names) => match names.to_canonical.get(&sent_name) {
                 Some(canonical) => canonical.clone(),
-                None => return invalid(format!("Unknown tool: {sent_name}")),
+                None => {
+                    let near =
+                        closest_names(&sent_name, names.to_canonical.keys().map(String::as_str));
+                    return invalid(format!("Unknown tool: {sent_name}{}", did_you_mean(&near)));
+                }
             },
             None => sent_name.clone(),
         };
@@ -112,7 +117,13 @@ impl Server {
                     arguments,
                 }
             }
-            _ => return invalid(format!("Unknown tool: {sent_name}")),
+            _ => {
+                let near = match &snapshot.llm_names {
+                    Some(_) => Vec::new(),
+                    None => snapshot.registry.closest(&sent_name),
+                };
+                return invalid(format!("Unknown tool: {sent_name}{}", did_you_mean(&near)));
+            }
         };
         let meta = match params.meta {
             Some(Value::Object(meta)) => Some(meta),
