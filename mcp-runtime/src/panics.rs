@@ -5,9 +5,11 @@
 //! `expose_panics(true)` (`--expose-panics` on the command line) sends the message to the
 //! client too, for development.
 //!
-//! The place of a panic is known only to the panic hook. While a tool runs, a hook that
-//! wraps the one before keeps the place for the thread instead of printing the panic; the
-//! report then logs it. Outside a tool, the hook before runs as it did.
+//! The place of a panic is known only to the panic hook. Put in place when a registry is
+//! built, a hook that wraps the one before keeps, while a tool runs on the thread, the
+//! place instead of printing the panic; the report then logs it. Outside a tool, the hook
+//! before runs as it did. (A hook set after it replaces it: panics are still caught and
+//! kept from the client, only their place is unknown and the other hook prints them.)
 
 use std::any::Any;
 use std::cell::{Cell, RefCell};
@@ -30,8 +32,8 @@ thread_local! {
     static PLACE: RefCell<Option<String>> = const { RefCell::new(None) };
 }
 
-/// Puts the hook in place, once.
-fn install() {
+/// Puts the hook in place, once: when a registry is built, before any of its tools runs.
+pub(crate) fn install() {
     static INSTALLED: Once = Once::new();
     INSTALLED.call_once(|| {
         let before = panic::take_hook();
@@ -50,20 +52,23 @@ fn install() {
 struct Running;
 
 impl Running {
+    #[inline]
     fn start() -> Self {
-        install();
         RUNNING.with(|running| running.set(running.get() + 1));
         Self
     }
 }
 
 impl Drop for Running {
+    #[inline]
     fn drop(&mut self) {
-        RUNNING.with(|running| running.set(running.get().saturating_sub(1)));
+        RUNNING.with(|running| running.set(running.get() - 1));
     }
 }
 
-/// Runs `f`, a tool's work, catching its panic.
+/// Runs `f`, a tool's work, catching its panic. Inlined: a call of its own would copy the
+/// tool's captures in and its outcome out, on every call.
+#[inline(always)]
 pub(crate) fn caught<T>(f: impl FnOnce() -> T) -> std::thread::Result<T> {
     let _running = Running::start();
     catch_unwind(AssertUnwindSafe(f))

@@ -847,6 +847,8 @@ impl RegistryBuilder {
     /// The registry, or every problem found: invalid definitions, duplicate names (with
     /// both source locations).
     pub fn build(self) -> Result<Registry, RegistryError> {
+        // Before any tool runs, so that a tool's run only counts itself (see `panics`).
+        crate::panics::install();
         let mut problems = self.problems;
         let mut tools: Vec<RegisteredTool> = self
             .tools
