@@ -451,9 +451,21 @@ async fn run_checked(
     }
 
     let mut kept_arguments = None;
+    let on_panic = OnPanic::new(reports.panicked.as_deref(), settings);
+    // A tool's future, awaited with the call's log, rounds, panic guard and limits.
+    let awaited = |future| {
+        let future = with_round(with_log(future, reports.log.as_ref()), &reports);
+        run_future(
+            definition,
+            timeout,
+            parent.as_ref(),
+            &token,
+            on_panic,
+            future,
+        )
+    };
     let outcome = match tool.handler() {
         Handler::Inline(invoke) => {
-            let on_panic = OnPanic::new(reports.panicked.as_deref(), settings);
             let outcome = catch(definition, on_panic, || {
                 scoped(reports.log.as_ref(), || invoke(&arguments, invocation))
             });
@@ -495,45 +507,25 @@ async fn run_checked(
             limited(definition, timeout, parent.as_ref(), &token, work).await
         }
         Handler::Async(invoke) => {
-            let on_panic = OnPanic::new(reports.panicked.as_deref(), settings);
             let future = catch(definition, on_panic, || {
                 Ok(scoped(reports.log.as_ref(), || {
                     invoke(&arguments, invocation)
                 }))
             });
             kept_arguments = Some(arguments);
-            let future = with_round(with_log(future, reports.log.as_ref()), &reports);
-            run_future(
-                definition,
-                timeout,
-                parent.as_ref(),
-                &token,
-                on_panic,
-                future,
-            )
-            .await
+            awaited(future).await
         }
         Handler::Dynamic(invoke) => {
             let map = match arguments {
                 Value::Object(map) => map,
                 _ => Map::new(),
             };
-            let on_panic = OnPanic::new(reports.panicked.as_deref(), settings);
             let future = catch(definition, on_panic, || {
                 Ok(scoped(reports.log.as_ref(), || {
                     invoke(map, invocation.context())
                 }))
             });
-            let future = with_round(with_log(future, reports.log.as_ref()), &reports);
-            run_future(
-                definition,
-                timeout,
-                parent.as_ref(),
-                &token,
-                on_panic,
-                future,
-            )
-            .await
+            awaited(future).await
         }
     };
     finish(built, settings, outcome, kept_arguments.as_ref())
