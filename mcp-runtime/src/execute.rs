@@ -476,7 +476,7 @@ async fn run_checked(
             let invoke = *invoke;
             let name = tool.shared_name();
             let parts = (token.clone(), meta.clone(), reports.clone(), span.clone());
-            let expose = settings.expose_panics;
+            let expose = on_panic.expose;
             let task = tokio::task::spawn_blocking(move || {
                 let (token, meta, reports, span) = &parts;
                 let invocation = Invocation::new(&name, Some(token), meta.as_ref(), reports, span);

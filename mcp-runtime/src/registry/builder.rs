@@ -1,0 +1,298 @@
+//! [`RegistryBuilder`]: which tools, resources and prompts a [`Registry`] holds, filtered
+//! how, run with which limits and policy.
+
+use super::*;
+
+type Filter = Box<dyn Fn(&ToolDefinition) -> bool>;
+/// A filter of resources by URI (or template), or of prompts by name.
+type KeyFilter = Box<dyn Fn(&str) -> bool>;
+
+/// Builds a [`Registry`]: which tools (every `#[mcp_tool]`, other registries, dynamic
+/// tools), filtered how, run with which limits and policy.
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_runtime::Registry;
+///
+/// let registry = Registry::builder()
+///     .inventory()
+///     .category("filesystem")
+///     .default_timeout(Some(Duration::from_secs(10)))
+///     .allow_dangerous(["fs.delete"])
+///     .build()?;
+/// assert!(registry.list().all(|tool| tool.definition().category() == Some("filesystem")));
+/// # Ok::<(), mcp_runtime::RegistryError>(())
+/// ```
+#[derive(Default)]
+pub struct RegistryBuilder {
+    tools: Vec<RegisteredTool>,
+    problems: Vec<RegistryProblem>,
+    filters: Vec<Filter>,
+    resource_filters: Vec<KeyFilter>,
+    prompt_filters: Vec<KeyFilter>,
+    settings: Settings,
+    resources: resources::Resources,
+    prompts: prompts::Prompts,
+}
+
+impl RegistryBuilder {
+    /// Adds every `#[mcp_tool]`, `#[mcp_resource]` and `#[mcp_prompt]` linked into the
+    /// program.
+    #[must_use]
+    pub fn inventory(mut self) -> Self {
+        self.resources.inventory(&mut self.problems);
+        self.prompts.inventory(&mut self.problems);
+        let source: Arc<str> = FROM_ATTRIBUTE.into();
+        for form in inventory::iter::<FormRegistration> {
+            if let Err(reason) = (form.check)() {
+                self.problems.push(RegistryProblem::Form {
+                    location: form.location,
+                    form: form.name,
+                    reason,
+                });
+            }
+        }
+        for registration in inventory::iter::<ToolRegistration> {
+            match RegisteredTool::registered(registration, &source) {
+                Ok(tool) => self.tools.push(tool),
+                Err(source) => self.problems.push(RegistryProblem::Definition {
+                    location: registration.location,
+                    source,
+                }),
+            }
+        }
+        self
+    }
+
+    /// Adds the enabled tools, the resources and the prompts of `registry`. A URI or a
+    /// prompt name already added is a problem [`RegistryBuilder::build`] reports, as a tool
+    /// name is.
+    #[must_use]
+    pub fn registry(mut self, registry: &Registry) -> Self {
+        self.tools.extend(registry.list().cloned());
+        self.resources
+            .extend(&registry.resources, &mut self.problems);
+        self.prompts.extend(&registry.prompts, &mut self.problems);
+        self
+    }
+
+    /// Adds a dynamic tool; see [`Registry::register`].
+    #[must_use]
+    #[track_caller]
+    pub fn tool<F, Fut>(mut self, definition: ToolDefinition, tool: F) -> Self
+    where
+        F: Fn(Arguments, ToolContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Value, ToolError>> + Send + 'static,
+    {
+        self.tools.push(RegisteredTool::new(
+            definition,
+            dynamic(tool),
+            Location::caller(),
+            FROM_DYNAMIC,
+        ));
+        self
+    }
+
+    /// Keeps only the tools of `category`.
+    #[must_use]
+    pub fn category(self, category: impl Into<String>) -> Self {
+        let category = category.into();
+        self.filter(move |definition| definition.category() == Some(category.as_str()))
+    }
+
+    /// Keeps only the tools with at least one of `tags`.
+    #[must_use]
+    pub fn tags<I, S>(self, tags: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let tags: BTreeSet<String> = tags.into_iter().map(Into::into).collect();
+        self.filter(move |definition| definition.tags().iter().any(|tag| tags.contains(tag)))
+    }
+
+    /// Keeps only the tools named here.
+    #[must_use]
+    pub fn names<I, S>(self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let names: BTreeSet<String> = names.into_iter().map(Into::into).collect();
+        self.filter(move |definition| names.contains(definition.name().as_str()))
+    }
+
+    /// Keeps only the tools whose name starts with `prefix` (e.g. `file_utility.`).
+    #[must_use]
+    pub fn prefix(self, prefix: impl Into<String>) -> Self {
+        let prefix = prefix.into();
+        self.filter(move |definition| definition.name().starts_with(prefix.as_str()))
+    }
+
+    /// Keeps only the tools `keep` accepts. Filters add up: a tool must pass them all.
+    /// [`RegistryBuilder::category`], [`tags`](RegistryBuilder::tags),
+    /// [`names`](RegistryBuilder::names) and [`prefix`](RegistryBuilder::prefix) are
+    /// filters of tools too; resources and prompts have their own.
+    #[must_use]
+    pub fn filter(mut self, keep: impl Fn(&ToolDefinition) -> bool + 'static) -> Self {
+        self.filters.push(Box::new(keep));
+        self
+    }
+
+    /// Keeps only the resources whose URI, and the templates whose URI template, `keep`
+    /// accepts. Filters add up. A definition need not be built to be filtered.
+    ///
+    /// ```
+    /// use mcp_runtime::Registry;
+    ///
+    /// let registry = Registry::builder()
+    ///     .inventory()
+    ///     .filter_resources(|uri| uri.starts_with("docs://"))
+    ///     .filter_prompts(|_| false)
+    ///     .build()?;
+    /// assert!(registry.resources().all(|resource| resource.uri().starts_with("docs://")));
+    /// assert_eq!(registry.prompts().count(), 0);
+    /// # Ok::<(), mcp_runtime::RegistryError>(())
+    /// ```
+    #[must_use]
+    pub fn filter_resources(mut self, keep: impl Fn(&str) -> bool + 'static) -> Self {
+        self.resource_filters.push(Box::new(keep));
+        self
+    }
+
+    /// Keeps only the prompts whose name `keep` accepts. Filters add up.
+    #[must_use]
+    pub fn filter_prompts(mut self, keep: impl Fn(&str) -> bool + 'static) -> Self {
+        self.prompt_filters.push(Box::new(keep));
+        self
+    }
+
+    /// The timeout of tools that set none; `None` for no limit. 60 s unless set.
+    #[must_use]
+    pub fn default_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.settings.default_timeout = timeout;
+        self
+    }
+
+    /// Whether a tool's data is checked against its output schema, a mismatch being a
+    /// `ToolExecutionError`. On in debug builds unless set.
+    #[must_use]
+    pub fn validate_output(mut self, validate: bool) -> Self {
+        self.settings.validate_output = validate;
+        self
+    }
+
+    /// Whether a string holding JSON is read as the object or array the input schema wants
+    /// where it stands: models often send nested arguments JSON-encoded. Off unless set.
+    /// Nothing else is relaxed, and the result's explanation says what was read, or why a
+    /// string that looked like JSON was not; see
+    /// [`#[mcp_tool]`](crate::mcp_tool#lenient-arguments).
+    #[must_use]
+    pub fn lenient_arguments(mut self, lenient: bool) -> Self {
+        self.settings.lenient_arguments = lenient;
+        self
+    }
+
+    /// Whether a tool's panic message reaches the client. Off unless set: a panic message
+    /// is a bug report and may hold the call's argument values, so the client gets "the
+    /// tool failed unexpectedly" with an incident id, and the log (the `tracing` target
+    /// [`PANIC_TARGET`](crate::PANIC_TARGET), or standard error) the message, its place and
+    /// the same id. For development.
+    #[must_use]
+    pub fn expose_panics(mut self, expose: bool) -> Self {
+        self.settings.expose_panics = expose;
+        self
+    }
+
+    /// Which `dangerous` tools may run; none unless set.
+    #[must_use]
+    pub fn dangerous_policy(mut self, policy: DangerousPolicy) -> Self {
+        self.settings.dangerous = policy;
+        self
+    }
+
+    /// Lets the `dangerous` tools named here run.
+    #[must_use]
+    pub fn allow_dangerous<I, S>(self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.dangerous_policy(DangerousPolicy::Allow(
+            names.into_iter().map(Into::into).collect(),
+        ))
+    }
+
+    /// Puts each call of a `dangerous` tool to `confirm`, which says whether it may run.
+    #[must_use]
+    pub fn confirm_dangerous(
+        self,
+        confirm: impl Fn(&ToolDefinition, &Map<String, Value>) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        self.dangerous_policy(DangerousPolicy::Confirm(Arc::new(confirm)))
+    }
+
+    /// Asks the client's user to confirm each call of a `dangerous` tool, through MCP
+    /// elicitation ([`DangerousPolicy::AskUser`]).
+    #[must_use]
+    pub fn ask_user_before_dangerous(self) -> Self {
+        self.dangerous_policy(DangerousPolicy::AskUser)
+    }
+
+    /// The registry, or every problem found: invalid definitions, duplicate names (with
+    /// both source locations).
+    pub fn build(self) -> Result<Registry, RegistryError> {
+        // Before any tool runs, so that a tool's run only counts itself (see `panics`).
+        crate::panics::install();
+        let mut problems = self.problems;
+        let mut tools: Vec<RegisteredTool> = self
+            .tools
+            .into_iter()
+            .filter(|tool| self.filters.iter().all(|keep| keep(tool.definition())))
+            .collect();
+        // inventory's order is unspecified: sort by name, then by place for stable messages.
+        tools.sort_unstable_by(|a, b| (&a.name, a.location).cmp(&(&b.name, b.location)));
+        for pair in tools.windows(2) {
+            if pair[0].name == pair[1].name {
+                problems.push(RegistryProblem::Duplicate {
+                    name: pair[0].name.to_string(),
+                    first: pair[0].location,
+                    second: pair[1].location,
+                });
+            }
+        }
+        if !problems.is_empty() {
+            return Err(RegistryError { problems });
+        }
+        let (mut resources, mut prompts) = (self.resources, self.prompts);
+        resources.retain(&|uri| self.resource_filters.iter().all(|keep| keep(uri)));
+        prompts.retain(&|name| self.prompt_filters.iter().all(|keep| keep(name)));
+        let order = tools.iter().map(|tool| tool.name.to_string()).collect();
+        let tools = tools
+            .into_iter()
+            .map(|tool| (tool.name.to_string(), tool))
+            .collect();
+        Ok(Registry {
+            tools,
+            order,
+            settings: self.settings,
+            resources,
+            prompts,
+            versions: Versions::default(),
+        })
+    }
+}
+
+impl fmt::Debug for RegistryBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RegistryBuilder")
+            .field("tools", &self.tools.len())
+            .field("filters", &self.filters.len())
+            .field("resources", &self.resources.len())
+            .field("resource_filters", &self.resource_filters.len())
+            .field("prompts", &self.prompts.by_name.len())
+            .field("prompt_filters", &self.prompt_filters.len())
+            .field("settings", &self.settings)
+            .finish()
+    }
+}
