@@ -326,8 +326,10 @@ fn audit_clock() -> Option<Instant> {
     tracing::enabled!(target: AUDIT_TARGET, tracing::Level::INFO).then(Instant::now)
 }
 
+/// The span of a call, around what the tool logs: at `debug`, so that a log at `info`, the
+/// command line's default for `serve`, costs a call nothing.
 fn call_span(tool: &RegisteredTool) -> tracing::Span {
-    tracing::info_span!("mcp_tool", tool = %tool.name())
+    tracing::debug_span!("mcp_tool", tool = %tool.name())
 }
 
 fn audit(tool: &RegisteredTool, started: Option<Instant>, result: &MCPToolResult) {

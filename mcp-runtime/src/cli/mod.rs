@@ -39,6 +39,7 @@ use crate::server::{ServedRegistry, Server};
 mod call;
 mod check;
 mod list;
+mod logging;
 #[cfg(feature = "oauth")]
 mod oauth;
 mod prompt;
@@ -62,6 +63,8 @@ struct Cli {
     #[cfg(feature = "client")]
     #[command(flatten)]
     remote: remote::RemoteArgs,
+    #[command(flatten)]
+    verbosity: logging::Verbosity,
 }
 
 #[derive(Subcommand)]
@@ -166,7 +169,7 @@ impl App {
         I: IntoIterator<Item = T>,
         T: Into<OsString> + Clone,
     {
-        ExitCode::from(execute(Some(self), registry, args, |_| {}))
+        ExitCode::from(execute(Some(self), registry, args, Logs::Leave, |_| {}))
     }
 }
 
@@ -235,7 +238,7 @@ pub fn run_serving(on_serve: impl FnOnce(&Arc<Server>)) -> ! {
 
 fn exit_with(app: Option<&App>, on_serve: impl FnOnce(&Arc<Server>)) -> ! {
     let code = match Registry::try_global() {
-        Ok(registry) => execute(app, registry, std::env::args_os(), on_serve),
+        Ok(registry) => execute(app, registry, std::env::args_os(), Logs::Install, on_serve),
         Err(err) => {
             eprintln!("error: {err}");
             FAILURE
@@ -290,13 +293,22 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    ExitCode::from(execute(None, registry, args, |_| {}))
+    ExitCode::from(execute(None, registry, args, Logs::Leave, |_| {}))
+}
+
+/// Whether a command line sends the process's `tracing` events to standard error: the
+/// process's own does; one run from code leaves logging to its caller.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Logs {
+    Install,
+    Leave,
 }
 
 fn execute<I, T>(
     app: Option<&App>,
     registry: &'static Registry,
     args: I,
+    logs: Logs,
     on_serve: impl FnOnce(&Arc<Server>),
 ) -> u8
 where
@@ -318,6 +330,9 @@ where
             return if err.use_stderr() { USAGE } else { 0 };
         }
     };
+    if logs == Logs::Install {
+        logging::install(cli.verbosity, matches!(cli.command, Command::Serve(_)));
+    }
     #[cfg(feature = "client")]
     let (registry, mounts) = match remote::mounted(registry, &cli.remote) {
         Ok(mounted) => mounted,

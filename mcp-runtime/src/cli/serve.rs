@@ -289,6 +289,7 @@ fn serve(
             return FAILURE;
         }
     };
+    let tools = registry.len();
     let mut server = Server::new(registry).with_page_size(page_size);
     if let Some(app) = app {
         server = server.with_info(app.name, app.version);
@@ -322,7 +323,10 @@ fn serve(
     let server = Arc::new(server);
     on_serve(&server);
     let served = match transport {
-        Transport::Stdio => runtime.block_on(server::serve_stdio(server)),
+        Transport::Stdio => {
+            tracing::info!(tools, "serving on standard input and output");
+            runtime.block_on(server::serve_stdio(server))
+        }
         #[cfg(feature = "http")]
         Transport::Http(address, config) => {
             let warning = exposure_warning(address, config.requires_credentials());

@@ -37,7 +37,8 @@ use tokio_util::sync::CancellationToken;
 pub use catalog::RESOURCE_NOT_FOUND;
 #[cfg(feature = "http")]
 pub use http::{
-    HttpConfig, ParseRateLimitError, RATE_LIMITED, RateLimitConfig, router, serve_http,
+    HttpConfig, ParseRateLimitError, RATE_LIMITED, REQUEST_TARGET, RateLimitConfig, router,
+    serve_http,
 };
 pub use jsonrpc::{INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR};
 #[cfg(feature = "oauth")]

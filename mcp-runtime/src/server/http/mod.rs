@@ -22,6 +22,10 @@
 //! limit, so that a client that sends its whole body before reading the answer gets the
 //! 413, not a reset connection.
 //!
+//! Each request is logged as one line, at `info` on the target [`REQUEST_TARGET`]: the HTTP
+//! method and path, the JSON-RPC method and the tool it calls, if any, the status and the
+//! time it took until its response began.
+//!
 //! The body read, a request is admitted with its id known, so that every refusal carries
 //! it: an unsupported `MCP-Protocol-Version` gets 400 at every revision. At 2026-07-28 a
 //! request whose `_meta`, mirrored headers (`MCP-Protocol-Version`, `Mcp-Method`,
@@ -32,7 +36,7 @@ use std::convert::Infallible;
 use std::io;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::body::Bytes;
@@ -53,6 +57,9 @@ use super::stateless::{Mirrored, Status};
 use super::{MAX_IN_FLIGHT, Notifier, PendingCall, Server, Step};
 use limit::{ClientLimiter, rate_limited};
 pub use limit::{ParseRateLimitError, RATE_LIMITED, RateLimitConfig};
+
+/// The `tracing` target of the line each HTTP request is logged with, at `info`.
+pub const REQUEST_TARGET: &str = "mcp_runtime::http";
 
 /// How the HTTP transport guards its endpoint.
 #[derive(Debug, Clone)]
@@ -144,9 +151,77 @@ pub fn router(server: Arc<Server>, config: HttpConfig) -> Router {
     }
     router
         .layer(DefaultBodyLimit::max(body_limit))
-        // Outermost: the guards answer before the body is read, or its limit checked.
+        // The guards answer before the body is read, or its limit checked.
         .layer(middleware::from_fn_with_state(Arc::clone(&state), guard))
+        // Outermost: every request is logged, those the guards refuse too.
+        .layer(middleware::from_fn(log_request))
         .with_state(state)
+}
+
+/// What a `POST` carried, for its line in the log.
+#[derive(Clone)]
+struct Carried {
+    method: String,
+    tool: Option<String>,
+}
+
+impl Carried {
+    /// What `incoming` carries, when requests are logged.
+    fn of(incoming: &Incoming) -> Option<Self> {
+        if !tracing::enabled!(target: REQUEST_TARGET, tracing::Level::INFO) {
+            return None;
+        }
+        let (method, tool) = match incoming {
+            Incoming::Call { params, .. } => (
+                "tools/call",
+                Some(match &params.name {
+                    Some(Value::String(name)) => name.clone(),
+                    Some(other) => other.to_string(),
+                    None => String::new(),
+                }),
+            ),
+            Incoming::Request { method, .. } | Incoming::Notification { method, .. } => {
+                (method.as_str(), None)
+            }
+            Incoming::Cancelled { .. } => ("notifications/cancelled", None),
+            Incoming::Response { .. } => ("(response)", None),
+        };
+        Some(Self {
+            method: method.to_owned(),
+            tool,
+        })
+    }
+
+    /// `response`, carrying what its request carried for the log.
+    fn mark(carried: Option<Self>, mut response: Response) -> Response {
+        if let Some(carried) = carried {
+            response.extensions_mut().insert(carried);
+        }
+        response
+    }
+}
+
+/// One line in the log per request: what it asked, its status and how long it took.
+async fn log_request(request: Request, next: Next) -> Response {
+    if !tracing::enabled!(target: REQUEST_TARGET, tracing::Level::INFO) {
+        return next.run(request).await;
+    }
+    let started = Instant::now();
+    let http_method = request.method().clone();
+    let path = request.uri().path().to_owned();
+    let response = next.run(request).await;
+    let carried = response.extensions().get::<Carried>();
+    tracing::info!(
+        target: REQUEST_TARGET,
+        method = carried.map(|carried| tracing::field::display(&carried.method)),
+        tool = carried
+            .and_then(|carried| carried.tool.as_deref())
+            .map(tracing::field::display),
+        status = response.status().as_u16(),
+        latency = ?started.elapsed(),
+        "{http_method} {path}",
+    );
+    response
 }
 
 /// Serves `server` over HTTP on `address` until the process is asked to stop (Ctrl-C or
@@ -271,7 +346,20 @@ async fn post_mcp(
         Ok(incoming) => incoming,
         Err(refusal) => return json_response(StatusCode::BAD_REQUEST, refusal.into_response()),
     };
-    let mirrored = mirrored(&headers);
+    let carried = Carried::of(&incoming);
+    let response = answer(&state, &extensions, &headers, &client, incoming).await;
+    Carried::mark(carried, response)
+}
+
+/// The answer to `incoming`, a message read from a `POST` by `client`.
+async fn answer(
+    state: &Arc<HttpState>,
+    extensions: &axum::http::Extensions,
+    headers: &HeaderMap,
+    client: &str,
+    incoming: Incoming,
+) -> Response {
+    let mirrored = mirrored(headers);
     if !matches!(incoming, Incoming::Request { .. } | Incoming::Call { .. }) {
         // A notification or a response: nothing to answer, unless its version is unknown.
         if let Some(version) = mirrored
@@ -290,7 +378,7 @@ async fn post_mcp(
                 incoming,
                 None,
                 &super::Peer {
-                    client: &client,
+                    client,
                     ..super::Peer::default()
                 },
                 None,
@@ -315,7 +403,7 @@ async fn post_mcp(
     let declared = super::declared_capabilities(&incoming);
     let known = session.and_then(|session| state.sessions.get(session));
     let peer = super::Peer {
-        client: &client,
+        client,
         log_level: known.as_ref().and_then(|known| known.log_level),
         capabilities: known.and_then(|known| known.capabilities),
         auth: extensions.get::<Arc<crate::AuthInfo>>().cloned(),
@@ -323,7 +411,7 @@ async fn post_mcp(
     };
     let pending = match state.server.begin_for(incoming, &peer, Some(&mirrored)) {
         Step::Answered(Some(answer)) if !answer.scopes_needed.is_empty() => {
-            return insufficient_scope(&state, answer);
+            return insufficient_scope(state, answer);
         }
         Step::Answered(Some(answer)) => {
             let status = match answer.status {
@@ -345,7 +433,7 @@ async fn post_mcp(
         Step::Answered(None) => return StatusCode::ACCEPTED.into_response(),
         // A listen stream lasts as long as the client keeps it: it takes no place among
         // the requests handled at once.
-        Step::Listen(listen) => return listen_stream(&state.server, &listen, &client),
+        Step::Listen(listen) => return listen_stream(&state.server, &listen, client),
         Step::Await(awaiting) => {
             let _permit = permit;
             let answer = state.server.finish_awaiting(awaiting).await;
@@ -353,7 +441,7 @@ async fn post_mcp(
         }
         Step::Call(pending) => pending,
     };
-    if pending.reports() && accepts(&headers, "text/event-stream") {
+    if pending.reports() && accepts(headers, "text/event-stream") {
         return progress_stream(Arc::clone(&state.server), pending, permit);
     }
     let _permit = permit;
