@@ -85,6 +85,8 @@ pub(crate) fn round(
             "serve".to_owned(),
             "--http".to_owned(),
             "127.0.0.1:0".to_owned(),
+            // No line per request: the cost of tokens is measured, not of the log.
+            "--quiet".to_owned(),
         ];
         if with_tokens {
             command.extend([

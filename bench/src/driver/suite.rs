@@ -250,6 +250,8 @@ fn one_round(
                 "serve".to_owned(),
                 "--http".to_owned(),
                 "127.0.0.1:0".to_owned(),
+                // No line per request, as the floor writes none.
+                "--quiet".to_owned(),
             ];
             http_run(command, "bench-server")
         },
