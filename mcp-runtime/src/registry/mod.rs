@@ -32,6 +32,7 @@ use crate::policy::DangerousPolicy;
 use crate::registration::{
     Arguments, Failure, FormRegistration, Handler, Location, Output, ToolRegistration,
 };
+use crate::state::States;
 pub use crate::tool::RegisteredTool;
 
 /// One reason a registry could not be built.
@@ -87,6 +88,18 @@ pub enum RegistryProblem {
         form: &'static str,
         /// Which field, and why.
         reason: String,
+    },
+    /// A tool takes a state type (a `State<T>` parameter) the registry was not given.
+    #[error(
+        "tool `{tool}` needs state `{state}`, which was never provided; add it with `Registry::builder().state(…)`, or `cli::app!().state(…)` for the command line (the tool is defined at {location})"
+    )]
+    MissingState {
+        /// The tool's name.
+        tool: String,
+        /// The state's type, as `std::any::type_name` gives it.
+        state: &'static str,
+        /// Where the tool was defined.
+        location: Location,
     },
     /// Two prompts have the same name.
     #[error(
@@ -418,6 +431,9 @@ impl Registry {
             source: &source,
             conflicts: Vec::new(),
         };
+        // The mounted tools' states, those of a type this registry has none of: `other` was
+        // built, so every state its tools take is among them.
+        self.settings.states.merge(&other.settings.states);
         for tool in other.list() {
             let name = ToolName::new(format!("{prefix}.{}", tool.name))?;
             if let Some(existing) = self.tools.get(name.as_str()) {
