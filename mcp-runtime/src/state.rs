@@ -158,11 +158,6 @@ impl States {
     fn entry<T: 'static>(&self) -> Option<&Provided> {
         self.0.as_ref()?.get(&TypeId::of::<T>())
     }
-
-    /// Whether no value was given.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.0.is_none()
-    }
 }
 
 /// The same values: of the same types, each the same shared one.

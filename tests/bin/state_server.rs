@@ -4,7 +4,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use mcp_runtime::{State, mcp_tool};
+use mcp_runtime::{Registry, State, mcp_tool};
 
 /// How many times `state.count` ran.
 #[derive(Default)]
@@ -14,6 +14,13 @@ struct Calls(AtomicU64);
 #[mcp_tool(namespace = "state", inline)]
 fn count(calls: State<Calls>) -> u64 {
     calls.0.fetch_add(1, Ordering::Relaxed) + 1
+}
+
+/// The tools of `Registry::global()`: the registry the command line runs, with its state.
+#[mcp_tool(namespace = "state", inline)]
+fn names() -> Vec<String> {
+    let tools = Registry::global().list();
+    tools.map(|tool| tool.name().to_string()).collect()
 }
 
 fn main() {

@@ -72,6 +72,14 @@ fn the_state_the_application_gives_reaches_every_call_it_serves() {
     let result: Value = serde_json::from_slice(&call.stdout).expect("the result as JSON");
     assert_eq!(result["data"], json!({ "result": 1 }), "{result}");
 
+    let names = run(true, &["call", "state.names", "{}"], "");
+    let result: Value = serde_json::from_slice(&names.stdout).expect("the result as JSON");
+    assert_eq!(
+        result["data"],
+        json!({ "result": ["state.count", "state.names"] }),
+        "`Registry::global()` is the registry served, with the state: {result}"
+    );
+
     let served = run(true, &["serve", "--stdio"], &session(2));
     assert_eq!(served.status.code(), Some(0), "{}", text(&served.stderr));
     let counts: Vec<Value> = text(&served.stdout)

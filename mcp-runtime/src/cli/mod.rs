@@ -144,8 +144,9 @@ impl App {
 
     /// This application, its tools given `value`: a tool's [`State<T>`](crate::State)
     /// parameter. [`App::run`] and [`App::run_serving`] then run the registry of every
-    /// `#[mcp_tool]` with the states given here, not [`Registry::global`], which has none.
-    /// One value per type: a second of the same type replaces the first.
+    /// `#[mcp_tool]` with the states given here, which [`Registry::global`] then gives too
+    /// (unless the program used it before). One value per type: a second of the same type
+    /// replaces the first.
     ///
     /// A tool that takes a state the application does not give stops every command before
     /// it runs (`check` and `serve` among them) with exit code 1 and a message naming the
@@ -264,14 +265,9 @@ pub fn run_serving(on_serve: impl FnOnce(&Arc<Server>)) -> ! {
 }
 
 fn exit_with(app: Option<&App>, on_serve: impl FnOnce(&Arc<Server>)) -> ! {
-    let registry = match app.filter(|app| !app.states.is_empty()) {
+    let registry = match app {
+        Some(app) => Registry::global_with(&app.states),
         None => Registry::try_global().map_err(Clone::clone),
-        // Built once, for the process, which ends with the command.
-        Some(app) => Registry::builder()
-            .inventory()
-            .states(&app.states)
-            .build()
-            .map(|registry| &*Box::leak(Box::new(registry))),
     };
     let code = match registry {
         Ok(registry) => execute(app, registry, std::env::args_os(), on_serve),

@@ -239,7 +239,9 @@ pub(crate) struct Versions {
 impl Registry {
     /// The registry of every `#[mcp_tool]` linked into the program, built on first use,
     /// with the default settings: a 60 s timeout, dangerous tools refused, data checked
-    /// against the output schema in debug builds.
+    /// against the output schema in debug builds. It holds no state, unless the program runs
+    /// its command line with states ([`cli::App::state`](crate::cli::App::state)) before
+    /// its first use: then it is the registry the command line runs, with them.
     ///
     /// # Panics
     ///
@@ -254,10 +256,24 @@ impl Registry {
 
     /// The registry of every `#[mcp_tool]` linked into the program, or why it cannot be built.
     pub fn try_global() -> Result<&'static Registry, &'static RegistryError> {
-        static GLOBAL: OnceLock<Result<Registry, RegistryError>> = OnceLock::new();
-        GLOBAL
+        Self::global_cell()
             .get_or_init(|| Self::builder().inventory().build())
             .as_ref()
+    }
+
+    /// The registry of every `#[mcp_tool]` with `states`: the global one, built with them
+    /// unless it was built before; otherwise one of its own, kept for the process.
+    pub(crate) fn global_with(states: &States) -> Result<&'static Registry, RegistryError> {
+        let build = || Self::builder().inventory().states(states).build();
+        match Self::global_cell().get_or_init(build) {
+            Ok(registry) if registry.settings.states == *states => Ok(registry),
+            _ => build().map(|registry| &*Box::leak(Box::new(registry))),
+        }
+    }
+
+    fn global_cell() -> &'static OnceLock<Result<Registry, RegistryError>> {
+        static GLOBAL: OnceLock<Result<Registry, RegistryError>> = OnceLock::new();
+        &GLOBAL
     }
 
     /// How many times each kind has changed.
