@@ -20,6 +20,18 @@ pub(crate) enum ParamKind {
         /// Taken as `&mut ToolContext`, which is refused.
         mutable: bool,
     },
+    /// A value the registry shares with its tools: `State<T>` (by any path ending in
+    /// `State`, with one type argument), by reference or by value.
+    State {
+        /// The type taken, less a reference: `State<T>`.
+        ty: Box<Type>,
+        /// `T`.
+        inner: Box<Type>,
+        /// Taken as `&State<T>`.
+        by_ref: bool,
+        /// Taken as `&mut State<T>`, which is refused.
+        mutable: bool,
+    },
 }
 
 /// One parameter of the tool function.
@@ -234,22 +246,33 @@ fn is_field_attr(attr: &Attribute) -> bool {
         .any(|name| attr.path().is_ident(name))
 }
 
-/// `ToolContext`, `&ToolContext` (by any path ending in `ToolContext`) are the context.
+/// `ToolContext`, `&ToolContext` (by any path ending in `ToolContext`) are the context;
+/// `State<T>`, `&State<T>` (by any path ending in `State`, with one type argument) a state.
 fn param_kind(ty: &Type) -> ParamKind {
-    let (inner, by_ref, mutable) = match ty {
+    let (taken, by_ref, mutable) = match ty {
         Type::Reference(reference) => (&*reference.elem, true, reference.mutability.is_some()),
         other => (other, false, false),
     };
-    match inner {
-        Type::Path(path)
-            if path.qself.is_none()
-                && path
-                    .path
-                    .segments
-                    .last()
-                    .is_some_and(|last| last.ident == "ToolContext") =>
-        {
-            ParamKind::Context { by_ref, mutable }
+    let Type::Path(path) = taken else {
+        return ParamKind::Argument;
+    };
+    let Some(last) = path.path.segments.last().filter(|_| path.qself.is_none()) else {
+        return ParamKind::Argument;
+    };
+    if last.ident == "ToolContext" {
+        return ParamKind::Context { by_ref, mutable };
+    }
+    match &last.arguments {
+        PathArguments::AngleBracketed(args) if last.ident == "State" && args.args.len() == 1 => {
+            match args.args.first() {
+                Some(GenericArgument::Type(inner)) => ParamKind::State {
+                    ty: Box::new(taken.clone()),
+                    inner: Box::new(inner.clone()),
+                    by_ref,
+                    mutable,
+                },
+                _ => ParamKind::Argument,
+            }
         }
         _ => ParamKind::Argument,
     }

@@ -31,6 +31,7 @@ pub use crate::registry::{
     last_modified, optional_prompt_argument, prompt_argument, prompt_ready, resource_ready,
     template_variable, variable_schema, with_variables,
 };
+pub use crate::state::{State, StateNeed, StateNeedFn};
 pub use crate::talk::{Form, FormChoice, FormField};
 pub use inventory;
 pub use mcp_runtime_core::{DefinitionError, TaskSupport, ToolAnnotations, ToolDefinition};
@@ -273,6 +274,30 @@ header_arguments!(
     String, char, bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize,
 );
 
+/// A parameter whose type is written `State<…>` is the tool's shared state, and must be
+/// mcp-runtime's.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is taken as the tool's shared state, for its type is written `State<…>`, but it is not `mcp_runtime::State`",
+    label = "not `mcp_runtime::State<T>`",
+    note = "a parameter of a type written `State<T>` receives the registry's state of type `T`: use `mcp_runtime::State`; an argument whose type is named `State` needs another name, e.g. `use my::State as MyState;`"
+)]
+pub trait StateParameter {}
+impl<T> StateParameter for State<T> {}
+
+/// A state's type must be shareable between the calls, which may run on any thread.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's shared state: it is not `Send + Sync + 'static`",
+    label = "calls on several threads share this value",
+    note = "the registry keeps one `{Self}` for every call, on any thread: wrap what is not thread-safe, e.g. `Mutex<…>` for a `RefCell`, `Arc` for an `Rc`"
+)]
+pub trait SharedState: Send + Sync + 'static {}
+impl<T: Send + Sync + 'static> SharedState for T {}
+
+/// Checks that `S` is `State<T>`.
+pub const fn assert_state_parameter<S: StateParameter>() {}
+/// Checks that `T` can be shared as a tool's state.
+pub const fn assert_shared_state<T: SharedState>() {}
+
 /// Checks that `T` can be a tool parameter.
 pub const fn assert_parameter<T: ToolParameter>() {}
 /// Checks that `T` has a schema as a tool parameter.
@@ -421,6 +446,47 @@ probe! {
         fn result_output_schema(&self) -> OutputSchema {
             mcp_runtime_core::schema::output_schema::<R::Ok>()
         }
+    }
+}
+
+/// Takes a tool's `State<T>` parameter from the registry.
+pub trait ProbeState<S> {
+    /// The state, or why the registry has none (which its build prevents).
+    fn state(&self, invocation: Invocation<'_>) -> Result<S, Failure>;
+}
+
+impl<T: Send + Sync + 'static> ProbeState<State<T>> for &Probe<State<T>> {
+    #[inline]
+    fn state(&self, invocation: Invocation<'_>) -> Result<State<T>, Failure> {
+        match invocation.states.shared::<T>() {
+            Some(value) => Ok(State::from(value)),
+            None => Err(missing_state::<T>()),
+        }
+    }
+}
+
+/// A state a registry does not hold: not built by [`RegistryBuilder::build`], which
+/// refuses it.
+///
+/// [`RegistryBuilder::build`]: crate::RegistryBuilder::build
+#[cold]
+#[inline(never)]
+fn missing_state<T>() -> Failure {
+    Failure::from(ToolError::execution(format!(
+        "the tool needs state `{}`, which its registry was never given",
+        std::any::type_name::<T>()
+    )))
+}
+
+/// The fallback of [`ProbeState`]: reached only by code that does not compile.
+pub trait ProbeStateFallback<S> {
+    /// Never runs.
+    fn state(&self, invocation: Invocation<'_>) -> Result<S, Failure>;
+}
+
+impl<S> ProbeStateFallback<S> for Probe<S> {
+    fn state(&self, _: Invocation<'_>) -> Result<S, Failure> {
+        unreachable!("a tool whose types lack a required trait does not compile")
     }
 }
 

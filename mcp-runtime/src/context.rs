@@ -5,6 +5,7 @@ use std::sync::{Arc, OnceLock};
 
 use mcp_runtime_core::{LogMessage, LoggingLevel, ToolName};
 
+use crate::state::States;
 use crate::talk::ask::Asks;
 use crate::talk::{AskError, Asker, Elicit, Elicitation, InputRequest, Root, Sampled, Sampling};
 use serde_json::{Map, Value};
@@ -80,6 +81,7 @@ pub struct ToolContext {
     meta: Option<Arc<Map<String, Value>>>,
     reports: Reports,
     span: tracing::Span,
+    states: States,
 }
 
 impl ToolContext {
@@ -91,12 +93,44 @@ impl ToolContext {
             meta: None,
             reports: Reports::default(),
             span: tracing::Span::none(),
+            states: States::default(),
         }
+    }
+
+    /// This context, with `value` as the state of type `T`: for calling a tool that reads
+    /// [`ToolContext::state`] as plain Rust, in a test.
+    #[must_use]
+    pub fn with_state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.states.insert(Arc::new(value));
+        self
     }
 
     /// The name of the tool being called.
     pub fn tool_name(&self) -> &ToolName {
         &self.tool_name
+    }
+
+    /// The registry's state of type `T` ([`RegistryBuilder::state`]), if it was given one.
+    /// A tool that cannot run without it takes a [`State<T>`](crate::State) parameter
+    /// instead: the registry then checks that it was given when it is built.
+    ///
+    /// ```
+    /// use mcp_runtime::{ToolContext, mcp_tool};
+    ///
+    /// /// The greeting this server uses.
+    /// struct Greeting(String);
+    ///
+    /// /// Greets someone, as configured.
+    /// #[mcp_tool(namespace = "demo")]
+    /// fn greet_as_configured(ctx: &ToolContext, name: String) -> String {
+    ///     let greeting = ctx.state::<Greeting>().map_or("Hello", |greeting| &greeting.0);
+    ///     format!("{greeting}, {name}!")
+    /// }
+    /// ```
+    ///
+    /// [`RegistryBuilder::state`]: crate::RegistryBuilder::state
+    pub fn state<T: 'static>(&self) -> Option<&T> {
+        self.states.get::<T>()
     }
 
     /// The call's cancellation token: cancelled when the caller gives up on the call (its
@@ -276,6 +310,7 @@ pub struct Invocation<'a> {
     meta: Option<&'a Arc<Map<String, Value>>>,
     reports: &'a Reports,
     span: &'a tracing::Span,
+    pub(crate) states: &'a States,
 }
 
 impl<'a> Invocation<'a> {
@@ -285,6 +320,7 @@ impl<'a> Invocation<'a> {
         meta: Option<&'a Arc<Map<String, Value>>>,
         reports: &'a Reports,
         span: &'a tracing::Span,
+        states: &'a States,
     ) -> Self {
         Self {
             tool_name,
@@ -292,6 +328,7 @@ impl<'a> Invocation<'a> {
             meta,
             reports,
             span,
+            states,
         }
     }
 
@@ -303,6 +340,7 @@ impl<'a> Invocation<'a> {
             meta: self.meta.cloned(),
             reports: self.reports.clone(),
             span: self.span.clone(),
+            states: self.states.clone(),
         }
     }
 }
@@ -333,6 +371,7 @@ impl fmt::Debug for ToolContext {
                 "log_level",
                 &self.reports.log.as_ref().map(|(level, _)| *level),
             )
+            .field("states", &self.states)
             .finish()
     }
 }

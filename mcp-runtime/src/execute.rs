@@ -25,6 +25,7 @@ use crate::context::{Invocation, LogSink, Progress, Reports};
 use crate::panics;
 use crate::policy::DangerousPolicy;
 use crate::registration::{Failure, Handler, Outcome, Output, ToolFuture};
+use crate::state::States;
 use crate::talk::AskError;
 use crate::talk::ask::{Asks, InputRequest};
 use crate::talk::log::{Scoped, scoped};
@@ -48,6 +49,8 @@ pub(crate) struct Settings {
     pub(crate) lenient_arguments: bool,
     /// Whether a tool's panic message reaches the client.
     pub(crate) expose_panics: bool,
+    /// The values the tools share, by type.
+    pub(crate) states: States,
 }
 
 impl Default for Settings {
@@ -58,6 +61,7 @@ impl Default for Settings {
             dangerous: DangerousPolicy::Deny,
             lenient_arguments: false,
             expose_panics: false,
+            states: States::default(),
         }
     }
 }
@@ -233,6 +237,7 @@ pub(crate) fn run_inline(
                     options.meta.as_ref(),
                     &options.reports,
                     &span,
+                    &settings.states,
                 );
                 let log = options.reports.log.as_ref();
                 let on_panic = OnPanic::new(None, settings);
@@ -437,6 +442,7 @@ async fn run_checked(
         meta.as_ref(),
         &reports,
         &span,
+        &settings.states,
     );
     let timeout = definition.timeout().or(settings.default_timeout);
     // An inline tool runs to completion on the caller's task: no timer can interrupt it.
@@ -477,11 +483,18 @@ async fn run_checked(
         Handler::Blocking(invoke) => {
             let invoke = *invoke;
             let name = tool.shared_name();
-            let parts = (token.clone(), meta.clone(), reports.clone(), span.clone());
+            let parts = (
+                token.clone(),
+                meta.clone(),
+                reports.clone(),
+                span.clone(),
+                settings.states.clone(),
+            );
             let expose = on_panic.expose;
             let task = tokio::task::spawn_blocking(move || {
-                let (token, meta, reports, span) = &parts;
-                let invocation = Invocation::new(&name, Some(token), meta.as_ref(), reports, span);
+                let (token, meta, reports, span, states) = &parts;
+                let invocation =
+                    Invocation::new(&name, Some(token), meta.as_ref(), reports, span, states);
                 let outcome = panics::caught(|| {
                     scoped(reports.log.as_ref(), || invoke(&arguments, invocation))
                 })

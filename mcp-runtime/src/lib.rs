@@ -16,6 +16,7 @@ mod registration;
 mod registry;
 pub mod server;
 pub mod spec;
+mod state;
 pub mod talk;
 pub mod tasks;
 #[cfg(feature = "client")]
@@ -54,6 +55,7 @@ pub use registry::{
     RegisteredResource, RegisteredTemplate, RegisteredTool, Registry, RegistryBuilder,
     RegistryError, RegistryProblem, ToolConflict, VARIABLES_META,
 };
+pub use state::State;
 /// The crates tool types are derived with, for applications that do not name them
 /// themselves (derives then need `#[serde(crate = "mcp_runtime::serde")]` and
 /// `#[schemars(crate = "mcp_runtime::schemars")]`).

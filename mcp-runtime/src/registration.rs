@@ -13,6 +13,7 @@ use mcp_runtime_core::{
 use serde_json::{Map, Value};
 
 use crate::context::{Invocation, ToolContext};
+use crate::state::StateNeedFn;
 
 /// A dynamic tool's arguments: the `arguments` object of the call.
 pub type Arguments = Map<String, Value>;
@@ -136,6 +137,8 @@ pub struct ToolRegistration {
     pub(crate) location: Location,
     /// Whether the arguments struct refuses every name the input schema does not list.
     pub(crate) exact_names: bool,
+    /// The state types the tool takes, which the registry must be given.
+    pub(crate) states: &'static [StateNeedFn],
 }
 
 impl ToolRegistration {
@@ -152,6 +155,7 @@ impl ToolRegistration {
             handler,
             location,
             exact_names: false,
+            states: &[],
         }
     }
 
@@ -161,6 +165,14 @@ impl ToolRegistration {
     #[must_use]
     pub const fn with_exact_names(mut self) -> Self {
         self.exact_names = true;
+        self
+    }
+
+    /// This registration, its tool taking the state types `states` (its `State<T>`
+    /// parameters): a registry not given one of them is not built.
+    #[must_use]
+    pub const fn with_states(mut self, states: &'static [StateNeedFn]) -> Self {
+        self.states = states;
         self
     }
 }

@@ -6,6 +6,7 @@ use std::sync::{Arc, OnceLock};
 use mcp_runtime_core::{DefinitionError, ToolDefinition, ToolName};
 
 use crate::registration::{Handler, Location, ToolRegistration};
+use crate::state::StateNeedFn;
 use crate::validate::{Reading, Validation};
 
 /// A tool in a registry: its definition, how to run it, and where it came from.
@@ -20,6 +21,8 @@ pub struct RegisteredTool {
     /// A mounted tool of another server: up to its first wait, a call only writes the
     /// request to that server.
     pub(crate) relayed: bool,
+    /// The state types it takes, which its registry must hold.
+    pub(crate) states: &'static [StateNeedFn],
 }
 
 /// A tool's definition and its validation state: built when registered for a dynamic
@@ -128,6 +131,7 @@ impl RegisteredTool {
             source: source.into(),
             enabled: true,
             relayed: false,
+            states: &[],
         }
     }
 
@@ -150,6 +154,7 @@ impl RegisteredTool {
             source: Arc::clone(source),
             enabled: true,
             relayed: false,
+            states: registration.states,
         })
     }
 
@@ -221,6 +226,7 @@ impl RegisteredTool {
         let mut tool = Self::new(definition, self.handler.clone(), self.location, source);
         tool.enabled = self.enabled;
         tool.relayed = self.relayed;
+        tool.states = self.states;
         tool
     }
 }

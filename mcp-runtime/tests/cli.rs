@@ -1590,7 +1590,7 @@ fn a_context_tells_its_cancellation_and_progress() {
     assert_eq!(
         format!("{ctx:?}"),
         format!(
-            "ToolContext {{ tool_name: {:?}, cancelled: false, meta: None, wants_progress: false, log_level: None }}",
+            "ToolContext {{ tool_name: {:?}, cancelled: false, meta: None, wants_progress: false, log_level: None, states: {{}} }}",
             ToolName::new("cli.ctx").unwrap()
         )
     );

@@ -1,5 +1,6 @@
 //! Five small tools served by mcp-runtime: read and write a file, add two numbers, count
-//! words, and summarise a text with the client's model; with
+//! words, and summarise a text with the client's model, in the style the app configures
+//! (a state its `main` gives); with
 //! a resource about the app, each tool's specification as a resource, and a code-review
 //! prompt (`catalog.rs`).
 //!
@@ -13,7 +14,7 @@ use std::path::PathBuf;
 mod catalog;
 
 use mcp_runtime::talk::Sampling;
-use mcp_runtime::{LoggingLevel, ToolContext, ToolError, mcp_tool};
+use mcp_runtime::{LoggingLevel, State, ToolContext, ToolError, mcp_tool};
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -215,6 +216,24 @@ struct Summary {
     model: String,
 }
 
+/// How the client's model is asked for a summary: the app's configuration, which `main`
+/// gives every tool that takes a `State<SummaryStyle>`.
+struct SummaryStyle {
+    /// The system prompt sent with each request.
+    system_prompt: String,
+    /// The most tokens a summary may take.
+    max_tokens: u32,
+}
+
+impl Default for SummaryStyle {
+    fn default() -> Self {
+        Self {
+            system_prompt: "You write short, faithful summaries.".to_owned(),
+            max_tokens: 200,
+        }
+    }
+}
+
 /// Summarise a text with the client's model.
 ///
 /// Asks the client's model for a summary (MCP sampling) and returns its text. The client
@@ -222,14 +241,16 @@ struct Summary {
 #[mcp_tool(namespace = "text", category = "text", read_only, open_world = false)]
 async fn summarize(
     ctx: &ToolContext,
+    // Not an argument: the style `main` gives, shared by every call.
+    style: State<SummaryStyle>,
     /// The text to summarise.
     text: String,
 ) -> Result<Summary, ToolError> {
     let sampling = Sampling::user(
         format!("Summarise this text in one or two sentences:\n\n{text}"),
-        200,
+        style.max_tokens,
     )
-    .with_system_prompt("You write short, faithful summaries.");
+    .with_system_prompt(&style.system_prompt);
     let sampled = ctx.sample("summary", &sampling).await?;
     let summary = sampled
         .text()
@@ -241,7 +262,11 @@ async fn summarize(
 }
 
 fn main() {
-    mcp_runtime::cli::run!()
+    // The configuration would come from a file or the environment. Had `main` not given
+    // it, every command would stop at start-up, naming `text.summarize` and the type.
+    mcp_runtime::cli::app!()
+        .state(SummaryStyle::default())
+        .run()
 }
 
 #[cfg(test)]
@@ -271,8 +296,9 @@ mod tests {
     }
 
     /// The tools as a client sees them, in memory (`mcp_runtime::testing`), at 2026-07-28
-    /// and at the handshake's revision: the summary comes from the client's model, and the
-    /// dangerous write runs only once its user confirms.
+    /// and at the handshake's revision: the summary comes from the client's model, asked in
+    /// the style the registry was given, and the dangerous write runs only once its user
+    /// confirms.
     #[tokio::test(flavor = "multi_thread")]
     async fn through_a_client_the_model_summarises_and_the_user_confirms_a_write() {
         use mcp_runtime::client::{Client, ElicitResponse};
@@ -283,6 +309,10 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let registry = mcp_runtime::Registry::builder()
             .inventory()
+            .state(SummaryStyle {
+                system_prompt: "Summarise for a child.".to_owned(),
+                max_tokens: 50,
+            })
             .ask_user_before_dangerous()
             .build()
             .unwrap();
@@ -290,7 +320,11 @@ mod tests {
         for handshake in [false, true] {
             for confirm in [false, true] {
                 let mut builder = Client::builder()
-                    .on_sampling(|_| async {
+                    .on_sampling(|request| async move {
+                        let asked = (&request["systemPrompt"], &request["maxTokens"]);
+                        if asked != (&json!("Summarise for a child."), &json!(50)) {
+                            return Err(format!("not in the style given: {request}"));
+                        }
                         Ok(json!({
                             "role": "assistant",
                             "content": { "type": "text", "text": "Short." },

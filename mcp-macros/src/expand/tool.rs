@@ -48,6 +48,17 @@ fn registration(tool: &Tool, args: &Args) -> TokenStream {
         .arguments()
         .all(|param| param.names_exact())
         .then(|| quote!(.with_exact_names()));
+    // The state types the tool takes, which the registry checks it was given.
+    let states: Vec<&Type> = tool
+        .params
+        .iter()
+        .filter_map(|param| match &param.kind {
+            ParamKind::State { inner, .. } => Some(&**inner),
+            _ => None,
+        })
+        .collect();
+    let states = (!states.is_empty())
+        .then(|| quote!(.with_states(&[#(#private::StateNeed::of::<#states>),*])));
     let span = tool.item.sig.ident.span();
     let location = quote_spanned! {span=>
         #private::Location {
@@ -65,6 +76,7 @@ fn registration(tool: &Tool, args: &Args) -> TokenStream {
                 ProbeParse as _, ProbeParseFallback as _, ProbeSchema as _, ProbeSchemaFallback as _,
                 ProbeSerialize as _, ProbeSerializeFallback as _, ProbeResult as _,
                 ProbeResultFallback as _, ProbeResultSchema as _, ProbeResultSchemaFallback as _,
+                ProbeState as _, ProbeStateFallback as _,
                 ErrorKindInto as _, ErrorKindStd as _, ErrorKindDynSend as _, ErrorKindDyn as _,
                 ErrorKindDisplay as _, ErrorKindNone as _,
             };
@@ -79,7 +91,7 @@ fn registration(tool: &Tool, args: &Args) -> TokenStream {
             #invoke
 
             #private::inventory::submit! {
-                #private::ToolRegistration::new(#name, __mcp_definition, __MCP_HANDLER, #location)#exact_names
+                #private::ToolRegistration::new(#name, __mcp_definition, __MCP_HANDLER, #location)#exact_names #states
             }
         };
     }
@@ -134,6 +146,14 @@ fn arguments_struct(
 /// trait it needs.
 fn checks(tool: &Tool, private: &TokenStream) -> TokenStream {
     let mut checks = TokenStream::new();
+    for param in &tool.params {
+        if let ParamKind::State { ty, inner, .. } = &param.kind {
+            checks.extend(quote_spanned! {ty.span()=> #private::assert_state_parameter::<#ty>(); });
+            checks.extend(
+                quote_spanned! {inner.span()=> #private::assert_shared_state::<#inner>(); },
+            );
+        }
+    }
     for param in tool.arguments() {
         checks.extend(element_checks(&param.ty, |ty, span| {
             quote_spanned! {span=>
@@ -435,14 +455,34 @@ fn invoke(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
         .iter()
         .any(|param| matches!(param.kind, ParamKind::Context { .. }))
         .then(|| quote!(let #ctx = #invocation.context();));
-    let call_args = tool.params.iter().map(|param| match param.kind {
-        ParamKind::Context { by_ref: true, .. } => quote!(&#ctx),
-        ParamKind::Context { by_ref: false, .. } => quote!(#ctx),
-        ParamKind::Argument => {
-            let ident = &param.ident;
-            quote!(#parsed.#ident)
-        }
-    });
+    // Each state, taken from the registry through its type's alias, declared outside.
+    let mut state_types = TokenStream::new();
+    let mut states = Vec::new();
+    let call_args: Vec<TokenStream> = tool
+        .params
+        .iter()
+        .map(|param| match &param.kind {
+            ParamKind::Context { by_ref: true, .. } => quote!(&#ctx),
+            ParamKind::Context { by_ref: false, .. } => quote!(#ctx),
+            ParamKind::State { ty, by_ref, .. } => {
+                let alias = format_ident!("__McpState{}", states.len());
+                let state = local(&format!("state_{}", states.len()));
+                state_types.extend(quote!(type #alias = #ty;));
+                let taken = quote!((&&#private::Probe::<#alias>::new()).state(#invocation));
+                let call_arg = if *by_ref {
+                    quote!(&#state)
+                } else {
+                    quote!(#state)
+                };
+                states.push((state, taken));
+                call_arg
+            }
+            ParamKind::Argument => {
+                let ident = &param.ident;
+                quote!(#parsed.#ident)
+            }
+        })
+        .collect();
     let is_async = tool.item.sig.asyncness.is_some();
     let call = quote! { #fn_ident(#(#call_args),*) };
     let call = if is_async { quote!(#call.await) } else { call };
@@ -473,11 +513,20 @@ fn invoke(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
                 #convert
             })
         };
+        let take_states = states.iter().map(|(state, taken)| {
+            quote! {
+                let #state = match #taken {
+                    ::core::result::Result::Ok(#state) => #state,
+                    ::core::result::Result::Err(#err) => return #private::ready(::core::result::Result::Err(#err)),
+                };
+            }
+        });
         let item = quote! {
             #[allow(unused_variables)]
             fn __mcp_invoke(#arguments: &#private::Value, #invocation: #private::Invocation<'_>) -> #private::ToolFuture {
                 match #parse {
                     ::core::result::Result::Ok(#parsed) => {
+                        #(#take_states)*
                         #make_context
                         #boxed
                     }
@@ -487,10 +536,14 @@ fn invoke(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
         };
         (item, quote!(#private::Handler::Async(__mcp_invoke)))
     } else {
+        let take_states = states
+            .iter()
+            .map(|(state, taken)| quote!(let #state = #taken?;));
         let item = quote! {
             #[allow(unused_variables)]
             fn __mcp_invoke(#arguments: &#private::Value, #invocation: #private::Invocation<'_>) -> #private::Outcome {
                 let #parsed = #parse?;
+                #(#take_states)*
                 #make_context
                 let #value = #call;
                 #convert
@@ -498,7 +551,9 @@ fn invoke(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
         };
         (item, quote!(#private::Handler::#mode(__mcp_invoke)))
     };
-    let locals = [&arguments, &parsed, &value, &invocation, &ctx, &err];
+    let locals = [&arguments, &parsed, &value, &invocation, &ctx, &err]
+        .into_iter()
+        .chain(states.iter().map(|(state, _)| state));
     let handler = shielded(fn_ident, locals, item, tail);
     let output = tool
         .returns
@@ -506,6 +561,7 @@ fn invoke(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
         .map(|ty| quote!(type __McpOutput = #ty;));
     quote! {
         #output
+        #state_types
         const __MCP_HANDLER: #private::Handler = #handler;
     }
 }

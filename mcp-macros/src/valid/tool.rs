@@ -65,7 +65,8 @@ fn check_params(tool: &Tool, errors: &mut Errors) {
             }
             FnArg::Typed(pat_type) => pat_type,
         };
-        if param.ident.is_none() {
+        // A state's name is no argument's: any pattern will do.
+        if param.ident.is_none() && !matches!(param.kind, ParamKind::State { .. }) {
             errors.push(syn::Error::new_spanned(
                 &pat_type.pat,
                 "tool parameters must be plain names, e.g. `point: Point`, because the name becomes the argument's name; destructure inside the function",
@@ -81,6 +82,11 @@ fn check_params(tool: &Tool, errors: &mut Errors) {
                 "a tool takes the `ToolContext` once: remove this second context parameter",
             )),
             ParamKind::Context { .. } => context_seen = true,
+            ParamKind::State { mutable: true, .. } => errors.push(syn::Error::new_spanned(
+                &param.ty,
+                "a tool's state is shared by every call: take it as `State<T>` or `&State<T>`, and put what changes behind a `Mutex` or an atomic",
+            )),
+            ParamKind::State { .. } => {}
             ParamKind::Argument => check_argument_type(&param.ty, errors),
         }
         if matches!(param.kind, ParamKind::Argument) && param.ident.is_some() {
@@ -115,10 +121,17 @@ fn check_headers(tool: &Tool, errors: &mut Errors) {
         let Some(Header { name, key }) = &param.header else {
             continue;
         };
-        if let ParamKind::Context { .. } = param.kind {
+        let not_an_argument = match param.kind {
+            ParamKind::Context { .. } => Some("the tool context"),
+            ParamKind::State { .. } => Some("a tool's state"),
+            ParamKind::Argument => None,
+        };
+        if let Some(what) = not_an_argument {
             errors.push(syn::Error::new(
                 *key,
-                "the tool context is not an argument, so it has no header: remove `#[mcp(header = …)]` from it",
+                format!(
+                    "{what} is not an argument, so it has no header: remove `#[mcp(header = …)]` from it"
+                ),
             ));
             continue;
         }

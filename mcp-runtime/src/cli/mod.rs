@@ -35,6 +35,7 @@ use serde_json::Value;
 use crate::policy::DangerousPolicy;
 use crate::registry::{Registry, closest_names, did_you_mean};
 use crate::server::{ServedRegistry, Server};
+use crate::state::States;
 
 mod call;
 mod check;
@@ -125,11 +126,13 @@ struct ArgumentsArgs {
 }
 
 /// The application whose command line runs: the name and version that `serverInfo` and
-/// `--version` give. [`app!`] makes one from the calling package's `Cargo.toml`.
+/// `--version` give, and the states its tools take. [`app!`] makes one from the calling
+/// package's `Cargo.toml`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct App {
     name: String,
     version: String,
+    states: States,
 }
 
 impl App {
@@ -138,7 +141,35 @@ impl App {
         Self {
             name: name.into(),
             version: version.into(),
+            states: States::default(),
         }
+    }
+
+    /// This application, its tools given `value`: a tool's [`State<T>`](crate::State)
+    /// parameter. [`App::run`] and [`App::run_serving`] then run the registry of every
+    /// `#[mcp_tool]` with the states given here, which [`Registry::global`] then gives too
+    /// (unless the program used it before). One value per type: a second of the same type
+    /// replaces the first.
+    ///
+    /// A tool that takes a state the application does not give stops every command before
+    /// it runs (`check` and `serve` among them) with exit code 1 and a message naming the
+    /// tool and the type.
+    ///
+    /// ```no_run
+    /// use std::sync::atomic::AtomicU64;
+    ///
+    /// /// How many greetings were sent.
+    /// #[derive(Default)]
+    /// struct Greetings(AtomicU64);
+    ///
+    /// fn main() {
+    ///     mcp_runtime::cli::app!().state(Greetings::default()).run()
+    /// }
+    /// ```
+    #[must_use]
+    pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.states.insert(Arc::new(value));
+        self
     }
 
     /// Its name.
@@ -163,7 +194,7 @@ impl App {
     }
 
     /// Runs the command line `args` (the first being the program's name) over `registry`,
-    /// as [`run_with`] does.
+    /// as [`run_with`] does: with `registry`'s states, not those given to [`App::state`].
     pub fn run_with<I, T>(&self, registry: &'static Registry, args: I) -> ExitCode
     where
         I: IntoIterator<Item = T>,
@@ -237,7 +268,11 @@ pub fn run_serving(on_serve: impl FnOnce(&Arc<Server>)) -> ! {
 }
 
 fn exit_with(app: Option<&App>, on_serve: impl FnOnce(&Arc<Server>)) -> ! {
-    let code = match Registry::try_global() {
+    let registry = match app {
+        Some(app) => Registry::global_with(&app.states),
+        None => Registry::try_global().map_err(Clone::clone),
+    };
+    let code = match registry {
         Ok(registry) => execute(app, registry, std::env::args_os(), Logs::Install, on_serve),
         Err(err) => {
             eprintln!("error: {err}");

@@ -64,11 +64,12 @@ impl RegistryBuilder {
         self
     }
 
-    /// Adds the enabled tools, the resources and the prompts of `registry`. A URI or a
-    /// prompt name already added is a problem [`RegistryBuilder::build`] reports, as a tool
-    /// name is.
+    /// Adds the enabled tools, the resources and the prompts of `registry`, and the states
+    /// it was given of types this builder has none of. A URI or a prompt name already
+    /// added is a problem [`RegistryBuilder::build`] reports, as a tool name is.
     #[must_use]
     pub fn registry(mut self, registry: &Registry) -> Self {
+        self.settings.states.merge(&registry.settings.states);
         self.tools.extend(registry.list().cloned());
         self.resources
             .extend(&registry.resources, &mut self.problems);
@@ -90,6 +91,50 @@ impl RegistryBuilder {
             Location::caller(),
             FROM_DYNAMIC,
         ));
+        self
+    }
+
+    /// Gives the tools `value`: a tool taking a [`State<T>`](crate::State) parameter gets
+    /// it, and [`ToolContext::state`] reads it. One value per type: a second of the same
+    /// type replaces the first. Build the registry without a state a tool takes, and
+    /// [`RegistryBuilder::build`] refuses it, naming the tool and the type.
+    ///
+    /// A value that several parts of the application share is given as it is and shared
+    /// by the registry: `T` is often a handle that is cheap to clone itself (a pool, an
+    /// HTTP client), or a type holding atomics or a lock.
+    ///
+    /// ```standalone_crate
+    /// use mcp_runtime::{MCPToolCall, Registry, State, mcp_tool};
+    ///
+    /// /// The server's settings.
+    /// struct Config {
+    ///     greeting: String,
+    /// }
+    ///
+    /// /// Greets someone, as configured.
+    /// #[mcp_tool(namespace = "demo", inline)]
+    /// fn greet(config: State<Config>, name: String) -> String {
+    ///     format!("{}, {name}!", config.greeting)
+    /// }
+    ///
+    /// let registry = Registry::builder()
+    ///     .inventory()
+    ///     .state(Config { greeting: "Hello".to_owned() })
+    ///     .build()?;
+    /// let call = MCPToolCall::new("demo.greet", serde_json::json!({ "name": "Ada" }))?;
+    /// let result = registry.call_blocking(call);
+    /// assert_eq!(result.data().unwrap()["result"], "Hello, Ada!");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.settings.states.insert(Arc::new(value));
+        self
+    }
+
+    /// Gives the tools `states`, those of a type this builder has none of.
+    pub(crate) fn states(mut self, states: &States) -> Self {
+        self.settings.states.merge(states);
         self
     }
 
@@ -240,7 +285,8 @@ impl RegistryBuilder {
     }
 
     /// The registry, or every problem found: invalid definitions, duplicate names (with
-    /// both source locations).
+    /// both source locations), a state a tool takes that was never given
+    /// ([`RegistryBuilder::state`]).
     pub fn build(self) -> Result<Registry, RegistryError> {
         // Before any tool runs, so that a tool's run only counts itself (see `panics`).
         crate::panics::install();
@@ -252,6 +298,17 @@ impl RegistryBuilder {
             .collect();
         // inventory's order is unspecified: sort by name, then by place for stable messages.
         tools.sort_unstable_by(|a, b| (&a.name, a.location).cmp(&(&b.name, b.location)));
+        for tool in &tools {
+            for need in tool.states.iter().map(|need| need()) {
+                if !self.settings.states.contains(need.id) {
+                    problems.push(RegistryProblem::MissingState {
+                        tool: tool.name.to_string(),
+                        state: need.name,
+                        location: tool.location,
+                    });
+                }
+            }
+        }
         for pair in tools.windows(2) {
             if pair[0].name == pair[1].name {
                 problems.push(RegistryProblem::Duplicate {

@@ -32,6 +32,7 @@ use crate::policy::DangerousPolicy;
 use crate::registration::{
     Arguments, Failure, FormRegistration, Handler, Location, Output, ToolRegistration,
 };
+use crate::state::States;
 pub use crate::tool::RegisteredTool;
 
 /// One reason a registry could not be built.
@@ -87,6 +88,18 @@ pub enum RegistryProblem {
         form: &'static str,
         /// Which field, and why.
         reason: String,
+    },
+    /// A tool takes a state type (a `State<T>` parameter) the registry was not given.
+    #[error(
+        "tool `{tool}` needs state `{state}`, which was never provided; add it with `Registry::builder().state(…)`, or `cli::app!().state(…)` for the command line (the tool is defined at {location})"
+    )]
+    MissingState {
+        /// The tool's name.
+        tool: String,
+        /// The state's type, as `std::any::type_name` gives it.
+        state: &'static str,
+        /// Where the tool was defined.
+        location: Location,
     },
     /// Two prompts have the same name.
     #[error(
@@ -226,7 +239,9 @@ pub(crate) struct Versions {
 impl Registry {
     /// The registry of every `#[mcp_tool]` linked into the program, built on first use,
     /// with the default settings: a 60 s timeout, dangerous tools refused, data checked
-    /// against the output schema in debug builds.
+    /// against the output schema in debug builds. It holds no state, unless the program runs
+    /// its command line with states ([`cli::App::state`](crate::cli::App::state)) before
+    /// its first use: then it is the registry the command line runs, with them.
     ///
     /// # Panics
     ///
@@ -241,10 +256,24 @@ impl Registry {
 
     /// The registry of every `#[mcp_tool]` linked into the program, or why it cannot be built.
     pub fn try_global() -> Result<&'static Registry, &'static RegistryError> {
-        static GLOBAL: OnceLock<Result<Registry, RegistryError>> = OnceLock::new();
-        GLOBAL
+        Self::global_cell()
             .get_or_init(|| Self::builder().inventory().build())
             .as_ref()
+    }
+
+    /// The registry of every `#[mcp_tool]` with `states`: the global one, built with them
+    /// unless it was built before; otherwise one of its own, kept for the process.
+    pub(crate) fn global_with(states: &States) -> Result<&'static Registry, RegistryError> {
+        let build = || Self::builder().inventory().states(states).build();
+        match Self::global_cell().get_or_init(build) {
+            Ok(registry) if registry.settings.states == *states => Ok(registry),
+            _ => build().map(|registry| &*Box::leak(Box::new(registry))),
+        }
+    }
+
+    fn global_cell() -> &'static OnceLock<Result<Registry, RegistryError>> {
+        static GLOBAL: OnceLock<Result<Registry, RegistryError>> = OnceLock::new();
+        &GLOBAL
     }
 
     /// How many times each kind has changed.
@@ -418,6 +447,9 @@ impl Registry {
             source: &source,
             conflicts: Vec::new(),
         };
+        // The mounted tools' states, those of a type this registry has none of: `other` was
+        // built, so every state its tools take is among them.
+        self.settings.states.merge(&other.settings.states);
         for tool in other.list() {
             let name = ToolName::new(format!("{prefix}.{}", tool.name))?;
             if let Some(existing) = self.tools.get(name.as_str()) {
