@@ -20,17 +20,16 @@ const HANDSHAKE_VERSIONS: [&str; 2] = ["2025-11-25", "2025-06-18"];
 
 /// `bench.add` as `tools/list` shows it.
 const TOOL_DEFINITION: &str = concat!(
-    r#"{"name":"bench.add","title":"Add two integers","#,
+    r#"{"name":"bench.add","#,
     r#""description":"Add two integers.\n\nFails, rather than wrapping around, when the sum does not fit in 64 bits.","#,
     r#""inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"#,
     r#""a":{"description":"The first addend.","type":"integer","format":"int64"},"#,
     r#""b":{"description":"The second addend.","type":"integer","format":"int64"}},"#,
     r#""required":["a","b"],"additionalProperties":false},"#,
-    r#""outputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","title":"Sum","#,
+    r#""outputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","#,
     r#""description":"The sum of two integers.","type":"object","properties":{"#,
     r#""sum":{"description":"`a + b`.","type":"integer","format":"int64"}},"required":["sum"]},"#,
-    r#""annotations":{"title":"Add two integers","readOnlyHint":true,"idempotentHint":true,"openWorldHint":false},"#,
-    r#""_meta":{"mcp-runtime/tool":{"version":"0.1.0","dangerous":false,"requiresSandbox":false}}}"#,
+    r#""annotations":{"readOnlyHint":true,"idempotentHint":true,"openWorldHint":false}}"#,
 );
 
 /// One JSON-RPC message, as far as the floor reads it.

@@ -44,18 +44,22 @@ pub struct OutputSchema {
 pub const RESULT_PROPERTY: &str = "result";
 
 /// The output schema of a tool's success type (serialize contract). A root that is not an
-/// object is wrapped as `{"result": …}`.
+/// object is wrapped as `{"result": …}`. The root is not titled with the Rust type's name,
+/// which tells a client nothing; a title of the type's own (`#[schemars(title = "…")]`,
+/// a `# Heading` in its doc comment) stays.
 ///
 /// ```
 /// let output = mcp_runtime_core::schema::output_schema::<u32>();
 /// assert!(output.wrapped);
 /// assert_eq!(output.schema.get("required"), Some(&serde_json::json!(["result"])));
+/// assert_eq!(output.schema.get("title"), None);
 /// ```
 pub fn output_schema<T: JsonSchema>() -> OutputSchema {
-    let schema = settings()
+    let mut schema = settings()
         .for_serialize()
         .into_generator()
         .into_root_schema_for::<T>();
+    untitle::<T>(&mut schema);
     if has_object_root(&schema) {
         OutputSchema {
             schema,
@@ -66,6 +70,15 @@ pub fn output_schema<T: JsonSchema>() -> OutputSchema {
             schema: wrap_in_result(schema),
             wrapped: true,
         }
+    }
+}
+
+/// Removes the title a root schema is given by default, the name of the Rust type `T`
+/// (`Out`, `Array_of_Item`): a title equal to it is not told apart from one the type gives
+/// itself, and goes too.
+fn untitle<T: JsonSchema>(schema: &mut Schema) {
+    if schema.get("title").and_then(Value::as_str) == Some(&*T::schema_name()) {
+        schema.remove("title");
     }
 }
 
@@ -149,6 +162,50 @@ mod tests {
             schema["properties"]["result"]["items"]["$ref"],
             "#/$defs/Item"
         );
+    }
+
+    #[test]
+    fn output_schemas_are_not_titled_with_rust_type_names() {
+        /// The sum of two integers.
+        #[derive(schemars::JsonSchema, serde::Serialize)]
+        #[allow(dead_code)]
+        struct Sum {
+            sum: i64,
+            part: Part,
+        }
+        /// A part.
+        #[derive(schemars::JsonSchema, serde::Serialize)]
+        #[allow(dead_code)]
+        struct Part {
+            value: i64,
+        }
+        /// # Totals
+        ///
+        /// What the tool counted.
+        #[derive(schemars::JsonSchema, serde::Serialize)]
+        #[allow(dead_code)]
+        struct Counted {
+            total: u32,
+        }
+        #[derive(schemars::JsonSchema, serde::Serialize)]
+        #[schemars(title = "Word count")]
+        #[allow(dead_code)]
+        struct Words {
+            words: u32,
+        }
+
+        let sum = output_schema::<Sum>().schema.to_value();
+        assert_eq!(sum.get("title"), None, "{sum}");
+        assert_eq!(sum["description"], "The sum of two integers.");
+        assert_eq!(sum["$defs"]["Part"].get("title"), None, "{sum}");
+        let parts = output_schema::<Vec<Part>>().schema.to_value();
+        assert_eq!(parts.get("title"), None, "{parts}");
+        assert!(parts["$defs"]["Part"].is_object(), "{parts}");
+        // Titles the type gives itself are kept.
+        let counted = output_schema::<Counted>().schema.to_value();
+        assert_eq!(counted["title"], "Totals");
+        let words = output_schema::<Words>().schema.to_value();
+        assert_eq!(words["title"], "Word count");
     }
 
     #[test]

@@ -85,6 +85,11 @@ pub enum DefinitionError {
 /// types, `dangerous`, `requires_sandbox`, the required client capabilities) travels in
 /// `_meta` under [`META_KEY`].
 ///
+/// Every byte of the listing lands in a model's context, so it says each thing once and
+/// leaves out what says nothing: the title when it is the description's summary line, a
+/// package's version (see [`with_package_version`](Self::with_package_version)), flags that
+/// are off, and `_meta` when nothing is left in it.
+///
 /// ```
 /// use mcp_runtime_core::ToolDefinition;
 /// use serde_json::json;
@@ -104,6 +109,8 @@ pub struct ToolDefinition {
     title: Option<String>,
     description: Option<String>,
     version: semver::Version,
+    /// Whether the version is the tool's own, rather than its package's.
+    version_stated: bool,
     category: Option<String>,
     tags: Vec<String>,
     annotations: ToolAnnotations,
@@ -192,6 +199,7 @@ impl ToolDefinition {
             title: None,
             description: None,
             version: semver::Version::new(0, 0, 0),
+            version_stated: false,
             category: None,
             tags: Vec::new(),
             annotations: ToolAnnotations::default(),
@@ -224,16 +232,43 @@ impl ToolDefinition {
         with_description => description
     );
 
-    /// Sets the version, which must be semantic versioning (`X.Y.Z`).
+    /// Sets the tool's own version, which must be semantic versioning (`X.Y.Z`). It travels
+    /// in `_meta`.
     pub fn with_version(mut self, version: &str) -> Result<Self, DefinitionError> {
-        self.version = version
+        self.version = self.parse_version(version)?;
+        self.version_stated = true;
+        Ok(self)
+    }
+
+    /// Sets the version of the package the tool comes with, for a tool that states none of
+    /// its own (what `#[mcp_tool]` does without `version = "…"`). The manifest and the
+    /// specification show it; `_meta` leaves it out, as it tells a client nothing about the
+    /// tool.
+    ///
+    /// ```
+    /// use mcp_runtime_core::ToolDefinition;
+    ///
+    /// let input = schemars::json_schema!({ "type": "object", "properties": {} });
+    /// let tool = ToolDefinition::new("clock.now", input)?.with_package_version("0.4.1")?;
+    /// assert_eq!(tool.version().to_string(), "0.4.1");
+    /// let wire = serde_json::to_value(&tool)?;
+    /// assert!(wire.get("_meta").is_none());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_package_version(mut self, version: &str) -> Result<Self, DefinitionError> {
+        self.version = self.parse_version(version)?;
+        self.version_stated = false;
+        Ok(self)
+    }
+
+    fn parse_version(&self, version: &str) -> Result<semver::Version, DefinitionError> {
+        version
             .parse()
             .map_err(|err: semver::Error| DefinitionError::Version {
                 tool: self.name.to_string(),
                 version: version.to_owned(),
                 reason: err.to_string(),
-            })?;
-        Ok(self)
+            })
     }
 
     text_setter!(
@@ -367,9 +402,36 @@ impl ToolDefinition {
         self.description.as_deref()
     }
 
-    /// The version.
+    /// The version: the tool's own, or else its package's.
     pub fn version(&self) -> &semver::Version {
         &self.version
+    }
+
+    /// The title as MCP's `Tool` carries it: left out when it is only the description's
+    /// summary line (its first line, ignoring closing periods), which a model reads in the
+    /// description already; this is the title `#[mcp_tool]` takes from a doc comment
+    /// without a `# Heading`.
+    ///
+    /// ```
+    /// use mcp_runtime_core::ToolDefinition;
+    ///
+    /// let input = schemars::json_schema!({ "type": "object", "properties": {} });
+    /// let tool = ToolDefinition::new("math.add", input)?
+    ///     .with_title("Add two integers")
+    ///     .with_description("Add two integers.\n\nFails on overflow.");
+    /// assert_eq!(tool.listed_title(), None);
+    /// let tool = tool.with_title("Adder");
+    /// assert_eq!(tool.listed_title(), Some("Adder"));
+    /// # Ok::<(), mcp_runtime_core::DefinitionError>(())
+    /// ```
+    pub fn listed_title(&self) -> Option<&str> {
+        let title = self.title.as_deref()?;
+        let bare = |text: &str| text.trim().trim_end_matches('.').trim_end().to_owned();
+        let summary = self.description.as_deref().and_then(|d| d.lines().next());
+        match summary {
+            Some(summary) if bare(summary) == bare(title) => None,
+            _ => Some(title),
+        }
     }
 
     /// The category, if any.
@@ -460,12 +522,11 @@ impl ToolDefinition {
         &self.required_client_capabilities
     }
 
+    /// MCP's annotations: the hints that are set. Their `title` is left out: every revision
+    /// served has `Tool.title`, which carries it once.
     fn mcp_annotations(&self) -> Map<String, Value> {
         let a = &self.annotations;
         let mut map = Map::new();
-        if let Some(title) = &self.title {
-            map.insert("title".into(), title.clone().into());
-        }
         for (key, hint) in [
             ("readOnlyHint", a.read_only),
             ("destructiveHint", a.destructive),
@@ -479,9 +540,12 @@ impl ToolDefinition {
         map
     }
 
-    fn meta(&self) -> Value {
+    /// What travels in `_meta` under [`META_KEY`]: what is set, never a default.
+    fn meta(&self) -> Map<String, Value> {
         let mut meta = Map::new();
-        meta.insert("version".into(), self.version.to_string().into());
+        if self.version_stated {
+            meta.insert("version".into(), self.version.to_string().into());
+        }
         if let Some(category) = &self.category {
             meta.insert("category".into(), category.clone().into());
         }
@@ -508,12 +572,13 @@ impl ToolDefinition {
                 Value::Object(self.required_client_capabilities.clone()),
             );
         }
-        meta.insert("dangerous".into(), self.annotations.dangerous.into());
-        meta.insert(
-            "requiresSandbox".into(),
-            self.annotations.requires_sandbox.into(),
-        );
-        Value::Object(Map::from_iter([(META_KEY.to_owned(), Value::Object(meta))]))
+        if self.annotations.dangerous {
+            meta.insert("dangerous".into(), true.into());
+        }
+        if self.annotations.requires_sandbox {
+            meta.insert("requiresSandbox".into(), true.into());
+        }
+        meta
     }
 }
 
@@ -522,7 +587,7 @@ impl Serialize for ToolDefinition {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(None)?;
         map.serialize_entry("name", &self.name)?;
-        if let Some(title) = &self.title {
+        if let Some(title) = self.listed_title() {
             map.serialize_entry("title", title)?;
         }
         if let Some(description) = &self.description {
@@ -542,7 +607,11 @@ impl Serialize for ToolDefinition {
                 &serde_json::json!({ "taskSupport": self.task_support.as_str() }),
             )?;
         }
-        map.serialize_entry("_meta", &self.meta())?;
+        let meta = self.meta();
+        if !meta.is_empty() {
+            let meta = Map::from_iter([(META_KEY.to_owned(), Value::Object(meta))]);
+            map.serialize_entry("_meta", &meta)?;
+        }
         map.end()
     }
 }
@@ -589,14 +658,99 @@ mod tests {
                 ..ToolAnnotations::default()
             });
         let wire = serde_json::to_value(&tool).unwrap();
-        assert_eq!(
-            wire["annotations"],
-            json!({"title": "Delete a file", "destructiveHint": true})
-        );
+        assert_eq!(wire["title"], "Delete a file");
+        assert_eq!(wire["annotations"], json!({"destructiveHint": true}));
         assert_eq!(
             wire["_meta"][META_KEY],
-            json!({"version": "0.0.0", "category": "filesystem", "tags": ["fs"], "dangerous": true, "requiresSandbox": false})
+            json!({"category": "filesystem", "tags": ["fs"], "dangerous": true})
         );
+    }
+
+    #[test]
+    fn a_tool_with_nothing_but_defaults_has_no_title_annotations_or_meta() {
+        let tool = ToolDefinition::new("math.add", input())
+            .unwrap()
+            .with_package_version("0.1.0")
+            .unwrap()
+            .with_title("Add two integers")
+            .with_description("Add two integers.\n\nFails on overflow.");
+        assert_eq!(tool.version().to_string(), "0.1.0");
+        assert_eq!(tool.title(), Some("Add two integers"));
+        let wire = serde_json::to_string(&tool).unwrap();
+        assert_eq!(
+            wire,
+            r#"{"name":"math.add","description":"Add two integers.\n\nFails on overflow.","inputSchema":{"type":"object","properties":{}}}"#
+        );
+    }
+
+    #[test]
+    fn a_stated_version_and_flags_that_are_on_travel_in_meta() {
+        let tool = ToolDefinition::new("fs.wipe", input())
+            .unwrap()
+            .with_package_version("0.1.0")
+            .unwrap()
+            .with_version("2.0.0")
+            .unwrap()
+            .with_annotations(ToolAnnotations {
+                requires_sandbox: true,
+                ..ToolAnnotations::default()
+            });
+        let wire = serde_json::to_value(&tool).unwrap();
+        assert_eq!(
+            wire["_meta"],
+            json!({ META_KEY: {"version": "2.0.0", "requiresSandbox": true} })
+        );
+        let repackaged = tool.with_package_version("0.2.0").unwrap();
+        let wire = serde_json::to_value(&repackaged).unwrap();
+        assert_eq!(
+            wire["_meta"],
+            json!({ META_KEY: {"requiresSandbox": true} })
+        );
+    }
+
+    #[test]
+    fn a_title_is_listed_only_when_it_is_not_the_summary_line() {
+        let tool = |title: &str, description: Option<&str>| {
+            let tool = ToolDefinition::new("doc.tool", input())
+                .unwrap()
+                .with_title(title);
+            match description {
+                Some(description) => tool.with_description(description),
+                None => tool,
+            }
+        };
+        // The summary line, with or without its closing period.
+        assert_eq!(
+            tool("Read a file", Some("Read a file.")).listed_title(),
+            None
+        );
+        assert_eq!(
+            tool("Read a file.", Some("Read a file.\nMore.")).listed_title(),
+            None
+        );
+        assert_eq!(
+            tool("Read a file", Some("Read a file")).listed_title(),
+            None
+        );
+        // A heading, a title of its own, or no description to repeat it.
+        assert_eq!(
+            tool("File reader", Some("Read a file.")).listed_title(),
+            Some("File reader")
+        );
+        assert_eq!(
+            tool("Read a file", Some("Read a file and more.")).listed_title(),
+            Some("Read a file")
+        );
+        assert_eq!(
+            tool("Read", Some("Line one.\nRead")).listed_title(),
+            Some("Read")
+        );
+        assert_eq!(
+            tool("Read a file", None).listed_title(),
+            Some("Read a file")
+        );
+        let wire = serde_json::to_value(tool("Read a file", Some("Read a file."))).unwrap();
+        assert!(wire.get("title").is_none(), "{wire}");
     }
 
     #[test]

@@ -1561,7 +1561,6 @@ fn the_manifest_holds_every_field() {
             },
             "outputSchema": {
                 "$schema": "https://json-schema.org/draft/2020-12/schema",
-                "title": "int64",
                 "type": "object",
                 "properties": { "result": { "type": "integer", "format": "int64" } },
                 "required": ["result"],

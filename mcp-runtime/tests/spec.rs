@@ -226,7 +226,6 @@ Counts the steps between two points of a grid.
     "steps"
   ],
   "description": "The distance between two points.",
-  "title": "Distance",
   "$schema": "https://json-schema.org/draft/2020-12/schema"
 }
 ```
@@ -505,7 +504,6 @@ The value is sent as `{"result": …}`, since MCP wants an object at the root.
 {
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object",
-  "title": "uint32",
   "properties": {
     "result": {
       "type": "integer",

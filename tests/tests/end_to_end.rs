@@ -174,22 +174,43 @@ fn definition_carries_attribute_and_doc_comment() {
     let tool = tool_json("e2e.greet");
     assert_eq!(tool["title"], "Greet someone");
     assert_eq!(tool["description"], "Says hello to `name`, `times` times.");
-    assert_eq!(
-        tool["annotations"],
-        json!({ "title": "Greet someone", "readOnlyHint": true })
-    );
+    // The heading is the title, sent once: MCP's annotations do not repeat it.
+    assert_eq!(tool["annotations"], json!({ "readOnlyHint": true }));
+    // What is set, and no default.
     assert_eq!(
         tool["_meta"]["mcp-runtime/tool"],
-        json!({ "version": "2.1.0", "category": "text", "tags": ["demo", "greeting"], "dangerous": false, "requiresSandbox": false })
+        json!({ "version": "2.1.0", "category": "text", "tags": ["demo", "greeting"] })
     );
 }
 
 #[test]
-fn version_defaults_to_the_crate_version() {
+fn version_defaults_to_the_crate_version_which_the_wire_leaves_out() {
+    let double = Registry::global().get("e2e.double").expect("e2e.double");
     assert_eq!(
-        tool_json("e2e.double")["_meta"]["mcp-runtime/tool"]["version"],
+        double.definition().version().to_string(),
         env!("CARGO_PKG_VERSION")
     );
+    let wire = tool_json("e2e.double");
+    assert!(wire.get("_meta").is_none(), "{wire}");
+}
+
+#[test]
+fn a_title_that_is_the_summary_line_is_left_out() {
+    // `double`'s doc comment has no heading: its first line is both the definition's
+    // title and the description's first line, which the listing says once.
+    let double = Registry::global().get("e2e.double").expect("e2e.double");
+    assert_eq!(
+        double.definition().title(),
+        Some("Doubles a number; the output is not an object, so it is wrapped")
+    );
+    let wire = tool_json("e2e.double");
+    assert!(wire.get("title").is_none(), "{wire}");
+    assert!(wire.get("annotations").is_none(), "{wire}");
+    assert_eq!(
+        wire["description"],
+        "Doubles a number; the output is not an object, so it is wrapped."
+    );
+    assert_eq!(wire["outputSchema"].get("title"), None, "{wire}");
 }
 
 #[test]

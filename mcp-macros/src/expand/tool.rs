@@ -328,12 +328,13 @@ fn respan(tokens: TokenStream, at: Span) -> TokenStream {
 
 fn definition(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
     let name = tool_name(tool, args);
+    // A tool that states no version has its package's, which `_meta` leaves out.
     let version = match &args.version {
         Some(version) => {
             let version = &version.value;
-            quote!(#version)
+            quote!(.with_version(#version)?)
         }
-        None => quote!(::core::env!("CARGO_PKG_VERSION")),
+        None => quote!(.with_package_version(::core::env!("CARGO_PKG_VERSION"))?),
     };
     let [title, description, scopes] = common_definition(&args.common, &tool.doc);
     let category = args
@@ -405,7 +406,7 @@ fn definition(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
             #name,
             (&&#private::Probe::<__McpArguments>::new()).arguments_schema(),
         )?
-        .with_version(#version)?
+        #version
         #required_client
         #title
         #description

@@ -39,7 +39,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     assert_eq!(
         wire["annotations"],
         json!({
-            "title": "Read every file",
             "readOnlyHint": true,
             "destructiveHint": false,
             "idempotentHint": true,
