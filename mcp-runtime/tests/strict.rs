@@ -1,0 +1,201 @@
+//! Strict where the schema says strict: a struct below the root refuses a field it does not
+//! have, as the arguments object does.
+
+use std::collections::BTreeMap;
+
+use mcp_runtime::{ErrorType, MCPToolCall, MCPToolResult, Registry, mcp_tool};
+use serde_json::{Value, json};
+
+mod support;
+use support::failure;
+
+/// A point on the canvas.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+struct Point {
+    /// Across.
+    x: i32,
+    /// Down.
+    y: i32,
+    /// How far into the canvas, if it has depth.
+    depth: Option<i32>,
+}
+
+/// A colour.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum Color {
+    Red,
+    Green,
+    Blue,
+}
+
+/// Paints a dot.
+#[mcp_tool(namespace = "strict", inline)]
+fn paint(
+    /// The colour.
+    color: Color,
+    /// Where.
+    at: Point,
+    /// Where else, if anywhere.
+    also: Option<Vec<Point>>,
+) -> String {
+    let others = also.map_or(0, |also| also.len());
+    let depth = at.depth.unwrap_or(0);
+    format!("{color:?} at {},{},{depth} and {others} more", at.x, at.y)
+}
+
+/// Extra settings, kept as they come.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[schemars(extend("additionalProperties" = true))]
+struct Loose {
+    /// The only setting read.
+    level: u8,
+}
+
+/// A label with any number of named values beside it.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+struct Labelled {
+    /// The label.
+    label: String,
+    /// Everything else.
+    #[serde(flatten)]
+    values: BTreeMap<String, i64>,
+}
+
+/// Takes what stays open: a map, a struct that opts out, a flattened map.
+#[mcp_tool(namespace = "strict", inline)]
+fn open(
+    /// Counts by name.
+    counts: BTreeMap<String, Point>,
+    /// Settings.
+    loose: Loose,
+    /// A label and its values.
+    labelled: Labelled,
+) -> usize {
+    counts.len() + usize::from(loose.level) + labelled.values.len() + labelled.label.len()
+}
+
+fn call(name: &str, arguments: Value) -> MCPToolResult {
+    Registry::global().call_blocking(MCPToolCall::new(name, arguments).expect("a valid call"))
+}
+
+/// The violations of a refused call: path, keyword and message each.
+fn violations(result: &MCPToolResult) -> Vec<(String, String, String)> {
+    let (error_type, _, details) = failure(result);
+    assert_eq!(error_type, ErrorType::ValidationError, "{result:?}");
+    details["errors"]
+        .as_array()
+        .expect("a list of errors")
+        .iter()
+        .map(|error| {
+            let field = |key: &str| error[key].as_str().expect(key).to_owned();
+            (field("path"), field("keyword"), field("message"))
+        })
+        .collect()
+}
+
+#[test]
+fn nested_structs_are_advertised_closed_and_maps_open() {
+    let tool = Registry::global().get("strict.paint").unwrap();
+    let schema = tool.definition().input_schema().as_value();
+    assert_eq!(schema["additionalProperties"], false, "{schema}");
+    assert_eq!(schema["$defs"]["Point"]["additionalProperties"], false);
+    let tool = Registry::global().get("strict.open").unwrap();
+    let schema = tool.definition().input_schema().as_value();
+    assert_eq!(
+        schema["properties"]["counts"]["additionalProperties"],
+        json!({ "$ref": "#/$defs/Point" })
+    );
+    assert_eq!(schema["$defs"]["Loose"]["additionalProperties"], true);
+    assert_eq!(
+        schema["$defs"]["Labelled"]["additionalProperties"],
+        json!({ "type": "integer", "format": "int64" })
+    );
+}
+
+#[test]
+fn an_unknown_field_of_a_nested_struct_is_refused_with_its_pointer() {
+    let result = call(
+        "strict.paint",
+        json!({ "color": "red", "at": { "x": 1, "y": 2, "z": 3 } }),
+    );
+    let (_, message, _) = failure(&result);
+    assert_eq!(
+        message,
+        "invalid arguments for tool `strict.paint`: `/at`: Additional properties are not \
+         allowed ('z' was unexpected)"
+    );
+    assert_eq!(
+        violations(&result),
+        [(
+            "/at".to_owned(),
+            "additionalProperties".to_owned(),
+            "Additional properties are not allowed ('z' was unexpected)".to_owned()
+        )]
+    );
+    // A misspelt optional field, deeper, in a list.
+    let result = call(
+        "strict.paint",
+        json!({ "color": "red", "at": { "x": 1, "y": 2 }, "also": [{ "x": 1, "y": 2, "dpeth": 3 }] }),
+    );
+    assert_eq!(
+        violations(&result),
+        [(
+            "/also/0".to_owned(),
+            "additionalProperties".to_owned(),
+            "Additional properties are not allowed ('dpeth' was unexpected)".to_owned()
+        )]
+    );
+    // As at the top level.
+    let result = call(
+        "strict.paint",
+        json!({ "color": "red", "at": { "x": 1, "y": 2 }, "extra": 1 }),
+    );
+    assert_eq!(
+        violations(&result),
+        [(
+            String::new(),
+            "additionalProperties".to_owned(),
+            "Additional properties are not allowed ('extra' was unexpected)".to_owned()
+        )]
+    );
+    let result = call(
+        "strict.paint",
+        json!({ "color": "red", "at": { "x": 1, "y": 2, "depth": 3 } }),
+    );
+    assert_eq!(
+        result.data(),
+        json!({ "result": "Red at 1,2,3 and 0 more" }).as_object()
+    );
+}
+
+#[test]
+fn maps_flattened_maps_and_structs_that_opt_out_take_any_name() {
+    let result = call(
+        "strict.open",
+        json!({
+            "counts": { "a": { "x": 1, "y": 2 } },
+            "loose": { "level": 1, "anything": true },
+            "labelled": { "label": "l", "one": 1, "two": 2 },
+        }),
+    );
+    assert_eq!(result.data(), json!({ "result": 5 }).as_object());
+    // A struct inside a map is still closed.
+    let result = call(
+        "strict.open",
+        json!({
+            "counts": { "a": { "x": 1, "y": 2, "w": 0 } },
+            "loose": { "level": 1 },
+            "labelled": { "label": "l" },
+        }),
+    );
+    assert_eq!(
+        violations(&result),
+        [(
+            "/counts/a".to_owned(),
+            "additionalProperties".to_owned(),
+            "Additional properties are not allowed ('w' was unexpected)".to_owned()
+        )]
+    );
+}
+
