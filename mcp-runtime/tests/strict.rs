@@ -1,5 +1,6 @@
 //! Strict where the schema says strict: a struct below the root refuses a field it does not
-//! have, as the arguments object does.
+//! have, as the arguments object does, and a value that fits no branch of an enum is told
+//! which branch came closest and what it wanted.
 
 use std::collections::BTreeMap;
 
@@ -199,3 +200,165 @@ fn maps_flattened_maps_and_structs_that_opt_out_take_any_name() {
     );
 }
 
+/// A shape, tagged inside (`{"kind": "circle", "radius": 1}`).
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[allow(dead_code)] // Read through `Debug` alone.
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum Inside {
+    Circle { radius: f64 },
+    Square { side: f64 },
+}
+
+/// A shape, tagged beside its content (`{"t": "circle", "c": {"radius": 1}}`).
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[allow(dead_code)] // Read through `Debug` alone.
+#[serde(tag = "t", content = "c", rename_all = "snake_case")]
+enum Beside {
+    Circle { radius: f64 },
+    Square(f64),
+}
+
+/// A shape, tagged outside, as serde does by default (`{"circle": {"radius": 1}}`).
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[allow(dead_code)] // Read through `Debug` alone.
+#[serde(rename_all = "snake_case")]
+enum Outside {
+    Circle { radius: f64 },
+    Square(f64),
+    Dot,
+}
+
+/// A shape without a tag: whichever fits.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[allow(dead_code)] // Read through `Debug` alone.
+#[serde(untagged)]
+enum Untagged {
+    At(Point),
+    Size(f64),
+    Named { name: String, sides: u8 },
+}
+
+/// Measures shapes of every kind of enum.
+#[mcp_tool(namespace = "strict", inline)]
+fn measure(
+    /// Tagged inside.
+    inside: Option<Inside>,
+    /// Tagged beside.
+    beside: Option<Beside>,
+    /// Tagged outside.
+    outside: Option<Outside>,
+    /// Untagged.
+    untagged: Option<Untagged>,
+) -> String {
+    format!("{inside:?} {beside:?} {outside:?} {untagged:?}")
+}
+
+/// The one violation of a refused call of `strict.measure` with `arguments`.
+fn measured(arguments: Value) -> (String, String) {
+    let result = call("strict.measure", arguments);
+    let found = violations(&result);
+    let [(path, _, message)] = found.as_slice() else {
+        panic!("one violation: {found:?}");
+    };
+    (path.clone(), message.clone())
+}
+
+fn said(path: &str, message: &str) -> (String, String) {
+    (path.to_owned(), message.to_owned())
+}
+
+#[test]
+fn a_tagged_variant_is_told_what_its_branch_wanted() {
+    assert_eq!(
+        measured(json!({ "inside": { "kind": "circle", "radius": "x" } })),
+        said(
+            "/inside/radius",
+            "the value is not of type \"number\" (branch `circle`)"
+        )
+    );
+    assert_eq!(
+        measured(json!({ "beside": { "t": "circle", "c": { "radius": "x" } } })),
+        said(
+            "/beside/c/radius",
+            "the value is not of type \"number\" (branch `circle`)"
+        )
+    );
+    assert_eq!(
+        measured(json!({ "beside": { "t": "square", "c": {} } })),
+        said(
+            "/beside/c",
+            "the value is not of type \"number\" (branch `square`)"
+        )
+    );
+    assert_eq!(
+        measured(json!({ "outside": { "circle": { "radius": "x" } } })),
+        said(
+            "/outside/circle/radius",
+            "the value is not of type \"number\" (branch `circle`)"
+        )
+    );
+    // A field the variant does not have.
+    assert_eq!(
+        measured(json!({ "inside": { "kind": "square", "side": 1, "radius": 2 } })),
+        said(
+            "/inside",
+            "Additional properties are not allowed ('radius' was unexpected) (branch `square`)"
+        )
+    );
+}
+
+#[test]
+fn a_tag_that_names_no_variant_is_told_the_variants() {
+    assert_eq!(
+        measured(json!({ "inside": { "kind": "triangle" } })),
+        said("/inside/kind", "expected one of \"circle\", \"square\"")
+    );
+    assert_eq!(
+        measured(json!({ "inside": { "radius": 1 } })),
+        said(
+            "/inside",
+            "missing the tag `kind`: expected one of \"circle\", \"square\""
+        )
+    );
+    assert_eq!(
+        measured(json!({ "beside": { "t": "triangle", "c": 1 } })),
+        said("/beside/t", "expected one of \"circle\", \"square\"")
+    );
+    assert_eq!(
+        measured(json!({ "outside": { "triangle": 1 } })),
+        said(
+            "/outside",
+            "expected one of \"dot\", or an object with one key, one of \"circle\", \"square\""
+        )
+    );
+    assert_eq!(
+        measured(json!({ "outside": "triangle" })),
+        said(
+            "/outside",
+            "expected one of \"dot\", or an object with one key, one of \"circle\", \"square\""
+        )
+    );
+}
+
+#[test]
+fn an_untagged_value_is_told_what_the_closest_branch_wanted() {
+    assert_eq!(
+        measured(json!({ "untagged": { "x": 1, "y": "down" } })),
+        said(
+            "/untagged/y",
+            "the value is not of type \"integer\" (branch `Point`)"
+        )
+    );
+    assert_eq!(
+        measured(json!({ "untagged": { "name": "hexagon", "sides": -6 } })),
+        said(
+            "/untagged/sides",
+            "the value is less than the minimum of 0 (branch `3 of 3`)"
+        )
+    );
+    let result = call(
+        "strict.measure",
+        json!({ "inside": { "kind": "circle", "radius": 1 }, "untagged": 2.5 }),
+    );
+    assert!(result.error().is_none(), "{result:?}");
+}
