@@ -48,11 +48,11 @@ pub(crate) fn close_objects(root: &mut Map<String, Value>) {
             break;
         }
     }
-    close(root, false, &merged);
+    close(root, false);
     if let Some(Value::Object(definitions)) = root.get_mut("$defs") {
         for (name, definition) in definitions.iter_mut() {
             if let Value::Object(definition) = definition {
-                close(definition, merged.contains(name), &merged);
+                close(definition, merged.contains(name));
             }
         }
     }
@@ -125,16 +125,17 @@ fn merged_definitions(map: &Map<String, Value>, inherited: bool, merged: &mut BT
     }
 }
 
-/// Closes `schema` and the schemas below it, except where `merged` (this schema's properties
-/// are completed elsewhere) or the definitions in `merged_names` say not to.
-fn close(map: &mut Map<String, Value>, merged: bool, merged_names: &BTreeSet<String>) {
+/// Closes `map` and the schemas below it (not its definitions, which the caller closes),
+/// except where `merged` says its properties are completed elsewhere, or a schema below
+/// merges with its branches.
+fn close(map: &mut Map<String, Value>, merged: bool) {
     let merging = merged || merges_subschemas(map);
     if !merging && lists_only_its_properties(map) {
         map.insert("additionalProperties".to_owned(), Value::Bool(false));
     }
     let visit = |schema: &mut Value, merged| {
         if let Value::Object(schema) = schema {
-            close(schema, merged, merged_names);
+            close(schema, merged);
         }
     };
     for (keyword, value) in map.iter_mut() {
