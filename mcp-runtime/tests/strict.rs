@@ -362,3 +362,46 @@ fn an_untagged_value_is_told_what_the_closest_branch_wanted() {
     );
     assert!(result.error().is_none(), "{result:?}");
 }
+
+#[test]
+fn the_portable_form_of_each_schema_admits_what_it_admits() {
+    let samples = [
+        json!({}),
+        json!({ "color": "red", "at": { "x": 1, "y": 2 } }),
+        json!({ "color": "red", "at": { "x": 1, "y": 2, "z": 3 } }),
+        json!({ "color": "red", "at": { "x": 1, "y": 2, "depth": null }, "also": null }),
+        json!({ "color": "red", "at": { "x": 1.5, "y": 2 }, "also": [{ "x": 1, "y": 2 }] }),
+        json!({ "color": "pink", "at": { "x": 1, "y": 2 } }),
+        json!({ "inside": { "kind": "circle", "radius": 1 }, "outside": "dot" }),
+        json!({ "inside": { "kind": "circle", "radius": 1, "side": 2 } }),
+        json!({ "beside": { "t": "square", "c": 2 }, "outside": { "square": 1 } }),
+        json!({ "untagged": { "x": 1, "y": 2 } }),
+        json!({ "untagged": { "name": "n", "sides": 300 } }),
+        json!({ "untagged": "text" }),
+        json!({ "counts": {}, "loose": { "level": 1, "more": 1 }, "labelled": { "label": "l", "n": 1 } }),
+        json!({ "counts": { "a": { "x": 1, "y": 2, "w": 3 } }, "loose": { "level": 1 }, "labelled": { "label": "l" } }),
+        json!({ "counts": {}, "loose": { "level": 1 }, "labelled": { "label": "l", "n": "one" } }),
+    ];
+    for name in ["strict.paint", "strict.open", "strict.measure"] {
+        let tool = Registry::global().get(name).unwrap();
+        let generated = tool.definition().input_schema().as_value();
+        let portable = mcp_runtime::listing::portable(generated).expect("no recursive type");
+        let text = portable.to_string();
+        assert!(
+            !text.contains("$ref") && !text.contains("\"type\":["),
+            "{text}"
+        );
+        let generated = jsonschema::validator_for(generated).unwrap();
+        let portable = jsonschema::validator_for(&portable).unwrap();
+        let mut admitted = 0;
+        for sample in &samples {
+            assert_eq!(
+                generated.is_valid(sample),
+                portable.is_valid(sample),
+                "{name}: {sample}"
+            );
+            admitted += usize::from(generated.is_valid(sample));
+        }
+        assert!(admitted > 0, "{name} admits a sample");
+    }
+}
