@@ -91,7 +91,9 @@ fn everything(
     /// If any.
     maybe: Option<Shape>,
 ) -> bool {
-    let _ = (even, code, at, shape, step, either, tree, points, named, maybe);
+    let _ = (
+        even, code, at, shape, step, either, tree, points, named, maybe,
+    );
     true
 }
 
