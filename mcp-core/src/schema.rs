@@ -6,6 +6,8 @@ use schemars::transform::ReplaceBoolSchemas;
 use schemars::{JsonSchema, Schema};
 use serde_json::{Map, Value};
 
+mod closed;
+
 /// The settings every schema of this project is generated with. Boolean subschemas (what
 /// schemars makes for `serde_json::Value`) become objects, `true` as `{}`: the 2025 MCP
 /// revisions require every property's schema to be an object.
@@ -16,6 +18,9 @@ pub fn settings() -> SchemaSettings {
 }
 
 /// The input schema of an arguments type: what the tool accepts (deserialize contract).
+/// Every struct in it is closed (`additionalProperties: false`), as serde would otherwise
+/// drop a field it does not know without a word; a map, a `#[serde(flatten)]`ed map or enum,
+/// and a struct that says `#[schemars(extend("additionalProperties" = true))]` stay open.
 ///
 /// ```
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -25,10 +30,14 @@ pub fn settings() -> SchemaSettings {
 /// assert_eq!(schema.get("type"), Some(&serde_json::json!("object")));
 /// ```
 pub fn input_schema<T: JsonSchema>() -> Schema {
-    settings()
+    let mut schema = settings()
         .for_deserialize()
         .into_generator()
-        .into_root_schema_for::<T>()
+        .into_root_schema_for::<T>();
+    if let Some(root) = schema.as_object_mut() {
+        closed::close_objects(root);
+    }
+    schema
 }
 
 /// A tool's output schema and whether it wraps a non-object type as `{"result": …}`.

@@ -1,5 +1,6 @@
 //! Listings generated from the registry: the JSON manifest, a table for people, a Markdown
-//! table, and schemas made portable for clients that cannot resolve `$ref`.
+//! table, and schemas made portable for clients that read a narrower dialect than JSON
+//! Schema 2020-12 (no `$ref`, no type arrays, no formats of their own).
 
 use std::fmt::Write;
 
@@ -7,6 +8,10 @@ use mcp_runtime_core::{TaskSupport, ToolDefinition};
 use serde_json::{Map, Value, json};
 
 use crate::tool::RegisteredTool;
+
+mod strict_clients;
+
+pub(crate) use strict_clients::{Finding, findings};
 
 /// The stable, scriptable manifest of `tools`: name, title, description, version, category,
 /// tags, annotations, the OAuth scopes a caller needs, whether the tool runs as a task
@@ -133,8 +138,25 @@ pub enum PortableError {
     Recursive(String),
 }
 
-/// `schema` with every local `$ref` (`#/$defs/…`) replaced by the definition it names and
-/// `$defs` dropped, for clients that cannot resolve references.
+/// `schema` in a form clients of a narrower dialect read: every local `$ref` (`#/$defs/…`)
+/// replaced by the definition it names and `$defs` dropped, each type array (`["string",
+/// "null"]`) written as an `anyOf` of one branch per type, and each `format` JSON Schema
+/// 2020-12 does not define (`uint64`, `double`) left out. It admits what `schema` admits.
+///
+/// ```
+/// let schema = serde_json::json!({
+///     "type": "object",
+///     "properties": { "n": { "type": ["integer", "null"], "format": "uint32", "minimum": 0 } },
+/// });
+/// assert_eq!(
+///     mcp_runtime::listing::portable(&schema)?,
+///     serde_json::json!({
+///         "type": "object",
+///         "properties": { "n": { "anyOf": [{ "type": "integer", "minimum": 0 }, { "type": "null" }] } },
+///     })
+/// );
+/// # Ok::<(), mcp_runtime::listing::PortableError>(())
+/// ```
 pub fn portable(schema: &Value) -> Result<Value, PortableError> {
     let defs = schema
         .get("$defs")
@@ -145,7 +167,21 @@ pub fn portable(schema: &Value) -> Result<Value, PortableError> {
     if let Some(object) = out.as_object_mut() {
         object.remove("$defs");
     }
+    strict_clients::simplify(&mut out);
     Ok(out)
+}
+
+/// As [`portable`], and for a schema whose references cannot be inlined (a recursive type),
+/// the schema with its references kept and the rest made portable, with the reason.
+pub(crate) fn portable_or_closest(schema: &Value) -> (Value, Option<PortableError>) {
+    match portable(schema) {
+        Ok(portable) => (portable, None),
+        Err(err) => {
+            let mut closest = schema.clone();
+            strict_clients::simplify(&mut closest);
+            (closest, Some(err))
+        }
+    }
 }
 
 fn inline(

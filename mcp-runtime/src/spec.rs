@@ -6,6 +6,7 @@
 use std::fmt::Write;
 use std::path::PathBuf;
 
+mod example;
 mod prompts;
 mod resources;
 
@@ -112,7 +113,7 @@ pub fn specification(
 
     let _ = writeln!(out, "### 7. Usage Examples\n");
     if definition.examples().is_empty() {
-        let call = json!({ "tool_name": name, "arguments": example_arguments(definition.input_schema().as_value()) });
+        let call = json!({ "tool_name": name, "arguments": example::example_arguments(definition.input_schema().as_value()) });
         let _ = writeln!(
             out,
             "No example is declared; a call, with placeholder values of the right types:\n"
@@ -333,25 +334,6 @@ fn security(definition: &ToolDefinition) -> Vec<String> {
         ));
     }
     lines
-}
-
-/// Placeholder arguments of the right types for the required properties.
-fn example_arguments(schema: &Value) -> Value {
-    let mut arguments = Map::new();
-    let required: Vec<&str> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|names| names.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
-        for (name, property) in properties
-            .iter()
-            .filter(|(name, _)| required.contains(&name.as_str()))
-        {
-            arguments.insert(name.clone(), placeholder(property));
-        }
-    }
-    Value::Object(arguments)
 }
 
 fn placeholder(property: &Value) -> Value {

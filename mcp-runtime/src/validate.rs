@@ -34,6 +34,7 @@ use jsonschema::Validator;
 use mcp_runtime_core::{ErrorType, ToolDefinition, ToolError};
 use serde_json::{Map, Value, json};
 
+mod branches;
 mod lenient;
 
 pub(crate) use lenient::Lenience;
@@ -184,7 +185,11 @@ impl Validation {
             .input
             .get_or_init(|| compile(definition.input_schema().as_value()));
         match validator {
-            Ok(validator) => Ok(violations(validator, arguments)),
+            Ok(validator) => Ok(violations(
+                validator,
+                definition.input_schema().as_value(),
+                arguments,
+            )),
             Err(err) => Err(ToolError::execution(format!(
                 "the input schema of tool `{}` does not compile: {err}",
                 definition.name()
@@ -203,10 +208,10 @@ impl Validation {
                 .output_schema()
                 .map(|schema| compile(schema.as_value()))
         });
-        let validator = match validator {
-            None => return Ok(()),
-            Some(Ok(validator)) => validator,
-            Some(Err(err)) => {
+        let (validator, schema) = match (validator, definition.output_schema()) {
+            (Some(Ok(validator)), Some(schema)) => (validator, schema.as_value()),
+            (None, _) | (_, None) => return Ok(()),
+            (Some(Err(err)), Some(_)) => {
                 return Err(ToolError::execution(format!(
                     "the output schema of tool `{}` does not compile: {err}",
                     definition.name()
@@ -215,7 +220,7 @@ impl Validation {
         };
         // Validating needs a JSON value; the data is small next to the work that made it.
         let data = Value::Object(data.clone());
-        let found = violations(validator, &data);
+        let found = violations(validator, schema, &data);
         if found.is_empty() {
             return Ok(());
         }
@@ -266,15 +271,14 @@ fn compile(schema: &Value) -> Result<Validator, String> {
     jsonschema::validator_for(schema).map_err(|err| err.masked().to_string())
 }
 
-fn violations(validator: &Validator, instance: &Value) -> Vec<Violation> {
-    validator
-        .iter_errors(instance)
-        .map(|err| Violation {
-            path: err.instance_path().as_str().to_owned(),
-            keyword: err.kind().keyword().to_owned(),
-            message: err.masked_with("the value").to_string(),
-        })
-        .collect()
+/// Every violation of `schema`, compiled as `validator`, by `instance`; a value that fits
+/// no branch of an enum is told about the branch it meant (see [`branches`]).
+fn violations(validator: &Validator, schema: &Value, instance: &Value) -> Vec<Violation> {
+    let mut found = Vec::new();
+    for err in validator.iter_errors(instance) {
+        branches::explain(&err, schema, instance, None, &mut found);
+    }
+    found
 }
 
 /// The violation a deserialization error describes, its message rid of the value: serde's

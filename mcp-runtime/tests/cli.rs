@@ -145,6 +145,22 @@ fn pages(
     span.to - span.from + 1
 }
 
+/// The input schema of `wide.place`.
+fn wide_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "n": { "type": ["integer", "null"], "format": "uint32", "minimum": 0 },
+            "at": { "$ref": "#/$defs/Point" },
+            "when": { "type": "string", "format": "date-time" },
+        },
+        "$defs": { "Point": {
+            "type": "object",
+            "properties": { "x": { "type": "number", "format": "double" } },
+        } },
+    })
+}
+
 /// The registries the children run, by name.
 fn build(name: &str) -> Registry {
     let built = match name {
@@ -206,6 +222,14 @@ fn build(name: &str) -> Registry {
                 .unwrap()
                 .with_description("Two.");
             dynamic(dynamic(Registry::builder(), first), second).build()
+        }
+        // A schema with what some clients refuse: a type array, formats JSON Schema does
+        // not define, a reference.
+        "wide" => {
+            let definition = ToolDefinition::new("wide.place", object_schema(wide_schema()))
+                .unwrap()
+                .with_description("Takes a place.");
+            dynamic(Registry::builder(), definition).build()
         }
         "kinds" => return kinds(),
         "bad_kinds" => return bad_kinds(),
@@ -805,14 +829,103 @@ fn usage_errors_exit_2_and_help_exits_0() {
 #[test]
 fn check_of_a_sound_registry_passes() {
     let checked = run("main", &["check"]);
+    // Passes, with a warning for each `int64` (`i64`), a format of schemars' own.
+    let int64 = |tool: &str, which: &str, property: &str| {
+        format!(
+            "warning: `{tool}`: the {which} schema at `/properties/{property}/format`: the \
+             format `int64`, which JSON Schema 2020-12 does not define and some clients refuse; \
+             the portable form (`serve --portable`, `schema --portable`) leaves it out\n"
+        )
+    };
+    let expected = [
+        int64("cli.add", "input", "a"),
+        int64("cli.add", "input", "b"),
+        int64("cli.add", "output", "result"),
+        int64("cli.fail", "output", "result"),
+        int64("cli.mul", "input", "a"),
+        int64("cli.mul", "input", "b"),
+        int64("cli.mul", "output", "result"),
+        "checked 4 tool(s): 0 error(s), 7 warning(s)\n".to_owned(),
+    ]
+    .concat();
     assert_eq!(
         (
             checked.code,
             checked.stdout.as_str(),
             checked.stderr.as_str()
         ),
-        (0, "", "checked 4 tool(s): 0 error(s), 0 warning(s)\n")
+        (0, "", expected.as_str())
     );
+}
+
+#[test]
+fn check_warns_of_each_thing_strict_clients_refuse_by_its_pointer() {
+    let checked = run("wide", &["check"]);
+    let portable = "the portable form (`serve --portable`, `schema --portable`)";
+    let expected = [
+        format!(
+            "warning: `wide.place`: the input schema at `/$defs`: `$defs`, which clients that cannot resolve `$ref` ignore; {portable} inlines them"
+        ),
+        format!(
+            "warning: `wide.place`: the input schema at `/properties/n/type`: a type array ([\"integer\",\"null\"]), which some clients refuse; {portable} writes it as an `anyOf`"
+        ),
+        format!(
+            "warning: `wide.place`: the input schema at `/properties/n/format`: the format `uint32`, which JSON Schema 2020-12 does not define and some clients refuse; {portable} leaves it out"
+        ),
+        format!(
+            "warning: `wide.place`: the input schema at `/properties/at/$ref`: a `$ref` (to `#/$defs/Point`), which some clients cannot resolve; {portable} inlines it"
+        ),
+        format!(
+            "warning: `wide.place`: the input schema at `/$defs/Point/properties/x/format`: the format `double`, which JSON Schema 2020-12 does not define and some clients refuse; {portable} leaves it out"
+        ),
+        "checked 1 tool(s): 0 error(s), 5 warning(s)".to_owned(),
+    ];
+    assert_eq!(checked.stderr, format!("{}\n", expected.join("\n")));
+    assert_eq!((checked.code, checked.stdout.as_str()), (0, ""));
+    // The portable form has none of them, and `check` of it would say nothing.
+    let printed = run("wide", &["schema", "wide.place", "--portable"]);
+    let schema: Value = serde_json::from_str(&printed.stdout).unwrap();
+    assert_eq!(
+        schema,
+        json!({
+            "type": "object",
+            "properties": {
+                "n": { "anyOf": [{ "type": "integer", "minimum": 0 }, { "type": "null" }] },
+                "at": { "type": "object", "properties": { "x": { "type": "number" } } },
+                "when": { "type": "string", "format": "date-time" },
+            },
+        })
+    );
+}
+
+#[test]
+fn serve_portable_lists_the_schemas_schema_portable_prints() {
+    let session = [
+        json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": { "name": "test", "version": "1" } } }),
+        json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }),
+        json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/list" }),
+    ]
+    .map(|message| format!("{message}\n"))
+    .concat();
+    let listed = |flags: &[&str]| {
+        let served = run_stdin("wide", &[&["serve", "--stdio"], flags].concat(), &session);
+        assert_eq!(served.code, 0, "{served:?}");
+        served
+            .stdout
+            .lines()
+            .map(|line| serde_json::from_str::<Value>(line).unwrap())
+            .find(|message| message["id"] == 2)
+            .unwrap_or_else(|| panic!("the listing is answered: {served:?}"))["result"]["tools"][0]
+            ["inputSchema"]
+            .clone()
+    };
+    assert_eq!(listed(&[]), wide_schema(), "as generated by default");
+    let printed = run("wide", &["schema", "wide.place", "--portable"]);
+    let portable: Value = serde_json::from_str(&printed.stdout).unwrap();
+    assert_eq!(listed(&["--portable"]), portable);
+    assert_ne!(portable, wide_schema());
 }
 
 #[test]

@@ -274,6 +274,34 @@ async fn a_request_is_answered_with_json() {
 }
 
 #[tokio::test]
+async fn a_server_with_portable_schemas_lists_them_over_http() {
+    let list = json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/list" });
+    let listed = |answer: Answer| {
+        let tools = answer.json_with(200)["result"]["tools"].clone();
+        tools
+            .as_array()
+            .expect("tools")
+            .iter()
+            .find(|tool| tool["name"] == "calc.add")
+            .expect("calc.add is listed")["inputSchema"]
+            .clone()
+    };
+    let generated = listed(post(serve(HttpConfig::default()).await, &[], &list).await);
+    assert_eq!(generated["properties"]["a"]["format"], "int64");
+    let portable_server = Arc::new(
+        Server::new(Registry::builder().inventory().build().expect("a registry"))
+            .with_portable_schemas(),
+    );
+    let to = serve_this(portable_server, HttpConfig::default()).await;
+    let portable = listed(post(to, &[], &list).await);
+    assert_eq!(
+        portable,
+        mcp_runtime::listing::portable(&generated).expect("portable")
+    );
+    assert_eq!(portable["properties"]["a"], json!({ "type": "integer" }));
+}
+
+#[tokio::test]
 async fn notifications_and_responses_are_accepted_with_202_and_no_body() {
     let to = serve(HttpConfig::default()).await;
     for message in [

@@ -74,7 +74,7 @@ pub(super) fn run(registry: &Registry) -> u8 {
                 errors += 1;
             }
             match listing::portable(schema.as_value()) {
-                Ok(_) => {}
+                Ok(_) => warnings += strict_clients(name, which, schema.as_value(), true),
                 Err(err @ listing::PortableError::Unresolved(_)) => {
                     eprintln!("error: `{name}`: the {which} schema: {err}");
                     errors += 1;
@@ -83,7 +83,7 @@ pub(super) fn run(registry: &Registry) -> u8 {
                     eprintln!(
                         "warning: `{name}`: the {which} schema: {err}; clients that cannot resolve `$ref` cannot read it"
                     );
-                    warnings += 1;
+                    warnings += 1 + strict_clients(name, which, schema.as_value(), false);
                 }
             }
         }
@@ -99,6 +99,29 @@ pub(super) fn run(registry: &Registry) -> u8 {
     }
     eprintln!("checked {checked}: {errors} error(s), {warnings} warning(s)");
     if errors == 0 { 0 } else { FAILURE }
+}
+
+/// Warns of each thing in the `which` schema of tool `name` that some clients refuse, with
+/// its JSON pointer and what the portable form does instead; of references only when the
+/// portable form can inline them (`inlinable`). How many warnings.
+fn strict_clients(name: &str, which: &str, schema: &Value, inlinable: bool) -> usize {
+    let mut warned = 0;
+    for (pointer, finding) in listing::findings(schema) {
+        let instead = match finding {
+            listing::Finding::TypeArray(_) => "writes it as an `anyOf`",
+            listing::Finding::Format(_) => "leaves it out",
+            listing::Finding::Reference(_) if inlinable => "inlines it",
+            listing::Finding::Definitions if inlinable => "inlines them",
+            listing::Finding::Reference(_) | listing::Finding::Definitions => continue,
+        };
+        eprintln!(
+            "warning: `{name}`: the {which} schema at `{pointer}`: {}; the portable form \
+             (`serve --portable`, `schema --portable`) {instead}",
+            finding.describe()
+        );
+        warned += 1;
+    }
+    warned
 }
 
 /// A description, given and not blank.

@@ -68,6 +68,8 @@ struct Cli {
     verbosity: logging::Verbosity,
 }
 
+// One value per run, parsed once: `serve`'s many options cost nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
     /// List the tools, then the resources, resource templates and prompts, each in order:

@@ -19,7 +19,8 @@ pub(super) struct SchemaArgs {
     /// The output schema.
     #[arg(long)]
     output: bool,
-    /// Inline every `$ref`, for clients that cannot resolve references.
+    /// The portable form: every `$ref` inlined, type arrays written as `anyOf`, and no
+    /// `format` JSON Schema does not define, for clients that refuse those.
     #[arg(long)]
     portable: bool,
 }

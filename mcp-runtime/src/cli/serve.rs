@@ -60,6 +60,11 @@ pub(super) struct ServeArgs {
     /// Serve tools under names valid for LLM APIs: `calculator.add` as `calculator_add`.
     #[arg(long)]
     llm_names: bool,
+    /// Serve each tool's schemas in the portable form `schema --portable` prints: no
+    /// `$ref`, no type arrays, no `format` JSON Schema does not define. For clients that
+    /// refuse those (Gemini, clients that do not resolve `$ref`); `check` lists them.
+    #[arg(long)]
+    portable: bool,
     /// With `--llm-names`, serve the tools of NAMESPACE under their names alone:
     /// `app.greet` as `greet`.
     #[arg(long, value_name = "NAMESPACE", requires = "llm_names")]
@@ -144,6 +149,7 @@ pub(super) fn run(
         rate_burst,
         llm_names,
         llm_names_bare,
+        portable,
         task_store,
         task_namespace,
         task_ttl,
@@ -207,6 +213,7 @@ pub(super) fn run(
         },
         llm_names,
         llm_names_bare,
+        portable,
         page_size,
         state_key,
         app: app.cloned(),
@@ -222,6 +229,8 @@ struct Options {
     task_settings: crate::tasks::TaskSettings,
     llm_names: bool,
     llm_names_bare: Option<String>,
+    /// `--portable`.
+    portable: bool,
     page_size: usize,
     state_key: Option<StateKey>,
     /// The name and version `serverInfo` gives, when the application said.
@@ -273,6 +282,7 @@ fn serve(
         task_settings,
         llm_names,
         llm_names_bare,
+        portable,
         page_size,
         state_key,
         app,
@@ -291,6 +301,9 @@ fn serve(
     };
     let tools = registry.len();
     let mut server = Server::new(registry).with_page_size(page_size);
+    if portable {
+        server = server.with_portable_schemas();
+    }
     if let Some(app) = app {
         server = server.with_info(app.name, app.version);
     }

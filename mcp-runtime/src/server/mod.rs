@@ -103,6 +103,8 @@ pub struct Server {
     llm_names: bool,
     /// The namespace whose tools are served under their names alone, with LLM names.
     bare: Option<String>,
+    /// Whether `tools/list` carries the portable form of each schema.
+    portable: bool,
     /// Taken by each change, so that two changes never work from one snapshot.
     changing: Mutex<()>,
     /// Who hears of changes.
@@ -137,12 +139,14 @@ impl Server {
         let snapshot = Snapshot {
             registry: registry.into(),
             llm_names: None,
+            portable: false,
             listing: OnceLock::new(),
         };
         Self {
             served: ArcSwap::from_pointee(snapshot),
             llm_names: false,
             bare: None,
+            portable: false,
             changing: Mutex::new(()),
             listeners: Arc::default(),
             name,
@@ -204,9 +208,31 @@ impl Server {
     /// later change that would make one.
     pub fn with_llm_names(mut self) -> Result<Self, LlmNameError> {
         let registry = self.served.load().registry.clone();
-        self.served = ArcSwap::from_pointee(Snapshot::new(registry, true, self.bare.as_deref())?);
+        let snapshot = Snapshot::new(registry, true, self.bare.as_deref())?;
+        self.served = ArcSwap::from_pointee(snapshot.with_portable(self.portable));
         self.llm_names = true;
         Ok(self)
+    }
+
+    /// Serves each tool's schemas in `tools/list` in their portable form
+    /// ([`listing::portable`](crate::listing::portable)): references inlined, type arrays
+    /// written as `anyOf`, and no `format` JSON Schema does not define, for clients that
+    /// refuse those (Gemini's function declarations, clients that do not resolve `$ref`).
+    /// Calls are checked against the schemas as generated all the same; the portable form
+    /// admits the same arguments.
+    #[must_use]
+    pub fn with_portable_schemas(mut self) -> Self {
+        self.portable = true;
+        let current = self.served.load();
+        let snapshot = Snapshot {
+            registry: current.registry.clone(),
+            llm_names: current.llm_names.clone(),
+            portable: true,
+            listing: OnceLock::new(),
+        };
+        drop(current);
+        self.served = ArcSwap::from_pointee(snapshot);
+        self
     }
 
     /// As [`with_llm_names`](Self::with_llm_names), with the tools of `namespace` served
@@ -265,7 +291,8 @@ impl Server {
                 ServedRegistry::from(registry),
                 self.llm_names,
                 self.bare.as_deref(),
-            )?;
+            )?
+            .with_portable(self.portable);
             self.served.store(Arc::new(snapshot));
             for (changed, kind) in [
                 (before.tools != after.tools, ListKind::Tools),

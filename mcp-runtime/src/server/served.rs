@@ -107,6 +107,8 @@ impl From<Registry> for ServedRegistry {
 pub(super) struct Snapshot {
     pub(super) registry: ServedRegistry,
     pub(super) llm_names: Option<LlmNames>,
+    /// Whether `tools/list` carries the portable form of each schema.
+    pub(super) portable: bool,
     pub(super) listing: OnceLock<Listing>,
 }
 
@@ -121,11 +123,16 @@ impl Snapshot {
                     .llm_names
                     .as_ref()
                     .and_then(|names| names.to_llm.get(tool.name().as_str()));
-                let wire = match llm_name {
-                    None => serde_json::value::to_raw_value(tool.definition()),
-                    Some(llm_name) => {
+                let wire = match (llm_name, self.portable) {
+                    (None, false) => serde_json::value::to_raw_value(tool.definition()),
+                    (llm_name, portable) => {
                         serde_json::to_value(tool.definition()).and_then(|mut wire| {
-                            wire["name"] = Value::String(llm_name.clone());
+                            if let Some(llm_name) = llm_name {
+                                wire["name"] = Value::String(llm_name.clone());
+                            }
+                            if portable {
+                                make_portable(tool.name().as_str(), &mut wire);
+                            }
                             serde_json::value::to_raw_value(&wire)
                         })
                     }
@@ -159,8 +166,31 @@ impl Snapshot {
         Ok(Self {
             registry,
             llm_names,
+            portable: false,
             listing: OnceLock::new(),
         })
+    }
+
+    /// This snapshot, serving the portable form of each schema when `portable` says so.
+    pub(super) fn with_portable(mut self, portable: bool) -> Self {
+        self.portable = portable;
+        self
+    }
+}
+
+/// The wire form of a tool with its schemas in their portable form
+/// ([`listing::portable`](crate::listing::portable)); a schema whose references cannot be
+/// inlined (a recursive type) keeps them, with a warning.
+fn make_portable(name: &str, wire: &mut Value) {
+    for key in ["inputSchema", "outputSchema"] {
+        let Some(schema) = wire.get_mut(key) else {
+            continue;
+        };
+        let (portable, err) = crate::listing::portable_or_closest(schema);
+        if let Some(err) = err {
+            tracing::warn!(tool = %name, "the {key} is served with its `$ref`s: {err}");
+        }
+        *schema = portable;
     }
 }
 
@@ -190,7 +220,7 @@ pub(super) struct Listing {
 }
 
 /// The two directions of the LLM-name mapping.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub(super) struct LlmNames {
     pub(super) to_llm: HashMap<String, String>,
     pub(super) to_canonical: HashMap<String, String>,

@@ -1,0 +1,365 @@
+//! What some clients refuse in a schema, and the portable form without it.
+//!
+//! JSON Schema 2020-12 allows all of these, and MCP names that dialect; clients that hand
+//! tool schemas to a model's API on a narrower dialect refuse them, or drop the tool:
+//! - a `type` array (`["string", "null"]`, what an `Option` becomes): Gemini's function
+//!   declarations take one type, and refuse the whole request otherwise;
+//! - a `format` JSON Schema does not define (`uint64`, `int32`, `double`: schemars names the
+//!   Rust type): strict validators (Ajv in strict mode) and Gemini refuse unknown formats;
+//! - `$ref` and `$defs`: several clients do not resolve references, and drop the tool or
+//!   send calls without the referenced parts.
+//!
+//! The portable form writes a type array as an `anyOf` of one branch per type, each with the
+//! keywords that apply to its type; drops a format JSON Schema does not define (the bounds
+//! beside it, `minimum` and `maximum`, still say the range); and inlines each `$ref`. It
+//! admits exactly the values the original admits.
+
+use serde_json::{Map, Value};
+
+/// The formats JSON Schema 2020-12 defines (Validation, section 7.3).
+pub(crate) const STANDARD_FORMATS: [&str; 19] = [
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+/// Something in a schema that some clients refuse.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Finding {
+    /// A `type` array, with its types.
+    TypeArray(String),
+    /// A `format` JSON Schema does not define.
+    Format(String),
+    /// A `$ref`, with its target.
+    Reference(String),
+    /// `$defs`.
+    Definitions,
+}
+
+impl Finding {
+    /// What it is, and what some clients do with it.
+    pub(crate) fn describe(&self) -> String {
+        match self {
+            Self::TypeArray(types) => {
+                format!("a type array ({types}), which some clients refuse")
+            }
+            Self::Format(format) => format!(
+                "the format `{format}`, which JSON Schema 2020-12 does not define and some clients refuse"
+            ),
+            Self::Reference(target) => {
+                format!("a `$ref` (to `{target}`), which some clients cannot resolve")
+            }
+            Self::Definitions => {
+                "`$defs`, which clients that cannot resolve `$ref` ignore".to_owned()
+            }
+        }
+    }
+}
+
+/// Each thing in `schema` some clients refuse, with the JSON pointer of its keyword.
+pub(crate) fn findings(schema: &Value) -> Vec<(String, Finding)> {
+    let mut found = Vec::new();
+    visit(schema, &mut String::new(), &mut |pointer, schema| {
+        let at = |keyword: &str| format!("{pointer}/{}", mcp_runtime_core::pointer_token(keyword));
+        if let Some(Value::Array(types)) = schema.get("type") {
+            found.push((
+                at("type"),
+                Finding::TypeArray(Value::Array(types.clone()).to_string()),
+            ));
+        }
+        if let Some(Value::String(format)) = schema.get("format") {
+            if !STANDARD_FORMATS.contains(&format.as_str()) {
+                found.push((at("format"), Finding::Format(format.clone())));
+            }
+        }
+        if let Some(Value::String(target)) = schema.get("$ref") {
+            found.push((at("$ref"), Finding::Reference(target.clone())));
+        }
+        if schema.contains_key("$defs") {
+            found.push((at("$defs"), Finding::Definitions));
+        }
+    });
+    found
+}
+
+/// Calls `each` with every schema object in `schema`, the root included, and its pointer.
+fn visit(schema: &Value, pointer: &mut String, each: &mut impl FnMut(&str, &Map<String, Value>)) {
+    let Value::Object(map) = schema else {
+        return;
+    };
+    each(pointer, map);
+    for (keyword, value) in map {
+        let mark = pointer.len();
+        pointer.push('/');
+        pointer.push_str(&mcp_runtime_core::pointer_token(keyword));
+        match keyword.as_str() {
+            "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => {
+                for (name, subschema) in value.as_object().into_iter().flatten() {
+                    let inner = pointer.len();
+                    pointer.push('/');
+                    pointer.push_str(&mcp_runtime_core::pointer_token(name));
+                    visit(subschema, pointer, each);
+                    pointer.truncate(inner);
+                }
+            }
+            "allOf" | "anyOf" | "oneOf" | "prefixItems" => {
+                for (index, subschema) in value.as_array().into_iter().flatten().enumerate() {
+                    let inner = pointer.len();
+                    pointer.push_str(&format!("/{index}"));
+                    visit(subschema, pointer, each);
+                    pointer.truncate(inner);
+                }
+            }
+            "items"
+            | "additionalProperties"
+            | "unevaluatedProperties"
+            | "unevaluatedItems"
+            | "propertyNames"
+            | "contains"
+            | "not"
+            | "if"
+            | "then"
+            | "else" => {
+                visit(value, pointer, each);
+            }
+            _ => {}
+        }
+        pointer.truncate(mark);
+    }
+}
+
+/// The keywords that constrain values of one type only, by type; the others (`enum`,
+/// `const`, the applicators) apply to every type.
+fn type_of_keyword(keyword: &str) -> Option<&'static [&'static str]> {
+    const NUMBER: &[&str] = &["number", "integer"];
+    Some(match keyword {
+        "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf" => NUMBER,
+        "minLength" | "maxLength" | "pattern" | "contentEncoding" | "contentMediaType"
+        | "contentSchema" => &["string"],
+        "items" | "prefixItems" | "contains" | "minContains" | "maxContains" | "minItems"
+        | "maxItems" | "uniqueItems" | "unevaluatedItems" => &["array"],
+        "properties"
+        | "patternProperties"
+        | "additionalProperties"
+        | "required"
+        | "propertyNames"
+        | "minProperties"
+        | "maxProperties"
+        | "dependentRequired"
+        | "dependentSchemas"
+        | "unevaluatedProperties" => &["object"],
+        _ => return None,
+    })
+}
+
+/// Keywords that describe rather than constrain: they stay beside the `anyOf` a type array
+/// becomes.
+const ANNOTATIONS: [&str; 8] = [
+    "title",
+    "description",
+    "default",
+    "examples",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "$comment",
+];
+
+/// Rewrites, in every schema object of `schema`, a type array as an `anyOf` and drops a
+/// format JSON Schema does not define.
+pub(crate) fn simplify(schema: &mut Value) {
+    let Value::Object(map) = schema else {
+        return;
+    };
+    for (keyword, value) in map.iter_mut() {
+        match keyword.as_str() {
+            "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => {
+                for subschema in value
+                    .as_object_mut()
+                    .into_iter()
+                    .flat_map(|m| m.values_mut())
+                {
+                    simplify(subschema);
+                }
+            }
+            "allOf" | "anyOf" | "oneOf" | "prefixItems" => {
+                for subschema in value.as_array_mut().into_iter().flatten() {
+                    simplify(subschema);
+                }
+            }
+            "items"
+            | "additionalProperties"
+            | "unevaluatedProperties"
+            | "unevaluatedItems"
+            | "propertyNames"
+            | "contains"
+            | "not"
+            | "if"
+            | "then"
+            | "else" => simplify(value),
+            _ => {}
+        }
+    }
+    if map
+        .get("format")
+        .and_then(Value::as_str)
+        .is_some_and(|format| !STANDARD_FORMATS.contains(&format))
+    {
+        map.remove("format");
+    }
+    let Some(Value::Array(types)) = map.get("type") else {
+        return;
+    };
+    let types: Vec<String> = types
+        .iter()
+        .filter_map(Value::as_str)
+        .map(str::to_owned)
+        .collect();
+    map.remove("type");
+    let (mut kept, constraints): (Map<String, Value>, Map<String, Value>) = std::mem::take(map)
+        .into_iter()
+        .partition(|(keyword, _)| ANNOTATIONS.contains(&keyword.as_str()));
+    let branches = types
+        .iter()
+        .map(|ty| {
+            let mut branch = Map::from_iter([("type".to_owned(), Value::String(ty.clone()))]);
+            for (keyword, value) in &constraints {
+                let applies =
+                    type_of_keyword(keyword).is_none_or(|types| types.contains(&ty.as_str()));
+                if applies {
+                    branch.insert(keyword.clone(), value.clone());
+                }
+            }
+            Value::Object(branch)
+        })
+        .collect();
+    kept.insert("anyOf".to_owned(), Value::Array(branches));
+    *map = kept;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_type_array_becomes_one_branch_per_type_with_its_keywords() {
+        let mut schema = json!({
+            "description": "How many.",
+            "type": ["integer", "null"],
+            "format": "uint32",
+            "minimum": 0,
+            "enum": [1, 2, null],
+        });
+        simplify(&mut schema);
+        assert_eq!(
+            schema,
+            json!({
+                "description": "How many.",
+                "anyOf": [
+                    { "type": "integer", "minimum": 0, "enum": [1, 2, null] },
+                    { "type": "null", "enum": [1, 2, null] },
+                ],
+            })
+        );
+    }
+
+    #[test]
+    fn the_simplified_schema_admits_what_the_original_admits() {
+        let original = json!({
+            "type": "object",
+            "properties": {
+                "n": { "type": ["integer", "null"], "format": "uint8", "minimum": 0, "maximum": 255 },
+                "list": { "type": ["array", "null"], "items": { "type": "string", "format": "email" }, "maxItems": 2 },
+                "at": { "type": ["object", "null"], "properties": { "x": { "type": "number", "format": "double" } }, "required": ["x"], "additionalProperties": false },
+            },
+            "additionalProperties": false,
+        });
+        let mut simplified = original.clone();
+        simplify(&mut simplified);
+        assert!(findings(&simplified).is_empty(), "{simplified}");
+        assert_eq!(
+            simplified["properties"]["list"]["anyOf"][0]["items"]["format"],
+            "email"
+        );
+        let values = [
+            json!({}),
+            json!({ "n": 3 }),
+            json!({ "n": null }),
+            json!({ "n": -1 }),
+            json!({ "n": 256 }),
+            json!({ "n": 1.5 }),
+            json!({ "n": "3" }),
+            json!({ "list": ["a", "b"] }),
+            json!({ "list": ["a", "b", "c"] }),
+            json!({ "list": [1] }),
+            json!({ "list": null }),
+            json!({ "at": { "x": 1 } }),
+            json!({ "at": { "x": 1, "y": 2 } }),
+            json!({ "at": {} }),
+            json!({ "at": null }),
+            json!({ "at": [] }),
+            json!({ "other": 1 }),
+        ];
+        let original = jsonschema::validator_for(&original).unwrap();
+        let simplified = jsonschema::validator_for(&simplified).unwrap();
+        for value in values {
+            assert_eq!(
+                original.is_valid(&value),
+                simplified.is_valid(&value),
+                "{value}"
+            );
+        }
+    }
+
+    #[test]
+    fn findings_name_each_keyword_by_its_pointer() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "a": { "type": ["string", "null"], "format": "date" },
+                "b": { "$ref": "#/$defs/B" },
+                "c~/": { "type": "integer", "format": "int64" },
+            },
+            "$defs": { "B": { "type": "number", "format": "double" } },
+        });
+        assert_eq!(
+            findings(&schema),
+            [
+                ("/$defs".to_owned(), Finding::Definitions),
+                (
+                    "/properties/a/type".to_owned(),
+                    Finding::TypeArray("[\"string\",\"null\"]".to_owned())
+                ),
+                (
+                    "/properties/b/$ref".to_owned(),
+                    Finding::Reference("#/$defs/B".to_owned())
+                ),
+                (
+                    "/properties/c~0~1/format".to_owned(),
+                    Finding::Format("int64".to_owned())
+                ),
+                (
+                    "/$defs/B/format".to_owned(),
+                    Finding::Format("double".to_owned())
+                ),
+            ]
+        );
+    }
+}
