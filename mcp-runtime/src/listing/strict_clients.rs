@@ -98,6 +98,38 @@ pub(crate) fn findings(schema: &Value) -> Vec<(String, Finding)> {
     found
 }
 
+/// What a keyword's value holds of subschemas.
+enum Holds {
+    /// An object of them, by name (`properties`, `$defs`).
+    Named,
+    /// An array of them (`anyOf`, `prefixItems`).
+    Listed,
+    /// One (`items`, `not`).
+    One,
+    /// None: the keyword is no applicator.
+    Nothing,
+}
+
+fn holds(keyword: &str) -> Holds {
+    match keyword {
+        "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => {
+            Holds::Named
+        }
+        "allOf" | "anyOf" | "oneOf" | "prefixItems" => Holds::Listed,
+        "items"
+        | "additionalProperties"
+        | "unevaluatedProperties"
+        | "unevaluatedItems"
+        | "propertyNames"
+        | "contains"
+        | "not"
+        | "if"
+        | "then"
+        | "else" => Holds::One,
+        _ => Holds::Nothing,
+    }
+}
+
 /// Calls `each` with every schema object in `schema`, the root included, and its pointer.
 fn visit(schema: &Value, pointer: &mut String, each: &mut impl FnMut(&str, &Map<String, Value>)) {
     let Value::Object(map) = schema else {
@@ -108,8 +140,8 @@ fn visit(schema: &Value, pointer: &mut String, each: &mut impl FnMut(&str, &Map<
         let mark = pointer.len();
         pointer.push('/');
         pointer.push_str(&mcp_runtime_core::pointer_token(keyword));
-        match keyword.as_str() {
-            "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => {
+        match holds(keyword) {
+            Holds::Named => {
                 for (name, subschema) in value.as_object().into_iter().flatten() {
                     let inner = pointer.len();
                     pointer.push('/');
@@ -118,7 +150,7 @@ fn visit(schema: &Value, pointer: &mut String, each: &mut impl FnMut(&str, &Map<
                     pointer.truncate(inner);
                 }
             }
-            "allOf" | "anyOf" | "oneOf" | "prefixItems" => {
+            Holds::Listed => {
                 for (index, subschema) in value.as_array().into_iter().flatten().enumerate() {
                     let inner = pointer.len();
                     pointer.push_str(&format!("/{index}"));
@@ -126,19 +158,8 @@ fn visit(schema: &Value, pointer: &mut String, each: &mut impl FnMut(&str, &Map<
                     pointer.truncate(inner);
                 }
             }
-            "items"
-            | "additionalProperties"
-            | "unevaluatedProperties"
-            | "unevaluatedItems"
-            | "propertyNames"
-            | "contains"
-            | "not"
-            | "if"
-            | "then"
-            | "else" => {
-                visit(value, pointer, each);
-            }
-            _ => {}
+            Holds::One => visit(value, pointer, each),
+            Holds::Nothing => {}
         }
         pointer.truncate(mark);
     }
@@ -188,8 +209,8 @@ pub(crate) fn simplify(schema: &mut Value) {
         return;
     };
     for (keyword, value) in map.iter_mut() {
-        match keyword.as_str() {
-            "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => {
+        match holds(keyword) {
+            Holds::Named => {
                 for subschema in value
                     .as_object_mut()
                     .into_iter()
@@ -198,22 +219,13 @@ pub(crate) fn simplify(schema: &mut Value) {
                     simplify(subschema);
                 }
             }
-            "allOf" | "anyOf" | "oneOf" | "prefixItems" => {
+            Holds::Listed => {
                 for subschema in value.as_array_mut().into_iter().flatten() {
                     simplify(subschema);
                 }
             }
-            "items"
-            | "additionalProperties"
-            | "unevaluatedProperties"
-            | "unevaluatedItems"
-            | "propertyNames"
-            | "contains"
-            | "not"
-            | "if"
-            | "then"
-            | "else" => simplify(value),
-            _ => {}
+            Holds::One => simplify(value),
+            Holds::Nothing => {}
         }
     }
     if map
