@@ -103,9 +103,11 @@ pub(super) fn run(registry: &Registry) -> u8 {
 
 /// Warns of each thing in the `which` schema of tool `name` that some clients refuse, with
 /// its JSON pointer and what the portable form does instead; of references only when the
-/// portable form can inline them (`inlinable`). How many warnings.
+/// portable form can inline them (`inlinable`). The places of one same thing (each `int64`
+/// of a schema) share a line. How many warnings (lines).
 fn strict_clients(name: &str, which: &str, schema: &Value, inlinable: bool) -> usize {
-    let mut warned = 0;
+    // Each thing once, in the order first met, with its places.
+    let mut found: Vec<(String, &str, Vec<String>)> = Vec::new();
     for (pointer, finding) in listing::findings(schema) {
         let instead = match finding {
             listing::Finding::TypeArray(_) => "writes it as an `anyOf`",
@@ -114,14 +116,20 @@ fn strict_clients(name: &str, which: &str, schema: &Value, inlinable: bool) -> u
             listing::Finding::Definitions if inlinable => "inlines them",
             listing::Finding::Reference(_) | listing::Finding::Definitions => continue,
         };
-        eprintln!(
-            "warning: `{name}`: the {which} schema at `{pointer}`: {}; the portable form \
-             (`serve --portable`, `schema --portable`) {instead}",
-            finding.describe()
-        );
-        warned += 1;
+        let what = finding.describe();
+        match found.iter_mut().find(|(seen, ..)| *seen == what) {
+            Some((.., places)) => places.push(pointer),
+            None => found.push((what, instead, vec![pointer])),
+        }
     }
-    warned
+    for (what, instead, places) in &found {
+        eprintln!(
+            "warning: `{name}`: the {which} schema at `{}`: {what}; the portable form \
+             (`serve --portable`, `schema --portable`) {instead}",
+            places.join("`, `")
+        );
+    }
+    found.len()
 }
 
 /// A description, given and not blank.
