@@ -223,14 +223,7 @@ impl Server {
     #[must_use]
     pub fn with_portable_schemas(mut self) -> Self {
         self.portable = true;
-        let current = self.served.load();
-        let snapshot = Snapshot {
-            registry: current.registry.clone(),
-            llm_names: current.llm_names.clone(),
-            portable: true,
-            listing: OnceLock::new(),
-        };
-        drop(current);
+        let snapshot = self.served.load().relisted(true);
         self.served = ArcSwap::from_pointee(snapshot);
         self
     }

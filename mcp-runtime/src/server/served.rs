@@ -176,6 +176,17 @@ impl Snapshot {
         self.portable = portable;
         self
     }
+
+    /// The same registry under the same names, its listing made anew: in the portable
+    /// form when `portable` says so.
+    pub(super) fn relisted(&self, portable: bool) -> Self {
+        Self {
+            registry: self.registry.clone(),
+            llm_names: self.llm_names.clone(),
+            portable,
+            listing: OnceLock::new(),
+        }
+    }
 }
 
 /// The wire form of a tool with its schemas in their portable form
