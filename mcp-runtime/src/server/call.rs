@@ -6,7 +6,6 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use futures_util::FutureExt;
-use mcp_runtime_core::wire::CallToolResult;
 use mcp_runtime_core::{LoggingLevel, MCPToolCall};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
@@ -203,10 +202,10 @@ impl Server {
             .call_with(pending.call, options)
             .now_or_never()
         {
-            Some(result) => Step::Answered(Some(Answer::ok(self.respond(
+            Some(result) => Step::Answered(Some(Answer::ok(self.respond_call(
                 &pending.id,
                 pending.stateless,
-                &CallToolResult::from(result),
+                result,
             )))),
             None => Step::Answered(Some(Answer::ok(fault_response(
                 &pending.id,
@@ -290,7 +289,7 @@ impl Server {
         if let Some(asks) = asks.filter(|asks| asks.round().is_some_and(Round::is_open)) {
             return Some(self.input_required(id, asks));
         }
-        Some(self.respond(id, pending.stateless, &CallToolResult::from(result)))
+        Some(self.respond_call(id, pending.stateless, result))
     }
 
     /// `options` with what came with `pending`: its `_meta` and who sent it, which it gives

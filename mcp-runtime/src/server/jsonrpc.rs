@@ -748,6 +748,41 @@ pub(crate) fn result_response<T: Serialize>(id: &Id, result: &T) -> String {
     })
 }
 
+/// The success response to a `tools/call` whose result is data alone, the common one:
+/// `structuredContent` and the text block that repeats it, written straight out. The data
+/// is serialized once; the text is those bytes escaped. The bytes are those of
+/// [`result_response`] of the result's [`CallToolResult`](mcp_runtime_core::wire::CallToolResult),
+/// and, with `complete`, of the 2026-07-28 form that adds `resultType` and the server's
+/// name and version. `None` for an id that could not be read.
+pub(crate) fn data_call_response(
+    id: &Id,
+    data: &Map<String, Value>,
+    complete: Option<(&str, &str)>,
+) -> Option<String> {
+    let id = id.written()?;
+    // A map of JSON values always serializes.
+    let text = serde_json::to_vec(data).ok()?;
+    let mut out = Vec::with_capacity(2 * text.len() + id.len() + 120);
+    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    out.extend_from_slice(id.as_bytes());
+    out.extend_from_slice(br#","result":{"structuredContent":"#);
+    out.extend_from_slice(&text);
+    out.extend_from_slice(br#","content":[{"type":"text","text":"#);
+    serde_json::to_writer(&mut out, std::str::from_utf8(&text).ok()?).ok()?;
+    out.extend_from_slice(br#"}],"isError":false"#);
+    if let Some((name, version)) = complete {
+        out.extend_from_slice(
+            br#","resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"#,
+        );
+        serde_json::to_writer(&mut out, name).ok()?;
+        out.extend_from_slice(br#","version":"#);
+        serde_json::to_writer(&mut out, version).ok()?;
+        out.extend_from_slice(b"}}");
+    }
+    out.extend_from_slice(b"}}");
+    String::from_utf8(out).ok()
+}
+
 /// An error response. An id that could not be read is left out, as MCP's schema has it
 /// (JSON-RPC itself would send `null`, which MCP's `RequestId` does not allow).
 pub(crate) fn error_response(id: &Id, code: i64, message: &str, data: Option<Value>) -> String {

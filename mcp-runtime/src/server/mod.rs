@@ -30,6 +30,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use arc_swap::ArcSwap;
 
+use mcp_runtime_core::wire::CallToolResult;
+use mcp_runtime_core::{MCPToolResult, ToolStatus};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
@@ -521,6 +523,23 @@ impl Server {
         } else {
             jsonrpc::result_response(id, result)
         }
+    }
+
+    /// The answer to a `tools/call` that ran: a result with data alone written straight out
+    /// ([`jsonrpc::data_call_response`]), any other through its wire form.
+    fn respond_call(&self, id: &Id, stateless: bool, result: MCPToolResult) -> String {
+        if let Some(data) = result.data().filter(|_| {
+            result.status() != ToolStatus::Failure
+                && result.error().is_none()
+                && result.explanation().is_none()
+                && result.content().is_empty()
+        }) {
+            let complete = stateless.then_some((self.name.as_str(), self.version.as_str()));
+            if let Some(answer) = jsonrpc::data_call_response(id, data, complete) {
+                return answer;
+            }
+        }
+        self.respond(id, stateless, &CallToolResult::from(result))
     }
 
     /// The answer to `request`: its result, or the fault that stopped it.

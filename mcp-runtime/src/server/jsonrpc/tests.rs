@@ -523,3 +523,71 @@ fn requests_read_directly_are_read_as_the_general_reader_reads_them() {
         assert!(parse_request(message).is_none(), "{message}");
     }
 }
+
+/// A call's data as the direct writer and the wire form write it, under `id`.
+fn both_ways(id: &str, data: serde_json::Map<String, Value>) -> (String, String) {
+    let id = Id::of(&RawValue::from_string(id.to_owned()).unwrap()).unwrap();
+    let direct = data_call_response(&id, &data, None).unwrap();
+    let wire = mcp_runtime_core::wire::CallToolResult::from(
+        mcp_runtime_core::MCPToolResult::success(Value::Object(data)),
+    );
+    (direct, result_response(&id, &wire))
+}
+
+#[test]
+fn a_call_s_data_is_written_directly_as_its_wire_form_has_it() {
+    let data = serde_json::json!({
+        "sum": 3,
+        "text": "quote \" backslash \\ newline \n tab \t nul \u{0} bell \u{7} é 😀 \u{2028}",
+        "nested": {"list": [1, -2.5, null, true, "x"], "empty": {}},
+        "big": 18446744073709551615u64,
+    });
+    let Value::Object(data) = data else {
+        unreachable!()
+    };
+    for id in ["1", "\"a\\\"b\"", "-7", "1e2"] {
+        let (direct, wire) = both_ways(id, data.clone());
+        assert_eq!(direct, wire, "under the id {id}");
+    }
+    // The 2026-07-28 form adds what `resultType` and the server's info say, after the rest.
+    let id = Id::of(&RawValue::from_string("5".to_owned()).unwrap()).unwrap();
+    let complete = data_call_response(&id, &data, Some(("srv \"x\"", "1.0"))).unwrap();
+    let read: Value = serde_json::from_str(&complete).unwrap();
+    assert_eq!(read["result"]["resultType"], "complete");
+    assert_eq!(
+        read["result"]["_meta"]["io.modelcontextprotocol/serverInfo"],
+        serde_json::json!({"name": "srv \"x\"", "version": "1.0"})
+    );
+    assert_eq!(
+        read["result"]["structuredContent"],
+        Value::Object(data.clone())
+    );
+    assert_eq!(
+        read["result"]["content"][0]["text"],
+        serde_json::to_string(&data).unwrap()
+    );
+    assert_eq!(read["result"]["isError"], false);
+    // An id that could not be read is left to the general writer.
+    assert_eq!(data_call_response(&Id::NONE, &data, None), None);
+}
+
+/// A call's data: a few members, each a string, an integer, a number or a boolean.
+fn call_data() -> impl proptest::strategy::Strategy<Value = serde_json::Map<String, Value>> {
+    use proptest::strategy::Strategy as _;
+    let member = proptest::prop_oneof![
+        ".*".prop_map(Value::from),
+        proptest::num::i64::ANY.prop_map(Value::from),
+        proptest::num::f64::NORMAL.prop_map(Value::from),
+        proptest::bool::ANY.prop_map(Value::from),
+    ];
+    proptest::collection::vec((".*", member), 0..6)
+        .prop_map(|entries| entries.into_iter().collect())
+}
+
+proptest::proptest! {
+    #[test]
+    fn any_data_is_written_directly_as_its_wire_form_has_it(data in call_data()) {
+        let (direct, wire) = both_ways("42", data);
+        proptest::prop_assert_eq!(direct, wire);
+    }
+}
