@@ -137,8 +137,7 @@ impl Server {
         };
         // At 2026-07-28 a call that asks the client is answered over rounds. A tool that
         // cannot ask (it cannot await) takes no round: nothing to bind, seal or open.
-        let may_ask = snapshot.registry.may_ask_user(call.tool_name.as_str());
-        let asks = if stateless && may_ask {
+        let asks = if stateless && snapshot.registry.may_ask_user(call.tool_name.as_str()) {
             let context = round_context("tools/call", &sent_name, &call.arguments);
             let retry = params.retry.map(|retry| *retry).unwrap_or_default();
             match self.round(&context, retry.input_responses, retry.request_state) {

@@ -333,7 +333,8 @@ impl<'de> Deserialize<'de> for Direct {
 
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Direct, A::Error> {
                 let unusual = || de::Error::custom("left to the general reader");
-                let (mut version, mut id, mut method) = (false, None, None::<String>);
+                // The method borrowed: a call never keeps it. One with escapes is unusual.
+                let (mut version, mut id, mut method) = (false, None, None::<&'de str>);
                 let mut params = None;
                 while let Some(key) = map.next_key::<&'de str>()? {
                     match key {
@@ -349,7 +350,7 @@ impl<'de> Deserialize<'de> for Direct {
                         }
                         "method" if method.is_none() => method = Some(map.next_value()?),
                         "params" if params.is_none() => {
-                            params = Some(match method.as_deref() {
+                            params = Some(match method {
                                 None => return Err(unusual()),
                                 Some("tools/call") => Params::Call(
                                     map.next_value::<Option<CallParams>>()?.unwrap_or_default(),
@@ -383,6 +384,7 @@ impl<'de> Deserialize<'de> for Direct {
                             Some(Params::Call(_)) => return Err(unusual()),
                             None => Map::new(),
                         };
+                        let method = method.to_owned();
                         match id {
                             Some(id) => Incoming::Request { id, method, params },
                             None => Incoming::Notification { method, params },

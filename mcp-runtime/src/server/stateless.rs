@@ -264,6 +264,10 @@ pub(crate) fn admit_call(
 /// The refusal of a call of `tool` from a handshake client that declared `declared` at
 /// `initialize`, when the tool needs a capability it lacks: -32021, as at 2026-07-28.
 pub(crate) fn requires(tool: &ToolDefinition, declared: &Map<String, Value>) -> Result<(), Fault> {
+    // Most tools need nothing: no copy of what the client declared is made for them.
+    if tool.required_client_capabilities().is_empty() {
+        return Ok(());
+    }
     let missing = mcp_runtime_core::missing_client_capabilities(
         tool.required_client_capabilities(),
         &Value::Object(declared.clone()),
