@@ -40,8 +40,8 @@ use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::{ConnectInfo, DefaultBodyLimit, Request, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::extract::{ConnectInfo, DefaultBodyLimit, FromRequest, Request, State};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
@@ -151,10 +151,9 @@ pub fn router(server: Arc<Server>, config: HttpConfig) -> Router {
     }
     router
         .layer(DefaultBodyLimit::max(body_limit))
-        // The guards answer before the body is read, or its limit checked.
+        // The guards answer before the body is read, or its limit checked; the same layer
+        // logs every request, those the guards refuse too.
         .layer(middleware::from_fn_with_state(Arc::clone(&state), guard))
-        // Outermost: every request is logged, those the guards refuse too.
-        .layer(middleware::from_fn(log_request))
         .with_state(state)
 }
 
@@ -201,15 +200,17 @@ impl Carried {
     }
 }
 
-/// One line in the log per request: what it asked, its status and how long it took.
-async fn log_request(request: Request, next: Next) -> Response {
+/// The guards of every request, before its body is read ([`guarded`]), and its one line in
+/// the log: what it asked, its status and how long it took. One layer does both, as each
+/// layer costs every request a future of its own.
+async fn guard(State(state): State<Arc<HttpState>>, request: Request, next: Next) -> Response {
     if !tracing::enabled!(target: REQUEST_TARGET, tracing::Level::INFO) {
-        return next.run(request).await;
+        return guarded(&state, request, next).await;
     }
     let started = Instant::now();
     let http_method = request.method().clone();
     let path = request.uri().path().to_owned();
-    let response = next.run(request).await;
+    let response = guarded(&state, request, next).await;
     let carried = response.extensions().get::<Carried>();
     tracing::info!(
         target: REQUEST_TARGET,
@@ -243,7 +244,7 @@ pub async fn serve_http(
 
 /// The guards of every request, before its body is read.
 #[allow(unused_mut)]
-async fn guard(State(state): State<Arc<HttpState>>, mut request: Request, next: Next) -> Response {
+async fn guarded(state: &HttpState, mut request: Request, next: Next) -> Response {
     let client = request
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()
@@ -313,13 +314,17 @@ async fn no_stream() -> Response {
         .into_response()
 }
 
-async fn post_mcp(
-    State(state): State<Arc<HttpState>>,
-    extensions: axum::http::Extensions,
-    headers: HeaderMap,
-    body: Result<Bytes, axum::extract::rejection::BytesRejection>,
-) -> Response {
-    let body = match body {
+async fn post_mcp(State(state): State<Arc<HttpState>>, request: Request) -> Response {
+    // The headers and what this handler reads of the extensions are taken, not copied as
+    // their extractors would; the body's limit reads the rest of the extensions.
+    let (mut parts, body) = request.into_parts();
+    let headers = std::mem::take(&mut parts.headers);
+    let address = parts
+        .extensions
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|ConnectInfo(peer)| peer.ip());
+    let auth = parts.extensions.get::<Arc<crate::AuthInfo>>().cloned();
+    let body = match Bytes::from_request(Request::from_parts(parts, body), &state).await {
         Ok(body) => body,
         // Too large (413), or unreadable: said as a JSON-RPC error too.
         Err(rejection) => {
@@ -339,22 +344,20 @@ async fn post_mcp(
         }
     };
     // Request ids are the client's own: a cancellation reaches only calls from its address.
-    let client = extensions
-        .get::<ConnectInfo<SocketAddr>>()
-        .map_or_else(String::new, |ConnectInfo(peer)| peer.ip().to_string());
+    let client = address.map_or_else(String::new, client_key);
     let incoming = match super::parse(&body) {
         Ok(incoming) => incoming,
         Err(refusal) => return json_response(StatusCode::BAD_REQUEST, refusal.into_response()),
     };
     let carried = Carried::of(&incoming);
-    let response = answer(&state, &extensions, &headers, &client, incoming).await;
+    let response = answer(&state, auth, &headers, &client, incoming).await;
     Carried::mark(carried, response)
 }
 
 /// The answer to `incoming`, a message read from a `POST` by `client`.
 async fn answer(
     state: &Arc<HttpState>,
-    extensions: &axum::http::Extensions,
+    auth: Option<Arc<crate::AuthInfo>>,
     headers: &HeaderMap,
     client: &str,
     incoming: Incoming,
@@ -406,7 +409,7 @@ async fn answer(
         client,
         log_level: known.as_ref().and_then(|known| known.log_level),
         capabilities: known.and_then(|known| known.capabilities),
-        auth: extensions.get::<Arc<crate::AuthInfo>>().cloned(),
+        auth,
         hide_unauthorized: state.hides_unauthorized(),
     };
     let pending = match state.server.begin_for(incoming, &peer, Some(&mirrored)) {
@@ -452,6 +455,28 @@ async fn answer(
     }
 }
 
+/// The client's address as its requests are keyed by: an IPv4 address is written without
+/// the formatting machinery, which would cost each request more than its tool.
+fn client_key(address: IpAddr) -> String {
+    let IpAddr::V4(address) = address else {
+        return address.to_string();
+    };
+    let mut key = String::with_capacity(15);
+    for (place, octet) in address.octets().into_iter().enumerate() {
+        if place > 0 {
+            key.push('.');
+        }
+        if octet >= 100 {
+            key.push(char::from(b'0' + octet / 100));
+        }
+        if octet >= 10 {
+            key.push(char::from(b'0' + octet / 10 % 10));
+        }
+        key.push(char::from(b'0' + octet % 10));
+    }
+    key
+}
+
 /// 403 for a caller without every scope a request needs, with the challenge that names
 /// them (RFC 6750 §3.1), so that its client can ask for them.
 fn insufficient_scope(state: &HttpState, answer: super::Answer) -> Response {
@@ -464,7 +489,7 @@ fn insufficient_scope(state: &HttpState, answer: super::Answer) -> Response {
 }
 
 /// The header of the session id the handshake's streamable HTTP may assign at `initialize`.
-const SESSION_ID: &str = "mcp-session-id";
+const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
 
 /// A new session id: 128 random bits, in hex, which the client echoes. Any process behind
 /// a load balancer takes any request, with the id or without it, and none is ever refused
@@ -478,11 +503,15 @@ fn session_id() -> Option<HeaderValue> {
 
 /// What a request mirrors from its body into headers (2026-07-28): read, not yet checked.
 fn mirrored(headers: &HeaderMap) -> Mirrored<'_> {
-    let text = |name: &str| headers.get(name).and_then(|value| value.to_str().ok());
+    // Names made once: a name given as text is checked and lowered at every look-up.
+    const VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+    const METHOD: HeaderName = HeaderName::from_static("mcp-method");
+    const NAME: HeaderName = HeaderName::from_static("mcp-name");
+    let text = |name: &HeaderName| headers.get(name).and_then(|value| value.to_str().ok());
     Mirrored {
-        version: text("mcp-protocol-version"),
-        method: text("mcp-method"),
-        name: text("mcp-name"),
+        version: text(&VERSION),
+        method: text(&METHOD),
+        name: text(&NAME),
         params: headers
             .iter()
             .filter_map(|(name, value)| {
@@ -676,6 +705,24 @@ fn progress_stream(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_client_is_keyed_by_its_address_as_written() {
+        let mut octets = [0u8, 1, 9, 10, 99, 100, 101, 199, 200, 255]
+            .into_iter()
+            .cycle();
+        for _ in 0..200 {
+            let address = IpAddr::V4(Ipv4Addr::new(
+                octets.next().unwrap(),
+                octets.nth(3).unwrap(),
+                octets.nth(6).unwrap(),
+                octets.next().unwrap(),
+            ));
+            assert_eq!(client_key(address), address.to_string());
+        }
+        let v6 = "2001:db8::1".parse().unwrap();
+        assert_eq!(client_key(v6), "2001:db8::1");
+    }
 
     #[test]
     fn loopback_origins_are_told_from_others() {
