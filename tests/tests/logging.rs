@@ -153,10 +153,17 @@ fn serve_over_http_logs_one_line_per_request() {
         .stderr
         .next_with("status=400", std::time::Duration::from_secs(10));
     assert!(refused.contains("POST /mcp"), "{refused}");
+    // A call without a name logs no tool, rather than an empty one.
+    let nameless = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{}}"#;
+    assert_eq!(post(&server, nameless), 200);
+    let unnamed = server
+        .stderr
+        .next_with("method=tools/call", std::time::Duration::from_secs(10));
+    assert!(!unnamed.contains("tool="), "{unnamed}");
     let said = server.stop();
     assert_eq!(
         said.matches("POST /mcp").count(),
-        3,
+        4,
         "one line per request: {said}"
     );
     assert!(!said.contains("mcp_runtime::audit"), "{said}");

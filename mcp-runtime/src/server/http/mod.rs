@@ -171,12 +171,12 @@ impl Carried {
             return None;
         }
         let (method, tool) = match incoming {
+            // A call without a name logs none.
             Incoming::Call { params, .. } => (
                 "tools/call",
-                Some(match &params.name {
-                    Some(Value::String(name)) => name.clone(),
-                    Some(other) => other.to_string(),
-                    None => String::new(),
+                params.name.as_ref().map(|name| match name {
+                    Value::String(name) => name.clone(),
+                    other => other.to_string(),
                 }),
             ),
             Incoming::Request { method, .. } | Incoming::Notification { method, .. } => {
