@@ -283,33 +283,52 @@ fn returns(output: &ReturnType) -> Returns {
         ReturnType::Default => return Returns::Unit,
         ReturnType::Type(_, ty) => &**ty,
     };
+    if let Some((ok, err)) = result_types(ty) {
+        return Returns::Result {
+            ty: Box::new(ty.clone()),
+            ok: ok.map(Box::new),
+            err: err.map(Box::new),
+        };
+    }
     match ty {
         Type::Tuple(tuple) if tuple.elems.is_empty() => Returns::Unit,
-        Type::Path(path) if path.qself.is_none() => match path.path.segments.last() {
-            Some(last) if last.ident == "Result" => {
-                let mut types = match &last.arguments {
-                    PathArguments::AngleBracketed(args) => args
-                        .args
-                        .iter()
-                        .filter_map(|arg| match arg {
-                            GenericArgument::Type(ty) => Some(ty.clone()),
-                            _ => None,
-                        })
-                        .collect(),
-                    _ => Vec::new(),
-                }
-                .into_iter();
-                Returns::Result {
-                    ty: Box::new(ty.clone()),
-                    ok: types.next().map(Box::new),
-                    err: types.next().map(Box::new),
-                }
-            }
-            Some(last) if last.ident == "MCPToolResult" => Returns::ToolResult,
-            _ => Returns::Value(ty.clone()),
-        },
+        Type::Path(path)
+            if path.qself.is_none()
+                && path
+                    .path
+                    .segments
+                    .last()
+                    .is_some_and(|last| last.ident == "MCPToolResult") =>
+        {
+            Returns::ToolResult
+        }
         _ => Returns::Value(ty.clone()),
     }
+}
+
+/// The `Ok` and `Err` types written in a return type named `Result` (the last segment of its
+/// path), each when written (`anyhow::Result<T>` writes no `Err`); `None` for any other type.
+pub(crate) fn result_types(ty: &Type) -> Option<(Option<Type>, Option<Type>)> {
+    let Type::Path(path) = ty else {
+        return None;
+    };
+    let last = path.path.segments.last()?;
+    if path.qself.is_some() || last.ident != "Result" {
+        return None;
+    }
+    let mut types = match &last.arguments {
+        PathArguments::AngleBracketed(args) => args
+            .args
+            .iter()
+            .filter_map(|arg| match arg {
+                GenericArgument::Type(ty) => Some(ty.clone()),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+    .into_iter();
+    Some((types.next(), types.next()))
 }
 
 /// One parameter of a resource or prompt function.

@@ -195,9 +195,9 @@ error_kinds! {
 
 /// The type of an error that has no message for the client; nothing implements it.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be a tool's error type: it is not `std::error::Error`, has no `Display`, and does not convert into `ToolError`",
+    message = "`{Self}` cannot be the error type of a tool, resource or prompt: it is not `std::error::Error`, has no `Display`, and does not convert into `ToolError`",
     label = "the client could read no message from this error type",
-    note = "a tool's `Err` becomes the message the client reads: return `Result<T, ToolError>`, `anyhow::Result<T>`, `Result<T, Box<dyn std::error::Error + Send + Sync>>`, or an error type that implements `std::error::Error` or `Display`"
+    note = "an `Err` becomes the message the client reads: return `Result<T, ToolError>`, `anyhow::Result<T>`, `Result<T, Box<dyn std::error::Error + Send + Sync>>`, or an error type that implements `std::error::Error` or `Display`"
 )]
 pub trait ToolErrorType {}
 

@@ -1050,6 +1050,94 @@ fn find(kind: String) -> Result<(), ToolError> {
     })
 }
 
+/// The settings file: an `anyhow` error, with its context, from a resource.
+#[mcp_runtime::mcp_resource(uri = "exec://settings")]
+fn settings() -> anyhow::Result<String> {
+    use anyhow::Context as _;
+    let port: u16 = "http".parse().context("the settings name no port")?;
+    Ok(port.to_string())
+}
+
+/// A page of the manual: an error of the application's own, from a template.
+#[mcp_runtime::mcp_resource(uri_template = "exec://manual/{page}")]
+async fn manual(page: u32) -> Result<String, ConfigError> {
+    Err(ConfigError(std::io::Error::other(format!(
+        "page {page} is missing"
+    ))))
+}
+
+/// Greets: an error with `Display` alone, from a prompt.
+#[mcp_runtime::mcp_prompt(name = "exec.greet")]
+fn greet(name: String) -> Result<String, Refusal> {
+    if name.is_empty() {
+        return Err(Refusal);
+    }
+    Ok(format!("Hello, {name}."))
+}
+
+/// Reviews code: a boxed error, from an async prompt.
+#[mcp_runtime::mcp_prompt(name = "exec.review")]
+async fn review(code: String) -> Result<String, Box<dyn std::error::Error + Send + Sync>> {
+    let lines: usize = code.trim().parse()?;
+    Ok(format!("Review these {lines} lines."))
+}
+
+#[tokio::test]
+async fn resources_and_prompts_take_any_error_type_with_a_message_as_tools_do() {
+    use mcp_runtime::{PromptError, ReadError};
+    let registry = Registry::global();
+    let failed_read = |read: Result<_, ReadError>| match read {
+        Err(ReadError::Failed(err)) => (err.error_type().clone(), err.message().to_owned()),
+        other => panic!("a failed read, not {other:?}"),
+    };
+    let execution = ErrorType::ToolExecutionError;
+    assert_eq!(
+        failed_read(registry.read_resource("exec://settings").await),
+        (
+            execution.clone(),
+            "the settings name no port\ncaused by: invalid digit found in string".to_owned()
+        )
+    );
+    assert_eq!(
+        failed_read(registry.read_resource("exec://manual/7").await),
+        (
+            execution.clone(),
+            "cannot read the configuration\ncaused by: page 7 is missing".to_owned()
+        )
+    );
+    let arguments = |name: &str, value: &str| {
+        [(name.to_owned(), Value::from(value))]
+            .into_iter()
+            .collect()
+    };
+    let failed_prompt = |rendered: Result<_, PromptError>| match rendered {
+        Err(PromptError::Failed(err)) => (err.error_type().clone(), err.message().to_owned()),
+        other => panic!("a failed prompt, not {other:?}"),
+    };
+    assert_eq!(
+        failed_prompt(
+            registry
+                .get_prompt("exec.greet", arguments("name", ""))
+                .await
+        ),
+        (execution.clone(), "not today".to_owned())
+    );
+    assert!(
+        registry
+            .get_prompt("exec.greet", arguments("name", "Ada"))
+            .await
+            .is_ok()
+    );
+    assert_eq!(
+        failed_prompt(
+            registry
+                .get_prompt("exec.review", arguments("code", "many"))
+                .await
+        ),
+        (execution, "invalid digit found in string".to_owned())
+    );
+}
+
 #[tokio::test]
 async fn any_error_type_with_a_message_reaches_the_client_with_its_causes() {
     let registry = Registry::global();

@@ -233,6 +233,52 @@ fn call_user_fn(
     }
 }
 
+/// The future of a resource's or prompt's return value `value`, of the written type `ty`:
+/// `finish(Some(ty))` makes it from a value of type `ty`, `finish(None)` from the `Ok`
+/// value (bound to `value` too) of a `Result`, whose type may have no name here. A return type named `Result` (an alias of
+/// one too, as for tools) has its `Ok` finished so, and its `Err` converted into a
+/// `ToolError` as a tool's is, by the error type's own kind (`Into<ToolError>`,
+/// `std::error::Error` with its causes, `anyhow::Error`, `Display`), then made a failed
+/// future by `ready`. An error type of none of these kinds is one error, on its token.
+/// Any other type is finished whole.
+fn returned(
+    ty: &syn::Type,
+    value: &Ident,
+    err: &Ident,
+    private: &TokenStream,
+    finish: impl Fn(Option<&syn::Type>) -> TokenStream,
+    ready: TokenStream,
+) -> TokenStream {
+    let Some((_, written_err)) = crate::model::result_types(ty) else {
+        return finish(Some(ty));
+    };
+    let err_type = quote_spanned! {ty.span()=> <#ty as #private::FallibleOutput>::Err };
+    let check_span = written_err
+        .as_ref()
+        .map_or_else(|| ty.span(), Spanned::span);
+    let check = quote_spanned! {check_span=>
+        (&&&&&#private::ErrorKind::<#err_type>::new()).check();
+    };
+    let finish_ok = finish(None);
+    quote! {({
+        #[allow(unused_imports)]
+        use #private::{
+            ErrorKindInto as _, ErrorKindStd as _, ErrorKindDynSend as _, ErrorKindDyn as _,
+            ErrorKindDisplay as _, ErrorKindNone as _,
+        };
+        #check
+        match <#ty as #private::FallibleOutput>::into_result(#value) {
+            ::core::result::Result::Ok(#value) => #finish_ok,
+            ::core::result::Result::Err(#err) => #ready(::core::result::Result::Err(
+                #private::ConvertError::convert(
+                    &(&&&&&#private::ErrorKind::<#err_type>::new()).converter(),
+                    #err,
+                ),
+            )),
+        }
+    })}
+}
+
 /// An identifier for a local of generated code. Its mixed-site span keeps it apart from the
 /// names the user writes: the user's tokens in the generated code (the function's name,
 /// its types, its parameters' names) neither see it nor are hidden by it. A function

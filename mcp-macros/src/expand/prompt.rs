@@ -83,8 +83,19 @@ fn prompt_registration(item: &Item, args: &PromptArgs) -> TokenStream {
     let (reads, locals, bound) = read_inputs(item, &arguments_local, false);
     let fn_ident = &item.item.sig.ident;
     let value = local("value");
+    let err = local("err");
     let convert = item.output.as_ref().map(|ty| {
-        quote_spanned! {ty.span()=> __mcp_prompt_result::<#ty>(#value) }
+        super::returned(
+            ty,
+            &value,
+            &err,
+            &private,
+            |named| match named {
+                Some(ty) => quote_spanned! {ty.span()=> __mcp_prompt_result::<#ty>(#value) },
+                None => quote_spanned! {ty.span()=> __mcp_prompt_result(#value) },
+            },
+            quote!(#private::prompt_ready),
+        )
     });
     let get_body = call_user_fn(item, &value, &locals, convert);
 

@@ -211,8 +211,23 @@ fn resource_registration(item: &Item, args: &ResourceArgs) -> TokenStream {
         Some(mime) => quote!(::core::option::Option::Some(#mime)),
         None => quote!(::core::option::Option::None),
     };
+    let err = local("err");
     let convert = output.map(|ty| {
-        quote_spanned! {ty.span()=> __mcp_resource_contents::<#ty>(#value, &#uri, #mime) }
+        super::returned(
+            ty,
+            &value,
+            &err,
+            &private,
+            |named| match named {
+                Some(ty) => quote_spanned! {ty.span()=>
+                    __mcp_resource_contents::<#ty>(#value, &#uri, #mime)
+                },
+                None => quote_spanned! {ty.span()=>
+                    __mcp_resource_contents(#value, &#uri, #mime)
+                },
+            },
+            quote!(#private::resource_ready),
+        )
     });
     let read_body = call_user_fn(item, &value, &locals, convert);
 

@@ -122,7 +122,7 @@ pub fn with_variables(
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned by a resource",
     label = "a resource returns text, bytes or contents",
-    note = "return `String` or `&'static str` (text), `Vec<u8>` or `bytes::Bytes` (binary), `ResourceContents` or `Vec<ResourceContents>`, or a `Result` of one of these whose error converts into `ToolError`"
+    note = "return `String` or `&'static str` (text), `Vec<u8>` or `bytes::Bytes` (binary), `ResourceContents` or `Vec<ResourceContents>`, or a `Result` of one of these whose error has a message (`ToolError`, `anyhow::Error`, a `std::error::Error`, a type with `Display`)"
 )]
 pub trait IntoResourceContents {
     /// The contents of a read of `uri`, of the resource's MIME type where the value has none.
@@ -213,7 +213,7 @@ impl<T: IntoResourceContents, E: Into<ToolError>> IntoResourceContents for Resul
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned by a prompt",
     label = "a prompt returns text or messages",
-    note = "return `String` (one user message), `Vec<PromptMessage>`, `PromptResult`, or a `Result` of one of these whose error converts into `ToolError`"
+    note = "return `String` (one user message), `Vec<PromptMessage>`, `PromptResult`, or a `Result` of one of these whose error has a message (`ToolError`, `anyhow::Error`, a `std::error::Error`, a type with `Display`)"
 )]
 pub trait IntoPromptResult {
     /// The rendered prompt.

@@ -1,9 +1,10 @@
-//! Every kind of error type a tool may return: `anyhow`'s, a `std::error::Error` of the
-//! user's own, a type with `Display` alone, and what converts into `ToolError`.
+//! Every kind of error type a tool, a resource or a prompt may return: `anyhow`'s, a
+//! `std::error::Error` of the user's own, a type with `Display` alone, and what converts
+//! into `ToolError`.
 
 use std::fmt;
 
-use mcp_runtime::{ToolError, mcp_tool};
+use mcp_runtime::{ToolError, mcp_prompt, mcp_resource, mcp_tool};
 
 /// Reads a port number.
 #[mcp_tool(namespace = "ui")]
@@ -69,6 +70,36 @@ fn tool_error(which: u8) -> Result<u8, ToolError> {
 #[mcp_tool(namespace = "ui")]
 fn string_error() -> Result<u8, String> {
     Err("a plain message".to_owned())
+}
+
+/// The settings, from a resource: `anyhow`.
+#[mcp_resource(uri = "ui://settings")]
+fn settings() -> anyhow::Result<String> {
+    Ok(std::fs::read_to_string("settings.toml")?)
+}
+
+/// A page, from a template, on the async path: an error of the application's own.
+#[mcp_resource(uri_template = "ui://pages/{key}")]
+async fn page(key: String) -> Result<String, LookupError> {
+    Err(LookupError::Missing(key))
+}
+
+/// A greeting, from a prompt: `Display` alone.
+#[mcp_prompt]
+fn greet(name: String) -> Result<String, Refusal> {
+    if name.is_empty() { Err(Refusal("no name")) } else { Ok(format!("Hello, {name}.")) }
+}
+
+/// A review, from an async prompt: a boxed error, and a `ToolError`.
+#[mcp_prompt]
+async fn review(code: String) -> Result<String, Box<dyn std::error::Error + Send + Sync>> {
+    Ok(format!("Review {} lines.", code.trim().parse::<usize>()?))
+}
+
+/// A summary: what converts into `ToolError`, as before.
+#[mcp_prompt]
+fn summary(text: String) -> Result<String, ToolError> {
+    if text.is_empty() { Err(ToolError::validation("nothing to summarise")) } else { Ok(text) }
 }
 
 fn main() {}
