@@ -372,3 +372,38 @@ async fn last_modified_is_fixed_or_asked_of_its_function_at_each_listing() {
         Some("2025-01-12T15:00:59Z")
     );
 }
+
+#[tokio::test]
+async fn a_slow_read_or_prompt_times_out_naming_what_it_was_doing() {
+    use mcp_runtime::{ErrorType, PromptError, ReadError};
+    let mut registry = Registry::builder()
+        .default_timeout(Some(Duration::from_millis(50)))
+        .build()
+        .expect("an empty registry");
+    registry
+        .register_resource(ResourceDefinition::new("app://slow", "slow"), |_| async {
+            tokio::time::sleep(Duration::from_secs(5)).await;
+            Ok::<_, ToolError>(Vec::new())
+        })
+        .expect("a resource");
+    registry
+        .register_prompt(PromptDefinition::new("slow"), |_| async {
+            tokio::time::sleep(Duration::from_secs(5)).await;
+            Ok::<_, ToolError>(PromptResult::new(Vec::new()))
+        })
+        .expect("a prompt");
+    match registry.read_resource("app://slow").await {
+        Err(ReadError::Failed(err)) => {
+            assert_eq!(*err.error_type(), ErrorType::TimeoutError);
+            assert_eq!(err.message(), "reading `app://slow` took longer than 50ms");
+        }
+        other => panic!("a timed-out read, not {other:?}"),
+    }
+    match registry.get_prompt("slow", Default::default()).await {
+        Err(PromptError::Failed(err)) => {
+            assert_eq!(*err.error_type(), ErrorType::TimeoutError);
+            assert_eq!(err.message(), "prompt `slow` took longer than 50ms");
+        }
+        other => panic!("a timed-out prompt, not {other:?}"),
+    }
+}

@@ -295,7 +295,6 @@ impl Registry {
             let Some(get) = get else {
                 return Err(PromptError::NotFound(name));
             };
-            let running = format!("prompt `{name}`");
             let round = asker.0.clone();
             let make = || {
                 crate::talk::ask::ends_round(get(arguments, asker), round, || {
@@ -304,7 +303,9 @@ impl Registry {
                     ))
                 })
             };
-            match guarded(&name, &running, timeout, make).await {
+            // What it is doing, written out only for a timeout's message.
+            let running = || format!("prompt `{name}`");
+            match guarded(&name, running, timeout, make).await {
                 Ok(result) => Ok(result),
                 Err(err) if *err.error_type() == ErrorType::ValidationError => {
                     Err(PromptError::Invalid(err))

@@ -603,7 +603,6 @@ impl Registry {
             let Some((read, mut request)) = found else {
                 return Err(ReadError::NotFound(uri));
             };
-            let running = format!("reading `{uri}`");
             let round = asker.0.clone();
             request.asker = asker;
             let make = || {
@@ -613,7 +612,9 @@ impl Registry {
                     ))
                 })
             };
-            match guarded(&uri, &running, timeout, make).await {
+            // What it is doing, written out only for a timeout's message.
+            let running = || format!("reading `{uri}`");
+            match guarded(&uri, running, timeout, make).await {
                 Ok(contents) => Ok(contents),
                 // A template's function saying there is no such resource.
                 Err(err) if *err.error_type() == mcp_runtime_core::ErrorType::ResourceNotFound => {
@@ -631,7 +632,7 @@ impl Registry {
 /// `running` in a timeout's.
 pub(crate) async fn guarded<T>(
     what: &str,
-    running: &str,
+    running: impl FnOnce() -> String,
     timeout: Option<Duration>,
     make: impl FnOnce() -> Pin<Box<dyn Future<Output = Result<T, ToolError>> + Send>>,
 ) -> Result<T, ToolError> {
@@ -642,7 +643,7 @@ pub(crate) async fn guarded<T>(
         (None, Some(limit)) => tokio::time::timeout(limit, guarded).await.map_err(|_| {
             ToolError::new(
                 mcp_runtime_core::ErrorType::TimeoutError,
-                format!("{running} took longer than {limit:?}"),
+                format!("{} took longer than {limit:?}", running()),
             )
         })?,
         (None, None) => guarded.await,

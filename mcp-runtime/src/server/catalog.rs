@@ -153,12 +153,13 @@ impl Server {
                 Ok(round) => round,
                 Err(fault) => return self.fault(id, fault),
             };
-        let server_info = self.server_info();
+        // Only a round's answer names the server.
+        let server_info = round.as_ref().map(|_| self.server_info());
         let read = snapshot.registry.read_resource_asking(uri, asker);
         let uri = uri.to_owned();
         let future = async move {
             let read = read.await;
-            if let Some(asked) = input_required(round, &server_info) {
+            if let Some(asked) = input_required(round, server_info.as_ref()) {
                 return asked;
             }
             match read {
@@ -218,11 +219,12 @@ impl Server {
             Ok(round) => round,
             Err(fault) => return self.fault(id, fault),
         };
-        let server_info = self.server_info();
+        // Only a round's answer names the server.
+        let server_info = round.as_ref().map(|_| self.server_info());
         let get = snapshot.registry.get_prompt_asking(name, arguments, asker);
         let future = async move {
             let got = get.await;
-            if let Some(asked) = input_required(round, &server_info) {
+            if let Some(asked) = input_required(round, server_info.as_ref()) {
                 return asked;
             }
             match got {
@@ -385,8 +387,9 @@ impl Server {
 }
 
 /// The `InputRequiredResult` of a request whose round ended on asks still open, if it did.
-fn input_required(round: Option<Sealing>, server_info: &Value) -> Option<Reply> {
+fn input_required(round: Option<Sealing>, server_info: Option<&Value>) -> Option<Reply> {
     let (asks, key) = round.filter(|(asks, _)| asks.round().is_some_and(Round::is_open))?;
+    let server_info = server_info?;
     Some(
         super::input_required_result(&key, &asks, server_info)
             .map_err(|message| (jsonrpc::INTERNAL_ERROR, message, None))
