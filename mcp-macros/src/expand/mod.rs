@@ -233,22 +233,29 @@ fn call_user_fn(
     }
 }
 
-/// The future of a resource's or prompt's return value `value`, of the written type `ty`:
-/// `finish(Some(ty))` makes it from a value of type `ty`, `finish(None)` from the `Ok`
-/// value (bound to `value` too) of a `Result`, whose type may have no name here. A return type named `Result` (an alias of
-/// one too, as for tools) has its `Ok` finished so, and its `Err` converted into a
-/// `ToolError` as a tool's is, by the error type's own kind (`Into<ToolError>`,
-/// `std::error::Error` with its causes, `anyhow::Error`, `Display`), then made a failed
-/// future by `ready`. An error type of none of these kinds is one error, on its token.
-/// Any other type is finished whole.
+/// The future of a resource's or prompt's return value `value`, of the written type `ty`,
+/// made by the generated helper `helper` called as `helper(value, rest…)`: with `ty` named
+/// (`helper::<ty>(…)`) for any type but a `Result`. A return type named `Result` (an alias of
+/// one too, as for tools) has its `Ok` made so (bound to `value` too, its type inferred: it
+/// may have no name here), and its `Err` converted into a `ToolError` as a tool's is, by the
+/// error type's own kind (`Into<ToolError>`, `std::error::Error` with its causes,
+/// `anyhow::Error`, `Display`), then made a failed future by `ready`. An error type of none
+/// of these kinds is one error, on its token.
 fn returned(
     ty: &syn::Type,
     value: &Ident,
     err: &Ident,
     private: &TokenStream,
-    finish: impl Fn(Option<&syn::Type>) -> TokenStream,
+    helper: &str,
+    rest: &TokenStream,
     ready: TokenStream,
 ) -> TokenStream {
+    // Spanned at the type, as the rest of the call: an error in it points there.
+    let helper = Ident::new(helper, ty.span());
+    let finish = |named: Option<&syn::Type>| match named {
+        Some(ty) => quote_spanned! {ty.span()=> #helper::<#ty>(#value #rest) },
+        None => quote_spanned! {ty.span()=> #helper(#value #rest) },
+    };
     let Some((_, written_err)) = crate::model::result_types(ty) else {
         return finish(Some(ty));
     };

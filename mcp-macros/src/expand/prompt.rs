@@ -2,8 +2,7 @@
 //! arguments, its completion functions and the registration.
 
 use proc_macro2::{Ident, TokenStream};
-use quote::{quote, quote_spanned};
-use syn::spanned::Spanned;
+use quote::quote;
 
 use super::{
     call_user_fn, common_definition, completions, item_name, local, location, private_path,
@@ -85,16 +84,15 @@ fn prompt_registration(item: &Item, args: &PromptArgs) -> TokenStream {
     let value = local("value");
     let err = local("err");
     let convert = item.output.as_ref().map(|ty| {
+        let ready = quote!(#private::prompt_ready);
         super::returned(
             ty,
             &value,
             &err,
             &private,
-            |named| match named {
-                Some(ty) => quote_spanned! {ty.span()=> __mcp_prompt_result::<#ty>(#value) },
-                None => quote_spanned! {ty.span()=> __mcp_prompt_result(#value) },
-            },
-            quote!(#private::prompt_ready),
+            "__mcp_prompt_result",
+            &quote!(),
+            ready,
         )
     });
     let get_body = call_user_fn(item, &value, &locals, convert);

@@ -213,20 +213,15 @@ fn resource_registration(item: &Item, args: &ResourceArgs) -> TokenStream {
     };
     let err = local("err");
     let convert = output.map(|ty| {
+        let (rest, ready) = (quote!(, &#uri, #mime), quote!(#private::resource_ready));
         super::returned(
             ty,
             &value,
             &err,
             &private,
-            |named| match named {
-                Some(ty) => quote_spanned! {ty.span()=>
-                    __mcp_resource_contents::<#ty>(#value, &#uri, #mime)
-                },
-                None => quote_spanned! {ty.span()=>
-                    __mcp_resource_contents(#value, &#uri, #mime)
-                },
-            },
-            quote!(#private::resource_ready),
+            "__mcp_resource_contents",
+            &rest,
+            ready,
         )
     });
     let read_body = call_user_fn(item, &value, &locals, convert);
