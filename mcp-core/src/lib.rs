@@ -53,6 +53,7 @@ mod message;
 mod name;
 mod prompt;
 mod resource;
+pub mod sandbox;
 pub mod schema;
 mod scope;
 mod text;

@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 use crate::header::{self, HeaderError, HeaderParam};
 use crate::message::ErrorType;
 use crate::name::{ToolName, ToolNameError};
+use crate::sandbox::SandboxPolicy;
 use crate::schema::{OutputSchema, has_object_root};
 
 /// The key under which fields MCP's `Tool` lacks travel in its `_meta`.
@@ -32,6 +33,9 @@ pub struct ToolAnnotations {
     /// The tool should run in an isolated environment.
     pub requires_sandbox: bool,
 }
+
+/// The policy of a sandboxed tool that states none.
+static STRICT: SandboxPolicy = SandboxPolicy::STRICT;
 
 /// Why a tool definition is not acceptable.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -123,6 +127,8 @@ pub struct ToolDefinition {
     required_client_capabilities: Map<String, Value>,
     scopes: Vec<String>,
     task_support: TaskSupport,
+    /// The policy of a tool that requires a sandbox, when it is not the strict default.
+    sandbox: Option<Box<SandboxPolicy>>,
 }
 
 /// Whether a tool runs as a task (MCP's tasks extension, `io.modelcontextprotocol/tasks`):
@@ -212,6 +218,7 @@ impl ToolDefinition {
             required_client_capabilities: Map::new(),
             scopes: Vec::new(),
             task_support: TaskSupport::Forbidden,
+            sandbox: None,
         }
     }
 
@@ -293,6 +300,23 @@ impl ToolDefinition {
     pub fn with_annotations(mut self, annotations: ToolAnnotations) -> Self {
         self.annotations = annotations;
         self
+    }
+
+    /// Marks the tool `requires_sandbox`, with `policy` rather than the strict default:
+    /// what its isolated worker may reach.
+    #[must_use]
+    pub fn with_sandbox(mut self, policy: SandboxPolicy) -> Self {
+        self.annotations.requires_sandbox = true;
+        self.sandbox = (policy != SandboxPolicy::STRICT).then(|| Box::new(policy));
+        self
+    }
+
+    /// The policy of a tool marked `requires_sandbox` (the strict default unless it was
+    /// given one); `None` for a tool that runs in the server's process.
+    pub fn sandbox(&self) -> Option<&SandboxPolicy> {
+        self.annotations
+            .requires_sandbox
+            .then(|| self.sandbox.as_deref().unwrap_or(&STRICT))
     }
 
     /// Sets the output schema; its root must be an object (see
