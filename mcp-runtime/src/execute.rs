@@ -51,6 +51,8 @@ pub(crate) struct Settings {
     pub(crate) expose_panics: bool,
     /// The values the tools share, by type.
     pub(crate) states: States,
+    /// How sandboxed tools run.
+    pub(crate) sandbox: crate::sandbox::Sandboxing,
 }
 
 impl Default for Settings {
@@ -62,6 +64,7 @@ impl Default for Settings {
             lenient_arguments: false,
             expose_panics: false,
             states: States::default(),
+            sandbox: crate::sandbox::Sandboxing::default(),
         }
     }
 }
@@ -458,6 +461,35 @@ async fn run_checked(
         )));
     }
 
+    if let Some(policy) = sandboxed(tool, settings) {
+        match policy {
+            Err(refused) => return MCPToolResult::failure(refused),
+            Ok(policy) => {
+                let Value::Object(map) = arguments else {
+                    return MCPToolResult::failure(ToolError::validation(
+                        "the arguments are not a JSON object",
+                    ));
+                };
+                if let Some(result) = crate::sandbox::run_sandboxed(
+                    tool,
+                    &policy,
+                    &settings.sandbox,
+                    map.clone(),
+                    meta.as_deref().cloned(),
+                    &reports,
+                    timeout,
+                    &token,
+                    settings.expose_panics,
+                )
+                .await
+                {
+                    return result;
+                }
+                arguments = Value::Object(map);
+            }
+        }
+    }
+
     let mut kept_arguments = None;
     let on_panic = OnPanic::new(reports.panicked.as_deref(), settings);
     // A tool's future, awaited with the call's log, rounds, panic guard and limits.
@@ -544,6 +576,34 @@ async fn run_checked(
         }
     };
     finish(built, settings, outcome, kept_arguments.as_ref())
+}
+
+/// The policy `tool` runs with when it runs in a sandbox worker (not in one already, nor a
+/// relay to another server's tool, whose sandbox is that server's); an error for a tool
+/// that needs one and cannot have it, a dynamic tool, which a worker cannot find.
+fn sandboxed(
+    tool: &RegisteredTool,
+    settings: &Settings,
+) -> Option<Result<crate::sandbox::SandboxPolicy, ToolError>> {
+    if !tool.definition().annotations().requires_sandbox
+        || tool.relayed
+        || crate::sandbox::in_worker()
+    {
+        return None;
+    }
+    if matches!(tool.handler(), Handler::Dynamic(_)) {
+        if settings.sandbox.allows_unsandboxed(tool.name().as_str()) {
+            return None;
+        }
+        return Some(Err(ToolError::new(
+            ErrorType::PermissionError,
+            format!(
+                "tool `{}` is marked requires_sandbox, and a tool registered at run time cannot run sandboxed: a worker finds only `#[mcp_tool]` functions; allow it unsandboxed with `Sandboxing::allow_unsandboxed`",
+                tool.name()
+            ),
+        )));
+    }
+    settings.sandbox.policy_of(tool).cloned().map(Ok)
 }
 
 /// A tool's future, polled with the call's log sink as the thread's current one when the
@@ -729,7 +789,7 @@ async fn limited(
     }
 }
 
-fn format_duration(duration: Duration) -> String {
+pub(crate) fn format_duration(duration: Duration) -> String {
     if duration.subsec_nanos() == 0 {
         format!("{}s", duration.as_secs())
     } else {

@@ -15,6 +15,7 @@ mod policy;
 mod registration;
 mod registry;
 pub mod server;
+pub mod sandbox;
 pub mod spec;
 mod state;
 pub mod talk;

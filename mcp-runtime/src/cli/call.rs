@@ -5,6 +5,7 @@ use std::io::{self, Write};
 use clap::Args;
 use mcp_runtime_core::{MCPToolCall, ToolStatus};
 
+use super::sandbox::SandboxArgs;
 use super::{ArgumentsArgs, DangerousArgs, FAILURE, USAGE, as_run, json_operand};
 use crate::registry::Registry;
 use crate::registry::did_you_mean;
@@ -24,6 +25,8 @@ pub(super) struct CallArgs {
     pub(super) dangerous: DangerousArgs,
     #[command(flatten)]
     pub(super) arguments_reading: ArgumentsArgs,
+    #[command(flatten)]
+    pub(super) sandbox: SandboxArgs,
 }
 
 pub(super) fn run(registry: &'static Registry, args: &CallArgs) -> u8 {
@@ -33,6 +36,7 @@ pub(super) fn run(registry: &'static Registry, args: &CallArgs) -> u8 {
         text,
         dangerous,
         arguments_reading,
+        sandbox,
     } = args;
     let call = match parse_call(name, arguments) {
         Ok(call) => call,
@@ -46,7 +50,11 @@ pub(super) fn run(registry: &'static Registry, args: &CallArgs) -> u8 {
             return USAGE;
         }
     };
-    let registry = match as_run(registry, dangerous, *arguments_reading) {
+    // One call: no worker is kept waiting.
+    let registry = match sandbox
+        .sandboxing(registry, 0)
+        .and_then(|sandboxing| as_run(registry, dangerous, *arguments_reading, sandboxing))
+    {
         Ok(registry) => registry,
         Err(message) => {
             eprintln!("error: {message}");

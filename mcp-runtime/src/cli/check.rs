@@ -89,6 +89,11 @@ pub(super) fn run(registry: &Registry) -> u8 {
         }
     }
     let mut report = Report { errors, warnings };
+    match super::sandbox::support_line(registry) {
+        Some(Ok(line)) => eprintln!("{line}"),
+        Some(Err(line)) => report.error(line),
+        None => {}
+    }
     check_resources(registry, &mut report);
     check_prompts(registry, &mut report);
     let Report { errors, warnings } = report;

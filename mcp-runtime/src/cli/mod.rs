@@ -47,6 +47,7 @@ mod prompt;
 mod read;
 #[cfg(feature = "client")]
 mod remote;
+mod sandbox;
 mod schema;
 mod serve;
 mod spec;
@@ -270,6 +271,9 @@ pub fn run_serving(on_serve: impl FnOnce(&Arc<Server>)) -> ! {
 }
 
 fn exit_with(app: Option<&App>, on_serve: impl FnOnce(&Arc<Server>)) -> ! {
+    // A sandboxed tool's worker is this program run again: it serves its call and exits
+    // here, before anything starts a thread.
+    crate::sandbox::dispatch();
     let registry = match app {
         Some(app) => Registry::global_with(&app.states),
         None => Registry::try_global().map_err(Clone::clone),
@@ -407,16 +411,21 @@ fn as_run(
     registry: &'static Registry,
     dangerous: &DangerousArgs,
     arguments: ArgumentsArgs,
+    sandboxing: Option<crate::sandbox::Sandboxing>,
 ) -> Result<ServedRegistry, String> {
     let policy = dangerous_policy(registry, dangerous)?;
-    if policy.is_none() && arguments == ArgumentsArgs::default() {
+    if policy.is_none() && arguments == ArgumentsArgs::default() && sandboxing.is_none() {
         return Ok(ServedRegistry::Static(registry));
     }
-    Registry::builder()
+    let mut builder = Registry::builder()
         .registry(registry)
         .dangerous_policy(policy.unwrap_or_default())
         .lenient_arguments(arguments.lenient)
-        .expose_panics(arguments.expose_panics)
+        .expose_panics(arguments.expose_panics);
+    if let Some(sandboxing) = sandboxing {
+        builder = builder.sandboxing(sandboxing);
+    }
+    builder
         .build()
         .map(ServedRegistry::from)
         .map_err(|err| err.to_string())

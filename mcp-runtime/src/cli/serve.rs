@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use clap::Args;
 
+use super::sandbox::SandboxArgs;
 use super::{ArgumentsArgs, DangerousArgs, FAILURE, USAGE, as_run};
 use crate::registry::{EMPTY_REGISTRY_HINT, Registry};
 use crate::server::{self, ServedRegistry, Server};
@@ -57,6 +58,12 @@ pub(super) struct ServeArgs {
     pub(super) dangerous: DangerousArgs,
     #[command(flatten)]
     pub(super) arguments_reading: ArgumentsArgs,
+    #[command(flatten)]
+    pub(super) sandbox: SandboxArgs,
+    /// How many workers of each sandboxed tool to keep started and isolated, waiting for
+    /// a call (each serves one call): a call then pays no process start.
+    #[arg(long = "sandbox-warm", value_name = "N", default_value_t = 1)]
+    pub(super) sandbox_warm: usize,
     /// Serve tools under names valid for LLM APIs: `calculator.add` as `calculator_add`.
     #[arg(long)]
     llm_names: bool,
@@ -157,6 +164,8 @@ pub(super) fn run(
         page_size,
         dangerous,
         arguments_reading,
+        sandbox,
+        sandbox_warm,
         state_key_file,
         ..
     } = args;
@@ -171,7 +180,10 @@ pub(super) fn run(
             return USAGE;
         }
     };
-    let served = match as_run(registry, &dangerous, arguments_reading) {
+    let served = match sandbox
+        .sandboxing(registry, sandbox_warm)
+        .and_then(|sandboxing| as_run(registry, &dangerous, arguments_reading, sandboxing))
+    {
         Ok(served) => served,
         Err(message) => {
             eprintln!("error: {message}");

@@ -249,6 +249,16 @@ impl RegistryBuilder {
         self
     }
 
+    /// How the tools marked `requires_sandbox` run: which may run unsandboxed where this
+    /// machine cannot isolate them, the operator's policies, the paths policies name, and
+    /// how many workers wait ready. By default none runs unsandboxed, each runs with the
+    /// policy it states, and every call starts its worker.
+    #[must_use]
+    pub fn sandboxing(mut self, sandboxing: crate::sandbox::Sandboxing) -> Self {
+        self.settings.sandbox = sandboxing;
+        self
+    }
+
     /// Which `dangerous` tools may run; none unless set.
     #[must_use]
     pub fn dangerous_policy(mut self, policy: DangerousPolicy) -> Self {

@@ -99,7 +99,7 @@ impl<'r, O: Options + Default + 'r> Start<'r, O> {
         match tool.handler {
             // An inline tool runs right here, with no future of its own. Unless its user
             // must confirm it first, which takes an await.
-            Handler::Inline(invoke) if !registry.asks_user_before(built) => {
+            Handler::Inline(invoke) if !registry.awaits_before(built) => {
                 Begun::Finished(execute::run_inline(
                     tool,
                     built,

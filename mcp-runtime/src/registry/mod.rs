@@ -563,6 +563,18 @@ impl Registry {
         self.settings.dangerous.asks_user(&built.definition)
     }
 
+    /// Whether a call of the tool `built` describes must await before it ends, though the
+    /// tool itself runs inline: its user confirms it first, or it runs in a sandbox worker.
+    pub(crate) fn awaits_before(&self, built: &crate::tool::Built) -> bool {
+        self.asks_user_before(built)
+            || (built.definition.annotations().requires_sandbox && !crate::sandbox::in_worker())
+    }
+
+    /// How this registry runs its sandboxed tools.
+    pub fn sandboxing(&self) -> &crate::sandbox::Sandboxing {
+        &self.settings.sandbox
+    }
+
     fn unknown_tool(&self, name: &str) -> MCPToolResult {
         let closest = self.closest(name);
         let mut message = format!("no tool is named `{name}`");

@@ -182,7 +182,7 @@ impl Server {
         let registry = &pending.snapshot.registry;
         let inline = registry
             .get(pending.call.tool_name.as_str())
-            .is_some_and(|tool| tool.runs_inline() && !registry.asks_user_before(tool.built()));
+            .is_some_and(|tool| tool.runs_inline() && !registry.awaits_before(tool.built()));
         if reports_progress || !inline || pending.task {
             return Step::Call(Box::new(pending));
         }

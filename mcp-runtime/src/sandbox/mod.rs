@@ -1,0 +1,278 @@
+//! Tools marked `requires_sandbox` run isolated, in a worker process of their own.
+//!
+//! The worker is the application's own binary, run again with a first argument that
+//! [`dispatch`] recognises: before it reads a byte of the call, it drops what the tool's
+//! [`SandboxPolicy`] does not grant. On Linux:
+//!
+//! - new user, network and PID namespaces (where the kernel allows them): no network
+//!   interface (or a loopback of its own), no process of the host's in sight;
+//! - as root, the user `nobody` (65534) rather than root;
+//! - `no_new_privs`, then Landlock: no file but the call's scratch directory and the
+//!   policy's paths, no TCP (unless the policy's network allows it), no signal to a
+//!   process outside the sandbox;
+//! - a seccomp filter: no `ptrace`, mounts, kernel modules, keyrings, BPF, namespaces,
+//!   and no socket the policy's network does not allow;
+//! - rlimits: memory, CPU time (the tool's timeout), open files, processes;
+//! - an empty environment but the variables the policy names.
+//!
+//! Only JSON crosses, over pipes: the call in, then the tool's progress, its log messages
+//! and the [`MCPToolResult`](crate::MCPToolResult) out. Each worker serves one call and
+//! dies with it: a timeout or a cancellation kills its whole process group.
+//!
+//! Where the kernel lacks what a policy needs, a sandboxed tool does not run: its result
+//! names what is missing, unless the registry allows it to run unsandboxed
+//! ([`Sandboxing::allow_unsandboxed`], `--allow-unsandboxed NAME`).
+//!
+//! A binary that does not run [`cli::run`](crate::cli::run) (or `run!`, or [`App::run`](
+//! crate::cli::App::run)) calls [`dispatch`] first thing in `main`, so that it can serve as
+//! its own worker. A binary that never did, a test harness for one, runs no sandboxed tool.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+pub use mcp_runtime_core::sandbox::{
+    DEFAULT_MEMORY, DEFAULT_PROCESSES, Network, SCRATCH, SandboxPolicy, display_memory,
+    parse_memory,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::tool::RegisteredTool;
+
+mod protocol;
+mod run;
+mod worker;
+
+#[cfg(target_os = "linux")]
+mod linux;
+
+pub(crate) use run::run_sandboxed;
+
+/// The first argument of a worker's command line.
+pub(crate) const WORKER_ARG: &str = "--mcp-runtime-sandbox-worker";
+
+/// The environment variable that makes the sandbox act as if this machine lacked a
+/// mechanism (`landlock`, `seccomp`, `namespaces`, or `all`): for testing the path where
+/// sandboxed tools refuse to run.
+pub const UNAVAILABLE_ENV: &str = "MCP_RUNTIME_SANDBOX_UNAVAILABLE";
+
+/// Whether this binary can serve as a worker: it ran [`dispatch`].
+static DISPATCHES: AtomicBool = AtomicBool::new(false);
+
+/// Whether this process is a worker, running the one call it was started for.
+static IN_WORKER: AtomicBool = AtomicBool::new(false);
+
+/// Serves as a sandboxed tool's worker when the process was started as one, and then
+/// exits; otherwise returns at once, and the process may run sandboxed tools.
+///
+/// [`cli::run`](crate::cli::run) and its kin call it first. A binary with a `main` of its
+/// own that calls [`Registry::call`](crate::Registry::call) on a sandboxed tool calls it
+/// first thing, before it starts a thread or a runtime:
+///
+/// ```no_run
+/// fn main() {
+///     mcp_runtime::sandbox::dispatch();
+///     // … build a runtime, call tools …
+/// }
+/// ```
+pub fn dispatch() {
+    let mut args = std::env::args_os();
+    let _program = args.next();
+    if args.next().is_some_and(|first| first == WORKER_ARG) {
+        let config = args.next().unwrap_or_default();
+        IN_WORKER.store(true, Ordering::SeqCst);
+        worker::serve(&config.to_string_lossy())
+    }
+    DISPATCHES.store(true, Ordering::SeqCst);
+}
+
+/// Whether this binary ran [`dispatch`], and so can start workers of itself.
+pub(crate) fn dispatches() -> bool {
+    DISPATCHES.load(Ordering::Relaxed)
+}
+
+/// Whether this process is a worker: its tool runs here, already isolated.
+pub(crate) fn in_worker() -> bool {
+    IN_WORKER.load(Ordering::Relaxed)
+}
+
+/// How a registry runs its sandboxed tools: which may run unsandboxed where the sandbox is
+/// unavailable, the operator's policies, the paths policies name, and how many workers
+/// wait ready.
+#[derive(Debug, Clone, Default)]
+pub struct Sandboxing {
+    allow: Allow,
+    policies: BTreeMap<String, SandboxPolicy>,
+    paths: BTreeMap<String, PathBuf>,
+    warm: usize,
+    pools: Arc<run::Pools>,
+}
+
+/// Which sandboxed tools run unsandboxed when the sandbox is unavailable.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+enum Allow {
+    #[default]
+    None,
+    Some(BTreeSet<String>),
+    All,
+}
+
+impl Sandboxing {
+    /// No tool runs unsandboxed, policies as the tools state them, no worker waiting.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Lets the tool named `name` run in the server's process when the sandbox is
+    /// unavailable on this machine, rather than fail.
+    #[must_use]
+    pub fn allow_unsandboxed(mut self, name: impl Into<String>) -> Self {
+        match &mut self.allow {
+            Allow::All => {}
+            Allow::Some(names) => {
+                names.insert(name.into());
+            }
+            Allow::None => self.allow = Allow::Some(BTreeSet::from([name.into()])),
+        }
+        self
+    }
+
+    /// Lets every sandboxed tool run in the server's process when the sandbox is
+    /// unavailable on this machine.
+    #[must_use]
+    pub fn allow_unsandboxed_all(mut self) -> Self {
+        self.allow = Allow::All;
+        self
+    }
+
+    /// Runs the tool named `name` with `policy` rather than the one it states: tighter or
+    /// wider, as the operator decides.
+    #[must_use]
+    pub fn policy(mut self, name: impl Into<String>, policy: SandboxPolicy) -> Self {
+        self.policies.insert(name.into(), policy);
+        self
+    }
+
+    /// Gives `$NAME` in a policy's paths the directory `dir`.
+    #[must_use]
+    pub fn path(mut self, name: impl Into<String>, dir: impl Into<PathBuf>) -> Self {
+        self.paths.insert(name.into(), dir.into());
+        self
+    }
+
+    /// Keeps `workers` workers of each sandboxed tool started and isolated, waiting for a
+    /// call, each used for one call only: a call then pays no process start. None by
+    /// default; `serve` keeps one.
+    #[must_use]
+    pub fn warm(mut self, workers: usize) -> Self {
+        self.warm = workers;
+        self
+    }
+
+    /// The policy `tool` runs with: the operator's, else its own; `None` when it needs
+    /// no sandbox.
+    pub fn policy_of<'a>(&'a self, tool: &'a RegisteredTool) -> Option<&'a SandboxPolicy> {
+        let own = tool.definition().sandbox()?;
+        Some(self.policies.get(tool.name().as_str()).unwrap_or(own))
+    }
+
+    /// The operator's policies, by tool name.
+    pub fn policies(&self) -> &BTreeMap<String, SandboxPolicy> {
+        &self.policies
+    }
+
+    /// Whether the tool named `name` may run unsandboxed where the sandbox is unavailable.
+    pub fn allows_unsandboxed(&self, name: &str) -> bool {
+        match &self.allow {
+            Allow::None => false,
+            Allow::Some(names) => names.contains(name),
+            Allow::All => true,
+        }
+    }
+
+    /// The directory `$NAME` names.
+    pub(crate) fn named_path(&self, name: &str) -> Option<&PathBuf> {
+        self.paths.get(name)
+    }
+
+    pub(crate) fn warm_workers(&self) -> usize {
+        self.warm
+    }
+
+    pub(crate) fn pools(&self) -> &run::Pools {
+        &self.pools
+    }
+
+    /// Reads an operator's policy file: JSON with `tools`, a policy by tool name (each
+    /// key a policy's, every key left out at its strict default), and `paths`, the
+    /// directories that `$NAME` in a policy's paths stands for.
+    ///
+    /// ```json
+    /// { "paths": { "DATA": "/srv/data" },
+    ///   "tools": { "text.grep": { "read": ["$DATA"], "memory": "64MiB" } } }
+    /// ```
+    pub fn with_policy_file(mut self, text: &str) -> Result<Self, String> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct File {
+            #[serde(default)]
+            paths: BTreeMap<String, PathBuf>,
+            #[serde(default)]
+            tools: BTreeMap<String, SandboxPolicy>,
+        }
+        let file: File = serde_json::from_str(text).map_err(|err| err.to_string())?;
+        self.paths.extend(file.paths);
+        self.policies.extend(file.tools);
+        Ok(self)
+    }
+}
+
+/// What isolation this machine gives a sandboxed tool, as a worker found it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Support {
+    /// The Landlock ABI version in force, if any.
+    pub landlock_abi: Option<u32>,
+    /// Whether the seccomp filter was installed.
+    pub seccomp: bool,
+    /// The namespaces the worker entered: `user`, `network`, `pid`.
+    pub namespaces: Vec<String>,
+    /// The user the tool ran as, when the worker changed it (`nobody` for a root server).
+    pub user: Option<u32>,
+    /// Why a sandboxed tool cannot run here, if it cannot.
+    pub missing: Option<String>,
+}
+
+impl std::fmt::Display for Support {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.landlock_abi {
+            Some(abi) => write!(f, "Landlock ABI {abi}")?,
+            None => write!(f, "no Landlock")?,
+        }
+        write!(
+            f,
+            ", seccomp {}",
+            if self.seccomp {
+                "filter"
+            } else {
+                "unavailable"
+            }
+        )?;
+        if self.namespaces.is_empty() {
+            write!(f, ", no namespaces")?;
+        } else {
+            write!(f, ", {} namespaces", self.namespaces.join(", "))?;
+        }
+        if let Some(uid) = self.user {
+            write!(f, ", tools run as uid {uid}")?;
+        }
+        Ok(())
+    }
+}
+
+/// What this machine gives a sandboxed tool with the strict policy: a worker is started,
+/// isolates itself, and reports. Needs a binary that ran [`dispatch`].
+pub async fn support() -> Support {
+    run::probe(&Sandboxing::default()).await
+}

@@ -1,0 +1,556 @@
+//! The server's side: start a worker (or take one waiting), send it the call, relay what
+//! it reports, and kill it when the call ends, times out or is cancelled.
+
+use std::collections::{HashMap, VecDeque};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use mcp_runtime_core::sandbox::{SCRATCH, SandboxPolicy, display_memory};
+use mcp_runtime_core::{ErrorType, MCPToolResult, ToolError};
+use serde_json::{Map, Value};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::process::{Child, ChildStdin, ChildStdout};
+use tokio_util::sync::CancellationToken;
+
+use super::protocol::{Call, Config, Ended, Line};
+use super::{Sandboxing, Support, UNAVAILABLE_ENV, WORKER_ARG};
+use crate::context::Reports;
+use crate::tool::RegisteredTool;
+
+/// The `tracing` target of what workers write to standard error, and of the sandbox's own
+/// warnings.
+pub(crate) const SANDBOX_TARGET: &str = "mcp_runtime::sandbox";
+
+/// What a program lacks that never ran [`super::dispatch`].
+const NO_DISPATCH: &str = "a worker: this program never called `mcp_runtime::sandbox::dispatch()` (which `cli::run` calls), so it cannot start one of itself";
+
+/// How much of a worker's standard error is kept to explain how it ended.
+const STDERR_KEPT: usize = 4096;
+
+/// The workers started and isolated ahead of their call, by tool.
+#[derive(Default)]
+pub(crate) struct Pools {
+    ready: Mutex<HashMap<String, VecDeque<Worker>>>,
+}
+
+impl std::fmt::Debug for Pools {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pools").finish_non_exhaustive()
+    }
+}
+
+/// A started worker, isolated and waiting for its call; killed, its whole process group,
+/// when dropped.
+struct Worker {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Lines<BufReader<ChildStdout>>,
+    stderr: Arc<Mutex<String>>,
+    stderr_done: tokio::task::JoinHandle<()>,
+    /// Removed once the worker is dead.
+    _scratch: Scratch,
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        if let Some(id) = self.child.id() {
+            if let Some(pid) = rustix::process::Pid::from_raw(id as i32) {
+                let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+            }
+        }
+        let _ = self.child.start_kill();
+        // Reaped by Tokio in the background; the scratch directory goes with `scratch`.
+    }
+}
+
+/// A call's scratch directory: made empty for it, removed after it.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> std::io::Result<Self> {
+        let mut bytes = [0_u8; 12];
+        getrandom::fill(&mut bytes).map_err(|err| std::io::Error::other(err.to_string()))?;
+        let name: String = bytes.iter().map(|byte| format!("{byte:02x}")).collect();
+        let path = std::env::temp_dir().join(format!("mcp-sandbox-{name}"));
+        {
+            use std::os::unix::fs::DirBuilderExt;
+            std::fs::DirBuilder::new().mode(0o700).create(&path)?;
+        }
+        let scratch = Self(path);
+        // A worker started by root runs its tool as nobody, who must own the directory.
+        if rustix::process::getuid().is_root() {
+            std::os::unix::fs::chown(&scratch.0, Some(65_534), Some(65_534))?;
+        }
+        Ok(scratch)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Why a sandboxed call did not reach a worker.
+enum NotStarted {
+    /// The sandbox is unavailable here: what the worker could do, and what is missing.
+    Unavailable(Support),
+    /// Something else failed: the message.
+    Failed(String),
+}
+
+/// Runs `tool` in a worker, with `arguments` (already checked); `None` when the sandbox is
+/// unavailable and the registry lets the tool run unsandboxed, in which case the caller
+/// runs it in process.
+pub(crate) async fn run_sandboxed(
+    tool: &RegisteredTool,
+    policy: &SandboxPolicy,
+    sandboxing: &Sandboxing,
+    arguments: Map<String, Value>,
+    meta: Option<Map<String, Value>>,
+    reports: &Reports,
+    timeout: Option<Duration>,
+    cancellation: &CancellationToken,
+    expose_panics: bool,
+) -> Option<MCPToolResult> {
+    let name = tool.name().as_str();
+    let worker = if super::dispatches() {
+        let pooled = sandboxing.warm_workers() > 0;
+        let taken = pooled.then(|| sandboxing.pools().take(name)).flatten();
+        if pooled {
+            refill(tool, policy, sandboxing, timeout, expose_panics);
+        }
+        match taken {
+            Some(worker) => Ok(worker),
+            None => start(name, policy, sandboxing, timeout, expose_panics)
+                .await
+                .map(|(worker, _)| worker),
+        }
+    } else {
+        Err(NotStarted::Unavailable(Support {
+            missing: Some(NO_DISPATCH.to_owned()),
+            ..Support::default()
+        }))
+    };
+    let worker = match worker {
+        Ok(worker) => worker,
+        Err(NotStarted::Unavailable(support)) => {
+            let missing = support
+                .missing
+                .unwrap_or_else(|| "what its policy needs".to_owned());
+            if sandboxing.allows_unsandboxed(name) {
+                tracing::warn!(
+                    target: SANDBOX_TARGET,
+                    tool = name,
+                    "runs unsandboxed, as allowed: this machine lacks {missing}"
+                );
+                return None;
+            }
+            return Some(MCPToolResult::failure(ToolError::new(
+                ErrorType::PermissionError,
+                format!(
+                    "tool `{name}` must run sandboxed, and this server cannot isolate it: it lacks {missing}; a server started with `--allow-unsandboxed {name}` runs it unsandboxed"
+                ),
+            )));
+        }
+        Err(NotStarted::Failed(why)) => {
+            return Some(MCPToolResult::failure(ToolError::execution(format!(
+                "tool `{name}` could not start its sandbox: {why}"
+            ))));
+        }
+    };
+    let call = Call {
+        arguments,
+        meta,
+        log: reports.log.as_ref().map(|(least, _)| *least),
+        progress: reports.progress.is_some(),
+    };
+    let exchange = exchange(worker, call, reports, name, policy, timeout);
+    let limited = async {
+        match timeout {
+            Some(limit) => match tokio::time::timeout(limit, exchange).await {
+                Ok(result) => result,
+                Err(_) => MCPToolResult::failure(ToolError::new(
+                    ErrorType::TimeoutError,
+                    format!(
+                        "tool `{name}` did not finish within {}; its sandbox was killed",
+                        crate::execute::format_duration(limit)
+                    ),
+                )),
+            },
+            None => exchange.await,
+        }
+    };
+    Some(tokio::select! {
+        biased;
+        () = cancellation.cancelled() => MCPToolResult::failure(ToolError::execution(format!(
+            "the call of tool `{name}` was cancelled"
+        ))),
+        result = limited => result,
+    })
+}
+
+/// Sends `call` to `worker` and reads what it reports until its result, or its end.
+async fn exchange(
+    mut worker: Worker,
+    call: Call,
+    reports: &Reports,
+    name: &str,
+    policy: &SandboxPolicy,
+    timeout: Option<Duration>,
+) -> MCPToolResult {
+    let sent = match (worker.stdin.take(), serde_json::to_vec(&call)) {
+        (Some(mut stdin), Ok(mut line)) => {
+            line.push(b'\n');
+            stdin.write_all(&line).await.and(stdin.shutdown().await)
+        }
+        (_, Err(err)) => Err(std::io::Error::other(err)),
+        (None, Ok(_)) => Err(std::io::Error::other("no input")),
+    };
+    if let Err(err) = sent {
+        return MCPToolResult::failure(ToolError::execution(format!(
+            "tool `{name}`: its sandbox worker did not take the call: {err}"
+        )));
+    }
+    let mut ended = None;
+    loop {
+        let line = match worker.lines.next_line().await {
+            Ok(Some(line)) => line,
+            Ok(None) | Err(_) => break,
+        };
+        match serde_json::from_str::<Line>(&line) {
+            Ok(Line::Result(map)) => {
+                return MCPToolResult::try_from(map).unwrap_or_else(|err| {
+                    MCPToolResult::failure(ToolError::execution(format!(
+                        "tool `{name}`: its sandbox worker sent a result that does not read: {err}"
+                    )))
+                });
+            }
+            Ok(Line::Progress {
+                progress,
+                total,
+                message,
+            }) => {
+                if let Some(sink) = &reports.progress {
+                    sink(crate::Progress {
+                        progress,
+                        total,
+                        message,
+                    });
+                }
+            }
+            Ok(Line::Log(message)) => {
+                if let Some((least, sink)) = &reports.log {
+                    if message.level >= *least {
+                        sink(message);
+                    }
+                }
+            }
+            Ok(Line::Ended(how)) => ended = Some(how),
+            // Lines the tool itself wrote to standard output are not the protocol's.
+            Ok(Line::Ready(_) | Line::Unavailable(_)) | Err(_) => {}
+        }
+    }
+    let ended = match ended {
+        Some(ended) => Some(ended),
+        None => match tokio::time::timeout(Duration::from_secs(2), worker.child.wait()).await {
+            Ok(Ok(status)) => {
+                use std::os::unix::process::ExitStatusExt;
+                status
+                    .signal()
+                    .map(Ended::Signal)
+                    .or(status.code().map(Ended::Code))
+            }
+            _ => None,
+        },
+    };
+    let _ = tokio::time::timeout(Duration::from_millis(500), &mut worker.stderr_done).await;
+    let stderr = worker
+        .stderr
+        .lock()
+        .map(|text| text.clone())
+        .unwrap_or_default();
+    ended_without_result(name, policy, timeout, ended, &stderr)
+}
+
+/// The failure of a worker that ended before its result: the limit it hit, if one did.
+fn ended_without_result(
+    name: &str,
+    policy: &SandboxPolicy,
+    timeout: Option<Duration>,
+    ended: Option<Ended>,
+    stderr: &str,
+) -> MCPToolResult {
+    let out_of_memory = stderr.contains("memory allocation of") || stderr.contains("out of memory");
+    let error = match ended {
+        _ if out_of_memory => ToolError::new(
+            ErrorType::ApiLimitExceeded,
+            format!(
+                "tool `{name}` ran out of its sandbox's memory limit ({})",
+                display_memory(policy.memory)
+            ),
+        ),
+        Some(Ended::Signal(signal))
+            if signal == libc_signal::XCPU
+                || signal == libc_signal::KILL && timeout.is_some() && stderr.is_empty() =>
+        {
+            ToolError::new(
+                ErrorType::TimeoutError,
+                format!(
+                    "tool `{name}` used up its sandbox's CPU time limit ({}, its timeout)",
+                    timeout.map_or_else(String::new, crate::execute::format_duration)
+                ),
+            )
+        }
+        Some(Ended::Signal(signal)) => ToolError::execution(format!(
+            "tool `{name}`'s sandboxed process was killed by signal {signal}{}",
+            last_line(stderr)
+        )),
+        Some(Ended::Code(code)) => ToolError::execution(format!(
+            "tool `{name}`'s sandboxed process exited with code {code} and no result{}",
+            last_line(stderr)
+        )),
+        None => ToolError::execution(format!(
+            "tool `{name}`'s sandboxed process ended with no result{}",
+            last_line(stderr)
+        )),
+    };
+    MCPToolResult::failure(error)
+}
+
+/// Signal numbers the outcome reads.
+mod libc_signal {
+    pub(super) const KILL: i32 = 9;
+    #[cfg(any(target_os = "linux", target_os = "macos"))]
+    pub(super) const XCPU: i32 = 24;
+    #[cfg(not(any(target_os = "linux", target_os = "macos")))]
+    pub(super) const XCPU: i32 = -1;
+}
+
+fn last_line(stderr: &str) -> String {
+    stderr
+        .lines()
+        .rev()
+        .find(|line| !line.trim().is_empty())
+        .map(|line| format!(": {}", line.trim()))
+        .unwrap_or_default()
+}
+
+impl Pools {
+    fn take(&self, tool: &str) -> Option<Worker> {
+        let mut ready = self.ready.lock().ok()?;
+        ready.get_mut(tool)?.pop_front()
+    }
+
+    fn count(&self, tool: &str) -> usize {
+        self.ready
+            .lock()
+            .map(|ready| ready.get(tool).map_or(0, VecDeque::len))
+            .unwrap_or(0)
+    }
+
+    fn put(&self, tool: &str, worker: Worker, most: usize) {
+        if let Ok(mut ready) = self.ready.lock() {
+            let workers = ready.entry(tool.to_owned()).or_default();
+            if workers.len() < most {
+                workers.push_back(worker);
+            }
+        }
+    }
+}
+
+/// Starts workers in the background until `tool` has as many waiting as the registry
+/// keeps.
+fn refill(
+    tool: &RegisteredTool,
+    policy: &SandboxPolicy,
+    sandboxing: &Sandboxing,
+    timeout: Option<Duration>,
+    expose_panics: bool,
+) {
+    let name = tool.name().to_string();
+    let most = sandboxing.warm_workers();
+    if sandboxing.pools().count(&name) >= most || tokio::runtime::Handle::try_current().is_err() {
+        return;
+    }
+    let (policy, sandboxing) = (policy.clone(), sandboxing.clone());
+    tokio::spawn(async move {
+        if let Ok((worker, _)) = start(&name, &policy, &sandboxing, timeout, expose_panics).await {
+            sandboxing.pools().put(&name, worker, most);
+        }
+    });
+}
+
+/// Starts a worker for `tool` and waits until it is isolated.
+async fn start(
+    tool: &str,
+    policy: &SandboxPolicy,
+    sandboxing: &Sandboxing,
+    timeout: Option<Duration>,
+    expose_panics: bool,
+) -> Result<(Worker, Support), NotStarted> {
+    let failed =
+        |what: &str, err: &dyn std::fmt::Display| NotStarted::Failed(format!("{what}: {err}"));
+    let scratch =
+        Scratch::new().map_err(|err| failed("its scratch directory could not be made", &err))?;
+    let resolve = |paths: &[String]| -> Result<Vec<PathBuf>, NotStarted> {
+        paths
+            .iter()
+            .map(|path| resolve(path, &scratch.0, sandboxing).map_err(NotStarted::Failed))
+            .collect()
+    };
+    let mut write = vec![scratch.0.clone()];
+    write.extend(resolve(&policy.write)?);
+    let config = Config {
+        tool: tool.to_owned(),
+        scratch: scratch.0.clone(),
+        read: resolve(&policy.read)?,
+        write,
+        network: policy.network,
+        memory: policy.memory,
+        processes: policy.processes,
+        cpu_seconds: timeout.map(|limit| limit.as_secs() + u64::from(limit.subsec_nanos() > 0)),
+        pretend_missing: std::env::var(UNAVAILABLE_ENV)
+            .ok()
+            .filter(|what| !what.is_empty()),
+        expose_panics,
+    };
+    let config = serde_json::to_string(&config).map_err(|err| failed("its configuration", &err))?;
+    let mut command = tokio::process::Command::new(program());
+    command
+        .arg(WORKER_ARG)
+        .arg(config)
+        .env_clear()
+        .current_dir(&scratch.0)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    for variable in &policy.env {
+        if let Some(value) = std::env::var_os(variable) {
+            command.env(variable, value);
+        }
+    }
+    let mut child = command
+        .spawn()
+        .map_err(|err| failed("the worker did not start", &err))?;
+    let (Some(stdin), Some(stdout), Some(stderr)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        return Err(NotStarted::Failed("the worker has no pipes".to_owned()));
+    };
+    let kept = Arc::new(Mutex::new(String::new()));
+    let stderr_done = tokio::spawn(relay_stderr(stderr, Arc::clone(&kept), tool.to_owned()));
+    let mut worker = Worker {
+        child,
+        stdin: Some(stdin),
+        lines: BufReader::new(stdout).lines(),
+        stderr: kept,
+        stderr_done,
+        _scratch: scratch,
+    };
+    let first = worker
+        .lines
+        .next_line()
+        .await
+        .map_err(|err| failed("the worker did not answer", &err))?;
+    match first.as_deref().map(serde_json::from_str::<Line>) {
+        Some(Ok(Line::Ready(support))) => Ok((worker, support)),
+        Some(Ok(Line::Unavailable(support))) => Err(NotStarted::Unavailable(support)),
+        _ => {
+            let _ = tokio::time::timeout(Duration::from_millis(500), &mut worker.stderr_done).await;
+            let stderr = worker
+                .stderr
+                .lock()
+                .map(|text| text.clone())
+                .unwrap_or_default();
+            Err(NotStarted::Failed(format!(
+                "the worker ended before it was ready{}",
+                last_line(&stderr)
+            )))
+        }
+    }
+}
+
+/// The program a worker runs: this one.
+fn program() -> PathBuf {
+    if cfg!(target_os = "linux") {
+        // The binary this process runs, even if its file was replaced since.
+        PathBuf::from("/proc/self/exe")
+    } else {
+        std::env::current_exe()
+            .unwrap_or_else(|_| PathBuf::from(std::env::args_os().next().unwrap_or_default()))
+    }
+}
+
+/// A policy's path made absolute: `$SCRATCH` the call's scratch directory, `$NAME` the
+/// directory the registry gives it.
+fn resolve(path: &str, scratch: &Path, sandboxing: &Sandboxing) -> Result<PathBuf, String> {
+    let Some(rest) = path.strip_prefix('$') else {
+        return Ok(PathBuf::from(path));
+    };
+    let (variable, below) = rest.split_once('/').unwrap_or((rest, ""));
+    let base = if format!("${variable}") == SCRATCH {
+        scratch.to_path_buf()
+    } else {
+        sandboxing.named_path(variable).cloned().ok_or_else(|| {
+            format!(
+                "its policy names `${variable}`, which no `--sandbox-path {variable}=DIR` (or `Sandboxing::path`) gives"
+            )
+        })?
+    };
+    Ok(if below.is_empty() {
+        base
+    } else {
+        base.join(below)
+    })
+}
+
+/// Relays a worker's standard error to the log, a line at a time, keeping its last bytes.
+async fn relay_stderr(stderr: tokio::process::ChildStderr, kept: Arc<Mutex<String>>, tool: String) {
+    let mut reader = BufReader::new(stderr);
+    let mut line = String::new();
+    loop {
+        line.clear();
+        match reader.read_line(&mut line).await {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {
+                let text = line.trim_end();
+                tracing::warn!(target: SANDBOX_TARGET, tool = %tool, "{text}");
+                if let Ok(mut kept) = kept.lock() {
+                    kept.push_str(text);
+                    kept.push('\n');
+                    if kept.len() > STDERR_KEPT {
+                        let cut = kept.len() - STDERR_KEPT;
+                        let cut = (cut..kept.len())
+                            .find(|at| kept.is_char_boundary(*at))
+                            .unwrap_or(kept.len());
+                        kept.drain(..cut);
+                    }
+                }
+            }
+        }
+    }
+    let _ = reader.read_to_end(&mut Vec::new()).await;
+}
+
+/// Starts a probe worker with the strict policy and reports what it could do.
+pub(super) async fn probe(sandboxing: &Sandboxing) -> Support {
+    if !super::dispatches() {
+        return Support {
+            missing: Some(NO_DISPATCH.to_owned()),
+            ..Support::default()
+        };
+    }
+    match start("", &SandboxPolicy::STRICT, sandboxing, None, false).await {
+        Ok((_worker, support)) => support,
+        Err(NotStarted::Unavailable(support)) => support,
+        Err(NotStarted::Failed(why)) => Support {
+            missing: Some(why),
+            ..Support::default()
+        },
+    }
+}

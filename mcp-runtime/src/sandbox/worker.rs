@@ -1,0 +1,156 @@
+//! The worker's side: isolate, say so, read the one call, run it, answer, exit.
+
+use std::io::{self, BufRead, Write};
+use std::sync::{Arc, Mutex};
+
+use mcp_runtime_core::{MCPToolCall, MCPToolResult, ToolError};
+
+use super::Support;
+use super::protocol::{Call, Config, Line};
+use crate::execute::CallOptions;
+use crate::policy::DangerousPolicy;
+use crate::registry::Registry;
+
+/// Exit code of a worker whose command line it could not read.
+const BAD_CONFIG: i32 = 64;
+
+/// Serves one call as `config` (JSON) says, and exits.
+pub(super) fn serve(config: &str) -> ! {
+    let config: Config = match serde_json::from_str(config) {
+        Ok(config) => config,
+        Err(err) => {
+            eprintln!("error: not a sandbox worker's configuration: {err}");
+            std::process::exit(BAD_CONFIG)
+        }
+    };
+    let stdout = Arc::new(Mutex::new(io::stdout()));
+    let isolated = {
+        let mut out = lock(&stdout);
+        isolate(&config, &mut *out)
+    };
+    let support = match isolated {
+        Ok(support) => support,
+        Err(support) => {
+            send(&stdout, &Line::Unavailable(support));
+            std::process::exit(0)
+        }
+    };
+    if config.tool.is_empty() {
+        // A probe: it isolated itself, and says how.
+        send(&stdout, &Line::Ready(support));
+        std::process::exit(0)
+    }
+    send(&stdout, &Line::Ready(support));
+
+    let mut line = String::new();
+    if io::stdin().lock().read_line(&mut line).unwrap_or(0) == 0 {
+        // The server went away, or this worker was never used.
+        std::process::exit(0)
+    }
+    let result = match serde_json::from_str::<Call>(&line) {
+        Ok(call) => run(&config, call, &stdout),
+        Err(err) => MCPToolResult::failure(ToolError::execution(format!(
+            "the sandbox worker could not read its call: {err}"
+        ))),
+    };
+    match serde_json::to_value(&result) {
+        Ok(serde_json::Value::Object(map)) => send(&stdout, &Line::Result(map)),
+        _ => send(
+            &stdout,
+            &Line::Result(serde_json::Map::from_iter([(
+                "status".to_owned(),
+                "failure".into(),
+            )])),
+        ),
+    }
+    std::process::exit(0)
+}
+
+#[cfg(target_os = "linux")]
+fn isolate(config: &Config, out: &mut dyn Write) -> Result<Support, Support> {
+    super::linux::isolate(config, out)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn isolate(_config: &Config, _out: &mut dyn Write) -> Result<Support, Support> {
+    Err(Support {
+        missing: Some(format!(
+            "a sandbox, which mcp-runtime has for Linux only, not {}",
+            std::env::consts::OS
+        )),
+        ..Support::default()
+    })
+}
+
+/// Runs the call on a runtime of one thread, through a registry of every `#[mcp_tool]`
+/// that runs any tool it is asked to: the server already applied its policies.
+fn run(config: &Config, call: Call, stdout: &Arc<Mutex<io::Stdout>>) -> MCPToolResult {
+    let registry = match Registry::try_global() {
+        Ok(global) => Registry::builder()
+            .registry(global)
+            .dangerous_policy(DangerousPolicy::AllowAll)
+            .expose_panics(config.expose_panics)
+            .build(),
+        Err(err) => Err(err.clone()),
+    };
+    let registry = match registry {
+        Ok(registry) => registry,
+        Err(err) => {
+            return MCPToolResult::failure(ToolError::execution(format!(
+                "the sandbox worker could not build its registry: {err}"
+            )));
+        }
+    };
+    let mut options = CallOptions::new();
+    if let Some(meta) = call.meta {
+        options = options.with_meta(meta);
+    }
+    if call.progress {
+        let out = Arc::clone(stdout);
+        options = options.with_progress(move |progress| {
+            send(
+                &out,
+                &Line::Progress {
+                    progress: progress.progress,
+                    total: progress.total,
+                    message: progress.message,
+                },
+            );
+        });
+    }
+    if let Some(least) = call.log {
+        let out = Arc::clone(stdout);
+        options = options.with_log(least, move |message| send(&out, &Line::Log(message)));
+    }
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            return MCPToolResult::failure(ToolError::execution(format!(
+                "the sandbox worker could not start its runtime: {err}"
+            )));
+        }
+    };
+    let call = match MCPToolCall::new(&config.tool, serde_json::Value::Object(call.arguments)) {
+        Ok(call) => call,
+        Err(err) => return MCPToolResult::failure(ToolError::execution(err.to_string())),
+    };
+    runtime.block_on(registry.call_with(call, options))
+}
+
+fn lock(stdout: &Mutex<io::Stdout>) -> std::sync::MutexGuard<'_, io::Stdout> {
+    stdout
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Writes `line` whole, flushed: the server reads each as it comes.
+fn send(stdout: &Mutex<io::Stdout>, line: &Line) {
+    if let Ok(text) = serde_json::to_string(line) {
+        let mut out = lock(stdout);
+        let _ = writeln!(out, "{text}");
+        let _ = out.flush();
+    }
+}
