@@ -285,6 +285,8 @@ fn exit_with(app: Option<&App>, on_serve: impl FnOnce(&Arc<Server>)) -> ! {
             FAILURE
         }
     };
+    // Workers kept waiting die now, their scratch directories with them.
+    crate::sandbox::shutdown();
     // A closed stdout is not worth a panic; the exit code still tells.
     let _ = io::stdout().flush();
     std::process::exit(i32::from(code))

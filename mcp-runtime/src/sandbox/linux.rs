@@ -51,6 +51,17 @@ pub(super) fn isolate(config: &Config, out: &mut dyn Write) -> Result<Support, S
         );
     }
 
+    // Root leaves root first, so that the user namespace below is an unprivileged one of
+    // nobody's: its own count of processes, and no right over root's files.
+    if rustix::process::getuid().is_root() {
+        if let Err(err) = become_nobody() {
+            return fail(
+                support,
+                format!("the worker could not leave root for uid {NOBODY}: {err}"),
+            );
+        }
+        support.user = Some(NOBODY);
+    }
     let uid = rustix::process::getuid().as_raw();
     let gid = rustix::process::getgid().as_raw();
     if !pretends("namespaces") {
@@ -76,16 +87,6 @@ pub(super) fn isolate(config: &Config, out: &mut dyn Write) -> Result<Support, S
     }
     // The tool's process from here: it dies with the one waiting for it.
     let _ = rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL));
-
-    if uid == 0 {
-        if let Err(err) = become_nobody() {
-            return fail(
-                support,
-                format!("the worker could not leave root for uid {NOBODY}: {err}"),
-            );
-        }
-        support.user = Some(NOBODY);
-    }
 
     if let Err(err) = limit(config) {
         return fail(
@@ -118,18 +119,14 @@ pub(super) fn isolate(config: &Config, out: &mut dyn Write) -> Result<Support, S
     Ok(support)
 }
 
-/// New user (unless root, who needs none), network and PID namespaces, as many as the
-/// kernel allows; the names of those entered.
+/// New user, network and PID namespaces, as many as the kernel allows; the names of those
+/// entered.
 fn enter_namespaces(uid: u32, gid: u32) -> Vec<String> {
     let (net, pid, user) = (libc::CLONE_NEWNET, libc::CLONE_NEWPID, libc::CLONE_NEWUSER);
-    let tries: &[(libc::c_int, &[&str])] = if uid == 0 {
-        &[(net | pid, &["network", "pid"]), (net, &["network"])]
-    } else {
-        &[
-            (user | net | pid, &["user", "network", "pid"]),
-            (user | net, &["user", "network"]),
-        ]
-    };
+    let tries: &[(libc::c_int, &[&str])] = &[
+        (user | net | pid, &["user", "network", "pid"]),
+        (user | net, &["user", "network"]),
+    ];
     for (flags, names) in tries {
         // SAFETY: `unshare` of namespaces only (no `CLONE_FILES` or `CLONE_FS`), in a
         // process of one thread, which `isolate` checked.
@@ -211,14 +208,16 @@ fn fork_and_wait(out: &mut dyn Write) {
     std::process::exit(0)
 }
 
-/// Leaves root: no supplementary groups, then group and user `nobody`.
+/// Leaves root: no supplementary groups, then group and user `nobody`; still dumpable, so
+/// that it may write its own user namespace's maps.
 fn become_nobody() -> std::io::Result<()> {
-    // SAFETY: plain system calls on ids, in a process of one thread, so that no other
-    // thread keeps root.
+    // SAFETY: plain system calls on ids and one flag, in a process of one thread, so that
+    // no other thread keeps root.
     let done = unsafe {
         libc::setgroups(0, std::ptr::null()) == 0
             && libc::setresgid(NOBODY, NOBODY, NOBODY) == 0
             && libc::setresuid(NOBODY, NOBODY, NOBODY) == 0
+            && libc::prctl(libc::PR_SET_DUMPABLE, 1, 0, 0, 0) == 0
     };
     if done {
         Ok(())

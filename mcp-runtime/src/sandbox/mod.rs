@@ -29,7 +29,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 pub use mcp_runtime_core::sandbox::{
@@ -87,6 +86,12 @@ pub fn dispatch() {
     DISPATCHES.store(true, Ordering::SeqCst);
 }
 
+/// Kills the workers waiting for a call and removes their scratch directories: for a
+/// program about to exit, which runs no destructor. [`cli::run`](crate::cli::run) calls it.
+pub fn shutdown() {
+    run::POOLS.clear();
+}
+
 /// Whether this binary ran [`dispatch`], and so can start workers of itself.
 pub(crate) fn dispatches() -> bool {
     DISPATCHES.load(Ordering::Relaxed)
@@ -106,7 +111,6 @@ pub struct Sandboxing {
     policies: BTreeMap<String, SandboxPolicy>,
     paths: BTreeMap<String, PathBuf>,
     warm: usize,
-    pools: Arc<run::Pools>,
 }
 
 /// Which sandboxed tools run unsandboxed when the sandbox is unavailable.
@@ -198,10 +202,6 @@ impl Sandboxing {
 
     pub(crate) fn warm_workers(&self) -> usize {
         self.warm
-    }
-
-    pub(crate) fn pools(&self) -> &run::Pools {
-        &self.pools
     }
 
     /// Reads an operator's policy file: JSON with `tools`, a policy by tool name (each

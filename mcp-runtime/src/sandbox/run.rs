@@ -29,16 +29,19 @@ const NO_DISPATCH: &str = "a worker: this program never called `mcp_runtime::san
 /// How much of a worker's standard error is kept to explain how it ended.
 const STDERR_KEPT: usize = 4096;
 
-/// The workers started and isolated ahead of their call, by tool.
+/// The workers started and isolated ahead of their call, by what they were started for:
+/// the tool, its policy and its timeout.
 #[derive(Default)]
-pub(crate) struct Pools {
+pub(super) struct Pools {
     ready: Mutex<HashMap<String, VecDeque<Worker>>>,
 }
 
-impl std::fmt::Debug for Pools {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Pools").finish_non_exhaustive()
-    }
+/// The process's workers waiting for a call.
+pub(super) static POOLS: std::sync::LazyLock<Pools> = std::sync::LazyLock::new(Pools::default);
+
+/// What a waiting worker was started for: one with the same key serves the call.
+fn pool_key(tool: &str, policy: &SandboxPolicy, timeout: Option<Duration>, expose: bool) -> String {
+    format!("{tool}\n{policy:?}\n{timeout:?}\n{expose}")
 }
 
 /// A started worker, isolated and waiting for its call; killed, its whole process group,
@@ -68,6 +71,10 @@ impl Drop for Worker {
 /// A call's scratch directory: made empty for it, removed after it.
 struct Scratch(PathBuf);
 
+/// The scratch directories not yet removed: a program that exits removes them
+/// ([`Pools::clear`]), those of workers still starting included.
+static SCRATCHES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
 impl Scratch {
     fn new() -> std::io::Result<Self> {
         let mut bytes = [0_u8; 12];
@@ -77,6 +84,9 @@ impl Scratch {
         {
             use std::os::unix::fs::DirBuilderExt;
             std::fs::DirBuilder::new().mode(0o700).create(&path)?;
+        }
+        if let Ok(mut live) = SCRATCHES.lock() {
+            live.push(path.clone());
         }
         let scratch = Self(path);
         // A worker started by root runs its tool as nobody, who must own the directory.
@@ -90,6 +100,9 @@ impl Scratch {
 impl Drop for Scratch {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
+        if let Ok(mut live) = SCRATCHES.lock() {
+            live.retain(|path| *path != self.0);
+        }
     }
 }
 
@@ -118,7 +131,8 @@ pub(crate) async fn run_sandboxed(
     let name = tool.name().as_str();
     let worker = if super::dispatches() {
         let pooled = sandboxing.warm_workers() > 0;
-        let taken = pooled.then(|| sandboxing.pools().take(name)).flatten();
+        let key = pool_key(name, policy, timeout, expose_panics);
+        let taken = pooled.then(|| POOLS.take(&key)).flatten();
         if pooled {
             refill(tool, policy, sandboxing, timeout, expose_panics);
         }
@@ -351,6 +365,22 @@ impl Pools {
             .unwrap_or(0)
     }
 
+    /// Kills every waiting worker (and so removes its scratch directory).
+    pub(super) fn clear(&self) {
+        let drained: Vec<Worker> = match self.ready.lock() {
+            Ok(mut ready) => ready.drain().flat_map(|(_, workers)| workers).collect(),
+            Err(_) => Vec::new(),
+        };
+        drop(drained);
+        let left = SCRATCHES
+            .lock()
+            .map(|mut live| std::mem::take(&mut *live))
+            .unwrap_or_default();
+        for path in left {
+            let _ = std::fs::remove_dir_all(path);
+        }
+    }
+
     fn put(&self, tool: &str, worker: Worker, most: usize) {
         if let Ok(mut ready) = self.ready.lock() {
             let workers = ready.entry(tool.to_owned()).or_default();
@@ -371,14 +401,15 @@ fn refill(
     expose_panics: bool,
 ) {
     let name = tool.name().to_string();
+    let key = pool_key(&name, policy, timeout, expose_panics);
     let most = sandboxing.warm_workers();
-    if sandboxing.pools().count(&name) >= most || tokio::runtime::Handle::try_current().is_err() {
+    if POOLS.count(&key) >= most || tokio::runtime::Handle::try_current().is_err() {
         return;
     }
     let (policy, sandboxing) = (policy.clone(), sandboxing.clone());
     tokio::spawn(async move {
         if let Ok((worker, _)) = start(&name, &policy, &sandboxing, timeout, expose_panics).await {
-            sandboxing.pools().put(&name, worker, most);
+            POOLS.put(&key, worker, most);
         }
     });
 }

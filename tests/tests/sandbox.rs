@@ -1,0 +1,457 @@
+//! The sandbox against an attacker's tools (`bin/sandbox_attacks.rs`), served by a real
+//! process over stdio: each escape fails with a failure result, the server stays up and
+//! answers the next call, and nothing of the secret reaches any response. The escapes safe
+//! to run unsandboxed (files, network, environment, a leftover file) also run once
+//! unsandboxed, where they must succeed: the proof that each test can fail.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+const SERVER: &str = env!("CARGO_BIN_EXE_sandbox-attacks");
+
+/// What the listener greets a connection with, and the secrets: none may reach a
+/// response of the sandboxed session.
+const GREETING: &str = "listener-greeting-7f3a";
+const FILE_SECRET: &str = "file-secret-91c2";
+const ENV_SECRET: &str = "env-secret-4b8e";
+
+/// A directory of the test's own, outside any scratch directory.
+fn outside(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("sandbox-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("the test's directory");
+    dir
+}
+
+/// A TCP listener on 127.0.0.1 that greets and counts the connections it accepts.
+struct Listener {
+    port: u16,
+    accepted: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Listener {
+    fn start() -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("a listener");
+        let port = listener.local_addr().expect("its address").port();
+        let accepted = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let count = std::sync::Arc::clone(&accepted);
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let mut stream = stream;
+                let _ = stream.write_all(GREETING.as_bytes());
+            }
+        });
+        Self { port, accepted }
+    }
+
+    fn connections(&self) -> usize {
+        self.accepted.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+/// The attacks, each a tool and its arguments; `files` is the test's directory.
+fn attacks(files: &Path, port: u16, server_pid: u32) -> Vec<(&'static str, Value)> {
+    let secret = files.join("secret.txt");
+    vec![
+        ("attack.read_file", json!({ "path": secret })),
+        (
+            "attack.write_file",
+            json!({ "path": files.join("written.txt"), "text": "escaped" }),
+        ),
+        (
+            "attack.write_through_link",
+            json!({ "target": files.join("linked.txt"), "text": "escaped" }),
+        ),
+        ("attack.connect", json!({ "port": port })),
+        ("attack.env", json!({ "name": "SANDBOX_TEST_SECRET" })),
+        ("attack.leave_file", json!({ "name": "leftover.txt" })),
+        ("attack.find_file", json!({ "name": "leftover.txt" })),
+        ("attack.fork_bomb", json!({ "goal": 200 })),
+        ("attack.allocate", json!({ "gib": 4 })),
+        ("attack.spin", json!({})),
+        ("attack.signal", json!({ "pid": server_pid })),
+    ]
+}
+
+/// A served session: `serve --stdio` with `args` and `env`, its working directory `cwd`,
+/// answering the calls that `calls` makes of the server's pid, then one `attack.echo`.
+/// The results in order, and what the server wrote to standard error.
+fn session(
+    args: &[&str],
+    env: &[(&str, &str)],
+    cwd: &Path,
+    calls: impl FnOnce(u32) -> Vec<(&'static str, Value)>,
+) -> (Vec<(&'static str, Value)>, Value, String) {
+    let mut command = Command::new(SERVER);
+    command
+        .arg("serve")
+        .arg("--stdio")
+        .args(args)
+        .current_dir(cwd)
+        .env("SANDBOX_TEST_SECRET", ENV_SECRET)
+        .env_remove("RUST_LOG")
+        .env_remove(mcp_runtime::sandbox::UNAVAILABLE_ENV)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let mut child = command.spawn().expect("the server starts");
+    let calls = calls(child.id());
+    let mut input = child.stdin.take().expect("stdin");
+    let mut output = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut stderr = child.stderr.take().expect("stderr");
+    let errors = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stderr.read_to_string(&mut text);
+        text
+    });
+    let mut send = |message: Value| {
+        writeln!(input, "{message}").expect("the server reads");
+        input.flush().expect("flushed");
+    };
+    let mut answer = |id: usize| -> Value {
+        let mut line = String::new();
+        loop {
+            line.clear();
+            assert_ne!(
+                output.read_line(&mut line).expect("a line"),
+                0,
+                "the server ended"
+            );
+            let message: Value = serde_json::from_str(&line).expect("JSON");
+            if message["id"] == json!(id) {
+                return message;
+            }
+        }
+    };
+    send(json!({
+        "jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": { "protocolVersion": "2025-11-25", "capabilities": {},
+                    "clientInfo": { "name": "attacker", "version": "1" } }
+    }));
+    answer(0);
+    send(json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }));
+    // One call at a time: each must be answered, and the next one too.
+    let mut results = Vec::new();
+    for (id, (tool, arguments)) in calls.into_iter().enumerate() {
+        let id = id + 1;
+        send(json!({
+            "jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": { "name": tool, "arguments": arguments }
+        }));
+        results.push((tool, answer(id)));
+    }
+    send(json!({
+        "jsonrpc": "2.0", "id": 999, "method": "tools/call",
+        "params": { "name": "attack.echo", "arguments": { "text": "still here" } }
+    }));
+    let echo = answer(999);
+    drop(send);
+    drop(input);
+    let status = child.wait().expect("the server ends");
+    assert!(status.success(), "the server exits cleanly: {status}");
+    (results, echo, errors.join().expect("stderr"))
+}
+
+/// A success's `result` string, or else the text a model reads (a failure's message).
+fn text_of(response: &Value) -> String {
+    let result = &response["result"];
+    result["structuredContent"]["result"]
+        .as_str()
+        .or_else(|| result["content"][0]["text"].as_str())
+        .unwrap_or_default()
+        .to_owned()
+}
+
+fn failed(response: &Value) -> bool {
+    response["result"]["isError"] == json!(true)
+}
+
+#[test]
+fn every_escape_fails_sandboxed_and_the_server_answers_the_next_call() {
+    let files = outside("sandboxed");
+    let cwd = outside("sandboxed-cwd");
+    std::fs::write(files.join("secret.txt"), FILE_SECRET).expect("the secret");
+    let listener = Listener::start();
+    let (results, echo, stderr) =
+        session(&[], &[], &cwd, |pid| attacks(&files, listener.port, pid));
+    for (tool, response) in &results {
+        let text = text_of(response);
+        // The leftover is written to the call's own scratch directory: allowed, and gone
+        // by the next call.
+        if *tool == "attack.leave_file" {
+            assert!(!failed(response), "{tool}: {response}\n{stderr}");
+            continue;
+        }
+        assert!(failed(response), "{tool} escaped: {response}");
+        for secret in [FILE_SECRET, ENV_SECRET, GREETING] {
+            assert!(!text.contains(secret), "{tool} leaked {secret}: {text}");
+        }
+    }
+    let said = |tool: &str| -> String {
+        let (_, response) = results.iter().find(|(name, _)| *name == tool).expect(tool);
+        text_of(response)
+    };
+    assert!(
+        said("attack.allocate").contains("memory limit (256 MiB)"),
+        "{}",
+        said("attack.allocate")
+    );
+    let (_, allocate) = results
+        .iter()
+        .find(|(name, _)| *name == "attack.allocate")
+        .expect("allocate");
+    assert_eq!(
+        allocate["result"]["structuredContent"]["error_type"],
+        json!("ApiLimitExceeded"),
+        "{allocate}"
+    );
+    assert!(
+        said("attack.spin").contains("did not finish within 3s"),
+        "{}",
+        said("attack.spin")
+    );
+    assert!(
+        said("attack.fork_bomb").contains("fork refused after"),
+        "{}",
+        said("attack.fork_bomb")
+    );
+    assert!(
+        said("attack.find_file").contains("No such file"),
+        "{}",
+        said("attack.find_file")
+    );
+    assert_eq!(listener.connections(), 0, "the listener saw a connection");
+    assert!(
+        !files.join("written.txt").exists(),
+        "a file was written outside"
+    );
+    assert!(
+        !files.join("linked.txt").exists(),
+        "a file was written through the link"
+    );
+    assert!(
+        !cwd.join("leftover.txt").exists(),
+        "the leftover reached the server's directory"
+    );
+    assert_eq!(text_of(&echo), "still here", "{echo}");
+    for secret in [FILE_SECRET, ENV_SECRET, GREETING] {
+        assert!(
+            !stderr.contains(secret),
+            "the log leaked {secret}: {stderr}"
+        );
+    }
+    let left: Vec<_> = std::fs::read_dir(std::env::temp_dir())
+        .expect("the temporary directory")
+        .flatten()
+        .filter(|entry| {
+            entry
+                .file_name()
+                .to_string_lossy()
+                .starts_with("mcp-sandbox-")
+        })
+        .filter(|entry| entry.path().join("leftover.txt").exists())
+        .collect();
+    assert!(
+        left.is_empty(),
+        "a scratch directory outlived its call: {left:?}"
+    );
+}
+
+#[test]
+fn the_safe_escapes_succeed_unsandboxed_so_the_test_can_fail() {
+    let files = outside("unsandboxed");
+    let cwd = outside("unsandboxed-cwd");
+    std::fs::write(files.join("secret.txt"), FILE_SECRET).expect("the secret");
+    let listener = Listener::start();
+    let safe = [
+        "attack.read_file",
+        "attack.write_file",
+        "attack.write_through_link",
+        "attack.connect",
+        "attack.env",
+        "attack.leave_file",
+        "attack.find_file",
+    ];
+    let (results, echo, stderr) = session(
+        &["--allow-unsandboxed-all"],
+        &[(mcp_runtime::sandbox::UNAVAILABLE_ENV, "all")],
+        &cwd,
+        |pid| {
+            attacks(&files, listener.port, pid)
+                .into_iter()
+                .filter(|(tool, _)| safe.contains(tool))
+                .collect()
+        },
+    );
+    assert_eq!(results.len(), safe.len());
+    for (tool, response) in &results {
+        assert!(!failed(response), "{tool} failed unsandboxed: {response}");
+    }
+    let said = |tool: &str| -> String {
+        let (_, response) = results.iter().find(|(name, _)| *name == tool).expect(tool);
+        text_of(response)
+    };
+    assert!(said("attack.read_file").contains(FILE_SECRET));
+    assert!(said("attack.env").contains(ENV_SECRET));
+    assert!(said("attack.connect").contains(GREETING));
+    assert_eq!(listener.connections(), 1);
+    assert!(files.join("written.txt").exists());
+    assert!(files.join("linked.txt").exists());
+    assert!(cwd.join("leftover.txt").exists());
+    assert_eq!(text_of(&echo), "still here");
+    assert!(stderr.contains("runs unsandboxed, as allowed"), "{stderr}");
+}
+
+#[test]
+fn without_the_kernel_mechanisms_a_sandboxed_tool_fails_closed_naming_what_is_missing() {
+    let files = outside("closed");
+    std::fs::write(files.join("secret.txt"), FILE_SECRET).expect("the secret");
+    for (missing, named) in [("landlock", "Landlock"), ("seccomp", "seccomp")] {
+        let (results, echo, _) = session(
+            &[],
+            &[(mcp_runtime::sandbox::UNAVAILABLE_ENV, missing)],
+            &files,
+            |_| {
+                vec![(
+                    "attack.read_file",
+                    json!({ "path": files.join("secret.txt") }),
+                )]
+            },
+        );
+        let (_, response) = &results[0];
+        let text = text_of(response);
+        assert!(failed(response), "{response}");
+        assert!(
+            text.contains("must run sandboxed") && text.contains(named),
+            "{text}"
+        );
+        assert!(
+            text.contains("--allow-unsandboxed attack.read_file"),
+            "{text}"
+        );
+        assert!(!text.contains(FILE_SECRET), "{text}");
+        assert_eq!(
+            response["result"]["structuredContent"]["error_type"],
+            json!("PermissionError"),
+            "{response}"
+        );
+        assert_eq!(text_of(&echo), "still here");
+    }
+    // Allowed by name, the one tool runs unsandboxed; another stays refused.
+    let (results, _, _) = session(
+        &["--allow-unsandboxed", "attack.read_file"],
+        &[(mcp_runtime::sandbox::UNAVAILABLE_ENV, "all")],
+        &files,
+        |_| {
+            vec![
+                (
+                    "attack.read_file",
+                    json!({ "path": files.join("secret.txt") }),
+                ),
+                ("attack.env", json!({ "name": "SANDBOX_TEST_SECRET" })),
+            ]
+        },
+    );
+    assert_eq!(text_of(&results[0].1), FILE_SECRET, "{}", results[0].1);
+    assert!(
+        text_of(&results[1].1).contains("must run sandboxed"),
+        "{}",
+        results[1].1
+    );
+}
+
+#[test]
+fn progress_and_log_messages_cross_from_the_worker() {
+    let cwd = outside("reports");
+    let mut child = Command::new(SERVER)
+        .args(["serve", "--stdio"])
+        .current_dir(&cwd)
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the server starts");
+    let mut input = child.stdin.take().expect("stdin");
+    let messages = [
+        json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize",
+                "params": { "protocolVersion": "2025-11-25", "capabilities": {},
+                            "clientInfo": { "name": "t", "version": "1" } } }),
+        json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }),
+        json!({ "jsonrpc": "2.0", "id": 1, "method": "logging/setLevel", "params": { "level": "info" } }),
+        json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                "params": { "name": "attack.report", "arguments": {}, "_meta": { "progressToken": "p" } } }),
+    ];
+    for message in messages {
+        writeln!(input, "{message}").expect("written");
+    }
+    input.flush().expect("flushed");
+    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let mut seen = Vec::new();
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while std::time::Instant::now() < deadline {
+        let line = lines.next().expect("a line").expect("read");
+        let message: Value = serde_json::from_str(&line).expect("JSON");
+        let done = message["id"] == json!(2);
+        seen.push(message);
+        if done {
+            break;
+        }
+    }
+    drop(input);
+    let _ = child.wait();
+    let progress = seen
+        .iter()
+        .find(|message| message["method"] == "notifications/progress")
+        .unwrap_or_else(|| panic!("no progress: {seen:?}"));
+    assert_eq!(progress["params"]["progress"], json!(1.0));
+    assert_eq!(progress["params"]["message"], json!("halfway"));
+    let log = seen
+        .iter()
+        .find(|message| message["method"] == "notifications/message")
+        .unwrap_or_else(|| panic!("no log message: {seen:?}"));
+    assert_eq!(log["params"]["data"], json!("from the worker"));
+    let result = seen.last().expect("the result");
+    assert_eq!(text_of(result), "reported", "{result}");
+}
+
+#[test]
+fn check_says_what_the_machine_gives_sandboxed_tools_or_what_it_lacks() {
+    let output = Command::new(SERVER)
+        .arg("check")
+        .env_remove(mcp_runtime::sandbox::UNAVAILABLE_ENV)
+        .output()
+        .expect("check runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let line = stderr
+        .lines()
+        .find(|line| line.starts_with("sandbox: "))
+        .unwrap_or_else(|| panic!("no sandbox line: {stderr}"));
+    assert!(
+        line.contains("Landlock ABI") && line.contains("seccomp filter"),
+        "{line}"
+    );
+    assert!(line.contains("pid") && line.contains("network"), "{line}");
+
+    let output = Command::new(SERVER)
+        .arg("check")
+        .env(mcp_runtime::sandbox::UNAVAILABLE_ENV, "landlock")
+        .output()
+        .expect("check runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("error: sandbox:") && stderr.contains("lacks Landlock"),
+        "{stderr}"
+    );
+}
