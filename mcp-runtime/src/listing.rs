@@ -15,7 +15,8 @@ pub(crate) use strict_clients::{Finding, findings};
 
 /// The stable, scriptable manifest of `tools`: name, title, description, version, category,
 /// tags, annotations, the OAuth scopes a caller needs, whether the tool runs as a task
-/// (`taskSupport`, only for a tool that may), input and output schema.
+/// (`taskSupport`, only for a tool that may), the sandbox policy of a tool marked
+/// `requires_sandbox` (`sandbox`), input and output schema.
 pub fn manifest<'a>(tools: impl IntoIterator<Item = &'a RegisteredTool>) -> Value {
     let tools: Vec<Value> = tools
         .into_iter()
@@ -56,6 +57,11 @@ fn manifest_entry(definition: &ToolDefinition) -> Value {
             .map(|error| error.as_str())
             .collect::<Vec<_>>()
     );
+    // The policy a sandboxed tool states; the command line's `list` shows the one it runs
+    // with, an operator's `--sandbox-policy` applied.
+    if let Some(policy) = definition.sandbox() {
+        entry["sandbox"] = json!(policy);
+    }
     entry["inputSchema"] = json!(definition.input_schema());
     entry["outputSchema"] = json!(definition.output_schema());
     entry

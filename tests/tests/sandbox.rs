@@ -455,3 +455,87 @@ fn check_says_what_the_machine_gives_sandboxed_tools_or_what_it_lacks() {
         "{stderr}"
     );
 }
+
+#[test]
+fn an_operators_policy_file_widens_a_tool_at_serve_time_and_list_shows_it() {
+    let files = outside("policy");
+    std::fs::write(files.join("secret.txt"), FILE_SECRET).expect("the secret");
+    let policy = files.join("policy.json");
+    std::fs::write(
+        &policy,
+        json!({
+            "paths": { "DATA": files },
+            "tools": {
+                "attack.read_file": { "read": ["$DATA/secret.txt"] },
+                "attack.env": { "env": ["SANDBOX_TEST_SECRET"], "memory": "64MiB" }
+            }
+        })
+        .to_string(),
+    )
+    .expect("the policy");
+    let policy = policy.to_str().expect("UTF-8");
+
+    let listed = Command::new(SERVER)
+        .args(["list", "--format", "json", "--sandbox-policy", policy])
+        .output()
+        .expect("list runs");
+    assert!(
+        listed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&listed.stderr)
+    );
+    let manifest: Value = serde_json::from_slice(&listed.stdout).expect("JSON");
+    let entry = |name: &str| {
+        manifest["tools"]
+            .as_array()
+            .expect("tools")
+            .iter()
+            .find(|tool| tool["name"] == name)
+            .cloned()
+            .expect(name)
+    };
+    assert_eq!(entry("attack.env")["sandbox"]["memory"], json!("64 MiB"));
+    assert_eq!(
+        entry("attack.env")["sandbox"]["env"],
+        json!(["SANDBOX_TEST_SECRET"])
+    );
+    assert_eq!(
+        entry("attack.connect")["sandbox"]["memory"],
+        json!("256 MiB")
+    );
+    assert_eq!(entry("attack.connect")["sandbox"]["network"], json!("none"));
+    assert!(entry("attack.echo").get("sandbox").is_none());
+
+    // Served with the file, the two tools reach what it grants, and nothing more.
+    let (results, _, _) = session(&["--sandbox-policy", policy], &[], &files, |_| {
+        vec![
+            (
+                "attack.read_file",
+                json!({ "path": files.join("secret.txt") }),
+            ),
+            ("attack.env", json!({ "name": "SANDBOX_TEST_SECRET" })),
+            (
+                "attack.read_file",
+                json!({ "path": files.join("policy.json") }),
+            ),
+        ]
+    });
+    assert_eq!(text_of(&results[0].1), FILE_SECRET, "{}", results[0].1);
+    assert_eq!(text_of(&results[1].1), ENV_SECRET, "{}", results[1].1);
+    assert!(failed(&results[2].1), "{}", results[2].1);
+
+    // A name that is no sandboxed tool is a usage error, naming those that are.
+    std::fs::write(files.join("bad.json"), r#"{"tools": {"attack.echo": {}}}"#).expect("written");
+    let bad = Command::new(SERVER)
+        .args(["serve", "--stdio", "--sandbox-policy"])
+        .arg(files.join("bad.json"))
+        .stdin(Stdio::null())
+        .output()
+        .expect("serve runs");
+    let stderr = String::from_utf8_lossy(&bad.stderr);
+    assert_eq!(bad.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("no tool marked requires_sandbox is named `attack.echo`"),
+        "{stderr}"
+    );
+}

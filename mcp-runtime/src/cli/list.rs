@@ -8,10 +8,12 @@ use clap::Args;
 use serde_json::{Map, Value};
 
 use super::USAGE;
+use super::sandbox::SandboxArgs;
 use crate::listing;
 use crate::registry::{
     EMPTY_REGISTRY_HINT, RegisteredPrompt, RegisteredResource, RegisteredTemplate, Registry,
 };
+use crate::sandbox::Sandboxing;
 
 // The arguments of `list`.
 #[derive(Args)]
@@ -28,6 +30,8 @@ pub(super) struct ListArgs {
     /// Only the tools with this tag (and so no resources or prompts, which have none).
     #[arg(long)]
     tag: Option<String>,
+    #[command(flatten)]
+    sandbox: SandboxArgs,
 }
 
 /// What `list --kind` limits the listing to.
@@ -69,7 +73,16 @@ pub(super) fn run(registry: &Registry, args: &ListArgs) -> u8 {
         kind,
         category,
         tag,
+        sandbox,
     } = args;
+    // The policies the tools run with: an operator's file applied.
+    let sandboxing = match sandbox.sandboxing(registry, 0) {
+        Ok(sandboxing) => sandboxing.unwrap_or_else(|| registry.sandboxing().clone()),
+        Err(message) => {
+            eprintln!("error: {message}");
+            return USAGE;
+        }
+    };
     let filtered = category.is_some() || tag.is_some();
     if filtered && matches!(kind, Some(Kind::Resource | Kind::Prompt)) {
         let flag = if category.is_some() {
@@ -119,11 +132,11 @@ pub(super) fn run(registry: &Registry, args: &ListArgs) -> u8 {
         ListFormat::Names
     });
     let text = match format {
-        ListFormat::Json => json(&selection, *kind),
+        ListFormat::Json => json(&selection, *kind, &sandboxing),
         ListFormat::Names => names(&selection),
         ListFormat::Table | ListFormat::Markdown => {
             let table = format == ListFormat::Table;
-            tables(&selection, table)
+            tables(&selection, table, &sandboxing)
         }
     };
     let _ = io::stdout().lock().write_all(text.as_bytes());
@@ -137,7 +150,7 @@ fn present<T>(kind: &Option<Vec<T>>) -> Option<&[T]> {
 
 /// The tables of `selection`, a blank line between two. The tools' table shows, as it
 /// always has, when there is nothing else to show.
-fn tables(selection: &Selection<'_>, aligned: bool) -> String {
+fn tables(selection: &Selection<'_>, aligned: bool, sandboxing: &Sandboxing) -> String {
     let render = |header: &[&str], rows: Vec<Vec<String>>| match aligned {
         true => aligned_table(header, &rows),
         false => markdown_table(header, &rows),
@@ -219,6 +232,24 @@ fn tables(selection: &Selection<'_>, aligned: bool) -> String {
         sections.push(render(&header, rows));
     }
     if let Some(tools) = &selection.tools {
+        let sandboxed: Vec<Vec<String>> = tools
+            .iter()
+            .filter_map(|tool| {
+                let policy = sandboxing.policy_of(tool)?;
+                Some(vec![
+                    code(tool.name().as_str(), aligned),
+                    policy.to_string(),
+                ])
+            })
+            .collect();
+        if !sandboxed.is_empty() {
+            let header = if aligned {
+                ["SANDBOXED TOOL", "POLICY"]
+            } else {
+                ["Sandboxed tool", "Policy"]
+            };
+            sections.insert(0, render(&header, sandboxed));
+        }
         if !tools.is_empty() || sections.is_empty() {
             let tools = tools.iter().copied();
             let text = match aligned {
@@ -252,11 +283,19 @@ fn names(selection: &Selection<'_>) -> String {
 /// The manifest of the tools (when listed), and each other kind as MCP lists it, under
 /// `resources`, `resourceTemplates` and `prompts`: present when asked for with `--kind`,
 /// or when there are some.
-fn json(selection: &Selection<'_>, kind: Option<Kind>) -> String {
+fn json(selection: &Selection<'_>, kind: Option<Kind>, sandboxing: &Sandboxing) -> String {
     let mut manifest = Map::new();
     if let Some(tools) = &selection.tools {
-        if let Value::Object(tools) = listing::manifest(tools.iter().copied()) {
-            manifest.extend(tools);
+        if let Value::Object(mut listed) = listing::manifest(tools.iter().copied()) {
+            // Each sandboxed tool's entry shows the policy it runs with.
+            if let Some(Value::Array(entries)) = listed.get_mut("tools") {
+                for (entry, tool) in entries.iter_mut().zip(tools) {
+                    if let Some(policy) = sandboxing.policy_of(tool) {
+                        entry["sandbox"] = serde_json::json!(policy);
+                    }
+                }
+            }
+            manifest.extend(listed);
         }
     }
     let mut add = |key: &str, asked: bool, values: Option<Vec<Value>>| {
