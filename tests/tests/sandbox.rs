@@ -539,3 +539,63 @@ fn an_operators_policy_file_widens_a_tool_at_serve_time_and_list_shows_it() {
         "{stderr}"
     );
 }
+
+/// The quickstart's `text.grep`, served over stdio and over HTTP, through the project's
+/// client: it answers from its sandbox, where a file of the host stays out of reach.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_quickstarts_grep_runs_sandboxed_over_stdio_and_http() {
+    use mcp_runtime::MCPToolCall;
+    use mcp_runtime::client::{Client, HttpServer, StdioServer};
+
+    let quickstart = mcp_tests::quickstart_bin();
+    let listed = Command::new(quickstart)
+        .args(["list", "--format", "table", "--kind", "tool"])
+        .output()
+        .expect("list runs");
+    let table = String::from_utf8_lossy(&listed.stdout);
+    assert!(
+        table.contains("text.grep") && table.contains("network none, memory 256 MiB"),
+        "{table}"
+    );
+    let over_http = mcp_tests::HttpServer::spawn(quickstart, &[]);
+    for http in [false, true] {
+        let client = match http {
+            false => {
+                let server =
+                    StdioServer::new(quickstart.to_string_lossy()).args(["serve", "--stdio"]);
+                Client::builder().stdio(server).await
+            }
+            true => {
+                Client::builder()
+                    .http(HttpServer::new(over_http.url()))
+                    .await
+            }
+        }
+        .expect("connects");
+        let grep = MCPToolCall::new(
+            "text.grep",
+            json!({ "pattern": "^b", "text": "apple\nbanana\ncherry\nblueberry" }),
+        )
+        .expect("a call");
+        let result = client.call(&grep).await.expect("answered");
+        assert_eq!(
+            result.data().map(|data| Value::Object(data.clone())),
+            Some(json!({ "matches": [
+                { "line": 2, "text": "banana" },
+                { "line": 4, "text": "blueberry" }
+            ] })),
+            "over HTTP: {http}: {result:?}"
+        );
+        // A pattern that is no regular expression is the caller's mistake, named.
+        let bad =
+            MCPToolCall::new("text.grep", json!({ "pattern": "(", "text": "x" })).expect("a call");
+        let result = client.call(&bad).await.expect("answered");
+        let error = result.error().expect("an error");
+        assert!(
+            error.error_message.contains("not a regular expression"),
+            "{error:?}"
+        );
+    }
+    let stderr = over_http.stop();
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}

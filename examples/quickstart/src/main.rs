@@ -1,5 +1,6 @@
-//! Five small tools served by mcp-runtime: read and write a file, add two numbers, count
-//! words, and summarise a text with the client's model, in the style the app configures
+//! Seven small tools served by mcp-runtime: read and write a file, add two numbers, count
+//! words (at once, or slowly as a task), find lines matching a pattern in a sandbox, and
+//! summarise a text with the client's model, in the style the app configures
 //! (a state its `main` gives); with
 //! a resource about the app, each tool's specification as a resource, and a code-review
 //! prompt (`catalog.rs`).
@@ -164,6 +165,56 @@ fn word_count(
         words: text.split_whitespace().count(),
         chars: text.chars().count(),
     }
+}
+
+/// A line of a text that matched.
+#[derive(Debug, PartialEq, Serialize, JsonSchema)]
+struct Match {
+    /// Its number, from 1.
+    line: usize,
+    /// The line.
+    text: String,
+}
+
+/// The lines that matched.
+#[derive(Debug, PartialEq, Serialize, JsonSchema)]
+struct Matches {
+    /// In the order of the text.
+    matches: Vec<Match>,
+}
+
+/// Find the lines of a text that match a regular expression.
+///
+/// Runs sandboxed, as a tool running the caller's patterns should: no file, no network, in
+/// bounded memory and time.
+#[mcp_tool(
+    namespace = "text",
+    category = "text",
+    read_only,
+    idempotent,
+    open_world = false,
+    requires_sandbox,
+    timeout = "5s"
+)]
+fn grep(
+    /// The regular expression (Rust's `regex` syntax).
+    pattern: String,
+    /// The text to search, line by line.
+    text: String,
+) -> Result<Matches, ToolError> {
+    let pattern = regex::Regex::new(&pattern).map_err(|err| {
+        ToolError::validation(format!("`pattern` is not a regular expression: {err}"))
+    })?;
+    let matches = text
+        .lines()
+        .enumerate()
+        .filter(|(_, line)| pattern.is_match(line))
+        .map(|(number, line)| Match {
+            line: number + 1,
+            text: line.to_owned(),
+        })
+        .collect();
+    Ok(Matches { matches })
 }
 
 /// Count the words and characters of a text, slowly.

@@ -31,13 +31,13 @@ fn list_prints_every_name_in_order_a_kind_at_a_time() {
     assert_eq!(
         String::from_utf8(output.stdout).unwrap(),
         "calculator.add\nfile_utility.read_file_content\nfile_utility.write_file_content\n\
-         text.slow_count\ntext.summarize\ntext.word_count\nquickstart://about\nquickstart://tools/{name}\ncode_review\n"
+         text.grep\ntext.slow_count\ntext.summarize\ntext.word_count\nquickstart://about\nquickstart://tools/{name}\ncode_review\n"
     );
     let tools = quickstart(&["list", "--kind", "tool"]);
     assert_eq!(
         String::from_utf8(tools.stdout).unwrap(),
         "calculator.add\nfile_utility.read_file_content\nfile_utility.write_file_content\n\
-         text.slow_count\ntext.summarize\ntext.word_count\n"
+         text.grep\ntext.slow_count\ntext.summarize\ntext.word_count\n"
     );
     let prompts = quickstart(&["list", "--kind", "prompt"]);
     assert_eq!(String::from_utf8(prompts.stdout).unwrap(), "code_review\n");
@@ -276,7 +276,7 @@ fn list_json_is_the_manifest_with_schemas() {
     assert!(output.status.success());
     let manifest: Value = serde_json::from_slice(&output.stdout).unwrap();
     let tools = manifest["tools"].as_array().unwrap();
-    assert_eq!(tools.len(), 6);
+    assert_eq!(tools.len(), 7);
     let add = &tools[0];
     assert_eq!(add["name"], "calculator.add");
     assert_eq!(add["version"], "1.0.0");
@@ -300,7 +300,12 @@ fn list_filters_by_category_and_formats_as_markdown() {
         String::from_utf8(quickstart(&["list", "--format", "table", "--kind", "tool"]).stdout)
             .unwrap();
     assert!(table.starts_with("NAME "), "{table}");
-    assert_eq!(table.lines().count(), 7, "{table}");
+    // A header and a line per tool; then the sandboxed tool's policy.
+    assert_eq!(table.lines().count(), 8 + 3, "{table}");
+    assert!(
+        table.contains("text.grep       network none, memory 256 MiB, 8 processes, write $SCRATCH"),
+        "{table}"
+    );
 }
 
 #[test]
@@ -326,7 +331,7 @@ fn check_passes_on_the_quickstart() {
     assert!(output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        stderr.contains("checked 6 tool(s), 1 resource(s), 1 template(s), 1 prompt(s): 0 error(s)"),
+        stderr.contains("checked 7 tool(s), 1 resource(s), 1 template(s), 1 prompt(s): 0 error(s)"),
         "{stderr}"
     );
 }

@@ -82,17 +82,18 @@ fn isolate(_config: &Config, _out: &mut dyn Write) -> Result<Support, Support> {
     })
 }
 
-/// Runs the call on a runtime of one thread, through a registry of every `#[mcp_tool]`
-/// that runs any tool it is asked to: the server already applied its policies.
+/// Runs the call on a runtime of one thread, through a registry of the one `#[mcp_tool]`
+/// asked for, which runs it whatever its policies: the server applied them. The server
+/// keeps the time; the worker sets none of its own.
 fn run(config: &Config, call: Call, stdout: &Arc<Mutex<io::Stdout>>) -> MCPToolResult {
-    let registry = match Registry::try_global() {
-        Ok(global) => Registry::builder()
-            .registry(global)
-            .dangerous_policy(DangerousPolicy::AllowAll)
-            .expose_panics(config.expose_panics)
-            .build(),
-        Err(err) => Err(err.clone()),
-    };
+    let tool = config.tool.clone();
+    let registry = Registry::builder()
+        .inventory()
+        .filter(move |definition| definition.name().as_str() == tool)
+        .dangerous_policy(DangerousPolicy::AllowAll)
+        .expose_panics(config.expose_panics)
+        .default_timeout(None)
+        .build();
     let registry = match registry {
         Ok(registry) => registry,
         Err(err) => {
