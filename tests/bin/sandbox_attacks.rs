@@ -9,7 +9,7 @@ use std::io::{Read, Write};
 use mcp_runtime::{ToolError, mcp_tool};
 
 /// Reads a file and returns its text.
-#[mcp_tool(namespace = "attack", requires_sandbox)]
+#[mcp_tool(namespace = "attack", requires_sandbox, task = "optional")]
 fn read_file(
     /// The file.
     path: String,
@@ -192,6 +192,23 @@ fn echo(
     text
 }
 
+/// With `SANDBOX_ATTACKS_CALL` set to a tool's name (and its arguments in
+/// `SANDBOX_ATTACKS_ARGUMENTS`), calls it through `Registry::call` in this process and
+/// prints the result: the in-process path, in a `main` of its own. Otherwise the command
+/// line.
 fn main() {
-    mcp_runtime::cli::run!()
+    // First, before any thread: a worker of this binary serves its call here.
+    mcp_runtime::sandbox::dispatch();
+    let Ok(tool) = std::env::var("SANDBOX_ATTACKS_CALL") else {
+        mcp_runtime::cli::run!()
+    };
+    let arguments = std::env::var("SANDBOX_ATTACKS_ARGUMENTS").unwrap_or_else(|_| "{}".into());
+    let arguments = mcp_runtime::serde_json::from_str(&arguments).expect("JSON arguments");
+    let call = mcp_runtime::MCPToolCall::new(&tool, arguments).expect("a call");
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    let result = runtime.block_on(mcp_runtime::Registry::global().call(call));
+    let json = mcp_runtime::serde_json::to_string(&result).expect("JSON");
+    std::io::stdout()
+        .write_all(format!("{json}\n").as_bytes())
+        .expect("written");
 }

@@ -599,3 +599,113 @@ async fn the_quickstarts_grep_runs_sandboxed_over_stdio_and_http() {
     let stderr = over_http.stop();
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+#[test]
+fn registry_call_in_a_programs_own_main_runs_the_tool_sandboxed() {
+    let files = outside("in-process");
+    std::fs::write(files.join("secret.txt"), FILE_SECRET).expect("the secret");
+    let call = |env: &[(&str, &str)]| -> Value {
+        let mut command = Command::new(SERVER);
+        command
+            .env("SANDBOX_ATTACKS_CALL", "attack.read_file")
+            .env(
+                "SANDBOX_ATTACKS_ARGUMENTS",
+                json!({ "path": files.join("secret.txt") }).to_string(),
+            )
+            .env_remove(mcp_runtime::sandbox::UNAVAILABLE_ENV);
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let output = command.output().expect("the program runs");
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        serde_json::from_slice(&output.stdout).expect("a result")
+    };
+    let sandboxed = call(&[]);
+    assert_eq!(sandboxed["status"], "failure", "{sandboxed}");
+    assert!(
+        sandboxed["error"]["error_message"]
+            .as_str()
+            .is_some_and(|message| message.contains("Permission denied")),
+        "{sandboxed}"
+    );
+    // Where the sandbox is missing, the registry's default refuses to run it at all.
+    let closed = call(&[(mcp_runtime::sandbox::UNAVAILABLE_ENV, "all")]);
+    assert_eq!(closed["error"]["error_type"], "PermissionError", "{closed}");
+    assert!(!closed.to_string().contains(FILE_SECRET), "{closed}");
+}
+
+/// A sandboxed tool run as a task (MCP's tasks extension, at 2026-07-28 over stdio): the
+/// task's result comes from the worker.
+#[test]
+fn a_sandboxed_tool_run_as_a_task_runs_in_its_sandbox() {
+    let files = outside("task");
+    std::fs::write(files.join("secret.txt"), FILE_SECRET).expect("the secret");
+    let mut child = Command::new(SERVER)
+        .args(["serve", "--stdio"])
+        .current_dir(&files)
+        .env_remove("RUST_LOG")
+        .env_remove(mcp_runtime::sandbox::UNAVAILABLE_ENV)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the server starts");
+    let mut input = child.stdin.take().expect("stdin");
+    let mut output = BufReader::new(child.stdout.take().expect("stdout"));
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {
+            "extensions": { "io.modelcontextprotocol/tasks": {} }
+        },
+    });
+    let mut request = |id: u64, method: &str, mut params: Value| -> Value {
+        params["_meta"] = meta.clone();
+        let message = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
+        writeln!(input, "{message}").expect("written");
+        input.flush().expect("flushed");
+        let mut line = String::new();
+        loop {
+            line.clear();
+            assert_ne!(
+                output.read_line(&mut line).expect("a line"),
+                0,
+                "the server ended"
+            );
+            let answer: Value = serde_json::from_str(&line).expect("JSON");
+            if answer["id"] == json!(id) {
+                return answer;
+            }
+        }
+    };
+    let created = request(
+        1,
+        "tools/call",
+        json!({ "name": "attack.read_file", "arguments": { "path": files.join("secret.txt") } }),
+    );
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    let task = created["result"]["taskId"]
+        .as_str()
+        .expect("a task id")
+        .to_owned();
+    let started = std::time::Instant::now();
+    let done = loop {
+        let got = request(2, "tasks/get", json!({ "taskId": task }));
+        if got["result"]["status"] != "working" {
+            break got;
+        }
+        assert!(started.elapsed() < Duration::from_secs(20), "{got}");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let result = &done["result"]["result"];
+    assert_eq!(result["isError"], json!(true), "{done}");
+    let text = result["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(text.contains("Permission denied"), "{done}");
+    assert!(!done.to_string().contains(FILE_SECRET), "{done}");
+    drop(request);
+    let _ = child.kill();
+    let _ = child.wait();
+}
