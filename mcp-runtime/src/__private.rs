@@ -34,6 +34,10 @@ pub use crate::registry::{
 pub use crate::state::{State, StateNeed, StateNeedFn};
 pub use crate::talk::{Form, FormChoice, FormField};
 pub use inventory;
+pub use mcp_runtime_core::sandbox::{
+    DEFAULT_MEMORY as SANDBOX_DEFAULT_MEMORY, DEFAULT_PROCESSES as SANDBOX_DEFAULT_PROCESSES,
+    Network as SandboxNetwork, SandboxPolicy,
+};
 pub use mcp_runtime_core::{DefinitionError, TaskSupport, ToolAnnotations, ToolDefinition};
 pub use mcp_runtime_core::{
     PromptArgument, PromptDefinition, ResourceAnnotations, ResourceDefinition,

@@ -394,6 +394,12 @@ fn definition(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
         .as_ref()
         .is_some_and(|flag| flag.value);
 
+    // After the annotations, which it would otherwise undo.
+    let sandbox = args
+        .sandbox
+        .as_ref()
+        .map(|policy| sandbox_policy(policy, private));
+
     let output = match &tool.returns {
         Returns::Value(ty) => Some(quote!((&&#private::Probe::<#ty>::new()).output_schema())),
         Returns::Result { ty, .. } => {
@@ -426,11 +432,47 @@ fn definition(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
             dangerous: #dangerous,
             requires_sandbox: #requires_sandbox,
         })
+        #sandbox
     };
     // One expression, which binds no name.
     match output {
         Some(output) => quote!(#definition.with_output(#output)),
         None => quote!(::core::result::Result::Ok(#definition)),
+    }
+}
+
+/// `.with_sandbox(SandboxPolicy { … })`: the policy of `requires_sandbox(...)`, each key
+/// left out at the core's default.
+fn sandbox_policy(policy: &attr::SandboxArgs, private: &TokenStream) -> TokenStream {
+    let strings = |list: &Option<Vec<String>>| {
+        let items = list.iter().flatten();
+        quote!(::std::vec![#(::std::string::String::from(#items)),*])
+    };
+    let read = strings(&policy.read);
+    let write = strings(&policy.write);
+    let env = strings(&policy.env);
+    let network = match policy.network.unwrap_or(attr::SandboxNetwork::None) {
+        attr::SandboxNetwork::None => quote!(None),
+        attr::SandboxNetwork::Loopback => quote!(Loopback),
+        attr::SandboxNetwork::Any => quote!(Any),
+    };
+    let memory = policy.memory.map_or_else(
+        || quote!(#private::SANDBOX_DEFAULT_MEMORY),
+        |bytes| quote!(#bytes),
+    );
+    let processes = policy.processes.map_or_else(
+        || quote!(#private::SANDBOX_DEFAULT_PROCESSES),
+        |processes| quote!(#processes),
+    );
+    quote! {
+        .with_sandbox(#private::SandboxPolicy {
+            read: #read,
+            write: #write,
+            network: #private::SandboxNetwork::#network,
+            memory: #memory,
+            env: #env,
+            processes: #processes,
+        })
     }
 }
 
