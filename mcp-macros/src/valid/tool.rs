@@ -26,6 +26,7 @@ const CLIENT_CAPABILITIES: [&str; 5] = [
 pub(crate) fn check(tool: &Tool, args: &Args, errors: &mut Errors) {
     check_signature(tool, errors);
     check_params(tool, errors);
+    check_sandbox(tool, args, errors);
     check_headers(tool, errors);
     check_name(tool, args, errors);
     check_requires_client(args, errors);
@@ -108,6 +109,26 @@ fn check_params(tool: &Tool, errors: &mut Errors) {
                     }
                 }
             }
+        }
+    }
+}
+
+/// A tool marked `requires_sandbox` runs in a worker process, which no state of the
+/// server's process reaches.
+fn check_sandbox(tool: &Tool, args: &Args, errors: &mut Errors) {
+    if !args
+        .requires_sandbox
+        .as_ref()
+        .is_some_and(|flag| flag.value)
+    {
+        return;
+    }
+    for param in &tool.params {
+        if let ParamKind::State { .. } = param.kind {
+            errors.push(syn::Error::new_spanned(
+                &param.original,
+                "a tool marked `requires_sandbox` cannot take shared state: it runs in a worker process of its own, which only the call's arguments reach",
+            ));
         }
     }
 }
