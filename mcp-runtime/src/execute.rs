@@ -470,16 +470,19 @@ async fn run_checked(
                         "the arguments are not a JSON object",
                     ));
                 };
-                if let Some(result) = crate::sandbox::run_sandboxed(
+                let runs = crate::sandbox::Runs {
                     tool,
-                    &policy,
-                    &settings.sandbox,
+                    policy: &policy,
+                    sandboxing: &settings.sandbox,
+                    timeout,
+                    expose_panics: settings.expose_panics,
+                };
+                if let Some(result) = crate::sandbox::run_sandboxed(
+                    runs,
                     map.clone(),
                     meta.as_deref().cloned(),
                     &reports,
-                    timeout,
                     &token,
-                    settings.expose_panics,
                 )
                 .await
                 {

@@ -40,13 +40,17 @@ use serde::{Deserialize, Serialize};
 use crate::tool::RegisteredTool;
 
 mod protocol;
+#[cfg(unix)]
+mod run;
+#[cfg(not(unix))]
+#[path = "elsewhere.rs"]
 mod run;
 mod worker;
 
 #[cfg(target_os = "linux")]
 mod linux;
 
-pub(crate) use run::run_sandboxed;
+pub(crate) use run::{Runs, run_sandboxed};
 
 /// The first argument of a worker's command line.
 pub(crate) const WORKER_ARG: &str = "--mcp-runtime-sandbox-worker";

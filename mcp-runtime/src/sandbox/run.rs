@@ -106,6 +106,16 @@ impl Drop for Scratch {
     }
 }
 
+/// What a sandboxed call runs, and how: the tool, the policy it runs with, the registry's
+/// sandboxing, the call's timeout, and whether a panic's message reaches the caller.
+pub(crate) struct Runs<'a> {
+    pub(crate) tool: &'a RegisteredTool,
+    pub(crate) policy: &'a SandboxPolicy,
+    pub(crate) sandboxing: &'a Sandboxing,
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) expose_panics: bool,
+}
+
 /// Why a sandboxed call did not reach a worker.
 enum NotStarted {
     /// The sandbox is unavailable here: what the worker could do, and what is missing.
@@ -118,24 +128,24 @@ enum NotStarted {
 /// unavailable and the registry lets the tool run unsandboxed, in which case the caller
 /// runs it in process.
 pub(crate) async fn run_sandboxed(
-    tool: &RegisteredTool,
-    policy: &SandboxPolicy,
-    sandboxing: &Sandboxing,
+    runs: Runs<'_>,
     arguments: Map<String, Value>,
     meta: Option<Map<String, Value>>,
     reports: &Reports,
-    timeout: Option<Duration>,
     cancellation: &CancellationToken,
-    expose_panics: bool,
 ) -> Option<MCPToolResult> {
+    let Runs {
+        tool,
+        policy,
+        sandboxing,
+        timeout,
+        expose_panics,
+    } = runs;
     let name = tool.name().as_str();
     let worker = if super::dispatches() {
         let pooled = sandboxing.warm_workers() > 0;
         let key = pool_key(name, policy, timeout, expose_panics);
         let taken = pooled.then(|| POOLS.take(&key)).flatten();
-        if pooled {
-            refill(tool, policy, sandboxing, timeout, expose_panics);
-        }
         match taken {
             Some(worker) => Ok(worker),
             None => start(name, policy, sandboxing, timeout, expose_panics)
@@ -197,13 +207,19 @@ pub(crate) async fn run_sandboxed(
             None => exchange.await,
         }
     };
-    Some(tokio::select! {
+    let result = tokio::select! {
         biased;
         () = cancellation.cancelled() => MCPToolResult::failure(ToolError::execution(format!(
             "the call of tool `{name}` was cancelled"
         ))),
         result = limited => result,
-    })
+    };
+    // The next worker starts once this call is answered, not while it runs: on a machine
+    // of few cores, starting a process beside the call would slow the call.
+    if sandboxing.warm_workers() > 0 {
+        refill(tool, policy, sandboxing, timeout, expose_panics);
+    }
+    Some(result)
 }
 
 /// Sends `call` to `worker` and reads what it reports until its result, or its end.
@@ -236,6 +252,9 @@ async fn exchange(
         };
         match serde_json::from_str::<Line>(&line) {
             Ok(Line::Result(map)) => {
+                // Killing the worker and removing its scratch directory take a dozen
+                // system calls: done beside the answer, not before it.
+                retire(worker);
                 return MCPToolResult::try_from(map).unwrap_or_else(|err| {
                     MCPToolResult::failure(ToolError::execution(format!(
                         "tool `{name}`: its sandbox worker sent a result that does not read: {err}"
@@ -287,6 +306,17 @@ async fn exchange(
         .map(|text| text.clone())
         .unwrap_or_default();
     ended_without_result(name, policy, timeout, ended, &stderr)
+}
+
+/// Kills `worker` and removes its scratch directory, on the blocking pool when there is a
+/// runtime.
+fn retire(worker: Worker) {
+    match tokio::runtime::Handle::try_current() {
+        Ok(runtime) => {
+            runtime.spawn_blocking(move || drop(worker));
+        }
+        Err(_) => drop(worker),
+    }
 }
 
 /// The failure of a worker that ended before its result: the limit it hit, if one did.

@@ -40,6 +40,9 @@ pub(super) fn serve(config: &str) -> ! {
         send(&stdout, &Line::Ready(support));
         std::process::exit(0)
     }
+    // Everything the call needs but its arguments, made before the worker says it is
+    // ready: a worker kept waiting answers its call without making them.
+    let prepared = prepare(&config);
     send(&stdout, &Line::Ready(support));
 
     let mut line = String::new();
@@ -47,9 +50,10 @@ pub(super) fn serve(config: &str) -> ! {
         // The server went away, or this worker was never used.
         std::process::exit(0)
     }
-    let result = match serde_json::from_str::<Call>(&line) {
-        Ok(call) => run(&config, call, &stdout),
-        Err(err) => MCPToolResult::failure(ToolError::execution(format!(
+    let result = match (prepared, serde_json::from_str::<Call>(&line)) {
+        (Ok((registry, runtime)), Ok(call)) => run(&config, &registry, &runtime, call, &stdout),
+        (Err(failed), _) => failed,
+        (_, Err(err)) => MCPToolResult::failure(ToolError::execution(format!(
             "the sandbox worker could not read its call: {err}"
         ))),
     };
@@ -82,10 +86,10 @@ fn isolate(_config: &Config, _out: &mut dyn Write) -> Result<Support, Support> {
     })
 }
 
-/// Runs the call on a runtime of one thread, through a registry of the one `#[mcp_tool]`
-/// asked for, which runs it whatever its policies: the server applied them. The server
-/// keeps the time; the worker sets none of its own.
-fn run(config: &Config, call: Call, stdout: &Arc<Mutex<io::Stdout>>) -> MCPToolResult {
+/// A registry of the one `#[mcp_tool]` asked for, its definition built, which runs it
+/// whatever its policies (the server applied them; it keeps the time, so the worker sets
+/// none of its own); and a runtime of one thread to run it on.
+fn prepare(config: &Config) -> Result<(Registry, tokio::runtime::Runtime), MCPToolResult> {
     let tool = config.tool.clone();
     let registry = Registry::builder()
         .inventory()
@@ -93,15 +97,34 @@ fn run(config: &Config, call: Call, stdout: &Arc<Mutex<io::Stdout>>) -> MCPToolR
         .dangerous_policy(DangerousPolicy::AllowAll)
         .expose_panics(config.expose_panics)
         .default_timeout(None)
-        .build();
-    let registry = match registry {
-        Ok(registry) => registry,
-        Err(err) => {
-            return MCPToolResult::failure(ToolError::execution(format!(
+        .build()
+        .map_err(|err| {
+            MCPToolResult::failure(ToolError::execution(format!(
                 "the sandbox worker could not build its registry: {err}"
-            )));
-        }
-    };
+            )))
+        })?;
+    if let Some(tool) = registry.get(&config.tool) {
+        let _ = tool.definition();
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .map_err(|err| {
+            MCPToolResult::failure(ToolError::execution(format!(
+                "the sandbox worker could not start its runtime: {err}"
+            )))
+        })?;
+    Ok((registry, runtime))
+}
+
+/// Runs the call, its progress and log messages sent as they come.
+fn run(
+    config: &Config,
+    registry: &Registry,
+    runtime: &tokio::runtime::Runtime,
+    call: Call,
+    stdout: &Arc<Mutex<io::Stdout>>,
+) -> MCPToolResult {
     let mut options = CallOptions::new();
     if let Some(meta) = call.meta {
         options = options.with_meta(meta);
@@ -123,17 +146,6 @@ fn run(config: &Config, call: Call, stdout: &Arc<Mutex<io::Stdout>>) -> MCPToolR
         let out = Arc::clone(stdout);
         options = options.with_log(least, move |message| send(&out, &Line::Log(message)));
     }
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(err) => {
-            return MCPToolResult::failure(ToolError::execution(format!(
-                "the sandbox worker could not start its runtime: {err}"
-            )));
-        }
-    };
     let call = match MCPToolCall::new(&config.tool, serde_json::Value::Object(call.arguments)) {
         Ok(call) => call,
         Err(err) => return MCPToolResult::failure(ToolError::execution(err.to_string())),
