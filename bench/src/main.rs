@@ -143,6 +143,24 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// What the sandbox costs a call: `bench.add` in process against `bench.add_sandboxed`
+    /// with a worker waiting (warm) and started for the call (cold), one call at a time,
+    /// rounds interleaved; p50 and p99 of each, and the overheads. SERVER is the framework
+    /// server's program (and arguments before `serve`).
+    Sandbox {
+        /// Calls timed per mode and round.
+        #[arg(short, default_value_t = 200)]
+        n: u64,
+        /// Rounds of the three modes.
+        #[arg(long, default_value_t = 3)]
+        rounds: usize,
+        /// The untimed pause after each call, in milliseconds, in which a warm worker is
+        /// started again.
+        #[arg(long, default_value_t = 20)]
+        pause_ms: u64,
+        #[command(flatten)]
+        spawned: Spawned,
+    },
     /// Times spawn → the answer to `initialize` (or to `tools/list`, with `--list`).
     Startup {
         /// How many times to start the server.
@@ -382,6 +400,20 @@ fn run(cli: Cli) -> std::io::Result<ExitCode> {
                 json,
             };
             verdict(oauth::run(&options)?)
+        }
+        Command::Sandbox {
+            n,
+            rounds,
+            pause_ms,
+            spawned,
+        } => {
+            let options = driver::sandbox::SandboxOptions {
+                calls: n,
+                rounds: rounds.max(1),
+                pause: std::time::Duration::from_millis(pause_ms),
+            };
+            let report = driver::sandbox::run(&spawned.command, &options)?;
+            spawned.output.finish(&report)
         }
         Command::Startup {
             runs,

@@ -36,6 +36,27 @@ pub(crate) fn add(
     checked_sum(a, b)
 }
 
+/// Add two integers, in a sandbox.
+///
+/// The same as `bench.add`, run in an isolated worker process: what `mcp-bench sandbox`
+/// measures against `bench.add`.
+#[mcp_tool(
+    namespace = "bench",
+    inline,
+    read_only,
+    idempotent,
+    open_world = false,
+    requires_sandbox
+)]
+pub(crate) fn add_sandboxed(
+    /// The first addend.
+    a: i64,
+    /// The second addend.
+    b: i64,
+) -> Result<Sum, ToolError> {
+    checked_sum(a, b)
+}
+
 /// Add two integers, on the blocking thread pool.
 ///
 /// The same as `bench.add`, run the way a sync tool runs unless it says `inline`.
