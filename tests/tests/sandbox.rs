@@ -154,7 +154,6 @@ fn session(
         "params": { "name": "attack.echo", "arguments": { "text": "still here" } }
     }));
     let echo = answer(999);
-    drop(send);
     drop(input);
     let status = child.wait().expect("the server ends");
     assert!(status.success(), "the server exits cleanly: {status}");
@@ -705,7 +704,6 @@ fn a_sandboxed_tool_run_as_a_task_runs_in_its_sandbox() {
     let text = result["content"][0]["text"].as_str().unwrap_or_default();
     assert!(text.contains("Permission denied"), "{done}");
     assert!(!done.to_string().contains(FILE_SECRET), "{done}");
-    drop(request);
     let _ = child.kill();
     let _ = child.wait();
 }

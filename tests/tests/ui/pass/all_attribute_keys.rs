@@ -26,6 +26,9 @@ fn read_everything(dir: String) -> Vec<String> {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // The tool is marked `requires_sandbox`: a call runs it in a worker, this program run
+    // again, which serves its call here.
+    mcp_runtime::sandbox::dispatch();
     assert_eq!(read_everything("d".into()), ["d"]);
     let registry = Registry::global();
     assert!(registry.get("ui.read_everything").is_none());
