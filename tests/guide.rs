@@ -41,3 +41,7 @@ pub struct GatewayAndClient;
 /// Chapter 9.
 #[doc = include_str!("../docs/guide/09-performance.md")]
 pub struct Performance;
+
+/// Chapter 10.
+#[doc = include_str!("../docs/guide/10-sandboxing.md")]
+pub struct Sandboxing;

@@ -306,9 +306,6 @@ fn security(definition: &ToolDefinition) -> Vec<String> {
     if hints.dangerous {
         lines.push("**Dangerous**: runs only when the caller's policy allows it (an allow-list or a confirmation).");
     }
-    if hints.requires_sandbox {
-        lines.push("**Requires a sandbox**: run it in an isolated environment.");
-    }
     match hints.destructive {
         Some(true) => lines.push("Destructive: it may delete or overwrite data."),
         Some(false) => lines.push("Not destructive: it only adds to its environment."),
@@ -325,6 +322,15 @@ fn security(definition: &ToolDefinition) -> Vec<String> {
         None => {}
     }
     let mut lines: Vec<String> = lines.into_iter().map(str::to_owned).collect();
+    if let Some(policy) = definition.sandbox() {
+        // After the flags: the sandbox's line is the longest.
+        lines.insert(
+            1 + usize::from(hints.dangerous),
+            format!(
+                "**Runs sandboxed**: each call in an isolated worker process ({policy}; CPU time bounded by the timeout)."
+            ),
+        );
+    }
     let scopes = definition.scopes();
     if !scopes.is_empty() {
         let named: Vec<String> = scopes.iter().map(|scope| format!("`{scope}`")).collect();

@@ -450,7 +450,7 @@ No example is declared; a call, with placeholder values of the right types:
 
 - Arguments are validated against the input schema before the tool runs; values are never echoed in errors.
 - **Dangerous**: runs only when the caller's policy allows it (an allow-list or a confirmation).
-- **Requires a sandbox**: run it in an isolated environment.
+- **Runs sandboxed**: each call in an isolated worker process (network none, memory 256 MiB, 8 processes, write $SCRATCH; CPU time bounded by the timeout).
 - Destructive: it may delete or overwrite data.
 - Open world: it reaches entities outside its own domain (e.g. the network).
 "##

@@ -707,3 +707,110 @@ fn a_sandboxed_tool_run_as_a_task_runs_in_its_sandbox() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// The processes descended from `root` whose command line is a sandbox worker's (a zombie
+/// has none), by walking `/proc`.
+fn workers_under(root: u32) -> Vec<u32> {
+    let mut parents = std::collections::HashMap::new();
+    let mut marked = Vec::new();
+    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        // `pid (comm) state ppid …`, where comm may hold spaces: read after the last ')'.
+        let ppid = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|ppid| ppid.parse::<u32>().ok());
+        if let Some(ppid) = ppid {
+            parents.insert(pid, ppid);
+        }
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        if String::from_utf8_lossy(&cmdline).contains("--mcp-runtime-sandbox-worker") {
+            marked.push(pid);
+        }
+    }
+    marked
+        .into_iter()
+        .filter(|pid| {
+            let mut at = *pid;
+            for _ in 0..16 {
+                match parents.get(&at) {
+                    Some(&parent) if parent == root => return true,
+                    Some(&parent) if parent > 1 => at = parent,
+                    _ => return false,
+                }
+            }
+            false
+        })
+        .collect()
+}
+
+#[test]
+fn a_cancelled_call_kills_its_worker_and_the_server_answers_the_next() {
+    let cwd = outside("cancel");
+    let mut child = Command::new(SERVER)
+        .args(["serve", "--stdio", "--sandbox-warm", "0"])
+        .current_dir(&cwd)
+        .env_remove("RUST_LOG")
+        .env_remove(mcp_runtime::sandbox::UNAVAILABLE_ENV)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the server starts");
+    let server = child.id();
+    let mut input = child.stdin.take().expect("stdin");
+    let mut output = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut send = |message: Value| {
+        writeln!(input, "{message}").expect("written");
+        input.flush().expect("flushed");
+    };
+    send(json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize",
+                 "params": { "protocolVersion": "2025-11-25", "capabilities": {},
+                             "clientInfo": { "name": "t", "version": "1" } } }));
+    send(json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }));
+    send(json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                 "params": { "name": "attack.spin", "arguments": {} } }));
+    let started = std::time::Instant::now();
+    while workers_under(server).is_empty() {
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "no worker started"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    send(
+        json!({ "jsonrpc": "2.0", "method": "notifications/cancelled",
+                 "params": { "requestId": 1, "reason": "the user gave up" } }),
+    );
+    let cancelled = std::time::Instant::now();
+    while !workers_under(server).is_empty() {
+        // The tool's timeout is 3 s: gone well before, it was the cancellation.
+        assert!(
+            cancelled.elapsed() < Duration::from_millis(1500),
+            "the worker outlived its call's cancellation: {:?}",
+            workers_under(server)
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    send(json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                 "params": { "name": "attack.echo", "arguments": { "text": "next" } } }));
+    let mut line = String::new();
+    let answer = loop {
+        line.clear();
+        assert_ne!(
+            output.read_line(&mut line).expect("a line"),
+            0,
+            "the server ended"
+        );
+        let message: Value = serde_json::from_str(&line).expect("JSON");
+        if message["id"] == json!(2) {
+            break message;
+        }
+    };
+    assert_eq!(text_of(&answer), "next", "{answer}");
+    let _ = child.kill();
+    let _ = child.wait();
+}
