@@ -23,7 +23,7 @@
 //! names what is missing, unless the registry allows it to run unsandboxed
 //! ([`Sandboxing::allow_unsandboxed`], `--allow-unsandboxed NAME`).
 //!
-//! A binary that does not run [`cli::run`](crate::cli::run) (or `run!`, or [`App::run`](
+//! A binary that does not run [`cli::run`](crate::cli::run()) (or `run!`, or [`App::run`](
 //! crate::cli::App::run)) calls [`dispatch`] first thing in `main`, so that it can serve as
 //! its own worker. A binary that never did, a test harness for one, runs no sandboxed tool.
 
@@ -69,7 +69,7 @@ static IN_WORKER: AtomicBool = AtomicBool::new(false);
 /// Serves as a sandboxed tool's worker when the process was started as one, and then
 /// exits; otherwise returns at once, and the process may run sandboxed tools.
 ///
-/// [`cli::run`](crate::cli::run) and its kin call it first. A binary with a `main` of its
+/// [`cli::run`](crate::cli::run()) and its kin call it first. A binary with a `main` of its
 /// own that calls [`Registry::call`](crate::Registry::call) on a sandboxed tool calls it
 /// first thing, before it starts a thread or a runtime:
 ///
@@ -91,7 +91,7 @@ pub fn dispatch() {
 }
 
 /// Kills the workers waiting for a call and removes their scratch directories: for a
-/// program about to exit, which runs no destructor. [`cli::run`](crate::cli::run) calls it.
+/// program about to exit, which runs no destructor. [`cli::run`](crate::cli::run()) calls it.
 pub fn shutdown() {
     run::POOLS.clear();
 }
