@@ -122,6 +122,12 @@ fn spin() -> u64 {
     }
 }
 
+/// Spins the CPU until its timeout, 30 s, or until cancelled: the cancellation's test.
+#[mcp_tool(namespace = "attack", requires_sandbox, timeout = "30s")]
+fn spin_long() -> u64 {
+    spin()
+}
+
 /// Sends `SIGSTOP` to the process `pid`, then tries to trace it.
 #[mcp_tool(namespace = "attack", requires_sandbox)]
 fn signal(

@@ -4,8 +4,8 @@
 
 use std::time::Duration;
 
+use mcp_runtime_core::MCPToolResult;
 use mcp_runtime_core::sandbox::SandboxPolicy;
-use mcp_runtime_core::{ErrorType, MCPToolResult, ToolError};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
@@ -46,12 +46,7 @@ pub(crate) async fn run_sandboxed(
     if runs.sandboxing.allows_unsandboxed(name) {
         return None;
     }
-    Some(MCPToolResult::failure(ToolError::new(
-        ErrorType::PermissionError,
-        format!(
-            "tool `{name}` must run sandboxed, and this server cannot isolate it: it lacks {MISSING}; a server started with `--allow-unsandboxed {name}` runs it unsandboxed"
-        ),
-    )))
+    Some(super::refused(name, MISSING))
 }
 
 pub(super) async fn probe(_sandboxing: &Sandboxing) -> Support {

@@ -96,6 +96,17 @@ pub fn shutdown() {
     run::POOLS.clear();
 }
 
+/// The result of a sandboxed tool this server cannot isolate: what it lacks, and the way
+/// to run the tool anyway.
+fn refused(name: &str, missing: &str) -> crate::MCPToolResult {
+    crate::MCPToolResult::failure(crate::ToolError::new(
+        crate::ErrorType::PermissionError,
+        format!(
+            "tool `{name}` must run sandboxed, and this server cannot isolate it: it lacks {missing}; a server started with `--allow-unsandboxed {name}` runs it unsandboxed"
+        ),
+    ))
+}
+
 /// Whether this binary ran [`dispatch`], and so can start workers of itself.
 pub(crate) fn dispatches() -> bool {
     DISPATCHES.load(Ordering::Relaxed)

@@ -56,6 +56,18 @@ struct Worker {
     _scratch: Scratch,
 }
 
+impl Worker {
+    /// The end of what the worker wrote to standard error, once it closed it (or half a
+    /// second passed).
+    async fn last_words(&mut self) -> String {
+        let _ = tokio::time::timeout(Duration::from_millis(500), &mut self.stderr_done).await;
+        self.stderr
+            .lock()
+            .map(|text| text.clone())
+            .unwrap_or_default()
+    }
+}
+
 impl Drop for Worker {
     fn drop(&mut self) {
         if let Some(id) = self.child.id() {
@@ -172,12 +184,7 @@ pub(crate) async fn run_sandboxed(
                 );
                 return None;
             }
-            return Some(MCPToolResult::failure(ToolError::new(
-                ErrorType::PermissionError,
-                format!(
-                    "tool `{name}` must run sandboxed, and this server cannot isolate it: it lacks {missing}; a server started with `--allow-unsandboxed {name}` runs it unsandboxed"
-                ),
-            )));
+            return Some(super::refused(name, &missing));
         }
         Err(NotStarted::Failed(why)) => {
             return Some(MCPToolResult::failure(ToolError::execution(format!(
@@ -299,12 +306,7 @@ async fn exchange(
             _ => None,
         },
     };
-    let _ = tokio::time::timeout(Duration::from_millis(500), &mut worker.stderr_done).await;
-    let stderr = worker
-        .stderr
-        .lock()
-        .map(|text| text.clone())
-        .unwrap_or_default();
+    let stderr = worker.last_words().await;
     ended_without_result(name, policy, timeout, ended, &stderr)
 }
 
@@ -522,12 +524,7 @@ async fn start(
         Some(Ok(Line::Ready(support))) => Ok((worker, support)),
         Some(Ok(Line::Unavailable(support))) => Err(NotStarted::Unavailable(support)),
         _ => {
-            let _ = tokio::time::timeout(Duration::from_millis(500), &mut worker.stderr_done).await;
-            let stderr = worker
-                .stderr
-                .lock()
-                .map(|text| text.clone())
-                .unwrap_or_default();
+            let stderr = worker.last_words().await;
             Err(NotStarted::Failed(format!(
                 "the worker ended before it was ready{}",
                 last_line(&stderr)
