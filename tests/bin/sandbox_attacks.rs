@@ -189,6 +189,15 @@ async fn report(ctx: mcp_runtime::ToolContext) -> String {
     "reported".to_owned()
 }
 
+/// Prints to standard output, with no newline and half a protocol line, then answers.
+#[mcp_tool(namespace = "attack", requires_sandbox)]
+#[allow(clippy::print_stdout)]
+fn chatty() -> String {
+    print!("noise without a newline {{\"result\":");
+    let _ = std::io::stdout().flush();
+    "answered".to_owned()
+}
+
 /// An ordinary tool beside them, run in process.
 #[mcp_tool(namespace = "attack", inline)]
 fn echo(

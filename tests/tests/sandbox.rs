@@ -793,3 +793,16 @@ fn a_cancelled_call_kills_its_worker_and_the_server_answers_the_next() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+#[test]
+fn what_a_sandboxed_tool_prints_goes_to_the_log_not_into_its_answer() {
+    let cwd = outside("chatty");
+    let (results, echo, stderr) = session(&[], &[], &cwd, |_| {
+        vec![("attack.chatty", json!({})), ("attack.chatty", json!({}))]
+    });
+    for (_, response) in &results {
+        assert_eq!(text_of(response), "answered", "{response}");
+    }
+    assert_eq!(text_of(&echo), "still here");
+    assert!(stderr.contains("noise without a newline"), "{stderr}");
+}

@@ -23,7 +23,10 @@ pub(super) fn serve(config: &str) -> ! {
             std::process::exit(BAD_CONFIG)
         }
     };
-    let stdout = Arc::new(Mutex::new(io::stdout()));
+    // The protocol's lines go to a copy of standard output; standard output itself becomes
+    // standard error, so that what a tool prints cannot break a line of the protocol (the
+    // server logs it).
+    let stdout = Arc::new(Mutex::new(protocol_output()));
     let isolated = {
         let mut out = lock(&stdout);
         isolate(&config, &mut *out)
@@ -123,7 +126,7 @@ fn run(
     registry: &Registry,
     runtime: &tokio::runtime::Runtime,
     call: Call,
-    stdout: &Arc<Mutex<io::Stdout>>,
+    stdout: &Arc<Mutex<Output>>,
 ) -> MCPToolResult {
     let mut options = CallOptions::new();
     if let Some(meta) = call.meta {
@@ -153,14 +156,32 @@ fn run(
     runtime.block_on(registry.call_with(call, options))
 }
 
-fn lock(stdout: &Mutex<io::Stdout>) -> std::sync::MutexGuard<'_, io::Stdout> {
+/// Where the protocol's lines go.
+type Output = Box<dyn Write + Send>;
+
+/// A copy of standard output, standard output then pointed at standard error; standard
+/// output itself where that cannot be done.
+fn protocol_output() -> Output {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        if let Ok(copy) = rustix::io::fcntl_dupfd_cloexec(io::stdout(), 3) {
+            if rustix::stdio::dup2_stdout(io::stderr().as_fd()).is_ok() {
+                return Box::new(std::fs::File::from(copy));
+            }
+        }
+    }
+    Box::new(io::stdout())
+}
+
+fn lock(stdout: &Mutex<Output>) -> std::sync::MutexGuard<'_, Output> {
     stdout
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Writes `line` whole, flushed: the server reads each as it comes.
-fn send(stdout: &Mutex<io::Stdout>, line: &Line) {
+fn send(stdout: &Mutex<Output>, line: &Line) {
     if let Ok(text) = serde_json::to_string(line) {
         let mut out = lock(stdout);
         let _ = writeln!(out, "{text}");
