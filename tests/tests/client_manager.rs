@@ -187,7 +187,7 @@ fn the_command_line_lists_and_calls_mounted_servers() {
     let checked = quickstart(&["--mount", &itself, "check"]);
     assert!(checked.status.success(), "{checked:?}");
     assert!(
-        String::from_utf8_lossy(&checked.stderr).contains("checked 12 tool(s)"),
+        String::from_utf8_lossy(&checked.stderr).contains("checked 14 tool(s)"),
         "{checked:?}"
     );
     let out = std::env::temp_dir().join(format!("mcp-mounted-spec-{}", std::process::id()));

@@ -41,7 +41,7 @@ impl SandboxArgs {
     ) -> Result<Option<Sandboxing>, String> {
         let sandboxed: Vec<&str> = registry
             .list()
-            .filter(|tool| tool.definition().annotations().requires_sandbox)
+            .filter(|tool| registry.sandboxing().policy_of(tool).is_some())
             .map(|tool| tool.name().as_str())
             .collect();
         if sandboxed.is_empty() && *self == Self::default() {
@@ -99,7 +99,7 @@ impl SandboxArgs {
 pub(super) fn support_line(registry: &Registry) -> Option<Result<String, String>> {
     let sandboxed = registry
         .list()
-        .filter(|tool| tool.definition().annotations().requires_sandbox)
+        .filter(|tool| registry.sandboxing().policy_of(tool).is_some())
         .count();
     if sandboxed == 0 {
         return None;

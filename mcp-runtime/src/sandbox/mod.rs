@@ -190,8 +190,12 @@ impl Sandboxing {
     }
 
     /// The policy `tool` runs with: the operator's, else its own; `None` when it needs
-    /// no sandbox.
+    /// no sandbox here: it is not marked `requires_sandbox`, or it is another server's tool
+    /// relayed through this one, which that server runs.
     pub fn policy_of<'a>(&'a self, tool: &'a RegisteredTool) -> Option<&'a SandboxPolicy> {
+        if tool.relayed {
+            return None;
+        }
         let own = tool.definition().sandbox()?;
         Some(self.policies.get(tool.name().as_str()).unwrap_or(own))
     }
