@@ -146,6 +146,32 @@ fn session(
     (results, echo, errors.join().expect("stderr"))
 }
 
+/// `serve --stdio` with `args`, in `cwd`, its standard error dropped: the process, its
+/// input and its output, read a line at a time.
+fn serving(
+    args: &[&str],
+    cwd: &Path,
+) -> (
+    std::process::Child,
+    std::process::ChildStdin,
+    BufReader<std::process::ChildStdout>,
+) {
+    let mut child = Command::new(SERVER)
+        .args(["serve", "--stdio"])
+        .args(args)
+        .current_dir(cwd)
+        .env_remove("RUST_LOG")
+        .env_remove(mcp_runtime::sandbox::UNAVAILABLE_ENV)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the server starts");
+    let input = child.stdin.take().expect("stdin");
+    let output = BufReader::new(child.stdout.take().expect("stdout"));
+    (child, input, output)
+}
+
 /// Reads `output`'s messages, one a line, until the answer to request `id`.
 fn answer_to(output: &mut impl BufRead, id: u64) -> Value {
     let mut line = String::new();
@@ -374,16 +400,7 @@ fn without_the_kernel_mechanisms_a_sandboxed_tool_fails_closed_naming_what_is_mi
 #[test]
 fn progress_and_log_messages_cross_from_the_worker() {
     let cwd = outside("reports");
-    let mut child = Command::new(SERVER)
-        .args(["serve", "--stdio"])
-        .current_dir(&cwd)
-        .env_remove("RUST_LOG")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the server starts");
-    let mut input = child.stdin.take().expect("stdin");
+    let (mut child, mut input, output) = serving(&[], &cwd);
     let messages = [
         json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize",
                 "params": { "protocolVersion": "2025-11-25", "capabilities": {},
@@ -397,7 +414,7 @@ fn progress_and_log_messages_cross_from_the_worker() {
         writeln!(input, "{message}").expect("written");
     }
     input.flush().expect("flushed");
-    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let mut lines = output.lines();
     let mut seen = Vec::new();
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     while std::time::Instant::now() < deadline {
@@ -646,18 +663,7 @@ fn registry_call_in_a_programs_own_main_runs_the_tool_sandboxed() {
 fn a_sandboxed_tool_run_as_a_task_runs_in_its_sandbox() {
     let files = outside("task");
     std::fs::write(files.join("secret.txt"), FILE_SECRET).expect("the secret");
-    let mut child = Command::new(SERVER)
-        .args(["serve", "--stdio"])
-        .current_dir(&files)
-        .env_remove("RUST_LOG")
-        .env_remove(mcp_runtime::sandbox::UNAVAILABLE_ENV)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the server starts");
-    let mut input = child.stdin.take().expect("stdin");
-    let mut output = BufReader::new(child.stdout.take().expect("stdout"));
+    let (mut child, mut input, mut output) = serving(&[], &files);
     let meta = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {
@@ -741,19 +747,8 @@ fn workers_under(root: u32) -> Vec<u32> {
 #[test]
 fn a_cancelled_call_kills_its_worker_and_the_server_answers_the_next() {
     let cwd = outside("cancel");
-    let mut child = Command::new(SERVER)
-        .args(["serve", "--stdio", "--sandbox-warm", "0"])
-        .current_dir(&cwd)
-        .env_remove("RUST_LOG")
-        .env_remove(mcp_runtime::sandbox::UNAVAILABLE_ENV)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the server starts");
+    let (mut child, mut input, mut output) = serving(&["--sandbox-warm", "0"], &cwd);
     let server = child.id();
-    let mut input = child.stdin.take().expect("stdin");
-    let mut output = BufReader::new(child.stdout.take().expect("stdout"));
     let mut send = |message: Value| {
         writeln!(input, "{message}").expect("written");
         input.flush().expect("flushed");
