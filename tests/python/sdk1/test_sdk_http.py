@@ -44,6 +44,7 @@ async def test_list_call_and_refuse_through_the_sdk(http_server):
                 "calculator.add",
                 "file_utility.read_file_content",
                 "file_utility.write_file_content",
+                "text.grep",
                 "text.slow_count",
                 "text.summarize",
                 "text.word_count",

@@ -67,6 +67,7 @@ async def test_the_sdk_gets_a_token_calls_tools_and_steps_up_for_a_scope(
             "calculator.add",
             "file_utility.read_file_content",
             "file_utility.write_file_content",
+            "text.grep",
             "text.slow_count",
             "text.summarize",
             "text.word_count",

@@ -22,6 +22,7 @@ async def exercise(client):
         "calculator.add",
         "file_utility.read_file_content",
         "file_utility.write_file_content",
+        "text.grep",
         "text.slow_count",
         "text.summarize",
         "text.word_count",
@@ -91,7 +92,12 @@ async def exercise_catalog(client):
         ResourceTemplateReference(type="ref/resource", uri="quickstart://tools/{name}"),
         {"name": "name", "value": "text"},
     )
-    assert names.completion.values == ["text.slow_count", "text.summarize", "text.word_count"]
+    assert names.completion.values == [
+        "text.grep",
+        "text.slow_count",
+        "text.summarize",
+        "text.word_count",
+    ]
 
 
 async def test_resources_and_prompts_over_stdio_through_sdk_2(captured):
