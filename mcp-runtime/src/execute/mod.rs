@@ -8,26 +8,24 @@
 use std::any::Any;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
-use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use futures_util::FutureExt;
 use mcp_runtime_core::schema::output_data;
 use mcp_runtime_core::{
-    ErrorType, LogMessage, LoggingLevel, MCPToolResult, ToolDefinition, ToolError, ToolStatus,
+    ErrorType, LoggingLevel, MCPToolResult, ToolDefinition, ToolError, ToolStatus,
 };
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use crate::context::{Invocation, LogSink, Progress, Reports};
+use crate::context::{Invocation, LogSink, Reports};
 use crate::panics;
 use crate::policy::DangerousPolicy;
 use crate::registration::{Failure, Handler, Outcome, Output, ToolFuture};
+use crate::sandbox::Placement;
 use crate::state::States;
-use crate::talk::AskError;
-use crate::talk::ask::{Asks, InputRequest};
 use crate::talk::log::{Scoped, scoped};
 use crate::tool::{Built, RegisteredTool};
 use crate::validate::{Lenience, deserialize_violation, invalid_arguments};
@@ -69,137 +67,15 @@ impl Default for Settings {
     }
 }
 
+mod confirm;
+mod options;
+
+use confirm::confirm;
+pub use options::CallOptions;
+pub(crate) use options::{NoOptions, Options};
+
 /// The timeout of a tool that sets none, unless the registry is built with another.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// What a caller may attach to one call.
-///
-/// ```
-/// use mcp_runtime::CallOptions;
-///
-/// let options = CallOptions::new()
-///     .with_progress(|report| eprintln!("{} of {:?}", report.progress, report.total));
-/// ```
-#[derive(Clone, Default)]
-pub struct CallOptions {
-    meta: Option<Arc<Map<String, Value>>>,
-    reports: Reports,
-    cancellation: Option<CancellationToken>,
-}
-
-/// The options of a call given none, for the calls that borrow them.
-pub(crate) static NO_OPTIONS: CallOptions = CallOptions {
-    meta: None,
-    reports: Reports::NONE,
-    cancellation: None,
-};
-
-/// The options of a call as the registry takes them: given, or none at all, which costs
-/// the call's future no room.
-pub(crate) trait Options: Send {
-    /// The options, borrowed by a tool that runs inline.
-    fn borrowed(&self) -> &CallOptions;
-    /// The options, owned by a tool that runs on its own future.
-    fn owned(self) -> CallOptions;
-}
-
-/// No options: [`Registry::call`](crate::Registry::call)'s.
-#[derive(Default)]
-pub(crate) struct NoOptions;
-
-impl Options for NoOptions {
-    fn borrowed(&self) -> &CallOptions {
-        &NO_OPTIONS
-    }
-
-    fn owned(self) -> CallOptions {
-        CallOptions::default()
-    }
-}
-
-impl Options for CallOptions {
-    fn borrowed(&self) -> &CallOptions {
-        self
-    }
-
-    fn owned(self) -> CallOptions {
-        self
-    }
-}
-
-impl CallOptions {
-    /// No metadata, no progress reports, no cancellation but dropping the call.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// The call's metadata, which the tool reads with [`ToolContext::meta`](crate::ToolContext::meta).
-    #[must_use]
-    pub fn with_meta(mut self, meta: Map<String, Value>) -> Self {
-        self.meta = Some(Arc::new(meta));
-        self
-    }
-
-    /// Where the tool's progress reports go.
-    #[must_use]
-    pub fn with_progress(mut self, sink: impl Fn(Progress) + Send + Sync + 'static) -> Self {
-        self.reports.progress = Some(Arc::new(sink));
-        self
-    }
-
-    /// Where the tool's log messages at `least` or above go
-    /// ([`ToolContext::log`](crate::ToolContext::log)); the others are dropped.
-    #[must_use]
-    pub fn with_log(
-        mut self,
-        least: LoggingLevel,
-        sink: impl Fn(LogMessage) + Send + Sync + 'static,
-    ) -> Self {
-        self.reports.log = Some((least, Arc::new(sink)));
-        self
-    }
-
-    /// Who calls, which the tool reads with [`ToolContext::auth`](crate::ToolContext::auth).
-    #[must_use]
-    pub fn with_auth(mut self, auth: Arc<crate::AuthInfo>) -> Self {
-        self.reports.auth = Some(auth);
-        self
-    }
-
-    /// How the call's asks reach the client.
-    pub(crate) fn with_asks(mut self, asks: Arc<crate::talk::ask::Asks>) -> Self {
-        self.reports.asks = Some(asks);
-        self
-    }
-
-    /// A flag raised when the tool panics.
-    pub(crate) fn with_panic_flag(mut self, flag: Arc<AtomicBool>) -> Self {
-        self.reports.panicked = Some(flag);
-        self
-    }
-
-    /// A token that cancels the call: the tool's own token is a child of it, and the call
-    /// answers as soon as it is cancelled.
-    #[must_use]
-    pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
-        self.cancellation = Some(token);
-        self
-    }
-}
-
-impl std::fmt::Debug for CallOptions {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CallOptions")
-            .field("meta", &self.meta)
-            .field("progress", &self.reports.progress.is_some())
-            .field(
-                "log_level",
-                &self.reports.log.as_ref().map(|(level, _)| *level),
-            )
-            .field("cancellation", &self.cancellation)
-            .finish()
-    }
-}
 
 /// The signature of a synchronous tool's invoke function.
 type SyncInvoke = fn(&Value, Invocation<'_>) -> Outcome;
@@ -439,6 +315,48 @@ async fn run_checked(
     // Cancels the tool's token when this future completes or is dropped mid-call.
     let _cancel_on_drop = token.clone().drop_guard();
     let (meta, reports) = (options.meta, options.reports);
+    let timeout = definition.timeout().or(settings.default_timeout);
+    let placement = crate::sandbox::placement(tool, &settings.sandbox);
+    let sandboxed = match placement {
+        Placement::Refused(refused) => return MCPToolResult::failure(refused),
+        Placement::Worker(_) => true,
+        Placement::Here => false,
+    };
+    // An inline tool runs to completion on the caller's task: no timer can interrupt it.
+    // A sandboxed one waits for its worker on the runtime.
+    let needs_runtime = sandboxed
+        || match tool.handler() {
+            Handler::Inline(_) => false,
+            Handler::Blocking(_) => true,
+            Handler::Async(_) | Handler::Dynamic(_) => timeout.is_some(),
+        };
+    if needs_runtime && tokio::runtime::Handle::try_current().is_err() {
+        return MCPToolResult::failure(ToolError::execution(format!(
+            "tool `{}` must run inside a Tokio runtime (with its time driver) to enforce its timeout: call `Registry::call` from one, or use `Registry::call_blocking`",
+            definition.name()
+        )));
+    }
+    if let Placement::Worker(policy) = placement {
+        let runs = crate::sandbox::Runs {
+            tool,
+            policy: &policy,
+            sandboxing: &settings.sandbox,
+            timeout,
+            expose_panics: settings.expose_panics,
+        };
+        let handed = crate::sandbox::run_sandboxed(
+            runs,
+            arguments,
+            meta.as_deref().cloned(),
+            &reports,
+            &token,
+        );
+        match handed.await {
+            Ok(result) => return result,
+            // The sandbox is unavailable and the tool may run unsandboxed: here, then.
+            Err(returned) => arguments = returned,
+        }
+    }
     let invocation = Invocation::new(
         tool.name_arc(),
         Some(&token),
@@ -447,51 +365,6 @@ async fn run_checked(
         &span,
         &settings.states,
     );
-    let timeout = definition.timeout().or(settings.default_timeout);
-    // An inline tool runs to completion on the caller's task: no timer can interrupt it.
-    let needs_runtime = match tool.handler() {
-        Handler::Inline(_) => false,
-        Handler::Blocking(_) => true,
-        Handler::Async(_) | Handler::Dynamic(_) => timeout.is_some(),
-    };
-    if needs_runtime && tokio::runtime::Handle::try_current().is_err() {
-        return MCPToolResult::failure(ToolError::execution(format!(
-            "tool `{}` must run inside a Tokio runtime (with its time driver) to enforce its timeout: call `Registry::call` from one, or use `Registry::call_blocking`",
-            definition.name()
-        )));
-    }
-
-    if let Some(policy) = sandboxed(tool, settings) {
-        match policy {
-            Err(refused) => return MCPToolResult::failure(refused),
-            Ok(policy) => {
-                let Value::Object(map) = arguments else {
-                    return MCPToolResult::failure(ToolError::validation(
-                        "the arguments are not a JSON object",
-                    ));
-                };
-                let runs = crate::sandbox::Runs {
-                    tool,
-                    policy: &policy,
-                    sandboxing: &settings.sandbox,
-                    timeout,
-                    expose_panics: settings.expose_panics,
-                };
-                if let Some(result) = crate::sandbox::run_sandboxed(
-                    runs,
-                    map.clone(),
-                    meta.as_deref().cloned(),
-                    &reports,
-                    &token,
-                )
-                .await
-                {
-                    return result;
-                }
-                arguments = Value::Object(map);
-            }
-        }
-    }
 
     let mut kept_arguments = None;
     let on_panic = OnPanic::new(reports.panicked.as_deref(), settings);
@@ -581,34 +454,6 @@ async fn run_checked(
     finish(built, settings, outcome, kept_arguments.as_ref())
 }
 
-/// The policy `tool` runs with when it runs in a sandbox worker (not in one already, nor a
-/// relay to another server's tool, whose sandbox is that server's); an error for a tool
-/// that needs one and cannot have it, a dynamic tool, which a worker cannot find.
-fn sandboxed(
-    tool: &RegisteredTool,
-    settings: &Settings,
-) -> Option<Result<crate::sandbox::SandboxPolicy, ToolError>> {
-    if !tool.definition().annotations().requires_sandbox
-        || tool.relayed
-        || crate::sandbox::in_worker()
-    {
-        return None;
-    }
-    if matches!(tool.handler(), Handler::Dynamic(_)) {
-        if settings.sandbox.allows_unsandboxed(tool.name().as_str()) {
-            return None;
-        }
-        return Some(Err(ToolError::new(
-            ErrorType::PermissionError,
-            format!(
-                "tool `{}` is marked requires_sandbox, and a tool registered at run time cannot run sandboxed: a worker finds only `#[mcp_tool]` functions; allow it unsandboxed with `Sandboxing::allow_unsandboxed`",
-                tool.name()
-            ),
-        )));
-    }
-    settings.sandbox.policy_of(tool).cloned().map(Ok)
-}
-
 /// A tool's future, polled with the call's log sink as the thread's current one when the
 /// client asked for log messages ([`crate::talk::ClientLogLayer`]).
 fn with_log(
@@ -620,94 +465,6 @@ fn with_log(
             future.map(|future| -> ToolFuture { Box::pin(Scoped::new(future, log.clone())) })
         }
         None => future,
-    }
-}
-
-/// The key of the ask that confirms a dangerous tool's call.
-const CONFIRM_KEY: &str = "mcp-runtime/confirm";
-
-/// Asks the client's user whether the dangerous tool `definition` may run with
-/// `arguments`; `Ok` when they confirmed, else the `PermissionError` saying why not. At
-/// 2026-07-28, an answer not yet given ends the round (the input-required failure).
-async fn confirm(
-    definition: &ToolDefinition,
-    arguments: &Value,
-    asks: Option<&Asks>,
-) -> Result<(), Failure> {
-    let name = definition.name();
-    let refuse = |why: String| {
-        Err(Failure::from(ToolError::new(
-            ErrorType::PermissionError,
-            format!("tool `{name}` is dangerous and did not run: {why}"),
-        )))
-    };
-    let Some(asks) = asks else {
-        return refuse(
-            "it needs its user's confirmation, and this call came from no client that can be asked"
-                .to_owned(),
-        );
-    };
-    let mut shown = arguments.to_string();
-    if shown.len() > 500 {
-        let cut = (0..=500)
-            .rev()
-            .find(|at| shown.is_char_boundary(*at))
-            .unwrap_or(0);
-        shown.truncate(cut);
-        shown.push('…');
-    }
-    let message = format!(
-        "Run `{name}`? {}\nIt is marked dangerous. Arguments: {shown}",
-        definition.description().unwrap_or_default()
-    );
-    let form = serde_json::json!({
-        "type": "object",
-        "properties": {
-            "confirm": { "type": "boolean", "title": "Run it", "description": format!("Run `{name}` with these arguments") },
-        },
-        "required": ["confirm"],
-    });
-    let request = InputRequest::elicit(message, form);
-    let answer = match asks.round() {
-        // A round answers at once, or ends: the tool must not begin before it is confirmed.
-        Some(round) => {
-            if !asks.declared(request.capability()) {
-                return refuse(
-                    "the client cannot ask its user (it did not declare elicitation)".to_owned(),
-                );
-            }
-            match round.answer(CONFIRM_KEY, request) {
-                Some(answer) => answer,
-                None => {
-                    return Err(Failure::from(ToolError::execution(
-                        "the tool waits for the client's input",
-                    )));
-                }
-            }
-        }
-        None => match asks.ask(CONFIRM_KEY, request).await {
-            Ok(answer) => answer,
-            Err(AskError::MissingCapability(_)) => {
-                return refuse(
-                    "the client cannot ask its user (it did not declare elicitation)".to_owned(),
-                );
-            }
-            Err(err) => return refuse(err.to_string()),
-        },
-    };
-    match answer.get("action").and_then(Value::as_str) {
-        Some("accept") => {
-            match answer
-                .get("content")
-                .and_then(|content| content.get("confirm"))
-            {
-                Some(Value::Bool(true)) => Ok(()),
-                _ => refuse("its user did not confirm it".to_owned()),
-            }
-        }
-        Some("decline") => refuse("its user declined".to_owned()),
-        Some("cancel") => refuse("its user cancelled".to_owned()),
-        _ => refuse("the client's answer was no confirmation".to_owned()),
     }
 }
 

@@ -34,19 +34,19 @@ impl Pools {
 
 pub(super) static POOLS: Pools = Pools;
 
-/// `None` (run in process) when allowed unsandboxed; otherwise the refusal.
+/// The arguments back (run in process) when allowed unsandboxed; otherwise the refusal.
 pub(crate) async fn run_sandboxed(
     runs: Runs<'_>,
-    _arguments: Map<String, Value>,
+    arguments: Value,
     _meta: Option<Map<String, Value>>,
     _reports: &Reports,
     _cancellation: &CancellationToken,
-) -> Option<MCPToolResult> {
+) -> Result<MCPToolResult, Value> {
     let name = runs.tool.name().as_str();
     if runs.sandboxing.allows_unsandboxed(name) {
-        return None;
+        return Err(arguments);
     }
-    Some(super::refused(name, MISSING))
+    Ok(super::refused(name, MISSING))
 }
 
 pub(super) async fn probe(_sandboxing: &Sandboxing) -> Support {

@@ -96,6 +96,42 @@ pub fn shutdown() {
     run::POOLS.clear();
 }
 
+/// Where a call of a tool runs.
+pub(crate) enum Placement {
+    /// In this process: the tool needs no sandbox here (it is not marked
+    /// `requires_sandbox`, this process is its worker already, or it is another server's
+    /// tool relayed through this one).
+    Here,
+    /// In a worker, with this policy.
+    Worker(SandboxPolicy),
+    /// Nowhere: it needs a sandbox it cannot have (a tool registered at run time, which a
+    /// worker cannot find, unless allowed unsandboxed).
+    Refused(crate::ToolError),
+}
+
+/// Where a call of `tool` runs, under `sandboxing`.
+pub(crate) fn placement(tool: &RegisteredTool, sandboxing: &Sandboxing) -> Placement {
+    if in_worker() {
+        return Placement::Here;
+    }
+    let Some(policy) = sandboxing.policy_of(tool) else {
+        return Placement::Here;
+    };
+    if matches!(tool.handler(), crate::registration::Handler::Dynamic(_)) {
+        if sandboxing.allows_unsandboxed(tool.name().as_str()) {
+            return Placement::Here;
+        }
+        return Placement::Refused(crate::ToolError::new(
+            crate::ErrorType::PermissionError,
+            format!(
+                "tool `{}` is marked requires_sandbox, and a tool registered at run time cannot run sandboxed: a worker finds only `#[mcp_tool]` functions; allow it unsandboxed with `Sandboxing::allow_unsandboxed`",
+                tool.name()
+            ),
+        ));
+    }
+    Placement::Worker(policy.clone())
+}
+
 /// The result of a sandboxed tool this server cannot isolate: what it lacks, and the way
 /// to run the tool anyway.
 fn refused(name: &str, missing: &str) -> crate::MCPToolResult {

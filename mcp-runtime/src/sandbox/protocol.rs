@@ -15,8 +15,6 @@ use super::Support;
 pub(super) struct Config {
     /// The tool it runs; empty for a probe, which runs none.
     pub(super) tool: String,
-    /// The call's scratch directory, its current directory.
-    pub(super) scratch: PathBuf,
     /// What it may read.
     pub(super) read: Vec<PathBuf>,
     /// What it may read and write, the scratch directory included.
@@ -36,7 +34,8 @@ pub(super) struct Config {
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(super) struct Call {
-    pub(super) arguments: Map<String, Value>,
+    /// The arguments, a JSON object.
+    pub(super) arguments: Value,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) meta: Option<Map<String, Value>>,
     /// The least level of log messages the caller wants, if it wants any.

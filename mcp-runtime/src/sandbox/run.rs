@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use mcp_runtime_core::sandbox::{SCRATCH, SandboxPolicy, display_memory};
 use mcp_runtime_core::{ErrorType, MCPToolResult, ToolError};
+use rustix::process::Signal;
 use serde_json::{Map, Value};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout};
@@ -72,7 +73,7 @@ impl Drop for Worker {
     fn drop(&mut self) {
         if let Some(id) = self.child.id() {
             if let Some(pid) = rustix::process::Pid::from_raw(id as i32) {
-                let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+                let _ = rustix::process::kill_process_group(pid, Signal::KILL);
             }
         }
         let _ = self.child.start_kill();
@@ -136,16 +137,16 @@ enum NotStarted {
     Failed(String),
 }
 
-/// Runs `tool` in a worker, with `arguments` (already checked); `None` when the sandbox is
-/// unavailable and the registry lets the tool run unsandboxed, in which case the caller
-/// runs it in process.
+/// Runs `tool` in a worker, with `arguments` (already checked); the arguments back when
+/// the sandbox is unavailable and the registry lets the tool run unsandboxed, in which
+/// case the caller runs it in process.
 pub(crate) async fn run_sandboxed(
     runs: Runs<'_>,
-    arguments: Map<String, Value>,
+    arguments: Value,
     meta: Option<Map<String, Value>>,
     reports: &Reports,
     cancellation: &CancellationToken,
-) -> Option<MCPToolResult> {
+) -> Result<MCPToolResult, Value> {
     let Runs {
         tool,
         policy,
@@ -182,12 +183,12 @@ pub(crate) async fn run_sandboxed(
                     tool = name,
                     "runs unsandboxed, as allowed: this machine lacks {missing}"
                 );
-                return None;
+                return Err(arguments);
             }
-            return Some(super::refused(name, &missing));
+            return Ok(super::refused(name, &missing));
         }
         Err(NotStarted::Failed(why)) => {
-            return Some(MCPToolResult::failure(ToolError::execution(format!(
+            return Ok(MCPToolResult::failure(ToolError::execution(format!(
                 "tool `{name}` could not start its sandbox: {why}"
             ))));
         }
@@ -226,7 +227,7 @@ pub(crate) async fn run_sandboxed(
     if sandboxing.warm_workers() > 0 {
         refill(tool, policy, sandboxing, timeout, expose_panics);
     }
-    Some(result)
+    Ok(result)
 }
 
 /// Sends `call` to `worker` and reads what it reports until its result, or its end.
@@ -339,8 +340,9 @@ fn ended_without_result(
             ),
         ),
         Some(Ended::Signal(signal))
-            if signal == libc_signal::XCPU
-                || signal == libc_signal::KILL && timeout.is_some() && stderr.is_empty() =>
+            // SIGXCPU at the soft CPU limit, SIGKILL (silent) at the hard one.
+            if signal == Signal::XCPU.as_raw()
+                || (signal == Signal::KILL.as_raw() && timeout.is_some() && stderr.is_empty()) =>
         {
             ToolError::new(
                 ErrorType::TimeoutError,
@@ -364,15 +366,6 @@ fn ended_without_result(
         )),
     };
     MCPToolResult::failure(error)
-}
-
-/// Signal numbers the outcome reads.
-mod libc_signal {
-    pub(super) const KILL: i32 = 9;
-    #[cfg(any(target_os = "linux", target_os = "macos"))]
-    pub(super) const XCPU: i32 = 24;
-    #[cfg(not(any(target_os = "linux", target_os = "macos")))]
-    pub(super) const XCPU: i32 = -1;
 }
 
 fn last_line(stderr: &str) -> String {
@@ -468,7 +461,6 @@ async fn start(
     write.extend(resolve(&policy.write)?);
     let config = Config {
         tool: tool.to_owned(),
-        scratch: scratch.0.clone(),
         read: resolve(&policy.read)?,
         write,
         network: policy.network,

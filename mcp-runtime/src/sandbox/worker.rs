@@ -149,7 +149,7 @@ fn run(
         let out = Arc::clone(stdout);
         options = options.with_log(least, move |message| send(&out, &Line::Log(message)));
     }
-    let call = match MCPToolCall::new(&config.tool, serde_json::Value::Object(call.arguments)) {
+    let call = match MCPToolCall::new(&config.tool, call.arguments) {
         Ok(call) => call,
         Err(err) => return MCPToolResult::failure(ToolError::execution(err.to_string())),
     };
