@@ -63,7 +63,7 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 # The hostile-input tests and the Python SDKs drive the quickstart binary; the Python SDKs
 # and the conformance suite the conformance server. Built once, here.
-cargo build --locked -p quickstart -p conformance-server -p conformance-client
+cargo build --locked -p quickstart --features quickstart/full -p conformance-server -p conformance-client
 export QUICKSTART_BIN="$PWD/target/debug/quickstart"
 export CONFORMANCE_SERVER_BIN="$PWD/target/debug/conformance-server"
 cargo test --workspace --locked 2>&1 | tee "$log"

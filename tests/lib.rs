@@ -146,6 +146,11 @@ impl Lines {
 /// environment variable `variable` when it is set, or else built with `cargo build -p
 /// package` into this test's own target directory, with this test's profile.
 pub fn workspace_bin(package: &str, variable: &str) -> PathBuf {
+    workspace_bin_with(package, variable, &[])
+}
+
+/// [`workspace_bin`], built with the package's `features` turned on.
+pub fn workspace_bin_with(package: &str, variable: &str, features: &[&str]) -> PathBuf {
     if let Some(path) = std::env::var_os(variable) {
         return PathBuf::from(path);
     }
@@ -159,6 +164,7 @@ pub fn workspace_bin(package: &str, variable: &str) -> PathBuf {
     build
         .args(["build", "--quiet", "-p", package, "--target-dir"])
         .arg(profile.parent().expect("target/"))
+        .args(["--features", &features.join(",")])
         .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."));
     // target/debug holds the dev and test profiles; any other directory is its profile.
     match profile.file_name().and_then(|name| name.to_str()) {
@@ -178,11 +184,11 @@ pub fn workspace_bin(package: &str, variable: &str) -> PathBuf {
     binary
 }
 
-/// The quickstart binary: `QUICKSTART_BIN`, or built next to the running test's own binary,
-/// once per test binary.
+/// The quickstart binary, every feature on: `QUICKSTART_BIN`, or built next to the running
+/// test's own binary, once per test binary.
 pub fn quickstart_bin() -> &'static Path {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(|| workspace_bin("quickstart", "QUICKSTART_BIN"))
+    BINARY.get_or_init(|| workspace_bin_with("quickstart", "QUICKSTART_BIN", &["full"]))
 }
 
 /// How long a server may take to say where it listens.

@@ -34,7 +34,7 @@ def anyio_backend():
 def quickstart():
     """The quickstart binary, built by the test command."""
     path = os.environ.get("QUICKSTART_BIN", str(ROOT / "target" / "debug" / "quickstart"))
-    assert pathlib.Path(path).is_file(), f"{path} is missing: build it with `cargo build -p quickstart`"
+    assert pathlib.Path(path).is_file(), f"{path} is missing: build it with `cargo build -p quickstart --features full`"
     return path
 
 
