@@ -1040,14 +1040,34 @@ fn read(path: &Path) -> String {
 
 #[test]
 fn spec_writes_one_file_per_tool_and_runs_read_only_safe_examples() {
-    let out = scratch("spec");
-    let written = run("main", &["spec", "--out", out.to_str().unwrap()]);
+    // Without `--out`: `tool-specs` in the current directory, and it says so.
+    let cwd = scratch("spec");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let out = cwd.join("tool-specs");
+    let child = command("main", &["spec"])
+        .current_dir(&cwd)
+        .stdin(Stdio::null())
+        .output()
+        .expect("the child runs");
+    let stdout = String::from_utf8(child.stdout).unwrap();
+    let written = Run {
+        code: child.status.code().expect("the child exited"),
+        stdout: stdout
+            .split_once(MARKER)
+            .map(|(_, after)| after.to_owned())
+            .unwrap_or(stdout),
+        stderr: String::from_utf8(child.stderr).unwrap(),
+    };
     let index = out.join("README.md");
     assert_eq!(
-        (written.code, written.stderr.clone()),
+        (written.code, written.stdout.clone(), written.stderr.clone()),
         (
             0,
-            format!("wrote 4 specification(s) and {}\n", index.display())
+            format!(
+                "wrote 4 specification(s) and their index, README.md, into {}\n",
+                std::path::absolute(&out).unwrap().display()
+            ),
+            String::new()
         ),
         "{written:?}"
     );
@@ -1072,7 +1092,7 @@ fn spec_writes_one_file_per_tool_and_runs_read_only_safe_examples() {
         assert!(!text.contains("and its result"), "{text}");
     }
     assert_eq!(std::fs::read_dir(&out).unwrap().count(), 5);
-    std::fs::remove_dir_all(&out).unwrap();
+    std::fs::remove_dir_all(&cwd).unwrap();
 }
 
 #[test]
@@ -1082,10 +1102,13 @@ fn spec_writes_resources_and_prompts_apart_from_the_tools() {
     let written = run("kinds", &["spec", "--out", out.to_str().unwrap()]);
     let index = out.join("README.md");
     assert_eq!(
-        (written.code, written.stderr.clone()),
+        (written.code, written.stdout.clone()),
         (
             0,
-            format!("wrote 7 specification(s) and {}\n", index.display())
+            format!(
+                "wrote 7 specification(s) and their index, README.md, into {}\n",
+                std::path::absolute(&out).unwrap().display()
+            )
         ),
         "{written:?}"
     );

@@ -1,7 +1,7 @@
 //! `spec`: the specifications of the tools, resources, templates and prompts, and their
 //! index, written into a directory.
 
-use std::io::{self, IsTerminal};
+use std::io::{self, IsTerminal, Write};
 
 use clap::Args;
 use mcp_runtime_core::MCPToolCall;
@@ -15,7 +15,8 @@ use crate::spec;
 pub(super) struct SpecArgs {
     /// The directory to write into: `DIR/README.md`, `DIR/<tool>/MCP_TOOL_SPECIFICATION.md`,
     /// `DIR/resources/<name>/MCP_RESOURCE_SPECIFICATION.md` (templates too) and
-    /// `DIR/prompts/<name>/MCP_PROMPT_SPECIFICATION.md`.
+    /// `DIR/prompts/<name>/MCP_PROMPT_SPECIFICATION.md`. Without it, `tool-specs` in the
+    /// current directory; the folder written is printed on standard output.
     #[arg(long, value_name = "DIR", default_value = "tool-specs")]
     out: std::path::PathBuf,
 }
@@ -73,7 +74,13 @@ fn write_specs(registry: &Registry, out: &std::path::Path, program: &str) -> u8 
         eprintln!("error: cannot write {}: {err}", index.display());
         return FAILURE;
     }
-    eprintln!("wrote {total} specification(s) and {}", index.display());
+    // Where, absolute: without `--out` the folder is one the user did not name.
+    let folder = std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf());
+    let _ = writeln!(
+        io::stdout().lock(),
+        "wrote {total} specification(s) and their index, README.md, into {}",
+        folder.display()
+    );
     0
 }
 
