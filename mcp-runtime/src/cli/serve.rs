@@ -26,8 +26,10 @@ pub(super) struct ServeArgs {
     #[arg(long)]
     stdio: bool,
     /// Streamable HTTP at `http://ADDR/mcp`; `127.0.0.1:8080` when no ADDR is given (port
-    /// 0 picks a free one). An address other machines can reach without `--token` gets
-    /// a warning. Needs mcp-runtime's `http` feature.
+    /// 0 picks a free one). Once bound, the first line on standard error (not standard
+    /// output) is `listening on http://ADDR/mcp`, with the port chosen: wait for it. An
+    /// address other machines can reach without `--token` gets a warning. Needs
+    /// mcp-runtime's `http` feature.
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = DEFAULT_HTTP_ADDRESS)]
     http: Option<SocketAddr>,
     /// Require `Authorization: Bearer TOKEN` on every HTTP request. Otherwise the
@@ -39,6 +41,11 @@ pub(super) struct ServeArgs {
     #[cfg(feature = "oauth")]
     #[command(flatten)]
     pub(super) oauth: Box<super::oauth::OAuthArgs>,
+    /// `--oauth-issuer` in a program built without OAuth: accepted by the parser, so that
+    /// it is refused naming the feature, not as an unknown argument.
+    #[cfg(not(feature = "oauth"))]
+    #[arg(long = "oauth-issuer", value_name = "URL", hide = true)]
+    oauth_issuer: Option<String>,
     /// Allow browser requests from this origin besides loopback ones (repeatable).
     #[cfg(feature = "http")]
     #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http")]
@@ -136,6 +143,11 @@ pub(super) fn run(
     app: Option<&super::App>,
     on_serve: impl FnOnce(&Arc<Server>),
 ) -> u8 {
+    #[cfg(not(feature = "oauth"))]
+    if args.oauth_issuer.is_some() {
+        eprintln!("error: {NO_OAUTH}");
+        return USAGE;
+    }
     #[cfg(feature = "oauth")]
     let oauth = match args.oauth.config(|name| std::env::var(name).ok()) {
         Ok(oauth) => oauth,
@@ -253,6 +265,11 @@ struct Options {
 #[cfg(not(feature = "http"))]
 const NO_HTTP: &str = "this program was built without HTTP: enable mcp-runtime's `http` \
                        feature (features = [\"http\"] in its Cargo.toml)";
+
+/// Why `serve --oauth-issuer` fails in a program built without OAuth.
+#[cfg(not(feature = "oauth"))]
+const NO_OAUTH: &str = "this program was built without OAuth: enable mcp-runtime's `oauth` \
+                        feature (features = [\"oauth\"] in its Cargo.toml)";
 
 /// The environment variable `serve --http` reads its bearer token from when `--token` is
 /// not given.
