@@ -1,6 +1,7 @@
 //! Listings generated from the registry: the JSON manifest, a table for people, a Markdown
-//! table, and schemas made portable for clients that read a narrower dialect than JSON
-//! Schema 2020-12 (no `$ref`, no type arrays, no formats of their own).
+//! table, and the forms a tool's schemas are served in: [`served`] by default (as generated,
+//! less the `format`s JSON Schema does not define), [`portable`] for clients of a narrower
+//! dialect (references inlined, type arrays written as `anyOf`).
 
 use std::fmt::Write;
 
@@ -16,7 +17,8 @@ pub(crate) use strict_clients::{Finding, findings};
 /// The stable, scriptable manifest of `tools`: name, title, description, version, category,
 /// tags, annotations, the OAuth scopes a caller needs, whether the tool runs as a task
 /// (`taskSupport`, only for a tool that may), the sandbox policy of a tool marked
-/// `requires_sandbox` (`sandbox`), input and output schema.
+/// `requires_sandbox` (`sandbox`), input and output schema in the form `serve` sends them
+/// ([`served`]).
 pub fn manifest<'a>(tools: impl IntoIterator<Item = &'a RegisteredTool>) -> Value {
     let tools: Vec<Value> = tools
         .into_iter()
@@ -62,9 +64,18 @@ fn manifest_entry(definition: &ToolDefinition) -> Value {
     if let Some(policy) = definition.sandbox() {
         entry["sandbox"] = json!(policy);
     }
-    entry["inputSchema"] = json!(definition.input_schema());
-    entry["outputSchema"] = json!(definition.output_schema());
+    entry["inputSchema"] = served(&written(definition.input_schema()));
+    entry["outputSchema"] = match definition.output_schema() {
+        Some(schema) => served(&written(schema)),
+        None => Value::Null,
+    };
     entry
+}
+
+/// `schema` with its keywords in the order schemars writes them, as `tools/list` has them:
+/// `$schema`, `title`, `description` and `type` first, `$defs` last.
+pub(crate) fn written(schema: &schemars::Schema) -> Value {
+    json!(schema)
 }
 
 /// The first line of a tool's description, for one-line listings.
@@ -133,7 +144,7 @@ pub fn markdown<'a>(tools: impl IntoIterator<Item = &'a RegisteredTool>) -> Stri
     out
 }
 
-/// Why a schema cannot be made portable.
+/// Why a schema's references cannot be inlined, for the [`portable`] form.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PortableError {
     /// A `$ref` names a definition the schema does not hold.
@@ -144,15 +155,46 @@ pub enum PortableError {
     Recursive(String),
 }
 
-/// `schema` in a form clients of a narrower dialect read: every local `$ref` (`#/$defs/…`)
-/// replaced by the definition it names and `$defs` dropped, each type array (`["string",
-/// "null"]`) written as an `anyOf` of one branch per type, and each `format` JSON Schema
-/// 2020-12 does not define (`uint64`, `double`) left out. It admits what `schema` admits.
+/// `schema` as `serve` sends it by default: as generated, in JSON Schema 2020-12 with its
+/// `$ref`s, `$defs` and type arrays, less each `format` JSON Schema 2020-12 does not define
+/// (schemars' `uint`, `uint32`, `int64`, `double`). It admits what `schema` admits.
+///
+/// Such a format tells a client nothing the Rust type does not guarantee: the Python SDK
+/// checks no format, the TypeScript SDK's Ajv warns `unknown format "uint" ignored` of each
+/// one but OpenAPI's `int32`, `int64`, `float` and `double`; `minimum` and `maximum` still
+/// bound an unsigned number. `$defs` stays: MCP's conformance suite checks that a server
+/// keeps it.
 ///
 /// ```
 /// let schema = serde_json::json!({
 ///     "type": "object",
 ///     "properties": { "n": { "type": ["integer", "null"], "format": "uint32", "minimum": 0 } },
+/// });
+/// assert_eq!(
+///     mcp_runtime::listing::served(&schema),
+///     serde_json::json!({
+///         "type": "object",
+///         "properties": { "n": { "type": ["integer", "null"], "minimum": 0 } },
+///     })
+/// );
+/// ```
+pub fn served(schema: &Value) -> Value {
+    let mut out = schema.clone();
+    strict_clients::drop_unknown_formats(&mut out);
+    out
+}
+
+/// `schema` in a form clients of a narrower dialect read: every local `$ref` (`#/$defs/…`)
+/// replaced by the definition it names and `$defs` dropped, for the clients that do not
+/// resolve references; each type array (`["string", "null"]`) written as an `anyOf` of one
+/// branch per type, for Gemini's function declarations; and, as in the [`served`] form, no
+/// `format` JSON Schema 2020-12 does not define. It admits what `schema` admits.
+///
+/// ```
+/// let schema = serde_json::json!({
+///     "type": "object",
+///     "properties": { "n": { "$ref": "#/$defs/Count" } },
+///     "$defs": { "Count": { "type": ["integer", "null"], "format": "uint32", "minimum": 0 } },
 /// });
 /// assert_eq!(
 ///     mcp_runtime::listing::portable(&schema)?,
@@ -171,9 +213,10 @@ pub fn portable(schema: &Value) -> Result<Value, PortableError> {
         .unwrap_or_default();
     let mut out = inline(schema, &defs, &mut Vec::new())?;
     if let Some(object) = out.as_object_mut() {
-        object.remove("$defs");
+        object.shift_remove("$defs");
     }
-    strict_clients::simplify(&mut out);
+    strict_clients::drop_unknown_formats(&mut out);
+    strict_clients::type_arrays_as_any_of(&mut out);
     Ok(out)
 }
 
@@ -183,8 +226,8 @@ pub(crate) fn portable_or_closest(schema: &Value) -> (Value, Option<PortableErro
     match portable(schema) {
         Ok(portable) => (portable, None),
         Err(err) => {
-            let mut closest = schema.clone();
-            strict_clients::simplify(&mut closest);
+            let mut closest = served(schema);
+            strict_clients::type_arrays_as_any_of(&mut closest);
             (closest, Some(err))
         }
     }
@@ -288,6 +331,77 @@ mod tests {
                 "properties": { "point": { "type": "object", "properties": { "x": { "type": "number" } }, "description": "Where." } },
             })
         );
+    }
+
+    #[test]
+    fn the_served_form_leaves_out_unknown_formats_and_nothing_else() {
+        let schema = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "properties": {
+                "n": { "type": ["integer", "null"], "format": "uint8", "minimum": 0, "maximum": 255 },
+                "at": { "$ref": "#/$defs/Point" },
+                "when": { "type": "string", "format": "date-time" },
+            },
+            "required": ["at"],
+            "additionalProperties": false,
+            "$defs": { "Point": {
+                "type": "object",
+                "properties": { "x": { "type": "number", "format": "double" } },
+                "required": ["x"],
+            } },
+        });
+        let served = served(&schema);
+        let mut expected = schema.clone();
+        expected["properties"]["n"] =
+            json!({ "type": ["integer", "null"], "minimum": 0, "maximum": 255 });
+        expected["$defs"]["Point"]["properties"]["x"] = json!({ "type": "number" });
+        assert_eq!(served, expected);
+        // In the order written: a keyword left out moves none of the others.
+        let keys =
+            |value: &Value| -> Vec<String> { value.as_object().unwrap().keys().cloned().collect() };
+        assert_eq!(
+            keys(&served["properties"]["n"]),
+            ["type", "minimum", "maximum"]
+        );
+        assert_eq!(keys(&served), keys(&schema));
+        let original = jsonschema::validator_for(&schema).unwrap();
+        let rewritten = jsonschema::validator_for(&served).unwrap();
+        for value in [
+            json!({ "at": { "x": 1.5 } }),
+            json!({ "at": { "x": 1 }, "n": 255, "when": "2026-01-01T00:00:00Z" }),
+            json!({ "at": { "x": 1 }, "n": null }),
+            json!({ "at": { "x": 1 }, "n": 256 }),
+            json!({ "at": { "x": 1 }, "n": -1 }),
+            json!({ "at": { "x": "1" } }),
+            json!({ "at": {} }),
+            json!({}),
+            json!({ "at": { "x": 1 }, "other": 1 }),
+        ] {
+            assert_eq!(
+                original.is_valid(&value),
+                rewritten.is_valid(&value),
+                "{value}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_recursive_type_keeps_its_references_in_the_portable_form_and_the_rest_is_rewritten() {
+        let recursive = json!({
+            "type": "object",
+            "properties": { "root": { "$ref": "#/$defs/Tree" } },
+            "$defs": { "Tree": { "type": "object", "properties": {
+                "size": { "type": ["integer", "null"], "format": "uint" },
+                "children": { "type": "array", "items": { "$ref": "#/$defs/Tree" } },
+            } } },
+        });
+        let (portable, err) = portable_or_closest(&recursive);
+        assert_eq!(err, Some(PortableError::Recursive("Tree".into())));
+        let mut expected = recursive.clone();
+        expected["$defs"]["Tree"]["properties"]["size"] =
+            json!({ "anyOf": [{ "type": "integer" }, { "type": "null" }] });
+        assert_eq!(portable, expected);
     }
 
     #[test]

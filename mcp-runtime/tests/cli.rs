@@ -223,13 +223,22 @@ fn build(name: &str) -> Registry {
                 .with_description("Two.");
             dynamic(dynamic(Registry::builder(), first), second).build()
         }
-        // A schema with what some clients refuse: a type array, formats JSON Schema does
-        // not define, a reference.
+        // Schemas with what some clients refuse, type arrays and a reference, and with
+        // what no form serves: formats JSON Schema does not define.
         "wide" => {
-            let definition = ToolDefinition::new("wide.place", object_schema(wide_schema()))
+            let place = ToolDefinition::new("wide.place", object_schema(wide_schema()))
                 .unwrap()
                 .with_description("Takes a place.");
-            dynamic(Registry::builder(), definition).build()
+            let optional = || json!({ "type": "object", "properties": { "k": { "type": ["string", "null"] } } });
+            let count = ToolDefinition::new("wide.count", object_schema(optional()))
+                .unwrap()
+                .with_description("Counts a key.")
+                .with_output(mcp_runtime::schema::OutputSchema {
+                    schema: object_schema(optional()),
+                    wrapped: false,
+                })
+                .unwrap();
+            dynamic(dynamic(Registry::builder(), place), count).build()
         }
         "kinds" => return kinds(),
         "bad_kinds" => return bad_kinds(),
@@ -829,68 +838,55 @@ fn usage_errors_exit_2_and_help_exits_0() {
 #[test]
 fn check_of_a_sound_registry_passes() {
     let checked = run("main", &["check"]);
-    // Passes, with a warning for each schema with an `int64` (`i64`), a format of schemars'
-    // own, naming each place.
-    let int64 = |tool: &str, which: &str, properties: &[&str]| {
-        let places: Vec<String> = properties
-            .iter()
-            .map(|property| format!("/properties/{property}/format"))
-            .collect();
-        format!(
-            "warning: `{tool}`: the {which} schema at `{}`: the format `int64`, which JSON \
-             Schema 2020-12 does not define and some clients refuse; the portable form \
-             (`serve --portable`, `schema --portable`) leaves it out\n",
-            places.join("`, `")
-        )
-    };
-    let expected = [
-        int64("cli.add", "input", &["a", "b"]),
-        int64("cli.add", "output", &["result"]),
-        int64("cli.fail", "output", &["result"]),
-        int64("cli.mul", "input", &["a", "b"]),
-        int64("cli.mul", "output", &["result"]),
-        "checked 4 tool(s): 0 error(s), 5 warning(s)\n".to_owned(),
-    ]
-    .concat();
+    // Passes without a word of the `int64` (`i64`) of each schema, a format of schemars'
+    // own: no client refuses it, and it is not served.
     assert_eq!(
         (
             checked.code,
             checked.stdout.as_str(),
             checked.stderr.as_str()
         ),
-        (0, "", expected.as_str())
+        (0, "", "checked 4 tool(s): 0 error(s), 0 warning(s)\n")
     );
 }
 
 #[test]
-fn check_warns_of_each_thing_strict_clients_refuse_by_its_pointer() {
+fn check_warns_once_of_each_kind_of_thing_clients_refuse_naming_the_tools() {
     let checked = run("wide", &["check"]);
-    let portable = "the portable form (`serve --portable`, `schema --portable`)";
     let expected = [
-        format!(
-            "warning: `wide.place`: the input schema at `/$defs`: `$defs`, which clients that cannot resolve `$ref` ignore; {portable} inlines them"
-        ),
-        format!(
-            "warning: `wide.place`: the input schema at `/properties/n/type`: a type array ([\"integer\",\"null\"]), which some clients refuse; {portable} writes it as an `anyOf`"
-        ),
-        format!(
-            "warning: `wide.place`: the input schema at `/properties/n/format`: the format `uint32`, which JSON Schema 2020-12 does not define and some clients refuse; {portable} leaves it out"
-        ),
-        format!(
-            "warning: `wide.place`: the input schema at `/properties/at/$ref`: a `$ref` (to `#/$defs/Point`), which some clients cannot resolve; {portable} inlines it"
-        ),
-        format!(
-            "warning: `wide.place`: the input schema at `/$defs/Point/properties/x/format`: the format `double`, which JSON Schema 2020-12 does not define and some clients refuse; {portable} leaves it out"
-        ),
-        "checked 1 tool(s): 0 error(s), 5 warning(s)".to_owned(),
+        "warning: 1 tool(s) have a `$ref`, which VS Code's and GitHub's Copilot, Cursor, \
+         opencode and Codex do not resolve; `serve --portable` inlines it: `wide.place` (input)",
+        "warning: 2 tool(s) have a type array (`\"type\": [\"integer\", \"null\"]` for an \
+         `Option`), which Gemini's function declarations refuse; `serve --portable` writes \
+         it as an `anyOf`: `wide.count` (input, output), `wide.place` (input)",
+        "checked 2 tool(s): 0 error(s), 2 warning(s)",
     ];
     assert_eq!(checked.stderr, format!("{}\n", expected.join("\n")));
     assert_eq!((checked.code, checked.stdout.as_str()), (0, ""));
-    // The portable form has none of them, and `check` of it would say nothing.
-    let printed = run("wide", &["schema", "wide.place", "--portable"]);
-    let schema: Value = serde_json::from_str(&printed.stdout).unwrap();
+    // By default, schemars' formats are left out and nothing else; the portable form
+    // inlines the reference and writes the type array as an `anyOf` too.
+    let printed = |flags: &[&str]| {
+        let printed = run("wide", &[&["schema", "wide.place"], flags].concat());
+        assert_eq!(printed.code, 0, "{printed:?}");
+        serde_json::from_str::<Value>(&printed.stdout).unwrap()
+    };
     assert_eq!(
-        schema,
+        printed(&[]),
+        json!({
+            "type": "object",
+            "properties": {
+                "n": { "type": ["integer", "null"], "minimum": 0 },
+                "at": { "$ref": "#/$defs/Point" },
+                "when": { "type": "string", "format": "date-time" },
+            },
+            "$defs": { "Point": {
+                "type": "object",
+                "properties": { "x": { "type": "number" } },
+            } },
+        })
+    );
+    assert_eq!(
+        printed(&["--portable"]),
         json!({
             "type": "object",
             "properties": {
@@ -903,7 +899,7 @@ fn check_warns_of_each_thing_strict_clients_refuse_by_its_pointer() {
 }
 
 #[test]
-fn serve_portable_lists_the_schemas_schema_portable_prints() {
+fn serve_lists_the_schemas_schema_prints_in_either_form() {
     let session = [
         json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {},
@@ -916,20 +912,32 @@ fn serve_portable_lists_the_schemas_schema_portable_prints() {
     let listed = |flags: &[&str]| {
         let served = run_stdin("wide", &[&["serve", "--stdio"], flags].concat(), &session);
         assert_eq!(served.code, 0, "{served:?}");
-        served
+        let tools = served
             .stdout
             .lines()
             .map(|line| serde_json::from_str::<Value>(line).unwrap())
             .find(|message| message["id"] == 2)
-            .unwrap_or_else(|| panic!("the listing is answered: {served:?}"))["result"]["tools"][0]
-            ["inputSchema"]
+            .unwrap_or_else(|| panic!("the listing is answered: {served:?}"))["result"]["tools"]
+            .clone();
+        tools
+            .as_array()
+            .expect("tools")
+            .iter()
+            .find(|tool| tool["name"] == "wide.place")
+            .expect("wide.place is listed")["inputSchema"]
             .clone()
     };
-    assert_eq!(listed(&[]), wide_schema(), "as generated by default");
-    let printed = run("wide", &["schema", "wide.place", "--portable"]);
-    let portable: Value = serde_json::from_str(&printed.stdout).unwrap();
-    assert_eq!(listed(&["--portable"]), portable);
-    assert_ne!(portable, wide_schema());
+    let printed = |flags: &[&str]| {
+        let printed = run("wide", &[&["schema", "wide.place"], flags].concat());
+        serde_json::from_str::<Value>(&printed.stdout).unwrap()
+    };
+    let served = listed(&[]);
+    assert_eq!(served, printed(&[]));
+    assert_eq!(served, mcp_runtime::listing::served(&wide_schema()));
+    let portable = listed(&["--portable"]);
+    assert_eq!(portable, printed(&["--portable"]));
+    assert_ne!(portable, served);
+    assert_ne!(served, wide_schema());
 }
 
 #[test]
@@ -964,8 +972,11 @@ fn check_reports_every_problem_and_fails() {
         format!("error: `bad.broken` ({}): {broken}", location("bad.broken")),
         "error: `bad.example`: example 2 does not match the input schema".to_owned(),
         format!("error: `bad.nodesc` ({}) has no description", location("bad.nodesc")),
-        "warning: `bad.recursive`: the input schema: `Tree` refers to itself (a recursive type), so it cannot be inlined; clients that cannot resolve `$ref` cannot read it".to_owned(),
         "error: `bad.unresolved`: the input schema: `$ref` to `#/$defs/Missing` does not resolve within the schema".to_owned(),
+        "warning: 1 tool(s) have a recursive type, whose `$ref`s no form can inline, so that \
+         VS Code's and GitHub's Copilot, Cursor, opencode and Codex cannot read it: \
+         `bad.recursive` (input: `Tree`)"
+            .to_owned(),
         "checked 5 tool(s): 4 error(s), 1 warning(s)".to_owned(),
     ];
     assert_eq!(checked.stderr, format!("{}\n", expected.join("\n")));
@@ -1689,12 +1700,13 @@ fn the_manifest_holds_every_field() {
             },
             "scopes": [],
             "errors": [],
+            // The schemas as served: without schemars' `int64`.
             "inputSchema": {
                 "$schema": "https://json-schema.org/draft/2020-12/schema",
                 "type": "object",
                 "properties": {
-                    "a": { "type": "integer", "format": "int64" },
-                    "b": { "type": "integer", "format": "int64" },
+                    "a": { "type": "integer" },
+                    "b": { "type": "integer" },
                 },
                 "required": ["a", "b"],
                 "additionalProperties": false,
@@ -1702,7 +1714,7 @@ fn the_manifest_holds_every_field() {
             "outputSchema": {
                 "$schema": "https://json-schema.org/draft/2020-12/schema",
                 "type": "object",
-                "properties": { "result": { "type": "integer", "format": "int64" } },
+                "properties": { "result": { "type": "integer" } },
                 "required": ["result"],
                 "additionalProperties": false,
             },

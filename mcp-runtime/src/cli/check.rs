@@ -29,6 +29,7 @@ impl Report {
 pub(super) fn run(registry: &Registry) -> u8 {
     let mut errors = 0;
     let mut warnings = 0;
+    let mut refused = Refused::default();
     let counts = [
         ("resource(s)", registry.resources().count()),
         ("template(s)", registry.resource_templates().count()),
@@ -73,21 +74,33 @@ pub(super) fn run(registry: &Registry) -> u8 {
                 eprintln!("error: `{name}`: the {which} schema's root is not an object");
                 errors += 1;
             }
-            match listing::portable(schema.as_value()) {
-                Ok(_) => warnings += strict_clients(name, which, schema.as_value(), true),
+            let schema = schema.as_value();
+            match listing::portable(schema) {
+                Ok(_) => {
+                    let references = listing::findings(schema)
+                        .iter()
+                        .any(|(_, finding)| matches!(finding, listing::Finding::Reference(_)));
+                    if references {
+                        Refused::note(&mut refused.references, name, which.to_owned());
+                    }
+                }
                 Err(err @ listing::PortableError::Unresolved(_)) => {
                     eprintln!("error: `{name}`: the {which} schema: {err}");
                     errors += 1;
                 }
-                Err(err @ listing::PortableError::Recursive(_)) => {
-                    eprintln!(
-                        "warning: `{name}`: the {which} schema: {err}; clients that cannot resolve `$ref` cannot read it"
-                    );
-                    warnings += 1 + strict_clients(name, which, schema.as_value(), false);
+                Err(listing::PortableError::Recursive(ty)) => {
+                    Refused::note(&mut refused.recursive, name, format!("{which}: `{ty}`"));
                 }
+            }
+            let type_array = listing::findings(schema)
+                .iter()
+                .any(|(_, finding)| matches!(finding, listing::Finding::TypeArray(_)));
+            if type_array {
+                Refused::note(&mut refused.type_arrays, name, which.to_owned());
             }
         }
     }
+    warnings += refused.report();
     let mut report = Report { errors, warnings };
     match super::sandbox::support_line(registry) {
         Some(Ok(line)) => eprintln!("{line}"),
@@ -106,35 +119,72 @@ pub(super) fn run(registry: &Registry) -> u8 {
     if errors == 0 { 0 } else { FAILURE }
 }
 
-/// Warns of each thing in the `which` schema of tool `name` that some clients refuse, with
-/// its JSON pointer and what the portable form does instead; of references only when the
-/// portable form can inline them (`inlinable`). The places of one same thing (each `int64`
-/// of a schema) share a line. How many warnings (lines).
-fn strict_clients(name: &str, which: &str, schema: &Value, inlinable: bool) -> usize {
-    // Each thing once, in the order first met, with its places.
-    let mut found: Vec<(String, &str, Vec<String>)> = Vec::new();
-    for (pointer, finding) in listing::findings(schema) {
-        let instead = match finding {
-            listing::Finding::TypeArray(_) => "writes it as an `anyOf`",
-            listing::Finding::Format(_) => "leaves it out",
-            listing::Finding::Reference(_) if inlinable => "inlines it",
-            listing::Finding::Definitions if inlinable => "inlines them",
-            listing::Finding::Reference(_) | listing::Finding::Definitions => continue,
-        };
-        let what = finding.describe();
-        match found.iter_mut().find(|(seen, ..)| *seen == what) {
-            Some((.., places)) => places.push(pointer),
-            None => found.push((what, instead, vec![pointer])),
+/// The clients known not to resolve `$ref`: they drop the tool, or call it without the
+/// referenced parts.
+const REFERENCE_BLIND: &str = "VS Code's and GitHub's Copilot, Cursor, opencode and Codex";
+
+/// What some clients refuse in the schemas tools are served with, by kind: each kind is
+/// one line, naming the tools that have it. What no client refuses is not told: the
+/// formats JSON Schema does not define are not served, and refused by none.
+#[derive(Default)]
+struct Refused {
+    /// The tools with a `$ref` the portable form inlines, and in which schemas (`input`).
+    references: Vec<(String, Vec<String>)>,
+    /// The tools with a recursive type, and in which schemas (`` input: `Tree` ``).
+    recursive: Vec<(String, Vec<String>)>,
+    /// The tools with a type array, and in which schemas.
+    type_arrays: Vec<(String, Vec<String>)>,
+}
+
+impl Refused {
+    /// Notes `place` of tool `name` in `tools`, the tools met one after the other.
+    fn note(tools: &mut Vec<(String, Vec<String>)>, name: &str, place: String) {
+        match tools.last_mut() {
+            Some((last, places)) if last == name => places.push(place),
+            _ => tools.push((name.to_owned(), vec![place])),
         }
     }
-    for (what, instead, places) in &found {
-        eprintln!(
-            "warning: `{name}`: the {which} schema at `{}`: {what}; the portable form \
-             (`serve --portable`, `schema --portable`) {instead}",
-            places.join("`, `")
-        );
+
+    /// Prints a warning for each kind there is; how many.
+    fn report(&self) -> usize {
+        let kinds = [
+            (
+                &self.references,
+                format!(
+                    "a `$ref`, which {REFERENCE_BLIND} do not resolve; `serve --portable` \
+                     inlines it"
+                ),
+            ),
+            (
+                &self.recursive,
+                format!(
+                    "a recursive type, whose `$ref`s no form can inline, so that \
+                     {REFERENCE_BLIND} cannot read it"
+                ),
+            ),
+            (
+                &self.type_arrays,
+                "a type array (`\"type\": [\"integer\", \"null\"]` for an `Option`), which \
+                 Gemini's function declarations refuse; `serve --portable` writes it as an \
+                 `anyOf`"
+                    .to_owned(),
+            ),
+        ];
+        let mut printed = 0;
+        for (tools, what) in kinds.iter().filter(|(tools, _)| !tools.is_empty()) {
+            let named: Vec<String> = tools
+                .iter()
+                .map(|(name, places)| format!("`{name}` ({})", places.join(", ")))
+                .collect();
+            eprintln!(
+                "warning: {} tool(s) have {what}: {}",
+                tools.len(),
+                named.join(", ")
+            );
+            printed += 1;
+        }
+        printed
     }
-    found.len()
 }
 
 /// A description, given and not blank.

@@ -1,4 +1,4 @@
-//! `schema`: a tool's input or output schema, as JSON.
+//! `schema`: a tool's input or output schema, as JSON, in the form `serve` sends it.
 
 use std::io::{self, Write};
 
@@ -19,8 +19,10 @@ pub(super) struct SchemaArgs {
     /// The output schema.
     #[arg(long)]
     output: bool,
-    /// The portable form: every `$ref` inlined, type arrays written as `anyOf`, and no
-    /// `format` JSON Schema does not define, for clients that refuse those.
+    /// The portable form `serve --portable` sends: every `$ref` inlined, for clients that
+    /// do not resolve references, and type arrays written as `anyOf`, for Gemini's function
+    /// declarations. Without it, the form `serve` sends by default: as generated, less the
+    /// `format`s JSON Schema does not define (`uint`, `int64`).
     #[arg(long)]
     portable: bool,
 }
@@ -40,14 +42,14 @@ pub(super) fn run(registry: &Registry, args: &SchemaArgs) -> u8 {
     let definition = tool.definition();
     let schema = if output {
         match definition.output_schema() {
-            Some(schema) => schema.as_value().clone(),
+            Some(schema) => listing::written(schema),
             None => {
                 eprintln!("error: tool `{name}` declares no output schema");
                 return FAILURE;
             }
         }
     } else {
-        definition.input_schema().as_value().clone()
+        listing::written(definition.input_schema())
     };
     let schema = if portable {
         match listing::portable(&schema) {
@@ -58,7 +60,7 @@ pub(super) fn run(registry: &Registry, args: &SchemaArgs) -> u8 {
             }
         }
     } else {
-        schema
+        listing::served(&schema)
     };
     let text = serde_json::to_string_pretty(&schema).unwrap_or_default();
     let _ = writeln!(io::stdout().lock(), "{text}");

@@ -74,9 +74,12 @@ pub(super) struct ServeArgs {
     /// Serve tools under names valid for LLM APIs: `calculator.add` as `calculator_add`.
     #[arg(long)]
     llm_names: bool,
-    /// Serve each tool's schemas in the portable form `schema --portable` prints: no
-    /// `$ref`, no type arrays, no `format` JSON Schema does not define. For clients that
-    /// refuse those (Gemini, clients that do not resolve `$ref`); `check` lists them.
+    /// Serve each tool's schemas in the portable form `schema --portable` prints: every
+    /// `$ref` inlined, for clients that do not resolve references (VS Code's and GitHub's
+    /// Copilot, Cursor, opencode), and type arrays written as `anyOf`, for Gemini's
+    /// function declarations; `check` names the tools that need it. Either form leaves out
+    /// the `format`s JSON Schema does not define (`uint`, `int64`), which say nothing the
+    /// Rust type does not guarantee, and which the TypeScript SDK warns of.
     #[arg(long)]
     portable: bool,
     /// With `--llm-names`, serve the tools of NAMESPACE under their names alone:

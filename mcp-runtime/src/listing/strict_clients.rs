@@ -1,18 +1,22 @@
-//! What some clients refuse in a schema, and the portable form without it.
+//! What clients refuse in a schema, and the forms without it.
 //!
-//! JSON Schema 2020-12 allows all of these, and MCP names that dialect; clients that hand
-//! tool schemas to a model's API on a narrower dialect refuse them, or drop the tool:
-//! - a `type` array (`["string", "null"]`, what an `Option` becomes): Gemini's function
-//!   declarations take one type, and refuse the whole request otherwise;
-//! - a `format` JSON Schema does not define (`uint64`, `int32`, `double`: schemars names the
-//!   Rust type): strict validators (Ajv in strict mode) and Gemini refuse unknown formats;
+//! JSON Schema 2020-12 allows all of these, and MCP names that dialect; clients read less:
+//! - a `format` JSON Schema does not define (`uint`, `uint32`, `int64`, `double`: schemars
+//!   names the Rust type) tells a client nothing the Rust type does not guarantee: the
+//!   Python SDK's `jsonschema` checks no format, the TypeScript SDK's Ajv knows OpenAPI's
+//!   `int32`, `int64`, `float` and `double` and prints `unknown format "uint" ignored` for
+//!   each other one, and `minimum` and `maximum` beside it still bound an unsigned
+//!   number. Every served form leaves it out;
 //! - `$ref` and `$defs`: several clients do not resolve references, and drop the tool or
-//!   send calls without the referenced parts.
+//!   send calls without the referenced parts. The portable form inlines them, but for a
+//!   recursive type, which has no inlined form; the default form keeps them, as MCP's
+//!   conformance suite checks a server does;
+//! - a `type` array (`["string", "null"]`, what an `Option` becomes): Gemini's function
+//!   declarations take one type, and refuse the whole request otherwise. The portable form
+//!   writes it as an `anyOf` of one branch per type, each with the keywords that apply to
+//!   its type.
 //!
-//! The portable form writes a type array as an `anyOf` of one branch per type, each with the
-//! keywords that apply to its type; drops a format JSON Schema does not define (the bounds
-//! beside it, `minimum` and `maximum`, still say the range); and inlines each `$ref`. It
-//! admits exactly the values the original admits.
+//! Each rewrite admits exactly the values the original admits.
 
 use serde_json::{Map, Value};
 
@@ -50,26 +54,6 @@ pub(crate) enum Finding {
     Reference(String),
     /// `$defs`.
     Definitions,
-}
-
-impl Finding {
-    /// What it is, and what some clients do with it.
-    pub(crate) fn describe(&self) -> String {
-        match self {
-            Self::TypeArray(types) => {
-                format!("a type array ({types}), which some clients refuse")
-            }
-            Self::Format(format) => format!(
-                "the format `{format}`, which JSON Schema 2020-12 does not define and some clients refuse"
-            ),
-            Self::Reference(target) => {
-                format!("a `$ref` (to `{target}`), which some clients cannot resolve")
-            }
-            Self::Definitions => {
-                "`$defs`, which clients that cannot resolve `$ref` ignore".to_owned()
-            }
-        }
-    }
 }
 
 /// Each thing in `schema` some clients refuse, with the JSON pointer of its keyword.
@@ -202,9 +186,9 @@ const ANNOTATIONS: [&str; 8] = [
     "$comment",
 ];
 
-/// Rewrites, in every schema object of `schema`, a type array as an `anyOf` and drops a
-/// format JSON Schema does not define.
-pub(crate) fn simplify(schema: &mut Value) {
+/// Calls `each` with every schema object in `schema`, the root included, those below a
+/// schema before it.
+fn each_schema_mut(schema: &mut Value, each: &mut impl FnMut(&mut Map<String, Value>)) {
     let Value::Object(map) = schema else {
         return;
     };
@@ -216,25 +200,41 @@ pub(crate) fn simplify(schema: &mut Value) {
                     .into_iter()
                     .flat_map(|m| m.values_mut())
                 {
-                    simplify(subschema);
+                    each_schema_mut(subschema, each);
                 }
             }
             Holds::Listed => {
                 for subschema in value.as_array_mut().into_iter().flatten() {
-                    simplify(subschema);
+                    each_schema_mut(subschema, each);
                 }
             }
-            Holds::One => simplify(value),
+            Holds::One => each_schema_mut(value, each),
             Holds::Nothing => {}
         }
     }
-    if map
-        .get("format")
-        .and_then(Value::as_str)
-        .is_some_and(|format| !STANDARD_FORMATS.contains(&format))
-    {
-        map.remove("format");
-    }
+    each(map);
+}
+
+/// Leaves out, in every schema object of `schema`, a `format` JSON Schema 2020-12 does not
+/// define.
+pub(crate) fn drop_unknown_formats(schema: &mut Value) {
+    each_schema_mut(schema, &mut |map| {
+        if map
+            .get("format")
+            .and_then(Value::as_str)
+            .is_some_and(|format| !STANDARD_FORMATS.contains(&format))
+        {
+            map.shift_remove("format");
+        }
+    });
+}
+
+/// Rewrites, in every schema object of `schema`, a type array as an `anyOf`.
+pub(crate) fn type_arrays_as_any_of(schema: &mut Value) {
+    each_schema_mut(schema, &mut type_array_as_any_of);
+}
+
+fn type_array_as_any_of(map: &mut Map<String, Value>) {
     let Some(Value::Array(types)) = map.get("type") else {
         return;
     };
@@ -243,7 +243,7 @@ pub(crate) fn simplify(schema: &mut Value) {
         .filter_map(Value::as_str)
         .map(str::to_owned)
         .collect();
-    map.remove("type");
+    map.shift_remove("type");
     let (mut kept, constraints): (Map<String, Value>, Map<String, Value>) = std::mem::take(map)
         .into_iter()
         .partition(|(keyword, _)| ANNOTATIONS.contains(&keyword.as_str()));
@@ -269,6 +269,12 @@ pub(crate) fn simplify(schema: &mut Value) {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Both rewrites, in the order the portable form makes them.
+    fn simplify(schema: &mut Value) {
+        drop_unknown_formats(schema);
+        type_arrays_as_any_of(schema);
+    }
 
     #[test]
     fn a_type_array_becomes_one_branch_per_type_with_its_keywords() {

@@ -217,11 +217,11 @@ impl Server {
     }
 
     /// Serves each tool's schemas in `tools/list` in their portable form
-    /// ([`listing::portable`](crate::listing::portable)): references inlined, type arrays
-    /// written as `anyOf`, and no `format` JSON Schema does not define, for clients that
-    /// refuse those (Gemini's function declarations, clients that do not resolve `$ref`).
-    /// Calls are checked against the schemas as generated all the same; the portable form
-    /// admits the same arguments.
+    /// ([`listing::portable`](crate::listing::portable)): references inlined, for clients
+    /// that do not resolve them, and type arrays written as `anyOf`, for Gemini's function
+    /// declarations, rather than as generated, less the `format`s JSON Schema does not
+    /// define ([`listing::served`](crate::listing::served)). Calls are checked against the
+    /// schemas as generated all the same; every form admits the same arguments.
     #[must_use]
     pub fn with_portable_schemas(mut self) -> Self {
         self.portable = true;

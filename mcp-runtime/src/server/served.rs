@@ -107,7 +107,8 @@ impl From<Registry> for ServedRegistry {
 pub(super) struct Snapshot {
     pub(super) registry: ServedRegistry,
     pub(super) llm_names: Option<LlmNames>,
-    /// Whether `tools/list` carries the portable form of each schema.
+    /// Whether `tools/list` carries the portable form of each schema, rather than the
+    /// served one.
     pub(super) portable: bool,
     pub(super) listing: OnceLock<Listing>,
 }
@@ -123,20 +124,13 @@ impl Snapshot {
                     .llm_names
                     .as_ref()
                     .and_then(|names| names.to_llm.get(tool.name().as_str()));
-                let wire = match (llm_name, self.portable) {
-                    (None, false) => serde_json::value::to_raw_value(tool.definition()),
-                    (llm_name, portable) => {
-                        serde_json::to_value(tool.definition()).and_then(|mut wire| {
-                            if let Some(llm_name) = llm_name {
-                                wire["name"] = Value::String(llm_name.clone());
-                            }
-                            if portable {
-                                make_portable(tool.name().as_str(), &mut wire);
-                            }
-                            serde_json::value::to_raw_value(&wire)
-                        })
+                let wire = serde_json::to_value(tool.definition()).and_then(|mut wire| {
+                    if let Some(llm_name) = llm_name {
+                        wire["name"] = Value::String(llm_name.clone());
                     }
-                };
+                    serve_schemas(tool.name().as_str(), &mut wire, self.portable);
+                    serde_json::value::to_raw_value(&wire)
+                });
                 match wire {
                     Ok(raw) => {
                         names.push(tool.name().as_str().to_owned());
@@ -189,19 +183,24 @@ impl Snapshot {
     }
 }
 
-/// The wire form of a tool with its schemas in their portable form
-/// ([`listing::portable`](crate::listing::portable)); a schema whose references cannot be
-/// inlined (a recursive type) keeps them, with a warning.
-fn make_portable(name: &str, wire: &mut Value) {
+/// The wire form of a tool with its schemas in the form served by default
+/// ([`listing::served`](crate::listing::served)), or in the portable one when `portable`
+/// says so ([`listing::portable`](crate::listing::portable)); a schema whose references
+/// cannot be inlined (a recursive type) keeps them, with a warning.
+fn serve_schemas(name: &str, wire: &mut Value, portable: bool) {
     for key in ["inputSchema", "outputSchema"] {
         let Some(schema) = wire.get_mut(key) else {
             continue;
         };
-        let (portable, err) = crate::listing::portable_or_closest(schema);
-        if let Some(err) = err {
-            tracing::warn!(tool = %name, "the {key} is served with its `$ref`s: {err}");
-        }
-        *schema = portable;
+        *schema = if portable {
+            let (portable, err) = crate::listing::portable_or_closest(schema);
+            if let Some(err) = err {
+                tracing::warn!(tool = %name, "the {key} is served with its `$ref`s: {err}");
+            }
+            portable
+        } else {
+            crate::listing::served(schema)
+        };
     }
 }
 
