@@ -1,7 +1,9 @@
 //! One connection to a server, whatever carries it: messages out through a channel, messages
 //! in from another. Requests are matched to their responses by id; the server's own requests
-//! go to the client's handlers; notifications go to whoever listens. When the connection
-//! ends, every request still waiting gets the reason, at once.
+//! go to the client's handlers; notifications go to whoever listens: progress to the request
+//! whose token it carries, a log message to the request it came during, when that can be
+//! told, the rest to every subscriber. When the connection ends, every request still waiting
+//! gets the reason, at once.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -147,6 +149,11 @@ pub(crate) struct Link {
     /// Who passes on the server's requests made during a request of the client's, by the
     /// id of that request.
     relays: Mutex<HashMap<u64, mpsc::UnboundedSender<ServerRequest>>>,
+    /// Who takes the log messages the server sends during a request of the client's, by
+    /// the id of that request.
+    logs: Mutex<HashMap<u64, mpsc::UnboundedSender<Value>>>,
+    /// How the transport carries what the server sends during a request.
+    streams: Streams,
     next_id: AtomicU64,
     notifications: broadcast::Sender<Notification>,
     /// Why the connection ended, once it has.
@@ -160,6 +167,7 @@ impl Link {
         outbox: Outlet,
         inbox: mpsc::Receiver<Inbound>,
         handlers: Arc<Handlers>,
+        streams: Streams,
     ) -> Arc<Self> {
         let (notifications, _) = broadcast::channel(256);
         let link = Arc::new(Self {
@@ -167,6 +175,8 @@ impl Link {
             waiting: Mutex::new(HashMap::new()),
             progress: Mutex::new(HashMap::new()),
             relays: Mutex::new(HashMap::new()),
+            logs: Mutex::new(HashMap::new()),
+            streams,
             next_id: AtomicU64::new(1),
             notifications,
             ended: watch::channel(None).0,
@@ -232,12 +242,17 @@ impl Link {
             lock(&self.relays).insert(id, relay);
             true
         });
+        let logged = watch.log.is_some_and(|log| {
+            lock(&self.logs).insert(id, log);
+            true
+        });
         let pending = Pending {
             link: Arc::clone(self),
             id,
             answer,
             progress_token,
             relayed,
+            logged,
             done: false,
         };
         // Ended meanwhile: the reader already failed everything waiting, maybe not this.
@@ -294,6 +309,19 @@ impl Link {
         }
     }
 
+    /// Who takes a log message the server sent during `during`, if anyone. A message on no
+    /// request's stream is the only watched request's where the transport has no such
+    /// streams (stdio), since it can have come during no other; with two or more in flight,
+    /// or where a transport has a stream per request (HTTP), it is no request's.
+    fn log_for(&self, during: Option<u64>) -> Option<mpsc::UnboundedSender<Value>> {
+        let logs = lock(&self.logs);
+        match (during, self.streams) {
+            (Some(request), _) => logs.get(&request).cloned(),
+            (None, Streams::Shared) if logs.len() == 1 => logs.values().next().cloned(),
+            (None, _) => None,
+        }
+    }
+
     /// Reads until the transport ends, or until no one holds the link: then the outbox
     /// closes with it, and the transport closes the connection.
     async fn read(link: Weak<Self>, mut inbox: mpsc::Receiver<Inbound>, handlers: Arc<Handlers>) {
@@ -337,6 +365,7 @@ impl Link {
         }
         lock(&self.progress).clear();
         lock(&self.relays).clear();
+        lock(&self.logs).clear();
     }
 
     /// Takes one message from the server.
@@ -407,6 +436,21 @@ impl Link {
                         return;
                     }
                 }
+                if method == "notifications/message" {
+                    if let Some(sender) = self.log_for(during) {
+                        match sender.send(params) {
+                            Ok(()) => return,
+                            // The request has just ended: a notification like any other.
+                            Err(mpsc::error::SendError(back)) => {
+                                let _ = self.notifications.send(Notification {
+                                    method,
+                                    params: back,
+                                });
+                                return;
+                            }
+                        }
+                    }
+                }
                 let _ = self.notifications.send(Notification { method, params });
             }
             (None, Some(id)) => self.answered(&id, message),
@@ -451,6 +495,20 @@ pub(crate) struct Watch {
     /// and, where a transport has no such streams (stdio), those made while it is the only
     /// request relayed.
     pub(crate) relay: Option<mpsc::UnboundedSender<ServerRequest>>,
+    /// The server's log messages (`notifications/message` params) sent during it: those on
+    /// its own stream (HTTP), and, where a transport has no such streams (stdio), those
+    /// sent while it is the only request watched for them.
+    pub(crate) log: Option<mpsc::UnboundedSender<Value>>,
+}
+
+/// How a transport carries what the server sends during a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Streams {
+    /// One stream for everything (stdio, a pipe in memory): nothing tells which request a
+    /// notification belongs to but its content.
+    Shared,
+    /// A stream per request (streamable HTTP's response streams), besides one for the rest.
+    PerRequest,
 }
 
 /// A request sent, its answer awaited. Dropped before the answer, it tells the server the
@@ -462,6 +520,8 @@ pub(crate) struct Pending {
     progress_token: Option<String>,
     /// Whether the server's requests during this one are relayed.
     relayed: bool,
+    /// Whether the server's log messages during this one are watched.
+    logged: bool,
     done: bool,
 }
 
@@ -486,6 +546,9 @@ impl Drop for Pending {
         }
         if self.relayed {
             lock(&self.link.relays).remove(&self.id);
+        }
+        if self.logged {
+            lock(&self.link.logs).remove(&self.id);
         }
         if self.done || lock(&self.link.waiting).remove(&self.id).is_none() {
             return;
