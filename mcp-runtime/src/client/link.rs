@@ -5,7 +5,7 @@
 //! told, the rest to every subscriber. When the connection ends, every request still waiting
 //! gets the reason, at once.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 
@@ -152,6 +152,8 @@ pub(crate) struct Link {
     /// Who takes the log messages the server sends during a request of the client's, by
     /// the id of that request.
     logs: Mutex<HashMap<u64, mpsc::UnboundedSender<Value>>>,
+    /// The requests that stay open while others come and go (`subscriptions/listen`).
+    lasting: Mutex<HashSet<u64>>,
     /// How the transport carries what the server sends during a request.
     streams: Streams,
     next_id: AtomicU64,
@@ -176,6 +178,7 @@ impl Link {
             progress: Mutex::new(HashMap::new()),
             relays: Mutex::new(HashMap::new()),
             logs: Mutex::new(HashMap::new()),
+            lasting: Mutex::new(HashSet::new()),
             streams,
             next_id: AtomicU64::new(1),
             notifications,
@@ -246,6 +249,9 @@ impl Link {
             lock(&self.logs).insert(id, log);
             true
         });
+        if watch.lasting {
+            lock(&self.lasting).insert(id);
+        }
         let pending = Pending {
             link: Arc::clone(self),
             id,
@@ -253,6 +259,7 @@ impl Link {
             progress_token,
             relayed,
             logged,
+            lasting: watch.lasting,
             done: false,
         };
         // Ended meanwhile: the reader already failed everything waiting, maybe not this.
@@ -310,15 +317,28 @@ impl Link {
     }
 
     /// Who takes a log message the server sent during `during`, if anyone. A message on no
-    /// request's stream is the only watched request's where the transport has no such
-    /// streams (stdio), since it can have come during no other; with two or more in flight,
-    /// or where a transport has a stream per request (HTTP), it is no request's.
+    /// request's stream, where the transport has no such streams (stdio), is the watched
+    /// request's when that is the only request in flight (a lasting one aside), since it
+    /// can have come during no other; with two or more in flight (watched or not), or where
+    /// a transport has a stream per request (HTTP), it is no request's.
     fn log_for(&self, during: Option<u64>) -> Option<mpsc::UnboundedSender<Value>> {
-        let logs = lock(&self.logs);
-        match (during, self.streams) {
-            (Some(request), _) => logs.get(&request).cloned(),
-            (None, Streams::Shared) if logs.len() == 1 => logs.values().next().cloned(),
-            (None, _) => None,
+        if let Some(request) = during {
+            return lock(&self.logs).get(&request).cloned();
+        }
+        if self.streams == Streams::PerRequest {
+            return None;
+        }
+        let in_flight: Vec<u64> = {
+            let lasting = lock(&self.lasting);
+            lock(&self.waiting)
+                .keys()
+                .filter(|id| !lasting.contains(id))
+                .copied()
+                .collect()
+        };
+        match in_flight.as_slice() {
+            [only] => lock(&self.logs).get(only).cloned(),
+            _ => None,
         }
     }
 
@@ -366,6 +386,7 @@ impl Link {
         lock(&self.progress).clear();
         lock(&self.relays).clear();
         lock(&self.logs).clear();
+        lock(&self.lasting).clear();
     }
 
     /// Takes one message from the server.
@@ -497,8 +518,12 @@ pub(crate) struct Watch {
     pub(crate) relay: Option<mpsc::UnboundedSender<ServerRequest>>,
     /// The server's log messages (`notifications/message` params) sent during it: those on
     /// its own stream (HTTP), and, where a transport has no such streams (stdio), those
-    /// sent while it is the only request watched for them.
+    /// sent while it is the only request in flight.
     pub(crate) log: Option<mpsc::UnboundedSender<Value>>,
+    /// Whether it stays open while others come and go (`subscriptions/listen`): what the
+    /// server sends on a shared stream is not taken to be its, nor is it counted as another
+    /// request in flight.
+    pub(crate) lasting: bool,
 }
 
 /// How a transport carries what the server sends during a request.
@@ -522,6 +547,8 @@ pub(crate) struct Pending {
     relayed: bool,
     /// Whether the server's log messages during this one are watched.
     logged: bool,
+    /// Whether it stays open while others come and go.
+    lasting: bool,
     done: bool,
 }
 
@@ -549,6 +576,9 @@ impl Drop for Pending {
         }
         if self.logged {
             lock(&self.link.logs).remove(&self.id);
+        }
+        if self.lasting {
+            lock(&self.link.lasting).remove(&self.id);
         }
         if self.done || lock(&self.link.waiting).remove(&self.id).is_none() {
             return;

@@ -123,8 +123,9 @@ impl RequestOptions {
     ///
     /// Which request a message comes during is told by the stream it comes on over HTTP.
     /// Over stdio, where everything shares one stream, a message is this request's while it
-    /// is the only request in flight that watches log messages; with two or more, it is
-    /// none's, and goes to [`Client::notifications`] as one outside any request does.
+    /// is the only request in flight (a [`listen_for_changes`](Client::listen_for_changes)
+    /// stream aside); with two or more, it is none's, and goes to
+    /// [`Client::notifications`] as one outside any request does.
     #[must_use]
     pub fn on_log(
         mut self,
@@ -162,7 +163,10 @@ impl Client {
                 "subscriptions/listen",
                 &params,
                 Vec::new(),
-                link::Watch::default(),
+                link::Watch {
+                    lasting: true,
+                    ..link::Watch::default()
+                },
             )
             .await?;
         Ok(Some(Listening {
