@@ -676,16 +676,16 @@ fn handler(upstream: Arc<Upstream>, prefix: &str, remote: String) -> Handler {
                 capabilities,
                 ..RequestOptions::default()
             };
-            // Progress is asked of the server behind only for a caller who asked for it: a
-            // call that reports none is one the server can answer at once.
-            // Log messages likewise, at the level the caller asked for; each says where it
-            // came from.
+            // Log messages are asked of the server behind at the level the caller asked
+            // for, if it asked; each says where it came from.
             if let Some(least) = context.log_level() {
                 let context = context.clone();
                 options = options.on_log(least, move |message| {
                     context.pass_log(mounted_log(&prefix, context.tool_name(), message));
                 });
             }
+            // Progress is asked of the server behind only for a caller who asked for it: a
+            // call that reports none is one the server can answer at once.
             if context.wants_progress() {
                 options = options.on_progress(move |progress| {
                     context.progress(
