@@ -81,6 +81,21 @@ if [ "$status" -ne 2 ] || ! grep -q "enable mcp-runtime's \`http\` feature" <<<"
   exit 1
 fi
 echo "no HTTP stack linked; serve --http refused (exit 2): $refused"
+for mount in --mount=up=http://127.0.0.1:9/mcp --servers=target/no-such-mcp.json; do
+  flag=${mount%%=*}
+  refused=$(target/debug/multi-crate-server "$mount" serve --stdio </dev/null 2>&1) && status=0 || status=$?
+  if [ "$status" -ne 2 ] || ! grep -q "enable mcp-runtime's \`client\` feature" <<<"$refused"; then
+    echo "error: $flag without the client feature: exit $status, said: $refused"
+    exit 1
+  fi
+  # Its help, wrapped as the terminal's width has it, as one line.
+  help=$(target/debug/multi-crate-server --help | tr -s ' \n' ' ')
+  if ! grep -q -- "$flag [^-]*Needs mcp-runtime's \`client\` feature" <<<"$help"; then
+    echo "error: --help does not say that $flag needs the client feature"
+    exit 1
+  fi
+  echo "no client linked; $flag refused (exit 2): $refused"
+done
 
 # The supported Rust version: the three published crates, every feature, built with the
 # toolchain that `rust-version` names (installed through rustup), in a target directory of

@@ -215,6 +215,23 @@ impl ToolContext {
             .is_some_and(|(least, _)| level >= *least)
     }
 
+    /// The least severe log messages the caller wants, if it wants any.
+    #[cfg(feature = "client")]
+    pub(crate) fn log_level(&self) -> Option<LoggingLevel> {
+        self.reports.log.as_ref().map(|(least, _)| *least)
+    }
+
+    /// Sends the client `message` as it is, logger and all, if it asked for messages at its
+    /// level or above: a message of another server's, passed on by a gateway.
+    #[cfg(feature = "client")]
+    pub(crate) fn pass_log(&self, message: LogMessage) {
+        if let Some((least, sink)) = &self.reports.log {
+            if message.level >= *least {
+                sink(message);
+            }
+        }
+    }
+
     /// Asks the client `request` under `key`, and waits for its answer (the result of the
     /// request, as JSON); see [`Asker::ask`] for how the two wire models carry it.
     pub async fn ask(&self, key: &str, request: InputRequest) -> Result<Value, AskError> {

@@ -27,7 +27,7 @@ use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
 use tokio::sync::mpsc;
 
-use crate::client::{Client, ClientBuilder, ClientError, Inbound, Outbound, Outlet};
+use crate::client::{Client, ClientBuilder, ClientError, Inbound, Outbound, Outlet, Streams};
 use crate::server::Server;
 
 /// A client connected in memory to `server`, with the default options.
@@ -83,7 +83,8 @@ impl ClientBuilder {
                 )));
             })
             .map_err(|err| ClientError::Connect(err.to_string()))?;
-        self.connect(Outlet::channel(outbox), inbox).await
+        self.connect(Outlet::channel(outbox), inbox, Streams::Shared)
+            .await
     }
 }
 

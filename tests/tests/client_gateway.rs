@@ -381,3 +381,75 @@ async fn an_upstream_tool_list_change_is_followed_and_passed_on() {
     assert!(called.is_success(), "{called}");
     following.abort();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_upstream_of_the_handshakes_revisions_is_asked_for_the_log_messages_passed_on() {
+    // Such a server sends log messages only once the session asked for them
+    // (`logging/setLevel`): the gateway asks for what its caller wants. Over stdio its
+    // messages do not say which call they come during: with another call in flight, whose
+    // caller wants none, they are no caller's.
+    let binary = mcp_tests::workspace_bin("conformance-server", "CONFORMANCE_SERVER_BIN");
+    let upstream = Client::builder()
+        .handshake_only()
+        .stdio(StdioServer::new(binary.to_string_lossy()).args(["serve", "--stdio"]))
+        .await
+        .expect("connects");
+    let mut registry = local();
+    client::mount(&mut registry, "up", Arc::new(upstream))
+        .await
+        .expect("mounted");
+    let served = Arc::new(Server::new(registry));
+    let downstream = Client::builder()
+        .in_memory(Arc::clone(&served))
+        .await
+        .expect("connects");
+    let logged_call = || async {
+        let logged = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let into = Arc::clone(&logged);
+        let options = client::RequestOptions::default()
+            .on_log(mcp_runtime::LoggingLevel::Debug, move |message| {
+                into.lock().unwrap().push(message)
+            });
+        let result = downstream
+            .call_tool_with("up.test.tool_with_logging", serde_json::Map::new(), options)
+            .await
+            .expect("answered");
+        assert!(result.is_success(), "{result}");
+        logged.lock().unwrap().clone()
+    };
+
+    let logged = logged_call().await;
+    let texts: Vec<_> = logged.iter().map(|message| message.data.clone()).collect();
+    assert_eq!(
+        texts,
+        [
+            "Tool execution started",
+            "Tool processing data",
+            "Tool execution completed"
+        ],
+        "{logged:?}"
+    );
+    assert!(
+        logged
+            .iter()
+            .all(|message| message.logger.as_deref() == Some("up.test.tool_with_logging")),
+        "{logged:?}"
+    );
+
+    // Another caller, who wants no messages, calls the same tool at the same time. The
+    // server behind logs its call too (the session's level is one for all calls): none of
+    // those messages reaches the first caller.
+    let other = Client::builder().in_memory(served).await.expect("connects");
+    let quiet_call = async {
+        let result = other
+            .call_tool("up.test.tool_with_logging", json!({}))
+            .await
+            .expect("answered");
+        assert!(result.is_success(), "{result}");
+    };
+    let (both, ()) = tokio::join!(logged_call(), quiet_call);
+    assert!(
+        both.len() <= 3,
+        "another caller's messages were passed on: {both:?}"
+    );
+}

@@ -1,17 +1,21 @@
 //! `serve --mount`: the quickstart serving another server's tools beside its own, as real
 //! processes. A change in the upstream's tool or prompt list reaches the gateway's client
-//! at either revision; an HTTP upstream killed mid-run makes its calls fail at once with a clear
-//! error while the local tools keep answering, and is back in use once it restarts.
+//! at either revision; so do the log messages and progress of an upstream tool's call, to
+//! the call they belong to; an HTTP upstream killed mid-run makes its calls fail at once
+//! with a clear error while the local tools keep answering, and is back in use once it
+//! restarts.
 
 use std::time::{Duration, Instant};
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
-use mcp_runtime::client::{self, Client, ClientManager, StdioServer, Target};
+use mcp_runtime::client::{
+    self, Client, ClientManager, Progress, RequestOptions, StdioServer, Target,
+};
 use mcp_runtime::server::Server;
-use mcp_runtime::{Registry, ToolDefinition, ToolError};
+use mcp_runtime::{LogMessage, LoggingLevel, Registry, ToolDefinition, ToolError};
 use mcp_tests::{HttpServer, quickstart_bin};
-use serde_json::json;
+use serde_json::{Map, json};
 
 /// The quickstart serving on stdio, with `mount` (`NAME=SERVER`) mounted.
 fn gateway(mount: &str) -> StdioServer {
@@ -95,6 +99,127 @@ async fn an_upstream_tool_list_change_reaches_the_gateways_client() {
         .await;
         let after = prompts(client.list_prompts().await.expect("listed"));
         assert!(after.contains(&added), "handshake {handshake}: {after:?}");
+    }
+}
+
+/// Calls `tool` through `client` with log messages asked for at `least`: its result, and
+/// the messages that came with it.
+async fn logged_call(
+    client: &Client,
+    tool: &str,
+    least: LoggingLevel,
+) -> (String, Vec<LogMessage>) {
+    let logged = Arc::new(Mutex::new(Vec::new()));
+    let into = Arc::clone(&logged);
+    let options = RequestOptions::default().on_log(least, move |message| {
+        into.lock().unwrap().push(message);
+    });
+    let result = client
+        .call_tool_with(tool, Map::new(), options)
+        .await
+        .expect("answered");
+    assert!(result.is_success(), "{tool}: {result}");
+    let messages = logged.lock().unwrap().clone();
+    (result.to_string(), messages)
+}
+
+/// The text of each message.
+fn texts(messages: &[LogMessage]) -> Vec<&str> {
+    messages
+        .iter()
+        .map(|message| message.data.as_str().unwrap_or("(not text)"))
+        .collect()
+}
+
+/// What the conformance server's `test.tool_with_logging` logs, in order.
+const LOGGED: [&str; 3] = [
+    "Tool execution started",
+    "Tool processing data",
+    "Tool execution completed",
+];
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_upstream_tools_log_messages_and_progress_reach_the_gateways_client() {
+    let upstream = mcp_tests::workspace_bin("conformance-server", "CONFORMANCE_SERVER_BIN");
+    let mount = format!("up={} serve --stdio", upstream.to_string_lossy());
+    for handshake in [false, true] {
+        let label = format!("downstream handshake {handshake}");
+        let mut builder = Client::builder().timeout(Duration::from_secs(20));
+        if handshake {
+            builder = builder.handshake_only();
+        }
+        let client = builder.stdio(gateway(&mount)).await.expect("connects");
+
+        // Each message, in order, named after the mounted tool: its logger under the prefix.
+        let (result, messages) =
+            logged_call(&client, "up.test.tool_with_logging", LoggingLevel::Info).await;
+        assert!(
+            result.contains("Logging test completed"),
+            "{label}: {result}"
+        );
+        assert_eq!(texts(&messages), LOGGED, "{label}: {messages:?}");
+        for message in &messages {
+            assert_eq!(message.level, LoggingLevel::Info, "{label}");
+            assert_eq!(
+                message.logger.as_deref(),
+                Some("up.test.tool_with_logging"),
+                "{label}"
+            );
+        }
+        // A caller that wants warnings and worse gets none of them. (On the handshake's
+        // revisions the session asked for `info` above, and the gateway's session behind
+        // it too: the gateway filters for each call.)
+        let (_, quiet) =
+            logged_call(&client, "up.test.tool_with_logging", LoggingLevel::Warning).await;
+        assert_eq!(texts(&quiet), Vec::<&str>::new(), "{label}");
+
+        // Progress, under the token of the gateway client's own request.
+        let reports = Arc::new(Mutex::new(Vec::new()));
+        let into = Arc::clone(&reports);
+        let options = RequestOptions::default().on_progress(move |progress: Progress| {
+            into.lock()
+                .unwrap()
+                .push((progress.progress, progress.total));
+        });
+        let result = client
+            .call_tool_with("up.test.tool_with_progress", Map::new(), options)
+            .await
+            .expect("answered");
+        assert!(result.is_success(), "{label}: {result}");
+        let reports = reports.lock().unwrap().clone();
+        assert_eq!(
+            reports,
+            [
+                (0.0, Some(100.0)),
+                (50.0, Some(100.0)),
+                (100.0, Some(100.0))
+            ],
+            "{label}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn log_messages_of_calls_in_flight_at_once_reach_each_its_own_caller_over_http() {
+    // Over HTTP each call's messages come on its own stream, on both sides of the gateway:
+    // two calls at once each get their three messages, and only theirs.
+    let conformance = mcp_tests::workspace_bin("conformance-server", "CONFORMANCE_SERVER_BIN");
+    let upstream = HttpServer::spawn(&conformance, &[]);
+    let mount = format!("up={}", upstream.url());
+    let gateway = HttpServer::spawn(quickstart_bin(), &["--mount", &mount]);
+    for handshake in [false, true] {
+        let mut builder = Client::builder().timeout(Duration::from_secs(20));
+        if handshake {
+            builder = builder.handshake_only();
+        }
+        let client = builder
+            .http(client::HttpServer::new(gateway.url()))
+            .await
+            .expect("connects");
+        let call = || logged_call(&client, "up.test.tool_with_logging", LoggingLevel::Debug);
+        let ((_, first), (_, second)) = tokio::join!(call(), call());
+        assert_eq!(texts(&first), LOGGED, "handshake {handshake}");
+        assert_eq!(texts(&second), LOGGED, "handshake {handshake}");
     }
 }
 

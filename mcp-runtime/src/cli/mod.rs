@@ -45,7 +45,6 @@ mod logging;
 mod oauth;
 mod prompt;
 mod read;
-#[cfg(feature = "client")]
 mod remote;
 mod sandbox;
 mod schema;
@@ -62,7 +61,6 @@ const USAGE: u8 = 2;
 struct Cli {
     #[command(subcommand)]
     command: Command,
-    #[cfg(feature = "client")]
     #[command(flatten)]
     remote: remote::RemoteArgs,
     #[command(flatten)]
@@ -375,6 +373,11 @@ where
     };
     if logs == Logs::Install {
         logging::install(cli.verbosity, matches!(cli.command, Command::Serve(_)));
+    }
+    #[cfg(not(feature = "client"))]
+    if let Some(flag) = cli.remote.given() {
+        eprintln!("error: {flag}: {}", remote::NO_CLIENT);
+        return USAGE;
     }
     #[cfg(feature = "client")]
     let (registry, mounts) = match remote::mounted(registry, &cli.remote) {

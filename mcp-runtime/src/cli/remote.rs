@@ -2,36 +2,65 @@
 //! application's own, each server's under its name, before the command runs. So `list`,
 //! `check`, `spec`, `call` and `serve` work on them as on local tools, and `serve` puts
 //! several servers behind one endpoint.
+//!
+//! A program built without mcp-runtime's `client` feature reads the flags all the same, and
+//! refuses them with a usage error that names the feature, not as unknown arguments.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use clap::Args;
 
-use crate::client::{self, Client, ClientManager, Target};
-use crate::registry::Registry;
-use crate::server::Server;
+#[cfg(feature = "client")]
+use {
+    crate::client::{self, Client, ClientManager, Target},
+    crate::registry::Registry,
+    crate::server::Server,
+    std::collections::BTreeMap,
+    std::sync::Arc,
+};
 
 /// The servers to mount.
 #[derive(Args, Debug, Default, Clone, PartialEq, Eq)]
 pub(super) struct RemoteArgs {
     /// Mount another MCP server's tools under NAME: `NAME=http://host/mcp`, or
-    /// `NAME=PROGRAM ARG…` to spawn it (repeatable).
+    /// `NAME=PROGRAM ARG…` to spawn it (repeatable). Needs mcp-runtime's `client` feature.
     #[arg(long = "mount", value_name = "NAME=SERVER", global = true)]
     mount: Vec<String>,
     /// Mount every server of an `mcpServers` configuration file, each under its name.
+    /// Needs mcp-runtime's `client` feature.
     #[arg(long = "servers", value_name = "FILE", global = true)]
     servers: Option<PathBuf>,
 }
 
+/// Why `--mount` and `--servers` fail in a program built without the client.
+#[cfg(not(feature = "client"))]
+pub(super) const NO_CLIENT: &str = "this program was built without the MCP client: enable \
+                                    mcp-runtime's `client` feature (features = [\"client\"] \
+                                    in its Cargo.toml)";
+
+#[cfg(not(feature = "client"))]
+impl RemoteArgs {
+    /// The first flag given that mounts a server, if any.
+    pub(super) fn given(&self) -> Option<&'static str> {
+        if !self.mount.is_empty() {
+            Some("--mount")
+        } else if self.servers.is_some() {
+            Some("--servers")
+        } else {
+            None
+        }
+    }
+}
+
 /// The servers mounted, to follow while serving.
+#[cfg(feature = "client")]
 pub(super) struct Mounts {
     manager: Arc<ClientManager>,
     /// Each server's name, and the prefix its tools are mounted under.
     names: Vec<(String, String)>,
 }
 
+#[cfg(feature = "client")]
 impl Mounts {
     /// Keeps what `server` serves of each mounted server up to date: its list changes, and
     /// what it lists after a restart.
@@ -48,6 +77,7 @@ impl Mounts {
 
 /// `registry`, or a copy of it with the servers asked for mounted (and those servers, to
 /// follow); or why they could not be.
+#[cfg(feature = "client")]
 pub(super) fn mounted(
     registry: &'static Registry,
     args: &RemoteArgs,
@@ -121,6 +151,7 @@ pub(super) fn mounted(
 }
 
 /// A server's name as the namespace of its tools: lower case, `-` and spaces as `_`.
+#[cfg(feature = "client")]
 fn prefix_of(name: &str) -> String {
     name.chars()
         .map(|c| match c {

@@ -3,14 +3,16 @@
 //!
 //! A remote tool's name becomes `{prefix}.{name}`, its name made a valid invocation name
 //! (`getTinyImage` becomes `get_tiny_image`); a call of it is a call of the remote tool,
-//! its progress passed on, its cancellation passed on, its result the remote result.
+//! its progress passed on, its log messages passed on (their logger under the prefix), its
+//! cancellation passed on, its result the remote result.
 
 use std::future::Future;
 use std::sync::Arc;
 
 use mcp_runtime_core::{
-    ErrorType, MCPErrorDetail, MCPToolResult, PromptDefinition, PromptResult, ResourceContents,
-    ResourceDefinition, ResourceTemplateDefinition, ToolAnnotations, ToolDefinition, ToolError,
+    ErrorType, LogMessage, MCPErrorDetail, MCPToolResult, PromptDefinition, PromptResult,
+    ResourceContents, ResourceDefinition, ResourceTemplateDefinition, ToolAnnotations,
+    ToolDefinition, ToolError, ToolName,
 };
 use serde_json::{Map, Value};
 
@@ -593,7 +595,8 @@ fn mount_listed(
         let name = format!("{prefix}.{}", local_name(&tool.name));
         match definition(&name, &tool) {
             Ok(definition) => {
-                tools.push((definition, handler(Arc::clone(upstream), tool.name.clone())));
+                let handler = handler(Arc::clone(upstream), prefix, tool.name.clone());
+                tools.push((definition, handler));
                 mounted.tools.push(name);
             }
             Err(reason) => mounted.skipped.push((tool.name.clone(), reason)),
@@ -655,10 +658,12 @@ fn definition(name: &str, tool: &Tool) -> Result<ToolDefinition, String> {
     Ok(definition)
 }
 
-/// What runs a call of the remote tool `remote` through `upstream`.
-fn handler(upstream: Arc<Upstream>, remote: String) -> Handler {
+/// What runs a call of the remote tool `remote`, mounted under `prefix`, through `upstream`.
+fn handler(upstream: Arc<Upstream>, prefix: &str, remote: String) -> Handler {
+    let prefix: Arc<str> = Arc::from(prefix);
     Handler::Dynamic(Arc::new(move |arguments, context| {
         let (upstream, remote) = (Arc::clone(&upstream), remote.clone());
+        let prefix = Arc::clone(&prefix);
         Box::pin(async move {
             // What the server behind asks (2026-07-28) is asked of this call's client, with
             // the capabilities that client declared.
@@ -671,6 +676,14 @@ fn handler(upstream: Arc<Upstream>, remote: String) -> Handler {
                 capabilities,
                 ..RequestOptions::default()
             };
+            // Log messages are asked of the server behind at the level the caller asked
+            // for, if it asked; each says where it came from.
+            if let Some(least) = context.log_level() {
+                let context = context.clone();
+                options = options.on_log(least, move |message| {
+                    context.pass_log(mounted_log(&prefix, context.tool_name(), message));
+                });
+            }
             // Progress is asked of the server behind only for a caller who asked for it: a
             // call that reports none is one the server can answer at once.
             if context.wants_progress() {
@@ -689,6 +702,17 @@ fn handler(upstream: Arc<Upstream>, remote: String) -> Handler {
             Ok(Output::Result(Box::new(result)))
         })
     }))
+}
+
+/// A log message of the server behind, as the gateway's client gets it: its logger under
+/// the prefix (`up.test.tool`, as the tool that logged is mounted, for a server that names
+/// the tool, as this framework does); the mounted tool's name for one that names none.
+fn mounted_log(prefix: &str, tool: &ToolName, mut message: LogMessage) -> LogMessage {
+    message.logger = Some(match message.logger {
+        Some(logger) => format!("{prefix}.{logger}"),
+        None => tool.to_string(),
+    });
+    message
 }
 
 /// A failed remote call as a result: the server unreachable, silent, or refusing.
@@ -724,6 +748,21 @@ mod tests {
         assert_eq!(unmounted("far", "docs://far/guide/1"), "docs://guide/1");
         assert_eq!(unmounted("far", "urn:far/x"), "urn:x");
         assert_eq!(unmounted("far", "other://near/x"), "other://near/x");
+    }
+
+    #[test]
+    fn a_log_message_passed_on_says_where_it_came_from() {
+        let tool = ToolName::new("up.test.tool_with_logging").unwrap();
+        let message = |logger: Option<&str>| LogMessage {
+            level: mcp_runtime_core::LoggingLevel::Info,
+            logger: logger.map(str::to_owned),
+            data: serde_json::json!("hello"),
+        };
+        let named = mounted_log("up", &tool, message(Some("test.tool_with_logging")));
+        assert_eq!(named.logger.as_deref(), Some("up.test.tool_with_logging"));
+        assert_eq!(named.data, "hello");
+        let unnamed = mounted_log("up", &tool, message(None));
+        assert_eq!(unnamed.logger.as_deref(), Some("up.test.tool_with_logging"));
     }
 
     #[test]

@@ -1,9 +1,11 @@
 //! One connection to a server, whatever carries it: messages out through a channel, messages
 //! in from another. Requests are matched to their responses by id; the server's own requests
-//! go to the client's handlers; notifications go to whoever listens. When the connection
-//! ends, every request still waiting gets the reason, at once.
+//! go to the client's handlers; notifications go to whoever listens: progress to the request
+//! whose token it carries, a log message to the request it came during, when that can be
+//! told, the rest to every subscriber. When the connection ends, every request still waiting
+//! gets the reason, at once.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 
@@ -147,6 +149,13 @@ pub(crate) struct Link {
     /// Who passes on the server's requests made during a request of the client's, by the
     /// id of that request.
     relays: Mutex<HashMap<u64, mpsc::UnboundedSender<ServerRequest>>>,
+    /// Who takes the log messages the server sends during a request of the client's, by
+    /// the id of that request.
+    logs: Mutex<HashMap<u64, mpsc::UnboundedSender<Value>>>,
+    /// The requests that stay open while others come and go (`subscriptions/listen`).
+    lasting: Mutex<HashSet<u64>>,
+    /// How the transport carries what the server sends during a request.
+    streams: Streams,
     next_id: AtomicU64,
     notifications: broadcast::Sender<Notification>,
     /// Why the connection ended, once it has.
@@ -160,6 +169,7 @@ impl Link {
         outbox: Outlet,
         inbox: mpsc::Receiver<Inbound>,
         handlers: Arc<Handlers>,
+        streams: Streams,
     ) -> Arc<Self> {
         let (notifications, _) = broadcast::channel(256);
         let link = Arc::new(Self {
@@ -167,6 +177,9 @@ impl Link {
             waiting: Mutex::new(HashMap::new()),
             progress: Mutex::new(HashMap::new()),
             relays: Mutex::new(HashMap::new()),
+            logs: Mutex::new(HashMap::new()),
+            lasting: Mutex::new(HashSet::new()),
+            streams,
             next_id: AtomicU64::new(1),
             notifications,
             ended: watch::channel(None).0,
@@ -232,12 +245,21 @@ impl Link {
             lock(&self.relays).insert(id, relay);
             true
         });
+        let logged = watch.log.is_some_and(|log| {
+            lock(&self.logs).insert(id, log);
+            true
+        });
+        if watch.lasting {
+            lock(&self.lasting).insert(id);
+        }
         let pending = Pending {
             link: Arc::clone(self),
             id,
             answer,
             progress_token,
             relayed,
+            logged,
+            lasting: watch.lasting,
             done: false,
         };
         // Ended meanwhile: the reader already failed everything waiting, maybe not this.
@@ -294,6 +316,32 @@ impl Link {
         }
     }
 
+    /// Who takes a log message the server sent during `during`, if anyone. A message on no
+    /// request's stream, where the transport has no such streams (stdio), is the watched
+    /// request's when that is the only request in flight (a lasting one aside), since it
+    /// can have come during no other; with two or more in flight (watched or not), or where
+    /// a transport has a stream per request (HTTP), it is no request's.
+    fn log_for(&self, during: Option<u64>) -> Option<mpsc::UnboundedSender<Value>> {
+        if let Some(request) = during {
+            return lock(&self.logs).get(&request).cloned();
+        }
+        if self.streams == Streams::PerRequest {
+            return None;
+        }
+        let in_flight: Vec<u64> = {
+            let lasting = lock(&self.lasting);
+            lock(&self.waiting)
+                .keys()
+                .filter(|id| !lasting.contains(id))
+                .copied()
+                .collect()
+        };
+        match in_flight.as_slice() {
+            [only] => lock(&self.logs).get(only).cloned(),
+            _ => None,
+        }
+    }
+
     /// Reads until the transport ends, or until no one holds the link: then the outbox
     /// closes with it, and the transport closes the connection.
     async fn read(link: Weak<Self>, mut inbox: mpsc::Receiver<Inbound>, handlers: Arc<Handlers>) {
@@ -337,6 +385,8 @@ impl Link {
         }
         lock(&self.progress).clear();
         lock(&self.relays).clear();
+        lock(&self.logs).clear();
+        lock(&self.lasting).clear();
     }
 
     /// Takes one message from the server.
@@ -407,6 +457,21 @@ impl Link {
                         return;
                     }
                 }
+                if method == "notifications/message" {
+                    if let Some(sender) = self.log_for(during) {
+                        match sender.send(params) {
+                            Ok(()) => return,
+                            // The request has just ended: a notification like any other.
+                            Err(mpsc::error::SendError(back)) => {
+                                let _ = self.notifications.send(Notification {
+                                    method,
+                                    params: back,
+                                });
+                                return;
+                            }
+                        }
+                    }
+                }
                 let _ = self.notifications.send(Notification { method, params });
             }
             (None, Some(id)) => self.answered(&id, message),
@@ -451,6 +516,24 @@ pub(crate) struct Watch {
     /// and, where a transport has no such streams (stdio), those made while it is the only
     /// request relayed.
     pub(crate) relay: Option<mpsc::UnboundedSender<ServerRequest>>,
+    /// The server's log messages (`notifications/message` params) sent during it: those on
+    /// its own stream (HTTP), and, where a transport has no such streams (stdio), those
+    /// sent while it is the only request in flight.
+    pub(crate) log: Option<mpsc::UnboundedSender<Value>>,
+    /// Whether it stays open while others come and go (`subscriptions/listen`): what the
+    /// server sends on a shared stream is not taken to be its, nor is it counted as another
+    /// request in flight.
+    pub(crate) lasting: bool,
+}
+
+/// How a transport carries what the server sends during a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Streams {
+    /// One stream for everything (stdio, a pipe in memory): nothing tells which request a
+    /// notification belongs to but its content.
+    Shared,
+    /// A stream per request (streamable HTTP's response streams), besides one for the rest.
+    PerRequest,
 }
 
 /// A request sent, its answer awaited. Dropped before the answer, it tells the server the
@@ -462,6 +545,10 @@ pub(crate) struct Pending {
     progress_token: Option<String>,
     /// Whether the server's requests during this one are relayed.
     relayed: bool,
+    /// Whether the server's log messages during this one are watched.
+    logged: bool,
+    /// Whether it stays open while others come and go.
+    lasting: bool,
     done: bool,
 }
 
@@ -486,6 +573,12 @@ impl Drop for Pending {
         }
         if self.relayed {
             lock(&self.link.relays).remove(&self.id);
+        }
+        if self.logged {
+            lock(&self.link.logs).remove(&self.id);
+        }
+        if self.lasting {
+            lock(&self.link.lasting).remove(&self.id);
         }
         if self.done || lock(&self.link.waiting).remove(&self.id).is_none() {
             return;

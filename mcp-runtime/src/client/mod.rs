@@ -56,7 +56,7 @@ use handlers::Handlers;
 pub use handlers::{ElicitRequest, ElicitResponse};
 pub use http::HttpServer;
 use link::Link;
-pub(crate) use link::{Inbound, Outbound, Outlet};
+pub(crate) use link::{Inbound, Outbound, Outlet, Streams};
 pub use link::{Notification, RpcError};
 pub use manager::{
     ClientManager, ConfigError, Health, Target, servers_from_file, servers_from_json,
@@ -279,23 +279,25 @@ impl ClientBuilder {
     /// Spawns `server` and connects to it over its standard input and output.
     pub async fn stdio(self, server: StdioServer) -> Result<Client, ClientError> {
         let (outbox, inbox) = server.spawn()?;
-        self.connect(outbox, inbox).await
+        self.connect(outbox, inbox, Streams::Shared).await
     }
 
     /// Connects to the streamable HTTP endpoint `server`.
     pub async fn http(self, server: HttpServer) -> Result<Client, ClientError> {
         let (outbox, inbox) = server.spawn()?;
-        self.connect(Outlet::channel(outbox), inbox).await
+        self.connect(Outlet::channel(outbox), inbox, Streams::PerRequest)
+            .await
     }
 
-    /// Connects over a transport that carries one message per item each way.
+    /// Connects over a transport that carries one message per item each way, on `streams`.
     pub(crate) async fn connect(
         self,
         outbox: Outlet,
         inbox: mpsc::Receiver<Inbound>,
+        streams: Streams,
     ) -> Result<Client, ClientError> {
         let handlers = Arc::new(self.handlers.clone());
-        let link = Link::start(outbox, inbox, Arc::clone(&handlers));
+        let link = Link::start(outbox, inbox, Arc::clone(&handlers), streams);
         let changes = link.subscribe();
         let mut client = Client {
             link,
@@ -307,6 +309,7 @@ impl ClientBuilder {
             mirrors: std::sync::Mutex::new(std::collections::HashMap::new()),
             listings: std::sync::Mutex::new(std::collections::HashMap::new()),
             changes: std::sync::Mutex::new(changes),
+            log_level: tokio::sync::Mutex::new(None),
             server: ServerInfo {
                 protocol_version: String::new(),
                 capabilities: json!({}),
@@ -353,6 +356,10 @@ pub struct Client {
     changes: std::sync::Mutex<broadcast::Receiver<Notification>>,
     /// What each listed tool's calls mirror into headers (2026-07-28 over HTTP).
     mirrors: std::sync::Mutex<std::collections::HashMap<String, Vec<headers::Mirror>>>,
+    /// The least severe log messages the session asked for with `logging/setLevel` (the
+    /// handshake's revisions), if it asked; held while asking, so that two requests that
+    /// want more do not leave the server at the level of the one asked first.
+    log_level: tokio::sync::Mutex<Option<mcp_runtime_core::LoggingLevel>>,
 }
 
 impl std::fmt::Debug for Client {

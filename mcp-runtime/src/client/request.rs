@@ -1,10 +1,12 @@
-//! One request, as the client makes it: its options (timeout, progress), the `_meta` of
-//! 2026-07-28, the rounds of a result that needs input, what the server asks meanwhile
-//! (answered by the handlers, or relayed to the caller a gateway's call carries), and the
-//! `subscriptions/listen` stream that follows a 2026-07-28 server's changes.
+//! One request, as the client makes it: its options (timeout, progress, log messages), the
+//! `_meta` of 2026-07-28, the rounds of a result that needs input, what the server asks
+//! meanwhile (answered by the handlers, or relayed to the caller a gateway's call carries),
+//! and the `subscriptions/listen` stream that follows a 2026-07-28 server's changes.
 
+use std::sync::Arc;
 use std::time::Duration;
 
+use mcp_runtime_core::{LogMessage, LoggingLevel};
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
 
@@ -14,6 +16,12 @@ use crate::server::STATELESS_VERSION;
 
 /// The error of a 2026-07-28 server that does not take the protocol version asked.
 pub(super) const UNSUPPORTED_VERSION: i64 = -32022;
+
+/// The `_meta` key of the least severe log messages a 2026-07-28 request wants.
+const LOG_LEVEL_KEY: &str = "io.modelcontextprotocol/logLevel";
+
+/// Who takes the log messages of a request.
+type LogHandler = Arc<dyn Fn(LogMessage) + Send + Sync>;
 
 /// The versions an unsupported-version error says the server takes.
 pub(super) fn supported(error: &RpcError) -> Vec<&str> {
@@ -78,6 +86,8 @@ pub struct RequestOptions {
     pub(super) asker: Option<crate::talk::Asker>,
     /// The capabilities this request declares (2026-07-28), instead of the handlers'.
     pub(super) capabilities: Option<Value>,
+    /// The least severe log messages wanted during the request, and who takes them.
+    pub(super) log: Option<(LoggingLevel, LogHandler)>,
 }
 
 impl std::fmt::Debug for RequestOptions {
@@ -85,6 +95,7 @@ impl std::fmt::Debug for RequestOptions {
         f.debug_struct("RequestOptions")
             .field("timeout", &self.timeout)
             .field("progress", &self.progress.is_some())
+            .field("log", &self.log.as_ref().map(|(least, _)| *least))
             .finish()
     }
 }
@@ -101,6 +112,27 @@ impl RequestOptions {
     #[must_use]
     pub fn on_progress(mut self, progress: impl FnMut(Progress) + Send + 'static) -> Self {
         self.progress = Some(Box::new(progress));
+        self
+    }
+
+    /// Calls `log` with each log message at `least` or more severe that the server sends
+    /// during this request, having asked the server for them: in the request's `_meta` at
+    /// 2026-07-28; with `logging/setLevel` on the handshake's revisions, which sets the
+    /// level of the whole session (never back up: other requests may want more), and is
+    /// sent only to a server that declares `logging`.
+    ///
+    /// Which request a message comes during is told by the stream it comes on over HTTP.
+    /// Over stdio, where everything shares one stream, a message is this request's while it
+    /// is the only request in flight (a [`listen_for_changes`](Client::listen_for_changes)
+    /// stream aside); with two or more, it is none's, and goes to
+    /// [`Client::notifications`] as one outside any request does.
+    #[must_use]
+    pub fn on_log(
+        mut self,
+        least: LoggingLevel,
+        log: impl Fn(LogMessage) + Send + Sync + 'static,
+    ) -> Self {
+        self.log = Some((least, Arc::new(log)));
         self
     }
 }
@@ -131,7 +163,10 @@ impl Client {
                 "subscriptions/listen",
                 &params,
                 Vec::new(),
-                link::Watch::default(),
+                link::Watch {
+                    lasting: true,
+                    ..link::Watch::default()
+                },
             )
             .await?;
         Ok(Some(Listening {
@@ -184,6 +219,13 @@ impl Client {
             watch.progress = Some((token, sender));
             reports = Some(receiver);
         }
+        let log = options.log;
+        let mut logged = None;
+        if log.is_some() {
+            let (sender, receiver) = mpsc::unbounded_channel();
+            watch.log = Some(sender);
+            logged = Some(receiver);
+        }
         // What the server asks during this request, asked of whoever `asker` asks.
         let asker = options.asker;
         let mut asked = None;
@@ -209,7 +251,7 @@ impl Client {
         };
         let answer = pending.answer();
         tokio::pin!(answer);
-        let result = loop {
+        let answered = loop {
             tokio::select! {
                 answer = &mut answer => break answer,
                 () = &mut deadline => {
@@ -244,15 +286,34 @@ impl Client {
                     }
                 } => {
                     if let Some(progress) = progress.as_mut() {
-                        progress(Progress {
-                            progress: report.get("progress").and_then(Value::as_f64).unwrap_or(0.0),
-                            total: report.get("total").and_then(Value::as_f64),
-                            message: report.get("message").and_then(Value::as_str).map(str::to_owned),
-                        });
+                        progress(progress_of(&report));
+                    }
+                }
+                Some(message) = async {
+                    match logged.as_mut() {
+                        Some(logged) => logged.recv().await,
+                        None => std::future::pending().await,
+                    }
+                } => {
+                    if let Some((least, log)) = &log {
+                        pass_log(*least, log, message);
                     }
                 }
             }
-        }?;
+        };
+        // What the server sent before its answer, and was read with it: passed on before
+        // the answer is.
+        if let (Some(reports), Some(progress)) = (reports.as_mut(), progress.as_mut()) {
+            while let Ok(report) = reports.try_recv() {
+                progress(progress_of(&report));
+            }
+        }
+        if let (Some(logged), Some((least, log))) = (logged.as_mut(), &log) {
+            while let Ok(message) = logged.try_recv() {
+                pass_log(*least, log, message);
+            }
+        }
+        let result = answered?;
         match result {
             Value::Object(result) => Ok(result),
             other => Err(ClientError::Malformed(format!(
@@ -274,6 +335,28 @@ impl Client {
         }
     }
 
+    /// Asks the server for log messages at `least` and above with `logging/setLevel`
+    /// (the handshake's revisions), unless the session already asked for as many; a server
+    /// that does not declare `logging` is not asked.
+    async fn ask_for_logs(&self, least: LoggingLevel) {
+        if self.server.capabilities.get("logging").is_none() {
+            return;
+        }
+        let mut asked = self.log_level.lock().await;
+        if asked.is_some_and(|asked| asked <= least) {
+            return;
+        }
+        let mut params = Map::new();
+        params.insert("level".to_owned(), json!(least));
+        match self
+            .exchange("logging/setLevel", &params, RequestOptions::default())
+            .await
+        {
+            Ok(_) => *asked = Some(least),
+            Err(err) => tracing::debug!(error = %err, "the server did not take a log level"),
+        }
+    }
+
     /// Sends a request at the negotiated revision: with the `_meta` of 2026-07-28, and
     /// through the rounds of a result that needs input.
     pub async fn request(
@@ -283,16 +366,22 @@ impl Client {
         options: RequestOptions,
     ) -> Result<Map<String, Value>, ClientError> {
         if !self.server.is_stateless() {
+            if let Some((least, _)) = &options.log {
+                self.ask_for_logs(*least).await;
+            }
             return self.exchange(method, &params, options).await;
         }
         let mut params = self.stateless_params(params);
-        if let (Some(capabilities), Some(Value::Object(meta))) =
-            (&options.capabilities, params.get_mut("_meta"))
-        {
-            meta.insert(
-                "io.modelcontextprotocol/clientCapabilities".to_owned(),
-                capabilities.clone(),
-            );
+        if let Some(Value::Object(meta)) = params.get_mut("_meta") {
+            if let Some(capabilities) = &options.capabilities {
+                meta.insert(
+                    "io.modelcontextprotocol/clientCapabilities".to_owned(),
+                    capabilities.clone(),
+                );
+            }
+            if let Some((least, _)) = &options.log {
+                meta.insert(LOG_LEVEL_KEY.to_owned(), json!(least));
+            }
         }
         let mut options = options;
         let mut retried = false;
@@ -301,6 +390,7 @@ impl Client {
                 timeout: options.timeout,
                 progress: options.progress.take(),
                 headers: options.headers.clone(),
+                log: options.log.clone(),
                 ..RequestOptions::default()
             };
             let result = match self.exchange(method, &params, round_options).await {
@@ -314,6 +404,7 @@ impl Client {
                     let round_options = RequestOptions {
                         timeout: options.timeout,
                         headers: options.headers.clone(),
+                        log: options.log.clone(),
                         ..RequestOptions::default()
                     };
                     self.exchange(method, &params, round_options).await?
@@ -372,6 +463,33 @@ impl Client {
             };
         }
         Err(ClientError::TooManyRounds(self.max_rounds))
+    }
+}
+
+/// A `notifications/progress`'s params as a report.
+fn progress_of(report: &Value) -> Progress {
+    Progress {
+        progress: report
+            .get("progress")
+            .and_then(Value::as_f64)
+            .unwrap_or(0.0),
+        total: report.get("total").and_then(Value::as_f64),
+        message: report
+            .get("message")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+    }
+}
+
+/// Passes a `notifications/message`'s params to `log`, if it is a log message at `least`
+/// or more severe.
+fn pass_log(least: LoggingLevel, log: &LogHandler, params: Value) {
+    match serde_json::from_value::<LogMessage>(params) {
+        Ok(message) if message.level >= least => log(message),
+        Ok(_) => {}
+        Err(err) => {
+            tracing::debug!(error = %err, "the server sent a log message that is not one; ignored");
+        }
     }
 }
 
