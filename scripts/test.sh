@@ -96,6 +96,18 @@ for mount in --mount=up=http://127.0.0.1:9/mcp --servers=target/no-such-mcp.json
   fi
   echo "no client linked; $flag refused (exit 2): $refused"
 done
+refused=$(target/debug/multi-crate-server serve --stdio --oauth-issuer http://127.0.0.1:9 </dev/null 2>&1) && status=0 || status=$?
+if [ "$status" -ne 2 ] || ! grep -q "enable mcp-runtime's \`oauth\` feature" <<<"$refused"; then
+  echo "error: --oauth-issuer without the oauth feature: exit $status, said: $refused"
+  exit 1
+fi
+echo "no OAuth linked; --oauth-issuer refused (exit 2): $refused"
+# The README's first command builds the quickstart with its default features: stdio alone.
+if cargo tree --locked -p quickstart -e normal --prefix none | grep -qE '^(axum|hyper|reqwest|redis|jsonwebtoken) '; then
+  echo "error: the quickstart's default build, the README's first command, links an HTTP stack or Redis"
+  exit 1
+fi
+echo "the quickstart's default build: $(cargo tree --locked -p quickstart -e normal,build --prefix none | sed 's/ (\*)$//' | sort -u | wc -l) crates, no HTTP stack"
 
 # The supported Rust version: the three published crates, every feature, built with the
 # toolchain that `rust-version` names (installed through rustup), in a target directory of
