@@ -4,8 +4,11 @@
 //! [`dispatch`] recognises: before it reads a byte of the call, it drops what the tool's
 //! [`SandboxPolicy`] does not grant. On Linux:
 //!
-//! - new user, network and PID namespaces (where the kernel allows them): no network
-//!   interface (or a loopback of its own), no process of the host's in sight;
+//! - new user and PID namespaces (where the kernel allows them): no process of the host's
+//!   in sight; and, unless the policy's network is `any`, a new network namespace: no
+//!   network interface (`none`), or a loopback of the call's own (`loopback`). With `any`
+//!   the tool stays in the host's network namespace: it reaches what the server reaches,
+//!   services on the host's loopback included;
 //! - as root, the user `nobody` (65534) rather than root;
 //! - `no_new_privs`, then Landlock: no file but the call's scratch directory and the
 //!   policy's paths, no TCP (unless the policy's network allows it), no signal to a
@@ -291,7 +294,8 @@ pub struct Support {
     pub landlock_abi: Option<u32>,
     /// Whether the seccomp filter was installed.
     pub seccomp: bool,
-    /// The namespaces the worker entered: `user`, `network`, `pid`.
+    /// The namespaces the worker entered: `user`, `network`, `pid`; never `network` for a
+    /// policy whose network is `any`, which keeps the host's.
     pub namespaces: Vec<String>,
     /// The user the tool ran as, when the worker changed it (`nobody` for a root server).
     pub user: Option<u32>,
