@@ -63,7 +63,7 @@ impl SandboxArgs {
                 "{flag}: no tool marked requires_sandbox is named `{name}`; {marked}"
             ))
         };
-        let mut sandboxing = registry.sandboxing().clone().warm(warm);
+        let mut sandboxing = registry.sandboxing().clone().warm(warm).on_command_line();
         if self.allow_unsandboxed_all {
             sandboxing = sandboxing.allow_unsandboxed_all();
         }
