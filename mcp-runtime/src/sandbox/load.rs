@@ -9,9 +9,12 @@
 //! served here.
 //!
 //! The entry is one of the program's constructors (`.init_array`), as those that register
-//! `#[mcp_tool]` functions are, and their order is the linker's. Before it serves a worker
-//! it runs the constructors placed after its own, once, since it never returns to the
-//! loader: every tool is registered before the worker looks its tool up.
+//! `#[mcp_tool]` functions are. It has a priority (`.init_array.00101`), which the linker
+//! places after the standard library's (`00099`, which keeps the program's arguments) and
+//! before every constructor of no priority, the registrations among them. So, before it
+//! serves a worker, it runs the constructors placed after its own, once (it never returns
+//! to the loader, which would run them): every tool is registered before the worker looks
+//! its tool up, whatever order the linker gave them.
 // A constructor is a function pointer in a section of the linker's, called by the loader;
 // running those placed after it reads the bounds the linker gives that section.
 #![allow(unsafe_code)]
@@ -31,7 +34,7 @@ static LOADED: AtomicBool = AtomicBool::new(false);
 type Constructor = unsafe extern "C" fn(c_int, *const *const c_char, *const *const c_char);
 
 #[used]
-#[unsafe(link_section = ".init_array")]
+#[unsafe(link_section = ".init_array.00101")]
 static AT_LOAD: Constructor = at_load;
 
 unsafe extern "C" {
