@@ -33,8 +33,8 @@
 //! a `cargo test` harness or a doctest, is served on Linux by an entry the runtime places
 //! among the program's constructors, which the loader runs before `main` and before the
 //! harness starts a thread: a sandboxed tool called in a `#[test]` (through
-//! [`testing::connect`](crate::testing::connect), [`Registry::call`](crate::Registry::call),
-//! or a served session) runs isolated, in a worker, as it does in production.
+//! [`Registry::call`](crate::Registry::call), the `client` feature's `testing::connect`, or
+//! a served session) runs isolated, in a worker, as it does in production.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
