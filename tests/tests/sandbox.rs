@@ -803,8 +803,8 @@ fn a_sandboxed_tool_run_as_a_task_runs_in_its_sandbox() {
     let _ = child.wait();
 }
 
-/// The processes descended from `root` whose command line is a sandbox worker's (a zombie
-/// has none), by walking `/proc`.
+/// The processes descended from `root` whose command line is a sandbox worker's, started
+/// for the `dispatch()` entry that `cli::run` calls (a zombie has none), by walking `/proc`.
 fn workers_under(root: u32) -> Vec<u32> {
     let mut parents = std::collections::HashMap::new();
     let mut marked = Vec::new();
@@ -822,7 +822,7 @@ fn workers_under(root: u32) -> Vec<u32> {
             parents.insert(pid, ppid);
         }
         let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
-        if String::from_utf8_lossy(&cmdline).contains("--mcp-runtime-sandbox-worker") {
+        if cmdline.split(|byte| *byte == 0).nth(1) == Some(b"--mcp-runtime-sandbox-worker") {
             marked.push(pid);
         }
     }

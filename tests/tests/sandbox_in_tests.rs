@@ -18,16 +18,24 @@ fn read_file(
     std::fs::read_to_string(&path).map_err(|err| ToolError::execution(format!("read: {err}")))
 }
 
-/// The process the tool runs in, and its user.
+/// The process the tool runs in, and the first argument of its command line.
 #[mcp_tool(namespace = "in_test", requires_sandbox)]
 fn process() -> Value {
-    json!({
-        "pid": std::process::id(),
-        "uid": std::fs::metadata("/proc/self").map(|meta| {
-            use std::os::unix::fs::MetadataExt;
-            meta.uid()
-        }).ok(),
-    })
+    json!({ "pid": std::process::id(), "entry": std::env::args().nth(1) })
+}
+
+/// Writes to a pipe whose reader is gone: a process that ignores SIGPIPE, as Rust's `main`
+/// makes it, gets an error; one that does not is killed.
+#[mcp_tool(namespace = "in_test", requires_sandbox)]
+fn broken_pipe() -> Result<String, ToolError> {
+    use std::io::Write;
+    let (reader, mut writer) =
+        std::io::pipe().map_err(|err| ToolError::execution(format!("pipe: {err}")))?;
+    drop(reader);
+    match writer.write_all(b"lost") {
+        Ok(()) => Ok("written".to_owned()),
+        Err(err) => Err(ToolError::execution(format!("write: {err}"))),
+    }
 }
 
 /// What a model reads of a result: its text.
@@ -80,6 +88,12 @@ async fn a_sandboxed_tool_called_through_testing_connect_runs_isolated_in_a_work
     );
     // Its own PID namespace: the first process there is the tool's.
     assert_eq!(pid, 1, "{data}");
+    // This harness never called `dispatch()`: the worker was served by the entry at load.
+    assert_eq!(
+        data["entry"],
+        json!("--mcp-runtime-sandbox-worker-at-load"),
+        "{data}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -89,20 +103,10 @@ async fn a_sandboxed_tool_called_through_testing_connect_runs_isolated_in_a_work
 /// test of this harness.
 #[tokio::test(flavor = "multi_thread")]
 async fn where_the_sandbox_is_missing_the_refusal_says_what_to_do_in_code() {
-    const NAME: &str = "where_the_sandbox_is_missing_the_refusal_says_what_to_do_in_code";
-    if std::env::var_os(mcp_runtime::sandbox::UNAVAILABLE_ENV).is_none() {
-        let output = Command::new(std::env::current_exe().expect("this harness"))
-            .args(["--exact", NAME, "--nocapture", "--test-threads", "1"])
-            .env(mcp_runtime::sandbox::UNAVAILABLE_ENV, "landlock")
-            .output()
-            .expect("the harness runs");
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        assert!(
-            output.status.success(),
-            "{stdout}\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        assert!(stdout.contains("1 passed"), "{stdout}");
+    if !in_a_process_of_its_own(
+        "where_the_sandbox_is_missing_the_refusal_says_what_to_do_in_code",
+        "landlock",
+    ) {
         return;
     }
     let client = testing::connect(Server::new(Registry::global()))
@@ -147,4 +151,49 @@ async fn where_the_sandbox_is_missing_the_refusal_says_what_to_do_in_code() {
         .await
         .expect("answered");
     assert!(text_of(&result).contains("lacks Landlock"), "{result:?}");
+}
+
+/// A worker served at load ignores SIGPIPE, as Rust's `main` would have made it: a tool
+/// writing to a closed pipe gets an error, rather than its process killed. Run without the
+/// namespaces (pretended missing, in a process of its own), since the first process of a
+/// PID namespace is spared SIGPIPE anyway.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_worker_served_at_load_ignores_sigpipe_as_main_would() {
+    if !in_a_process_of_its_own(
+        "a_worker_served_at_load_ignores_sigpipe_as_main_would",
+        "namespaces",
+    ) {
+        return;
+    }
+    let client = testing::connect(Server::new(Registry::global()))
+        .await
+        .expect("connects");
+    let result = client
+        .call_tool("in_test.broken_pipe", json!({}))
+        .await
+        .expect("answered");
+    let text = text_of(&result);
+    assert!(text.contains("write: Broken pipe"), "{text}");
+}
+
+/// Whether this is the test `name` run again by itself, with `missing` pretended missing
+/// (`MCP_RUNTIME_SANDBOX_UNAVAILABLE`, which every test of this harness would read): then
+/// the test goes on. Otherwise it runs it so, checks that it passed, and the test ends.
+fn in_a_process_of_its_own(name: &str, missing: &str) -> bool {
+    if std::env::var_os(mcp_runtime::sandbox::UNAVAILABLE_ENV).is_some() {
+        return true;
+    }
+    let output = Command::new(std::env::current_exe().expect("this harness"))
+        .args(["--exact", name, "--nocapture", "--test-threads", "1"])
+        .env(mcp_runtime::sandbox::UNAVAILABLE_ENV, missing)
+        .output()
+        .expect("the harness runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("1 passed"), "{stdout}");
+    false
 }
