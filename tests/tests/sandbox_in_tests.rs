@@ -25,17 +25,29 @@ fn process() -> Value {
 }
 
 /// Writes to a pipe whose reader is gone: a process that ignores SIGPIPE, as Rust's `main`
-/// makes it, gets an error; one that does not is killed.
+/// makes it, gets an error; one that does not is killed. (A socket would not do: the
+/// standard library sends on one with `MSG_NOSIGNAL`.)
 #[mcp_tool(namespace = "in_test", requires_sandbox)]
+// `std::io::pipe` is newer than the workspace's Rust version: the pipe is libc's.
+#[allow(unsafe_code)]
 fn broken_pipe() -> Result<String, ToolError> {
-    use std::io::Write;
-    let (reader, mut writer) =
-        std::io::pipe().map_err(|err| ToolError::execution(format!("pipe: {err}")))?;
-    drop(reader);
-    match writer.write_all(b"lost") {
-        Ok(()) => Ok("written".to_owned()),
-        Err(err) => Err(ToolError::execution(format!("write: {err}"))),
+    let mut ends = [0; 2];
+    // SAFETY: `ends` has room for the two descriptors `pipe` writes.
+    if unsafe { libc::pipe(ends.as_mut_ptr()) } != 0 {
+        let err = std::io::Error::last_os_error();
+        return Err(ToolError::execution(format!("pipe: {err}")));
     }
+    // SAFETY: the read end, just made and closed once; then one byte written from a valid
+    // buffer to the write end.
+    let written = unsafe {
+        libc::close(ends[0]);
+        libc::write(ends[1], b"x".as_ptr().cast(), 1)
+    };
+    if written == 1 {
+        return Ok("written".to_owned());
+    }
+    let err = std::io::Error::last_os_error();
+    Err(ToolError::execution(format!("write: {err}")))
 }
 
 /// What a model reads of a result: its text.
