@@ -38,8 +38,7 @@ type Constructor = unsafe extern "C" fn(c_int, *const *const c_char, *const *con
 static AT_LOAD: Constructor = at_load;
 
 unsafe extern "C" {
-    // The bounds of the program's `.init_array`, which every ELF linker defines.
-    static __init_array_start: [usize; 0];
+    // The end of the program's `.init_array`, which every ELF linker defines.
     static __init_array_end: [usize; 0];
 }
 
@@ -87,8 +86,8 @@ fn arguments() -> Vec<OsString> {
         .unwrap_or_default()
 }
 
-/// Calls the constructors that `.init_array` holds after [`AT_LOAD`]; none when the
-/// section's bounds do not hold it.
+/// Calls the constructors that `.init_array` holds after [`AT_LOAD`], as the loader calls
+/// them: each in turn, with the program's arguments and environment.
 ///
 /// # Safety
 ///
@@ -99,22 +98,14 @@ unsafe fn run_later_constructors(
     argv: *const *const c_char,
     envp: *const *const c_char,
 ) {
-    let start = (&raw const __init_array_start).cast::<usize>();
-    let end = (&raw const __init_array_end).cast::<usize>();
-    let own = (&raw const AT_LOAD).cast::<usize>();
-    if !(start <= own && own < end) {
-        return;
-    }
-    let mut slot = own.wrapping_add(1);
+    let end = (&raw const __init_array_end).cast::<Constructor>();
+    let mut slot = (&raw const AT_LOAD).wrapping_add(1);
     while slot < end {
-        // SAFETY: `slot` lies within `.init_array`, an array of function pointers (or the
-        // 0 and -1 that old toolchains leave as markers, skipped).
-        let entry = unsafe { slot.read() };
-        if entry != 0 && entry != usize::MAX {
-            // SAFETY: a constructor of the program, called as the loader would call it.
-            let constructor = unsafe { std::mem::transmute::<usize, Constructor>(entry) };
-            unsafe { constructor(argc, argv, envp) };
-        }
+        // SAFETY: `slot` lies within `.init_array`, after this entry and before its end: an
+        // array of the program's constructors.
+        let constructor = unsafe { slot.read() };
+        // SAFETY: a constructor of the program, called once, as the loader would call it.
+        unsafe { constructor(argc, argv, envp) };
         slot = slot.wrapping_add(1);
     }
 }
