@@ -27,10 +27,14 @@ fn process() -> Value {
 /// Writes to a pipe whose reader is gone: a process that ignores SIGPIPE, as Rust's `main`
 /// makes it, gets an error; one that does not is killed. (A socket would not do: the
 /// standard library sends on one with `MSG_NOSIGNAL`.)
+///
+/// Asynchronous, so that it runs on the worker's one thread: without the namespaces, the
+/// process limit counts every process of the tool's user on the machine, and a thread of
+/// its own could be refused.
 #[mcp_tool(namespace = "in_test", requires_sandbox)]
 // `std::io::pipe` is newer than the workspace's Rust version: the pipe is libc's.
 #[allow(unsafe_code)]
-fn broken_pipe() -> Result<String, ToolError> {
+async fn broken_pipe() -> Result<String, ToolError> {
     let mut ends = [0; 2];
     // SAFETY: `ends` has room for the two descriptors `pipe` writes.
     if unsafe { libc::pipe(ends.as_mut_ptr()) } != 0 {
