@@ -30,10 +30,14 @@ pub enum Network {
     #[default]
     None,
     /// A loopback interface of the call's own, in a network namespace of its own: the tool
-    /// may serve and connect to itself, and reaches nothing of the host's, its loopback
-    /// services included.
+    /// may make IPv4 and IPv6 sockets only, serve and connect to itself, and reaches
+    /// nothing of the host's, its loopback services included.
     Loopback,
-    /// The host's network, as the server has it.
+    /// The host's network, as the server has it: the tool stays in the host's network
+    /// namespace, reaches every address the server reaches (the host's loopback services
+    /// and the cloud's metadata endpoint included) and may make a socket of any family
+    /// its user may, Unix sockets included. Files, signals, processes and memory stay
+    /// confined as for any sandboxed tool.
     Any,
 }
 

@@ -20,6 +20,13 @@
 //! assert_eq!(result.data().unwrap()["result"], 5);
 //! # Ok(()) }
 //! ```
+//!
+//! A tool marked `requires_sandbox` runs as it does in a served session: each call in a
+//! worker, isolated by its policy. The worker is the test program itself, run again, and on
+//! Linux the runtime serves it as the program loads, before the test harness starts, so a
+//! `#[test]` needs nothing for it (see [`sandbox`](crate::sandbox)). Where the machine
+//! cannot isolate a tool, the call fails, naming what is missing and how to let the tool run
+//! unsandboxed in code ([`Sandboxing::allow_unsandboxed`](crate::sandbox::Sandboxing::allow_unsandboxed)).
 
 use std::collections::VecDeque;
 use std::io::{self, BufRead, BufReader, Read, Write};

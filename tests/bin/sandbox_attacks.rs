@@ -53,6 +53,30 @@ fn connect(
     /// The port.
     port: u16,
 ) -> Result<String, ToolError> {
+    greeting_at(port)
+}
+
+/// Connects to 127.0.0.1 at `port` from a loopback of the call's own.
+#[mcp_tool(namespace = "attack", requires_sandbox(network = "loopback"))]
+fn connect_loopback(
+    /// The port.
+    port: u16,
+) -> Result<String, ToolError> {
+    greeting_at(port)
+}
+
+/// Connects to 127.0.0.1 at `port` in the host's network, which its policy grants: not an
+/// escape, the grant the other two are measured against.
+#[mcp_tool(namespace = "attack", requires_sandbox(network = "any"))]
+fn connect_any(
+    /// The port.
+    port: u16,
+) -> Result<String, ToolError> {
+    greeting_at(port)
+}
+
+/// What the listener on 127.0.0.1 at `port` says.
+fn greeting_at(port: u16) -> Result<String, ToolError> {
     let mut stream = std::net::TcpStream::connect(("127.0.0.1", port))
         .map_err(|err| ToolError::execution(format!("connect: {err}")))?;
     let mut text = String::new();

@@ -339,6 +339,96 @@ fn the_safe_escapes_succeed_unsandboxed_so_the_test_can_fail() {
     assert!(stderr.contains("runs unsandboxed, as allowed"), "{stderr}");
 }
 
+/// `network = "any"` is the host's network: its tool reaches a service on the host's
+/// loopback, which a tool with no network, or with a loopback of its own, does not.
+#[test]
+fn network_any_reaches_the_hosts_loopback_where_none_and_loopback_do_not() {
+    let cwd = outside("network");
+    let listener = Listener::start();
+    let port = listener.port;
+    let (results, echo, stderr) = session(&[], &[], &cwd, |_| {
+        vec![
+            ("attack.connect", json!({ "port": port })),
+            ("attack.connect_loopback", json!({ "port": port })),
+        ]
+    });
+    assert_eq!(results.len(), 2);
+    for (tool, response) in &results {
+        assert!(failed(response), "{tool} reached the host: {response}");
+        assert!(!text_of(response).contains(GREETING), "{tool}: {response}");
+    }
+    // No socket at all without a network; a loopback of its own, where nothing listens.
+    assert!(
+        text_of(&results[0].1).contains("Operation not permitted"),
+        "{}",
+        results[0].1
+    );
+    assert!(
+        text_of(&results[1].1).contains("Connection refused"),
+        "{}",
+        results[1].1
+    );
+    assert_eq!(text_of(&echo), "still here", "{stderr}");
+    assert_eq!(
+        listener.connections(),
+        0,
+        "the listener saw a connection from a tool without the host's network"
+    );
+
+    let (results, _, stderr) = session(&[], &[], &cwd, |_| {
+        vec![("attack.connect_any", json!({ "port": port }))]
+    });
+    let (_, response) = &results[0];
+    assert!(!failed(response), "{response}\n{stderr}");
+    assert_eq!(text_of(response), GREETING, "{response}");
+    assert_eq!(listener.connections(), 1);
+}
+
+/// With `network = "any"` only the network is the host's: every other escape still fails.
+#[test]
+fn with_network_any_every_other_escape_still_fails() {
+    let files = outside("any-escapes");
+    let cwd = outside("any-escapes-cwd");
+    std::fs::write(files.join("secret.txt"), FILE_SECRET).expect("the secret");
+    // The server's pid is given to `attack.signal` once the server runs.
+    let others: Vec<(&'static str, Value)> = attacks(&files, 0, 0)
+        .into_iter()
+        .filter(|(tool, _)| !matches!(*tool, "attack.connect" | "attack.leave_file"))
+        .collect();
+    let tools: serde_json::Map<String, Value> = others
+        .iter()
+        .map(|(tool, _)| ((*tool).to_owned(), json!({ "network": "any" })))
+        .collect();
+    let policy = files.join("any.json");
+    std::fs::write(&policy, json!({ "tools": tools }).to_string()).expect("the policy");
+    let policy = policy.to_str().expect("UTF-8");
+    let (results, echo, stderr) = session(&["--sandbox-policy", policy], &[], &cwd, |pid| {
+        others
+            .into_iter()
+            .map(|(tool, arguments)| match tool {
+                "attack.signal" => (tool, json!({ "pid": pid })),
+                _ => (tool, arguments),
+            })
+            .collect()
+    });
+    assert_eq!(results.len(), 9, "{results:?}");
+    for (tool, response) in &results {
+        assert!(
+            failed(response),
+            "{tool} escaped with network any: {response}"
+        );
+        for secret in [FILE_SECRET, ENV_SECRET] {
+            assert!(
+                !text_of(response).contains(secret),
+                "{tool} leaked {secret}: {response}"
+            );
+        }
+    }
+    assert!(!files.join("written.txt").exists(), "a file was written");
+    assert!(!files.join("linked.txt").exists(), "a file was written");
+    assert_eq!(text_of(&echo), "still here", "{stderr}");
+}
+
 #[test]
 fn without_the_kernel_mechanisms_a_sandboxed_tool_fails_closed_naming_what_is_missing() {
     let files = outside("closed");
@@ -461,6 +551,14 @@ fn check_says_what_the_machine_gives_sandboxed_tools_or_what_it_lacks() {
         "{line}"
     );
     assert!(line.contains("pid") && line.contains("network"), "{line}");
+    // The probe's namespaces are the strict policy's: the line names the tools that keep
+    // the host's network.
+    assert!(
+        line.ends_with(
+            "1 of them in the host's network namespace (network any): `attack.connect_any`"
+        ),
+        "{line}"
+    );
 
     let output = Command::new(SERVER)
         .arg("check")
@@ -705,8 +803,8 @@ fn a_sandboxed_tool_run_as_a_task_runs_in_its_sandbox() {
     let _ = child.wait();
 }
 
-/// The processes descended from `root` whose command line is a sandbox worker's (a zombie
-/// has none), by walking `/proc`.
+/// The processes descended from `root` whose command line is a sandbox worker's, started
+/// for the `dispatch()` entry that `cli::run` calls (a zombie has none), by walking `/proc`.
 fn workers_under(root: u32) -> Vec<u32> {
     let mut parents = std::collections::HashMap::new();
     let mut marked = Vec::new();
@@ -724,7 +822,7 @@ fn workers_under(root: u32) -> Vec<u32> {
             parents.insert(pid, ppid);
         }
         let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
-        if String::from_utf8_lossy(&cmdline).contains("--mcp-runtime-sandbox-worker") {
+        if cmdline.split(|byte| *byte == 0).nth(1) == Some(b"--mcp-runtime-sandbox-worker") {
             marked.push(pid);
         }
     }

@@ -346,6 +346,35 @@ mod tests {
         );
     }
 
+    /// The sandboxed `text.grep` through a client in memory: its call runs in a worker (this
+    /// test program, run again), isolated as in a served session.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn through_a_client_the_sandboxed_grep_answers_from_its_worker() {
+        use mcp_runtime::server::Server;
+        use serde_json::json;
+
+        let registry = mcp_runtime::Registry::builder()
+            .inventory()
+            .names(["text.grep"])
+            .build()
+            .unwrap();
+        let client = mcp_runtime::testing::connect(Server::new(registry))
+            .await
+            .unwrap();
+        let found = client
+            .call_tool(
+                "text.grep",
+                json!({ "pattern": "^b", "text": "apple\nbanana\ncherry" }),
+            )
+            .await
+            .unwrap();
+        assert_eq!(
+            found.data().map(|data| json!(data)),
+            Some(json!({ "matches": [{ "line": 2, "text": "banana" }] })),
+            "{found}"
+        );
+    }
+
     /// The tools as a client sees them, in memory (`mcp_runtime::testing`), at 2026-07-28
     /// and at the handshake's revision: the summary comes from the client's model, asked in
     /// the style the registry was given, and the dangerous write runs only once its user

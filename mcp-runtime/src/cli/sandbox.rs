@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::registry::Registry;
-use crate::sandbox::{Sandboxing, Support};
+use crate::sandbox::{Network, Sandboxing, Support};
 
 /// How sandboxed tools run.
 #[derive(Args, Debug, Default, Clone, PartialEq, Eq)]
@@ -63,7 +63,7 @@ impl SandboxArgs {
                 "{flag}: no tool marked requires_sandbox is named `{name}`; {marked}"
             ))
         };
-        let mut sandboxing = registry.sandboxing().clone().warm(warm);
+        let mut sandboxing = registry.sandboxing().clone().warm(warm).on_command_line();
         if self.allow_unsandboxed_all {
             sandboxing = sandboxing.allow_unsandboxed_all();
         }
@@ -111,9 +111,30 @@ pub(super) fn support_line(registry: &Registry) -> Option<Result<String, String>
             ..Support::default()
         },
     };
+    // The probe isolates itself as the strict policy says; a tool whose network is `any`
+    // keeps the host's network namespace, and the line says which do.
+    let host_network: Vec<&str> = registry
+        .list()
+        .filter(|tool| {
+            registry
+                .sandboxing()
+                .policy_of(tool)
+                .is_some_and(|policy| policy.network == Network::Any)
+        })
+        .map(|tool| tool.name().as_str())
+        .collect();
+    let host_network = if host_network.is_empty() {
+        String::new()
+    } else {
+        format!(
+            ", {} of them in the host's network namespace (network any): `{}`",
+            host_network.len(),
+            host_network.join("`, `")
+        )
+    };
     Some(match &support.missing {
         None => Ok(format!(
-            "sandbox: {support}; {sandboxed} tool(s) marked requires_sandbox run isolated"
+            "sandbox: {support}; {sandboxed} tool(s) marked requires_sandbox run isolated{host_network}"
         )),
         Some(missing) => Err(format!(
             "sandbox: {support}; this machine lacks {missing}, so the {sandboxed} tool(s) marked requires_sandbox refuse to run unless allowed with `--allow-unsandboxed NAME`"

@@ -46,7 +46,7 @@ pub(crate) async fn run_sandboxed(
     if runs.sandboxing.allows_unsandboxed(name) {
         return Err(arguments);
     }
-    Ok(super::refused(name, MISSING))
+    Ok(super::refused(name, MISSING, runs.sandboxing))
 }
 
 pub(super) async fn probe(_sandboxing: &Sandboxing) -> Support {

@@ -1,5 +1,6 @@
 //! How a worker isolates itself on Linux, before it reads the call: namespaces, a user of
-//! no rights, rlimits, Landlock and a seccomp filter, in that order.
+//! no rights, rlimits, Landlock and a seccomp filter, in that order. Only the network
+//! namespace depends on the policy: none for `network = "any"`, whose tool uses the host's.
 //!
 //! The few calls libc makes no safe wrapper for (`unshare`, `fork`, the user's ids, the
 //! loopback's flags) are here, each where the process is known to have one thread.
@@ -65,7 +66,7 @@ pub(super) fn isolate(config: &Config, out: &mut dyn Write) -> Result<Support, S
     let uid = rustix::process::getuid().as_raw();
     let gid = rustix::process::getgid().as_raw();
     if !pretends("namespaces") {
-        support.namespaces = enter_namespaces(uid, gid);
+        support.namespaces = enter_namespaces(uid, gid, config.network);
     }
     let has = |name: &str| support.namespaces.iter().any(|entered| entered == name);
     if config.network == Network::Loopback {
@@ -119,14 +120,18 @@ pub(super) fn isolate(config: &Config, out: &mut dyn Write) -> Result<Support, S
     Ok(support)
 }
 
-/// New user, network and PID namespaces, as many as the kernel allows; the names of those
-/// entered.
-fn enter_namespaces(uid: u32, gid: u32) -> Vec<String> {
+/// New user and PID namespaces, and a network namespace unless the policy's network is
+/// the host's (`any`), as many as the kernel allows; the names of those entered.
+fn enter_namespaces(uid: u32, gid: u32, network: Network) -> Vec<String> {
     let (net, pid, user) = (libc::CLONE_NEWNET, libc::CLONE_NEWPID, libc::CLONE_NEWUSER);
-    let tries: &[(libc::c_int, &[&str])] = &[
-        (user | net | pid, &["user", "network", "pid"]),
-        (user | net, &["user", "network"]),
-    ];
+    let tries: &[(libc::c_int, &[&str])] = match network {
+        // The host's network namespace is the one the tool is granted: it stays in it.
+        Network::Any => &[(user | pid, &["user", "pid"]), (user, &["user"])],
+        Network::None | Network::Loopback => &[
+            (user | net | pid, &["user", "network", "pid"]),
+            (user | net, &["user", "network"]),
+        ],
+    };
     for (flags, names) in tries {
         // SAFETY: `unshare` of namespaces only (no `CLONE_FILES` or `CLONE_FS`), in a
         // process of one thread, which `isolate` checked.

@@ -1,11 +1,15 @@
 //! Tools marked `requires_sandbox` run isolated, in a worker process of their own.
 //!
 //! The worker is the application's own binary, run again with a first argument that
-//! [`dispatch`] recognises: before it reads a byte of the call, it drops what the tool's
-//! [`SandboxPolicy`] does not grant. On Linux:
+//! [`dispatch`] recognises (or, in a program that never calls it, the runtime's entry at
+//! load): before it reads a byte of the call, it drops what the tool's [`SandboxPolicy`]
+//! does not grant. On Linux:
 //!
-//! - new user, network and PID namespaces (where the kernel allows them): no network
-//!   interface (or a loopback of its own), no process of the host's in sight;
+//! - new user and PID namespaces (where the kernel allows them): no process of the host's
+//!   in sight; and, unless the policy's network is `any`, a new network namespace: no
+//!   network interface (`none`), or a loopback of the call's own (`loopback`). With `any`
+//!   the tool stays in the host's network namespace: it reaches what the server reaches,
+//!   services on the host's loopback included;
 //! - as root, the user `nobody` (65534) rather than root;
 //! - `no_new_privs`, then Landlock: no file but the call's scratch directory and the
 //!   policy's paths, no TCP (unless the policy's network allows it), no signal to a
@@ -24,8 +28,13 @@
 //! ([`Sandboxing::allow_unsandboxed`], `--allow-unsandboxed NAME`).
 //!
 //! A binary that does not run [`cli::run`](crate::cli::run()) (or `run!`, or [`App::run`](
-//! crate::cli::App::run)) calls [`dispatch`] first thing in `main`, so that it can serve as
-//! its own worker. A binary that never did, a test harness for one, runs no sandboxed tool.
+//! crate::cli::App::run)) calls [`dispatch`] first thing in `main`, so that it serves as
+//! its own worker from `main`, as Rust's runtime set it up. A program that cannot call it,
+//! a `cargo test` harness or a doctest, is served on Linux by an entry the runtime places
+//! among the program's constructors, which the loader runs before `main` and before the
+//! harness starts a thread: a sandboxed tool called in a `#[test]` (through
+//! [`Registry::call`](crate::Registry::call), the `client` feature's `testing::connect`, or
+//! a served session) runs isolated, in a worker, as it does in production.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -49,6 +58,8 @@ mod worker;
 
 #[cfg(target_os = "linux")]
 mod linux;
+#[cfg(target_os = "linux")]
+mod load;
 
 pub(crate) use run::{Runs, run_sandboxed};
 
@@ -71,7 +82,8 @@ static IN_WORKER: AtomicBool = AtomicBool::new(false);
 ///
 /// [`cli::run`](crate::cli::run()) and its kin call it first. A binary with a `main` of its
 /// own that calls [`Registry::call`](crate::Registry::call) on a sandboxed tool calls it
-/// first thing, before it starts a thread or a runtime:
+/// first thing, before it starts a thread or a runtime (a test harness, which has no such
+/// `main`, needs nothing: see the [module](self)):
 ///
 /// ```no_run
 /// fn main() {
@@ -133,19 +145,37 @@ pub(crate) fn placement(tool: &RegisteredTool, sandboxing: &Sandboxing) -> Place
 }
 
 /// The result of a sandboxed tool this server cannot isolate: what it lacks, and the way
-/// to run the tool anyway.
-fn refused(name: &str, missing: &str) -> crate::MCPToolResult {
+/// to run the tool anyway, where the sandboxing was set: on the command line, or in code
+/// (a program's own registry, a test's).
+fn refused(name: &str, missing: &str, sandboxing: &Sandboxing) -> crate::MCPToolResult {
+    let anyway = if sandboxing.command_line {
+        format!("a server started with `--allow-unsandboxed {name}` runs it unsandboxed")
+    } else {
+        format!(
+            "to run it unsandboxed here (in a test on such a machine, say), build the registry with `.sandboxing(Sandboxing::new().allow_unsandboxed(\"{name}\"))`"
+        )
+    };
     crate::MCPToolResult::failure(crate::ToolError::new(
         crate::ErrorType::PermissionError,
         format!(
-            "tool `{name}` must run sandboxed, and this server cannot isolate it: it lacks {missing}; a server started with `--allow-unsandboxed {name}` runs it unsandboxed"
+            "tool `{name}` must run sandboxed, and this process cannot isolate it: it lacks {missing}; {anyway}"
         ),
     ))
 }
 
-/// Whether this binary ran [`dispatch`], and so can start workers of itself.
-pub(crate) fn dispatches() -> bool {
-    DISPATCHES.load(Ordering::Relaxed)
+/// The first argument of a worker of this binary: [`WORKER_ARG`] when it ran [`dispatch`],
+/// which serves it in `main`; else, on Linux, the one its entry at load serves (a test
+/// harness, a program that never called `dispatch`); `None` when it cannot start a worker
+/// of itself.
+pub(crate) fn worker_arg() -> Option<&'static str> {
+    if DISPATCHES.load(Ordering::Relaxed) {
+        return Some(WORKER_ARG);
+    }
+    #[cfg(target_os = "linux")]
+    if load::loaded() {
+        return Some(load::LOAD_ARG);
+    }
+    None
 }
 
 /// Whether this process is a worker: its tool runs here, already isolated.
@@ -162,6 +192,8 @@ pub struct Sandboxing {
     policies: BTreeMap<String, SandboxPolicy>,
     paths: BTreeMap<String, PathBuf>,
     warm: usize,
+    /// Whether the command line set it, whose flags a refusal then names.
+    command_line: bool,
 }
 
 /// Which sandboxed tools run unsandboxed when the sandbox is unavailable.
@@ -259,6 +291,12 @@ impl Sandboxing {
         self.warm
     }
 
+    /// Marks it as set on the command line: a refusal names `--allow-unsandboxed`.
+    pub(crate) fn on_command_line(mut self) -> Self {
+        self.command_line = true;
+        self
+    }
+
     /// Reads an operator's policy file: JSON with `tools`, a policy by tool name (each
     /// key a policy's, every key left out at its strict default), and `paths`, the
     /// directories that `$NAME` in a policy's paths stands for.
@@ -291,7 +329,8 @@ pub struct Support {
     pub landlock_abi: Option<u32>,
     /// Whether the seccomp filter was installed.
     pub seccomp: bool,
-    /// The namespaces the worker entered: `user`, `network`, `pid`.
+    /// The namespaces the worker entered: `user`, `network`, `pid`; never `network` for a
+    /// policy whose network is `any`, which keeps the host's.
     pub namespaces: Vec<String>,
     /// The user the tool ran as, when the worker changed it (`nobody` for a root server).
     pub user: Option<u32>,

@@ -16,7 +16,7 @@ use tokio::process::{Child, ChildStdin, ChildStdout};
 use tokio_util::sync::CancellationToken;
 
 use super::protocol::{Call, Config, Ended, Line};
-use super::{Sandboxing, Support, UNAVAILABLE_ENV, WORKER_ARG};
+use super::{Sandboxing, Support, UNAVAILABLE_ENV};
 use crate::context::Reports;
 use crate::tool::RegisteredTool;
 
@@ -24,8 +24,9 @@ use crate::tool::RegisteredTool;
 /// warnings.
 pub(crate) const SANDBOX_TARGET: &str = "mcp_runtime::sandbox";
 
-/// What a program lacks that never ran [`super::dispatch`].
-const NO_DISPATCH: &str = "a worker: this program never called `mcp_runtime::sandbox::dispatch()` (which `cli::run` calls), so it cannot start one of itself";
+/// What a program lacks that never ran [`super::dispatch`] and has no entry at load (outside
+/// Linux).
+const NO_DISPATCH: &str = "a worker: this program never called `mcp_runtime::sandbox::dispatch()` (which `cli::run` calls), and outside Linux no entry at load serves in its place, so it cannot start one of itself";
 
 /// How much of a worker's standard error is kept to explain how it ended.
 const STDERR_KEPT: usize = 4096;
@@ -155,7 +156,7 @@ pub(crate) async fn run_sandboxed(
         expose_panics,
     } = runs;
     let name = tool.name().as_str();
-    let worker = if super::dispatches() {
+    let worker = if super::worker_arg().is_some() {
         let pooled = sandboxing.warm_workers() > 0;
         let key = pool_key(name, policy, timeout, expose_panics);
         let taken = pooled.then(|| POOLS.take(&key)).flatten();
@@ -185,7 +186,7 @@ pub(crate) async fn run_sandboxed(
                 );
                 return Err(arguments);
             }
-            return Ok(super::refused(name, &missing));
+            return Ok(super::refused(name, &missing, sandboxing));
         }
         Err(NotStarted::Failed(why)) => {
             return Ok(MCPToolResult::failure(ToolError::execution(format!(
@@ -473,9 +474,10 @@ async fn start(
         expose_panics,
     };
     let config = serde_json::to_string(&config).map_err(|err| failed("its configuration", &err))?;
+    let entry = super::worker_arg().ok_or_else(|| NotStarted::Failed(NO_DISPATCH.to_owned()))?;
     let mut command = tokio::process::Command::new(program());
     command
-        .arg(WORKER_ARG)
+        .arg(entry)
         .arg(config)
         .env_clear()
         .current_dir(&scratch.0)
@@ -589,7 +591,7 @@ async fn relay_stderr(stderr: tokio::process::ChildStderr, kept: Arc<Mutex<Strin
 
 /// Starts a probe worker with the strict policy and reports what it could do.
 pub(super) async fn probe(sandboxing: &Sandboxing) -> Support {
-    if !super::dispatches() {
+    if super::worker_arg().is_none() {
         return Support {
             missing: Some(NO_DISPATCH.to_owned()),
             ..Support::default()
