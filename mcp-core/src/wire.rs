@@ -415,6 +415,20 @@ mod tests {
     }
 
     #[test]
+    fn a_warning_of_no_change_needed_is_told_in_text_and_sends_no_meta() {
+        let result: MCPToolResult = serde_json::from_value(json!({
+            "status": "no_change_needed",
+            "error": { "error_type": "X", "error_message": "warn" },
+        }))
+        .unwrap();
+        let wire = call_tool_result(result);
+        assert_eq!(
+            Value::Object(wire),
+            json!({ "content": [{ "type": "text", "text": "X: warn" }], "isError": false })
+        );
+    }
+
+    #[test]
     fn meta_added_by_the_server_sits_beside_the_error_detail() {
         let failed =
             MCPToolResult::failure(MCPErrorDetail::new(ErrorType::TimeoutError, "too slow"));
