@@ -4,7 +4,7 @@
 # server, and the official MCP conformance suite. Run from anywhere; needs a Rust toolchain,
 # Python 3.10+ (the SDKs 1.x and 2.x and pytest are installed from PyPI into
 # target/python-sdk1 and target/python-sdk2) and npm (which fetches Node 22 and the suite,
-# and the OAuth tests' authorization server).
+# and the OAuth tests' authorization server, the TypeScript SDK and the MCP Inspector's CLI).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -131,6 +131,13 @@ for sdk in sdk1 sdk2; do
   "$venv/bin/python" -m pytest -q -p no:cacheprovider "tests/python/$sdk" 2>&1 | tee -a "$log"
 done
 
+# The official MCP TypeScript SDK's client and the official MCP Inspector's CLI, pinned by
+# tests/typescript/package-lock.json, against the quickstart server, under the machine's
+# `node` and its test runner: both check a result against the tool's output schema.
+echo "== TypeScript: the official MCP SDK's client and the MCP Inspector's CLI against the quickstart server"
+npm ci --prefix tests/typescript --no-audit --no-fund --loglevel=error
+node --test --test-reporter=tap tests/typescript/quickstart.test.mjs 2>&1 | tee -a "$log"
+
 echo "== The official MCP conformance suite (server and client sides)"
 bash scripts/conformance.sh
 
@@ -145,9 +152,14 @@ fi
 
 echo "== disk free at the end: $(df -h --output=avail . | tail -1 | tr -d ' '), target: $(du -sh target | cut -f1)"
 
-# One closing line for the whole suite, summed over every cargo test binary, the doc tests
-# and pytest.
+# One closing line for the whole suite, summed over every cargo test binary, the doc tests,
+# pytest and node's test runner (a cancelled test is a failed one).
 awk '/^test result:/ { passed += $4; failed += $6; ignored += $8 }
+     /^# (pass|fail|cancelled|skipped) [0-9]+$/ {
+       if ($2 == "pass") passed += $3
+       else if ($2 == "skipped") ignored += $3
+       else failed += $3
+     }
      /^[0-9]+ (passed|failed|skipped)/ {
        for (i = 1; i < NF; i++) {
          if ($(i + 1) ~ /^passed/) passed += $i

@@ -145,7 +145,7 @@ fn write_head(out: &mut impl Write, id: &Value) -> io::Result<()> {
 }
 
 /// The framework's `CallToolResult` for `bench.add`: the data in `structuredContent` and as
-/// text, or the error detail when the sum overflows.
+/// text, or, when the sum overflows, the failure's text and its error detail in `_meta`.
 fn write_sum(out: &mut impl Write, id: &Value, a: i64, b: i64) -> io::Result<()> {
     write_head(out, id)?;
     match a.checked_add(b) {
@@ -157,7 +157,7 @@ fn write_sum(out: &mut impl Write, id: &Value, a: i64, b: i64) -> io::Result<()>
             let message = format!("{a} + {b} does not fit in a 64-bit integer");
             write!(
                 out,
-                r#""result":{{"structuredContent":{{"error_type":"ValidationError","error_message":"{message}","error_details":null}},"content":[{{"type":"text","text":"ValidationError: {message}"}}],"isError":true}}}}"#
+                r#""result":{{"content":[{{"type":"text","text":"[FAIL] Tool execution failed:\nError: ValidationError: {message}"}}],"isError":true,"_meta":{{"io.github.mcp-runtime/error":{{"error_type":"ValidationError","error_message":"{message}","error_details":null}}}}}}}}"#
             )
         }
     }

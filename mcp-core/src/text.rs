@@ -7,9 +7,12 @@
 //!
 //! ```text
 //! [FAIL] Tool execution failed:
-//! Error: <message>
+//! Error: <error_type>: <error_message>
 //! Output: <partial output>
 //! ```
+//!
+//! The `Output:` line is there when there is something to put on it: a partial result's
+//! data, or else the explanation.
 
 use std::fmt;
 
@@ -21,7 +24,8 @@ use crate::message::{ErrorDetails, MCPToolResult, ToolStatus};
 /// without an error) are `[OK]`, with the data as compact JSON and the explanation on the
 /// line after it. `failure` (and a `partial_success` with an error) is `[FAIL]`: the error
 /// line reads `<error_type>: <error_message>`, followed by the details in parentheses when
-/// there are any; the output line holds the partial data, or else the explanation.
+/// there are any; the output line holds the partial data, or else the explanation, and is
+/// left out when there is neither.
 impl fmt::Display for MCPToolResult {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.error() {
@@ -38,10 +42,9 @@ impl fmt::Display for MCPToolResult {
                     Some(ErrorDetails::Object(map)) => write!(f, " ({})", compact(map))?,
                     None => {}
                 }
-                f.write_str("\nOutput: ")?;
                 match (self.data(), self.explanation()) {
-                    (Some(data), _) => f.write_str(&compact(data)),
-                    (None, Some(explanation)) => f.write_str(explanation),
+                    (Some(data), _) => write!(f, "\nOutput: {}", compact(data)),
+                    (None, Some(explanation)) => write!(f, "\nOutput: {explanation}"),
                     (None, None) => Ok(()),
                 }
             }
@@ -83,14 +86,27 @@ mod tests {
     }
 
     #[test]
-    fn failure_renders_fail_with_error_and_empty_output() {
+    fn failure_without_output_renders_fail_with_the_error_line_last() {
         let result = MCPToolResult::failure(MCPErrorDetail::new(
             ErrorType::FileNotFoundError,
             "no such file: a.txt",
         ));
         assert_eq!(
             result.to_string(),
-            "[FAIL] Tool execution failed:\nError: FileNotFoundError: no such file: a.txt\nOutput: "
+            "[FAIL] Tool execution failed:\nError: FileNotFoundError: no such file: a.txt"
+        );
+    }
+
+    #[test]
+    fn failure_with_an_explanation_renders_it_as_the_output() {
+        let result = MCPToolResult::failure(MCPErrorDetail::new(
+            ErrorType::FileNotFoundError,
+            "no such file: a.txt",
+        ))
+        .with_explanation("Check the path.");
+        assert_eq!(
+            result.to_string(),
+            "[FAIL] Tool execution failed:\nError: FileNotFoundError: no such file: a.txt\nOutput: Check the path."
         );
     }
 

@@ -1,14 +1,50 @@
 //! The MCP wire form of a result: `MCPToolResult` as MCP's `CallToolResult`, in one place.
 //!
-//! Success: `data` in `structuredContent` and its JSON in a text block, then the tool's own
-//! content blocks (images, audio, resources), then the explanation (if any) in a text block. Failure: `isError: true`, a text block with the error type and message,
-//! and the `MCPErrorDetail` in `structuredContent`, so a model can correct itself.
+//! - **Success**: `data` in `structuredContent` and its JSON in a text block, then the
+//!   tool's own content blocks (images, audio, resources), then the explanation (if any) in
+//!   a text block.
+//! - **Failure**: `isError: true`, and a text block with the text a model reads
+//!   (`[FAIL] Tool execution failed:` and `Error: <error_type>: <error_message>`, then
+//!   `Output: <explanation>` when there is one), so that it can correct itself; then the
+//!   tool's content blocks. No `structuredContent`: MCP's clients check it against the
+//!   tool's output schema, which describes the data of a success, and the official
+//!   TypeScript SDK turns a mismatch into a protocol error that hides the tool's own.
+//!   The `MCPErrorDetail` itself is in the result's `_meta`, under [`ERROR_META`].
+//! - **Partial success**: as a success, its data in `structuredContent` (the tool's data,
+//!   which its output schema describes and output validation checks, as for a success),
+//!   with a text block `<error_type>: <error_message>` after the data, and the
+//!   `MCPErrorDetail` under [`ERROR_META`] too.
+//!
+//! ```
+//! use mcp_runtime_core::{wire, ErrorType, MCPErrorDetail, MCPToolResult};
+//! use serde_json::json;
+//!
+//! let failed = MCPToolResult::failure(MCPErrorDetail::new(ErrorType::FileNotFoundError, "no such file"));
+//! let sent = wire::call_tool_result(failed);
+//! assert_eq!(sent["isError"], true);
+//! assert_eq!(
+//!     sent["content"][0]["text"],
+//!     "[FAIL] Tool execution failed:\nError: FileNotFoundError: no such file"
+//! );
+//! assert!(sent.get("structuredContent").is_none());
+//! assert_eq!(sent["_meta"][wire::ERROR_META]["error_type"], "FileNotFoundError");
+//! ```
 
 use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::content::ContentBlock;
-use crate::message::{MCPToolResult, ToolStatus};
+use crate::message::{MCPErrorDetail, MCPToolResult, ToolStatus};
+
+/// The key of a result's `_meta` that holds the [`MCPErrorDetail`] of a failure or a
+/// partial success: `{"_meta": {"io.github.mcp-runtime/error": {"error_type": …,
+/// "error_message": …, "error_details": …}}}`.
+///
+/// A key of MCP's `_meta` is a prefix of dot-separated labels in reverse DNS notation, a
+/// `/`, and a name; prefixes whose second label is `modelcontextprotocol` or `mcp`
+/// (`io.modelcontextprotocol/`) are MCP's own. `io.github.mcp-runtime` is this project's
+/// (`mcp-runtime.github.io`, its GitHub organization).
+pub const ERROR_META: &str = "io.github.mcp-runtime/error";
 
 /// MCP's `CallToolResult`, ready to serialize: built from an [`MCPToolResult`] without an
 /// intermediate JSON object, so a server writes it straight into its response.
@@ -30,6 +66,8 @@ pub struct CallToolResult {
     content: Vec<ContentBlock>,
     #[serde(rename = "isError")]
     is_error: bool,
+    #[serde(rename = "_meta", skip_serializing_if = "Map::is_empty")]
+    meta: Map<String, Value>,
 }
 
 impl CallToolResult {
@@ -37,33 +75,47 @@ impl CallToolResult {
     pub fn is_error(&self) -> bool {
         self.is_error
     }
+
+    /// Adds `value` to the result's `_meta` under `key`, beside the error detail a failure
+    /// keeps there ([`ERROR_META`]).
+    ///
+    /// ```
+    /// use mcp_runtime_core::{wire::CallToolResult, MCPToolResult};
+    /// use serde_json::json;
+    ///
+    /// let wire = CallToolResult::from(MCPToolResult::no_data()).with_meta("com.example/trace", json!("t-1"));
+    /// assert_eq!(
+    ///     serde_json::to_value(&wire).unwrap()["_meta"],
+    ///     json!({ "com.example/trace": "t-1" })
+    /// );
+    /// ```
+    #[must_use]
+    pub fn with_meta(mut self, key: impl Into<String>, value: Value) -> Self {
+        self.meta.insert(key.into(), value);
+        self
+    }
 }
 
 impl From<MCPToolResult> for CallToolResult {
     fn from(result: MCPToolResult) -> Self {
+        if result.status() == ToolStatus::Failure {
+            return failure(result);
+        }
         // Taken apart rather than borrowed: the data moves into the wire form uncloned.
         let parts = result.into_parts();
         let mut content = Vec::with_capacity(1 + parts.content.len());
-        let is_error = parts.status == ToolStatus::Failure;
-        let error_text = |error: &crate::MCPErrorDetail| {
-            ContentBlock::text(format!("{}: {}", error.error_type, error.error_message))
-        };
         let mut structured_content = None;
-        match parts.error {
-            Some(error) if is_error => {
-                content.push(error_text(&error));
-                structured_content = Some(serde_json::to_value(&error).unwrap_or(Value::Null));
-            }
-            error => {
-                if let Some(data) = parts.data {
-                    content.push(ContentBlock::text(
-                        serde_json::to_string(&data).unwrap_or_default(),
-                    ));
-                    structured_content = Some(Value::Object(data));
-                }
-                if let Some(error) = error {
-                    content.push(error_text(&error));
-                }
+        if let Some(data) = parts.data {
+            content.push(ContentBlock::text(
+                serde_json::to_string(&data).unwrap_or_default(),
+            ));
+            structured_content = Some(Value::Object(data));
+        }
+        let mut meta = Map::new();
+        if let Some(error) = parts.error {
+            content.push(ContentBlock::text(stated(&error)));
+            if parts.status == ToolStatus::PartialSuccess {
+                meta.insert(ERROR_META.to_owned(), detail_value(&error));
             }
         }
         content.extend(parts.content);
@@ -73,9 +125,42 @@ impl From<MCPToolResult> for CallToolResult {
         Self {
             structured_content,
             content,
-            is_error,
+            is_error: false,
+            meta,
         }
     }
+}
+
+/// A failure's wire form: the text a model reads (the explanation in it), the tool's
+/// content blocks, and the detail in `_meta`.
+#[cold]
+fn failure(result: MCPToolResult) -> CallToolResult {
+    let text = result.to_string();
+    let parts = result.into_parts();
+    let mut content = Vec::with_capacity(1 + parts.content.len());
+    content.push(ContentBlock::text(text));
+    content.extend(parts.content);
+    let mut meta = Map::new();
+    if let Some(error) = &parts.error {
+        meta.insert(ERROR_META.to_owned(), detail_value(error));
+    }
+    CallToolResult {
+        structured_content: None,
+        content,
+        is_error: true,
+        meta,
+    }
+}
+
+/// The text block of a partial success's error, and of a failure from servers of this
+/// framework that sent the detail in `structuredContent`.
+fn stated(error: &MCPErrorDetail) -> String {
+    format!("{}: {}", error.error_type, error.error_message)
+}
+
+fn detail_value(error: &MCPErrorDetail) -> Value {
+    // An error detail is strings and JSON values: it always serializes.
+    serde_json::to_value(error).unwrap_or(Value::Null)
 }
 
 /// `result` as the `result` object of a `tools/call` response.
@@ -100,23 +185,30 @@ pub fn call_tool_result(result: MCPToolResult) -> Map<String, Value> {
 /// MCP's `CallToolResult`, as any server sends it, as an [`MCPToolResult`]: the mapping of
 /// [`CallToolResult::from`] run backwards.
 ///
-/// - `isError: true` is a `failure`: its `structuredContent` when that is an
-///   `MCPErrorDetail`, otherwise a `ToolExecutionError` whose message is the text blocks.
+/// - `isError: true` is a `failure`: the `MCPErrorDetail` in `_meta` under [`ERROR_META`],
+///   or else (as servers of this framework sent it before) in `structuredContent`, its
+///   text block left out and the explanation taken back from it; a failure without either
+///   (any other server's) is a `ToolExecutionError` whose message is the text blocks.
 /// - Otherwise a `success`, its data the `structuredContent` (an object, or any other value
-///   as `{"result": value}`).
+///   as `{"result": value}`); a `partial_success` when `_meta` holds an error detail.
 /// - The content blocks follow, all but the text block that only mirrors the data as JSON
 ///   (the form this crate's servers, and the specification, recommend).
 ///
-/// The wire has no place for `no_change_needed`, `partial_success` or the explanation, so
-/// they come back as a success with the text blocks as content.
+/// The wire has no place for `no_change_needed`, nor for the explanation of a result that
+/// did not fail: they come back as a success (or a partial success) with the text blocks
+/// as content.
 ///
 /// ```
-/// use mcp_runtime_core::{wire, MCPToolResult};
+/// use mcp_runtime_core::{wire, ErrorType, MCPErrorDetail, MCPToolResult};
 /// use serde_json::json;
 ///
 /// let sent = MCPToolResult::success(json!({ "sum": 3 }));
 /// let back = wire::tool_result_from_wire(wire::call_tool_result(sent.clone()));
 /// assert_eq!(back, sent);
+///
+/// let failed = MCPToolResult::failure(MCPErrorDetail::new(ErrorType::TimeoutError, "too slow"))
+///     .with_explanation("Try a smaller input.");
+/// assert_eq!(wire::tool_result_from_wire(wire::call_tool_result(failed.clone())), failed);
 ///
 /// let plain = json!({ "content": [{ "type": "text", "text": "hi" }] });
 /// let plain = wire::tool_result_from_wire(plain.as_object().cloned().unwrap());
@@ -140,54 +232,39 @@ pub fn tool_result_from_wire(mut result: Map<String, Value>) -> MCPToolResult {
         .remove("structuredContent")
         .filter(|value| !value.is_null());
     let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
-    let texts = |blocks: &[ContentBlock]| {
-        blocks
-            .iter()
-            .filter_map(|block| match block {
-                ContentBlock::Text { text } => Some(text.as_str()),
-                _ => None,
-            })
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
+    let detail = result
+        .get_mut("_meta")
+        .and_then(Value::as_object_mut)
+        .and_then(|meta| meta.remove(ERROR_META))
+        .and_then(|value| serde_json::from_value::<MCPErrorDetail>(value).ok());
     let mut outcome = if is_error {
-        let detail = structured
-            .and_then(|value| serde_json::from_value::<crate::MCPErrorDetail>(value).ok());
+        let detail = detail.or_else(|| {
+            structured.and_then(|value| serde_json::from_value::<MCPErrorDetail>(value).ok())
+        });
         match detail {
             Some(detail) => {
-                // The text block that states the detail is the detail.
-                let stated = format!("{}: {}", detail.error_type, detail.error_message);
-                blocks.retain(
-                    |block| !matches!(block, ContentBlock::Text { text } if *text == stated),
-                );
-                MCPToolResult::failure(detail)
+                let explanation = take_failure_text(&mut blocks, &detail);
+                let failure = MCPToolResult::failure(detail);
+                match explanation {
+                    Some(explanation) => failure.with_explanation(explanation),
+                    None => failure,
+                }
             }
-            None => {
-                let message = texts(&blocks);
-                blocks.retain(|block| !matches!(block, ContentBlock::Text { .. }));
-                let message = if message.is_empty() {
-                    "the tool failed and said nothing more".to_owned()
-                } else {
-                    message
-                };
-                MCPToolResult::failure(crate::MCPErrorDetail::new(
-                    crate::ErrorType::ToolExecutionError,
-                    message,
-                ))
-            }
+            None => foreign_failure(&mut blocks),
         }
     } else {
-        match structured {
-            Some(data) => {
-                let mirror = serde_json::to_string(&data).unwrap_or_default();
-                if let Some(at) = blocks.iter().position(
-                    |block| matches!(block, ContentBlock::Text { text } if *text == mirror),
-                ) {
-                    blocks.remove(at);
-                }
-                MCPToolResult::success(data)
+        if let Some(data) = &structured {
+            let mirror = serde_json::to_string(data).unwrap_or_default();
+            remove_text(&mut blocks, |text| *text == mirror);
+        }
+        let data = structured.unwrap_or(Value::Null);
+        match detail {
+            Some(detail) => {
+                let stated = stated(&detail);
+                remove_text(&mut blocks, |text| *text == stated);
+                MCPToolResult::partial_success(data, detail)
             }
-            None => MCPToolResult::no_data(),
+            None => MCPToolResult::success(data),
         }
     };
     for block in blocks {
@@ -201,6 +278,57 @@ pub fn tool_result_from_wire(mut result: Map<String, Value>) -> MCPToolResult {
     outcome
 }
 
+/// Removes the text block that states `detail`, and gives back the explanation it holds:
+/// the text of [`CallToolResult::from`] (`[FAIL] …`, then `Output: <explanation>` when
+/// there is one), or the `<error_type>: <error_message>` of servers that sent the detail
+/// in `structuredContent`.
+fn take_failure_text(blocks: &mut Vec<ContentBlock>, detail: &MCPErrorDetail) -> Option<String> {
+    let rendered = MCPToolResult::failure(detail.clone()).to_string();
+    let with_output = format!("{rendered}\nOutput: ");
+    let stated = stated(detail);
+    let at = blocks.iter().position(|block| {
+        matches!(block, ContentBlock::Text { text }
+            if *text == rendered || *text == stated || text.starts_with(&with_output))
+    })?;
+    match blocks.remove(at) {
+        ContentBlock::Text { text } => text.strip_prefix(&with_output).map(str::to_owned),
+        _ => None,
+    }
+}
+
+/// A failure of a server that sent no `MCPErrorDetail`: a `ToolExecutionError` whose
+/// message is the text blocks, taken out of `blocks`.
+fn foreign_failure(blocks: &mut Vec<ContentBlock>) -> MCPToolResult {
+    let message = blocks
+        .iter()
+        .filter_map(|block| match block {
+            ContentBlock::Text { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    blocks.retain(|block| !matches!(block, ContentBlock::Text { .. }));
+    let message = if message.is_empty() {
+        "the tool failed and said nothing more".to_owned()
+    } else {
+        message
+    };
+    MCPToolResult::failure(MCPErrorDetail::new(
+        crate::ErrorType::ToolExecutionError,
+        message,
+    ))
+}
+
+/// Removes the first text block whose text `is` says.
+fn remove_text(blocks: &mut Vec<ContentBlock>, is: impl Fn(&String) -> bool) {
+    if let Some(at) = blocks
+        .iter()
+        .position(|block| matches!(block, ContentBlock::Text { text } if is(text)))
+    {
+        blocks.remove(at);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -208,24 +336,112 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn failure_carries_the_error_detail_and_is_error() {
+    fn failure_is_error_with_the_text_a_model_reads_and_the_detail_in_meta() {
         let result = MCPToolResult::failure(
             MCPErrorDetail::new(ErrorType::FileNotFoundError, "no such file").with_details("a.txt"),
         )
-        .with_explanation("Check the path.");
+        .with_explanation("Check the path.")
+        .with_content(crate::ContentBlock::image("AAAA", "image/png"));
         let wire = call_tool_result(result);
-        assert_eq!(wire["isError"], true);
+        assert_eq!(
+            Value::Object(wire),
+            json!({
+                "content": [
+                    {
+                        "type": "text",
+                        "text": "[FAIL] Tool execution failed:\nError: FileNotFoundError: no such file (a.txt)\nOutput: Check the path.",
+                    },
+                    { "type": "image", "data": "AAAA", "mimeType": "image/png" },
+                ],
+                "isError": true,
+                "_meta": {
+                    "io.github.mcp-runtime/error": {
+                        "error_type": "FileNotFoundError",
+                        "error_message": "no such file",
+                        "error_details": "a.txt",
+                    },
+                },
+            })
+        );
+    }
+
+    #[test]
+    fn the_error_meta_key_is_a_valid_meta_key_outside_mcp_s_own_prefixes() {
+        let (prefix, name) = ERROR_META.split_once('/').unwrap();
+        let labels: Vec<&str> = prefix.split('.').collect();
+        assert!(labels.len() >= 2, "{prefix}");
+        for label in &labels {
+            let first = label.chars().next().unwrap();
+            let last = label.chars().last().unwrap();
+            assert!(
+                first.is_ascii_alphabetic() && last.is_ascii_alphanumeric(),
+                "{label}"
+            );
+            assert!(
+                label.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'),
+                "{label}"
+            );
+        }
+        assert!(
+            !["modelcontextprotocol", "mcp"].contains(&labels[1]),
+            "{prefix}"
+        );
+        assert!(
+            !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric()),
+            "{name}"
+        );
+    }
+
+    #[test]
+    fn partial_success_keeps_its_data_and_puts_the_error_in_meta() {
+        let error = MCPErrorDetail::new(ErrorType::PermissionError, "cannot write d.txt");
+        let wire = call_tool_result(MCPToolResult::partial_success(
+            json!({ "copied": 3 }),
+            error.clone(),
+        ));
+        assert_eq!(wire["isError"], false);
+        assert_eq!(wire["structuredContent"], json!({ "copied": 3 }));
         assert_eq!(
             wire["content"],
             json!([
-                { "type": "text", "text": "FileNotFoundError: no such file" },
-                { "type": "text", "text": "Check the path." },
+                { "type": "text", "text": "{\"copied\":3}" },
+                { "type": "text", "text": "PermissionError: cannot write d.txt" },
             ])
         );
         assert_eq!(
-            wire["structuredContent"],
-            json!({ "error_type": "FileNotFoundError", "error_message": "no such file", "error_details": "a.txt" })
+            wire["_meta"][ERROR_META],
+            serde_json::to_value(&error).unwrap()
         );
+    }
+
+    #[test]
+    fn a_warning_of_no_change_needed_is_told_in_text_and_sends_no_meta() {
+        let result: MCPToolResult = serde_json::from_value(json!({
+            "status": "no_change_needed",
+            "error": { "error_type": "X", "error_message": "warn" },
+        }))
+        .unwrap();
+        let wire = call_tool_result(result);
+        assert_eq!(
+            Value::Object(wire),
+            json!({ "content": [{ "type": "text", "text": "X: warn" }], "isError": false })
+        );
+    }
+
+    #[test]
+    fn meta_added_by_the_server_sits_beside_the_error_detail() {
+        let failed =
+            MCPToolResult::failure(MCPErrorDetail::new(ErrorType::TimeoutError, "too slow"));
+        let wire = CallToolResult::from(failed.clone())
+            .with_meta("io.modelcontextprotocol/serverInfo", json!({ "name": "s" }));
+        let Value::Object(wire) = serde_json::to_value(&wire).unwrap() else {
+            unreachable!()
+        };
+        assert_eq!(
+            wire["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+            "s"
+        );
+        assert_eq!(tool_result_from_wire(wire), failed);
     }
 
     #[test]
@@ -257,11 +473,64 @@ mod tests {
                 MCPErrorDetail::new(ErrorType::FileNotFoundError, "no such file")
                     .with_details("a.txt"),
             ),
+            MCPToolResult::failure(
+                MCPErrorDetail::new(ErrorType::ValidationError, "bad `a`").with_details(
+                    json!({ "errors": [{ "path": "/a" }] })
+                        .as_object()
+                        .cloned()
+                        .unwrap(),
+                ),
+            )
+            .with_explanation("Output: a line that looks like the text's own\nand another")
+            .with_content(crate::ContentBlock::image("AAAA", "image/png")),
+            MCPToolResult::partial_success(
+                json!({ "copied": 3 }),
+                MCPErrorDetail::new(ErrorType::PermissionError, "cannot write d.txt"),
+            ),
+            MCPToolResult::partial_success(
+                Value::Null,
+                MCPErrorDetail::new(ErrorType::PermissionError, "nothing written"),
+            ),
             MCPToolResult::no_data().with_content(crate::ContentBlock::text("just text")),
         ];
         for sent in results {
             assert_eq!(tool_result_from_wire(call_tool_result(sent.clone())), sent);
         }
+    }
+
+    #[test]
+    fn a_failure_with_the_detail_in_structured_content_still_reads() {
+        // As servers of this framework sent a failure before the detail moved to `_meta`.
+        let wire = json!({
+            "structuredContent": { "error_type": "FileNotFoundError", "error_message": "no such file", "error_details": "a.txt" },
+            "content": [
+                { "type": "text", "text": "FileNotFoundError: no such file" },
+                { "type": "text", "text": "Check the path." },
+            ],
+            "isError": true,
+        });
+        let result = tool_result_from_wire(wire.as_object().cloned().unwrap());
+        assert_eq!(
+            result,
+            MCPToolResult::failure(
+                MCPErrorDetail::new(ErrorType::FileNotFoundError, "no such file")
+                    .with_details("a.txt")
+            )
+            .with_content(crate::ContentBlock::text("Check the path."))
+        );
+    }
+
+    #[test]
+    fn a_failure_whose_meta_holds_no_detail_is_read_from_its_text() {
+        let wire = json!({
+            "content": [{ "type": "text", "text": "boom" }],
+            "isError": true,
+            "_meta": { "io.github.mcp-runtime/error": "not a detail", "com.example/x": 1 },
+        });
+        let result = tool_result_from_wire(wire.as_object().cloned().unwrap());
+        let error = result.error().unwrap();
+        assert_eq!(error.error_type, ErrorType::ToolExecutionError);
+        assert_eq!(error.error_message, "boom");
     }
 
     #[test]

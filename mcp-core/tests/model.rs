@@ -250,6 +250,13 @@ fn a_partial_success_keeps_its_data_and_tells_its_error() {
                 {"type": "text", "text": "ToolExecutionError: the third failed"},
             ],
             "isError": false,
+            "_meta": {
+                "io.github.mcp-runtime/error": {
+                    "error_type": "ToolExecutionError",
+                    "error_message": "the third failed",
+                    "error_details": null,
+                },
+            },
         })
     );
 }

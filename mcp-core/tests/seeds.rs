@@ -806,6 +806,6 @@ fn seed_002_failure_result_renders_the_fail_text() {
     );
     assert_eq!(
         rendered("000+001_result_failure_file_not_found.json"),
-        "[FAIL] Tool execution failed:\nError: FileNotFound: The target file was not found.\nOutput: "
+        "[FAIL] Tool execution failed:\nError: FileNotFound: The target file was not found."
     );
 }

@@ -40,6 +40,7 @@ pub use mcp_runtime_macros::mcp_prompt;
 pub use auth::AuthInfo;
 pub use context::{LogSink, Progress, ProgressSink, ToolContext};
 pub use execute::{AUDIT_TARGET, CallOptions, DEFAULT_TIMEOUT};
+pub use mcp_runtime_core::wire::ERROR_META;
 pub use mcp_runtime_core::{
     ContentBlock, DefinitionError, EmbeddedResource, ErrorDetails, ErrorType, HeaderError,
     HeaderParam, LogMessage, LoggingLevel, MCPErrorDetail, MCPToolCall, MCPToolResult,

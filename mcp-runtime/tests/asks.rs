@@ -385,7 +385,7 @@ async fn a_dangerous_tool_runs_only_once_its_user_confirms() {
         ),
     ] {
         let refused = call(&server, wipe_call(elicitation.clone(), answer(given))).await;
-        let error = &refused["result"]["structuredContent"];
+        let error = &refused["result"]["_meta"][mcp_runtime::ERROR_META];
         assert_eq!(error["error_type"], "PermissionError", "{refused}");
         assert!(
             error["error_message"].as_str().unwrap().contains(why),
@@ -412,7 +412,7 @@ async fn a_dangerous_tool_runs_only_once_its_user_confirms() {
     // A client that cannot ask its user, and a call from no client: refused, at once.
     let unasked = call(&server, wipe_call(json!({}), json!({}))).await;
     assert!(
-        unasked["result"]["structuredContent"]["error_message"]
+        unasked["result"]["_meta"][mcp_runtime::ERROR_META]["error_message"]
             .as_str()
             .unwrap()
             .contains("did not declare elicitation"),

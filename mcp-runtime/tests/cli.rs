@@ -1266,7 +1266,11 @@ fn call_of_a_failing_tool_exits_1() {
     );
     let text = run("main", &["call", "cli.fail", "--text"]);
     let result = build("main").call_blocking(MCPToolCall::new("cli.fail", json!({})).unwrap());
-    assert_eq!((text.code, text.stdout), (1, format!("{result}\n")));
+    assert_eq!((text.code, &text.stdout), (1, &format!("{result}\n")));
+    assert_eq!(
+        text.stdout,
+        "[FAIL] Tool execution failed:\nError: ToolExecutionError: it always fails\n"
+    );
 }
 
 #[test]

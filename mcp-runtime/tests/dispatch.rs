@@ -526,6 +526,42 @@ async fn a_call_at_the_stateless_version_is_marked_complete() {
 }
 
 #[tokio::test]
+async fn a_failed_call_sends_its_text_and_keeps_its_detail_in_meta_beside_the_servers_identity() {
+    let fixture = fixture();
+    let arguments = json!({ "a": "two", "b": 2 });
+    let answer = fixture.answer(call(1, "calc.add", arguments.clone())).await;
+    let result = &answer["result"];
+    assert_eq!(result["isError"], true, "{answer}");
+    assert!(result.get("structuredContent").is_none(), "{answer}");
+    let detail = &result["_meta"][mcp_runtime::ERROR_META];
+    assert_eq!(detail["error_type"], "ValidationError", "{answer}");
+    let text = format!(
+        "[FAIL] Tool execution failed:\nError: ValidationError: {} ({})",
+        detail["error_message"].as_str().unwrap(),
+        detail["error_details"]
+    );
+    assert_eq!(result["content"], json!([{ "type": "text", "text": text }]));
+
+    // At 2026-07-28, one `_meta` holds both the detail and the server's identity.
+    let mut message = call(2, "calc.add", arguments);
+    message["params"]["_meta"] = stateless_meta();
+    let written = fixture
+        .server
+        .handle(message.to_string().as_bytes(), None)
+        .await
+        .expect("an answer");
+    assert_eq!(written.matches(r#""_meta""#).count(), 1, "{written}");
+    let mut expected = result.clone();
+    expected["resultType"] = json!("complete");
+    expected["_meta"]["io.modelcontextprotocol/serverInfo"] =
+        json!({ "name": "dispatch-test", "version": "1.2.3" });
+    assert_eq!(
+        serde_json::from_str::<Value>(&written).unwrap(),
+        success(2, expected)
+    );
+}
+
+#[tokio::test]
 async fn an_unknown_tool_name_gets_the_closest_names() {
     let (sender, _started) = mpsc::unbounded_channel();
     let gates = Arc::new(Gates {

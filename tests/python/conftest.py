@@ -16,6 +16,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 SPEC = ROOT / "spec" / "mcp"
 OAUTH = ROOT / "tests" / "oauth"
 """The OAuth tests' authorization server: issuer.mjs, with oauth2-mock-server from npm."""
+ERROR_META = "io.github.mcp-runtime/error"
+"""The key of a result's `_meta` that holds a failed call's MCPErrorDetail (`mcp_runtime::ERROR_META`)."""
 
 
 def free_port():

@@ -11,7 +11,7 @@ import time
 
 import anyio
 
-from conftest import ROOT, free_port
+from conftest import ERROR_META, ROOT, free_port
 
 PYTHON_SERVER = ROOT / "tests" / "python" / "servers" / "python_server.py"
 EVERYTHING = "npx -y @modelcontextprotocol/server-everything@2026.8.31"
@@ -105,7 +105,7 @@ async def calls_through_the_gateway(session):
     # The upstream's schema is the gateway's: a wrong argument is refused before it leaves.
     wrong = await session.call_tool("py_http.multiply", {"a": "six", "b": 7})
     assert is_error(wrong) is True
-    assert structured(wrong)["error_type"] == "ValidationError"
+    assert structured(wrong) is None and wrong.meta[ERROR_META]["error_type"] == "ValidationError"
 
 
 async def survives_a_restart_of(session, upstream):

@@ -528,7 +528,7 @@ fn failure_text_for_models_follows_seed_003() {
     let result = MCPToolResult::failure(MCPErrorDetail::new(ErrorType::TimeoutError, "too slow"));
     assert_eq!(
         result.to_string(),
-        "[FAIL] Tool execution failed:\nError: TimeoutError: too slow\nOutput: "
+        "[FAIL] Tool execution failed:\nError: TimeoutError: too slow"
     );
     let ok = call("e2e.double", json!({ "n": 5 }));
     assert_eq!(

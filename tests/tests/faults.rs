@@ -163,7 +163,7 @@ impl Drop for StdioServer {
 
 fn error_type(answer: &Value) -> &str {
     assert_eq!(answer["result"]["isError"], true, "{answer}");
-    answer["result"]["structuredContent"]["error_type"]
+    answer["result"]["_meta"][mcp_runtime::ERROR_META]["error_type"]
         .as_str()
         .unwrap_or_default()
 }
@@ -188,7 +188,7 @@ fn a_panicking_tool_fails_its_call_only_and_keeps_its_message_from_the_client() 
     let answer = server.answer("p1");
     assert_eq!(error_type(&answer), "ToolExecutionError");
     assert!(!answer.to_string().contains("hunter2"), "{answer}");
-    let message = answer["result"]["structuredContent"]["error_message"]
+    let message = answer["result"]["_meta"][mcp_runtime::ERROR_META]["error_message"]
         .as_str()
         .unwrap()
         .to_owned();
@@ -205,7 +205,7 @@ fn a_panicking_tool_fails_its_call_only_and_keeps_its_message_from_the_client() 
     let answer = server.answer("p2");
     assert_eq!(error_type(&answer), "ToolExecutionError");
     incident(
-        answer["result"]["structuredContent"]["error_message"]
+        answer["result"]["_meta"][mcp_runtime::ERROR_META]["error_message"]
             .as_str()
             .unwrap(),
     );
@@ -220,7 +220,7 @@ fn expose_panics_sends_the_message_to_the_client() {
     let mut server = StdioServer::start_with(&["--expose-panics"]);
     server.call("p", "fault.panic", json!({ "secret": "visible" }));
     let answer = server.answer("p");
-    let message = answer["result"]["structuredContent"]["error_message"]
+    let message = answer["result"]["_meta"][mcp_runtime::ERROR_META]["error_message"]
         .as_str()
         .unwrap();
     assert!(

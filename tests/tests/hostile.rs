@@ -55,7 +55,7 @@ struct Expect {
 enum Outcome {
     /// A JSON-RPC error with this code.
     Error(i64),
-    /// A result with `isError` and this `structuredContent.error_type`.
+    /// A result with `isError` and this `error_type` in its `_meta` (`ERROR_META`).
     ToolError(String),
     /// A result; each JSON pointer (into `result`) must hold its value.
     Result(Vec<(String, Value)>),
@@ -381,7 +381,8 @@ fn judge(answer: &str, message: &[u8], expect: &Expect) -> Option<String> {
                     if result["isError"] != true {
                         return wrong("a result with `isError: true` expected".to_owned());
                     }
-                    if result["structuredContent"]["error_type"] != error_type.as_str() {
+                    if result["_meta"][mcp_runtime::ERROR_META]["error_type"] != error_type.as_str()
+                    {
                         return wrong(format!("error_type {error_type} expected"));
                     }
                 }

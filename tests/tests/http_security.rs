@@ -499,10 +499,11 @@ async fn call_over_http(served: &HttpServer, name: &str, arguments: Value) -> Va
 fn assert_refused_as_dangerous(result: &Value, name: &str) {
     assert_eq!(result["isError"], true, "{name} is refused: {result}");
     assert_eq!(
-        result["structuredContent"]["error_type"], "PermissionError",
+        result["_meta"][mcp_runtime::ERROR_META]["error_type"],
+        "PermissionError",
         "{result}"
     );
-    let message = result["structuredContent"]["error_message"]
+    let message = result["_meta"][mcp_runtime::ERROR_META]["error_message"]
         .as_str()
         .unwrap();
     assert!(message.contains(name), "{message}");

@@ -238,7 +238,7 @@ fn every_escape_fails_sandboxed_and_the_server_answers_the_next_call() {
         .find(|(name, _)| *name == "attack.allocate")
         .expect("allocate");
     assert_eq!(
-        allocate["result"]["structuredContent"]["error_type"],
+        allocate["result"]["_meta"][mcp_runtime::ERROR_META]["error_type"],
         json!("ApiLimitExceeded"),
         "{allocate}"
     );
@@ -458,7 +458,7 @@ fn without_the_kernel_mechanisms_a_sandboxed_tool_fails_closed_naming_what_is_mi
         );
         assert!(!text.contains(FILE_SECRET), "{text}");
         assert_eq!(
-            response["result"]["structuredContent"]["error_type"],
+            response["result"]["_meta"][mcp_runtime::ERROR_META]["error_type"],
             json!("PermissionError"),
             "{response}"
         );

@@ -154,7 +154,15 @@ async fn tool_failures_are_results_and_protocol_mistakes_are_errors() {
     assert_eq!(failed["result"]["isError"], true);
     assert_eq!(
         failed["result"]["content"][0]["text"],
-        "ToolExecutionError: it went wrong"
+        "[FAIL] Tool execution failed:\nError: ToolExecutionError: it went wrong"
+    );
+    assert!(
+        failed["result"].get("structuredContent").is_none(),
+        "{failed}"
+    );
+    assert_eq!(
+        failed["result"]["_meta"][mcp_runtime::ERROR_META]["error_message"],
+        "it went wrong"
     );
     assert_valid("2025-06-18", &failed, "CallToolResult");
     assert_valid("2025-11-25", &failed, "CallToolResult");

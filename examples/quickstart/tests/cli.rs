@@ -227,6 +227,22 @@ fn text_flag_prints_the_seed_003_form() {
 }
 
 #[test]
+fn text_flag_prints_a_failure_in_the_seed_003_form_without_an_empty_output_line() {
+    let output = quickstart(&[
+        "call",
+        "calculator.add",
+        r#"{"a": 9223372036854775807, "b": 1}"#,
+        "--text",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8(output.stdout).unwrap(),
+        "[FAIL] Tool execution failed:\n\
+         Error: ValidationError: 9223372036854775807 + 1 does not fit in a 64-bit integer\n"
+    );
+}
+
+#[test]
 fn serve_stdio_answers_and_stops_on_sigterm() {
     use std::io::{BufRead, BufReader};
 

@@ -526,8 +526,17 @@ impl Server {
     }
 
     /// The answer to a `tools/call` that ran: a result with data alone written straight out
-    /// ([`jsonrpc::data_call_response`]), any other through its wire form.
+    /// ([`jsonrpc::data_call_response`]), any other through its wire form. A 2026-07-28
+    /// one puts the server's identity in the result's own `_meta`, beside the error detail
+    /// a failure keeps there.
     fn respond_call(&self, id: &Id, stateless: bool, result: MCPToolResult) -> String {
+        #[derive(Serialize)]
+        struct Complete<'a> {
+            #[serde(flatten)]
+            result: &'a CallToolResult,
+            #[serde(rename = "resultType")]
+            result_type: &'static str,
+        }
         if let Some(data) = result.data().filter(|_| {
             result.status() != ToolStatus::Failure
                 && result.error().is_none()
@@ -539,7 +548,16 @@ impl Server {
                 return answer;
             }
         }
-        self.respond(id, stateless, &CallToolResult::from(result))
+        let wire = CallToolResult::from(result);
+        if stateless {
+            let wire = wire.with_meta("io.modelcontextprotocol/serverInfo", self.server_info());
+            let complete = Complete {
+                result: &wire,
+                result_type: "complete",
+            };
+            return jsonrpc::result_response(id, &complete);
+        }
+        jsonrpc::result_response(id, &wire)
     }
 
     /// The answer to `request`: its result, or the fault that stopped it.

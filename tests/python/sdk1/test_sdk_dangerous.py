@@ -10,6 +10,8 @@ from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
+from conftest import ERROR_META
+
 pytestmark = pytest.mark.anyio
 
 WRITE = "file_utility.write_file_content"
@@ -35,7 +37,7 @@ async def exercise(reader, writer, path):
             answers.append(answer)
             refused = await session.call_tool(WRITE, {"file_path": str(path), "content": "after"})
             assert refused.isError is True, refused
-            assert refused.structuredContent["error_type"] == "PermissionError"
+            assert refused.meta[ERROR_META]["error_type"] == "PermissionError"
             assert why in refused.content[0].text, refused
             assert path.read_text() == "before", "the tool did not run"
 
@@ -74,5 +76,5 @@ async def test_refused_by_default_and_without_a_client_that_can_confirm(http_ser
                 await session.initialize()
                 refused = await session.call_tool(WRITE, {"file_path": str(path), "content": "after"})
                 assert refused.isError is True
-                assert refused.structuredContent["error_type"] == "PermissionError"
+                assert refused.meta[ERROR_META]["error_type"] == "PermissionError"
     assert path.read_text() == "before"

@@ -11,7 +11,7 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import McpError
 
-from conftest import RESULT_DEFINITIONS, spec_validator
+from conftest import ERROR_META, RESULT_DEFINITIONS, spec_validator
 
 pytestmark = pytest.mark.anyio
 
@@ -53,9 +53,9 @@ async def test_list_call_and_refuse_through_the_sdk(http_server):
             assert ok.isError is False and ok.structuredContent == {"words": 3, "chars": 13}
             missing = await session.call_tool("file_utility.read_file_content", {"file_path": "/nope/x"})
             assert missing.isError is True
-            assert missing.structuredContent["error_type"] == "FileNotFoundError"
+            assert missing.structuredContent is None and missing.meta[ERROR_META]["error_type"] == "FileNotFoundError"
             bad = await session.call_tool("calculator.add", {"a": 1})
-            assert bad.isError is True and bad.structuredContent["error_type"] == "ValidationError"
+            assert bad.isError is True and bad.meta[ERROR_META]["error_type"] == "ValidationError"
             with pytest.raises(McpError) as unknown:
                 await session.call_tool("calculator.nope", {})
             assert unknown.value.error.code == -32602

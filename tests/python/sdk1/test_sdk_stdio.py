@@ -6,7 +6,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import McpError
 
-from conftest import validate_responses
+from conftest import ERROR_META, validate_responses
 
 pytestmark = pytest.mark.anyio
 
@@ -43,19 +43,21 @@ async def test_list_call_and_refuse_through_the_sdk(captured):
             assert ok.structuredContent == {"sum": 42}
             assert ok.content[0].type == "text" and ok.content[0].text == '{"sum":42}'
 
-            # A call that fails: a result with isError, so a model can read what went wrong.
+            # A call that fails: a result with isError, so a model can read what went wrong; no
+            # structured content (the output schema describes a success's), the detail in _meta.
             missing = await session.call_tool(
                 "file_utility.read_file_content", {"file_path": "/nonexistent/quickstart.txt"}
             )
             assert missing.isError is True
-            assert missing.structuredContent["error_type"] == "FileNotFoundError"
-            assert missing.content[0].text.startswith("FileNotFoundError: ")
+            assert missing.structuredContent is None
+            assert missing.meta[ERROR_META]["error_type"] == "FileNotFoundError"
+            assert missing.content[0].text.startswith("[FAIL] Tool execution failed:\nError: FileNotFoundError: ")
 
             # A badly-argued call: a ValidationError result naming the argument, without its value.
             bad = await session.call_tool("calculator.add", {"a": "SECRET", "b": 2})
             assert bad.isError is True
-            assert bad.structuredContent["error_type"] == "ValidationError"
-            assert bad.structuredContent["error_details"]["errors"][0]["path"] == "/a"
+            assert bad.meta[ERROR_META]["error_type"] == "ValidationError"
+            assert bad.meta[ERROR_META]["error_details"]["errors"][0]["path"] == "/a"
             assert "SECRET" not in str(bad.model_dump())
 
             # An unknown tool: a JSON-RPC error, invalid params.

@@ -7,7 +7,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
-from conftest import validate_responses
+from conftest import ERROR_META, validate_responses
 
 pytestmark = pytest.mark.anyio
 
@@ -34,11 +34,11 @@ async def exercise(client):
 
     missing = await client.call_tool("file_utility.read_file_content", {"file_path": "/nonexistent/x"})
     assert missing.is_error is True
-    assert missing.structured_content["error_type"] == "FileNotFoundError"
+    assert missing.structured_content is None and missing.meta[ERROR_META]["error_type"] == "FileNotFoundError"
 
     bad = await client.call_tool("calculator.add", {"a": "SECRET", "b": 2})
     assert bad.is_error is True
-    assert bad.structured_content["error_type"] == "ValidationError"
+    assert bad.meta[ERROR_META]["error_type"] == "ValidationError"
     assert "SECRET" not in str(bad.model_dump())
 
     with pytest.raises(MCPError) as unknown:

@@ -373,7 +373,8 @@ async fn a_tool_asks_the_client_on_the_stream_and_a_client_that_never_answers_is
     let answer = session.line().await;
     assert_eq!(answer["id"], 4);
     assert_eq!(
-        answer["result"]["structuredContent"]["error_type"], "TimeoutError",
+        answer["result"]["_meta"][crate::ERROR_META]["error_type"],
+        "TimeoutError",
         "{answer}"
     );
     session.send(&format!(
