@@ -6,12 +6,14 @@
 //! `const _` is refused there, and the registration could not name the function. So the
 //! registration sits in a `const` named after the function (`__mcp_tool_add`), which an
 //! `impl` accepts, and reaches the function and that `const` through two imports by their
-//! plain names, which find them in a module or a function's body, and find nothing (but a
-//! type of the same name written for the purpose) inside an `impl`, whose items are not
-//! in scope by their plain names. What an import leaves unbound is then taken by an item
-//! of the same name written outside it: a check that fails with the attribute's message,
-//! and a function of any arguments that the registration may call in its place, so that
-//! nothing else fails.
+//! plain names, which find them in a module or a function's body, and find no value inside
+//! an `impl`, whose items are not in scope by their plain names. (A macro of each name,
+//! written for the purpose, is what such an import finds then: the macro namespace is the
+//! one the registration's code does not use, where a type of the name would hide a module
+//! or a crate of the name.) What an import leaves unbound is taken by an item of the same
+//! name written outside it: a check that fails with the attribute's message, and a function
+//! of any arguments that the registration may call in its place, so that nothing else
+//! fails.
 //!
 //! The `const` holds a fingerprint of the function and the attribute: inside an `impl`
 //! beside a free function of the same name with the attribute, the import finds the free
@@ -58,13 +60,6 @@ pub(super) fn placed(
         #[doc(hidden)]
         #[allow(dead_code, non_upper_case_globals)]
         const #marker: u64 = {
-            // Found by the imports' names in the type namespace: an import finds something
-            // where the function is an associated one, and imports no value from here.
-            #[allow(dead_code, non_camel_case_types)]
-            struct #marker {}
-            #[allow(dead_code, non_camel_case_types)]
-            struct #fn_ident {}
-
             // Taken where the imports bind no value: inside an `impl`.
             #[allow(dead_code, non_upper_case_globals)]
             const #placement: u64 = 0;
@@ -74,6 +69,13 @@ pub(super) fn placed(
             }
 
             {
+                // What the imports find where the function is an associated one; they
+                // import no value from here.
+                #[allow(unused_macros)]
+                macro_rules! #marker { () => {} }
+                #[allow(unused_macros)]
+                macro_rules! #fn_ident { () => {} }
+
                 #[allow(unused_imports)]
                 use #marker as #placement;
                 #[allow(unused_imports)]
