@@ -68,7 +68,7 @@ pub(crate) fn associated(attribute: &str, with_args: bool, sig: &Signature) -> S
         ""
     };
     format!(
-        "{attribute} goes on a free function: `{name}` is an associated function, which cannot \
+        "`{attribute}` goes on a free function: `{name}` is an associated function, which cannot \
          be registered from inside an `impl` or a `trait`; move the attribute and the doc comment \
          to a free function outside it that calls this one, e.g. `{shown} {asyncness}fn {name}({}){output} \
          {{ Type::{name}({}){wait} }}`, where `Type` is the type the `impl` is for",
@@ -78,7 +78,7 @@ pub(crate) fn associated(attribute: &str, with_args: bool, sig: &Signature) -> S
 }
 
 /// Tokens as a person writes them (`Vec<Option<String>>`, `&'a str`), where `to_string`
-/// puts a space between every two.
+/// puts a space between every two; `Self` as `Type`, the name the message gives it.
 fn render(tokens: TokenStream) -> String {
     let mut out = String::new();
     // Whether the next token follows without a space: at the start, after `&`, `<`, `::`,
@@ -107,6 +107,8 @@ fn render(tokens: TokenStream) -> String {
                 out.push_str(&render(group.stream()));
                 out.push_str(close);
             }
+            // In a free function, the `impl`'s type is named.
+            TokenTree::Ident(ident) if ident == "Self" => out.push_str("Type"),
             other => out.push_str(&other.to_string()),
         }
         (glued, after_name) = match &token {
@@ -188,6 +190,11 @@ mod tests {
             errors.into_error().is_some()
         };
         assert!(check_sig("fn new(name: String) -> Self"));
+        let message = associated("#[mcp_tool]", false, &sig("fn at(x: i64) -> Self"));
+        assert!(
+            message.contains("fn at(x: i64) -> Type { Type::at(x) }"),
+            "{message}"
+        );
         assert!(check_sig("fn merge(items: Vec<Self>) -> u32"));
         assert!(!check_sig("fn read(&self) -> Self"));
         assert!(!check_sig("fn add(a: i64, b: i64) -> i64"));
