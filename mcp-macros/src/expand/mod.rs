@@ -1,7 +1,8 @@
 //! Writes the code: the user's function as it was, and beside it, in an anonymous const, what
-//! registers it. One room per kind: `tool.rs` (the arguments struct, the checks, the
-//! definition, the invoke function), `resource.rs` and `prompt.rs` (the definition, the
-//! function that reads or renders it from the request); here, what they share.
+//! registers it, placed by `placement.rs` so that it compiles beside a free function only.
+//! One room per kind: `tool.rs` (the arguments struct, the checks, the definition, the invoke
+//! function), `resource.rs` and `prompt.rs` (the definition, the function that reads or
+//! renders it from the request); here, what they share.
 
 mod placement;
 mod prompt;
