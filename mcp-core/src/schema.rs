@@ -155,6 +155,25 @@ mod tests {
     }
 
     #[test]
+    fn a_json_value_is_wrapped_and_a_json_map_is_not() {
+        // A `Value`'s schema admits any value, so an object it holds is wrapped too; a
+        // `Map`'s says it is an object, so it is the data itself.
+        let value = output_schema::<Value>();
+        assert!(value.wrapped);
+        assert_eq!(value.schema.get("required"), Some(&json!(["result"])));
+        let map = output_schema::<Map<String, Value>>();
+        assert!(!map.wrapped);
+        assert_eq!(
+            map.schema.to_value(),
+            json!({
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "type": "object",
+                "additionalProperties": true,
+            })
+        );
+    }
+
+    #[test]
     fn wrapped_schema_keeps_defs_at_the_root() {
         #[derive(schemars::JsonSchema, serde::Serialize)]
         #[allow(dead_code)]

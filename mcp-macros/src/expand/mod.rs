@@ -1,8 +1,10 @@
 //! Writes the code: the user's function as it was, and beside it, in an anonymous const, what
-//! registers it. One room per kind: `tool.rs` (the arguments struct, the checks, the
-//! definition, the invoke function), `resource.rs` and `prompt.rs` (the definition, the
-//! function that reads or renders it from the request); here, what they share.
+//! registers it, placed by `placement.rs` so that it compiles beside a free function only.
+//! One room per kind: `tool.rs` (the arguments struct, the checks, the definition, the invoke
+//! function), `resource.rs` and `prompt.rs` (the definition, the function that reads or
+//! renders it from the request); here, what they share.
 
+mod placement;
 mod prompt;
 mod resource;
 mod tool;
@@ -20,13 +22,17 @@ pub(crate) use resource::mcp_resource;
 pub(crate) use tool::mcp_tool;
 
 /// The pipeline every attribute shares: the function, the attribute's arguments, the
-/// model, its checks, then the registration. With any error, the errors come out with the
-/// user's function unchanged: one mistake gives one error, not a cascade. `misplaced` says
-/// how the attribute is written on a function, for an attribute on anything else.
+/// model, its checks, then the registration, placed so that it compiles beside a free
+/// function only. With any error, the errors come out with the user's function unchanged:
+/// one mistake gives one error, not a cascade. `misplaced` says how the attribute is
+/// written on a function, for an attribute on anything else.
+// One parameter for each step of the pipeline that differs by kind, and the two inputs.
+#[allow(clippy::too_many_arguments)]
 fn expand<M, A>(
+    args: TokenStream,
     item: TokenStream,
     misplaced: Misplaced,
-    parse_args: impl FnOnce() -> (A, Option<syn::Error>),
+    parse_args: impl FnOnce(TokenStream) -> (A, Option<syn::Error>),
     model: impl FnOnce(ItemFn, &mut Errors) -> M,
     user_fn: impl Fn(&M) -> &ItemFn,
     check: impl FnOnce(&M, &A, &mut Errors),
@@ -41,22 +47,25 @@ fn expand<M, A>(
             return quote! { #err #item };
         }
     };
-    let (args, attr_error) = parse_args();
+    let (parsed, attr_error) = parse_args(args.clone());
     let mut errors = Errors::default();
     if let Some(err) = attr_error {
         errors.push(err);
     }
     let model = model(item_fn, &mut errors);
-    check(&model, &args, &mut errors);
+    check(&model, &parsed, &mut errors);
     let emitted = user_fn(&model);
+    let attribute = misplaced.attribute;
+    crate::valid::placement::check(&emitted.sig, attribute, !args.is_empty(), &mut errors);
     match errors.into_error() {
         Some(err) => {
             let err = err.to_compile_error();
             quote! { #err #emitted }
         }
         None => {
-            let registration = register(&model, &args);
-            quote! { #emitted #registration }
+            let registration = register(&model, &parsed);
+            let placed = placement::placed(attribute, &args, emitted, registration);
+            quote! { #emitted #placed }
         }
     }
 }
@@ -217,7 +226,7 @@ fn call_user_fn(
     locals: &[Ident],
     convert: Option<TokenStream>,
 ) -> TokenStream {
-    let fn_ident = &item.item.sig.ident;
+    let fn_ident = placement::user_fn(&item.item);
     match item.item.sig.asyncness {
         // Spanned at `async`, so a future that is not `Send` is reported there.
         Some(asyncness) => quote_spanned! {asyncness.span=>
@@ -300,19 +309,16 @@ fn local(name: &str) -> Ident {
 /// user's items: the compiler reads a binding whose name is a constant or a unit struct in
 /// scope as a pattern of it. So the block also declares, for each local, a function of its
 /// name that nothing calls, which hides any such item of the user's module there, and
-/// which a binding may shadow. The user's function is not hidden: a local of its name
-/// shadows it without one, and the generated code calls it.
+/// which a binding may shadow. The user's function is reached by the name the placement
+/// imports it under, outside the block: hiding a name it shares with a local is harmless.
 fn shielded<'a>(
-    user_fn: &Ident,
     locals: impl IntoIterator<Item = &'a Ident>,
     items: TokenStream,
     tail: TokenStream,
 ) -> TokenStream {
-    let user_fn = user_fn.to_string();
-    let user_fn = user_fn.strip_prefix("r#").unwrap_or(&user_fn);
     let mut names: Vec<&Ident> = Vec::new();
     for local in locals {
-        if *local != user_fn && !names.contains(&local) {
+        if !names.contains(&local) {
             names.push(local);
         }
     }

@@ -14,12 +14,13 @@ use crate::valid;
 
 pub(crate) fn mcp_prompt(args: TokenStream, item: TokenStream) -> TokenStream {
     super::expand(
+        args,
         item,
         super::Misplaced {
             attribute: "#[mcp_prompt]",
             example: "#[mcp_prompt] fn review(code: String) -> String { … }",
         },
-        || attr::parse_prompt(args),
+        attr::parse_prompt,
         Item::from_item,
         |prompt| &prompt.item,
         valid::check_prompt,
@@ -80,7 +81,6 @@ fn prompt_registration(item: &Item, args: &PromptArgs) -> TokenStream {
 
     let arguments_local = local("arguments");
     let (reads, locals, bound) = read_inputs(item, &arguments_local, false);
-    let fn_ident = &item.item.sig.ident;
     let value = local("value");
     let err = local("err");
     let convert = item.output.as_ref().map(|ty| {
@@ -98,7 +98,6 @@ fn prompt_registration(item: &Item, args: &PromptArgs) -> TokenStream {
     let get_body = call_user_fn(item, &value, &locals, convert);
 
     let get = shielded(
-        fn_ident,
         [&arguments_local, &value]
             .into_iter()
             .chain(&bound)

@@ -15,12 +15,13 @@ use crate::valid;
 
 pub(crate) fn mcp_resource(args: TokenStream, item: TokenStream) -> TokenStream {
     super::expand(
+        args,
         item,
         super::Misplaced {
             attribute: "#[mcp_resource]",
             example: "#[mcp_resource(uri = \"app://about\")] fn about() -> String { … }",
         },
-        || attr::parse_resource(args),
+        attr::parse_resource,
         Item::from_item,
         |resource| &resource.item,
         valid::check_resource,
@@ -204,7 +205,6 @@ fn resource_registration(item: &Item, args: &ResourceArgs) -> TokenStream {
 
     let request = local("request");
     let (reads, locals, bound) = read_inputs(item, &request, true);
-    let fn_ident = &item.item.sig.ident;
     let output = item.output.as_ref();
     let (value, uri) = (local("value"), local("uri"));
     let mime = match mime {
@@ -227,7 +227,6 @@ fn resource_registration(item: &Item, args: &ResourceArgs) -> TokenStream {
     let read_body = call_user_fn(item, &value, &locals, convert);
 
     let definition_fn = shielded(
-        fn_ident,
         [&definition].into_iter().chain(&helper_locals),
         quote! {
             #definition_helpers
@@ -247,7 +246,6 @@ fn resource_registration(item: &Item, args: &ResourceArgs) -> TokenStream {
         quote!(__mcp_definition),
     );
     let read = shielded(
-        fn_ident,
         [&request, &uri, &value]
             .into_iter()
             .chain(&bound)

@@ -13,12 +13,13 @@ use crate::valid;
 
 pub(crate) fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
     super::expand(
+        args,
         item,
         super::Misplaced {
             attribute: "#[mcp_tool]",
             example: "#[mcp_tool] fn name(arg: Type) -> Output { … }",
         },
-        || attr::parse(args),
+        attr::parse,
         Tool::from_item,
         |tool| &tool.item,
         valid::check,
@@ -483,7 +484,7 @@ fn invoke(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
     } else {
         quote!(Blocking)
     };
-    let fn_ident = &tool.item.sig.ident;
+    let fn_ident = super::placement::user_fn(&tool.item);
     let (arguments, parsed, value, invocation, ctx, err) = (
         local("arguments"),
         local("parsed"),
@@ -597,7 +598,7 @@ fn invoke(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
     let locals = [&arguments, &parsed, &value, &invocation, &ctx, &err]
         .into_iter()
         .chain(states.iter().map(|(state, _)| state));
-    let handler = shielded(fn_ident, locals, item, tail);
+    let handler = shielded(locals, item, tail);
     let output = tool
         .returns
         .output_type()

@@ -1,7 +1,9 @@
 //! Checks what cannot become a tool, a resource or a prompt, each error on the token at
-//! fault: `tool.rs` a tool's, `item.rs` a resource's or a prompt's; here, what they share.
+//! fault: `tool.rs` a tool's, `item.rs` a resource's or a prompt's, `placement.rs` where
+//! any of them may be written; here, what they share.
 
 mod item;
+pub(crate) mod placement;
 mod tool;
 
 use syn::spanned::Spanned as _;

@@ -1,0 +1,101 @@
+//! The registration, placed so that it compiles beside a free function and gives one error,
+//! the attribute's own, beside an associated one.
+//!
+//! An attribute is not told whether its function is free or inside an `impl`, and inside
+//! one, the items written beside the function are associated items too: an anonymous
+//! `const _` is refused there, and the registration could not name the function. So the
+//! registration sits in a `const` named after the function (`__mcp_tool_add`), which an
+//! `impl` accepts, and reaches the function and that `const` through two imports by their
+//! plain names, which find them in a module or a function's body, and find no value inside
+//! an `impl`, whose items are not in scope by their plain names. (A macro of each name,
+//! written for the purpose, is what such an import finds then: the macro namespace is the
+//! one the registration's code does not use, where a type of the name would hide a module
+//! or a crate of the name.) What an import leaves unbound is taken by an item of the same
+//! name written outside it: a check that fails with the attribute's message, and a function
+//! of any arguments that the registration may call in its place, so that nothing else
+//! fails.
+//!
+//! The `const` holds a fingerprint of the function and the attribute: inside an `impl`
+//! beside a free function of the same name with the attribute, the import finds the free
+//! function's `const`, whose fingerprint differs, and the check fails all the same.
+
+use std::hash::{DefaultHasher, Hash, Hasher};
+
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::ItemFn;
+use syn::ext::IdentExt as _;
+
+/// `registration` (items that name the user's function as [`USER_FN`]) inside the
+/// placement check of `item_fn`, which carries `attribute` (`#[mcp_tool]`) with `args`.
+pub(super) fn placed(
+    attribute: &str,
+    args: &TokenStream,
+    item_fn: &ItemFn,
+    registration: TokenStream,
+) -> TokenStream {
+    let sig = &item_fn.sig;
+    let fn_ident = &sig.ident;
+    let span = fn_ident.span();
+    let kind = attribute.trim_start_matches("#[mcp_").trim_end_matches(']');
+    let marker = format_ident!("__mcp_{}_{}", kind, fn_ident.unraw(), span = span);
+    let user_fn = user_fn(item_fn);
+    let placement = Ident::new("__mcp_placement", span);
+
+    let mut hasher = DefaultHasher::new();
+    (attribute, args.to_string(), quote!(#item_fn).to_string()).hash(&mut hasher);
+    // Never 0, the value of the check's fallback.
+    let fingerprint = hasher.finish() | 1;
+
+    // A format string: its braces doubled.
+    let message = crate::valid::placement::associated(attribute, !args.is_empty(), sig)
+        .replace('{', "{{")
+        .replace('}', "}}");
+    let generics: Vec<Ident> = (0..sig.inputs.len())
+        .map(|i| format_ident!("__McpA{}", i))
+        .collect();
+    let asyncness = &sig.asyncness;
+
+    quote_spanned! {span=>
+        #[doc(hidden)]
+        #[allow(dead_code, non_upper_case_globals)]
+        const #marker: u64 = {
+            // Taken where the imports bind no value: inside an `impl`.
+            #[allow(dead_code, non_upper_case_globals)]
+            const #placement: u64 = 0;
+            #[allow(dead_code, clippy::unused_async)]
+            #asyncness fn #user_fn<#(#generics,)* __McpR>(#(_: #generics),*) -> __McpR {
+                ::core::unreachable!()
+            }
+
+            {
+                // What the imports find where the function is an associated one; they
+                // import no value from here.
+                #[allow(unused_macros)]
+                macro_rules! #marker { () => {} }
+                #[allow(unused_macros)]
+                macro_rules! #fn_ident { () => {} }
+
+                #[allow(unused_imports)]
+                use #marker as #placement;
+                #[allow(unused_imports)]
+                use #fn_ident as #user_fn;
+
+                const _: () = if #placement != #fingerprint {
+                    ::core::panic!(#message)
+                };
+
+                #registration
+            }
+
+            #fingerprint
+        };
+    }
+}
+
+/// The name the registration calls the user's function by, spanned at its name.
+pub(super) fn user_fn(item_fn: &ItemFn) -> Ident {
+    Ident::new(USER_FN, item_fn.sig.ident.span())
+}
+
+const USER_FN: &str = "__mcp_function";
