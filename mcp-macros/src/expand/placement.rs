@@ -7,10 +7,11 @@
 //! registration sits in a `const` named after the function (`__mcp_tool_add`), which an
 //! `impl` accepts, and reaches the function and that `const` through two imports by their
 //! plain names, which find them in a module or a function's body, and find no value inside
-//! an `impl`, whose items are not in scope by their plain names. (A macro of each name,
-//! written for the purpose, is what such an import finds then: the macro namespace is the
-//! one the registration's code does not use, where a type of the name would hide a module
-//! or a crate of the name.) What an import leaves unbound is taken by an item of the same
+//! an `impl`, whose items are not in scope by their plain names. (A stand-in of each name,
+//! written for the purpose, is what such an import finds then: a macro, or for the
+//! function's name a type unless the signature names a path from it, where a type would
+//! hide a module or a crate of the name; a macro is ambiguous beside a built-in attribute
+//! of the name.) What an import leaves unbound is taken by an item of the same
 //! name written outside it: a check that fails with the attribute's message, and a function
 //! of any arguments that the registration may call in its place, so that nothing else
 //! fails.
@@ -55,6 +56,24 @@ pub(super) fn placed(
         .map(|i| format_ident!("__McpA{}", i))
         .collect();
     let asyncness = &sig.asyncness;
+    // What the import of the function's name finds inside an `impl`. A type of the name
+    // hides a module or a crate of that name from the registration, which repeats the
+    // signature; a macro of the name is ambiguous beside a built-in attribute of that name
+    // (`inline`, `path`, `test`): so a macro where the signature or the attribute names a
+    // path that starts with the function's name, a type otherwise.
+    let (type_stand_in, macro_stand_in) = if names_a_path_from(fn_ident, sig, args) {
+        let stand_in = quote_spanned! {span=>
+            #[allow(unused_macros)]
+            macro_rules! #fn_ident { () => {} }
+        };
+        (TokenStream::new(), stand_in)
+    } else {
+        let stand_in = quote_spanned! {span=>
+            #[allow(dead_code, non_camel_case_types)]
+            struct #fn_ident {}
+        };
+        (stand_in, TokenStream::new())
+    };
 
     quote_spanned! {span=>
         #[doc(hidden)]
@@ -68,13 +87,14 @@ pub(super) fn placed(
                 ::core::unreachable!()
             }
 
+            #type_stand_in
+
             {
                 // What the imports find where the function is an associated one; they
                 // import no value from here.
                 #[allow(unused_macros)]
                 macro_rules! #marker { () => {} }
-                #[allow(unused_macros)]
-                macro_rules! #fn_ident { () => {} }
+                #macro_stand_in
 
                 #[allow(unused_imports)]
                 use #marker as #placement;
@@ -91,6 +111,27 @@ pub(super) fn placed(
             #fingerprint
         };
     }
+}
+
+/// Whether the parameters, the return type, the generics or the attribute's arguments of
+/// `sig` name `name` other than as the function's own name: a path `name::…`, or a string
+/// holding one (`#[serde(default = "name::x")]`).
+fn names_a_path_from(name: &Ident, sig: &syn::Signature, args: &TokenStream) -> bool {
+    fn walk(tokens: TokenStream, name: &str, prefix: &str) -> bool {
+        tokens.into_iter().any(|token| match token {
+            proc_macro2::TokenTree::Ident(ident) => ident.unraw() == name,
+            proc_macro2::TokenTree::Literal(literal) => literal.to_string().contains(prefix),
+            proc_macro2::TokenTree::Group(group) => walk(group.stream(), name, prefix),
+            proc_macro2::TokenTree::Punct(_) => false,
+        })
+    }
+    let name = name.unraw().to_string();
+    let prefix = format!("{name}::");
+    let inputs = &sig.inputs;
+    let (output, generics) = (&sig.output, &sig.generics);
+    let where_clause = &sig.generics.where_clause;
+    let signature = quote!(#inputs #output #generics #where_clause);
+    walk(signature, &name, &prefix) || walk(args.clone(), &name, &prefix)
 }
 
 /// The name the registration calls the user's function by, spanned at its name.
