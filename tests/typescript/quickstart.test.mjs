@@ -23,6 +23,15 @@ const ERROR_META = "io.github.mcp-runtime/error";
 /** The inspector CLI's own folder: it finds its package.json through the working directory. */
 const INSPECTOR = join(here, "node_modules", "@modelcontextprotocol", "inspector-cli", "build");
 
+// What the SDK's schema compiler (Ajv) warns of, as it compiles the listed tools' schemas: a
+// `format` it does not know is one such warning, once per field.
+const warnings = [];
+const warn = console.warn;
+console.warn = (...args) => {
+  warnings.push(args.join(" "));
+  warn(...args);
+};
+
 // JSON.stringify writes this number as these digits, which fit in a 64-bit integer; the
 // same plus 1000 does not.
 const BIG = 9223372036854775000;
@@ -108,6 +117,11 @@ describe("the official TypeScript SDK's client", () => {
       assertFailure(result, failure);
     });
   }
+
+  test("every listed schema compiles without an unknown format", () => {
+    // By now the listing and each called tool's output schema have been compiled.
+    assert.deepEqual(warnings.filter((line) => line.includes("unknown format")), []);
+  });
 });
 
 describe("the official MCP Inspector's CLI", () => {
@@ -122,8 +136,8 @@ describe("the official MCP Inspector's CLI", () => {
     ];
     try {
       const options = { cwd: INSPECTOR, timeout: 60_000 };
-      const { stdout } = await promisify(execFile)(process.execPath, command, options);
-      return { code: 0, stdout, stderr: "" };
+      const { stdout, stderr } = await promisify(execFile)(process.execPath, command, options);
+      return { code: 0, stdout, stderr };
     } catch (err) {
       return { code: err.code, stdout: err.stdout, stderr: err.stderr };
     }
@@ -135,6 +149,8 @@ describe("the official MCP Inspector's CLI", () => {
     const result = JSON.parse(stdout);
     assert.equal(result.isError, false);
     assert.deepEqual(result.structuredContent, { sum: 42 });
+    // The schema it checked the result against compiled without a warning.
+    assert.ok(!stderr.includes("unknown format"), stderr);
   });
 
   for (const failure of FAILURES) {
