@@ -114,15 +114,27 @@ pub(super) fn placed(
 }
 
 /// Whether the parameters, the return type, the generics or the attribute's arguments of
-/// `sig` name `name` other than as the function's own name: a path `name::…`, or a string
-/// holding one (`#[serde(default = "name::x")]`).
+/// `sig` name a path that starts with `name` (`name::…`), or a string holding one
+/// (`#[serde(default = "name::x")]`). A key or a parameter of the name is no path.
 fn names_a_path_from(name: &Ident, sig: &syn::Signature, args: &TokenStream) -> bool {
+    use proc_macro2::{Spacing, TokenTree};
     fn walk(tokens: TokenStream, name: &str, prefix: &str) -> bool {
-        tokens.into_iter().any(|token| match token {
-            proc_macro2::TokenTree::Ident(ident) => ident.unraw() == name,
-            proc_macro2::TokenTree::Literal(literal) => literal.to_string().contains(prefix),
-            proc_macro2::TokenTree::Group(group) => walk(group.stream(), name, prefix),
-            proc_macro2::TokenTree::Punct(_) => false,
+        let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+        tokens.iter().enumerate().any(|(at, token)| match token {
+            // `name::`: the ident, not after a `::`, then a joint `:` and a `:`.
+            TokenTree::Ident(ident) => {
+                ident.unraw() == name
+                    && !(at >= 2
+                        && matches!(&tokens[at - 2],
+                            TokenTree::Punct(colon) if colon.as_char() == ':' && colon.spacing() == Spacing::Joint)
+                        && matches!(&tokens[at - 1], TokenTree::Punct(colon) if colon.as_char() == ':'))
+                    && matches!(tokens.get(at + 1),
+                        Some(TokenTree::Punct(colon)) if colon.as_char() == ':' && colon.spacing() == Spacing::Joint)
+                    && matches!(tokens.get(at + 2), Some(TokenTree::Punct(colon)) if colon.as_char() == ':')
+            }
+            TokenTree::Literal(literal) => literal.to_string().contains(prefix),
+            TokenTree::Group(group) => walk(group.stream(), name, prefix),
+            TokenTree::Punct(_) => false,
         })
     }
     let name = name.unraw().to_string();
@@ -140,3 +152,26 @@ pub(super) fn user_fn(item_fn: &ItemFn) -> Ident {
 }
 
 const USER_FN: &str = "__mcp_function";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(item: &str, args: &str) -> bool {
+        let item: ItemFn = syn::parse_str(item).unwrap();
+        names_a_path_from(&item.sig.ident, &item.sig, &args.parse().unwrap())
+    }
+
+    #[test]
+    fn only_a_path_from_the_name_counts() {
+        assert!(names("fn uuid(id: uuid::Uuid) {}", ""));
+        assert!(names("fn path() -> Vec<path::Name> { todo!() }", ""));
+        assert!(names("fn x(a: u8) {}", "layer = x::layer"));
+        assert!(names("fn x(#[serde(default = \"x::zero\")] a: u8) {}", ""));
+        assert!(!names(
+            "fn inline(inline: u8) {}",
+            "inline, namespace = \"inline\""
+        ));
+        assert!(!names("fn add(a: crate::add::A) {}", ""));
+    }
+}

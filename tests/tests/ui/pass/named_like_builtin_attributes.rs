@@ -6,8 +6,8 @@
 use mcp_runtime::{MCPToolCall, Registry, mcp_tool};
 use serde_json::json;
 
-/// Doubles a number.
-#[mcp_tool(namespace = "ui.builtin")]
+/// Doubles a number; its key `inline` is no path from its name.
+#[mcp_tool(namespace = "ui.builtin", inline)]
 fn inline(n: i64) -> i64 {
     n * 2
 }
