@@ -82,7 +82,7 @@ pub(super) fn placed(
             // Taken where the imports bind no value: inside an `impl`.
             #[allow(dead_code, non_upper_case_globals)]
             const #placement: u64 = 0;
-            #[allow(dead_code, clippy::unused_async)]
+            #[allow(dead_code, clippy::unused_async, clippy::too_many_arguments)]
             #asyncness fn #user_fn<#(#generics,)* __McpR>(#(_: #generics),*) -> __McpR {
                 ::core::unreachable!()
             }
