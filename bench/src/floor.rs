@@ -23,12 +23,12 @@ const TOOL_DEFINITION: &str = concat!(
     r#"{"name":"bench.add","#,
     r#""description":"Add two integers.\n\nFails, rather than wrapping around, when the sum does not fit in 64 bits.","#,
     r#""inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"#,
-    r#""a":{"description":"The first addend.","type":"integer","format":"int64"},"#,
-    r#""b":{"description":"The second addend.","type":"integer","format":"int64"}},"#,
+    r#""a":{"description":"The first addend.","type":"integer"},"#,
+    r#""b":{"description":"The second addend.","type":"integer"}},"#,
     r#""required":["a","b"],"additionalProperties":false},"#,
     r#""outputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","#,
     r#""description":"The sum of two integers.","type":"object","properties":{"#,
-    r#""sum":{"description":"`a + b`.","type":"integer","format":"int64"}},"required":["sum"]},"#,
+    r#""sum":{"description":"`a + b`.","type":"integer"}},"required":["sum"]},"#,
     r#""annotations":{"readOnlyHint":true,"idempotentHint":true,"openWorldHint":false}}"#,
 );
 
