@@ -87,9 +87,19 @@ fn fixture() -> Fixture {
         started: sender,
     });
     let registry = registry(&gates);
+    // As `tools/list` serves them: without the formats JSON Schema does not define.
     let definitions = registry
         .list()
-        .map(|tool| serde_json::to_value(tool.definition()).expect("a definition serializes"))
+        .map(|tool| {
+            let mut definition =
+                serde_json::to_value(tool.definition()).expect("a definition serializes");
+            for schema in ["inputSchema", "outputSchema"] {
+                if let Some(schema) = definition.get_mut(schema) {
+                    *schema = mcp_runtime::listing::served(schema);
+                }
+            }
+            definition
+        })
         .collect();
     let server = Server::new(registry)
         .with_info("dispatch-test", "1.2.3")
