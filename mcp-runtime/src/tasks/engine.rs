@@ -142,24 +142,34 @@ impl Tasks {
     }
 
     /// Renews the lease of every task this replica runs, and acts on their records.
+    ///
+    /// The renewals go out together (a few at a time), not one after another: a replica
+    /// running hundreds of tasks against a loaded store would otherwise take longer than
+    /// the lease to reach its last task, which another replica would then report failed.
+    /// Each lease runs from the moment its own record is written.
     async fn renew(&self) {
+        use futures_util::StreamExt as _;
+        /// How many renewals are in flight at once.
+        const AT_ONCE: usize = 32;
         let ids: Vec<String> = self.lock_running().keys().cloned().collect();
-        let until = now_ms() + millis(self.settings.lease);
-        for id in ids {
-            let renewed = modify(&*self.store, &id, |record| {
-                if record.status.is_terminal() {
-                    return Change::Keep;
+        let lease = millis(self.settings.lease);
+        futures_util::stream::iter(ids)
+            .for_each_concurrent(AT_ONCE, |id| async move {
+                let renewed = modify(&*self.store, &id, |record| {
+                    if record.status.is_terminal() {
+                        return Change::Keep;
+                    }
+                    record.lease_until = Some(now_ms() + lease);
+                    Change::Store
+                })
+                .await;
+                match renewed {
+                    Ok(Some(record)) => self.act(&record),
+                    Ok(None) => {}
+                    Err(err) => tracing::warn!(task = %id, "a task's lease was not renewed: {err}"),
                 }
-                record.lease_until = Some(until);
-                Change::Store
             })
             .await;
-            match renewed {
-                Ok(Some(record)) => self.act(&record),
-                Ok(None) => {}
-                Err(err) => tracing::warn!(task = %id, "a task's lease was not renewed: {err}"),
-            }
-        }
     }
 
     /// The doorbell rang for `id`: if this replica runs it, reads its record again.
@@ -332,8 +342,13 @@ impl Tasks {
         owner: Option<&str>,
     ) -> Result<Arc<TaskRecord>, TaskFault> {
         let record = self.owned(id, owner).await?;
+        // A task this replica runs is alive, however late its renewal: only another
+        // replica's lapsed hold means that its runner stopped.
+        let runs_here = self.lock_running().contains_key(id);
         let lapsed = |record: &TaskRecord| {
-            !record.status.is_terminal() && record.lease_until.is_some_and(|until| until < now_ms())
+            !runs_here
+                && !record.status.is_terminal()
+                && record.lease_until.is_some_and(|until| until < now_ms())
         };
         if !lapsed(&record) {
             return Ok(record);
@@ -724,5 +739,41 @@ mod tests {
         let got = tasks.get(&id, None).await.expect("kept");
         assert_eq!(got.status, TaskStatus::Working);
         assert!(!got.answers.contains_key("never-asked"), "{got:?}");
+    }
+
+    /// Sets the stored lease of task `id` to have lapsed a second ago.
+    async fn lapse(store: &dyn TaskStore, id: &str) {
+        modify(store, id, |record| {
+            record.lease_until = Some(now_ms() - 1000);
+            Change::Store
+        })
+        .await
+        .expect("stored")
+        .expect("kept");
+    }
+
+    #[tokio::test]
+    async fn a_late_renewal_never_makes_a_replica_fail_its_own_running_task() {
+        let store: Arc<dyn TaskStore> = Arc::new(MemoryStore::new());
+        let settings = TaskSettings::default();
+        let runner = Arc::new(Tasks::new(Arc::clone(&store), settings));
+        let other = Arc::new(Tasks::new(Arc::clone(&store), settings));
+        let (record, _link) = runner
+            .create("a.tool", None, CancellationToken::new())
+            .await
+            .expect("created");
+        // The runner's renewal is late (a loaded store): its own poll still sees it work.
+        lapse(&*store, &record.id).await;
+        let own = runner.get(&record.id, None).await.expect("kept");
+        assert_eq!(own.status, TaskStatus::Working, "{own:?}");
+        // Another replica, which cannot tell a late runner from a dead one, reports it failed.
+        let seen = other.get(&record.id, None).await.expect("kept");
+        assert_eq!(seen.status, TaskStatus::Failed, "{seen:?}");
+        assert!(
+            seen.status_message
+                .as_deref()
+                .is_some_and(|message| message.contains("lapsed")),
+            "{seen:?}"
+        );
     }
 }
