@@ -122,7 +122,7 @@ impl RegisteredTool {
         location: Location,
         source: &str,
     ) -> Self {
-        let reading = Reading::of(&handler, false);
+        let reading = Reading::of(handler.is_typed(), false);
         Self {
             name: Arc::new(definition.name().clone()),
             described: Arc::new(Described::Ready(Built::new(definition, reading, None))),
@@ -145,7 +145,7 @@ impl RegisteredTool {
             described: Arc::new(Described::Deferred {
                 make: registration.definition,
                 name: Arc::clone(&name),
-                reading: Reading::of(&registration.handler, registration.exact_names),
+                reading: Reading::of(registration.handler.is_typed(), registration.exact_names),
                 built: OnceLock::new(),
             }),
             name,

@@ -13,11 +13,12 @@ use std::fmt;
 use mcp_runtime_core::{MCPToolResult, ToolDefinition};
 use serde_json::{Map, Value};
 
-use super::{Task, Walk, json_type};
+use super::json_type;
+use super::walk::{Kind, Pending, Task, Walk};
 
 /// What a place of the arguments wants instead of the string it holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Wanted {
+enum Wanted {
     Object,
     Array,
     Either,
@@ -50,15 +51,10 @@ impl Lenience {
         if !arguments.values().any(holds_json_text) {
             return None;
         }
-        let mut walk = Walk::new(
-            definition.input_schema().as_value(),
-            Task::Strings(Self::default()),
-        );
+        let mut walk = Walk::new(definition.input_schema().as_value(), Self::default());
         walk.arguments(arguments);
-        match walk.task {
-            Task::Strings(lenience) if !lenience.lines.is_empty() => Some(lenience),
-            _ => None,
-        }
+        let lenience = walk.task;
+        (!lenience.lines.is_empty()).then_some(lenience)
     }
 
     /// `result`, its explanation followed by what lenient reading did.
@@ -71,7 +67,7 @@ impl Lenience {
     }
 
     /// The string at `pointer` was read as `decoded`.
-    pub(super) fn read(&mut self, pointer: String, decoded: &Value) {
+    fn read(&mut self, pointer: String, decoded: &Value) {
         let kind = if decoded.is_array() {
             "array"
         } else {
@@ -83,7 +79,7 @@ impl Lenience {
     }
 
     /// The string at `pointer`, where the schema wants `wanted`, is no JSON.
-    pub(super) fn not_json(&mut self, pointer: String, wanted: Wanted, err: &serde_json::Error) {
+    fn not_json(&mut self, pointer: String, wanted: Wanted, err: &serde_json::Error) {
         // serde_json's syntax errors name a line and column, never the text.
         self.lines.push(format!(
             "Lenient arguments: `{pointer}` is a string where the schema wants {}, and not read as one: it is not valid JSON ({err}).",
@@ -92,12 +88,76 @@ impl Lenience {
     }
 
     /// The string at `pointer`, where the schema wants `wanted`, holds the JSON of `found`.
-    pub(super) fn wrong_type(&mut self, pointer: String, wanted: Wanted, found: &Value) {
+    fn wrong_type(&mut self, pointer: String, wanted: Wanted, found: &Value) {
         let found = json_type(found);
         self.lines.push(format!(
             "Lenient arguments: `{pointer}` is a string where the schema wants {}, and not read as one: its JSON is {found}.",
             wanted.describe()
         ));
+    }
+}
+
+/// The walk's task: reads each string holding JSON where no alternative admits a string
+/// and some admit the object or array it holds, and notes what it read and what it could
+/// not.
+impl Task for Lenience {
+    const NAMES_PLACES: bool = true;
+
+    fn visits(&self, value: &Value) -> bool {
+        matches!(value, Value::String(text) if looks_like_json(text))
+    }
+
+    /// Reads the JSON a string holds where the schemas want an object or an array and
+    /// refuse a string; notes why not where it cannot.
+    fn at<'s>(
+        walk: &mut Walk<'s, Self>,
+        schemas: Vec<Vec<Pending<'s>>>,
+        value: &mut Value,
+        depth: usize,
+    ) {
+        let Value::String(text) = &*value else {
+            return;
+        };
+        let Some(wanted) = wanted(walk, &schemas) else {
+            return;
+        };
+        let pointer = walk.pointer.clone();
+        let lenience = &mut walk.task;
+        let decoded = match serde_json::from_str::<Value>(text) {
+            Err(err) => return lenience.not_json(pointer, wanted, &err),
+            Ok(decoded @ Value::Object(_)) if wanted != Wanted::Array => decoded,
+            Ok(decoded @ Value::Array(_)) if wanted != Wanted::Object => decoded,
+            Ok(other) => return lenience.wrong_type(pointer, wanted, &other),
+        };
+        lenience.read(pointer, &decoded);
+        *value = decoded;
+        // What it held may hold strings of JSON itself.
+        match value {
+            Value::Object(map) => walk.object(schemas, map, depth + 1),
+            Value::Array(items) => walk.array(schemas, items, depth + 1),
+            _ => {}
+        }
+    }
+}
+
+/// What a place where `schemas` apply wants instead of a string: `None` when it admits a
+/// string, or neither an object nor an array.
+fn wanted<'s>(walk: &Walk<'s, Lenience>, schemas: &[Vec<Pending<'s>>]) -> Option<Wanted> {
+    let admits = |kind| {
+        walk.expand(schemas.to_vec(), kind)
+            .is_some_and(|alternatives| !alternatives.is_empty())
+    };
+    if walk
+        .expand(schemas.to_vec(), Kind::String)
+        .is_none_or(|alternatives| !alternatives.is_empty())
+    {
+        return None;
+    }
+    match (admits(Kind::Object), admits(Kind::Array)) {
+        (true, true) => Some(Wanted::Either),
+        (true, false) => Some(Wanted::Object),
+        (false, true) => Some(Wanted::Array),
+        (false, false) => None,
     }
 }
 
@@ -109,7 +169,7 @@ impl fmt::Display for Lenience {
 
 /// Whether `text` may be the JSON of an object or an array: its first character that is
 /// not white space opens one.
-pub(super) fn looks_like_json(text: &str) -> bool {
+fn looks_like_json(text: &str) -> bool {
     text.trim_start().starts_with(['{', '['])
 }
 

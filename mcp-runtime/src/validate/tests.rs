@@ -1,5 +1,7 @@
 //! Tests of `validate`.
 
+use super::integers::{has_integral_float, integer_of, mentions_integer};
+use super::walk::DEPTH;
 use super::*;
 
 #[test]
