@@ -43,7 +43,22 @@ pub fn specification(
     let name = definition.name();
     let _ = writeln!(out, "## Tool: `{name}`\n");
     let _ = writeln!(out, "**Version**: {}\n", definition.version());
+    purpose(&mut out, definition);
+    let _ = writeln!(out, "### 2. Invocation Name\n\n`{name}`\n");
+    input_schema(&mut out, definition);
+    output_schema(&mut out, definition);
+    error_handling(&mut out, definition);
+    let _ = writeln!(out, "### 6. Idempotency\n\n{}\n", idempotency(definition));
+    usage_examples(&mut out, definition, run);
+    let _ = writeln!(out, "### 8. Security Considerations\n");
+    for line in security(definition) {
+        let _ = writeln!(out, "- {line}");
+    }
+    out
+}
 
+/// Section 1: the title, the description, and the facts a reader looks for first.
+fn purpose(out: &mut String, definition: &ToolDefinition) {
     let _ = writeln!(out, "### 1. Tool Purpose and Description\n");
     if let Some(title) = definition.title() {
         let _ = writeln!(out, "**{title}**\n");
@@ -71,16 +86,20 @@ pub fn specification(
         let _ = writeln!(out, "- {line}");
     }
     out.push('\n');
+}
 
-    let _ = writeln!(out, "### 2. Invocation Name\n\n`{name}`\n");
-
+/// Section 3: the parameters, as a table and as the JSON Schema.
+fn input_schema(out: &mut String, definition: &ToolDefinition) {
     let _ = writeln!(out, "### 3. Input Schema (Parameters)\n");
     out.push_str(&fields_table(
         definition.input_schema().as_value(),
         "Parameter",
     ));
     out.push_str(&json_block(definition.input_schema().as_value()));
+}
 
+/// Section 4: the structured output, as a table and as the JSON Schema, if there is one.
+fn output_schema(out: &mut String, definition: &ToolDefinition) {
     let _ = writeln!(out, "### 4. Output Schema (Return Value)\n");
     match definition.output_schema() {
         Some(schema) => {
@@ -97,7 +116,10 @@ pub fn specification(
             let _ = writeln!(out, "The tool declares no structured output.\n");
         }
     }
+}
 
+/// Section 5: the form of a failure, and each error the tool may give, with when.
+fn error_handling(out: &mut String, definition: &ToolDefinition) {
     let _ = writeln!(out, "### 5. Error Handling\n");
     let _ = writeln!(
         out,
@@ -108,9 +130,16 @@ pub fn specification(
         let _ = writeln!(out, "- `{error_type}`: {when}");
     }
     out.push('\n');
+}
 
-    let _ = writeln!(out, "### 6. Idempotency\n\n{}\n", idempotency(definition));
-
+/// Section 7: each declared example as a call, with the result `run` gives for it; a call
+/// with placeholder values when none is declared.
+fn usage_examples(
+    out: &mut String,
+    definition: &ToolDefinition,
+    run: impl Fn(&Map<String, Value>) -> Option<MCPToolResult>,
+) {
+    let name = definition.name();
     let _ = writeln!(out, "### 7. Usage Examples\n");
     if definition.examples().is_empty() {
         let call = json!({ "tool_name": name, "arguments": example::example_arguments(definition.input_schema().as_value()) });
@@ -140,12 +169,6 @@ pub fn specification(
             }
         }
     }
-
-    let _ = writeln!(out, "### 8. Security Considerations\n");
-    for line in security(definition) {
-        let _ = writeln!(out, "- {line}");
-    }
-    out
 }
 
 /// The index of the specifications of `tools`, each linked.
