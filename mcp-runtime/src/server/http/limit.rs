@@ -14,7 +14,7 @@ use governor::clock::Clock;
 use governor::{DefaultKeyedRateLimiter, Quota};
 use serde_json::json;
 
-use super::json_response;
+use super::reply::json_response;
 use crate::server::jsonrpc::Id;
 
 /// A per-client rate limit: each client may make `requests` requests per `period` on

@@ -21,8 +21,9 @@ use axum::http::{StatusCode, header};
 use axum::response::Response;
 use serde_json::{Value, json};
 
-use super::http::{bearer, json_response};
-use crate::AuthInfo;
+use super::http::headers::bearer;
+use super::http::reply::json_response;
+use crate::auth::AuthInfo;
 use issuer::Issuer;
 use refusal::Refusal;
 

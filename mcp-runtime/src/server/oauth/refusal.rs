@@ -69,7 +69,7 @@ impl Refusal {
                 json!({ "error": "temporarily_unavailable", "error_description": why }),
             ),
         };
-        let mut response = super::super::http::json_response(status, body.to_string());
+        let mut response = super::super::http::reply::json_response(status, body.to_string());
         if let Some(challenge) = challenge.and_then(|c| HeaderValue::from_str(&c).ok()) {
             response
                 .headers_mut()

@@ -1,0 +1,269 @@
+//! `POST /mcp`: one JSON-RPC message, read within the body's limit, admitted with its id
+//! known, and answered: with `application/json`, with an SSE stream for a call that may
+//! notify before its answer, or with 202 for a notification or a response.
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::{ConnectInfo, FromRequest, Request, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Map, Value};
+use tokio::sync::OwnedSemaphorePermit;
+
+use super::headers::{SESSION_ID, accepts, mirrored, session_id};
+use super::reply::json_response;
+use super::sse::{listen_stream, progress_stream};
+use super::{Carried, HttpState};
+use crate::auth::AuthInfo;
+use crate::server::jsonrpc::{Id, Incoming};
+use crate::server::stateless::{Mirrored, Status};
+use crate::server::{Answer, Peer, PendingCall, Step};
+
+pub(super) async fn post_mcp(State(state): State<Arc<HttpState>>, request: Request) -> Response {
+    // The headers and what this handler reads of the extensions are taken, not copied as
+    // their extractors would; the body's limit reads the rest of the extensions.
+    let (mut parts, body) = request.into_parts();
+    let headers = std::mem::take(&mut parts.headers);
+    let address = parts
+        .extensions
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|ConnectInfo(peer)| peer.ip());
+    let auth = parts.extensions.get::<Arc<AuthInfo>>().cloned();
+    let body = match Bytes::from_request(Request::from_parts(parts, body), &state).await {
+        Ok(body) => body,
+        // Too large (413), or unreadable: said as a JSON-RPC error too.
+        Err(rejection) => {
+            let message = match rejection.status() {
+                StatusCode::PAYLOAD_TOO_LARGE => format!(
+                    "the request body is larger than the limit of {} bytes",
+                    state.config.body_limit
+                ),
+                _ => format!(
+                    "the request body could not be read: {}",
+                    rejection.body_text()
+                ),
+            };
+            let error = crate::server::jsonrpc::error_response(
+                &Id::NONE,
+                crate::server::INVALID_REQUEST,
+                &message,
+                None,
+            );
+            return json_response(rejection.status(), error);
+        }
+    };
+    // Request ids are the client's own: a cancellation reaches only calls from its address.
+    let client = address.map_or_else(String::new, client_key);
+    let incoming = match crate::server::parse(&body) {
+        Ok(incoming) => incoming,
+        Err(refusal) => return json_response(StatusCode::BAD_REQUEST, refusal.into_response()),
+    };
+    let carried = Carried::of(&incoming);
+    let response = answer(&state, auth, &headers, &client, incoming).await;
+    Carried::mark(carried, response)
+}
+
+/// The answer to `incoming`, a message read from a `POST` by `client`.
+async fn answer(
+    state: &Arc<HttpState>,
+    auth: Option<Arc<AuthInfo>>,
+    headers: &HeaderMap,
+    client: &str,
+    incoming: Incoming,
+) -> Response {
+    let mirrored = mirrored(headers);
+    if !matches!(incoming, Incoming::Request { .. } | Incoming::Call { .. }) {
+        return take_unanswered(state, client, incoming, &mirrored).await;
+    }
+    // Backpressure: past MAX_IN_FLIGHT requests, the next waits here for a place.
+    let Ok(permit) = Arc::clone(&state.in_flight).acquire_owned().await else {
+        return StatusCode::SERVICE_UNAVAILABLE.into_response();
+    };
+    let session = headers
+        .get(SESSION_ID)
+        .and_then(|value| value.to_str().ok());
+    keep_for_session(state, session, &incoming);
+    let declared = crate::server::declared_capabilities(&incoming);
+    let peer = peer(state, session, client, auth);
+    let pending = match state.server.begin_for(incoming, &peer, Some(&mirrored)) {
+        Step::Answered(Some(answer)) if !answer.scopes_needed.is_empty() => {
+            return insufficient_scope(state, answer);
+        }
+        Step::Answered(Some(answer)) => return answered(state, answer, declared),
+        Step::Answered(None) => return StatusCode::ACCEPTED.into_response(),
+        // A listen stream lasts as long as the client keeps it: it takes no place among
+        // the requests handled at once.
+        Step::Listen(listen) => return listen_stream(&state.server, &listen, client),
+        Step::Await(awaiting) => {
+            let _permit = permit;
+            let answer = state.server.finish_awaiting(awaiting).await;
+            return json_response(StatusCode::OK, answer);
+        }
+        Step::Call(pending) => pending,
+    };
+    run_call(state, pending, headers, permit).await
+}
+
+/// A notification or a response, which gets 202 and no answer, unless its version is
+/// unknown.
+async fn take_unanswered(
+    state: &HttpState,
+    client: &str,
+    incoming: Incoming,
+    mirrored: &Mirrored<'_>,
+) -> Response {
+    if let Some(version) = mirrored
+        .version
+        .filter(|version| !crate::server::PROTOCOL_VERSIONS.contains(version))
+    {
+        let fault = crate::server::unsupported_version(&Value::String(version.to_owned()));
+        return json_response(
+            StatusCode::BAD_REQUEST,
+            crate::server::fault_response(&Id::NONE, fault),
+        );
+    }
+    state
+        .server
+        .dispatch_for(
+            incoming,
+            None,
+            &Peer {
+                client,
+                ..Peer::default()
+            },
+            None,
+        )
+        .await;
+    StatusCode::ACCEPTED.into_response()
+}
+
+/// Keeps what `incoming` sets for the handshake's `session`, for the requests that follow:
+/// its log level, and the resources it subscribes to.
+fn keep_for_session(state: &HttpState, session: Option<&str>, incoming: &Incoming) {
+    if let (Some(session), Some(level)) = (session, crate::server::sets_level(incoming)) {
+        state.sessions.set_log_level(session, level);
+    }
+    if let (Some(session), Some((uri, on))) = (session, crate::server::subscribes(incoming)) {
+        state.sessions.subscribe(session, &uri, on);
+    }
+}
+
+/// Who sends a request: `client`, with what its `session` keeps and its access token says.
+fn peer<'a>(
+    state: &HttpState,
+    session: Option<&str>,
+    client: &'a str,
+    auth: Option<Arc<AuthInfo>>,
+) -> Peer<'a> {
+    let known = session.and_then(|session| state.sessions.get(session));
+    Peer {
+        client,
+        log_level: known.as_ref().and_then(|known| known.log_level),
+        capabilities: known.and_then(|known| known.capabilities),
+        auth,
+        hide_unauthorized: state.hides_unauthorized(),
+    }
+}
+
+/// The response carrying `answer`, at its status; an answer that opens a session gets a
+/// new session id, which keeps the capabilities its client `declared`.
+fn answered(
+    state: &HttpState,
+    answer: Answer,
+    declared: Option<Arc<Map<String, Value>>>,
+) -> Response {
+    let status = match answer.status {
+        Status::Ok => StatusCode::OK,
+        Status::BadRequest => StatusCode::BAD_REQUEST,
+        Status::NotFound => StatusCode::NOT_FOUND,
+    };
+    let mut response = json_response(status, answer.text);
+    if answer.opens_session {
+        if let Some(session) = session_id() {
+            if let (Some(capabilities), Ok(id)) = (declared, session.to_str()) {
+                state.sessions.set_capabilities(id, capabilities);
+            }
+            response.headers_mut().insert(SESSION_ID, session);
+        }
+    }
+    response
+}
+
+/// Runs a call, holding its place among the requests handled at once: its progress and
+/// its answer as an SSE stream when it may report and the client takes one, else its
+/// answer alone.
+async fn run_call(
+    state: &HttpState,
+    pending: Box<PendingCall>,
+    headers: &HeaderMap,
+    permit: OwnedSemaphorePermit,
+) -> Response {
+    if pending.reports() && accepts(headers, "text/event-stream") {
+        return progress_stream(Arc::clone(&state.server), pending, permit);
+    }
+    let _permit = permit;
+    match state.server.finish(pending, None).await {
+        Some(answer) => json_response(StatusCode::OK, answer),
+        // A call the client cancelled: nothing to answer.
+        None => StatusCode::ACCEPTED.into_response(),
+    }
+}
+/// The client's address as its requests are keyed by: an IPv4 address is written without
+/// the formatting machinery, which would cost each request more than its tool.
+fn client_key(address: IpAddr) -> String {
+    let IpAddr::V4(address) = address else {
+        return address.to_string();
+    };
+    let mut key = String::with_capacity(15);
+    for (place, octet) in address.octets().into_iter().enumerate() {
+        if place > 0 {
+            key.push('.');
+        }
+        if octet >= 100 {
+            key.push(char::from(b'0' + octet / 100));
+        }
+        if octet >= 10 {
+            key.push(char::from(b'0' + octet / 10 % 10));
+        }
+        key.push(char::from(b'0' + octet % 10));
+    }
+    key
+}
+
+/// 403 for a caller without every scope a request needs, with the challenge that names
+/// them (RFC 6750 §3.1), so that its client can ask for them.
+fn insufficient_scope(state: &HttpState, answer: Answer) -> Response {
+    #[cfg(feature = "oauth")]
+    if let Some(verifier) = &state.verifier {
+        return verifier.insufficient_scope(answer.scopes_needed);
+    }
+    let _ = state;
+    json_response(StatusCode::FORBIDDEN, answer.text)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::net::Ipv4Addr;
+
+    use super::*;
+
+    #[test]
+    fn a_client_is_keyed_by_its_address_as_written() {
+        let mut octets = [0u8, 1, 9, 10, 99, 100, 101, 199, 200, 255]
+            .into_iter()
+            .cycle();
+        for _ in 0..200 {
+            let address = IpAddr::V4(Ipv4Addr::new(
+                octets.next().unwrap(),
+                octets.nth(3).unwrap(),
+                octets.nth(6).unwrap(),
+                octets.next().unwrap(),
+            ));
+            assert_eq!(client_key(address), address.to_string());
+        }
+        let v6 = "2001:db8::1".parse().unwrap();
+        assert_eq!(client_key(v6), "2001:db8::1");
+    }
+}
