@@ -19,7 +19,7 @@ use sha2::{Digest, Sha256};
 use super::issuer::Issuer;
 use super::refusal::Refusal;
 use super::{Introspection, OAuthConfig, audiences};
-use crate::AuthInfo;
+use crate::auth::AuthInfo;
 
 /// The most answers kept at once. Past it, those expired go, and when none has, all do:
 /// a flood of distinct tokens costs round trips, never unbounded memory.
@@ -68,7 +68,7 @@ impl Introspector {
             .endpoint
             .get_or_try_init(|| issuer.endpoint("introspection_endpoint"))
             .await
-            .map_err(|why| unavailable(issuer, &why))?;
+            .map_err(|why| unavailable(issuer, &why.to_string()))?;
         let answer = self.ask(endpoint, token, issuer).await?;
         let now = unix_time();
         let caller = read_answer(answer, config, now)?;

@@ -13,10 +13,10 @@ use jsonwebtoken::jwk::{
 use jsonwebtoken::{Algorithm, DecodingKey, Validation, errors::ErrorKind};
 use serde_json::{Map, Value};
 
-use super::issuer::Issuer;
+use super::issuer::{Issuer, IssuerError};
 use super::refusal::Refusal;
 use super::{OAuthConfig, audiences};
-use crate::AuthInfo;
+use crate::auth::AuthInfo;
 
 /// The signing algorithms an RSA key checks: PKCS#1 v1.5 and PSS.
 const RSA: [Algorithm; 6] = [
@@ -293,8 +293,25 @@ impl KeyStore {
     }
 }
 
+/// Why the authorization server's keys are not had.
+#[derive(Debug, thiserror::Error)]
+enum KeysError {
+    /// The metadata, or the key set, could not be fetched.
+    #[error(transparent)]
+    Fetch(#[from] IssuerError),
+    /// The key set holds no key that checks a signature this server accepts.
+    #[error("{jwks_uri} has no key this server can check a signature with")]
+    NoUsableKey {
+        /// Where the key set is.
+        jwks_uri: String,
+    },
+}
+
 /// The keys at `jwks_uri`, found first through the issuer's metadata when not known.
-async fn fetch_keys(issuer: &Issuer, jwks_uri: Option<String>) -> Result<(String, Keys), String> {
+async fn fetch_keys(
+    issuer: &Issuer,
+    jwks_uri: Option<String>,
+) -> Result<(String, Keys), KeysError> {
     let jwks_uri = match jwks_uri {
         Some(uri) => uri,
         None => issuer.endpoint("jwks_uri").await?,
@@ -311,9 +328,7 @@ async fn fetch_keys(issuer: &Issuer, jwks_uri: Option<String>) -> Result<(String
         }
     }
     if keys.by_id.is_empty() && keys.unnamed.is_empty() {
-        return Err(format!(
-            "{jwks_uri} has no key this server can check a signature with"
-        ));
+        return Err(KeysError::NoUsableKey { jwks_uri });
     }
     Ok((jwks_uri, keys))
 }
