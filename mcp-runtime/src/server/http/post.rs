@@ -21,6 +21,8 @@ use crate::server::jsonrpc::{Id, Incoming};
 use crate::server::stateless::{Mirrored, Status};
 use crate::server::{Answer, Peer, PendingCall, Step};
 
+/// A `POST /mcp`: its body read within the limit, its message parsed and answered, and
+/// what it carried marked on the response for its line in the log.
 pub(super) async fn post_mcp(State(state): State<Arc<HttpState>>, request: Request) -> Response {
     // The headers and what this handler reads of the extensions are taken, not copied as
     // their extractors would; the body's limit reads the rest of the extensions.
