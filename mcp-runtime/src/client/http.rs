@@ -122,22 +122,22 @@ impl HttpServer {
     }
 
     /// The HTTP client, trusting the roots given.
-    fn http_client(&self) -> Result<reqwest::Client, String> {
+    fn http_client(&self) -> Result<reqwest::Client, HttpClientError> {
         #[allow(unused_mut)]
         let mut builder = reqwest::Client::builder();
         #[cfg(feature = "tls")]
         for pem in &self.roots {
             // A bundle, as `SSL_CERT_FILE` often is, or one certificate.
-            let roots = reqwest::Certificate::from_pem_bundle(pem)
-                .map_err(|err| format!("a root certificate that is not PEM: {err}"))?;
+            let roots =
+                reqwest::Certificate::from_pem_bundle(pem).map_err(HttpClientError::NotPem)?;
             if roots.is_empty() {
-                return Err("a root certificate that is not PEM: no certificate in it".to_owned());
+                return Err(HttpClientError::NoCertificate);
             }
             for root in roots {
                 builder = builder.add_root_certificate(root);
             }
         }
-        builder.build().map_err(|err| err.to_string())
+        builder.build().map_err(HttpClientError::Build)
     }
 
     /// Starts the transport: the channel of messages to send, and the one of messages read.
@@ -226,6 +226,22 @@ impl HttpServer {
         });
         Ok((outbox, inbox))
     }
+}
+
+/// Why the HTTP client of an endpoint could not be made.
+#[derive(Debug, thiserror::Error)]
+enum HttpClientError {
+    /// A root certificate given did not read as PEM.
+    #[cfg(feature = "tls")]
+    #[error("a root certificate that is not PEM: {0}")]
+    NotPem(reqwest::Error),
+    /// A root certificate given held no certificate.
+    #[cfg(feature = "tls")]
+    #[error("a root certificate that is not PEM: no certificate in it")]
+    NoCertificate,
+    /// The client could not be built.
+    #[error(transparent)]
+    Build(reqwest::Error),
 }
 
 /// What the transport knows of the endpoint and its session.
