@@ -23,6 +23,9 @@ const LOG_LEVEL_KEY: &str = "io.modelcontextprotocol/logLevel";
 /// Who takes the log messages of a request.
 type LogHandler = Arc<dyn Fn(LogMessage) + Send + Sync>;
 
+/// Who takes the progress reports of a request.
+type ProgressHandler = Box<dyn FnMut(Progress) + Send>;
+
 /// The versions an unsupported-version error says the server takes.
 pub(super) fn supported(error: &RpcError) -> Vec<&str> {
     error
@@ -78,7 +81,7 @@ impl Listening {
 #[derive(Default)]
 pub struct RequestOptions {
     pub(super) timeout: Option<Duration>,
-    pub(super) progress: Option<Box<dyn FnMut(Progress) + Send>>,
+    pub(super) progress: Option<ProgressHandler>,
     /// What the request mirrors into headers, where the transport has them.
     pub(super) headers: Vec<(String, String)>,
     /// Who answers what the server needs before it can answer (2026-07-28): the asker of
@@ -433,7 +436,7 @@ async fn next<T, H>(tap: Option<&mut Tap<T, H>>) -> Option<T> {
 /// for it: progress reports, log messages, and the server's requests, relayed to whoever
 /// the request's asker asks.
 struct During {
-    progress: Option<Tap<Value, Box<dyn FnMut(Progress) + Send>>>,
+    progress: Option<Tap<Value, ProgressHandler>>,
     log: Option<Tap<Value, (LoggingLevel, LogHandler)>>,
     relays: Option<Tap<link::ServerRequest, crate::talk::Asker>>,
 }
@@ -443,7 +446,7 @@ impl During {
     /// progress is wanted, `params` with a progress token.
     fn watch(
         params: &Map<String, Value>,
-        progress: Option<Box<dyn FnMut(Progress) + Send>>,
+        progress: Option<ProgressHandler>,
         log: Option<(LoggingLevel, LogHandler)>,
         asker: Option<crate::talk::Asker>,
     ) -> (link::Watch, Self, Option<Map<String, Value>>) {
