@@ -403,7 +403,7 @@ mod tests {
                     .on_sampling(|request| async move {
                         let asked = (&request["systemPrompt"], &request["maxTokens"]);
                         if asked != (&json!("Summarise for a child."), &json!(50)) {
-                            return Err(format!("not in the style given: {request}"));
+                            return Err(format!("not in the style given: {request}").into());
                         }
                         Ok(json!({
                             "role": "assistant",

@@ -10,9 +10,9 @@ use std::future::Future;
 use std::sync::Arc;
 
 use mcp_runtime_core::{
-    ErrorType, LogMessage, MCPErrorDetail, MCPToolResult, PromptDefinition, PromptResult,
-    ResourceContents, ResourceDefinition, ResourceTemplateDefinition, ToolAnnotations,
-    ToolDefinition, ToolError, ToolName,
+    DefinitionError, ErrorType, LogMessage, MCPErrorDetail, MCPToolResult, PromptDefinition,
+    PromptResult, ResourceContents, ResourceDefinition, ResourceTemplateDefinition,
+    ToolAnnotations, ToolDefinition, ToolError, ToolName,
 };
 use serde_json::{Map, Value};
 
@@ -599,7 +599,9 @@ fn mount_listed(
                 tools.push((definition, handler));
                 mounted.tools.push(name);
             }
-            Err(reason) => mounted.skipped.push((tool.name.clone(), reason)),
+            Err(reason) => mounted
+                .skipped
+                .push((tool.name.clone(), reason.to_string())),
         }
     }
     mounted.conflicts = registry.mount_remote(tools, &source);
@@ -633,11 +635,22 @@ fn local_name(remote: &str) -> String {
     name
 }
 
+/// Why a remote tool has no local definition.
+#[derive(Debug, thiserror::Error)]
+enum Unmountable {
+    /// Its input schema is not an object.
+    #[error("its input schema is not a JSON object")]
+    SchemaNotAnObject,
+    /// The definition refused its name or schema.
+    #[error(transparent)]
+    Definition(#[from] DefinitionError),
+}
+
 /// The local definition of a remote tool.
-fn definition(name: &str, tool: &Tool) -> Result<ToolDefinition, String> {
+fn definition(name: &str, tool: &Tool) -> Result<ToolDefinition, Unmountable> {
     let schema = schemars::Schema::try_from(tool.input_schema.clone())
-        .map_err(|_| "its input schema is not a JSON object".to_owned())?;
-    let mut definition = ToolDefinition::new(name, schema).map_err(|err| err.to_string())?;
+        .map_err(|_| Unmountable::SchemaNotAnObject)?;
+    let mut definition = ToolDefinition::new(name, schema)?;
     if let Some(description) = &tool.description {
         definition = definition.with_description(description.clone());
     }

@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 
 use crate::talk::Root;
 
-type Answering<T> = Pin<Box<dyn Future<Output = Result<T, String>> + Send>>;
+type Answering<T> = Pin<Box<dyn Future<Output = Result<T, HandlerError>> + Send>>;
 type ElicitFn = Arc<dyn Fn(ElicitRequest) -> Answering<ElicitResponse> + Send + Sync>;
 type SampleFn = Arc<dyn Fn(Value) -> Answering<Value> + Send + Sync>;
 type RootsFn = Arc<dyn Fn() -> Answering<Vec<Root>> + Send + Sync>;
@@ -76,9 +76,38 @@ impl ElicitResponse {
     }
 }
 
-/// An error answered to the server.
+/// Why a handler did not answer the server's request: the server is answered with a
+/// JSON-RPC internal error (-32603) whose message is this error's.
+///
+/// ```
+/// use mcp_runtime::client::HandlerError;
+///
+/// let refused: HandlerError = "no model is configured".into();
+/// assert_eq!(refused.to_string(), "no model is configured");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum HandlerError {
+    /// The handler failed, for the reason given.
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl From<String> for HandlerError {
+    fn from(reason: String) -> Self {
+        Self::Failed(reason)
+    }
+}
+
+impl From<&str> for HandlerError {
+    fn from(reason: &str) -> Self {
+        Self::Failed(reason.to_owned())
+    }
+}
+
+/// A JSON-RPC error answered to the server.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct HandlerError {
+pub(crate) struct Refusal {
     pub(crate) code: i64,
     pub(crate) message: String,
 }
@@ -107,7 +136,7 @@ impl Handlers {
     pub(crate) fn on_elicitation<F, Fut>(&mut self, handler: F)
     where
         F: Fn(ElicitRequest) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<ElicitResponse, String>> + Send + 'static,
+        Fut: Future<Output = Result<ElicitResponse, HandlerError>> + Send + 'static,
     {
         self.elicitation = Some(Arc::new(move |request| Box::pin(handler(request))));
     }
@@ -115,7 +144,7 @@ impl Handlers {
     pub(crate) fn on_sampling<F, Fut>(&mut self, handler: F)
     where
         F: Fn(Value) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<Value, String>> + Send + 'static,
+        Fut: Future<Output = Result<Value, HandlerError>> + Send + 'static,
     {
         self.sampling = Some(Arc::new(move |request| Box::pin(handler(request))));
     }
@@ -123,7 +152,7 @@ impl Handlers {
     pub(crate) fn on_roots<F, Fut>(&mut self, handler: F)
     where
         F: Fn() -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<Vec<Root>, String>> + Send + 'static,
+        Fut: Future<Output = Result<Vec<Root>, HandlerError>> + Send + 'static,
     {
         self.roots = Some(Arc::new(move || Box::pin(handler())));
     }
@@ -144,12 +173,12 @@ impl Handlers {
     }
 
     /// The answer to the server's request `method` with `params`.
-    pub(crate) async fn answer(&self, method: &str, params: Value) -> Result<Value, HandlerError> {
-        let failed = |message: String| HandlerError {
+    pub(crate) async fn answer(&self, method: &str, params: Value) -> Result<Value, Refusal> {
+        let failed = |err: &dyn std::fmt::Display| Refusal {
             code: -32603,
-            message,
+            message: err.to_string(),
         };
-        let missing = || HandlerError {
+        let missing = || Refusal {
             code: -32601,
             message: format!("this client does not answer `{method}`"),
         };
@@ -158,20 +187,20 @@ impl Handlers {
             "elicitation/create" => {
                 let handler = self.elicitation.as_ref().ok_or_else(missing)?;
                 let request: ElicitRequest =
-                    serde_json::from_value(params).map_err(|err| HandlerError {
+                    serde_json::from_value(params).map_err(|err| Refusal {
                         code: -32602,
                         message: format!("`elicitation/create` params: {err}"),
                     })?;
-                let response = handler(request).await.map_err(failed)?;
-                serde_json::to_value(response).map_err(|err| failed(err.to_string()))
+                let response = handler(request).await.map_err(|err| failed(&err))?;
+                serde_json::to_value(response).map_err(|err| failed(&err))
             }
             "sampling/createMessage" => {
                 let handler = self.sampling.as_ref().ok_or_else(missing)?;
-                handler(params).await.map_err(failed)
+                handler(params).await.map_err(|err| failed(&err))
             }
             "roots/list" => {
                 let handler = self.roots.as_ref().ok_or_else(missing)?;
-                let roots = handler().await.map_err(failed)?;
+                let roots = handler().await.map_err(|err| failed(&err))?;
                 Ok(json!({ "roots": roots }))
             }
             _ => Err(missing()),

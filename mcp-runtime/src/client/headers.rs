@@ -17,32 +17,76 @@ pub(crate) struct Mirror {
     pub(crate) header: String,
 }
 
+/// Why a schema's `x-mcp-header` marks are invalid, and the tool must not be called.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum MarkError {
+    /// Marks not reached through `properties` alone: how many.
+    #[error(
+        "`x-mcp-header` may mark only properties reached through `properties`; {0} mark(s) are elsewhere"
+    )]
+    Elsewhere(usize),
+    /// A header name used twice, ignoring case: its second use.
+    #[error("`x-mcp-header` names `{0}` twice")]
+    Twice(String),
+    /// A mark that is not a string, on the property at `at`.
+    #[error("`x-mcp-header` of `{at}` is not a string")]
+    NotAString {
+        /// The property's path, its names joined with `.`.
+        at: String,
+    },
+    /// An empty mark.
+    #[error("`x-mcp-header` of `{at}` is empty")]
+    Empty {
+        /// The property's path.
+        at: String,
+    },
+    /// A mark that is not an HTTP token.
+    #[error(
+        "`x-mcp-header` of `{at}` is `{header}`, not a header name (letters, digits and !#$%&'*+-.^_`|~)"
+    )]
+    NotAName {
+        /// The property's path.
+        at: String,
+        /// The mark.
+        header: String,
+    },
+    /// A mark on a property that is not a string, integer or boolean.
+    #[error("`x-mcp-header` of `{at}` marks a {kind}, not a string, integer or boolean")]
+    NotScalar {
+        /// The property's path.
+        at: String,
+        /// The property's type.
+        kind: String,
+    },
+}
+
 /// The arguments `schema` marks to mirror, or why its marks are invalid (and the tool must
 /// not be called): a name that is empty, not a token, or used twice (ignoring case); a mark
 /// on a type other than string, integer or boolean; or one not reached through
 /// `properties` alone.
-pub(crate) fn mirrors(schema: &Value) -> Result<Vec<Mirror>, String> {
+pub(crate) fn mirrors(schema: &Value) -> Result<Vec<Mirror>, MarkError> {
     let mut found = Vec::new();
     collect(schema, &mut Vec::new(), &mut found)?;
     let everywhere = count_marks(schema);
     if everywhere != found.len() {
-        return Err(format!(
-            "`{KEYWORD}` may mark only properties reached through `properties`; {} mark(s) are elsewhere",
-            everywhere - found.len()
-        ));
+        return Err(MarkError::Elsewhere(everywhere - found.len()));
     }
     let mut seen: Vec<String> = Vec::new();
     for mirror in &found {
         let folded = mirror.header.to_ascii_lowercase();
         if seen.contains(&folded) {
-            return Err(format!("`{KEYWORD}` names `{}` twice", mirror.header));
+            return Err(MarkError::Twice(mirror.header.clone()));
         }
         seen.push(folded);
     }
     Ok(found)
 }
 
-fn collect(schema: &Value, path: &mut Vec<String>, found: &mut Vec<Mirror>) -> Result<(), String> {
+fn collect(
+    schema: &Value,
+    path: &mut Vec<String>,
+    found: &mut Vec<Mirror>,
+) -> Result<(), MarkError> {
     let Some(schema) = schema.as_object() else {
         return Ok(());
     };
@@ -50,22 +94,19 @@ fn collect(schema: &Value, path: &mut Vec<String>, found: &mut Vec<Mirror>) -> R
         let at = path.join(".");
         let header = mark
             .as_str()
-            .ok_or_else(|| format!("`{KEYWORD}` of `{at}` is not a string"))?;
+            .ok_or_else(|| MarkError::NotAString { at: at.clone() })?;
         if header.is_empty() {
-            return Err(format!("`{KEYWORD}` of `{at}` is empty"));
+            return Err(MarkError::Empty { at });
         }
         if !header.bytes().all(is_tchar) {
-            return Err(format!(
-                "`{KEYWORD}` of `{at}` is `{header}`, not a header name (letters, digits and !#$%&'*+-.^_`|~)"
-            ));
+            let header = header.to_owned();
+            return Err(MarkError::NotAName { at, header });
         }
         match schema.get("type").and_then(Value::as_str) {
             Some("string" | "integer" | "boolean") => {}
             other => {
-                return Err(format!(
-                    "`{KEYWORD}` of `{at}` marks a {}, not a string, integer or boolean",
-                    other.unwrap_or("value of no single type")
-                ));
+                let kind = other.unwrap_or("value of no single type").to_owned();
+                return Err(MarkError::NotScalar { at, kind });
             }
         }
         found.push(Mirror {
@@ -200,7 +241,9 @@ mod tests {
     #[test]
     fn invalid_marks_are_refused_with_the_reason() {
         let refused = |property: Value| {
-            mirrors(&json!({ "type": "object", "properties": { "p": property } })).unwrap_err()
+            mirrors(&json!({ "type": "object", "properties": { "p": property } }))
+                .unwrap_err()
+                .to_string()
         };
         assert!(refused(json!({ "type": "string", "x-mcp-header": "" })).contains("empty"));
         assert!(
@@ -221,6 +264,7 @@ mod tests {
             "b": { "type": "string", "x-mcp-header": "myfield" },
         } }))
         .unwrap_err();
-        assert!(twice.contains("twice"), "{twice}");
+        assert_eq!(twice, MarkError::Twice("myfield".to_owned()));
+        assert!(twice.to_string().contains("twice"), "{twice}");
     }
 }

@@ -122,28 +122,27 @@ impl HttpServer {
     }
 
     /// The HTTP client, trusting the roots given.
-    fn http_client(&self) -> Result<reqwest::Client, String> {
+    fn http_client(&self) -> Result<reqwest::Client, HttpClientError> {
         #[allow(unused_mut)]
         let mut builder = reqwest::Client::builder();
         #[cfg(feature = "tls")]
         for pem in &self.roots {
             // A bundle, as `SSL_CERT_FILE` often is, or one certificate.
-            let roots = reqwest::Certificate::from_pem_bundle(pem)
-                .map_err(|err| format!("a root certificate that is not PEM: {err}"))?;
+            let roots =
+                reqwest::Certificate::from_pem_bundle(pem).map_err(HttpClientError::NotPem)?;
             if roots.is_empty() {
-                return Err("a root certificate that is not PEM: no certificate in it".to_owned());
+                return Err(HttpClientError::NoCertificate);
             }
             for root in roots {
                 builder = builder.add_root_certificate(root);
             }
         }
-        builder.build().map_err(|err| err.to_string())
+        builder.build().map_err(HttpClientError::Build)
     }
 
-    /// Starts the transport: the channel of messages to send, and the one of messages read.
-    pub(crate) fn spawn(
-        &self,
-    ) -> Result<(mpsc::Sender<Outbound>, mpsc::Receiver<Inbound>), ClientError> {
+    /// What the transport keeps of this endpoint: its HTTP client, and its OAuth client
+    /// bound to it; or why there is none.
+    fn endpoint(&self) -> Result<Endpoint, ClientError> {
         // Built without TLS: say so, rather than fail on the first request.
         if cfg!(not(feature = "tls"))
             && self
@@ -167,9 +166,7 @@ impl HttpServer {
             ),
             None => None,
         };
-        let (outbox, mut outgoing) = mpsc::channel::<Outbound>(64);
-        let (inbound, inbox) = mpsc::channel::<Inbound>(64);
-        let endpoint = Arc::new(Endpoint {
+        Ok(Endpoint {
             http,
             auth,
             url: self.url.clone(),
@@ -178,7 +175,16 @@ impl HttpServer {
             version: Mutex::new(None),
             listening: AtomicBool::new(false),
             in_flight: Mutex::new(HashMap::new()),
-        });
+        })
+    }
+
+    /// Starts the transport: the channel of messages to send, and the one of messages read.
+    pub(crate) fn spawn(
+        &self,
+    ) -> Result<(mpsc::Sender<Outbound>, mpsc::Receiver<Inbound>), ClientError> {
+        let endpoint = Arc::new(self.endpoint()?);
+        let (outbox, mut outgoing) = mpsc::channel::<Outbound>(64);
+        let (inbound, inbox) = mpsc::channel::<Inbound>(64);
         tokio::spawn(async move {
             while let Some(message) = outgoing.recv().await {
                 let endpoint = Arc::clone(&endpoint);
@@ -226,6 +232,22 @@ impl HttpServer {
         });
         Ok((outbox, inbox))
     }
+}
+
+/// Why the HTTP client of an endpoint could not be made.
+#[derive(Debug, thiserror::Error)]
+enum HttpClientError {
+    /// A root certificate given did not read as PEM.
+    #[cfg(feature = "tls")]
+    #[error("a root certificate that is not PEM: {0}")]
+    NotPem(reqwest::Error),
+    /// A root certificate given held no certificate.
+    #[cfg(feature = "tls")]
+    #[error("a root certificate that is not PEM: no certificate in it")]
+    NoCertificate,
+    /// The client could not be built.
+    #[error(transparent)]
+    Build(reqwest::Error),
 }
 
 /// What the transport knows of the endpoint and its session.
@@ -324,11 +346,51 @@ impl Endpoint {
             .pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")
             .and_then(Value::as_str)
             .map(str::to_owned);
+        let request = self.post_request(&body, method, stateless.as_deref(), &message.headers);
+        let in_session = stateless.is_none() && self.session().is_some();
+        let response = match self.send(request.body(message.text)).await {
+            Ok(response) => response,
+            Err(failure) => {
+                fail(&inbound, id, failure.into_error("POST", &self.url)).await;
+                return;
+            }
+        };
+        if method == "initialize" {
+            self.keep_session(&response);
+        }
+        let Some(response) = self.accepted(response, in_session, id, &inbound).await else {
+            return;
+        };
+        if method == "notifications/initialized" {
+            // The handshake is done: the session's own stream can open.
+            self.listen(inbound.clone()).await;
+        }
+        let status = response.status().as_u16();
+        if is_event_stream(&response) {
+            self.read_stream(response, id, &inbound).await;
+        } else if status != 202 && status != 204 {
+            self.read_answer(response, method, id, &inbound).await;
+        }
+        if let Some(id) = id {
+            self.lock_in_flight().remove(&id);
+        }
+    }
+
+    /// The POST of a message with `body`, for `method`, and the headers it carries: at
+    /// 2026-07-28 (`stateless`, its version) the method, what it names and `mirrored`;
+    /// on the handshake's revisions, the version agreed.
+    fn post_request(
+        &self,
+        body: &Value,
+        method: &str,
+        stateless: Option<&str>,
+        mirrored: &[(String, String)],
+    ) -> reqwest::RequestBuilder {
         let mut request = self
             .request(reqwest::Method::POST)
             .header("Content-Type", "application/json")
             .header("Accept", "application/json, text/event-stream");
-        if let Some(version) = &stateless {
+        if let Some(version) = stateless {
             request = request.header("MCP-Protocol-Version", version);
             if !method.is_empty() {
                 request = request.header("Mcp-Method", method);
@@ -341,36 +403,36 @@ impl Endpoint {
             if let Some(name) = name.and_then(Value::as_str) {
                 request = request.header("Mcp-Name", header_safe(name));
             }
-            for (name, value) in &message.headers {
+            for (name, value) in mirrored {
                 request = request.header(name, value);
             }
         } else if let Some(version) = self.version() {
             request = request.header("MCP-Protocol-Version", version);
         }
-        let fail = |error: ClientError| async {
-            if let Some(id) = id {
-                let _ = inbound.send(Inbound::Failed { id, error }).await;
-            }
-        };
-        let in_session = stateless.is_none() && self.session().is_some();
-        let response = match self.send(request.body(message.text)).await {
-            Ok(response) => response,
-            Err(failure) => {
-                fail(failure.into_error("POST", &self.url)).await;
-                return;
-            }
-        };
-        let status = response.status();
-        if method == "initialize" {
-            if let Some(session) = response
-                .headers()
-                .get("mcp-session-id")
-                .and_then(|value| value.to_str().ok())
-            {
-                *self.session.lock().unwrap_or_else(PoisonError::into_inner) =
-                    Some(session.to_owned());
-            }
+        request
+    }
+
+    /// Keeps the session id an `initialize` response gives, if any.
+    fn keep_session(&self, response: &reqwest::Response) {
+        if let Some(session) = response
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|value| value.to_str().ok())
+        {
+            *self.session.lock().unwrap_or_else(PoisonError::into_inner) = Some(session.to_owned());
         }
+    }
+
+    /// `response` if its status is a success; otherwise its failure is told: the end of
+    /// the connection for a session the server no longer knows, else the request's.
+    async fn accepted(
+        &self,
+        response: reqwest::Response,
+        in_session: bool,
+        id: Option<u64>,
+        inbound: &mpsc::Sender<Inbound>,
+    ) -> Option<reqwest::Response> {
+        let status = response.status();
         if status.as_u16() == 404 && in_session {
             // The session is gone (the server restarted, or ended it): so is this
             // connection; a new one starts a new session.
@@ -380,45 +442,37 @@ impl Endpoint {
                         .to_owned(),
                 )))
                 .await;
-            return;
+            return None;
         }
         if !status.is_success() {
             let text = response.text().await.unwrap_or_default();
-            fail(http_error(status.as_u16(), &text)).await;
-            return;
+            fail(inbound, id, http_error(status.as_u16(), &text)).await;
+            return None;
         }
-        if method == "notifications/initialized" {
-            // The handshake is done: the session's own stream can open.
-            self.listen(inbound.clone()).await;
-        }
-        let streamed = response
-            .headers()
-            .get("content-type")
-            .and_then(|value| value.to_str().ok())
-            .is_some_and(|kind| kind.starts_with("text/event-stream"));
-        if streamed {
-            self.read_stream(response, id, &inbound).await;
-        } else if status.as_u16() != 202 && status.as_u16() != 204 {
-            match read_capped(response).await {
-                Ok(text) if !text.trim().is_empty() => {
-                    if method == "initialize" {
-                        self.agreed(&text);
-                    }
-                    let _ = inbound.send(Inbound::Message(text)).await;
+        Some(response)
+    }
+
+    /// Reads a JSON answer into `inbound`: the message, unless its body is empty.
+    async fn read_answer(
+        &self,
+        response: reqwest::Response,
+        method: &str,
+        id: Option<u64>,
+        inbound: &mpsc::Sender<Inbound>,
+    ) {
+        match read_capped(response).await {
+            Ok(text) if !text.trim().is_empty() => {
+                if method == "initialize" {
+                    self.agreed(&text);
                 }
-                Ok(_) => {
-                    if id.is_some() {
-                        fail(ClientError::Malformed(format!(
-                            "`{method}` was answered with an empty body"
-                        )))
-                        .await;
-                    }
-                }
-                Err(error) => fail(error).await,
+                let _ = inbound.send(Inbound::Message(text)).await;
             }
-        }
-        if let Some(id) = id {
-            self.lock_in_flight().remove(&id);
+            Ok(_) => {
+                let empty =
+                    ClientError::Malformed(format!("`{method}` was answered with an empty body"));
+                fail(inbound, id, empty).await;
+            }
+            Err(error) => fail(inbound, id, error).await,
         }
     }
 
@@ -444,96 +498,53 @@ impl Endpoint {
         inbound: &mpsc::Sender<Inbound>,
     ) {
         let mut response = response;
-        let mut last_event: Option<String> = None;
-        let mut retry = DEFAULT_RETRY;
+        let mut place = Place {
+            last_event: None,
+            retry: DEFAULT_RETRY,
+        };
         for _ in 0..=MAX_RESUMES {
-            let mut events = response.bytes_stream().eventsource();
-            while let Some(event) = events.next().await {
-                let event = match event {
-                    Ok(event) => event,
-                    Err(err) => {
-                        tracing::debug!(error = %err, "the response stream broke off");
-                        break;
-                    }
-                };
-                if !event.id.is_empty() {
-                    last_event = Some(event.id.clone());
-                }
-                if let Some(wait) = event.retry {
-                    retry = wait;
-                }
-                if event.data.trim().is_empty() {
-                    continue;
-                }
-                if event.data.len() > MAX_MESSAGE_BYTES {
-                    if let Some(id) = id {
-                        let error = ClientError::Malformed(format!(
-                            "a message over {MAX_MESSAGE_BYTES} bytes"
-                        ));
-                        let _ = inbound.send(Inbound::Failed { id, error }).await;
-                    }
-                    return;
-                }
-                if self.version().is_none() && id.is_some() {
-                    self.agreed(&event.data);
-                }
-                let answers = id.is_some_and(|id| answers(&event.data, id));
-                let message = match id {
-                    Some(request) => Inbound::During {
-                        text: event.data,
-                        request,
-                    },
-                    None => Inbound::Message(event.data),
-                };
-                let _ = inbound.send(message).await;
-                if answers {
-                    return;
-                }
+            if read_events(self, response, id, inbound, &mut place).await == Read::Done {
+                return;
             }
             // Ended without the answer. Without an event id to resume from it is lost.
-            let (Some(id), Some(from)) = (id, last_event.clone()) else {
-                if let Some(id) = id {
-                    let error = ClientError::Closed(
-                        "the response stream ended before the answer".to_owned(),
-                    );
-                    let _ = inbound.send(Inbound::Failed { id, error }).await;
-                }
+            let (Some(id), Some(from)) = (id, place.last_event.clone()) else {
+                let ended = "the response stream ended before the answer".to_owned();
+                fail(inbound, id, ClientError::Closed(ended)).await;
                 return;
             };
-            tokio::time::sleep(retry).await;
-            let resumed = self
-                .request(reqwest::Method::GET)
-                .header("Accept", "text/event-stream")
-                .header("Last-Event-ID", from);
-            let resumed = match self.version() {
-                Some(version) => resumed.header("MCP-Protocol-Version", version),
-                None => resumed,
-            };
-            response = match self.send(resumed).await {
-                Ok(resumed) if resumed.status().is_success() => resumed,
-                Ok(resumed) => {
-                    let status = resumed.status().as_u16();
-                    let text = resumed.text().await.unwrap_or_default();
-                    let _ = inbound
-                        .send(Inbound::Failed {
-                            id,
-                            error: http_error(status, &text),
-                        })
-                        .await;
-                    return;
-                }
-                Err(failure) => {
-                    let error = failure.into_error("GET", &self.url);
+            tokio::time::sleep(place.retry).await;
+            response = match self.resume(from).await {
+                Ok(resumed) => resumed,
+                Err(error) => {
                     let _ = inbound.send(Inbound::Failed { id, error }).await;
                     return;
                 }
             };
         }
-        if let Some(id) = id {
-            let error = ClientError::Closed(format!(
-                "the response stream ended {MAX_RESUMES} times before the answer"
-            ));
-            let _ = inbound.send(Inbound::Failed { id, error }).await;
+        let error = ClientError::Closed(format!(
+            "the response stream ended {MAX_RESUMES} times before the answer"
+        ));
+        fail(inbound, id, error).await;
+    }
+
+    /// The stream taken up again after the event `from`.
+    async fn resume(&self, from: String) -> Result<reqwest::Response, ClientError> {
+        let resumed = self
+            .request(reqwest::Method::GET)
+            .header("Accept", "text/event-stream")
+            .header("Last-Event-ID", from);
+        let resumed = match self.version() {
+            Some(version) => resumed.header("MCP-Protocol-Version", version),
+            None => resumed,
+        };
+        match self.send(resumed).await {
+            Ok(resumed) if resumed.status().is_success() => Ok(resumed),
+            Ok(resumed) => {
+                let status = resumed.status().as_u16();
+                let text = resumed.text().await.unwrap_or_default();
+                Err(http_error(status, &text))
+            }
+            Err(failure) => Err(failure.into_error("GET", &self.url)),
         }
     }
 
@@ -568,6 +579,89 @@ impl Endpoint {
             }
         }
     }
+}
+
+/// Where a response stream is: its last event's id, and how long to wait before taking it
+/// up again.
+struct Place {
+    last_event: Option<String>,
+    retry: Duration,
+}
+
+/// How reading a response stream ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Read {
+    /// With the answer, or with a failure already told: nothing more to read.
+    Done,
+    /// The stream broke off or ended before the answer.
+    Ended,
+}
+
+/// Reads the events of `response` into `inbound`, noting in `place` where it got to, until
+/// the answer to `id` or the end of the stream.
+async fn read_events(
+    endpoint: &Endpoint,
+    response: reqwest::Response,
+    id: Option<u64>,
+    inbound: &mpsc::Sender<Inbound>,
+    place: &mut Place,
+) -> Read {
+    let mut events = response.bytes_stream().eventsource();
+    while let Some(event) = events.next().await {
+        let event = match event {
+            Ok(event) => event,
+            Err(err) => {
+                tracing::debug!(error = %err, "the response stream broke off");
+                break;
+            }
+        };
+        if !event.id.is_empty() {
+            place.last_event = Some(event.id.clone());
+        }
+        if let Some(wait) = event.retry {
+            place.retry = wait;
+        }
+        if event.data.trim().is_empty() {
+            continue;
+        }
+        if event.data.len() > MAX_MESSAGE_BYTES {
+            let error = ClientError::Malformed(format!("a message over {MAX_MESSAGE_BYTES} bytes"));
+            fail(inbound, id, error).await;
+            return Read::Done;
+        }
+        if endpoint.version().is_none() && id.is_some() {
+            endpoint.agreed(&event.data);
+        }
+        let answers = id.is_some_and(|id| answers(&event.data, id));
+        let message = match id {
+            Some(request) => Inbound::During {
+                text: event.data,
+                request,
+            },
+            None => Inbound::Message(event.data),
+        };
+        let _ = inbound.send(message).await;
+        if answers {
+            return Read::Done;
+        }
+    }
+    Read::Ended
+}
+
+/// Tells the request `id`, if the message was one, that it failed.
+async fn fail(inbound: &mpsc::Sender<Inbound>, id: Option<u64>, error: ClientError) {
+    if let Some(id) = id {
+        let _ = inbound.send(Inbound::Failed { id, error }).await;
+    }
+}
+
+/// Whether `response` is an event stream.
+fn is_event_stream(response: &reqwest::Response) -> bool {
+    response
+        .headers()
+        .get("content-type")
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|kind| kind.starts_with("text/event-stream"))
 }
 
 /// Why a request could not be sent.

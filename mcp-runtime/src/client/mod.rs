@@ -1,5 +1,5 @@
 //! The client side: call any MCP server's tools as [`MCPToolCall`]s, and get
-//! [`MCPToolResult`]s back, as from the local [`Registry`](crate::Registry).
+//! [`MCPToolResult`]s back, as from the local [`Registry`](crate::registry::Registry).
 //!
 //! A [`Client`] connects to a server ([`ClientBuilder::stdio`] spawns one; [`crate::testing`]
 //! connects to a [`Server`](crate::server::Server) in memory), and negotiates the newest
@@ -53,7 +53,7 @@ use crate::talk::Root;
 
 pub use gateway::{Mounted, follow, follow_managed, mount, mount_managed};
 use handlers::Handlers;
-pub use handlers::{ElicitRequest, ElicitResponse};
+pub use handlers::{ElicitRequest, ElicitResponse, HandlerError};
 pub use http::HttpServer;
 use link::Link;
 pub(crate) use link::{Inbound, Outbound, Outlet, Streams};
@@ -247,7 +247,7 @@ impl ClientBuilder {
     pub fn on_elicitation<F, Fut>(mut self, handler: F) -> Self
     where
         F: Fn(ElicitRequest) -> Fut + Send + Sync + 'static,
-        Fut: std::future::Future<Output = Result<ElicitResponse, String>> + Send + 'static,
+        Fut: std::future::Future<Output = Result<ElicitResponse, HandlerError>> + Send + 'static,
     {
         self.handlers.on_elicitation(handler);
         self
@@ -259,7 +259,7 @@ impl ClientBuilder {
     pub fn on_sampling<F, Fut>(mut self, handler: F) -> Self
     where
         F: Fn(Value) -> Fut + Send + Sync + 'static,
-        Fut: std::future::Future<Output = Result<Value, String>> + Send + 'static,
+        Fut: std::future::Future<Output = Result<Value, HandlerError>> + Send + 'static,
     {
         self.handlers.on_sampling(handler);
         self
@@ -270,7 +270,7 @@ impl ClientBuilder {
     pub fn on_roots<F, Fut>(mut self, handler: F) -> Self
     where
         F: Fn() -> Fut + Send + Sync + 'static,
-        Fut: std::future::Future<Output = Result<Vec<Root>, String>> + Send + 'static,
+        Fut: std::future::Future<Output = Result<Vec<Root>, HandlerError>> + Send + 'static,
     {
         self.handlers.on_roots(handler);
         self

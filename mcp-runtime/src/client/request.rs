@@ -23,6 +23,9 @@ const LOG_LEVEL_KEY: &str = "io.modelcontextprotocol/logLevel";
 /// Who takes the log messages of a request.
 type LogHandler = Arc<dyn Fn(LogMessage) + Send + Sync>;
 
+/// Who takes the progress reports of a request.
+type ProgressHandler = Box<dyn FnMut(Progress) + Send>;
+
 /// The versions an unsupported-version error says the server takes.
 pub(super) fn supported(error: &RpcError) -> Vec<&str> {
     error
@@ -78,7 +81,7 @@ impl Listening {
 #[derive(Default)]
 pub struct RequestOptions {
     pub(super) timeout: Option<Duration>,
-    pub(super) progress: Option<Box<dyn FnMut(Progress) + Send>>,
+    pub(super) progress: Option<ProgressHandler>,
     /// What the request mirrors into headers, where the transport has them.
     pub(super) headers: Vec<(String, String)>,
     /// Who answers what the server needs before it can answer (2026-07-28): the asker of
@@ -196,125 +199,30 @@ impl Client {
         options: RequestOptions,
     ) -> Result<Map<String, Value>, ClientError> {
         let timeout = options.timeout.unwrap_or(self.timeout);
-        let headers = options.headers;
-        let mut progress = options.progress;
-        // Copied only to carry a progress token.
-        let mut tokened = None;
-        let watching = progress.as_ref().map(|_| {
-            let (sender, receiver) = mpsc::unbounded_channel();
-            let token = format!("progress-{}", next_token());
-            let mut params = params.clone();
-            params
-                .entry("_meta")
-                .or_insert_with(|| Value::Object(Map::new()))
-                .as_object_mut()
-                .map(|meta| meta.insert("progressToken".to_owned(), json!(token)));
-            tokened = Some(params);
-            (token, sender, receiver)
-        });
+        let timed_out = || ClientError::Timeout {
+            method: method.to_owned(),
+            timeout,
+        };
+        let (watch, mut during, tokened) =
+            During::watch(params, options.progress, options.log, options.asker);
         let params = tokened.as_ref().unwrap_or(params);
-        let mut watch = link::Watch::default();
-        let mut reports = None;
-        if let Some((token, sender, receiver)) = watching {
-            watch.progress = Some((token, sender));
-            reports = Some(receiver);
-        }
-        let log = options.log;
-        let mut logged = None;
-        if log.is_some() {
-            let (sender, receiver) = mpsc::unbounded_channel();
-            watch.log = Some(sender);
-            logged = Some(receiver);
-        }
-        // What the server asks during this request, asked of whoever `asker` asks.
-        let asker = options.asker;
-        let mut asked = None;
-        if asker.is_some() {
-            let (sender, receiver) = mpsc::unbounded_channel();
-            watch.relay = Some(sender);
-            asked = Some(receiver);
-        }
-        let mut asks = 0_usize;
-        // Made only for a request whose asks are relayed.
-        let mut asking = asker
-            .as_ref()
-            .map(|_| futures_util::stream::FuturesUnordered::new());
         // The timeout counts from the start: a server that stops reading its input leaves
         // the request waiting to be sent.
         let deadline = tokio::time::sleep(timeout);
         tokio::pin!(deadline);
         let pending = tokio::select! {
-            pending = self.link.request(method, params, headers, watch) => pending?,
-            () = &mut deadline => {
-                return Err(ClientError::Timeout { method: method.to_owned(), timeout });
-            }
+            pending = self.link.request(method, params, options.headers, watch) => pending?,
+            () = &mut deadline => return Err(timed_out()),
         };
-        let answer = pending.answer();
-        tokio::pin!(answer);
-        let answered = loop {
-            tokio::select! {
-                answer = &mut answer => break answer,
-                () = &mut deadline => {
-                    // Dropping the pending request cancels it on the server.
-                    return Err(ClientError::Timeout { method: method.to_owned(), timeout });
-                }
-                Some(request) = async {
-                    match asked.as_mut() {
-                        Some(asked) => asked.recv().await,
-                        None => std::future::pending().await,
-                    }
-                } => {
-                    // Keyed by its place among this request's asks: the same from round
-                    // to round of a caller at 2026-07-28, whose rounds repeat the request.
-                    asks += 1;
-                    if let (Some(asker), Some(asking)) = (asker.clone(), asking.as_mut()) {
-                        asking.push(self.relay(asker, format!("upstream-{asks}"), request));
-                    }
-                }
-                Some(()) = async {
-                    match asking.as_mut() {
-                        Some(asking) if !asking.is_empty() => {
-                            futures_util::StreamExt::next(asking).await
-                        }
-                        _ => std::future::pending().await,
-                    }
-                } => {}
-                Some(report) = async {
-                    match reports.as_mut() {
-                        Some(reports) => reports.recv().await,
-                        None => std::future::pending().await,
-                    }
-                } => {
-                    if let Some(progress) = progress.as_mut() {
-                        progress(progress_of(&report));
-                    }
-                }
-                Some(message) = async {
-                    match logged.as_mut() {
-                        Some(logged) => logged.recv().await,
-                        None => std::future::pending().await,
-                    }
-                } => {
-                    if let Some((least, log)) = &log {
-                        pass_log(*least, log, message);
-                    }
-                }
-            }
+        let answered = tokio::select! {
+            answered = during.until_answered(self, pending.answer()) => answered,
+            // Dropping the pending request cancels it on the server.
+            () = &mut deadline => return Err(timed_out()),
         };
         // What the server sent before its answer, and was read with it: passed on before
         // the answer is.
-        if let (Some(reports), Some(progress)) = (reports.as_mut(), progress.as_mut()) {
-            while let Ok(report) = reports.try_recv() {
-                progress(progress_of(&report));
-            }
-        }
-        if let (Some(logged), Some((least, log))) = (logged.as_mut(), &log) {
-            while let Ok(message) = logged.try_recv() {
-                pass_log(*least, log, message);
-            }
-        }
-        let result = answered?;
-        match result {
+        during.drain();
+        match answered? {
             Value::Object(result) => Ok(result),
             other => Err(ClientError::Malformed(format!(
                 "the result of `{method}` is not an object: {}",
@@ -371,6 +279,35 @@ impl Client {
             }
             return self.exchange(method, &params, options).await;
         }
+        let mut params = self.request_params(params, &options);
+        let mut options = options;
+        let mut retried = false;
+        for _ in 0..self.max_rounds {
+            let result = self
+                .round(method, &params, &mut options, &mut retried)
+                .await?;
+            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+                return Ok(result);
+            }
+            let responses = self
+                .input_responses(&result, options.asker.as_ref())
+                .await?;
+            params.insert("inputResponses".to_owned(), Value::Object(responses));
+            match result.get("requestState") {
+                Some(state) => params.insert("requestState".to_owned(), state.clone()),
+                None => params.remove("requestState"),
+            };
+        }
+        Err(ClientError::TooManyRounds(self.max_rounds))
+    }
+
+    /// `params` with the `_meta` of a 2026-07-28 request: the client's, the capabilities
+    /// this request declares, and the log level it wants.
+    fn request_params(
+        &self,
+        params: Map<String, Value>,
+        options: &RequestOptions,
+    ) -> Map<String, Value> {
         let mut params = self.stateless_params(params);
         if let Some(Value::Object(meta)) = params.get_mut("_meta") {
             if let Some(capabilities) = &options.capabilities {
@@ -383,87 +320,246 @@ impl Client {
                 meta.insert(LOG_LEVEL_KEY.to_owned(), json!(least));
             }
         }
-        let mut options = options;
-        let mut retried = false;
-        for _ in 0..self.max_rounds {
-            let round_options = RequestOptions {
-                timeout: options.timeout,
-                progress: options.progress.take(),
-                headers: options.headers.clone(),
-                log: options.log.clone(),
-                ..RequestOptions::default()
-            };
-            let result = match self.exchange(method, &params, round_options).await {
-                // The server does not take the version this request gave: once more, if it
-                // takes this client's, as a new request.
-                Err(ClientError::Rpc(error)) if error.code == UNSUPPORTED_VERSION && !retried => {
-                    retried = true;
-                    if !supported(&error).contains(&STATELESS_VERSION) {
-                        return Err(ClientError::Rpc(error));
-                    }
-                    let round_options = RequestOptions {
-                        timeout: options.timeout,
-                        headers: options.headers.clone(),
-                        log: options.log.clone(),
-                        ..RequestOptions::default()
-                    };
-                    self.exchange(method, &params, round_options).await?
-                }
-                other => other?,
-            };
-            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
-                return Ok(result);
-            }
-            let requests = result
-                .get("inputRequests")
-                .and_then(Value::as_object)
-                .ok_or_else(|| {
-                    ClientError::Malformed(
-                        "an input-required result without an `inputRequests` object".to_owned(),
-                    )
-                })?;
-            let mut responses = Map::new();
-            for (key, request) in requests {
-                let method = request
-                    .get("method")
-                    .and_then(Value::as_str)
-                    .ok_or_else(|| {
-                        ClientError::Malformed(format!("input request `{key}` has no `method`"))
-                    })?;
-                let asked = request.get("params").cloned().unwrap_or_else(|| json!({}));
-                let answer = match &options.asker {
-                    // Passed on to whoever the call this request serves can ask.
-                    Some(asker) => {
-                        let request = crate::talk::InputRequest {
-                            method: method.to_owned(),
-                            params: asked,
-                        };
-                        asker.ask(key, request).await.map_err(|err| {
-                            ClientError::Rpc(RpcError {
-                                code: -32603,
-                                message: format!("input request `{key}` ({method}): {err}"),
-                                data: None,
-                            })
-                        })?
-                    }
-                    None => self.handlers.answer(method, asked).await.map_err(|err| {
-                        ClientError::Rpc(RpcError {
-                            code: err.code,
-                            message: format!("input request `{key}` ({method}): {}", err.message),
-                            data: None,
-                        })
-                    })?,
-                };
-                responses.insert(key.clone(), answer);
-            }
-            params.insert("inputResponses".to_owned(), Value::Object(responses));
-            match result.get("requestState") {
-                Some(state) => params.insert("requestState".to_owned(), state.clone()),
-                None => params.remove("requestState"),
-            };
-        }
-        Err(ClientError::TooManyRounds(self.max_rounds))
+        params
     }
+
+    /// One round of a 2026-07-28 request: its result, which may need input. A server that
+    /// does not take the version the request gave is asked once more, if it takes this
+    /// client's, as a new request (`retried` then says so).
+    async fn round(
+        &self,
+        method: &str,
+        params: &Map<String, Value>,
+        options: &mut RequestOptions,
+        retried: &mut bool,
+    ) -> Result<Map<String, Value>, ClientError> {
+        let round_options = |progress| RequestOptions {
+            timeout: options.timeout,
+            progress,
+            headers: options.headers.clone(),
+            log: options.log.clone(),
+            ..RequestOptions::default()
+        };
+        let first = round_options(options.progress.take());
+        match self.exchange(method, params, first).await {
+            Err(ClientError::Rpc(error)) if error.code == UNSUPPORTED_VERSION && !*retried => {
+                *retried = true;
+                if !supported(&error).contains(&STATELESS_VERSION) {
+                    return Err(ClientError::Rpc(error));
+                }
+                self.exchange(method, params, round_options(None)).await
+            }
+            other => other,
+        }
+    }
+
+    /// The answers to the input requests of `result`: asked of `asker` (whoever the call
+    /// this request serves can ask), or else answered by the handlers.
+    async fn input_responses(
+        &self,
+        result: &Map<String, Value>,
+        asker: Option<&crate::talk::Asker>,
+    ) -> Result<Map<String, Value>, ClientError> {
+        let requests = result
+            .get("inputRequests")
+            .and_then(Value::as_object)
+            .ok_or_else(|| {
+                ClientError::Malformed(
+                    "an input-required result without an `inputRequests` object".to_owned(),
+                )
+            })?;
+        let mut responses = Map::new();
+        for (key, request) in requests {
+            let method = request
+                .get("method")
+                .and_then(Value::as_str)
+                .ok_or_else(|| {
+                    ClientError::Malformed(format!("input request `{key}` has no `method`"))
+                })?;
+            let asked = request.get("params").cloned().unwrap_or_else(|| json!({}));
+            let failed = |code, reason: &dyn std::fmt::Display| {
+                ClientError::Rpc(RpcError {
+                    code,
+                    message: format!("input request `{key}` ({method}): {reason}"),
+                    data: None,
+                })
+            };
+            let answer = match asker {
+                Some(asker) => {
+                    let request = crate::talk::InputRequest {
+                        method: method.to_owned(),
+                        params: asked,
+                    };
+                    asker
+                        .ask(key, request)
+                        .await
+                        .map_err(|err| failed(-32603, &err))?
+                }
+                None => self
+                    .handlers
+                    .answer(method, asked)
+                    .await
+                    .map_err(|err| failed(err.code, &err.message))?,
+            };
+            responses.insert(key.clone(), answer);
+        }
+        Ok(responses)
+    }
+}
+
+/// A channel the link fills during a request, and who takes what comes on it.
+struct Tap<T, H> {
+    receiver: mpsc::UnboundedReceiver<T>,
+    taker: H,
+}
+
+/// A channel for a request's `taker`, made only when there is one: the sender goes to the
+/// link, the tap stays with the request.
+fn tap<T, H>(taker: Option<H>) -> (Option<mpsc::UnboundedSender<T>>, Option<Tap<T, H>>) {
+    taker
+        .map(|taker| {
+            let (sender, receiver) = mpsc::unbounded_channel();
+            (sender, Tap { receiver, taker })
+        })
+        .unzip()
+}
+
+/// The next message on `tap`; never, if there is no tap.
+async fn next<T, H>(tap: Option<&mut Tap<T, H>>) -> Option<T> {
+    match tap {
+        Some(tap) => tap.receiver.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// What a request takes in while it waits for its answer, each only when its options ask
+/// for it: progress reports, log messages, and the server's requests, relayed to whoever
+/// the request's asker asks.
+struct During {
+    progress: Option<Tap<Value, ProgressHandler>>,
+    log: Option<Tap<Value, (LoggingLevel, LogHandler)>>,
+    relays: Option<Tap<link::ServerRequest, crate::talk::Asker>>,
+}
+
+impl During {
+    /// The link's watch of a request with `params`, what this request takes in, and, when
+    /// progress is wanted, `params` with a progress token.
+    fn watch(
+        params: &Map<String, Value>,
+        progress: Option<ProgressHandler>,
+        log: Option<(LoggingLevel, LogHandler)>,
+        asker: Option<crate::talk::Asker>,
+    ) -> (link::Watch, Self, Option<Map<String, Value>>) {
+        let (reports, progress) = tap(progress);
+        let (logged, log) = tap(log);
+        let (relay, relays) = tap(asker);
+        let mut tokened = None;
+        let progress_watch = reports.map(|sender| {
+            let token = format!("progress-{}", next_token());
+            tokened = Some(with_progress_token(params, &token));
+            (token, sender)
+        });
+        let watch = link::Watch {
+            progress: progress_watch,
+            relay,
+            log: logged,
+            ..link::Watch::default()
+        };
+        (
+            watch,
+            Self {
+                progress,
+                log,
+                relays,
+            },
+            tokened,
+        )
+    }
+
+    /// Awaits `answer`, passing on meanwhile what comes during the request; the server's
+    /// requests are asked of the asker through `client`.
+    async fn until_answered(
+        &mut self,
+        client: &Client,
+        answer: impl std::future::Future<Output = Result<Value, ClientError>>,
+    ) -> Result<Value, ClientError> {
+        tokio::pin!(answer);
+        let mut asks = 0_usize;
+        // Made only for a request whose asks are relayed.
+        let mut asking = self
+            .relays
+            .as_ref()
+            .map(|_| futures_util::stream::FuturesUnordered::new());
+        loop {
+            tokio::select! {
+                answer = &mut answer => return answer,
+                Some(request) = next(self.relays.as_mut()) => {
+                    // Keyed by its place among this request's asks: the same from round
+                    // to round of a caller at 2026-07-28, whose rounds repeat the request.
+                    asks += 1;
+                    if let (Some(relays), Some(asking)) = (&self.relays, asking.as_mut()) {
+                        let asker = relays.taker.clone();
+                        asking.push(client.relay(asker, format!("upstream-{asks}"), request));
+                    }
+                }
+                Some(()) = async {
+                    match asking.as_mut() {
+                        Some(asking) if !asking.is_empty() => {
+                            futures_util::StreamExt::next(asking).await
+                        }
+                        _ => std::future::pending().await,
+                    }
+                } => {}
+                Some(report) = next(self.progress.as_mut()) => self.report(&report),
+                Some(message) = next(self.log.as_mut()) => self.pass_log(message),
+            }
+        }
+    }
+
+    /// Passes on what was received but not yet taken.
+    fn drain(&mut self) {
+        while let Some(report) = self
+            .progress
+            .as_mut()
+            .and_then(|tap| tap.receiver.try_recv().ok())
+        {
+            self.report(&report);
+        }
+        while let Some(message) = self
+            .log
+            .as_mut()
+            .and_then(|tap| tap.receiver.try_recv().ok())
+        {
+            self.pass_log(message);
+        }
+    }
+
+    fn report(&mut self, report: &Value) {
+        if let Some(tap) = self.progress.as_mut() {
+            (tap.taker)(progress_of(report));
+        }
+    }
+
+    fn pass_log(&self, message: Value) {
+        if let Some(Tap {
+            taker: (least, log),
+            ..
+        }) = &self.log
+        {
+            pass_log(*least, log, message);
+        }
+    }
+}
+
+/// `params` with `token` as its `_meta`'s progress token.
+fn with_progress_token(params: &Map<String, Value>, token: &str) -> Map<String, Value> {
+    let mut params = params.clone();
+    params
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(Map::new()))
+        .as_object_mut()
+        .map(|meta| meta.insert("progressToken".to_owned(), json!(token)));
+    params
 }
 
 /// A `notifications/progress`'s params as a report.

@@ -289,6 +289,8 @@ fn admit_checked(
     validation.check_input(definition, arguments)
 }
 
+/// [`run`]'s call once its arguments read leniently: checked, confirmed, placed, then run
+/// in a worker or here.
 async fn run_checked(
     tool: &RegisteredTool,
     arguments: Map<String, Value>,
@@ -314,7 +316,6 @@ async fn run_checked(
         .map_or_else(CancellationToken::new, CancellationToken::child_token);
     // Cancels the tool's token when this future completes or is dropped mid-call.
     let _cancel_on_drop = token.clone().drop_guard();
-    let (meta, reports) = (options.meta, options.reports);
     let timeout = definition.timeout().or(settings.default_timeout);
     let placement = crate::sandbox::placement(tool, &settings.sandbox);
     let sandboxed = match placement {
@@ -322,136 +323,189 @@ async fn run_checked(
         Placement::Worker(_) => true,
         Placement::Here => false,
     };
-    // An inline tool runs to completion on the caller's task: no timer can interrupt it.
-    // A sandboxed one waits for its worker on the runtime.
+    if let Some(refused) = without_runtime(tool, sandboxed, timeout) {
+        return MCPToolResult::failure(refused);
+    }
+    let running = Running {
+        tool,
+        settings,
+        timeout,
+        parent: parent.as_ref(),
+        token: &token,
+        meta: options.meta.as_ref(),
+        reports: &options.reports,
+        span: &span,
+        on_panic: OnPanic::new(options.reports.panicked.as_deref(), settings),
+    };
+    if let Placement::Worker(policy) = placement {
+        match running.in_worker(&policy, arguments).await {
+            Ok(result) => return result,
+            // The sandbox is unavailable and the tool may run unsandboxed: here, then.
+            Err(returned) => arguments = returned,
+        }
+    }
+    let (outcome, kept_arguments) = running.here(arguments).await;
+    finish(built, settings, outcome, kept_arguments.as_ref())
+}
+
+/// The failure of a call made outside a Tokio runtime that needs one: to wait for its
+/// worker, or to enforce its timeout. An inline tool runs to completion on the caller's
+/// task, where no timer can interrupt it.
+fn without_runtime(
+    tool: &RegisteredTool,
+    sandboxed: bool,
+    timeout: Option<Duration>,
+) -> Option<ToolError> {
     let needs_runtime = sandboxed
         || match tool.handler() {
             Handler::Inline(_) => false,
             Handler::Blocking(_) => true,
             Handler::Async(_) | Handler::Dynamic(_) => timeout.is_some(),
         };
-    if needs_runtime && tokio::runtime::Handle::try_current().is_err() {
-        return MCPToolResult::failure(ToolError::execution(format!(
+    (needs_runtime && tokio::runtime::Handle::try_current().is_err()).then(|| {
+        ToolError::execution(format!(
             "tool `{}` must run inside a Tokio runtime (with its time driver) to enforce its timeout: call `Registry::call` from one, or use `Registry::call_blocking`",
-            definition.name()
-        )));
+            tool.built().definition.name()
+        ))
+    })
+}
+
+/// One admitted call of a tool, about to run: its limits, its token and what it reports.
+struct Running<'a> {
+    tool: &'a RegisteredTool,
+    settings: &'a Settings,
+    timeout: Option<Duration>,
+    /// The caller's token, if the caller can cancel.
+    parent: Option<&'a CancellationToken>,
+    /// The tool's token, cancelled when the call ends.
+    token: &'a CancellationToken,
+    meta: Option<&'a std::sync::Arc<Map<String, Value>>>,
+    reports: &'a Reports,
+    span: &'a tracing::Span,
+    on_panic: OnPanic<'a>,
+}
+
+impl Running<'_> {
+    fn definition(&self) -> &ToolDefinition {
+        &self.tool.built().definition
     }
-    if let Placement::Worker(policy) = placement {
+
+    /// Runs the call in a sandbox worker under `policy`; `arguments` back when the sandbox
+    /// is unavailable and the tool may run unsandboxed.
+    async fn in_worker(
+        &self,
+        policy: &mcp_runtime_core::sandbox::SandboxPolicy,
+        arguments: Value,
+    ) -> Result<MCPToolResult, Value> {
         let runs = crate::sandbox::Runs {
-            tool,
-            policy: &policy,
-            sandboxing: &settings.sandbox,
-            timeout,
-            expose_panics: settings.expose_panics,
+            tool: self.tool,
+            policy,
+            sandboxing: &self.settings.sandbox,
+            timeout: self.timeout,
+            expose_panics: self.settings.expose_panics,
         };
-        let handed = crate::sandbox::run_sandboxed(
-            runs,
-            arguments,
-            meta.as_deref().cloned(),
-            &reports,
-            &token,
+        let meta = self.meta.map(|meta| Map::clone(meta));
+        crate::sandbox::run_sandboxed(runs, arguments, meta, self.reports, self.token).await
+    }
+
+    /// Runs the tool in this process, as its handler does: the outcome, and the arguments,
+    /// kept to list what in them breaks the input schema if they did not read.
+    async fn here(&self, arguments: Value) -> (Outcome, Option<Value>) {
+        let invocation = Invocation::new(
+            self.tool.name_arc(),
+            Some(self.token),
+            self.meta,
+            self.reports,
+            self.span,
+            &self.settings.states,
         );
-        match handed.await {
-            Ok(result) => return result,
-            // The sandbox is unavailable and the tool may run unsandboxed: here, then.
-            Err(returned) => arguments = returned,
+        let (definition, log) = (self.definition(), self.reports.log.as_ref());
+        match self.tool.handler() {
+            Handler::Inline(invoke) => {
+                let outcome = catch(definition, self.on_panic, || {
+                    scoped(log, || invoke(&arguments, invocation))
+                });
+                (outcome, Some(arguments))
+            }
+            Handler::Blocking(invoke) => self.blocking(*invoke, arguments).await,
+            Handler::Async(invoke) => {
+                let future = catch(definition, self.on_panic, || {
+                    Ok(scoped(log, || invoke(&arguments, invocation)))
+                });
+                (self.awaited(future).await, Some(arguments))
+            }
+            Handler::Dynamic(invoke) => {
+                let map = match arguments {
+                    Value::Object(map) => map,
+                    _ => Map::new(),
+                };
+                let future = catch(definition, self.on_panic, || {
+                    Ok(scoped(log, || invoke(map, invocation.context())))
+                });
+                (self.awaited(future).await, None)
+            }
         }
     }
-    let invocation = Invocation::new(
-        tool.name_arc(),
-        Some(&token),
-        meta.as_ref(),
-        &reports,
-        &span,
-        &settings.states,
-    );
 
-    let mut kept_arguments = None;
-    let on_panic = OnPanic::new(reports.panicked.as_deref(), settings);
-    // A tool's future, awaited with the call's log, rounds, panic guard and limits.
-    let awaited = |future| {
-        let future = with_round(with_log(future, reports.log.as_ref()), &reports);
+    /// A tool's future, awaited with the call's log, rounds, panic guard and limits.
+    async fn awaited(&self, future: Result<ToolFuture, Failure>) -> Outcome {
+        let future = with_round(with_log(future, self.reports.log.as_ref()), self.reports);
+        let definition = self.definition();
         run_future(
             definition,
-            timeout,
-            parent.as_ref(),
-            &token,
-            on_panic,
+            self.timeout,
+            self.parent,
+            self.token,
+            self.on_panic,
             future,
         )
-    };
-    let outcome = match tool.handler() {
-        Handler::Inline(invoke) => {
-            let outcome = catch(definition, on_panic, || {
-                scoped(reports.log.as_ref(), || invoke(&arguments, invocation))
-            });
-            kept_arguments = Some(arguments);
-            outcome
-        }
-        Handler::Blocking(invoke) => {
-            let invoke = *invoke;
-            let name = tool.shared_name();
-            let parts = (
-                token.clone(),
-                meta.clone(),
-                reports.clone(),
-                span.clone(),
-                settings.states.clone(),
-            );
-            let expose = on_panic.expose;
-            let task = tokio::task::spawn_blocking(move || {
-                let (token, meta, reports, span, states) = &parts;
-                let invocation =
-                    Invocation::new(&name, Some(token), meta.as_ref(), reports, span, states);
-                let outcome = panics::caught(|| {
-                    scoped(reports.log.as_ref(), || invoke(&arguments, invocation))
-                })
-                .unwrap_or_else(|panic| {
-                    let on_panic = OnPanic {
-                        flag: reports.panicked.as_deref(),
-                        expose,
-                    };
-                    Err(panicked(&name, on_panic, panic).into())
-                });
-                (outcome, arguments)
-            });
-            let work = async {
-                match task.await {
-                    Ok((outcome, arguments)) => {
-                        kept_arguments = Some(arguments);
-                        outcome
-                    }
-                    Err(err) => Err(Failure::from(ToolError::execution(format!(
-                        "tool `{}` did not finish: {err}",
-                        definition.name()
-                    )))),
+        .await
+    }
+
+    /// Runs a blocking tool on the blocking thread pool, within the call's limits: the
+    /// outcome, and the arguments if the tool finished.
+    async fn blocking(&self, invoke: SyncInvoke, arguments: Value) -> (Outcome, Option<Value>) {
+        let definition = self.definition();
+        let name = self.tool.shared_name();
+        let parts = (
+            self.token.clone(),
+            self.meta.cloned(),
+            self.reports.clone(),
+            self.span.clone(),
+            self.settings.states.clone(),
+        );
+        let expose = self.on_panic.expose;
+        let task = tokio::task::spawn_blocking(move || {
+            let (token, meta, reports, span, states) = &parts;
+            let invocation =
+                Invocation::new(&name, Some(token), meta.as_ref(), reports, span, states);
+            let outcome =
+                panics::caught(|| scoped(reports.log.as_ref(), || invoke(&arguments, invocation)))
+                    .unwrap_or_else(|panic| {
+                        let on_panic = OnPanic {
+                            flag: reports.panicked.as_deref(),
+                            expose,
+                        };
+                        Err(panicked(&name, on_panic, panic).into())
+                    });
+            (outcome, arguments)
+        });
+        let mut kept_arguments = None;
+        let work = async {
+            match task.await {
+                Ok((outcome, arguments)) => {
+                    kept_arguments = Some(arguments);
+                    outcome
                 }
-            };
-            limited(definition, timeout, parent.as_ref(), &token, work).await
-        }
-        Handler::Async(invoke) => {
-            let future = catch(definition, on_panic, || {
-                Ok(scoped(reports.log.as_ref(), || {
-                    invoke(&arguments, invocation)
-                }))
-            });
-            kept_arguments = Some(arguments);
-            awaited(future).await
-        }
-        Handler::Dynamic(invoke) => {
-            let map = match arguments {
-                Value::Object(map) => map,
-                _ => Map::new(),
-            };
-            let future = catch(definition, on_panic, || {
-                Ok(scoped(reports.log.as_ref(), || {
-                    invoke(map, invocation.context())
-                }))
-            });
-            awaited(future).await
-        }
-    };
-    finish(built, settings, outcome, kept_arguments.as_ref())
+                Err(err) => Err(Failure::from(ToolError::execution(format!(
+                    "tool `{}` did not finish: {err}",
+                    definition.name()
+                )))),
+            }
+        };
+        let outcome = limited(definition, self.timeout, self.parent, self.token, work).await;
+        (outcome, kept_arguments)
+    }
 }
 
 /// A tool's future, polled with the call's log sink as the thread's current one when the

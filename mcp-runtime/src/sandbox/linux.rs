@@ -30,94 +30,148 @@ const NOBODY: u32 = 65_534;
 /// (and the support report says which).
 const LANDLOCK_ABI: ABI = ABI::V6;
 
+/// What a worker lacks to isolate itself: its sentence completes "the sandbox is
+/// unavailable: this machine lacks …" where the support report is read.
+#[derive(Debug, thiserror::Error)]
+enum Missing {
+    /// Threads were started before the worker isolated itself.
+    #[error(
+        "the worker had {0} threads before it isolated itself, and a thread it did not start cannot be confined: call `mcp_runtime::sandbox::dispatch()` (or `cli::run`) before anything starts a thread"
+    )]
+    Threads(usize),
+    /// A worker started by root could not leave root.
+    #[error("the worker could not leave root for uid {NOBODY}: {0}")]
+    Root(std::io::Error),
+    /// No network namespace, which a loopback of the call's own needs.
+    #[error(
+        "a network namespace, which `network = \"loopback\"` needs (a loopback of the call's own)"
+    )]
+    NetworkNamespace,
+    /// The namespace's loopback did not come up.
+    #[error("the loopback of the call's network namespace did not come up: {0}")]
+    Loopback(std::io::Error),
+    /// An rlimit could not be set.
+    #[error("the worker could not set its limits: {0}")]
+    Limits(rustix::io::Errno),
+    /// Landlock, pretended missing.
+    #[error("Landlock (pretended missing with MCP_RUNTIME_SANDBOX_UNAVAILABLE)")]
+    PretendedLandlock,
+    /// Landlock could not restrict the worker.
+    #[error(transparent)]
+    Landlock(#[from] LandlockError),
+    /// A seccomp filter, pretended missing.
+    #[error("a seccomp filter (pretended missing with MCP_RUNTIME_SANDBOX_UNAVAILABLE)")]
+    PretendedSeccomp,
+    /// The seccomp filter could not be installed.
+    #[error("a seccomp filter: {0}")]
+    Seccomp(#[from] SeccompError),
+}
+
+/// Why Landlock does not restrict the worker.
+#[derive(Debug, thiserror::Error)]
+enum LandlockError {
+    /// The ruleset could not be made or enforced.
+    #[error("Landlock: {0}")]
+    Ruleset(#[from] landlock::RulesetError),
+    /// A path of the policy could not be granted.
+    #[error("Landlock cannot grant `{}`: {source}", path.display())]
+    Grant {
+        /// The path.
+        path: std::path::PathBuf,
+        /// Why.
+        source: landlock::RulesetError,
+    },
+    /// The kernel has Landlock but does not enable it.
+    #[error("Landlock, which this kernel has but does not enable")]
+    NotEnabled,
+    /// The kernel has no Landlock.
+    #[error("Landlock, which this kernel lacks")]
+    Lacking,
+    /// The kernel enforced the ruleset without saying at which ABI.
+    #[error("Landlock, whose status this kernel did not report")]
+    Unreported,
+}
+
+/// Why the seccomp filter could not be installed.
+#[derive(Debug, thiserror::Error)]
+enum SeccompError {
+    /// seccompiler does not know this architecture.
+    #[error("{0:?}")]
+    Architecture(seccompiler::BackendError),
+    /// A rule or the filter could not be built.
+    #[error(transparent)]
+    Filter(#[from] seccompiler::BackendError),
+    /// The kernel did not take the filter.
+    #[error(transparent)]
+    Apply(#[from] seccompiler::Error),
+}
+
 /// Isolates the process as `config` says, or says what is missing. With a PID namespace
 /// it forks: only the child returns, and the parent waits for it, writes how it ended to
 /// `out` and exits.
 pub(super) fn isolate(config: &Config, out: &mut dyn Write) -> Result<Support, Support> {
     let mut support = Support::default();
+    match confine(config, out, &mut support) {
+        Ok(()) => Ok(support),
+        Err(missing) => {
+            support.missing = Some(missing.to_string());
+            Err(support)
+        }
+    }
+}
+
+/// The steps of [`isolate`], each noted in `support` once taken.
+fn confine(config: &Config, out: &mut dyn Write, support: &mut Support) -> Result<(), Missing> {
     let pretend = config.pretend_missing.as_deref();
     let pretends = |what: &str| pretend == Some(what) || pretend == Some("all");
-    let fail = |mut support: Support, why: String| {
-        support.missing = Some(why);
-        Err(support)
-    };
-
     let threads = std::fs::read_dir("/proc/self/task").map_or(0, Iterator::count);
     if threads != 1 {
-        return fail(
-            support,
-            format!(
-                "the worker had {threads} threads before it isolated itself, and a thread it did not start cannot be confined: call `mcp_runtime::sandbox::dispatch()` (or `cli::run`) before anything starts a thread"
-            ),
-        );
+        return Err(Missing::Threads(threads));
     }
-
-    // Root leaves root first, so that the user namespace below is an unprivileged one of
-    // nobody's: its own count of processes, and no right over root's files.
-    if rustix::process::getuid().is_root() {
-        if let Err(err) = become_nobody() {
-            return fail(
-                support,
-                format!("the worker could not leave root for uid {NOBODY}: {err}"),
-            );
-        }
-        support.user = Some(NOBODY);
-    }
-    let uid = rustix::process::getuid().as_raw();
-    let gid = rustix::process::getgid().as_raw();
-    if !pretends("namespaces") {
-        support.namespaces = enter_namespaces(uid, gid, config.network);
-    }
-    let has = |name: &str| support.namespaces.iter().any(|entered| entered == name);
-    if config.network == Network::Loopback {
-        if !has("network") {
-            return fail(
-                support,
-                "a network namespace, which `network = \"loopback\"` needs (a loopback of the call's own)".to_owned(),
-            );
-        }
-        if let Err(err) = loopback_up() {
-            return fail(
-                support,
-                format!("the loopback of the call's network namespace did not come up: {err}"),
-            );
-        }
-    }
-    if has("pid") {
+    separate(config, support, pretends("namespaces"))?;
+    if support.namespaces.iter().any(|entered| entered == "pid") {
         fork_and_wait(out);
     }
     // The tool's process from here: it dies with the one waiting for it.
     let _ = rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL));
-
-    if let Err(err) = limit(config) {
-        return fail(
-            support,
-            format!("the worker could not set its limits: {err}"),
-        );
-    }
-
+    limit(config).map_err(Missing::Limits)?;
     if pretends("landlock") {
-        return fail(
-            support,
-            "Landlock (pretended missing with MCP_RUNTIME_SANDBOX_UNAVAILABLE)".to_owned(),
-        );
+        return Err(Missing::PretendedLandlock);
     }
-    match landlock(config) {
-        Ok(abi) => support.landlock_abi = Some(abi),
-        Err(why) => return fail(support, why),
-    }
-
+    support.landlock_abi = Some(landlock(config)?);
     if pretends("seccomp") {
-        return fail(
-            support,
-            "a seccomp filter (pretended missing with MCP_RUNTIME_SANDBOX_UNAVAILABLE)".to_owned(),
-        );
+        return Err(Missing::PretendedSeccomp);
     }
-    if let Err(err) = seccomp(config.network) {
-        return fail(support, format!("a seccomp filter: {err}"));
-    }
+    seccomp(config.network)?;
     support.seccomp = true;
-    Ok(support)
+    Ok(())
+}
+
+/// Leaves root, if the worker is root, then enters the namespaces (unless they are
+/// pretended missing), and brings up the loopback of a `loopback` network's own.
+fn separate(config: &Config, support: &mut Support, pretended: bool) -> Result<(), Missing> {
+    // Root leaves root first, so that the user namespace below is an unprivileged one of
+    // nobody's: its own count of processes, and no right over root's files.
+    if rustix::process::getuid().is_root() {
+        become_nobody().map_err(Missing::Root)?;
+        support.user = Some(NOBODY);
+    }
+    let uid = rustix::process::getuid().as_raw();
+    let gid = rustix::process::getgid().as_raw();
+    if !pretended {
+        support.namespaces = enter_namespaces(uid, gid, config.network);
+    }
+    if config.network == Network::Loopback {
+        if !support
+            .namespaces
+            .iter()
+            .any(|entered| entered == "network")
+        {
+            return Err(Missing::NetworkNamespace);
+        }
+        loopback_up().map_err(Missing::Loopback)?;
+    }
+    Ok(())
 }
 
 /// New user and PID namespaces, and a network namespace unless the policy's network is
@@ -257,21 +311,15 @@ fn limit(config: &Config) -> rustix::io::Result<()> {
 /// Landlock: every file right handled, granted beneath the policy's paths only; TCP
 /// denied unless the policy has a network; no signal or abstract socket outside. The ABI
 /// in force, or what failed.
-fn landlock(config: &Config) -> Result<u32, String> {
+fn landlock(config: &Config) -> Result<u32, LandlockError> {
     let abi = LANDLOCK_ABI;
     let mut ruleset = Ruleset::default()
         .set_compatibility(CompatLevel::BestEffort)
-        .handle_access(AccessFs::from_all(abi))
-        .map_err(|err| format!("Landlock: {err}"))?;
+        .handle_access(AccessFs::from_all(abi))?;
     if config.network == Network::None {
-        ruleset = ruleset
-            .handle_access(AccessNet::from_all(abi))
-            .map_err(|err| format!("Landlock: {err}"))?;
+        ruleset = ruleset.handle_access(AccessNet::from_all(abi))?;
     }
-    ruleset = ruleset
-        .scope(Scope::from_all(abi))
-        .map_err(|err| format!("Landlock: {err}"))?;
-    let mut created = ruleset.create().map_err(|err| format!("Landlock: {err}"))?;
+    let mut created = ruleset.scope(Scope::from_all(abi))?.create()?;
     for (paths, access) in [
         (&config.write, AccessFs::from_all(abi)),
         (&config.read, AccessFs::from_read(abi)),
@@ -279,19 +327,18 @@ fn landlock(config: &Config) -> Result<u32, String> {
         for path in paths.iter() {
             created = created
                 .add_rules(path_beneath_rules([path], access))
-                .map_err(|err| format!("Landlock cannot grant `{}`: {err}", path.display()))?;
+                .map_err(|source| LandlockError::Grant {
+                    path: path.clone(),
+                    source,
+                })?;
         }
     }
-    let status = created
-        .restrict_self()
-        .map_err(|err| format!("Landlock: {err}"))?;
+    let status = created.restrict_self()?;
     match (status.ruleset, status.landlock) {
-        (RulesetStatus::NotEnforced, LandlockStatus::NotEnabled) => {
-            Err("Landlock, which this kernel has but does not enable".to_owned())
-        }
-        (RulesetStatus::NotEnforced, _) => Err("Landlock, which this kernel lacks".to_owned()),
+        (RulesetStatus::NotEnforced, LandlockStatus::NotEnabled) => Err(LandlockError::NotEnabled),
+        (RulesetStatus::NotEnforced, _) => Err(LandlockError::Lacking),
         (_, LandlockStatus::Available { effective_abi, .. }) => Ok(effective_abi as u32),
-        (_, _) => Err("Landlock, whose status this kernel did not report".to_owned()),
+        (_, _) => Err(LandlockError::Unreported),
     }
 }
 
@@ -299,10 +346,26 @@ fn landlock(config: &Config) -> Result<u32, String> {
 /// family the policy's network does not allow; `clone3` refused with `ENOSYS` (its flags
 /// cannot be read by a filter; the C library then uses `clone`, whose namespace flags are
 /// refused).
-fn seccomp(network: Network) -> Result<(), String> {
+fn seccomp(network: Network) -> Result<(), SeccompError> {
     let arch = std::env::consts::ARCH
         .try_into()
-        .map_err(|err| format!("{err:?}"))?;
+        .map_err(SeccompError::Architecture)?;
+    let mut rules = never_needed();
+    if let Some(socket) = socket_rules(network)? {
+        rules.insert(libc::SYS_socket, socket);
+    }
+    rules.insert(libc::SYS_clone, clone_rules()?);
+    install(rules, libc::EPERM, arch)?;
+    install(
+        BTreeMap::from([(libc::SYS_clone3, Vec::new())]),
+        libc::ENOSYS,
+        arch,
+    )
+}
+
+/// The system calls a tool never needs, each refused whatever its arguments.
+fn never_needed() -> BTreeMap<i64, Vec<SeccompRule>> {
+    #[allow(unused_mut)]
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = [
         libc::SYS_ptrace,
         libc::SYS_process_vm_readv,
@@ -352,26 +415,27 @@ fn seccomp(network: Network) -> Result<(), String> {
     for call in [libc::SYS_iopl, libc::SYS_ioperm] {
         rules.insert(call, Vec::new());
     }
-    let rule = |conditions: Vec<SeccompCondition>| {
-        SeccompRule::new(conditions).map_err(|err| err.to_string())
-    };
+    rules
+}
+
+/// The rules of `socket` under `network`, if it is refused at all: for every family under
+/// `none`, for all but IPv4 and IPv6 under `loopback`.
+fn socket_rules(network: Network) -> Result<Option<Vec<SeccompRule>>, SeccompError> {
     let family = |op, value: libc::c_int| {
         SeccompCondition::new(0, SeccompCmpArgLen::Dword, op, value as u64)
-            .map_err(|err| err.to_string())
     };
-    match network {
-        Network::None => {
-            rules.insert(libc::SYS_socket, Vec::new());
-        }
-        Network::Loopback => {
-            let other = rule(vec![
-                family(SeccompCmpOp::Ne, libc::AF_INET)?,
-                family(SeccompCmpOp::Ne, libc::AF_INET6)?,
-            ])?;
-            rules.insert(libc::SYS_socket, vec![other]);
-        }
-        Network::Any => {}
-    }
+    Ok(match network {
+        Network::None => Some(Vec::new()),
+        Network::Loopback => Some(vec![SeccompRule::new(vec![
+            family(SeccompCmpOp::Ne, libc::AF_INET)?,
+            family(SeccompCmpOp::Ne, libc::AF_INET6)?,
+        ])?]),
+        Network::Any => None,
+    })
+}
+
+/// The rules of `clone`: refused with any flag of a new namespace.
+fn clone_rules() -> Result<Vec<SeccompRule>, SeccompError> {
     let namespaces = [
         libc::CLONE_NEWUSER,
         libc::CLONE_NEWNS,
@@ -384,39 +448,28 @@ fn seccomp(network: Network) -> Result<(), String> {
     let mut clone = Vec::new();
     for flag in namespaces {
         let flag = flag as u64;
-        clone.push(rule(vec![
-            SeccompCondition::new(
-                0,
-                SeccompCmpArgLen::Qword,
-                SeccompCmpOp::MaskedEq(flag),
-                flag,
-            )
-            .map_err(|err| err.to_string())?,
-        ])?);
+        clone.push(SeccompRule::new(vec![SeccompCondition::new(
+            0,
+            SeccompCmpArgLen::Qword,
+            SeccompCmpOp::MaskedEq(flag),
+            flag,
+        )?])?);
     }
-    rules.insert(libc::SYS_clone, clone);
-    install(rules, libc::EPERM, arch)?;
-    install(
-        BTreeMap::from([(libc::SYS_clone3, Vec::new())]),
-        libc::ENOSYS,
-        arch,
-    )
+    Ok(clone)
 }
 
 fn install(
     rules: BTreeMap<i64, Vec<SeccompRule>>,
     errno: libc::c_int,
     arch: seccompiler::TargetArch,
-) -> Result<(), String> {
+) -> Result<(), SeccompError> {
     let filter = SeccompFilter::new(
         rules,
         SeccompAction::Allow,
         SeccompAction::Errno(errno as u32),
         arch,
-    )
-    .map_err(|err| err.to_string())?;
-    let program: BpfProgram = filter
-        .try_into()
-        .map_err(|err: seccompiler::BackendError| err.to_string())?;
-    seccompiler::apply_filter(&program).map_err(|err| err.to_string())
+    )?;
+    let program: BpfProgram = filter.try_into()?;
+    seccompiler::apply_filter(&program)?;
+    Ok(())
 }

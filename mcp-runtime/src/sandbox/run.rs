@@ -134,8 +134,53 @@ pub(crate) struct Runs<'a> {
 enum NotStarted {
     /// The sandbox is unavailable here: what the worker could do, and what is missing.
     Unavailable(Support),
-    /// Something else failed: the message.
-    Failed(String),
+    /// Something else failed.
+    Failed(StartError),
+}
+
+impl From<StartError> for NotStarted {
+    fn from(failed: StartError) -> Self {
+        Self::Failed(failed)
+    }
+}
+
+/// Why a worker did not start, where the sandbox itself is available.
+#[derive(Debug, thiserror::Error)]
+enum StartError {
+    /// Its scratch directory could not be made.
+    #[error("its scratch directory could not be made: {0}")]
+    Scratch(std::io::Error),
+    /// A path of its policy names no directory.
+    #[error(transparent)]
+    Path(#[from] PathError),
+    /// Its configuration could not be written.
+    #[error("its configuration: {0}")]
+    Config(serde_json::Error),
+    /// This program cannot start a worker of itself.
+    #[error("{}", NO_DISPATCH)]
+    NoDispatch,
+    /// The process did not start.
+    #[error("the worker did not start: {0}")]
+    Spawn(std::io::Error),
+    /// The process has no pipes to talk over.
+    #[error("the worker has no pipes")]
+    NoPipes,
+    /// Its first line could not be read.
+    #[error("the worker did not answer: {0}")]
+    Silent(std::io::Error),
+    /// It ended before it said it was ready: with what it last wrote to standard error.
+    #[error("the worker ended before it was ready{}", last_line(.0))]
+    EndedEarly(String),
+}
+
+/// Why a path of a policy cannot be made absolute.
+#[derive(Debug, thiserror::Error)]
+enum PathError {
+    /// It starts with `$NAME`, and the registry gives no directory of that name.
+    #[error(
+        "its policy names `${0}`, which no `--sandbox-path {0}=DIR` (or `Sandboxing::path`) gives"
+    )]
+    Unnamed(String),
 }
 
 /// Runs `tool` in a worker, with `arguments` (already checked); the arguments back when
@@ -156,43 +201,9 @@ pub(crate) async fn run_sandboxed(
         expose_panics,
     } = runs;
     let name = tool.name().as_str();
-    let worker = if super::worker_arg().is_some() {
-        let pooled = sandboxing.warm_workers() > 0;
-        let key = pool_key(name, policy, timeout, expose_panics);
-        let taken = pooled.then(|| POOLS.take(&key)).flatten();
-        match taken {
-            Some(worker) => Ok(worker),
-            None => start(name, policy, sandboxing, timeout, expose_panics)
-                .await
-                .map(|(worker, _)| worker),
-        }
-    } else {
-        Err(NotStarted::Unavailable(Support {
-            missing: Some(NO_DISPATCH.to_owned()),
-            ..Support::default()
-        }))
-    };
-    let worker = match worker {
+    let worker = match take_or_start(name, policy, sandboxing, timeout, expose_panics).await {
         Ok(worker) => worker,
-        Err(NotStarted::Unavailable(support)) => {
-            let missing = support
-                .missing
-                .unwrap_or_else(|| "what its policy needs".to_owned());
-            if sandboxing.allows_unsandboxed(name) {
-                tracing::warn!(
-                    target: SANDBOX_TARGET,
-                    tool = name,
-                    "runs unsandboxed, as allowed: this machine lacks {missing}"
-                );
-                return Err(arguments);
-            }
-            return Ok(super::refused(name, &missing, sandboxing));
-        }
-        Err(NotStarted::Failed(why)) => {
-            return Ok(MCPToolResult::failure(ToolError::execution(format!(
-                "tool `{name}` could not start its sandbox: {why}"
-            ))));
-        }
+        Err(not_started) => return without_worker(name, sandboxing, not_started, arguments),
     };
     let call = Call {
         arguments,
@@ -229,6 +240,60 @@ pub(crate) async fn run_sandboxed(
         refill(tool, policy, sandboxing, timeout, expose_panics);
     }
     Ok(result)
+}
+
+/// A worker for the call: one waiting in the pool, else one started now.
+async fn take_or_start(
+    name: &str,
+    policy: &SandboxPolicy,
+    sandboxing: &Sandboxing,
+    timeout: Option<Duration>,
+    expose_panics: bool,
+) -> Result<Worker, NotStarted> {
+    if super::worker_arg().is_none() {
+        return Err(NotStarted::Unavailable(Support {
+            missing: Some(NO_DISPATCH.to_owned()),
+            ..Support::default()
+        }));
+    }
+    let pooled = sandboxing.warm_workers() > 0;
+    let key = pool_key(name, policy, timeout, expose_panics);
+    match pooled.then(|| POOLS.take(&key)).flatten() {
+        Some(worker) => Ok(worker),
+        None => start(name, policy, sandboxing, timeout, expose_panics)
+            .await
+            .map(|(worker, _)| worker),
+    }
+}
+
+/// The answer of a call that reached no worker: its `arguments` back, for the caller to
+/// run the tool in process, when the sandbox is unavailable and the registry lets the tool
+/// run unsandboxed; otherwise the refusal, or the failure.
+fn without_worker(
+    name: &str,
+    sandboxing: &Sandboxing,
+    not_started: NotStarted,
+    arguments: Value,
+) -> Result<MCPToolResult, Value> {
+    match not_started {
+        NotStarted::Unavailable(support) => {
+            let missing = support
+                .missing
+                .unwrap_or_else(|| "what its policy needs".to_owned());
+            if sandboxing.allows_unsandboxed(name) {
+                tracing::warn!(
+                    target: SANDBOX_TARGET,
+                    tool = name,
+                    "runs unsandboxed, as allowed: this machine lacks {missing}"
+                );
+                return Err(arguments);
+            }
+            Ok(super::refused(name, &missing, sandboxing))
+        }
+        NotStarted::Failed(why) => Ok(MCPToolResult::failure(ToolError::execution(format!(
+            "tool `{name}` could not start its sandbox: {why}"
+        )))),
+    }
 }
 
 /// Sends `call` to `worker` and reads what it reports until its result, or its end.
@@ -276,7 +341,7 @@ async fn exchange(
                 message,
             }) => {
                 if let Some(sink) = &reports.progress {
-                    sink(crate::Progress {
+                    sink(crate::context::Progress {
                         progress,
                         total,
                         message,
@@ -448,19 +513,51 @@ async fn start(
     timeout: Option<Duration>,
     expose_panics: bool,
 ) -> Result<(Worker, Support), NotStarted> {
-    let failed =
-        |what: &str, err: &dyn std::fmt::Display| NotStarted::Failed(format!("{what}: {err}"));
-    let scratch =
-        Scratch::new().map_err(|err| failed("its scratch directory could not be made", &err))?;
-    let resolve = |paths: &[String]| -> Result<Vec<PathBuf>, NotStarted> {
+    let scratch = Scratch::new().map_err(StartError::Scratch)?;
+    let config = worker_config(tool, policy, sandboxing, timeout, expose_panics, &scratch.0)
+        .map_err(StartError::Path)?;
+    let config = serde_json::to_string(&config).map_err(StartError::Config)?;
+    let entry = super::worker_arg().ok_or(StartError::NoDispatch)?;
+    let mut child = worker_command(entry, config, &scratch.0, policy)
+        .spawn()
+        .map_err(StartError::Spawn)?;
+    let (Some(stdin), Some(stdout), Some(stderr)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        return Err(StartError::NoPipes.into());
+    };
+    let kept = Arc::new(Mutex::new(String::new()));
+    let stderr_done = tokio::spawn(relay_stderr(stderr, Arc::clone(&kept), tool.to_owned()));
+    let worker = Worker {
+        child,
+        stdin: Some(stdin),
+        lines: BufReader::new(stdout).lines(),
+        stderr: kept,
+        stderr_done,
+        _scratch: scratch,
+    };
+    ready(worker).await
+}
+
+/// What a worker for `tool` is told: its policy's paths made absolute, its limits, and
+/// what this process's environment pretends missing.
+fn worker_config(
+    tool: &str,
+    policy: &SandboxPolicy,
+    sandboxing: &Sandboxing,
+    timeout: Option<Duration>,
+    expose_panics: bool,
+    scratch: &Path,
+) -> Result<Config, PathError> {
+    let resolve = |paths: &[String]| -> Result<Vec<PathBuf>, PathError> {
         paths
             .iter()
-            .map(|path| resolve(path, &scratch.0, sandboxing).map_err(NotStarted::Failed))
+            .map(|path| resolve(path, scratch, sandboxing))
             .collect()
     };
-    let mut write = vec![scratch.0.clone()];
+    let mut write = vec![scratch.to_path_buf()];
     write.extend(resolve(&policy.write)?);
-    let config = Config {
+    Ok(Config {
         tool: tool.to_owned(),
         read: resolve(&policy.read)?,
         write,
@@ -472,15 +569,24 @@ async fn start(
             .ok()
             .filter(|what| !what.is_empty()),
         expose_panics,
-    };
-    let config = serde_json::to_string(&config).map_err(|err| failed("its configuration", &err))?;
-    let entry = super::worker_arg().ok_or_else(|| NotStarted::Failed(NO_DISPATCH.to_owned()))?;
+    })
+}
+
+/// The command that starts a worker: this program, run with `entry` and `config`, in
+/// `scratch`, with no environment but the variables `policy` passes on, piped, in a process
+/// group of its own.
+fn worker_command(
+    entry: &str,
+    config: String,
+    scratch: &Path,
+    policy: &SandboxPolicy,
+) -> tokio::process::Command {
     let mut command = tokio::process::Command::new(program());
     command
         .arg(entry)
         .arg(config)
         .env_clear()
-        .current_dir(&scratch.0)
+        .current_dir(scratch)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -491,39 +597,17 @@ async fn start(
             command.env(variable, value);
         }
     }
-    let mut child = command
-        .spawn()
-        .map_err(|err| failed("the worker did not start", &err))?;
-    let (Some(stdin), Some(stdout), Some(stderr)) =
-        (child.stdin.take(), child.stdout.take(), child.stderr.take())
-    else {
-        return Err(NotStarted::Failed("the worker has no pipes".to_owned()));
-    };
-    let kept = Arc::new(Mutex::new(String::new()));
-    let stderr_done = tokio::spawn(relay_stderr(stderr, Arc::clone(&kept), tool.to_owned()));
-    let mut worker = Worker {
-        child,
-        stdin: Some(stdin),
-        lines: BufReader::new(stdout).lines(),
-        stderr: kept,
-        stderr_done,
-        _scratch: scratch,
-    };
-    let first = worker
-        .lines
-        .next_line()
-        .await
-        .map_err(|err| failed("the worker did not answer", &err))?;
+    command
+}
+
+/// `worker` once its first line says it is isolated and ready; or that the sandbox is
+/// unavailable, or that it ended without a word.
+async fn ready(mut worker: Worker) -> Result<(Worker, Support), NotStarted> {
+    let first = worker.lines.next_line().await.map_err(StartError::Silent)?;
     match first.as_deref().map(serde_json::from_str::<Line>) {
         Some(Ok(Line::Ready(support))) => Ok((worker, support)),
         Some(Ok(Line::Unavailable(support))) => Err(NotStarted::Unavailable(support)),
-        _ => {
-            let stderr = worker.last_words().await;
-            Err(NotStarted::Failed(format!(
-                "the worker ended before it was ready{}",
-                last_line(&stderr)
-            )))
-        }
+        _ => Err(StartError::EndedEarly(worker.last_words().await).into()),
     }
 }
 
@@ -540,7 +624,7 @@ fn program() -> PathBuf {
 
 /// A policy's path made absolute: `$SCRATCH` the call's scratch directory, `$NAME` the
 /// directory the registry gives it.
-fn resolve(path: &str, scratch: &Path, sandboxing: &Sandboxing) -> Result<PathBuf, String> {
+fn resolve(path: &str, scratch: &Path, sandboxing: &Sandboxing) -> Result<PathBuf, PathError> {
     let Some(rest) = path.strip_prefix('$') else {
         return Ok(PathBuf::from(path));
     };
@@ -548,11 +632,10 @@ fn resolve(path: &str, scratch: &Path, sandboxing: &Sandboxing) -> Result<PathBu
     let base = if format!("${variable}") == SCRATCH {
         scratch.to_path_buf()
     } else {
-        sandboxing.named_path(variable).cloned().ok_or_else(|| {
-            format!(
-                "its policy names `${variable}`, which no `--sandbox-path {variable}=DIR` (or `Sandboxing::path`) gives"
-            )
-        })?
+        sandboxing
+            .named_path(variable)
+            .cloned()
+            .ok_or_else(|| PathError::Unnamed(variable.to_owned()))?
     };
     Ok(if below.is_empty() {
         base
@@ -601,7 +684,7 @@ pub(super) async fn probe(sandboxing: &Sandboxing) -> Support {
         Ok((_worker, support)) => support,
         Err(NotStarted::Unavailable(support)) => support,
         Err(NotStarted::Failed(why)) => Support {
-            missing: Some(why),
+            missing: Some(why.to_string()),
             ..Support::default()
         },
     }

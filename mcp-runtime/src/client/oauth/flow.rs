@@ -417,7 +417,9 @@ impl Session {
             .header(reqwest::header::ACCEPT, "application/json")
             .header(reqwest::header::CONTENT_TYPE, "application/json")
             .body(request.to_string());
-        let (status, body) = post(request, endpoint).await.map_err(failed)?;
+        let (status, body) = post(request, endpoint)
+            .await
+            .map_err(|err| failed(err.to_string()))?;
         let answer: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
         if !status.is_success() {
             return Err(failed(oauth_error(status.as_u16(), &answer)));
@@ -472,7 +474,9 @@ impl Session {
             }
             _ => form.push(("client_id", &client.client_id)),
         }
-        let (status, body) = post(request.form(&form), endpoint).await.map_err(failed)?;
+        let (status, body) = post(request.form(&form), endpoint)
+            .await
+            .map_err(|err| failed(err.to_string()))?;
         if !status.is_success() {
             let answer: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
             return Err(AuthError::Token {
@@ -498,16 +502,32 @@ impl Session {
     }
 }
 
+/// Why a POST to the authorization server has no answer to read.
+#[derive(Debug, thiserror::Error)]
+enum PostError {
+    /// The request could not be sent.
+    #[error("POST {endpoint}: {}", super::chain(.source))]
+    Send {
+        /// Where it went.
+        endpoint: String,
+        /// Why it failed.
+        source: reqwest::Error,
+    },
+    /// The answer's body could not be read.
+    #[error(transparent)]
+    Body(#[from] super::BodyError),
+}
+
 /// Sends a POST to the authorization server's `endpoint`: the status and the body (read up
 /// to [`MAX_ANSWER_BYTES`]), or why there is none.
 async fn post(
     request: reqwest::RequestBuilder,
     endpoint: &str,
-) -> Result<(reqwest::StatusCode, Vec<u8>), String> {
-    let response = request
-        .send()
-        .await
-        .map_err(|err| format!("POST {endpoint}: {}", super::chain(&err)))?;
+) -> Result<(reqwest::StatusCode, Vec<u8>), PostError> {
+    let response = request.send().await.map_err(|source| PostError::Send {
+        endpoint: endpoint.to_owned(),
+        source,
+    })?;
     let status = response.status();
     let body = super::read_capped(response, MAX_ANSWER_BYTES).await?;
     Ok((status, body))

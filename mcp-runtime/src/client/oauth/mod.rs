@@ -321,8 +321,12 @@ impl OAuth {
     }
 
     /// Binds the client to the server at `server`, with the transport's HTTP client.
-    pub(crate) fn session(&self, server: &str, http: reqwest::Client) -> Result<Session, String> {
-        let url = url::Url::parse(server).map_err(|err| format!("not a URL: {err}"))?;
+    pub(crate) fn session(
+        &self,
+        server: &str,
+        http: reqwest::Client,
+    ) -> Result<Session, SessionError> {
+        let url = url::Url::parse(server).map_err(SessionError::NotAUrl)?;
         Ok(Session {
             oauth: self.clone(),
             server: server.to_owned(),
@@ -331,6 +335,14 @@ impl OAuth {
             looked: Arc::default(),
         })
     }
+}
+
+/// Why an [`OAuth`] client could not be bound to a server.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum SessionError {
+    /// The server's address does not parse.
+    #[error("not a URL: {0}")]
+    NotAUrl(url::ParseError),
 }
 
 /// An [`OAuth`] client bound to one server: the tokens to send it, and the answer to its
@@ -413,15 +425,26 @@ impl Session {
     }
 }
 
+/// Why a body could not be read.
+#[derive(Debug, thiserror::Error)]
+enum BodyError {
+    /// The connection failed while reading it.
+    #[error("{}", chain(.0))]
+    Read(reqwest::Error),
+    /// It is longer than the limit, in bytes.
+    #[error("a body over {0} bytes")]
+    TooLong(usize),
+}
+
 /// A body, read up to `limit` bytes.
-async fn read_capped(response: reqwest::Response, limit: usize) -> Result<Vec<u8>, String> {
+async fn read_capped(response: reqwest::Response, limit: usize) -> Result<Vec<u8>, BodyError> {
     use futures_util::StreamExt as _;
     let mut body = Vec::new();
     let mut chunks = response.bytes_stream();
     while let Some(chunk) = chunks.next().await {
-        let chunk = chunk.map_err(|err| chain(&err))?;
+        let chunk = chunk.map_err(BodyError::Read)?;
         if body.len() + chunk.len() > limit {
-            return Err(format!("a body over {limit} bytes"));
+            return Err(BodyError::TooLong(limit));
         }
         body.extend_from_slice(&chunk);
     }
