@@ -5,8 +5,9 @@ use std::sync::{Arc, OnceLock};
 
 use mcp_runtime_core::{LogMessage, LoggingLevel, ToolName};
 
+use crate::outbound::Asks;
 use crate::state::States;
-use crate::talk::ask::Asks;
+pub(crate) use crate::talk::log::LogSink;
 use crate::talk::{AskError, Asker, Elicit, Elicitation, InputRequest, Root, Sampled, Sampling};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
@@ -24,10 +25,6 @@ pub struct Progress {
 
 /// Where a call's progress reports go, e.g. a transport sending them to the client.
 pub type ProgressSink = Arc<dyn Fn(Progress) + Send + Sync>;
-
-/// Where a call's log messages go, e.g. a transport sending them to the client as
-/// `notifications/message`.
-pub type LogSink = Arc<dyn Fn(LogMessage) + Send + Sync>;
 
 /// What a call reports back as it runs, and where each kind goes.
 #[derive(Clone, Default)]
@@ -284,7 +281,10 @@ impl ToolContext {
 
     /// What asks the client on this call's behalf: to hand to code that asks for the tool.
     pub fn asker(&self) -> Asker {
-        Asker(self.reports.asks.clone())
+        self.reports
+            .asks
+            .as_ref()
+            .map_or_else(Asker::default, Asks::asker)
     }
 
     /// [`ToolContext::log`] at `debug`.

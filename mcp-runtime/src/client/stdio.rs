@@ -13,8 +13,9 @@ use tokio::process::{Child, Command};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
-use super::link::{Inbound, Outbound, Outlet};
-use super::{ClientError, MAX_MESSAGE_BYTES};
+use super::ClientError;
+use super::link::{Direct, Inbound, Outbound, Outlet};
+use mcp_runtime_core::wire::MAX_MESSAGE_BYTES;
 
 /// How long a server may take to exit once its input is closed, before it is killed.
 const EXIT_GRACE: Duration = Duration::from_secs(5);
@@ -189,10 +190,28 @@ impl Input {
         }
     }
 
+    /// The writer task wrote `count` queued messages.
+    fn written(&self, count: usize) {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        state.queued = state.queued.saturating_sub(count);
+    }
+
+    /// The writer task closed the pipe: nothing more is written at once, and the server
+    /// sees its input end.
+    fn close(&self) {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        #[cfg(unix)]
+        {
+            state.pipe = None;
+        }
+    }
+}
+
+impl Direct for Input {
     /// Writes `text` and its line end now, if nothing queued is unwritten and the pipe
     /// takes it whole without waiting: `true`. Otherwise it counts one more message queued,
     /// for the sender to queue, and says `false`.
-    pub(crate) fn write_now(&self, text: &str) -> bool {
+    fn write_now(&self, text: &str) -> bool {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         #[cfg(unix)]
         if state.queued == 0 && text.len() < PIPE_BUF {
@@ -219,26 +238,10 @@ impl Input {
         false
     }
 
-    /// A message counted by [`Input::write_now`] was not queued after all.
-    pub(crate) fn unqueue(&self) {
+    /// A message counted by [`Direct::write_now`] was not queued after all.
+    fn unqueue(&self) {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         state.queued = state.queued.saturating_sub(1);
-    }
-
-    /// The writer task wrote `count` queued messages.
-    fn written(&self, count: usize) {
-        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        state.queued = state.queued.saturating_sub(count);
-    }
-
-    /// The writer task closed the pipe: nothing more is written at once, and the server
-    /// sees its input end.
-    fn close(&self) {
-        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        #[cfg(unix)]
-        {
-            state.pipe = None;
-        }
     }
 }
 

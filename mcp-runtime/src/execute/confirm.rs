@@ -3,9 +3,10 @@
 use mcp_runtime_core::{ErrorType, ToolDefinition, ToolError};
 use serde_json::Value;
 
+use crate::outbound::Asks;
 use crate::registration::Failure;
 use crate::talk::AskError;
-use crate::talk::ask::{Asks, InputRequest};
+use crate::talk::InputRequest;
 
 /// The key of the ask that confirms a dangerous tool's call.
 const CONFIRM_KEY: &str = "mcp-runtime/confirm";

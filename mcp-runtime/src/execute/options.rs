@@ -105,7 +105,7 @@ impl CallOptions {
     }
 
     /// How the call's asks reach the client.
-    pub(crate) fn with_asks(mut self, asks: Arc<crate::talk::ask::Asks>) -> Self {
+    pub(crate) fn with_asks(mut self, asks: Arc<crate::outbound::Asks>) -> Self {
         self.reports.asks = Some(asks);
         self
     }

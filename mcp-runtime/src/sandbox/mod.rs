@@ -48,18 +48,18 @@ use serde::{Deserialize, Serialize};
 
 use crate::tool::RegisteredTool;
 
-mod protocol;
+pub(crate) mod protocol;
 #[cfg(unix)]
 mod run;
 #[cfg(not(unix))]
 #[path = "elsewhere.rs"]
 mod run;
-mod worker;
 
 #[cfg(target_os = "linux")]
 mod linux;
-#[cfg(target_os = "linux")]
-mod load;
+
+/// Kept at its public path: the worker's entry is a room above the sandbox's.
+pub use crate::worker::dispatch;
 
 pub(crate) use run::{Runs, run_sandboxed};
 
@@ -77,29 +77,32 @@ static DISPATCHES: AtomicBool = AtomicBool::new(false);
 /// Whether this process is a worker, running the one call it was started for.
 static IN_WORKER: AtomicBool = AtomicBool::new(false);
 
-/// Serves as a sandboxed tool's worker when the process was started as one, and then
-/// exits; otherwise returns at once, and the process may run sandboxed tools.
-///
-/// [`cli::run`](crate::cli::run()) and its kin call it first. A binary with a `main` of its
-/// own that calls [`Registry::call`](crate::Registry::call) on a sandboxed tool calls it
-/// first thing, before it starts a thread or a runtime (a test harness, which has no such
-/// `main`, needs nothing: see the [module](self)):
-///
-/// ```no_run
-/// fn main() {
-///     mcp_runtime::sandbox::dispatch();
-///     // … build a runtime, call tools …
-/// }
-/// ```
-pub fn dispatch() {
-    let mut args = std::env::args_os();
-    let _program = args.next();
-    if args.next().is_some_and(|first| first == WORKER_ARG) {
-        let config = args.next().unwrap_or_default();
-        IN_WORKER.store(true, Ordering::SeqCst);
-        worker::serve(&config.to_string_lossy())
-    }
+/// The first argument of a worker served as the program loads, by the worker's entry at
+/// load (a program that never ran [`dispatch`]).
+#[cfg(target_os = "linux")]
+pub(crate) const LOAD_ARG: &str = "--mcp-runtime-sandbox-worker-at-load";
+
+/// Whether this program loaded with the worker's entry at load in place: it can serve as
+/// its own worker through it.
+#[cfg(target_os = "linux")]
+static LOADED: AtomicBool = AtomicBool::new(false);
+
+/// This program ran [`dispatch`] and was not started as a worker: it can start workers of
+/// itself, served in `main`.
+pub(crate) fn note_dispatches() {
     DISPATCHES.store(true, Ordering::SeqCst);
+}
+
+/// This program loaded with the worker's entry at load, and was not started as a worker:
+/// it can start workers of itself, served as they load.
+#[cfg(target_os = "linux")]
+pub(crate) fn note_loaded() {
+    LOADED.store(true, Ordering::SeqCst);
+}
+
+/// This process is a worker: its tool runs here, already isolated.
+pub(crate) fn note_in_worker() {
+    IN_WORKER.store(true, Ordering::SeqCst);
 }
 
 /// Kills the workers waiting for a call and removes their scratch directories: for a
@@ -172,8 +175,8 @@ pub(crate) fn worker_arg() -> Option<&'static str> {
         return Some(WORKER_ARG);
     }
     #[cfg(target_os = "linux")]
-    if load::loaded() {
-        return Some(load::LOAD_ARG);
+    if LOADED.load(Ordering::Relaxed) {
+        return Some(LOAD_ARG);
     }
     None
 }
@@ -363,6 +366,31 @@ impl std::fmt::Display for Support {
         }
         Ok(())
     }
+}
+
+/// Drops what `config`'s policy does not grant, in a worker before it reads its call,
+/// saying on `out` how far it got; what it could not do when the tool cannot run so.
+#[cfg(target_os = "linux")]
+pub(crate) fn isolate(
+    config: &protocol::Config,
+    out: &mut dyn std::io::Write,
+) -> Result<Support, Support> {
+    linux::isolate(config, out)
+}
+
+/// What a worker lacks where there is no sandbox: everything.
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn isolate(
+    _config: &protocol::Config,
+    _out: &mut dyn std::io::Write,
+) -> Result<Support, Support> {
+    Err(Support {
+        missing: Some(format!(
+            "a sandbox, which mcp-runtime has for Linux only, not {}",
+            std::env::consts::OS
+        )),
+        ..Support::default()
+    })
 }
 
 /// What this machine gives a sandboxed tool with the strict policy: a worker is started,

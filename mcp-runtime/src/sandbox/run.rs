@@ -209,7 +209,7 @@ pub(crate) async fn run_sandboxed(
                     ErrorType::TimeoutError,
                     format!(
                         "tool `{name}` did not finish within {}; its sandbox was killed",
-                        crate::execute::format_duration(limit)
+                        crate::base::duration::format_duration(limit)
                     ),
                 )),
             },
@@ -349,7 +349,7 @@ fn ended_without_result(
                 ErrorType::TimeoutError,
                 format!(
                     "tool `{name}` used up its sandbox's CPU time limit ({}, its timeout)",
-                    timeout.map_or_else(String::new, crate::execute::format_duration)
+                    timeout.map_or_else(String::new, crate::base::duration::format_duration)
                 ),
             )
         }

@@ -15,13 +15,12 @@ use super::jsonrpc::{self, Id};
 use super::served::Snapshot;
 use super::stateless;
 use super::{Answer, CacheScope, Fault, Request, Server, Step};
+use crate::outbound::{Asks, Round, TaskSlot, Way};
 use crate::registration::CompletionContext;
 use crate::registry::{CompletionRef, PromptError, ReadError};
-use crate::talk::ask::{Asks, Round, TaskSlot, Way};
 use crate::talk::{Asker, StateKey};
 
-/// The error of a missing resource at the handshake's revisions.
-pub const RESOURCE_NOT_FOUND: i64 = -32002;
+pub use mcp_runtime_core::wire::RESOURCE_NOT_FOUND;
 
 /// The most candidates one `completion/complete` answer carries, as MCP allows.
 const MAX_COMPLETIONS: usize = 100;
@@ -279,7 +278,7 @@ impl Server {
             way: Way::Round { round, context },
             task: TaskSlot::default(),
         });
-        Ok((Asker(Some(Arc::clone(&asks))), Some((asks, key))))
+        Ok((asks.asker(), Some((asks, key))))
     }
 
     /// `completion/complete`: candidates for a prompt's argument or a template's variable.

@@ -6,8 +6,8 @@ use serde_json::{Map, Value, json};
 
 use super::jsonrpc::{self, Id};
 use super::{Server, fault_response};
+use crate::outbound::{Asks, Round, Way, is_input_response};
 use crate::talk::StateKey;
-use crate::talk::ask::{Asks, Round, Way, is_input_response};
 
 impl Server {
     /// The round a 2026-07-28 call begins: the answers sealed in its `requestState`, and
