@@ -2,14 +2,16 @@
 //! guess would let it answer, or steer, what is not its own.
 
 /// The system gave no randomness.
+// Not `#[from]`: `getrandom::Error` is a `std::error::Error` only with getrandom's `std`
+// feature, which this crate does not ask for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error(transparent)]
-pub(crate) struct NoRandomness(#[from] getrandom::Error);
+#[error("{0}")]
+pub(crate) struct NoRandomness(getrandom::Error);
 
 /// `N` random bytes.
 pub(crate) fn random_bytes<const N: usize>() -> Result<[u8; N], NoRandomness> {
     let mut bytes = [0_u8; N];
-    getrandom::fill(&mut bytes)?;
+    getrandom::fill(&mut bytes).map_err(NoRandomness)?;
     Ok(bytes)
 }
 

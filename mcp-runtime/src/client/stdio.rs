@@ -273,36 +273,7 @@ async fn read_stdout(
     closed: oneshot::Receiver<()>,
     (stderr_read, last_words): (JoinHandle<()>, Arc<Mutex<VecDeque<String>>>),
 ) {
-    let mut reader = BufReader::new(stdout);
-    let mut line = Vec::new();
-    let reading = async {
-        loop {
-            line.clear();
-            let read = (&mut reader)
-                .take(MAX_MESSAGE_BYTES as u64 + 1)
-                .read_until(b'\n', &mut line)
-                .await;
-            match read {
-                Ok(0) => return None,
-                Ok(_) if line.len() > MAX_MESSAGE_BYTES => {
-                    return Some(ClientError::Malformed(format!(
-                        "a message over {MAX_MESSAGE_BYTES} bytes"
-                    )));
-                }
-                Ok(_) => {
-                    // Copied at its size: the buffer, grown to the longest line so far, is
-                    // kept for the next.
-                    let text = String::from_utf8_lossy(&line).into_owned();
-                    if !text.trim().is_empty()
-                        && inbound.send(Inbound::Message(text)).await.is_err()
-                    {
-                        return None;
-                    }
-                }
-                Err(err) => return Some(ClientError::Closed(format!("reading its output: {err}"))),
-            }
-        }
-    };
+    let reading = read_messages(stdout, &inbound);
     tokio::pin!(reading);
     let failure = tokio::select! {
         failure = &mut reading => failure,
@@ -324,6 +295,51 @@ async fn read_stdout(
         let _ = child.wait().await;
         return;
     }
+    let ended = exited(child, stderr_read, &last_words).await;
+    let _ = inbound.send(Inbound::End(ended)).await;
+}
+
+/// Hands each line of the server's output to the link as a message, until the output ends
+/// or the link is gone (`None`), or until the output cannot be read as messages: why.
+async fn read_messages(
+    stdout: impl AsyncRead + Unpin,
+    inbound: &mpsc::Sender<Inbound>,
+) -> Option<ClientError> {
+    let mut reader = BufReader::new(stdout);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let read = (&mut reader)
+            .take(MAX_MESSAGE_BYTES as u64 + 1)
+            .read_until(b'\n', &mut line)
+            .await;
+        match read {
+            Ok(0) => return None,
+            Ok(_) if line.len() > MAX_MESSAGE_BYTES => {
+                return Some(ClientError::Malformed(format!(
+                    "a message over {MAX_MESSAGE_BYTES} bytes"
+                )));
+            }
+            Ok(_) => {
+                // Copied at its size: the buffer, grown to the longest line so far, is
+                // kept for the next.
+                let text = String::from_utf8_lossy(&line).into_owned();
+                if !text.trim().is_empty() && inbound.send(Inbound::Message(text)).await.is_err() {
+                    return None;
+                }
+            }
+            Err(err) => return Some(ClientError::Closed(format!("reading its output: {err}"))),
+        }
+    }
+}
+
+/// Why the connection ended, once the server's output closed: its exit status (killed if
+/// it does not exit in time), and its last words on standard error.
+async fn exited(
+    mut child: Child,
+    stderr_read: JoinHandle<()>,
+    last_words: &Mutex<VecDeque<String>>,
+) -> ClientError {
     let status = match tokio::time::timeout(EXIT_GRACE, child.wait()).await {
         Ok(Ok(status)) => status.to_string(),
         _ => {
@@ -344,11 +360,7 @@ async fn read_stdout(
     } else {
         format!("; its last words on standard error: {}", words.join(" | "))
     };
-    let _ = inbound
-        .send(Inbound::End(ClientError::Closed(format!(
-            "the server exited ({status}){said}"
-        ))))
-        .await;
+    ClientError::Closed(format!("the server exited ({status}){said}"))
 }
 
 /// The server's standard error, a `tracing` event a line; the last few kept.

@@ -308,7 +308,7 @@ impl Sandboxing {
     /// { "paths": { "DATA": "/srv/data" },
     ///   "tools": { "text.grep": { "read": ["$DATA"], "memory": "64MiB" } } }
     /// ```
-    pub fn with_policy_file(mut self, text: &str) -> Result<Self, String> {
+    pub fn with_policy_file(mut self, text: &str) -> Result<Self, PolicyFileError> {
         #[derive(Deserialize)]
         #[serde(deny_unknown_fields)]
         struct File {
@@ -317,12 +317,18 @@ impl Sandboxing {
             #[serde(default)]
             tools: BTreeMap<String, SandboxPolicy>,
         }
-        let file: File = serde_json::from_str(text).map_err(|err| err.to_string())?;
+        let file: File = serde_json::from_str(text)?;
         self.paths.extend(file.paths);
         self.policies.extend(file.tools);
         Ok(self)
     }
 }
+
+/// Why an operator's policy file was refused ([`Sandboxing::with_policy_file`]): it is not
+/// JSON of `paths` and `tools`, or a policy in it has an unknown key or a value out of range.
+#[derive(Debug, thiserror::Error)]
+#[error(transparent)]
+pub struct PolicyFileError(#[from] serde_json::Error);
 
 /// What isolation this machine gives a sandboxed tool, as a worker found it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -150,7 +150,7 @@ impl Server {
                     way: Way::Round { round, context },
                     task: TaskSlot::default(),
                 })),
-                Err(message) => return invalid(message),
+                Err(refused) => return invalid(refused.to_string()),
             }
         } else {
             None

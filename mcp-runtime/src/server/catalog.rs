@@ -264,7 +264,7 @@ impl Server {
                 params.get("inputResponses").cloned(),
                 params.get("requestState").cloned(),
             )
-            .map_err(invalid)?;
+            .map_err(|refused| invalid(refused.to_string()))?;
         let key = self
             .state_key()
             .cloned()
@@ -391,7 +391,7 @@ fn input_required(round: Option<Sealing>, server_info: Option<&Value>) -> Option
     let server_info = server_info?;
     Some(
         super::input_required_result(&key, &asks, server_info)
-            .map_err(|message| (jsonrpc::INTERNAL_ERROR, message, None))
+            .map_err(|err| (jsonrpc::INTERNAL_ERROR, err.to_string(), None))
             .and_then(|result| written(&result)),
     )
 }

@@ -103,7 +103,7 @@ impl Tasks {
             settings,
             // Only told apart from the other replicas': a clock's worth is enough when the
             // system has no randomness.
-            replica: random_hex(8).unwrap_or_else(|_| format!("{:016x}", now_ms())),
+            replica: random_hex::<8>().unwrap_or_else(|_| format!("{:016x}", now_ms())),
             running: Mutex::new(HashMap::new()),
             ended: Mutex::new(HashMap::new()),
             keeper: tokio::sync::OnceCell::new(),
@@ -241,7 +241,7 @@ impl Tasks {
         self.keep().await?;
         let now = now_ms();
         let record = TaskRecord {
-            id: random_hex(16)?,
+            id: random_hex::<16>()?,
             owner,
             tool: tool.to_owned(),
             status: TaskStatus::Working,
@@ -638,13 +638,11 @@ fn millis(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
-/// `bytes` random bytes as hex; an error where the system has no randomness, since an id
+/// `N` random bytes as hex; an error where the system has no randomness, since an id
 /// that could be guessed would let anyone steer the task.
-fn random_hex(bytes: usize) -> Result<String, StoreError> {
-    let mut buffer = vec![0u8; bytes];
-    getrandom::fill(&mut buffer)
-        .map_err(|err| StoreError::new(format!("no randomness for a task id: {err}")))?;
-    Ok(buffer.iter().map(|byte| format!("{byte:02x}")).collect())
+fn random_hex<const N: usize>() -> Result<String, StoreError> {
+    crate::base::ids::random_hex::<N>()
+        .map_err(|err| StoreError::new(format!("no randomness for a task id: {err}")))
 }
 
 /// The task as `tasks/get` and `CreateTaskResult` show it, written in one pass: the `Task`
