@@ -35,7 +35,7 @@ pub(crate) struct Reports {
     /// How the call's asks reach the client, when it came from one that can answer.
     pub(crate) asks: Option<Arc<Asks>>,
     /// Who calls, when an access token said so.
-    pub(crate) auth: Option<Arc<crate::AuthInfo>>,
+    pub(crate) auth: Option<Arc<crate::auth::AuthInfo>>,
     /// Raised when the tool panics, for a caller that tells a panic from an error.
     pub(crate) panicked: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
@@ -154,7 +154,7 @@ impl ToolContext {
     /// Who calls, as the access token the request carried describes them: the subject,
     /// the scopes and every claim. `None` when the server checks no OAuth tokens, or the
     /// call did not come through HTTP.
-    pub fn auth(&self) -> Option<&crate::AuthInfo> {
+    pub fn auth(&self) -> Option<&crate::auth::AuthInfo> {
         self.reports.auth.as_deref()
     }
 

@@ -99,7 +99,7 @@ impl CallOptions {
 
     /// Who calls, which the tool reads with [`ToolContext::auth`](crate::ToolContext::auth).
     #[must_use]
-    pub fn with_auth(mut self, auth: Arc<crate::AuthInfo>) -> Self {
+    pub fn with_auth(mut self, auth: Arc<crate::auth::AuthInfo>) -> Self {
         self.reports.auth = Some(auth);
         self
     }

@@ -121,7 +121,7 @@ pub(crate) enum Placement {
     Worker(SandboxPolicy),
     /// Nowhere: it needs a sandbox it cannot have (a tool registered at run time, which a
     /// worker cannot find, unless allowed unsandboxed).
-    Refused(crate::ToolError),
+    Refused(mcp_runtime_core::ToolError),
 }
 
 /// Where a call of `tool` runs, under `sandboxing`.
@@ -136,8 +136,8 @@ pub(crate) fn placement(tool: &RegisteredTool, sandboxing: &Sandboxing) -> Place
         if sandboxing.allows_unsandboxed(tool.name().as_str()) {
             return Placement::Here;
         }
-        return Placement::Refused(crate::ToolError::new(
-            crate::ErrorType::PermissionError,
+        return Placement::Refused(mcp_runtime_core::ToolError::new(
+            mcp_runtime_core::ErrorType::PermissionError,
             format!(
                 "tool `{}` is marked requires_sandbox, and a tool registered at run time cannot run sandboxed: a worker finds only `#[mcp_tool]` functions; allow it unsandboxed with `Sandboxing::allow_unsandboxed`",
                 tool.name()
@@ -150,7 +150,7 @@ pub(crate) fn placement(tool: &RegisteredTool, sandboxing: &Sandboxing) -> Place
 /// The result of a sandboxed tool this server cannot isolate: what it lacks, and the way
 /// to run the tool anyway, where the sandboxing was set: on the command line, or in code
 /// (a program's own registry, a test's).
-fn refused(name: &str, missing: &str, sandboxing: &Sandboxing) -> crate::MCPToolResult {
+fn refused(name: &str, missing: &str, sandboxing: &Sandboxing) -> mcp_runtime_core::MCPToolResult {
     let anyway = if sandboxing.command_line {
         format!("a server started with `--allow-unsandboxed {name}` runs it unsandboxed")
     } else {
@@ -158,8 +158,8 @@ fn refused(name: &str, missing: &str, sandboxing: &Sandboxing) -> crate::MCPTool
             "to run it unsandboxed here (in a test on such a machine, say), build the registry with `.sandboxing(Sandboxing::new().allow_unsandboxed(\"{name}\"))`"
         )
     };
-    crate::MCPToolResult::failure(crate::ToolError::new(
-        crate::ErrorType::PermissionError,
+    mcp_runtime_core::MCPToolResult::failure(mcp_runtime_core::ToolError::new(
+        mcp_runtime_core::ErrorType::PermissionError,
         format!(
             "tool `{name}` must run sandboxed, and this process cannot isolate it: it lacks {missing}; {anyway}"
         ),
