@@ -134,8 +134,8 @@ fn code_of(text: &str) -> String {
                 j += if rest.as_bytes()[j] == b'\\' { 2 } else { 1 };
             }
             i + (j + 1).min(rest.len())
-        } else if rest.starts_with("'\\") {
-            rest[2..].find('\'').map_or(text.len(), |at| i + 2 + at + 1)
+        } else if let Some(escaped) = rest.strip_prefix("'\\") {
+            escaped.find('\'').map_or(text.len(), |at| i + 2 + at + 1)
         } else if rest.starts_with('\'') && rest.chars().nth(2) == Some('\'') {
             i + 1 + rest[1..].chars().next().map_or(0, char::len_utf8) + 1
         } else {
@@ -399,7 +399,7 @@ impl Crate {
     /// lies outside the crate.
     fn file_of(&self, path: &[String]) -> Option<&String> {
         if let Some(target) = path.first().and_then(|first| self.root_names.get(first)) {
-            if path.len() >= 1 && !self.modules.contains_key(&path[..1]) {
+            if !self.modules.contains_key(&path[..1]) {
                 let mut followed = target.clone();
                 followed.extend(path[1..].iter().cloned());
                 return (1..=followed.len())
