@@ -1,4 +1,6 @@
-//! The MCP wire form of a result: `MCPToolResult` as MCP's `CallToolResult`, in one place.
+//! The MCP wire, in one place: the JSON-RPC error codes, the protocol revisions and the
+//! message size limit that server and client share, and the wire form of a result:
+//! `MCPToolResult` as MCP's `CallToolResult`.
 //!
 //! - **Success**: `data` in `structuredContent` and its JSON in a text block, then the
 //!   tool's own content blocks (images, audio, resources), then the explanation (if any) in
@@ -35,6 +37,47 @@ use serde_json::{Map, Value};
 
 use crate::content::ContentBlock;
 use crate::message::{MCPErrorDetail, MCPToolResult, ToolStatus};
+
+/// Invalid JSON was received.
+pub const PARSE_ERROR: i64 = -32700;
+/// The JSON sent is not a valid request object.
+pub const INVALID_REQUEST: i64 = -32600;
+/// The method does not exist.
+pub const METHOD_NOT_FOUND: i64 = -32601;
+/// Invalid method parameters, including an unknown tool name.
+pub const INVALID_PARAMS: i64 = -32602;
+/// An internal error.
+pub const INTERNAL_ERROR: i64 = -32603;
+
+/// The error of a missing resource at the handshake's revisions.
+pub const RESOURCE_NOT_FOUND: i64 = -32002;
+
+/// The headers of a request do not match its body, or are missing (2026-07-28).
+pub const HEADER_MISMATCH: i64 = -32020;
+
+/// A tool needs a client capability that the request did not declare (2026-07-28); its
+/// `data.requiredCapabilities` names the missing ones.
+pub const MISSING_CLIENT_CAPABILITY: i64 = -32021;
+
+/// An unknown or unsupported protocol version (2026-07-28).
+pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+
+/// A request refused for being past the client's rate limit (HTTP 429); its `data` holds
+/// the limit and `retryAfterSeconds`.
+pub const RATE_LIMITED: i64 = -32029;
+
+/// The protocol revisions served, newest first.
+pub const PROTOCOL_VERSIONS: [&str; 3] = ["2026-07-28", "2025-11-25", "2025-06-18"];
+
+/// The revisions negotiated by `initialize`, newest first.
+pub const HANDSHAKE_VERSIONS: [&str; 2] = ["2025-11-25", "2025-06-18"];
+
+/// The stateless revision: no handshake, the version in every request's `_meta`.
+pub const STATELESS_VERSION: &str = "2026-07-28";
+
+/// The largest message read, in bytes, by a server or a client: a longer one is refused,
+/// so that the other side cannot make it buffer without bound.
+pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 
 /// The key of a result's `_meta` that holds the [`MCPErrorDetail`] of a failure or a
 /// partial success: `{"_meta": {"io.github.mcp-runtime/error": {"error_type": …,

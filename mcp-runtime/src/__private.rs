@@ -32,6 +32,7 @@ pub use crate::registry::{
     template_variable, variable_schema, with_variables,
 };
 pub use crate::state::{State, StateNeed, StateNeedFn};
+pub use crate::talk::form::DerivedForm;
 pub use crate::talk::{Form, FormChoice, FormField};
 pub use inventory;
 pub use mcp_runtime_core::sandbox::{
@@ -634,9 +635,6 @@ pub fn tool_result_output(result: MCPToolResult) -> Outcome {
 pub fn form_check<T: Form>() -> Result<(), String> {
     crate::talk::form::form_schema::<T>().map(|_| ())
 }
-
-/// What only `#[derive(Form)]` names: the argument of `Form`'s hidden method.
-pub struct DerivedForm(());
 
 #[cfg(test)]
 mod tests {

@@ -5,8 +5,9 @@ use std::sync::{Arc, OnceLock};
 
 use mcp_runtime_core::{LogMessage, LoggingLevel, ToolName};
 
+use crate::outbound::Asks;
 use crate::state::States;
-use crate::talk::ask::Asks;
+pub(crate) use crate::talk::log::LogSink;
 use crate::talk::{AskError, Asker, Elicit, Elicitation, InputRequest, Root, Sampled, Sampling};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
@@ -25,10 +26,6 @@ pub struct Progress {
 /// Where a call's progress reports go, e.g. a transport sending them to the client.
 pub type ProgressSink = Arc<dyn Fn(Progress) + Send + Sync>;
 
-/// Where a call's log messages go, e.g. a transport sending them to the client as
-/// `notifications/message`.
-pub type LogSink = Arc<dyn Fn(LogMessage) + Send + Sync>;
-
 /// What a call reports back as it runs, and where each kind goes.
 #[derive(Clone, Default)]
 pub(crate) struct Reports {
@@ -38,7 +35,7 @@ pub(crate) struct Reports {
     /// How the call's asks reach the client, when it came from one that can answer.
     pub(crate) asks: Option<Arc<Asks>>,
     /// Who calls, when an access token said so.
-    pub(crate) auth: Option<Arc<crate::AuthInfo>>,
+    pub(crate) auth: Option<Arc<crate::auth::AuthInfo>>,
     /// Raised when the tool panics, for a caller that tells a panic from an error.
     pub(crate) panicked: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
@@ -157,7 +154,7 @@ impl ToolContext {
     /// Who calls, as the access token the request carried describes them: the subject,
     /// the scopes and every claim. `None` when the server checks no OAuth tokens, or the
     /// call did not come through HTTP.
-    pub fn auth(&self) -> Option<&crate::AuthInfo> {
+    pub fn auth(&self) -> Option<&crate::auth::AuthInfo> {
         self.reports.auth.as_deref()
     }
 
@@ -284,7 +281,10 @@ impl ToolContext {
 
     /// What asks the client on this call's behalf: to hand to code that asks for the tool.
     pub fn asker(&self) -> Asker {
-        Asker(self.reports.asks.clone())
+        self.reports
+            .asks
+            .as_ref()
+            .map_or_else(Asker::default, Asks::asker)
     }
 
     /// [`ToolContext::log`] at `debug`.

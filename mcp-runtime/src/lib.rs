@@ -4,12 +4,14 @@
 #![allow(clippy::needless_doctest_main)]
 
 mod auth;
+mod base;
 pub mod cli;
 #[cfg(feature = "client")]
 pub mod client;
 mod context;
 mod execute;
 pub mod listing;
+mod outbound;
 mod panics;
 mod policy;
 mod registration;
@@ -24,6 +26,7 @@ pub mod tasks;
 pub mod testing;
 mod tool;
 mod validate;
+mod worker;
 
 #[doc(hidden)]
 pub mod __private;
@@ -38,7 +41,7 @@ pub use mcp_runtime_macros::mcp_resource;
 pub use mcp_runtime_macros::mcp_prompt;
 
 pub use auth::AuthInfo;
-pub use context::{LogSink, Progress, ProgressSink, ToolContext};
+pub use context::{Progress, ProgressSink, ToolContext};
 pub use execute::{AUDIT_TARGET, CallOptions, DEFAULT_TIMEOUT};
 pub use mcp_runtime_core::wire::ERROR_META;
 pub use mcp_runtime_core::{
@@ -58,6 +61,7 @@ pub use registry::{
     RegistryError, RegistryProblem, ToolConflict, VARIABLES_META,
 };
 pub use state::State;
+pub use talk::log::LogSink;
 /// The crates tool types are derived with, for applications that do not name them
 /// themselves (derives then need `#[serde(crate = "mcp_runtime::serde")]` and
 /// `#[schemars(crate = "mcp_runtime::schemars")]`).

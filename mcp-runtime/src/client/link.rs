@@ -14,7 +14,7 @@ use tokio::sync::{broadcast, mpsc, oneshot, watch};
 
 use super::ClientError;
 use super::handlers::Handlers;
-use super::stdio::Input;
+use crate::base::pending::Awaiting;
 
 /// What a transport hands the link.
 #[derive(Debug)]
@@ -40,11 +40,22 @@ pub(crate) struct Outbound {
     pub(crate) headers: Vec<(String, String)>,
 }
 
+/// A way into the other side that takes a message whole at once where it can, before the
+/// transport's channel: a server's standard input.
+pub(crate) trait Direct: Send + Sync {
+    /// Writes `text` now if it can: `true`. Otherwise it counts one more message queued,
+    /// for the sender to queue, and says `false`.
+    fn write_now(&self, text: &str) -> bool;
+
+    /// A message counted by [`Direct::write_now`] was not queued after all.
+    fn unqueue(&self);
+}
+
 /// Where the link's messages go: the transport's channel, or, for a server's standard input
 /// that takes a message whole at once, straight into it.
 pub(crate) struct Outlet {
     sender: mpsc::Sender<Outbound>,
-    input: Option<Arc<Input>>,
+    input: Option<Arc<dyn Direct>>,
 }
 
 impl Outlet {
@@ -57,7 +68,7 @@ impl Outlet {
     }
 
     /// Into `input` at once where it can, else through the channel to its writer.
-    pub(crate) fn pipe(sender: mpsc::Sender<Outbound>, input: Arc<Input>) -> Self {
+    pub(crate) fn pipe(sender: mpsc::Sender<Outbound>, input: Arc<dyn Direct>) -> Self {
         Self {
             sender,
             input: Some(input),
@@ -124,8 +135,6 @@ impl std::fmt::Display for RpcError {
     }
 }
 
-type Waiting = oneshot::Sender<Result<Value, ClientError>>;
-
 /// A request the server made during one of the client's, passed to whoever relays that
 /// one's (see [`Link::relay`]).
 #[derive(Debug)]
@@ -144,7 +153,7 @@ const RELAYED: [&str; 3] = ["elicitation/create", "sampling/createMessage", "roo
 /// The shared half of a connection.
 pub(crate) struct Link {
     outbox: Outlet,
-    waiting: Mutex<HashMap<u64, Waiting>>,
+    waiting: Awaiting<u64, Result<Value, ClientError>>,
     progress: Mutex<HashMap<String, mpsc::UnboundedSender<Value>>>,
     /// Who passes on the server's requests made during a request of the client's, by the
     /// id of that request.
@@ -174,7 +183,7 @@ impl Link {
         let (notifications, _) = broadcast::channel(256);
         let link = Arc::new(Self {
             outbox,
-            waiting: Mutex::new(HashMap::new()),
+            waiting: Awaiting::default(),
             progress: Mutex::new(HashMap::new()),
             relays: Mutex::new(HashMap::new()),
             logs: Mutex::new(HashMap::new()),
@@ -234,8 +243,7 @@ impl Link {
         watch: Watch,
     ) -> Result<Pending, ClientError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let (sender, answer) = oneshot::channel();
-        lock(&self.waiting).insert(id, sender);
+        let answer = self.waiting.open(id);
         // Watched before it is sent: the server may report, or ask, at once.
         let progress_token = watch.progress.map(|(token, sender)| {
             lock(&self.progress).insert(token.clone(), sender);
@@ -264,7 +272,7 @@ impl Link {
         };
         // Ended meanwhile: the reader already failed everything waiting, maybe not this.
         if let Some(ended) = self.ended() {
-            lock(&self.waiting).remove(&id);
+            self.waiting.forget(&id);
             return Err(ended);
         }
         /// A request as written: its params borrowed, not copied into a new value.
@@ -330,10 +338,10 @@ impl Link {
         }
         let in_flight: Vec<u64> = {
             let lasting = lock(&self.lasting);
-            lock(&self.waiting)
-                .keys()
+            self.waiting
+                .ids()
+                .into_iter()
                 .filter(|id| !lasting.contains(id))
-                .copied()
                 .collect()
         };
         match in_flight.as_slice() {
@@ -356,9 +364,7 @@ impl Link {
                     link.take(&text, &handlers, Some(request));
                 }
                 Some(Inbound::Failed { id, error }) => {
-                    if let Some(waiter) = lock(&link.waiting).remove(&id) {
-                        let _ = waiter.send(Err(error));
-                    }
+                    link.waiting.deliver(&id, Err(error));
                 }
                 Some(Inbound::End(reason)) => break reason,
                 None => break ClientError::closed("the server closed the connection"),
@@ -379,10 +385,7 @@ impl Link {
                 false
             }
         });
-        let waiting: Vec<Waiting> = lock(&self.waiting).drain().map(|(_, w)| w).collect();
-        for waiter in waiting {
-            let _ = waiter.send(Err(reason.clone()));
-        }
+        self.waiting.answer_all(|| Err(reason.clone()));
         lock(&self.progress).clear();
         lock(&self.relays).clear();
         lock(&self.logs).clear();
@@ -484,7 +487,7 @@ impl Link {
     /// A response: to the request waiting for it, or, for no request waiting (answered
     /// twice, or never asked), ignored with a warning.
     fn answered(&self, id: &Value, mut message: Map<String, Value>) {
-        let Some(waiter) = id.as_u64().and_then(|id| lock(&self.waiting).remove(&id)) else {
+        let Some(request) = id.as_u64().filter(|request| self.waiting.awaits(request)) else {
             tracing::warn!(%id, "the server answered a request the client is not waiting for; ignored");
             return;
         };
@@ -503,7 +506,7 @@ impl Link {
                 "response {id} has neither a `result` nor an `error` object"
             ))),
         };
-        let _ = waiter.send(outcome);
+        self.waiting.deliver(&request, outcome);
     }
 }
 
@@ -580,7 +583,7 @@ impl Drop for Pending {
         if self.lasting {
             lock(&self.link.lasting).remove(&self.id);
         }
-        if self.done || lock(&self.link.waiting).remove(&self.id).is_none() {
+        if self.done || !self.link.waiting.forget(&self.id) {
             return;
         }
         let cancel = json!({

@@ -48,8 +48,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use tokio::sync::{broadcast, mpsc};
 
-use crate::server::{HANDSHAKE_VERSIONS, STATELESS_VERSION};
 use crate::talk::Root;
+use mcp_runtime_core::wire::{HANDSHAKE_VERSIONS, STATELESS_VERSION};
 
 pub use gateway::{Mounted, follow, follow_managed, mount, mount_managed};
 use handlers::Handlers;
@@ -71,8 +71,7 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 /// The most rounds a call that needs input (2026-07-28) takes before the client gives up.
 pub const DEFAULT_MAX_ROUNDS: usize = 16;
 
-/// The largest message the client reads, in bytes.
-pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
+pub use mcp_runtime_core::wire::MAX_MESSAGE_BYTES;
 
 /// Why a request to the server failed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

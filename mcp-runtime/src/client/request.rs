@@ -12,7 +12,7 @@ use tokio::sync::mpsc;
 
 use super::link;
 use super::{Client, ClientError, RpcError, truncate};
-use crate::server::STATELESS_VERSION;
+use mcp_runtime_core::wire::STATELESS_VERSION;
 
 /// The error of a 2026-07-28 server that does not take the protocol version asked.
 pub(super) const UNSUPPORTED_VERSION: i64 = -32022;

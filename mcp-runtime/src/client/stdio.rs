@@ -13,8 +13,9 @@ use tokio::process::{Child, Command};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
-use super::link::{Inbound, Outbound, Outlet};
-use super::{ClientError, MAX_MESSAGE_BYTES};
+use super::ClientError;
+use super::link::{Direct, Inbound, Outbound, Outlet};
+use mcp_runtime_core::wire::MAX_MESSAGE_BYTES;
 
 /// How long a server may take to exit once its input is closed, before it is killed.
 const EXIT_GRACE: Duration = Duration::from_secs(5);
@@ -189,10 +190,28 @@ impl Input {
         }
     }
 
+    /// The writer task wrote `count` queued messages.
+    fn written(&self, count: usize) {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        state.queued = state.queued.saturating_sub(count);
+    }
+
+    /// The writer task closed the pipe: nothing more is written at once, and the server
+    /// sees its input end.
+    fn close(&self) {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        #[cfg(unix)]
+        {
+            state.pipe = None;
+        }
+    }
+}
+
+impl Direct for Input {
     /// Writes `text` and its line end now, if nothing queued is unwritten and the pipe
     /// takes it whole without waiting: `true`. Otherwise it counts one more message queued,
     /// for the sender to queue, and says `false`.
-    pub(crate) fn write_now(&self, text: &str) -> bool {
+    fn write_now(&self, text: &str) -> bool {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         #[cfg(unix)]
         if state.queued == 0 && text.len() < PIPE_BUF {
@@ -219,26 +238,10 @@ impl Input {
         false
     }
 
-    /// A message counted by [`Input::write_now`] was not queued after all.
-    pub(crate) fn unqueue(&self) {
+    /// A message counted by [`Direct::write_now`] was not queued after all.
+    fn unqueue(&self) {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         state.queued = state.queued.saturating_sub(1);
-    }
-
-    /// The writer task wrote `count` queued messages.
-    fn written(&self, count: usize) {
-        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        state.queued = state.queued.saturating_sub(count);
-    }
-
-    /// The writer task closed the pipe: nothing more is written at once, and the server
-    /// sees its input end.
-    fn close(&self) {
-        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        #[cfg(unix)]
-        {
-            state.pipe = None;
-        }
     }
 }
 
@@ -270,36 +273,7 @@ async fn read_stdout(
     closed: oneshot::Receiver<()>,
     (stderr_read, last_words): (JoinHandle<()>, Arc<Mutex<VecDeque<String>>>),
 ) {
-    let mut reader = BufReader::new(stdout);
-    let mut line = Vec::new();
-    let reading = async {
-        loop {
-            line.clear();
-            let read = (&mut reader)
-                .take(MAX_MESSAGE_BYTES as u64 + 1)
-                .read_until(b'\n', &mut line)
-                .await;
-            match read {
-                Ok(0) => return None,
-                Ok(_) if line.len() > MAX_MESSAGE_BYTES => {
-                    return Some(ClientError::Malformed(format!(
-                        "a message over {MAX_MESSAGE_BYTES} bytes"
-                    )));
-                }
-                Ok(_) => {
-                    // Copied at its size: the buffer, grown to the longest line so far, is
-                    // kept for the next.
-                    let text = String::from_utf8_lossy(&line).into_owned();
-                    if !text.trim().is_empty()
-                        && inbound.send(Inbound::Message(text)).await.is_err()
-                    {
-                        return None;
-                    }
-                }
-                Err(err) => return Some(ClientError::Closed(format!("reading its output: {err}"))),
-            }
-        }
-    };
+    let reading = read_messages(stdout, &inbound);
     tokio::pin!(reading);
     let failure = tokio::select! {
         failure = &mut reading => failure,
@@ -321,6 +295,51 @@ async fn read_stdout(
         let _ = child.wait().await;
         return;
     }
+    let ended = exited(child, stderr_read, &last_words).await;
+    let _ = inbound.send(Inbound::End(ended)).await;
+}
+
+/// Hands each line of the server's output to the link as a message, until the output ends
+/// or the link is gone (`None`), or until the output cannot be read as messages: why.
+async fn read_messages(
+    stdout: impl AsyncRead + Unpin,
+    inbound: &mpsc::Sender<Inbound>,
+) -> Option<ClientError> {
+    let mut reader = BufReader::new(stdout);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let read = (&mut reader)
+            .take(MAX_MESSAGE_BYTES as u64 + 1)
+            .read_until(b'\n', &mut line)
+            .await;
+        match read {
+            Ok(0) => return None,
+            Ok(_) if line.len() > MAX_MESSAGE_BYTES => {
+                return Some(ClientError::Malformed(format!(
+                    "a message over {MAX_MESSAGE_BYTES} bytes"
+                )));
+            }
+            Ok(_) => {
+                // Copied at its size: the buffer, grown to the longest line so far, is
+                // kept for the next.
+                let text = String::from_utf8_lossy(&line).into_owned();
+                if !text.trim().is_empty() && inbound.send(Inbound::Message(text)).await.is_err() {
+                    return None;
+                }
+            }
+            Err(err) => return Some(ClientError::Closed(format!("reading its output: {err}"))),
+        }
+    }
+}
+
+/// Why the connection ended, once the server's output closed: its exit status (killed if
+/// it does not exit in time), and its last words on standard error.
+async fn exited(
+    mut child: Child,
+    stderr_read: JoinHandle<()>,
+    last_words: &Mutex<VecDeque<String>>,
+) -> ClientError {
     let status = match tokio::time::timeout(EXIT_GRACE, child.wait()).await {
         Ok(Ok(status)) => status.to_string(),
         _ => {
@@ -341,11 +360,7 @@ async fn read_stdout(
     } else {
         format!("; its last words on standard error: {}", words.join(" | "))
     };
-    let _ = inbound
-        .send(Inbound::End(ClientError::Closed(format!(
-            "the server exited ({status}){said}"
-        ))))
-        .await;
+    ClientError::Closed(format!("the server exited ({status}){said}"))
 }
 
 /// The server's standard error, a `tracing` event a line; the last few kept.

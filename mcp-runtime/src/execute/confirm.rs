@@ -3,9 +3,10 @@
 use mcp_runtime_core::{ErrorType, ToolDefinition, ToolError};
 use serde_json::Value;
 
+use crate::outbound::Asks;
 use crate::registration::Failure;
 use crate::talk::AskError;
-use crate::talk::ask::{Asks, InputRequest};
+use crate::talk::InputRequest;
 
 /// The key of the ask that confirms a dangerous tool's call.
 const CONFIRM_KEY: &str = "mcp-runtime/confirm";
@@ -31,27 +32,7 @@ pub(super) async fn confirm(
                 .to_owned(),
         );
     };
-    let mut shown = arguments.to_string();
-    if shown.len() > 500 {
-        let cut = (0..=500)
-            .rev()
-            .find(|at| shown.is_char_boundary(*at))
-            .unwrap_or(0);
-        shown.truncate(cut);
-        shown.push('…');
-    }
-    let message = format!(
-        "Run `{name}`? {}\nIt is marked dangerous. Arguments: {shown}",
-        definition.description().unwrap_or_default()
-    );
-    let form = serde_json::json!({
-        "type": "object",
-        "properties": {
-            "confirm": { "type": "boolean", "title": "Run it", "description": format!("Run `{name}` with these arguments") },
-        },
-        "required": ["confirm"],
-    });
-    let request = InputRequest::elicit(message, form);
+    let request = confirmation(definition, arguments);
     let answer = match asks.round() {
         // A round answers at once, or ends: the tool must not begin before it is confirmed.
         Some(round) => {
@@ -93,4 +74,31 @@ pub(super) async fn confirm(
         Some("cancel") => refuse("its user cancelled".to_owned()),
         _ => refuse("the client's answer was no confirmation".to_owned()),
     }
+}
+
+/// The form that asks the user to confirm `definition`'s call with `arguments`: the tool,
+/// its description and its arguments (their first 500 bytes) shown, one box to tick.
+fn confirmation(definition: &ToolDefinition, arguments: &Value) -> InputRequest {
+    let name = definition.name();
+    let mut shown = arguments.to_string();
+    if shown.len() > 500 {
+        let cut = (0..=500)
+            .rev()
+            .find(|at| shown.is_char_boundary(*at))
+            .unwrap_or(0);
+        shown.truncate(cut);
+        shown.push('…');
+    }
+    let message = format!(
+        "Run `{name}`? {}\nIt is marked dangerous. Arguments: {shown}",
+        definition.description().unwrap_or_default()
+    );
+    let form = serde_json::json!({
+        "type": "object",
+        "properties": {
+            "confirm": { "type": "boolean", "title": "Run it", "description": format!("Run `{name}` with these arguments") },
+        },
+        "required": ["confirm"],
+    });
+    InputRequest::elicit(message, form)
 }

@@ -20,6 +20,7 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
+use crate::base::duration::format_duration;
 use crate::context::{Invocation, LogSink, Reports};
 use crate::panics;
 use crate::policy::DangerousPolicy;
@@ -530,7 +531,7 @@ fn with_round(
 ) -> Result<ToolFuture, Failure> {
     let asks = reports.asks.clone();
     future.map(|future| {
-        crate::talk::ask::ends_round(future, asks, || {
+        crate::outbound::ends_round(future, asks, || {
             Err(Failure::from(ToolError::execution(
                 "the tool waits for the client's input",
             )))
@@ -600,14 +601,6 @@ async fn limited(
             }
         },
         None => cancellable.await,
-    }
-}
-
-pub(crate) fn format_duration(duration: Duration) -> String {
-    if duration.subsec_nanos() == 0 {
-        format!("{}s", duration.as_secs())
-    } else {
-        format!("{}ms", duration.as_millis())
     }
 }
 

@@ -99,13 +99,13 @@ impl CallOptions {
 
     /// Who calls, which the tool reads with [`ToolContext::auth`](crate::ToolContext::auth).
     #[must_use]
-    pub fn with_auth(mut self, auth: Arc<crate::AuthInfo>) -> Self {
+    pub fn with_auth(mut self, auth: Arc<crate::auth::AuthInfo>) -> Self {
         self.reports.auth = Some(auth);
         self
     }
 
     /// How the call's asks reach the client.
-    pub(crate) fn with_asks(mut self, asks: Arc<crate::talk::ask::Asks>) -> Self {
+    pub(crate) fn with_asks(mut self, asks: Arc<crate::outbound::Asks>) -> Self {
         self.reports.asks = Some(asks);
         self
     }

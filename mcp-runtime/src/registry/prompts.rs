@@ -295,9 +295,9 @@ impl Registry {
             let Some(get) = get else {
                 return Err(PromptError::NotFound(name));
             };
-            let round = asker.0.clone();
+            let round = crate::outbound::Asks::of(&asker);
             let make = || {
-                crate::talk::ask::ends_round(get(arguments, asker), round, || {
+                crate::outbound::ends_round(get(arguments, asker), round, || {
                     Err(ToolError::execution(
                         "the prompt waits for the client's input",
                     ))

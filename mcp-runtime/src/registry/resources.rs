@@ -603,10 +603,10 @@ impl Registry {
             let Some((read, mut request)) = found else {
                 return Err(ReadError::NotFound(uri));
             };
-            let round = asker.0.clone();
+            let round = crate::outbound::Asks::of(&asker);
             request.asker = asker;
             let make = || {
-                crate::talk::ask::ends_round(read(request), round, || {
+                crate::outbound::ends_round(read(request), round, || {
                     Err(ToolError::execution(
                         "the read waits for the client's input",
                     ))

@@ -48,18 +48,18 @@ use serde::{Deserialize, Serialize};
 
 use crate::tool::RegisteredTool;
 
-mod protocol;
+pub(crate) mod protocol;
 #[cfg(unix)]
 mod run;
 #[cfg(not(unix))]
 #[path = "elsewhere.rs"]
 mod run;
-mod worker;
 
 #[cfg(target_os = "linux")]
 mod linux;
-#[cfg(target_os = "linux")]
-mod load;
+
+/// Kept at its public path: the worker's entry is a room above the sandbox's.
+pub use crate::worker::dispatch;
 
 pub(crate) use run::{Runs, run_sandboxed};
 
@@ -77,29 +77,32 @@ static DISPATCHES: AtomicBool = AtomicBool::new(false);
 /// Whether this process is a worker, running the one call it was started for.
 static IN_WORKER: AtomicBool = AtomicBool::new(false);
 
-/// Serves as a sandboxed tool's worker when the process was started as one, and then
-/// exits; otherwise returns at once, and the process may run sandboxed tools.
-///
-/// [`cli::run`](crate::cli::run()) and its kin call it first. A binary with a `main` of its
-/// own that calls [`Registry::call`](crate::Registry::call) on a sandboxed tool calls it
-/// first thing, before it starts a thread or a runtime (a test harness, which has no such
-/// `main`, needs nothing: see the [module](self)):
-///
-/// ```no_run
-/// fn main() {
-///     mcp_runtime::sandbox::dispatch();
-///     // … build a runtime, call tools …
-/// }
-/// ```
-pub fn dispatch() {
-    let mut args = std::env::args_os();
-    let _program = args.next();
-    if args.next().is_some_and(|first| first == WORKER_ARG) {
-        let config = args.next().unwrap_or_default();
-        IN_WORKER.store(true, Ordering::SeqCst);
-        worker::serve(&config.to_string_lossy())
-    }
+/// The first argument of a worker served as the program loads, by the worker's entry at
+/// load (a program that never ran [`dispatch`]).
+#[cfg(target_os = "linux")]
+pub(crate) const LOAD_ARG: &str = "--mcp-runtime-sandbox-worker-at-load";
+
+/// Whether this program loaded with the worker's entry at load in place: it can serve as
+/// its own worker through it.
+#[cfg(target_os = "linux")]
+static LOADED: AtomicBool = AtomicBool::new(false);
+
+/// This program ran [`dispatch`] and was not started as a worker: it can start workers of
+/// itself, served in `main`.
+pub(crate) fn note_dispatches() {
     DISPATCHES.store(true, Ordering::SeqCst);
+}
+
+/// This program loaded with the worker's entry at load, and was not started as a worker:
+/// it can start workers of itself, served as they load.
+#[cfg(target_os = "linux")]
+pub(crate) fn note_loaded() {
+    LOADED.store(true, Ordering::SeqCst);
+}
+
+/// This process is a worker: its tool runs here, already isolated.
+pub(crate) fn note_in_worker() {
+    IN_WORKER.store(true, Ordering::SeqCst);
 }
 
 /// Kills the workers waiting for a call and removes their scratch directories: for a
@@ -118,7 +121,7 @@ pub(crate) enum Placement {
     Worker(SandboxPolicy),
     /// Nowhere: it needs a sandbox it cannot have (a tool registered at run time, which a
     /// worker cannot find, unless allowed unsandboxed).
-    Refused(crate::ToolError),
+    Refused(mcp_runtime_core::ToolError),
 }
 
 /// Where a call of `tool` runs, under `sandboxing`.
@@ -133,8 +136,8 @@ pub(crate) fn placement(tool: &RegisteredTool, sandboxing: &Sandboxing) -> Place
         if sandboxing.allows_unsandboxed(tool.name().as_str()) {
             return Placement::Here;
         }
-        return Placement::Refused(crate::ToolError::new(
-            crate::ErrorType::PermissionError,
+        return Placement::Refused(mcp_runtime_core::ToolError::new(
+            mcp_runtime_core::ErrorType::PermissionError,
             format!(
                 "tool `{}` is marked requires_sandbox, and a tool registered at run time cannot run sandboxed: a worker finds only `#[mcp_tool]` functions; allow it unsandboxed with `Sandboxing::allow_unsandboxed`",
                 tool.name()
@@ -147,7 +150,7 @@ pub(crate) fn placement(tool: &RegisteredTool, sandboxing: &Sandboxing) -> Place
 /// The result of a sandboxed tool this server cannot isolate: what it lacks, and the way
 /// to run the tool anyway, where the sandboxing was set: on the command line, or in code
 /// (a program's own registry, a test's).
-fn refused(name: &str, missing: &str, sandboxing: &Sandboxing) -> crate::MCPToolResult {
+fn refused(name: &str, missing: &str, sandboxing: &Sandboxing) -> mcp_runtime_core::MCPToolResult {
     let anyway = if sandboxing.command_line {
         format!("a server started with `--allow-unsandboxed {name}` runs it unsandboxed")
     } else {
@@ -155,8 +158,8 @@ fn refused(name: &str, missing: &str, sandboxing: &Sandboxing) -> crate::MCPTool
             "to run it unsandboxed here (in a test on such a machine, say), build the registry with `.sandboxing(Sandboxing::new().allow_unsandboxed(\"{name}\"))`"
         )
     };
-    crate::MCPToolResult::failure(crate::ToolError::new(
-        crate::ErrorType::PermissionError,
+    mcp_runtime_core::MCPToolResult::failure(mcp_runtime_core::ToolError::new(
+        mcp_runtime_core::ErrorType::PermissionError,
         format!(
             "tool `{name}` must run sandboxed, and this process cannot isolate it: it lacks {missing}; {anyway}"
         ),
@@ -172,8 +175,8 @@ pub(crate) fn worker_arg() -> Option<&'static str> {
         return Some(WORKER_ARG);
     }
     #[cfg(target_os = "linux")]
-    if load::loaded() {
-        return Some(load::LOAD_ARG);
+    if LOADED.load(Ordering::Relaxed) {
+        return Some(LOAD_ARG);
     }
     None
 }
@@ -305,7 +308,7 @@ impl Sandboxing {
     /// { "paths": { "DATA": "/srv/data" },
     ///   "tools": { "text.grep": { "read": ["$DATA"], "memory": "64MiB" } } }
     /// ```
-    pub fn with_policy_file(mut self, text: &str) -> Result<Self, String> {
+    pub fn with_policy_file(mut self, text: &str) -> Result<Self, PolicyFileError> {
         #[derive(Deserialize)]
         #[serde(deny_unknown_fields)]
         struct File {
@@ -314,12 +317,18 @@ impl Sandboxing {
             #[serde(default)]
             tools: BTreeMap<String, SandboxPolicy>,
         }
-        let file: File = serde_json::from_str(text).map_err(|err| err.to_string())?;
+        let file: File = serde_json::from_str(text)?;
         self.paths.extend(file.paths);
         self.policies.extend(file.tools);
         Ok(self)
     }
 }
+
+/// Why an operator's policy file was refused ([`Sandboxing::with_policy_file`]): it is not
+/// JSON of `paths` and `tools`, or a policy in it has an unknown key or a value out of range.
+#[derive(Debug, thiserror::Error)]
+#[error(transparent)]
+pub struct PolicyFileError(#[from] serde_json::Error);
 
 /// What isolation this machine gives a sandboxed tool, as a worker found it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -363,6 +372,31 @@ impl std::fmt::Display for Support {
         }
         Ok(())
     }
+}
+
+/// Drops what `config`'s policy does not grant, in a worker before it reads its call,
+/// saying on `out` how far it got; what it could not do when the tool cannot run so.
+#[cfg(target_os = "linux")]
+pub(crate) fn isolate(
+    config: &protocol::Config,
+    out: &mut dyn std::io::Write,
+) -> Result<Support, Support> {
+    linux::isolate(config, out)
+}
+
+/// What a worker lacks where there is no sandbox: everything.
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn isolate(
+    _config: &protocol::Config,
+    _out: &mut dyn std::io::Write,
+) -> Result<Support, Support> {
+    Err(Support {
+        missing: Some(format!(
+            "a sandbox, which mcp-runtime has for Linux only, not {}",
+            std::env::consts::OS
+        )),
+        ..Support::default()
+    })
 }
 
 /// What this machine gives a sandboxed tool with the strict policy: a worker is started,

@@ -12,44 +12,44 @@ use super::Support;
 /// How a worker isolates itself, and for which tool: its command line's last argument.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(super) struct Config {
+pub(crate) struct Config {
     /// The tool it runs; empty for a probe, which runs none.
-    pub(super) tool: String,
+    pub(crate) tool: String,
     /// What it may read.
-    pub(super) read: Vec<PathBuf>,
+    pub(crate) read: Vec<PathBuf>,
     /// What it may read and write, the scratch directory included.
-    pub(super) write: Vec<PathBuf>,
-    pub(super) network: Network,
-    pub(super) memory: u64,
-    pub(super) processes: u32,
+    pub(crate) write: Vec<PathBuf>,
+    pub(crate) network: Network,
+    pub(crate) memory: u64,
+    pub(crate) processes: u32,
     /// Its CPU time, in whole seconds; unbounded for a tool without a timeout.
-    pub(super) cpu_seconds: Option<u64>,
+    pub(crate) cpu_seconds: Option<u64>,
     /// The mechanism to act as if missing (see [`super::UNAVAILABLE_ENV`]).
-    pub(super) pretend_missing: Option<String>,
+    pub(crate) pretend_missing: Option<String>,
     /// Whether a panic's message reaches the caller.
-    pub(super) expose_panics: bool,
+    pub(crate) expose_panics: bool,
 }
 
 /// What the server sends, once the worker said it is ready.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(super) struct Call {
+pub(crate) struct Call {
     /// The arguments, a JSON object.
-    pub(super) arguments: Value,
+    pub(crate) arguments: Value,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(super) meta: Option<Map<String, Value>>,
+    pub(crate) meta: Option<Map<String, Value>>,
     /// The least level of log messages the caller wants, if it wants any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(super) log: Option<LoggingLevel>,
+    pub(crate) log: Option<LoggingLevel>,
     /// Whether the caller wants progress.
     #[serde(default)]
-    pub(super) progress: bool,
+    pub(crate) progress: bool,
 }
 
 /// A line from the worker.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(super) enum Line {
+pub(crate) enum Line {
     /// Isolated as this says, waiting for the call.
     Ready(Support),
     /// Cannot isolate: what is missing. Nothing of the call was read.
@@ -72,7 +72,7 @@ pub(super) enum Line {
 /// How the process that ran the tool ended.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(super) enum Ended {
+pub(crate) enum Ended {
     Code(i32),
     Signal(i32),
 }

@@ -91,9 +91,8 @@ static SCRATCHES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
 impl Scratch {
     fn new() -> std::io::Result<Self> {
-        let mut bytes = [0_u8; 12];
-        getrandom::fill(&mut bytes).map_err(|err| std::io::Error::other(err.to_string()))?;
-        let name: String = bytes.iter().map(|byte| format!("{byte:02x}")).collect();
+        let name = crate::base::ids::random_hex::<12>()
+            .map_err(|err| std::io::Error::other(err.to_string()))?;
         let path = std::env::temp_dir().join(format!("mcp-sandbox-{name}"));
         {
             use std::os::unix::fs::DirBuilderExt;
@@ -220,7 +219,7 @@ pub(crate) async fn run_sandboxed(
                     ErrorType::TimeoutError,
                     format!(
                         "tool `{name}` did not finish within {}; its sandbox was killed",
-                        crate::execute::format_duration(limit)
+                        crate::base::duration::format_duration(limit)
                     ),
                 )),
             },
@@ -414,7 +413,7 @@ fn ended_without_result(
                 ErrorType::TimeoutError,
                 format!(
                     "tool `{name}` used up its sandbox's CPU time limit ({}, its timeout)",
-                    timeout.map_or_else(String::new, crate::execute::format_duration)
+                    timeout.map_or_else(String::new, crate::base::duration::format_duration)
                 ),
             )
         }

@@ -17,8 +17,8 @@ use super::stateless::Status;
 use super::stateless::{self, Mirrored};
 use super::{Answer, Notifier, Peer, Server, Step, admit, fault_response, in_flight_key, tasks};
 use crate::execute::CallOptions;
+use crate::outbound::{Asks, Round, TaskSlot, Way};
 use crate::registry::{closest_names, did_you_mean};
-use crate::talk::ask::{Asks, Round, TaskSlot, Way};
 
 impl Server {
     /// Checks a call's parameters and finds its tool; the error answer otherwise.
@@ -150,7 +150,7 @@ impl Server {
                     way: Way::Round { round, context },
                     task: TaskSlot::default(),
                 })),
-                Err(message) => return invalid(message),
+                Err(refused) => return invalid(refused.to_string()),
             }
         } else {
             None

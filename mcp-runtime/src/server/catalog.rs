@@ -15,13 +15,12 @@ use super::jsonrpc::{self, Id};
 use super::served::Snapshot;
 use super::stateless;
 use super::{Answer, CacheScope, Fault, Request, Server, Step};
+use crate::outbound::{Asks, Round, TaskSlot, Way};
 use crate::registration::CompletionContext;
 use crate::registry::{CompletionRef, PromptError, ReadError};
-use crate::talk::ask::{Asks, Round, TaskSlot, Way};
 use crate::talk::{Asker, StateKey};
 
-/// The error of a missing resource at the handshake's revisions.
-pub const RESOURCE_NOT_FOUND: i64 = -32002;
+pub use mcp_runtime_core::wire::RESOURCE_NOT_FOUND;
 
 /// The most candidates one `completion/complete` answer carries, as MCP allows.
 const MAX_COMPLETIONS: usize = 100;
@@ -265,7 +264,7 @@ impl Server {
                 params.get("inputResponses").cloned(),
                 params.get("requestState").cloned(),
             )
-            .map_err(invalid)?;
+            .map_err(|refused| invalid(refused.to_string()))?;
         let key = self
             .state_key()
             .cloned()
@@ -279,7 +278,7 @@ impl Server {
             way: Way::Round { round, context },
             task: TaskSlot::default(),
         });
-        Ok((Asker(Some(Arc::clone(&asks))), Some((asks, key))))
+        Ok((asks.asker(), Some((asks, key))))
     }
 
     /// `completion/complete`: candidates for a prompt's argument or a template's variable.
@@ -392,7 +391,7 @@ fn input_required(round: Option<Sealing>, server_info: Option<&Value>) -> Option
     let server_info = server_info?;
     Some(
         super::input_required_result(&key, &asks, server_info)
-            .map_err(|message| (jsonrpc::INTERNAL_ERROR, message, None))
+            .map_err(|err| (jsonrpc::INTERNAL_ERROR, err.to_string(), None))
             .and_then(|result| written(&result)),
     )
 }

@@ -9,16 +9,9 @@ use serde_json::map::Entry;
 use serde_json::value::RawValue;
 use serde_json::{Map, Number, Value, json};
 
-/// Invalid JSON was received.
-pub const PARSE_ERROR: i64 = -32700;
-/// The JSON sent is not a valid request object.
-pub const INVALID_REQUEST: i64 = -32600;
-/// The method does not exist.
-pub const METHOD_NOT_FOUND: i64 = -32601;
-/// Invalid method parameters, including an unknown tool name.
-pub const INVALID_PARAMS: i64 = -32602;
-/// An internal error.
-pub const INTERNAL_ERROR: i64 = -32603;
+pub use mcp_runtime_core::wire::{
+    INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR,
+};
 
 /// A request's id: a string or an integer, kept as the client wrote it, so that it comes
 /// back exactly (an integer past 64 bits would otherwise come back rounded, and the client

@@ -50,9 +50,9 @@ pub use served::{CacheHints, CacheScope, Changed, LlmNameError, ServedRegistry, 
 pub use stateless::{HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY};
 pub use stdio::{MAX_IN_FLIGHT, MAX_MESSAGE_BYTES, serve_stdio};
 
+use crate::outbound::Outgoing;
 use crate::registry::Registry;
 use crate::talk::StateKey;
-use crate::talk::ask::Outgoing;
 pub(crate) use call::PendingCall;
 pub(crate) use jsonrpc::parse;
 use jsonrpc::{Id, Incoming};
@@ -62,17 +62,9 @@ pub(crate) use rounds::input_required_result;
 use rounds::round_context;
 use stateless::{Mirrored, Refusal, Status};
 
-/// The protocol revisions served, newest first.
-pub const PROTOCOL_VERSIONS: [&str; 3] = ["2026-07-28", "2025-11-25", "2025-06-18"];
-
-/// The revisions negotiated by `initialize`, newest first.
-pub const HANDSHAKE_VERSIONS: [&str; 2] = ["2025-11-25", "2025-06-18"];
-
-/// The stateless revision: no handshake, the version in every request's `_meta`.
-pub const STATELESS_VERSION: &str = "2026-07-28";
-
-/// An unknown or unsupported protocol version (2026-07-28).
-pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+pub use mcp_runtime_core::wire::{
+    HANDSHAKE_VERSIONS, PROTOCOL_VERSIONS, STATELESS_VERSION, UNSUPPORTED_PROTOCOL_VERSION,
+};
 
 /// A JSON-RPC error to answer with: code, message, data.
 type Fault = (i64, String, Option<Value>);

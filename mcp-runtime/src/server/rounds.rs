@@ -6,8 +6,44 @@ use serde_json::{Map, Value, json};
 
 use super::jsonrpc::{self, Id};
 use super::{Server, fault_response};
-use crate::talk::StateKey;
-use crate::talk::ask::{Asks, Round, Way, is_input_response};
+use crate::outbound::{Asks, Round, Way, is_input_response};
+use crate::talk::{StateError, StateKey};
+
+/// Why the answers a 2026-07-28 call begins with cannot be taken: the request is invalid.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub(crate) enum RoundError {
+    /// The server has no key to open a state with.
+    #[error("{0}")]
+    NoKey(String),
+    /// `requestState` does not open: forged, expired, or another request's.
+    #[error("`requestState` refused: {0}")]
+    Refused(StateError),
+    /// `requestState` opened, and holds no answers.
+    #[error("`requestState` refused: its content is not answers")]
+    NotAnswers,
+    /// `requestState` is no string.
+    #[error("`requestState` must be a string")]
+    StateNotString,
+    /// `inputResponses` is no object.
+    #[error("`inputResponses` must be an object")]
+    ResponsesNotObject,
+    /// An answer of `inputResponses` answers no ask.
+    #[error(
+        "`inputResponses.{0}` is not the result of an elicitation, a sampling or a roots request"
+    )]
+    NotAnAnswer(String),
+}
+
+/// Why a round's `InputRequiredResult` cannot be written.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum SealError {
+    /// The call was answered over no rounds.
+    #[error("no round to answer")]
+    NoRound,
+    /// The answers used could not be written.
+    #[error(transparent)]
+    Written(#[from] serde_json::Error),
+}
 
 impl Server {
     /// The round a 2026-07-28 call begins: the answers sealed in its `requestState`, and
@@ -17,32 +53,29 @@ impl Server {
         context: &str,
         responses: Option<Value>,
         state: Option<Value>,
-    ) -> Result<Round, String> {
+    ) -> Result<Round, RoundError> {
         let mut answers = match state {
             None => Map::new(),
             Some(Value::String(sealed)) => {
-                let key = self.state_key()?;
+                let key = self.state_key().map_err(RoundError::NoKey)?;
                 let payload = key
                     .open(context.as_bytes(), &sealed)
-                    .map_err(|err| format!("`requestState` refused: {err}"))?;
-                serde_json::from_slice(&payload)
-                    .map_err(|_| "`requestState` refused: its content is not answers".to_owned())?
+                    .map_err(RoundError::Refused)?;
+                serde_json::from_slice(&payload).map_err(|_| RoundError::NotAnswers)?
             }
-            Some(_) => return Err("`requestState` must be a string".to_owned()),
+            Some(_) => return Err(RoundError::StateNotString),
         };
         match responses {
             None => {}
             Some(Value::Object(responses)) => {
                 for (key, answer) in responses {
                     if !is_input_response(&answer) {
-                        return Err(format!(
-                            "`inputResponses.{key}` is not the result of an elicitation, a sampling or a roots request"
-                        ));
+                        return Err(RoundError::NotAnAnswer(key));
                     }
                     answers.insert(key, answer);
                 }
             }
-            Some(_) => return Err("`inputResponses` must be an object".to_owned()),
+            Some(_) => return Err(RoundError::ResponsesNotObject),
         }
         Ok(Round::new(answers))
     }
@@ -53,8 +86,9 @@ impl Server {
         match self
             .state_key()
             .map_err(|err| format!("cannot seal the request state: {err}"))
-            .and_then(|key| input_required_result(key, asks, &self.server_info()))
-        {
+            .and_then(|key| {
+                input_required_result(key, asks, &self.server_info()).map_err(|err| err.to_string())
+            }) {
             Ok(result) => jsonrpc::result_response(id, &result),
             Err(message) => fault_response(id, (jsonrpc::INTERNAL_ERROR, message, None)),
         }
@@ -72,12 +106,12 @@ pub(crate) fn input_required_result(
     key: &StateKey,
     asks: &Asks,
     server_info: &Value,
-) -> Result<Value, String> {
+) -> Result<Value, SealError> {
     const STATE_TTL: std::time::Duration = std::time::Duration::from_secs(10 * 60);
     let Way::Round { round, context } = &asks.way else {
-        return Err("no round to answer".to_owned());
+        return Err(SealError::NoRound);
     };
-    let used = serde_json::to_vec(&round.used()).map_err(|err| err.to_string())?;
+    let used = serde_json::to_vec(&round.used())?;
     Ok(json!({
         "resultType": "input_required",
         "inputRequests": round.open(),

@@ -19,12 +19,7 @@ const CLIENT_INFO_KEY: &str = "io.modelcontextprotocol/clientInfo";
 /// The `_meta` key of the least severe log messages a request wants.
 pub(crate) const LOG_LEVEL_KEY: &str = "io.modelcontextprotocol/logLevel";
 
-/// The headers of a request do not match its body, or are missing (2026-07-28).
-pub const HEADER_MISMATCH: i64 = -32020;
-
-/// A tool needs a client capability that the request did not declare (2026-07-28); its
-/// `data.requiredCapabilities` names the missing ones.
-pub const MISSING_CLIENT_CAPABILITY: i64 = -32021;
+pub use mcp_runtime_core::wire::{HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY};
 
 /// The methods 2026-07-28 removed: a stateless request for one is answered as for any
 /// method the server does not have.

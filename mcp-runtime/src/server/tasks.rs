@@ -23,7 +23,7 @@ use super::stateless::{
 };
 use super::{Answer, Fault, Peer, PendingCall, Server, Step, fault_response};
 use crate::execute::CallOptions;
-use crate::talk::ask::Round;
+use crate::outbound::Round;
 use crate::tasks::engine::{Ending, Tasks, wire};
 use crate::tasks::{EXTENSION, TaskSettings, TaskStore};
 
@@ -109,15 +109,15 @@ impl Server {
             let written = match method.as_str() {
                 "tasks/get" => match tasks.get(&task_id, owner).await {
                     Ok(record) => wire(&record, true, "complete", meta.as_ref()),
-                    Err((code, message)) => return Err((code, message, None)),
+                    Err(fault) => return Err((fault.code(), fault.to_string(), None)),
                 },
                 "tasks/update" => match tasks.update(&task_id, owner, &responses).await {
                     Ok(()) => acknowledgement(meta.as_ref()),
-                    Err((code, message)) => return Err((code, message, None)),
+                    Err(fault) => return Err((fault.code(), fault.to_string(), None)),
                 },
                 _ => match tasks.cancel(&task_id, owner).await {
                     Ok(()) => acknowledgement(meta.as_ref()),
-                    Err((code, message)) => return Err((code, message, None)),
+                    Err(fault) => return Err((fault.code(), fault.to_string(), None)),
                 },
             };
             written.map_err(|err| (jsonrpc::INTERNAL_ERROR, err.to_string(), None))

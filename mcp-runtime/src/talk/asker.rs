@@ -8,7 +8,7 @@ use std::task::{Context, Poll, ready};
 
 use serde_json::{Map, Value};
 
-use super::ask::{self, Asks};
+use super::ask;
 use super::{AskError, Elicitation, Form, InputRequest, Root, Sampled, Sampling};
 
 /// What asks the client on behalf of one call: a tool's ([`ToolContext::asker`](crate::ToolContext::asker),
@@ -17,7 +17,20 @@ use super::{AskError, Elicitation, Form, InputRequest, Root, Sampled, Sampling};
 /// cheap. Made by the framework; the one of a call from no client that can answer (an
 /// in-process call) fails every ask with [`AskError::NoClient`].
 #[derive(Debug, Clone, Default)]
-pub struct Asker(pub(crate) Option<Arc<Asks>>);
+pub struct Asker(pub(crate) Option<Arc<dyn AskChannel>>);
+
+/// What carries a call's asks to the client: the server's, by the call's wire, or a task's,
+/// through its record. The [`Asker`] reaches either through this, and names neither.
+pub(crate) trait AskChannel: Send + Sync + std::fmt::Debug {
+    /// Asks `request` under `key`, and waits for the answer.
+    fn ask<'a>(&'a self, key: &'a str, request: InputRequest) -> Asking<'a>;
+
+    /// What the client declared it can answer, when known.
+    fn capabilities(&self) -> Option<Arc<Map<String, Value>>>;
+
+    /// Itself, for the side that made it to find its own type again.
+    fn into_any(self: Arc<Self>) -> Arc<dyn std::any::Any + Send + Sync>;
+}
 
 impl Asker {
     /// Asks the client `request` under `key`, and waits for its answer (the result of the
@@ -42,7 +55,7 @@ impl Asker {
     /// What the client declared it can answer, when known.
     #[cfg(feature = "client")]
     pub(crate) fn capabilities(&self) -> Option<Arc<Map<String, Value>>> {
-        self.0.as_ref().and_then(|asks| asks.capabilities.clone())
+        self.0.as_ref().and_then(|asks| asks.capabilities())
     }
 
     /// Asks the user to fill in a form of `T`'s fields, with `message` saying why.
@@ -134,7 +147,7 @@ macro_rules! asks_built_on_ask {
 pub(crate) use asks_built_on_ask;
 
 /// An ask sent, its answer awaited.
-type Asking<'a> = Pin<Box<dyn Future<Output = Result<Value, AskError>> + Send + 'a>>;
+pub(crate) type Asking<'a> = Pin<Box<dyn Future<Output = Result<Value, AskError>> + Send + 'a>>;
 
 /// An elicitation under way: [`Asker::elicit`], or [`ToolContext::elicit`](crate::ToolContext::elicit),
 /// to be awaited.

@@ -55,8 +55,13 @@ use serde_json::{Map, Value};
 pub trait Form: JsonSchema + DeserializeOwned {
     /// Only `#[derive(Form)]` implements this.
     #[doc(hidden)]
-    fn __derived(_: crate::__private::DerivedForm);
+    fn __derived(_: DerivedForm);
 }
+
+/// What only `#[derive(Form)]` names: the argument of `Form`'s hidden method, which seals
+/// the trait (the derive reaches it as `__private::DerivedForm`).
+#[doc(hidden)]
+pub struct DerivedForm(());
 
 /// A type a field of a [`Form`] may have: a string, number, integer or boolean, a
 /// unit-variant enum deriving [`Form`], an `Option` of one (a field the user may leave

@@ -18,7 +18,9 @@ use tracing::field::{Field, Visit};
 use tracing::{Event, Level, Subscriber};
 use tracing_subscriber::layer;
 
-use crate::context::LogSink;
+/// Where a call's log messages go, e.g. a transport sending them to the client as
+/// `notifications/message`.
+pub type LogSink = std::sync::Arc<dyn Fn(LogMessage) + Send + Sync>;
 
 /// The log sink of the call this thread is running, with its least level.
 type Current = Option<(LoggingLevel, LogSink)>;

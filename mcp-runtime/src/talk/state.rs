@@ -128,8 +128,8 @@ impl StateKey {
     /// A random key, for one process: states it seals open nowhere else, nor after a
     /// restart.
     pub fn generate() -> Result<Self, StateKeyError> {
-        let mut secret = [0u8; 32];
-        getrandom::fill(&mut secret).map_err(|err| StateKeyError::Random(err.to_string()))?;
+        let secret = crate::base::ids::random_bytes::<32>()
+            .map_err(|err| StateKeyError::Random(err.to_string()))?;
         Self::new(&secret)
     }
 

@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::StreamExt;
+use mcp_runtime_core::wire::{INTERNAL_ERROR, INVALID_PARAMS};
 use serde_json::{Map, Value, json};
 use tokio::sync::{oneshot, watch};
 use tokio_util::sync::CancellationToken;
@@ -17,7 +18,7 @@ use super::memory::MemoryStore;
 use super::store::{
     Change, DEFAULT_LEASE, StoreError, TaskRecord, TaskStatus, TaskStore, iso8601, modify, now_ms,
 };
-use crate::talk::{AskError, InputRequest};
+use crate::talk::{AskChannel, AskError, Asking, InputRequest};
 
 /// How tasks are kept and polled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,8 +73,28 @@ impl std::fmt::Debug for Tasks {
     }
 }
 
-/// A JSON-RPC error: code, message.
-pub(crate) type TaskFault = (i64, String);
+/// Why `tasks/get`, `tasks/update` or `tasks/cancel` is refused; [`TaskFault::code`] is
+/// its JSON-RPC error code.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum TaskFault {
+    /// No task of that id, or not the caller's, who is told the same.
+    #[error("no task `{0}`: it does not exist, or it expired")]
+    Unknown(String),
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl TaskFault {
+    /// Its JSON-RPC error code: invalid params for a task that is not there (or not the
+    /// caller's), an internal error for a store that failed.
+    pub(crate) fn code(&self) -> i64 {
+        match self {
+            Self::Unknown(_) => INVALID_PARAMS,
+            Self::Store(_) => INTERNAL_ERROR,
+        }
+    }
+}
 
 impl Tasks {
     pub(crate) fn new(store: Arc<dyn TaskStore>, settings: TaskSettings) -> Self {
@@ -82,7 +103,7 @@ impl Tasks {
             settings,
             // Only told apart from the other replicas': a clock's worth is enough when the
             // system has no randomness.
-            replica: random_hex(8).unwrap_or_else(|_| format!("{:016x}", now_ms())),
+            replica: random_hex::<8>().unwrap_or_else(|_| format!("{:016x}", now_ms())),
             running: Mutex::new(HashMap::new()),
             ended: Mutex::new(HashMap::new()),
             keeper: tokio::sync::OnceCell::new(),
@@ -220,7 +241,7 @@ impl Tasks {
         self.keep().await?;
         let now = now_ms();
         let record = TaskRecord {
-            id: random_hex(16)?,
+            id: random_hex::<16>()?,
             owner,
             tool: tool.to_owned(),
             status: TaskStatus::Working,
@@ -363,13 +384,13 @@ impl Tasks {
             );
             record.status = TaskStatus::Failed;
             record.input_requests.clear();
-            record.error = Some(json!({ "code": crate::server::INTERNAL_ERROR, "message": message }));
+            record.error = Some(json!({ "code": INTERNAL_ERROR, "message": message }));
             record.status_message = Some(message);
             record.lease_until = None;
             Change::Store
         })
         .await
-        .map_err(store_fault)?;
+        .map_err(TaskFault::from)?;
         let failed = Arc::new(failed.ok_or_else(|| unknown(id))?);
         self.keep_ended(&failed);
         Ok(failed)
@@ -435,11 +456,11 @@ impl Tasks {
             if changed { Change::Store } else { Change::Keep }
         })
         .await
-        .map_err(store_fault)?;
+        .map_err(TaskFault::from)?;
         match kept {
             None => Err(unknown(id)),
             Some(_) if foreign => Err(unknown(id)),
-            Some(_) if changed => self.store.notify(id).await.map_err(store_fault),
+            Some(_) if changed => self.store.notify(id).await.map_err(TaskFault::from),
             Some(_) => Ok(()),
         }
     }
@@ -449,7 +470,7 @@ impl Tasks {
     async fn owned(&self, id: &str, owner: Option<&str>) -> Result<Arc<TaskRecord>, TaskFault> {
         let record = match self.ended(id) {
             Some(record) => record,
-            None => match self.store.load(id).await.map_err(store_fault)? {
+            None => match self.store.load(id).await.map_err(TaskFault::from)? {
                 Some(kept) => {
                     let record = Arc::new(kept.record);
                     self.keep_ended(&record);
@@ -587,35 +608,41 @@ impl TaskLink {
     }
 }
 
+impl AskChannel for TaskLink {
+    fn ask<'a>(&'a self, key: &'a str, request: InputRequest) -> Asking<'a> {
+        Box::pin(TaskLink::ask(self, key, request))
+    }
+
+    /// A task's asks were checked against what the client declared before it began.
+    fn capabilities(&self) -> Option<Arc<Map<String, Value>>> {
+        None
+    }
+
+    fn into_any(self: Arc<Self>) -> Arc<dyn std::any::Any + Send + Sync> {
+        self
+    }
+}
+
 /// A store failure as an ask's reason; the details go to the log.
 fn leak_reason(err: &StoreError) -> &'static str {
     tracing::warn!("a task's ask was not recorded: {err}");
     "the task store failed"
 }
 
-/// `tasks/*` on a task that is not there (or not the caller's): -32602.
+/// `tasks/*` on a task that is not there (or not the caller's).
 fn unknown(id: &str) -> TaskFault {
-    (
-        crate::server::INVALID_PARAMS,
-        format!("no task `{id}`: it does not exist, or it expired"),
-    )
-}
-
-fn store_fault(err: StoreError) -> TaskFault {
-    (crate::server::INTERNAL_ERROR, err.to_string())
+    TaskFault::Unknown(id.to_owned())
 }
 
 fn millis(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
-/// `bytes` random bytes as hex; an error where the system has no randomness, since an id
+/// `N` random bytes as hex; an error where the system has no randomness, since an id
 /// that could be guessed would let anyone steer the task.
-fn random_hex(bytes: usize) -> Result<String, StoreError> {
-    let mut buffer = vec![0u8; bytes];
-    getrandom::fill(&mut buffer)
-        .map_err(|err| StoreError::new(format!("no randomness for a task id: {err}")))?;
-    Ok(buffer.iter().map(|byte| format!("{byte:02x}")).collect())
+fn random_hex<const N: usize>() -> Result<String, StoreError> {
+    crate::base::ids::random_hex::<N>()
+        .map_err(|err| StoreError::new(format!("no randomness for a task id: {err}")))
 }
 
 /// The task as `tasks/get` and `CreateTaskResult` show it, written in one pass: the `Task`
@@ -695,7 +722,7 @@ mod tests {
         );
         for stranger in [Some("bob client"), Some(""), None] {
             let refused = tasks.get(id, stranger).await.expect_err("refused");
-            assert_eq!(refused.0, crate::server::INVALID_PARAMS, "{stranger:?}");
+            assert_eq!(refused.code(), INVALID_PARAMS, "{stranger:?}");
             assert!(tasks.cancel(id, stranger).await.is_err(), "{stranger:?}");
             assert!(
                 tasks.update(id, stranger, &Map::new()).await.is_err(),

@@ -657,8 +657,8 @@ fn union(scopes: &mut Vec<String>, more: impl IntoIterator<Item = String>) {
 
 /// 32 random bytes, base64url: a PKCE verifier (RFC 7636's 43 characters) or a `state`.
 fn random_text() -> Result<String, AuthError> {
-    let mut bytes = [0u8; 32];
-    getrandom::fill(&mut bytes).map_err(|err| AuthError::Random(err.to_string()))?;
+    let bytes =
+        crate::base::ids::random_bytes::<32>().map_err(|err| AuthError::Random(err.to_string()))?;
     Ok(URL_SAFE_NO_PAD.encode(bytes))
 }
 

@@ -138,9 +138,7 @@ impl fmt::Display for ParseRateLimitError {
 
 impl std::error::Error for ParseRateLimitError {}
 
-/// The JSON-RPC error code of a request refused for being past the client's rate limit
-/// (HTTP 429); its `data` holds the limit and `retryAfterSeconds`.
-pub const RATE_LIMITED: i64 = -32029;
+pub use mcp_runtime_core::wire::RATE_LIMITED;
 
 /// After this many checks, the limiter forgets the clients whose allowance is full again,
 /// so that its memory follows the clients active lately, not every client ever seen.

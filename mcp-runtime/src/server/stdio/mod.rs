@@ -30,9 +30,7 @@ use super::{Notifier, Server, Step};
 /// The most requests handled at once.
 pub const MAX_IN_FLIGHT: usize = 256;
 
-/// The largest message read, in bytes; a longer line is skipped and answered with an
-/// error, so a client cannot make the server buffer without bound.
-pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
+pub use mcp_runtime_core::wire::MAX_MESSAGE_BYTES;
 
 /// How much input is read, and output gathered, at once: 64 KiB, which only speed needs.
 const BUFFER: usize = 65_536;

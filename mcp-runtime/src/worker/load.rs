@@ -5,8 +5,7 @@
 //! isolated, as a served one does.
 //!
 //! A program that calls `dispatch` (as `cli::run` does) starts its workers with
-//! [`WORKER_ARG`](super::WORKER_ARG), served in `main`; the others with [`LOAD_ARG`],
-//! served here.
+//! [`WORKER_ARG`], served in `main`; the others with [`LOAD_ARG`], served here.
 //!
 //! The entry is one of the program's constructors (`.init_array`), as those that register
 //! `#[mcp_tool]` functions are. It has a priority (`.init_array.00101`), which the linker
@@ -21,13 +20,10 @@
 
 use std::ffi::{OsString, c_char, c_int};
 use std::os::unix::ffi::OsStringExt;
-use std::sync::atomic::{AtomicBool, Ordering};
 
-/// The first argument of a worker served as the program loads.
-pub(super) const LOAD_ARG: &str = "--mcp-runtime-sandbox-worker-at-load";
-
-/// Whether this program loaded with the entry in place: it can serve as its own worker.
-static LOADED: AtomicBool = AtomicBool::new(false);
+#[cfg(doc)]
+use crate::sandbox::WORKER_ARG;
+use crate::sandbox::{self, LOAD_ARG};
 
 /// What the loader calls: glibc passes the program's arguments and environment, musl
 /// nothing (then the arguments are read from `/proc`).
@@ -42,18 +38,13 @@ unsafe extern "C" {
     static __init_array_end: [usize; 0];
 }
 
-/// Whether this program can serve as its own worker through this entry.
-pub(super) fn loaded() -> bool {
-    LOADED.load(Ordering::Relaxed)
-}
-
 /// Serves a worker when the program was started as one, and exits; otherwise records that
 /// the program can start workers of itself, and returns to the loader.
 unsafe extern "C" fn at_load(argc: c_int, argv: *const *const c_char, envp: *const *const c_char) {
     let mut args = arguments().into_iter();
     let _program = args.next();
     if args.next().is_none_or(|first| first != LOAD_ARG) {
-        LOADED.store(true, Ordering::SeqCst);
+        sandbox::note_loaded();
         return;
     }
     let config = args.next().unwrap_or_default();
@@ -64,8 +55,8 @@ unsafe extern "C" fn at_load(argc: c_int, argv: *const *const c_char, envp: *con
     // `EPIPE`, as it would in a worker served by `dispatch`.
     // SAFETY: one signal's disposition set, in a process of one thread.
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
-    super::IN_WORKER.store(true, Ordering::SeqCst);
-    super::worker::serve(&config.to_string_lossy())
+    sandbox::note_in_worker();
+    super::serve(&config.to_string_lossy())
 }
 
 /// The program's arguments: those the standard library read (glibc gives them to its

@@ -1,21 +1,51 @@
-//! The worker's side: isolate, say so, read the one call, run it, answer, exit.
+//! A sandboxed tool's worker: the process entry point of the application's own binary run
+//! again as a worker ([`dispatch`] in `main`, or the entry at load). It isolates itself,
+//! says so, reads the one call, runs it through a registry of its own, answers, and exits.
 
 use std::io::{self, BufRead, Write};
 use std::sync::{Arc, Mutex};
 
 use mcp_runtime_core::{MCPToolCall, MCPToolResult, ToolError};
 
-use super::Support;
-use super::protocol::{Call, Config, Line};
 use crate::execute::CallOptions;
 use crate::policy::DangerousPolicy;
 use crate::registry::Registry;
+use crate::sandbox::protocol::{Call, Config, Line};
+use crate::sandbox::{self, WORKER_ARG, isolate};
+
+#[cfg(target_os = "linux")]
+mod load;
+
+/// Serves as a sandboxed tool's worker when the process was started as one, and then
+/// exits; otherwise returns at once, and the process may run sandboxed tools.
+///
+/// [`cli::run`](crate::cli::run()) and its kin call it first. A binary with a `main` of its
+/// own that calls [`Registry::call`](crate::Registry::call) on a sandboxed tool calls it
+/// first thing, before it starts a thread or a runtime (a test harness, which has no such
+/// `main`, needs nothing: see the [sandbox](crate::sandbox)):
+///
+/// ```no_run
+/// fn main() {
+///     mcp_runtime::sandbox::dispatch();
+///     // … build a runtime, call tools …
+/// }
+/// ```
+pub fn dispatch() {
+    let mut args = std::env::args_os();
+    let _program = args.next();
+    if args.next().is_some_and(|first| first == WORKER_ARG) {
+        let config = args.next().unwrap_or_default();
+        sandbox::note_in_worker();
+        serve(&config.to_string_lossy())
+    }
+    sandbox::note_dispatches();
+}
 
 /// Exit code of a worker whose command line it could not read.
 const BAD_CONFIG: i32 = 64;
 
 /// Serves one call as `config` (JSON) says, and exits.
-pub(super) fn serve(config: &str) -> ! {
+fn serve(config: &str) -> ! {
     let config: Config = match serde_json::from_str(config) {
         Ok(config) => config,
         Err(err) => {
@@ -71,22 +101,6 @@ pub(super) fn serve(config: &str) -> ! {
         ),
     }
     std::process::exit(0)
-}
-
-#[cfg(target_os = "linux")]
-fn isolate(config: &Config, out: &mut dyn Write) -> Result<Support, Support> {
-    super::linux::isolate(config, out)
-}
-
-#[cfg(not(target_os = "linux"))]
-fn isolate(_config: &Config, _out: &mut dyn Write) -> Result<Support, Support> {
-    Err(Support {
-        missing: Some(format!(
-            "a sandbox, which mcp-runtime has for Linux only, not {}",
-            std::env::consts::OS
-        )),
-        ..Support::default()
-    })
 }
 
 /// A registry of the one `#[mcp_tool]` asked for, its definition built, which runs it
