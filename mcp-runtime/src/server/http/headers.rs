@@ -14,9 +14,7 @@ pub(super) const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-i
 /// a load balancer takes any request, with the id or without it, and none is ever refused
 /// for it; only a log level is kept by it.
 pub(super) fn session_id() -> Option<HeaderValue> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).ok()?;
-    let hex: String = bytes.iter().map(|byte| format!("{byte:02x}")).collect();
+    let hex = crate::base::ids::random_hex::<16>().ok()?;
     HeaderValue::from_str(&hex).ok()
 }
 
