@@ -4,6 +4,7 @@
 #![allow(clippy::needless_doctest_main)]
 
 mod auth;
+#[cfg(feature = "cli")]
 pub mod cli;
 #[cfg(feature = "client")]
 pub mod client;

@@ -12,6 +12,7 @@ use crate::tool::RegisteredTool;
 
 mod strict_clients;
 
+#[cfg(feature = "cli")]
 pub(crate) use strict_clients::{Finding, findings};
 
 /// The stable, scriptable manifest of `tools`: name, title, description, version, category,

@@ -292,6 +292,7 @@ impl Sandboxing {
     }
 
     /// Marks it as set on the command line: a refusal names `--allow-unsandboxed`.
+    #[cfg(feature = "cli")]
     pub(crate) fn on_command_line(mut self) -> Self {
         self.command_line = true;
         self
