@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use clap::Args;
 
+use super::error::CliError;
 use super::sandbox::SandboxArgs;
 use super::{ArgumentsArgs, DangerousArgs, FAILURE, USAGE, as_run};
 use crate::registry::{EMPTY_REGISTRY_HINT, Registry};
@@ -403,7 +404,7 @@ fn serve(
 async fn task_store_of(
     store: &str,
     namespace: &str,
-) -> Result<Option<Arc<dyn crate::tasks::TaskStore>>, String> {
+) -> Result<Option<Arc<dyn crate::tasks::TaskStore>>, CliError> {
     if store == "memory" {
         return Ok(None);
     }
@@ -411,19 +412,17 @@ async fn task_store_of(
         .iter()
         .any(|scheme| store.starts_with(scheme));
     if !redis {
-        return Err("a task store is `memory` or a Redis URL (redis://HOST:PORT)".to_owned());
+        return Err(CliError::TaskStoreUrl);
     }
     #[cfg(feature = "redis")]
     {
-        let store = crate::tasks::RedisStore::connect_with_namespace(store, namespace)
-            .await
-            .map_err(|err| err.to_string())?;
+        let store = crate::tasks::RedisStore::connect_with_namespace(store, namespace).await?;
         Ok(Some(Arc::new(store)))
     }
     #[cfg(not(feature = "redis"))]
     {
         let _ = namespace;
-        Err("this program was built without mcp-runtime's `redis` feature".to_owned())
+        Err(CliError::NoRedis)
     }
 }
 
