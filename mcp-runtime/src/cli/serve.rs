@@ -139,6 +139,22 @@ impl ServeArgs {
             .find(|(_, given)| *given)
             .map(|(flag, _)| *flag)
     }
+
+    /// The HTTP server's settings of `--token` (or its environment variable),
+    /// `--allow-origin`, `--rate-limit` and `--rate-burst`.
+    #[cfg(feature = "http")]
+    fn http_config(&self) -> HttpConfig {
+        let rate_limit = self.rate_limit.map(|limit| match self.rate_burst {
+            Some(burst) => limit.with_burst(burst),
+            None => limit,
+        });
+        HttpConfig {
+            token: self.token.clone().or_else(token_from_env),
+            allowed_origins: self.allow_origins.clone(),
+            rate_limit,
+            ..HttpConfig::default()
+        }
+    }
 }
 
 pub(super) fn run(
@@ -152,24 +168,19 @@ pub(super) fn run(
         eprintln!("error: {NO_OAUTH}");
         return USAGE;
     }
+    #[cfg(feature = "http")]
+    #[allow(unused_mut)]
+    let mut http_config = args.http_config();
     #[cfg(feature = "oauth")]
-    let oauth = match args.oauth.config(|name| std::env::var(name).ok()) {
-        Ok(oauth) => oauth,
+    match args.oauth.config(|name| std::env::var(name).ok()) {
+        Ok(oauth) => http_config.oauth = oauth,
         Err(message) => {
             eprintln!("error: {message}");
             return USAGE;
         }
-    };
+    }
     let ServeArgs {
         http,
-        #[cfg(feature = "http")]
-        token,
-        #[cfg(feature = "http")]
-        allow_origins,
-        #[cfg(feature = "http")]
-        rate_limit,
-        #[cfg(feature = "http")]
-        rate_burst,
         llm_names,
         llm_names_bare,
         portable,
@@ -185,11 +196,7 @@ pub(super) fn run(
         state_key_file,
         ..
     } = args;
-    let state_key = match state_key_file {
-        Some(path) => StateKey::from_file(path).map(Some),
-        None => StateKey::from_env(STATE_KEY_ENV),
-    };
-    let state_key = match state_key {
+    let state_key = match state_key_of(state_key_file) {
         Ok(key) => key,
         Err(err) => {
             eprintln!("error: {err}");
@@ -214,31 +221,11 @@ pub(super) fn run(
             return USAGE;
         }
         #[cfg(feature = "http")]
-        Some(address) => {
-            let rate_limit = rate_limit.map(|limit| match rate_burst {
-                Some(burst) => limit.with_burst(burst),
-                None => limit,
-            });
-            Transport::Http(
-                address,
-                Box::new(HttpConfig {
-                    token: token.or_else(token_from_env),
-                    allowed_origins: allow_origins,
-                    rate_limit,
-                    #[cfg(feature = "oauth")]
-                    oauth,
-                    ..HttpConfig::default()
-                }),
-            )
-        }
+        Some(address) => Transport::Http(address, Box::new(http_config)),
     };
     let options = Options {
         task_store: (task_store, task_namespace),
-        task_settings: crate::tasks::TaskSettings {
-            ttl: task_ttl,
-            lease: task_lease.max(std::time::Duration::from_millis(300)),
-            ..crate::tasks::TaskSettings::default()
-        },
+        task_settings: task_settings(task_ttl, task_lease),
         llm_names,
         llm_names_bare,
         portable,
@@ -247,6 +234,29 @@ pub(super) fn run(
         app: app.cloned(),
     };
     serve(served, transport, options, on_serve)
+}
+
+/// The key that seals the state of multi-round requests: `--state-key-file`'s, or
+/// `MCP_STATE_KEY`'s, or `None` for a key made for this process alone.
+fn state_key_of(
+    state_key_file: Option<std::path::PathBuf>,
+) -> Result<Option<StateKey>, crate::talk::StateKeyError> {
+    match state_key_file {
+        Some(path) => StateKey::from_file(path).map(Some),
+        None => StateKey::from_env(STATE_KEY_ENV),
+    }
+}
+
+/// The settings of tasks: `--task-ttl`, and `--task-lease` of at least 300 ms.
+fn task_settings(
+    ttl: std::time::Duration,
+    lease: std::time::Duration,
+) -> crate::tasks::TaskSettings {
+    crate::tasks::TaskSettings {
+        ttl,
+        lease: lease.max(std::time::Duration::from_millis(300)),
+        ..crate::tasks::TaskSettings::default()
+    }
 }
 
 /// How the server serves, besides its transport.
