@@ -122,8 +122,8 @@ pub(crate) enum CliError {
     Mount {
         /// The server's name.
         name: String,
-        /// What went wrong.
-        source: crate::client::ClientError,
+        /// What went wrong (boxed: a client's error is large).
+        source: Box<crate::client::ClientError>,
     },
     /// `SSL_CERT_FILE` that could not be read.
     #[cfg(feature = "tls")]

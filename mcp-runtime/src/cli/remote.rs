@@ -127,7 +127,7 @@ pub(super) fn mounted(
                 .await
                 .map_err(|source| CliError::Mount {
                     name: name.clone(),
-                    source,
+                    source: Box::new(source),
                 })?;
             for conflict in &mounted.conflicts {
                 eprintln!(
