@@ -108,6 +108,19 @@ if cargo tree --locked -p quickstart -e normal --prefix none | grep -qE '^(axum|
   exit 1
 fi
 echo "the quickstart's default build: $(cargo tree --locked -p quickstart -e normal,build --prefix none | sed 's/ (\*)$//' | sort -u | wc -l) crates, no HTTP stack"
+# A library with no command line turns mcp-runtime's default feature `cli` off: then no
+# clap, no indicatif, and tracing-subscriber without its formatting. (Features show in
+# the inverted tree, where each is listed once.)
+cli_only=$({
+  cargo tree --locked -p mcp-runtime --no-default-features -e normal --prefix none
+  cargo tree --locked -p mcp-runtime --no-default-features -e normal,features -i tracing-subscriber --prefix none
+} | grep -E '^(clap|indicatif) |^tracing-subscriber feature "(fmt|ansi|env-filter)"' | sort -u) || true
+if [ -n "$cli_only" ]; then
+  echo "error: mcp-runtime without its default features still depends on what only the command line needs:"
+  echo "$cli_only"
+  exit 1
+fi
+echo "mcp-runtime without its default features: no clap, indicatif or tracing-subscriber formatting"
 
 # The supported Rust version: the three published crates, every feature, built with the
 # toolchain that `rust-version` names (installed through rustup), in a target directory of

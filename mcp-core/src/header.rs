@@ -124,6 +124,24 @@ pub enum HeaderError {
     NotTopLevel,
 }
 
+/// A broken `x-mcp-header` annotation, and the place of the schema that carries it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Misplaced {
+    /// The JSON pointer, within the input schema, of the schema carrying the annotation.
+    pub(crate) at: String,
+    /// What is wrong with it.
+    pub(crate) error: HeaderError,
+}
+
+impl Misplaced {
+    fn new(at: impl Into<String>, error: HeaderError) -> Self {
+        Self {
+            at: at.into(),
+            error,
+        }
+    }
+}
+
 /// The arguments of `input_schema` that carry a valid annotation, in the schema's order.
 pub(crate) fn header_params(input_schema: &Value) -> Vec<HeaderParam> {
     top_level_properties(input_schema)
@@ -136,9 +154,9 @@ pub(crate) fn header_params(input_schema: &Value) -> Vec<HeaderParam> {
 
 /// Checks every `x-mcp-header` annotation of `input_schema`. An error comes with the JSON
 /// pointer, within the schema, of the schema carrying the annotation.
-pub(crate) fn check(input_schema: &Value) -> Result<(), (String, HeaderError)> {
+pub(crate) fn check(input_schema: &Value) -> Result<(), Misplaced> {
     if input_schema.get(HEADER_ANNOTATION).is_some() {
-        return Err((String::new(), HeaderError::NotTopLevel));
+        return Err(Misplaced::new("", HeaderError::NotTopLevel));
     }
     // Lower-cased name → the property that has it.
     let mut seen: Vec<(String, &str)> = Vec::new();
@@ -146,7 +164,7 @@ pub(crate) fn check(input_schema: &Value) -> Result<(), (String, HeaderError)> {
         let at = format!("/properties/{}", pointer_token(property));
         if let Some(annotation) = schema.get(HEADER_ANNOTATION) {
             if let Some(problem) = check_one(annotation, schema, &seen) {
-                return Err((at, problem));
+                return Err(Misplaced::new(at, problem));
             }
             if let Some(name) = annotation.as_str() {
                 seen.push((name.to_ascii_lowercase(), property));
@@ -212,7 +230,7 @@ fn top_level_properties(input_schema: &Value) -> impl Iterator<Item = (&str, &Va
 }
 
 /// Refuses an annotation in any schema below `schema` (which may carry one itself).
-fn forbid_below(schema: &Value, at: &str) -> Result<(), (String, HeaderError)> {
+fn forbid_below(schema: &Value, at: &str) -> Result<(), Misplaced> {
     if let Value::Object(map) = schema {
         for (keyword, value) in map {
             for (at, subschema) in subschemas(keyword, value, at) {
@@ -224,9 +242,9 @@ fn forbid_below(schema: &Value, at: &str) -> Result<(), (String, HeaderError)> {
 }
 
 /// Refuses an annotation on `schema` or any schema below it.
-fn forbid_within(schema: &Value, at: &str) -> Result<(), (String, HeaderError)> {
+fn forbid_within(schema: &Value, at: &str) -> Result<(), Misplaced> {
     if schema.get(HEADER_ANNOTATION).is_some() {
-        return Err((at.to_owned(), HeaderError::NotTopLevel));
+        return Err(Misplaced::new(at, HeaderError::NotTopLevel));
     }
     forbid_below(schema, at)
 }
@@ -382,7 +400,12 @@ mod tests {
     }
 
     fn error_of(properties: Value) -> (String, HeaderError) {
-        check(&json!({ "type": "object", "properties": properties })).unwrap_err()
+        error_at(json!({ "type": "object", "properties": properties }))
+    }
+
+    fn error_at(schema: Value) -> (String, HeaderError) {
+        let misplaced = check(&schema).unwrap_err();
+        (misplaced.at, misplaced.error)
     }
 
     #[test]
@@ -448,19 +471,16 @@ mod tests {
             "$defs": { "A": { "type": "string", "x-mcp-header": "A" } }
         });
         assert_eq!(
-            check(&in_defs),
-            Err(("/$defs/A".to_owned(), HeaderError::NotTopLevel))
+            error_at(in_defs),
+            ("/$defs/A".to_owned(), HeaderError::NotTopLevel)
         );
         let in_one_of = json!({
             "type": "object",
             "oneOf": [{}, { "properties": { "a": { "type": "string", "x-mcp-header": "A" } } }]
         });
-        assert_eq!(check(&in_one_of).unwrap_err().0, "/oneOf/1/properties/a");
+        assert_eq!(error_at(in_one_of).0, "/oneOf/1/properties/a");
         let at_root = json!({ "type": "object", "x-mcp-header": "A" });
-        assert_eq!(
-            check(&at_root),
-            Err((String::new(), HeaderError::NotTopLevel))
-        );
+        assert_eq!(error_at(at_root), (String::new(), HeaderError::NotTopLevel));
     }
 
     #[test]

@@ -58,11 +58,12 @@ pub mod schema;
 mod scope;
 mod text;
 mod tool;
+mod tool_error;
 pub mod wire;
 
 pub use capabilities::{CLIENT_CAPABILITIES, missing_client_capabilities};
 pub use content::{ContentBlock, EmbeddedResource};
-pub use error::{MessageError, ToolError};
+pub use error::MessageError;
 // For mcp-runtime's messages; not part of the API.
 #[doc(hidden)]
 pub use error::{json_type, pointer_token};
@@ -82,3 +83,4 @@ pub use resource::{
 };
 pub use scope::SCOPES_META;
 pub use tool::{DefinitionError, META_KEY, TaskSupport, ToolAnnotations, ToolDefinition};
+pub use tool_error::ToolError;

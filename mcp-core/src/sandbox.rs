@@ -76,18 +76,35 @@ impl fmt::Display for Network {
 /// assert_eq!(parse_memory("1GiB"), Ok(1 << 30));
 /// assert!(parse_memory("lots").is_err());
 /// ```
-pub fn parse_memory(text: &str) -> Result<u64, String> {
-    let size: bytesize::ByteSize = text.trim().parse().map_err(|_| {
-        format!(
-            "{text:?} is not a size of memory: write a number and a unit, as \"256MiB\" or \"1GiB\""
-        )
+pub fn parse_memory(text: &str) -> Result<u64, MemoryError> {
+    let size: bytesize::ByteSize = text.trim().parse().map_err(|_| MemoryError::NotASize {
+        text: text.to_owned(),
     })?;
     if size.as_u64() < 16 * 1024 * 1024 {
-        return Err(format!(
-            "{text:?} is less than the 16 MiB a worker needs to start"
-        ));
+        return Err(MemoryError::TooSmall {
+            text: text.to_owned(),
+        });
     }
     Ok(size.as_u64())
+}
+
+/// A size of memory that [`parse_memory`] refuses.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MemoryError {
+    /// Not a number and a unit.
+    #[error(
+        "{text:?} is not a size of memory: write a number and a unit, as \"256MiB\" or \"1GiB\""
+    )]
+    NotASize {
+        /// The size as written.
+        text: String,
+    },
+    /// Less than the 16 MiB a worker needs to start.
+    #[error("{text:?} is less than the 16 MiB a worker needs to start")]
+    TooSmall {
+        /// The size as written.
+        text: String,
+    },
 }
 
 /// A size of memory as a policy shows it, exactly, in the largest binary unit that divides
@@ -264,8 +281,22 @@ mod tests {
         assert_eq!(parse_memory("256MiB"), Ok(256 << 20));
         assert_eq!(parse_memory("1 GiB"), Ok(1 << 30));
         assert_eq!(parse_memory("512MB"), Ok(512_000_000));
-        assert!(parse_memory("1KiB").unwrap_err().contains("16 MiB"));
-        assert!(parse_memory("much").unwrap_err().contains("not a size"));
+        assert!(
+            parse_memory("1KiB")
+                .unwrap_err()
+                .to_string()
+                .contains("16 MiB")
+        );
+        assert!(
+            parse_memory("much")
+                .unwrap_err()
+                .to_string()
+                .contains("not a size")
+        );
+        assert!(matches!(
+            parse_memory("1KiB"),
+            Err(MemoryError::TooSmall { .. })
+        ));
         assert_eq!(display_memory(256 << 20), "256 MiB");
         assert_eq!(display_memory(512_000_000), "500000 KiB");
     }

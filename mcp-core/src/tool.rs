@@ -179,7 +179,7 @@ impl ToolDefinition {
                 which: "input",
             });
         }
-        if let Err((at, error)) = header::check(input_schema.as_value()) {
+        if let Err(header::Misplaced { at, error }) = header::check(input_schema.as_value()) {
             return Err(DefinitionError::HeaderAnnotation {
                 tool: name.into_string(),
                 at,

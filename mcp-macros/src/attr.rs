@@ -18,31 +18,68 @@ const TOOL: &str = "`mcp_tool` argument";
 /// What a parameter's attribute is called in messages.
 const PARAM: &str = "`mcp` parameter argument";
 
-/// The keys the attribute accepts.
-const KEYS: [&str; 22] = [
-    "name",
-    "namespace",
-    "title",
-    "description",
-    "version",
-    "category",
-    "tags",
-    "read_only",
-    "destructive",
-    "idempotent",
-    "open_world",
-    "dangerous",
-    "requires_sandbox",
-    "inline",
-    "timeout",
-    "task",
-    "deprecated",
-    "crate",
-    "errors",
-    "example",
-    "requires_client",
-    "scopes",
+/// A key that `#[mcp_tool]`, `#[mcp_resource]` and `#[mcp_prompt]` all take.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum CommonKey {
+    Name,
+    Title,
+    Description,
+    Scopes,
+    Crate,
+}
+
+/// A key of `#[mcp_tool]`. Its names are in [`TOOL_KEYS`] alone, and the parser matches on
+/// this enum, so that a key cannot be listed without being parsed, nor parsed unlisted.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum ToolKey {
+    Common(CommonKey),
+    Namespace,
+    Version,
+    Category,
+    Tags,
+    ReadOnly,
+    Destructive,
+    Idempotent,
+    OpenWorld,
+    Dangerous,
+    RequiresSandbox,
+    Inline,
+    Timeout,
+    Task,
+    Deprecated,
+    Errors,
+    Example,
+    RequiresClient,
+}
+
+/// Each key of `#[mcp_tool]` with its name, in the order messages list them.
+const TOOL_KEYS: [(&str, ToolKey); 22] = [
+    ("name", ToolKey::Common(CommonKey::Name)),
+    ("namespace", ToolKey::Namespace),
+    ("title", ToolKey::Common(CommonKey::Title)),
+    ("description", ToolKey::Common(CommonKey::Description)),
+    ("version", ToolKey::Version),
+    ("category", ToolKey::Category),
+    ("tags", ToolKey::Tags),
+    ("read_only", ToolKey::ReadOnly),
+    ("destructive", ToolKey::Destructive),
+    ("idempotent", ToolKey::Idempotent),
+    ("open_world", ToolKey::OpenWorld),
+    ("dangerous", ToolKey::Dangerous),
+    ("requires_sandbox", ToolKey::RequiresSandbox),
+    ("inline", ToolKey::Inline),
+    ("timeout", ToolKey::Timeout),
+    ("task", ToolKey::Task),
+    ("deprecated", ToolKey::Deprecated),
+    ("crate", ToolKey::Common(CommonKey::Crate)),
+    ("errors", ToolKey::Errors),
+    ("example", ToolKey::Example),
+    ("requires_client", ToolKey::RequiresClient),
+    ("scopes", ToolKey::Common(CommonKey::Scopes)),
 ];
+
+/// The keys the attribute accepts, as [`TOOL_KEYS`] names them.
+const KEYS: [&str; 22] = names(&TOOL_KEYS);
 
 /// What `#[mcp_resource]`'s arguments are called in messages.
 const RESOURCE: &str = "`mcp_resource` argument";
@@ -50,26 +87,80 @@ const RESOURCE: &str = "`mcp_resource` argument";
 /// What `#[mcp_prompt]`'s arguments are called in messages.
 const PROMPT: &str = "`mcp_prompt` argument";
 
-/// The keys `#[mcp_resource]` accepts.
-const RESOURCE_KEYS: [&str; 14] = [
-    "uri",
-    "uri_template",
-    "name",
-    "title",
-    "description",
-    "mime_type",
-    "size",
-    "audience",
-    "priority",
-    "ttl",
-    "cache_scope",
-    "last_modified",
-    "scopes",
-    "crate",
+/// A key of `#[mcp_resource]`; its names are in [`RESOURCE_KEY_TABLE`] alone.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum ResourceKey {
+    Common(CommonKey),
+    Uri,
+    UriTemplate,
+    MimeType,
+    Size,
+    Audience,
+    Priority,
+    Ttl,
+    CacheScope,
+    LastModified,
+}
+
+/// Each key of `#[mcp_resource]` with its name, in the order messages list them.
+const RESOURCE_KEY_TABLE: [(&str, ResourceKey); 14] = [
+    ("uri", ResourceKey::Uri),
+    ("uri_template", ResourceKey::UriTemplate),
+    ("name", ResourceKey::Common(CommonKey::Name)),
+    ("title", ResourceKey::Common(CommonKey::Title)),
+    ("description", ResourceKey::Common(CommonKey::Description)),
+    ("mime_type", ResourceKey::MimeType),
+    ("size", ResourceKey::Size),
+    ("audience", ResourceKey::Audience),
+    ("priority", ResourceKey::Priority),
+    ("ttl", ResourceKey::Ttl),
+    ("cache_scope", ResourceKey::CacheScope),
+    ("last_modified", ResourceKey::LastModified),
+    ("scopes", ResourceKey::Common(CommonKey::Scopes)),
+    ("crate", ResourceKey::Common(CommonKey::Crate)),
 ];
 
-/// The keys `#[mcp_prompt]` accepts.
-const PROMPT_KEYS: [&str; 5] = ["name", "title", "description", "scopes", "crate"];
+/// The keys `#[mcp_resource]` accepts, as [`RESOURCE_KEY_TABLE`] names them.
+const RESOURCE_KEYS: [&str; 14] = names(&RESOURCE_KEY_TABLE);
+
+/// Each key of `#[mcp_prompt]` with its name: the common ones alone.
+const PROMPT_KEY_TABLE: [(&str, CommonKey); 5] = [
+    ("name", CommonKey::Name),
+    ("title", CommonKey::Title),
+    ("description", CommonKey::Description),
+    ("scopes", CommonKey::Scopes),
+    ("crate", CommonKey::Crate),
+];
+
+/// The keys `#[mcp_prompt]` accepts, as [`PROMPT_KEY_TABLE`] names them.
+const PROMPT_KEYS: [&str; 5] = names(&PROMPT_KEY_TABLE);
+
+/// The names of a table's keys, in its order.
+const fn names<K: Copy, const N: usize>(table: &[(&'static str, K); N]) -> [&'static str; N] {
+    let mut names = [""; N];
+    let mut i = 0;
+    while i < N {
+        names[i] = table[i].0;
+        i += 1;
+    }
+    names
+}
+
+/// The key `meta` is at, found in `table`, whose names are `keys`; any other is unknown to
+/// `what`.
+fn known_key<K: Copy>(
+    meta: &ParseNestedMeta<'_>,
+    what: &str,
+    table: &[(&str, K)],
+    keys: &[&str],
+) -> syn::Result<K> {
+    let key = key_at(meta, what, keys)?;
+    table
+        .iter()
+        .find(|(name, _)| *name == key)
+        .map(|(_, found)| *found)
+        .ok_or_else(|| meta.error(unknown_key(what, keys, &key)))
+}
 
 /// The keys a tool parameter's `#[mcp(...)]` accepts.
 pub(crate) const TOOL_PARAM_KEYS: [&str; 1] = ["header"];
@@ -336,66 +427,62 @@ fn key_at(meta: &ParseNestedMeta<'_>, what: &str, keys: &[&str]) -> syn::Result<
 }
 
 impl CommonArgs {
-    /// Reads the argument at `key` if every attribute takes it; any other key is unknown to
-    /// `what`, whose keys are `keys`.
+    /// Reads the argument of a key every attribute takes, for `what`.
     fn parse_one(
         &mut self,
         meta: &ParseNestedMeta<'_>,
         what: &str,
-        keys: &[&str],
-        key: &str,
+        key: CommonKey,
     ) -> syn::Result<()> {
         match key {
-            "name" => set(meta, what, &mut self.name, spanned_string(meta)?),
-            "title" => set(meta, what, &mut self.title, string(meta)?),
-            "description" => set(meta, what, &mut self.description, spanned_string(meta)?),
-            "scopes" => set(meta, what, &mut self.scopes, scope_list(meta)?),
-            "crate" => set(meta, what, &mut self.krate, crate_path(meta)?),
-            _ => Err(meta.error(unknown_key(what, keys, key))),
+            CommonKey::Name => set(meta, what, &mut self.name, spanned_string(meta)?),
+            CommonKey::Title => set(meta, what, &mut self.title, string(meta)?),
+            CommonKey::Description => set(meta, what, &mut self.description, spanned_string(meta)?),
+            CommonKey::Scopes => set(meta, what, &mut self.scopes, scope_list(meta)?),
+            CommonKey::Crate => set(meta, what, &mut self.krate, crate_path(meta)?),
         }
     }
 }
 
 fn parse_one(args: &mut Args, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
-    let key = key_at(meta, TOOL, &KEYS)?;
-    match key.as_str() {
-        "namespace" => set(meta, TOOL, &mut args.namespace, spanned_string(meta)?),
-        "version" => set(meta, TOOL, &mut args.version, spanned_string(meta)?),
-        "timeout" => set(meta, TOOL, &mut args.timeout, spanned_string(meta)?),
-        "task" => set(meta, TOOL, &mut args.task, task(meta)?),
-        "category" => set(meta, TOOL, &mut args.category, string(meta)?),
-        "deprecated" => set(meta, TOOL, &mut args.deprecated, string(meta)?),
-        "tags" => set(meta, TOOL, &mut args.tags, string_list(meta)?),
-        "errors" => set(meta, TOOL, &mut args.errors, ident_list(meta)?),
-        "requires_client" => set(
+    match known_key(meta, TOOL, &TOOL_KEYS, &KEYS)? {
+        ToolKey::Common(key) => args.common.parse_one(meta, TOOL, key),
+        ToolKey::Namespace => set(meta, TOOL, &mut args.namespace, spanned_string(meta)?),
+        ToolKey::Version => set(meta, TOOL, &mut args.version, spanned_string(meta)?),
+        ToolKey::Timeout => set(meta, TOOL, &mut args.timeout, spanned_string(meta)?),
+        ToolKey::Task => set(meta, TOOL, &mut args.task, task(meta)?),
+        ToolKey::Category => set(meta, TOOL, &mut args.category, string(meta)?),
+        ToolKey::Deprecated => set(meta, TOOL, &mut args.deprecated, string(meta)?),
+        ToolKey::Tags => set(meta, TOOL, &mut args.tags, string_list(meta)?),
+        ToolKey::Errors => set(meta, TOOL, &mut args.errors, ident_list(meta)?),
+        ToolKey::RequiresClient => set(
             meta,
             TOOL,
             &mut args.requires_client,
             capability_list(meta)?,
         ),
-        "example" => {
+        ToolKey::Example => {
             args.examples.push(spanned_string(meta)?);
             Ok(())
         }
-        "read_only" => set(meta, TOOL, &mut args.read_only, flag(meta)?),
-        "destructive" => set(meta, TOOL, &mut args.destructive, flag(meta)?),
-        "idempotent" => set(meta, TOOL, &mut args.idempotent, flag(meta)?),
-        "open_world" => set(meta, TOOL, &mut args.open_world, flag(meta)?),
-        "dangerous" => set(meta, TOOL, &mut args.dangerous, flag(meta)?),
-        "requires_sandbox" => requires_sandbox(args, meta),
-        "inline" => set(meta, TOOL, &mut args.inline, flag(meta)?),
-        _ => args.common.parse_one(meta, TOOL, &KEYS, &key),
+        ToolKey::ReadOnly => set(meta, TOOL, &mut args.read_only, flag(meta)?),
+        ToolKey::Destructive => set(meta, TOOL, &mut args.destructive, flag(meta)?),
+        ToolKey::Idempotent => set(meta, TOOL, &mut args.idempotent, flag(meta)?),
+        ToolKey::OpenWorld => set(meta, TOOL, &mut args.open_world, flag(meta)?),
+        ToolKey::Dangerous => set(meta, TOOL, &mut args.dangerous, flag(meta)?),
+        ToolKey::RequiresSandbox => requires_sandbox(args, meta),
+        ToolKey::Inline => set(meta, TOOL, &mut args.inline, flag(meta)?),
     }
 }
 
 fn parse_resource_one(args: &mut ResourceArgs, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
     const WHAT: &str = RESOURCE;
-    let key = key_at(meta, WHAT, &RESOURCE_KEYS)?;
-    match key.as_str() {
-        "uri" | "uri_template" => {
+    match known_key(meta, WHAT, &RESOURCE_KEY_TABLE, &RESOURCE_KEYS)? {
+        ResourceKey::Common(key) => args.common.parse_one(meta, WHAT, key),
+        key @ (ResourceKey::Uri | ResourceKey::UriTemplate) => {
             let value = spanned_string(meta)?;
-            let (slot, other) = match key.as_str() {
-                "uri" => (&mut args.uri, &args.uri_template),
+            let (slot, other) = match key {
+                ResourceKey::Uri => (&mut args.uri, &args.uri_template),
                 _ => (&mut args.uri_template, &args.uri),
             };
             if slot.is_none() && other.is_some() {
@@ -405,20 +492,19 @@ fn parse_resource_one(args: &mut ResourceArgs, meta: &ParseNestedMeta<'_>) -> sy
             }
             set(meta, WHAT, slot, value)
         }
-        "mime_type" => set(meta, WHAT, &mut args.mime_type, spanned_string(meta)?),
-        "size" => set(meta, WHAT, &mut args.size, size(meta)?),
-        "audience" => set(meta, WHAT, &mut args.audience, audience(meta)?),
-        "priority" => set(meta, WHAT, &mut args.priority, priority(meta)?),
-        "ttl" => set(meta, WHAT, &mut args.ttl, spanned_string(meta)?),
-        "cache_scope" => set(meta, WHAT, &mut args.cache_scope, spanned_string(meta)?),
-        "last_modified" => set(meta, WHAT, &mut args.last_modified, last_modified(meta)?),
-        _ => args.common.parse_one(meta, WHAT, &RESOURCE_KEYS, &key),
+        ResourceKey::MimeType => set(meta, WHAT, &mut args.mime_type, spanned_string(meta)?),
+        ResourceKey::Size => set(meta, WHAT, &mut args.size, size(meta)?),
+        ResourceKey::Audience => set(meta, WHAT, &mut args.audience, audience(meta)?),
+        ResourceKey::Priority => set(meta, WHAT, &mut args.priority, priority(meta)?),
+        ResourceKey::Ttl => set(meta, WHAT, &mut args.ttl, spanned_string(meta)?),
+        ResourceKey::CacheScope => set(meta, WHAT, &mut args.cache_scope, spanned_string(meta)?),
+        ResourceKey::LastModified => set(meta, WHAT, &mut args.last_modified, last_modified(meta)?),
     }
 }
 
 fn parse_prompt_one(args: &mut PromptArgs, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
-    let key = key_at(meta, PROMPT, &PROMPT_KEYS)?;
-    args.common.parse_one(meta, PROMPT, &PROMPT_KEYS, &key)
+    let key = known_key(meta, PROMPT, &PROMPT_KEY_TABLE, &PROMPT_KEYS)?;
+    args.common.parse_one(meta, PROMPT, key)
 }
 
 /// `last_modified = "2025-01-12T15:00:58Z"` or `last_modified = path::to_fn`.
@@ -845,6 +931,58 @@ impl Errors {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every key of every attribute.
+    fn every_name() -> Vec<&'static str> {
+        let mut all: Vec<&str> = KEYS
+            .into_iter()
+            .chain(RESOURCE_KEYS)
+            .chain(PROMPT_KEYS)
+            .collect();
+        all.sort_unstable();
+        all.dedup();
+        all
+    }
+
+    /// Whether `parse` refuses `key = 0` as an unknown key of its attribute.
+    fn unknown<A>(parse: fn(TokenStream) -> (A, Option<syn::Error>), key: &str) -> bool {
+        let tokens: TokenStream = format!("{key} = 0").parse().expect("`key = 0` is tokens");
+        let (_, error) = parse(tokens);
+        error.is_some_and(|error| error.to_string().starts_with("unknown "))
+    }
+
+    /// The names of a table are its keys, each once, and its parser accepts exactly those.
+    fn parser_accepts_its_table<A>(
+        keys: &[&str],
+        parse: fn(TokenStream) -> (A, Option<syn::Error>),
+    ) {
+        let mut distinct = keys.to_vec();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert_eq!(distinct.len(), keys.len(), "a name twice in {keys:?}");
+        for key in every_name().into_iter().chain(["nme", "uri2", "scope"]) {
+            assert_eq!(
+                unknown(parse, key),
+                !keys.contains(&key),
+                "`{key}`: the parser and the key list {keys:?} disagree",
+            );
+        }
+    }
+
+    #[test]
+    fn the_tool_parser_accepts_exactly_the_keys_of_its_table() {
+        parser_accepts_its_table(&KEYS, parse);
+    }
+
+    #[test]
+    fn the_resource_parser_accepts_exactly_the_keys_of_its_table() {
+        parser_accepts_its_table(&RESOURCE_KEYS, parse_resource);
+    }
+
+    #[test]
+    fn the_prompt_parser_accepts_exactly_the_keys_of_its_table() {
+        parser_accepts_its_table(&PROMPT_KEYS, parse_prompt);
+    }
 
     #[test]
     fn task_values_are_those_mcp_runtime_core_knows() {

@@ -6,7 +6,7 @@
 use proc_macro2::{TokenStream, TokenTree};
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Attribute, Data, DeriveInput, Fields, LitStr, Path, Type};
+use syn::{Attribute, Data, DeriveInput, Fields, Ident, LitStr, Path, Type};
 
 pub(crate) fn derive(input: TokenStream) -> TokenStream {
     let input = match syn::parse2::<DeriveInput>(input) {
@@ -21,112 +21,149 @@ pub(crate) fn derive(input: TokenStream) -> TokenStream {
 
 fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
     let private = private_path(&input.attrs)?;
-    let name = &input.ident;
-    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     let serde = keys(&input.attrs, "serde")?;
     match &input.data {
-        Data::Struct(data) => {
-            if let Some((key, _)) = serde.iter().find(|(key, _)| key == "transparent") {
-                return Err(syn::Error::new(
-                    key.span(),
-                    "a form is a struct of named fields: `#[serde(transparent)]` makes it its one field",
-                ));
-            }
-            let Fields::Named(fields) = &data.fields else {
-                return Err(syn::Error::new(
-                    name.span(),
-                    format!(
-                        "`{name}` cannot be a form: a form is a struct of named fields, each a question to the user"
-                    ),
-                ));
-            };
-            let mut checked = Vec::new();
-            for field in &fields.named {
-                if let Some(ty) = field_type(field)? {
-                    checked.push(ty);
-                }
-            }
-            let generic = !input.generics.params.is_empty();
-            let form = quote!(#private::Form);
-            let seal = quote!(fn __derived(_: #private::DerivedForm) {});
-            if generic {
-                // A field whose type names a parameter is checked where the form is used.
-                let mut bounds = where_clause
-                    .map(|clause| clause.predicates.iter().map(|p| quote!(#p)).collect())
-                    .unwrap_or_else(Vec::new);
-                bounds.push(quote! {
-                    Self: #private::schemars::JsonSchema + #private::serde::de::DeserializeOwned
-                });
-                bounds.extend(checked.iter().map(|ty| {
-                    quote_spanned! {ty.span()=> #ty: #private::FormField }
-                }));
-                Ok(quote! {
-                    impl #impl_generics #form for #name #ty_generics where #(#bounds),* {
-                        #seal
-                    }
-                })
-            } else {
-                let checks = checked.iter().map(|ty| {
-                    quote_spanned! {ty.span()=> #private::assert_form_field::<#ty>(); }
-                });
-                let location = quote_spanned! {name.span()=>
-                    #private::Location {
-                        file: ::core::file!(),
-                        line: ::core::line!(),
-                        column: ::core::column!(),
-                        module_path: ::core::module_path!(),
-                    }
-                };
-                let type_name = name.to_string();
-                Ok(quote! {
-                    impl #form for #name {
-                        #seal
-                    }
-                    const _: () = {
-                        #(#checks)*
-                        #private::inventory::submit! {
-                            #private::FormRegistration::new(
-                                #type_name,
-                                #private::form_check::<#name>,
-                                #location,
-                            )
-                        }
-                    };
-                })
-            }
-        }
-        Data::Enum(data) => {
-            for key in ["untagged", "tag", "content"] {
-                if let Some((at, _)) = serde.iter().find(|(seen, _)| seen == key) {
-                    return Err(syn::Error::new(
-                        at.span(),
-                        format!(
-                            "a form's choice is a string: `#[serde({key})]` makes `{name}`'s values something else"
-                        ),
-                    ));
-                }
-            }
-            for variant in &data.variants {
-                if !matches!(variant.fields, Fields::Unit) {
-                    return Err(syn::Error::new(
-                        variant.fields.span(),
-                        format!(
-                            "variant `{}` carries data: a form's enum is a choice among unit variants",
-                            variant.ident
-                        ),
-                    ));
-                }
-            }
-            Ok(quote! {
-                impl #impl_generics #private::FormField for #name #ty_generics #where_clause {}
-                impl #impl_generics #private::FormChoice for #name #ty_generics #where_clause {}
-            })
-        }
+        Data::Struct(data) => form_struct(input, data, &serde, &private),
+        Data::Enum(data) => choice_enum(input, data, &serde, &private),
         Data::Union(data) => Err(syn::Error::new(
             data.union_token.span,
-            format!("`{name}` cannot be a form: a form is a struct of named fields"),
+            format!(
+                "`{}` cannot be a form: a form is a struct of named fields",
+                input.ident
+            ),
         )),
     }
+}
+
+/// A struct of named fields: a form, its fields' types checked where it is defined, or,
+/// when generic, where it is used.
+fn form_struct(
+    input: &DeriveInput,
+    data: &syn::DataStruct,
+    serde: &[(Ident, Option<TokenStream>)],
+    private: &TokenStream,
+) -> syn::Result<TokenStream> {
+    let name = &input.ident;
+    if let Some((key, _)) = serde.iter().find(|(key, _)| key == "transparent") {
+        return Err(syn::Error::new(
+            key.span(),
+            "a form is a struct of named fields: `#[serde(transparent)]` makes it its one field",
+        ));
+    }
+    let Fields::Named(fields) = &data.fields else {
+        return Err(syn::Error::new(
+            name.span(),
+            format!(
+                "`{name}` cannot be a form: a form is a struct of named fields, each a question to the user"
+            ),
+        ));
+    };
+    let mut checked = Vec::new();
+    for field in &fields.named {
+        if let Some(ty) = field_type(field)? {
+            checked.push(ty);
+        }
+    }
+    if input.generics.params.is_empty() {
+        Ok(registered_form(name, &checked, private))
+    } else {
+        Ok(generic_form(input, &checked, private))
+    }
+}
+
+/// A generic form: a field whose type names a parameter is checked where the form is used.
+fn generic_form(input: &DeriveInput, checked: &[Type], private: &TokenStream) -> TokenStream {
+    let name = &input.ident;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let mut bounds = where_clause
+        .map(|clause| clause.predicates.iter().map(|p| quote!(#p)).collect())
+        .unwrap_or_else(Vec::new);
+    bounds.push(quote! {
+        Self: #private::schemars::JsonSchema + #private::serde::de::DeserializeOwned
+    });
+    bounds.extend(checked.iter().map(|ty| {
+        quote_spanned! {ty.span()=> #ty: #private::FormField }
+    }));
+    let seal = seal(private);
+    quote! {
+        impl #impl_generics #private::Form for #name #ty_generics where #(#bounds),* {
+            #seal
+        }
+    }
+}
+
+/// A form of no parameters: its fields checked here, and registered, so that it is checked
+/// again when the registry is built.
+fn registered_form(name: &Ident, checked: &[Type], private: &TokenStream) -> TokenStream {
+    let checks = checked.iter().map(|ty| {
+        quote_spanned! {ty.span()=> #private::assert_form_field::<#ty>(); }
+    });
+    let location = quote_spanned! {name.span()=>
+        #private::Location {
+            file: ::core::file!(),
+            line: ::core::line!(),
+            column: ::core::column!(),
+            module_path: ::core::module_path!(),
+        }
+    };
+    let type_name = name.to_string();
+    let seal = seal(private);
+    quote! {
+        impl #private::Form for #name {
+            #seal
+        }
+        const _: () = {
+            #(#checks)*
+            #private::inventory::submit! {
+                #private::FormRegistration::new(
+                    #type_name,
+                    #private::form_check::<#name>,
+                    #location,
+                )
+            }
+        };
+    }
+}
+
+/// The seal that only this derive writes.
+fn seal(private: &TokenStream) -> TokenStream {
+    quote!(fn __derived(_: #private::DerivedForm) {})
+}
+
+/// An enum of unit variants: a choice among strings.
+fn choice_enum(
+    input: &DeriveInput,
+    data: &syn::DataEnum,
+    serde: &[(Ident, Option<TokenStream>)],
+    private: &TokenStream,
+) -> syn::Result<TokenStream> {
+    let name = &input.ident;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    for key in ["untagged", "tag", "content"] {
+        if let Some((at, _)) = serde.iter().find(|(seen, _)| seen == key) {
+            return Err(syn::Error::new(
+                at.span(),
+                format!(
+                    "a form's choice is a string: `#[serde({key})]` makes `{name}`'s values something else"
+                ),
+            ));
+        }
+    }
+    for variant in &data.variants {
+        if !matches!(variant.fields, Fields::Unit) {
+            return Err(syn::Error::new(
+                variant.fields.span(),
+                format!(
+                    "variant `{}` carries data: a form's enum is a choice among unit variants",
+                    variant.ident
+                ),
+            ));
+        }
+    }
+    Ok(quote! {
+        impl #impl_generics #private::FormField for #name #ty_generics #where_clause {}
+        impl #impl_generics #private::FormChoice for #name #ty_generics #where_clause {}
+    })
 }
 
 /// The type a field's check is made on: its own, or the one `#[schemars(with = "…")]`

@@ -5,6 +5,7 @@
 
 mod auth;
 mod base;
+#[cfg(feature = "cli")]
 pub mod cli;
 #[cfg(feature = "client")]
 pub mod client;

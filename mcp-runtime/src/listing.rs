@@ -15,7 +15,9 @@ use crate::tool::RegisteredTool;
 
 pub(crate) mod forms;
 
-pub(crate) use forms::{Finding, findings, portable_or_closest};
+pub(crate) use forms::portable_or_closest;
+#[cfg(feature = "cli")]
+pub(crate) use forms::{Finding, findings};
 pub use forms::{PortableError, portable, served};
 
 /// The stable, scriptable manifest of `tools`: name, title, description, version, category,

@@ -9,6 +9,7 @@ pub(crate) mod issuer;
 pub(crate) mod oauth;
 pub(crate) mod proto;
 pub(crate) mod report;
+pub(crate) mod rounds;
 pub(crate) mod sandbox;
 pub(crate) mod stats;
 pub(crate) mod stdio;

@@ -14,8 +14,8 @@ use serde_json::json;
 use super::http::{self, Load};
 use super::issuer::{Issuer, RESOURCE};
 use super::report::{Report, Summary};
+use super::rounds::{self, Row, Target};
 use super::stats;
-use super::suite::{self, Row, Target};
 
 /// The tokens' signing algorithm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -104,7 +104,7 @@ pub(crate) fn round(
             "bench-server, no auth".to_owned()
         };
         if say {
-            suite::say(
+            rounds::say(
                 round,
                 &format!("http C={} {label}", load.clients),
                 &report.line(),
@@ -112,7 +112,7 @@ pub(crate) fn round(
         }
         Ok(report)
     };
-    suite::pair(swap, || run(false), || run(true))
+    rounds::pair(swap, || run(false), || run(true))
 }
 
 /// The rows comparing the runs with tokens to those without, of `rounds`.
@@ -172,12 +172,12 @@ pub(crate) struct OauthOptions {
 /// Runs the rounds and prints each run's line and the table of medians and ratios, or one
 /// JSON object; the number of wrong or missing answers.
 pub(crate) fn run(options: &OauthOptions) -> io::Result<u64> {
-    let server = suite::program(&suite::bin_dir(options.bin_dir.clone())?, "bench-server")?;
+    let server = rounds::program(&rounds::bin_dir(options.bin_dir.clone())?, "bench-server")?;
     let tokens = Tokens::new(options.signing)?;
     let mut rounds = Vec::with_capacity(options.rounds);
     for number in 1..=options.rounds {
         if !options.json {
-            println!("round {number} | load average {}", suite::load_average());
+            println!("round {number} | load average {}", rounds::load_average());
         }
         rounds.push(round(
             number,
@@ -223,7 +223,7 @@ pub(crate) fn run(options: &OauthOptions) -> io::Result<u64> {
         );
         return Ok(wrong);
     }
-    suite::table(
+    rounds::table(
         &format!(
             "OAuth access tokens ({}, kept keys) against no auth, bench-server, medians of {} round(s)",
             options.signing.name(),

@@ -218,15 +218,19 @@ fn memory(meta: &ParseNestedMeta<'_>) -> syn::Result<u64> {
             ));
         }
     };
-    memory_bytes(&lit.value()).map_err(|problem| syn::Error::new_spanned(lit, problem))
+    memory_bytes(&lit)
 }
 
-/// The bytes of `text`, a size as `mcp_runtime_core::sandbox::parse_memory` reads it, or
-/// what is wrong with it.
-fn memory_bytes(text: &str) -> Result<u64, String> {
+/// The bytes of `lit`, a size as `mcp_runtime_core::sandbox::parse_memory` reads it, or
+/// what is wrong with it, on the literal.
+fn memory_bytes(lit: &syn::LitStr) -> syn::Result<u64> {
+    let text = lit.value();
     let size: bytesize::ByteSize = text.trim().parse().map_err(|_| {
-        format!(
-            "{text:?} is not a size of memory: write a number and a unit, as \"256MiB\", \"1GiB\" or \"512MB\""
+        syn::Error::new_spanned(
+            lit,
+            format!(
+                "{text:?} is not a size of memory: write a number and a unit, as \"256MiB\", \"1GiB\" or \"512MB\""
+            ),
         )
     })?;
     let bytes = size.as_u64();
@@ -237,8 +241,11 @@ fn memory_bytes(text: &str) -> Result<u64, String> {
         } else {
             ""
         };
-        return Err(format!(
-            "{text:?}{note} is less than the 16 MiB a sandboxed tool's worker needs to start: give at least \"16MiB\""
+        return Err(syn::Error::new_spanned(
+            lit,
+            format!(
+                "{text:?}{note} is less than the 16 MiB a sandboxed tool's worker needs to start: give at least \"16MiB\""
+            ),
         ));
     }
     Ok(bytes)
@@ -280,20 +287,25 @@ mod tests {
     #[test]
     fn memory_is_read_as_mcp_runtime_core_reads_it() {
         use mcp_runtime_core::sandbox::parse_memory;
+        let memory = |text: &str| memory_bytes(&syn::LitStr::new(text, Span::call_site()));
         for text in [
             "256MiB", "1 GiB", "512MB", "16MiB", "1.5GiB", "2g", "16777216", "15MiB", "1KiB",
             "1024", "lots", "", "-1GiB", "MiB",
         ] {
             assert_eq!(
-                memory_bytes(text).ok(),
+                memory(text).ok(),
                 parse_memory(text).ok(),
                 "{text:?}: {:?}",
-                memory_bytes(text)
+                memory(text).map_err(|problem| problem.to_string())
             );
         }
-        assert_eq!(memory_bytes("1GiB"), Ok(1 << 30));
-        assert!(memory_bytes("1024").is_err_and(|problem| problem.contains("without a unit")));
-        assert!(memory_bytes("8MiB").is_err_and(|problem| !problem.contains("without a unit")));
+        assert_eq!(memory("1GiB").ok(), Some(1 << 30));
+        assert!(
+            memory("1024").is_err_and(|problem| problem.to_string().contains("without a unit"))
+        );
+        assert!(
+            memory("8MiB").is_err_and(|problem| !problem.to_string().contains("without a unit"))
+        );
     }
 
     #[test]

@@ -43,10 +43,7 @@ pub(super) fn placed(
     let user_fn = user_fn(item_fn);
     let placement = Ident::new("__mcp_placement", span);
 
-    let mut hasher = DefaultHasher::new();
-    (attribute, args.to_string(), quote!(#item_fn).to_string()).hash(&mut hasher);
-    // Never 0, the value of the check's fallback.
-    let fingerprint = hasher.finish() | 1;
+    let fingerprint = fingerprint(attribute, args, item_fn);
 
     // A format string: its braces doubled.
     let message = crate::valid::placement::associated(attribute, !args.is_empty(), sig)
@@ -56,24 +53,7 @@ pub(super) fn placed(
         .map(|i| format_ident!("__McpA{}", i))
         .collect();
     let asyncness = &sig.asyncness;
-    // What the import of the function's name finds inside an `impl`. A type of the name
-    // hides a module or a crate of that name from the registration, which repeats the
-    // signature; a macro of the name is ambiguous beside a built-in attribute of that name
-    // (`inline`, `path`, `test`): so a macro where the signature or the attribute names a
-    // path that starts with the function's name, a type otherwise.
-    let (type_stand_in, macro_stand_in) = if names_a_path_from(fn_ident, sig, args) {
-        let stand_in = quote_spanned! {span=>
-            #[allow(unused_macros)]
-            macro_rules! #fn_ident { () => {} }
-        };
-        (TokenStream::new(), stand_in)
-    } else {
-        let stand_in = quote_spanned! {span=>
-            #[allow(dead_code, non_camel_case_types)]
-            struct #fn_ident {}
-        };
-        (stand_in, TokenStream::new())
-    };
+    let (type_stand_in, macro_stand_in) = stand_ins(fn_ident, sig, args);
 
     quote_spanned! {span=>
         #[doc(hidden)]
@@ -110,6 +90,41 @@ pub(super) fn placed(
 
             #fingerprint
         };
+    }
+}
+
+/// A hash of the attribute, its arguments and the function, never 0 (the value of the
+/// check's fallback): it tells this function from a free one of the same name.
+fn fingerprint(attribute: &str, args: &TokenStream, item_fn: &ItemFn) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    (attribute, args.to_string(), quote!(#item_fn).to_string()).hash(&mut hasher);
+    hasher.finish() | 1
+}
+
+/// What the import of the function's name finds inside an `impl`, as a type and as a
+/// macro, one of them empty. A type of the name hides a module or a crate of that name
+/// from the registration, which repeats the signature; a macro of the name is ambiguous
+/// beside a built-in attribute of that name (`inline`, `path`, `test`): so a macro where
+/// the signature or the attribute names a path that starts with the function's name, a
+/// type otherwise.
+fn stand_ins(
+    fn_ident: &Ident,
+    sig: &syn::Signature,
+    args: &TokenStream,
+) -> (TokenStream, TokenStream) {
+    let span = fn_ident.span();
+    if names_a_path_from(fn_ident, sig, args) {
+        let stand_in = quote_spanned! {span=>
+            #[allow(unused_macros)]
+            macro_rules! #fn_ident { () => {} }
+        };
+        (TokenStream::new(), stand_in)
+    } else {
+        let stand_in = quote_spanned! {span=>
+            #[allow(dead_code, non_camel_case_types)]
+            struct #fn_ident {}
+        };
+        (stand_in, TokenStream::new())
     }
 }
 

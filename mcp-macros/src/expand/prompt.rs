@@ -65,53 +65,8 @@ fn prompt_registration(item: &Item, args: &PromptArgs) -> TokenStream {
 
     let name = item_name(item, &args.common);
     let [title, description, scopes] = common_definition(&args.common, &item.doc);
-    let arguments = item.inputs.iter().map(|input| {
-        let name = input.name().unwrap_or_default();
-        let new = if input.optional().is_some() {
-            quote!(optional)
-        } else {
-            quote!(required)
-        };
-        let description = input
-            .doc
-            .as_ref()
-            .map(|doc| quote!(.with_description(#doc)));
-        quote!(.with_argument(#private::PromptArgument::#new(#name) #description))
-    });
-
-    let arguments_local = local("arguments");
-    let (reads, locals, bound) = read_inputs(item, &arguments_local, false);
-    let value = local("value");
-    let err = local("err");
-    let convert = item.output.as_ref().map(|ty| {
-        let ready = quote!(#private::prompt_ready);
-        super::returned(
-            ty,
-            &value,
-            &err,
-            &private,
-            "__mcp_prompt_result",
-            &quote!(),
-            ready,
-        )
-    });
-    let get_body = call_user_fn(item, &value, &locals, convert);
-
-    let get = shielded(
-        [&arguments_local, &value]
-            .into_iter()
-            .chain(&bound)
-            .chain(&helper_locals),
-        quote! {
-            #helpers
-            #[allow(unused_variables)]
-            fn __mcp_get(#arguments_local: #private::Arguments) -> #private::PromptFuture {
-                #reads
-                #get_body
-            }
-        },
-        quote!(__mcp_get),
-    );
+    let arguments = prompt_arguments(item, &private);
+    let get = get_fn(item, &private, &helpers, &helper_locals);
 
     quote! {
         const _: () = {
@@ -139,4 +94,66 @@ fn prompt_registration(item: &Item, args: &PromptArgs) -> TokenStream {
             }
         };
     }
+}
+
+/// The definition's `.with_argument(…)` of each parameter, required unless optional.
+fn prompt_arguments(item: &Item, private: &TokenStream) -> Vec<TokenStream> {
+    item.inputs
+        .iter()
+        .map(|input| {
+            let name = input.name().unwrap_or_default();
+            let new = if input.optional().is_some() {
+                quote!(optional)
+            } else {
+                quote!(required)
+            };
+            let description = input
+                .doc
+                .as_ref()
+                .map(|doc| quote!(.with_description(#doc)));
+            quote!(.with_argument(#private::PromptArgument::#new(#name) #description))
+        })
+        .collect()
+}
+
+/// The function that renders the prompt: the arguments read, the user's function called,
+/// what it returns made a result; shielded.
+fn get_fn(
+    item: &Item,
+    private: &TokenStream,
+    helpers: &TokenStream,
+    helper_locals: &[Ident],
+) -> TokenStream {
+    let arguments_local = local("arguments");
+    let (reads, locals, bound) = read_inputs(item, &arguments_local, false);
+    let value = local("value");
+    let err = local("err");
+    let convert = item.output.as_ref().map(|ty| {
+        let ready = quote!(#private::prompt_ready);
+        super::returned(
+            ty,
+            &value,
+            &err,
+            private,
+            "__mcp_prompt_result",
+            &quote!(),
+            ready,
+        )
+    });
+    let get_body = call_user_fn(item, &value, &locals, convert);
+    shielded(
+        [&arguments_local, &value]
+            .into_iter()
+            .chain(&bound)
+            .chain(helper_locals),
+        quote! {
+            #helpers
+            #[allow(unused_variables)]
+            fn __mcp_get(#arguments_local: #private::Arguments) -> #private::PromptFuture {
+                #reads
+                #get_body
+            }
+        },
+        quote!(__mcp_get),
+    )
 }

@@ -1,7 +1,7 @@
 //! `#[mcp_tool]`: the arguments struct, the checks, the definition, the invoke function
 //! and the registration.
 
-use proc_macro2::{Group, Span, TokenStream, TokenTree};
+use proc_macro2::{Group, Ident, Span, TokenStream, TokenTree};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{GenericArgument, Path, PathArguments, Type};
@@ -329,85 +329,26 @@ fn respan(tokens: TokenStream, at: Span) -> TokenStream {
 
 fn definition(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
     let name = tool_name(tool, args);
-    // A tool that states no version has its package's, which `_meta` leaves out.
-    let version = match &args.version {
-        Some(version) => {
-            let version = &version.value;
-            quote!(.with_version(#version)?)
-        }
-        None => quote!(.with_package_version(::core::env!("CARGO_PKG_VERSION"))?),
-    };
+    let version = version_setter(args);
     let [title, description, scopes] = common_definition(&args.common, &tool.doc);
-    let category = args
-        .category
-        .as_ref()
-        .map(|category| quote!(.with_category(#category)));
-    let tags = args
-        .tags
-        .as_ref()
-        .map(|tags| quote!(.with_tags([#(#tags),*])));
-    let errors = args
-        .errors
-        .as_ref()
-        .map(|errors| quote!(.with_errors([#(#errors),*])));
-    let examples = args.examples.iter().map(|example| {
-        let json = &example.value;
-        quote!(.with_example(#private::example_arguments(#json)))
-    });
+    let Labels {
+        category,
+        tags,
+        errors,
+        examples,
+        deprecated,
+    } = Labels::of(args, private);
     let required_client = args.requires_client.as_ref().map(|names| {
         let names = names.iter().map(ToString::to_string);
         quote!(.with_required_client_capabilities(#private::client_capabilities(&[#(#names),*]))?)
     });
-    let deprecated = args
-        .deprecated
-        .as_ref()
-        .map(|note| quote!(.with_deprecated(#note)));
-    let timeout = args
-        .timeout
-        .as_ref()
-        .and_then(|timeout| humantime::parse_duration(&timeout.value).ok())
-        .map(|duration| {
-            let nanos = u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX);
-            quote!(.with_timeout(#private::Duration::from_nanos(#nanos)))
-        });
-    let task = args.task.as_ref().map(|task| {
-        let variant = match task.value {
-            attr::Task::Forbidden => quote!(Forbidden),
-            attr::Task::Optional => quote!(Optional),
-            attr::Task::Required => quote!(Required),
-        };
-        quote!(.with_task_support(#private::TaskSupport::#variant))
-    });
-    let hint = |hint: &Option<attr::Spanned<bool>>| match hint {
-        Some(hint) => {
-            let value = hint.value;
-            quote!(::core::option::Option::Some(#value))
-        }
-        None => quote!(::core::option::Option::None),
-    };
-    let read_only = hint(&args.read_only);
-    let destructive = hint(&args.destructive);
-    let idempotent = hint(&args.idempotent);
-    let open_world = hint(&args.open_world);
-    let dangerous = args.dangerous.as_ref().is_some_and(|flag| flag.value);
-    let requires_sandbox = args
-        .requires_sandbox
-        .as_ref()
-        .is_some_and(|flag| flag.value);
-
+    let [timeout, task] = execution_setters(args, private);
+    let annotations = annotations(args, private);
     // After the annotations, which it would otherwise undo.
     let sandbox = args
         .sandbox
         .as_ref()
         .map(|policy| sandbox_policy(policy, private));
-
-    let output = match &tool.returns {
-        Returns::Value(ty) => Some(quote!((&&#private::Probe::<#ty>::new()).output_schema())),
-        Returns::Result { ty, .. } => {
-            Some(quote!((&&#private::Probe::<#ty>::new()).result_output_schema()))
-        }
-        Returns::Unit | Returns::ToolResult => None,
-    };
     let definition = quote! {
         #private::ToolDefinition::new(
             #name,
@@ -425,6 +366,109 @@ fn definition(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
         #deprecated
         #timeout
         #task
+        #annotations
+        #sandbox
+    };
+    // One expression, which binds no name.
+    match output_schema(tool, private) {
+        Some(output) => quote!(#definition.with_output(#output)),
+        None => quote!(::core::result::Result::Ok(#definition)),
+    }
+}
+
+/// `.with_version(…)`; a tool that states no version has its package's, which `_meta`
+/// leaves out.
+fn version_setter(args: &Args) -> TokenStream {
+    match &args.version {
+        Some(version) => {
+            let version = &version.value;
+            quote!(.with_version(#version)?)
+        }
+        None => quote!(.with_package_version(::core::env!("CARGO_PKG_VERSION"))?),
+    }
+}
+
+/// What the tool's listing says of it besides its name and description, each setter when
+/// its key is given.
+struct Labels {
+    category: Option<TokenStream>,
+    tags: Option<TokenStream>,
+    errors: Option<TokenStream>,
+    examples: Vec<TokenStream>,
+    deprecated: Option<TokenStream>,
+}
+
+impl Labels {
+    fn of(args: &Args, private: &TokenStream) -> Self {
+        Self {
+            category: args
+                .category
+                .as_ref()
+                .map(|category| quote!(.with_category(#category))),
+            tags: args
+                .tags
+                .as_ref()
+                .map(|tags| quote!(.with_tags([#(#tags),*]))),
+            errors: args
+                .errors
+                .as_ref()
+                .map(|errors| quote!(.with_errors([#(#errors),*]))),
+            examples: args
+                .examples
+                .iter()
+                .map(|example| {
+                    let json = &example.value;
+                    quote!(.with_example(#private::example_arguments(#json)))
+                })
+                .collect(),
+            deprecated: args
+                .deprecated
+                .as_ref()
+                .map(|note| quote!(.with_deprecated(#note))),
+        }
+    }
+}
+
+/// `.with_timeout(…)` and `.with_task_support(…)`, each when its key is given.
+fn execution_setters(args: &Args, private: &TokenStream) -> [Option<TokenStream>; 2] {
+    let timeout = args
+        .timeout
+        .as_ref()
+        .and_then(|timeout| humantime::parse_duration(&timeout.value).ok())
+        .map(|duration| {
+            let nanos = u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX);
+            quote!(.with_timeout(#private::Duration::from_nanos(#nanos)))
+        });
+    let task = args.task.as_ref().map(|task| {
+        let variant = match task.value {
+            attr::Task::Forbidden => quote!(Forbidden),
+            attr::Task::Optional => quote!(Optional),
+            attr::Task::Required => quote!(Required),
+        };
+        quote!(.with_task_support(#private::TaskSupport::#variant))
+    });
+    [timeout, task]
+}
+
+/// `.with_annotations(ToolAnnotations { … })`: the hints as given, and the flags.
+fn annotations(args: &Args, private: &TokenStream) -> TokenStream {
+    let hint = |hint: &Option<attr::Spanned<bool>>| match hint {
+        Some(hint) => {
+            let value = hint.value;
+            quote!(::core::option::Option::Some(#value))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let read_only = hint(&args.read_only);
+    let destructive = hint(&args.destructive);
+    let idempotent = hint(&args.idempotent);
+    let open_world = hint(&args.open_world);
+    let dangerous = args.dangerous.as_ref().is_some_and(|flag| flag.value);
+    let requires_sandbox = args
+        .requires_sandbox
+        .as_ref()
+        .is_some_and(|flag| flag.value);
+    quote! {
         .with_annotations(#private::ToolAnnotations {
             read_only: #read_only,
             destructive: #destructive,
@@ -433,12 +477,17 @@ fn definition(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
             dangerous: #dangerous,
             requires_sandbox: #requires_sandbox,
         })
-        #sandbox
-    };
-    // One expression, which binds no name.
-    match output {
-        Some(output) => quote!(#definition.with_output(#output)),
-        None => quote!(::core::result::Result::Ok(#definition)),
+    }
+}
+
+/// The output schema of what the tool returns, if it returns a value.
+fn output_schema(tool: &Tool, private: &TokenStream) -> Option<TokenStream> {
+    match &tool.returns {
+        Returns::Value(ty) => Some(quote!((&&#private::Probe::<#ty>::new()).output_schema())),
+        Returns::Result { ty, .. } => {
+            Some(quote!((&&#private::Probe::<#ty>::new()).result_output_schema()))
+        }
+        Returns::Unit | Returns::ToolResult => None,
     }
 }
 
@@ -484,118 +533,47 @@ fn invoke(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
     } else {
         quote!(Blocking)
     };
-    let fn_ident = super::placement::user_fn(&tool.item);
-    let (arguments, parsed, value, invocation, ctx, err) = (
-        local("arguments"),
-        local("parsed"),
-        local("value"),
-        local("invocation"),
-        local("ctx"),
-        local("err"),
-    );
+    let names = InvokeLocals::new();
+    let InvokeLocals {
+        arguments,
+        parsed,
+        value,
+        invocation,
+        ctx,
+        err,
+    } = &names;
     // The context is built only for a tool that takes one.
     let make_context = tool
         .params
         .iter()
         .any(|param| matches!(param.kind, ParamKind::Context { .. }))
         .then(|| quote!(let #ctx = #invocation.context();));
-    // Each state, taken from the registry through its type's alias, declared outside.
-    let mut state_types = TokenStream::new();
-    let mut states = Vec::new();
-    let call_args: Vec<TokenStream> = tool
-        .params
-        .iter()
-        .map(|param| match &param.kind {
-            ParamKind::Context { by_ref: true, .. } => quote!(&#ctx),
-            ParamKind::Context { by_ref: false, .. } => quote!(#ctx),
-            ParamKind::State { ty, by_ref, .. } => {
-                let alias = format_ident!("__McpState{}", states.len());
-                let state = local(&format!("state_{}", states.len()));
-                state_types.extend(quote!(type #alias = #ty;));
-                let taken = quote!((&&#private::Probe::<#alias>::new()).state(#invocation));
-                let call_arg = if *by_ref {
-                    quote!(&#state)
-                } else {
-                    quote!(#state)
-                };
-                states.push((state, taken));
-                call_arg
-            }
-            ParamKind::Argument => {
-                let ident = &param.ident;
-                quote!(#parsed.#ident)
-            }
-        })
-        .collect();
-    let is_async = tool.item.sig.asyncness.is_some();
+    let CallArguments {
+        call_args,
+        state_types,
+        states,
+    } = CallArguments::of(tool, private, &names);
+    let fn_ident = super::placement::user_fn(&tool.item);
     let call = quote! { #fn_ident(#(#call_args),*) };
-    let call = if is_async { quote!(#call.await) } else { call };
-    // The return type is named through `__McpOutput`: no type of the user's is written in
-    // the shielded block. Its error type comes out of the probe, which gives one that
-    // converts when the return type is no `Result`.
-    let convert = match &tool.returns {
-        Returns::Unit => quote!(#private::unit_output(#value)),
-        Returns::Value(_) => {
-            quote!((&&#private::Probe::<__McpOutput>::new()).value_output(#value))
-        }
-        Returns::Result { .. } => quote! {
-            (&&#private::Probe::<__McpOutput>::new()).result_output(
-                #value,
-                (&&&&&(&&#private::Probe::<__McpOutput>::new()).error_kind()).converter(),
-            )
+    let body = InvokeBody {
+        parse: quote! {
+            (&&#private::Probe::<__McpArguments>::new()).parse_arguments(#arguments)
         },
-        Returns::ToolResult => quote!(#private::tool_result_output(#value)),
+        states: &states,
+        make_context,
+        convert: convert_output(tool, private, value),
     };
-    let parse = quote! {
-        (&&#private::Probe::<__McpArguments>::new()).parse_arguments(#arguments)
+    let (item, tail) = match tool.item.sig.asyncness {
+        Some(asyncness) => (
+            async_invoke(asyncness.span, quote!(#call.await), body, private, &names),
+            quote!(#private::Handler::Async(__mcp_invoke)),
+        ),
+        None => (
+            sync_invoke(call, body, private, &names),
+            quote!(#private::Handler::#mode(__mcp_invoke)),
+        ),
     };
-    let (item, tail) = if let Some(asyncness) = tool.item.sig.asyncness {
-        // Spanned at `async`, so a future that is not `Send` is reported there.
-        let boxed = quote_spanned! {asyncness.span=>
-            ::std::boxed::Box::pin(async move {
-                let #value = #call;
-                #convert
-            })
-        };
-        let take_states = states.iter().map(|(state, taken)| {
-            quote! {
-                let #state = match #taken {
-                    ::core::result::Result::Ok(#state) => #state,
-                    ::core::result::Result::Err(#err) => return #private::ready(::core::result::Result::Err(#err)),
-                };
-            }
-        });
-        let item = quote! {
-            #[allow(unused_variables)]
-            fn __mcp_invoke(#arguments: &#private::Value, #invocation: #private::Invocation<'_>) -> #private::ToolFuture {
-                match #parse {
-                    ::core::result::Result::Ok(#parsed) => {
-                        #(#take_states)*
-                        #make_context
-                        #boxed
-                    }
-                    ::core::result::Result::Err(#err) => #private::ready(::core::result::Result::Err(#err)),
-                }
-            }
-        };
-        (item, quote!(#private::Handler::Async(__mcp_invoke)))
-    } else {
-        let take_states = states
-            .iter()
-            .map(|(state, taken)| quote!(let #state = #taken?;));
-        let item = quote! {
-            #[allow(unused_variables)]
-            fn __mcp_invoke(#arguments: &#private::Value, #invocation: #private::Invocation<'_>) -> #private::Outcome {
-                let #parsed = #parse?;
-                #(#take_states)*
-                #make_context
-                let #value = #call;
-                #convert
-            }
-        };
-        (item, quote!(#private::Handler::#mode(__mcp_invoke)))
-    };
-    let locals = [&arguments, &parsed, &value, &invocation, &ctx, &err]
+    let locals = [arguments, parsed, value, invocation, ctx, err]
         .into_iter()
         .chain(states.iter().map(|(state, _)| state));
     let handler = shielded(locals, item, tail);
@@ -607,6 +585,198 @@ fn invoke(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
         #output
         #state_types
         const __MCP_HANDLER: #private::Handler = #handler;
+    }
+}
+
+/// The locals of the invoke function.
+struct InvokeLocals {
+    arguments: Ident,
+    parsed: Ident,
+    value: Ident,
+    invocation: Ident,
+    ctx: Ident,
+    err: Ident,
+}
+
+impl InvokeLocals {
+    fn new() -> Self {
+        Self {
+            arguments: local("arguments"),
+            parsed: local("parsed"),
+            value: local("value"),
+            invocation: local("invocation"),
+            ctx: local("ctx"),
+            err: local("err"),
+        }
+    }
+}
+
+/// What the user's function is called with.
+struct CallArguments {
+    /// One expression per parameter, in order.
+    call_args: Vec<TokenStream>,
+    /// Each state's type under an alias, declared outside the shielded block.
+    state_types: TokenStream,
+    /// Each state's local, and the expression that takes it from the registry.
+    states: Vec<(Ident, TokenStream)>,
+}
+
+impl CallArguments {
+    fn of(tool: &Tool, private: &TokenStream, names: &InvokeLocals) -> Self {
+        let InvokeLocals {
+            parsed,
+            invocation,
+            ctx,
+            ..
+        } = names;
+        let mut state_types = TokenStream::new();
+        let mut states = Vec::new();
+        let call_args = tool
+            .params
+            .iter()
+            .map(|param| match &param.kind {
+                ParamKind::Context { by_ref: true, .. } => quote!(&#ctx),
+                ParamKind::Context { by_ref: false, .. } => quote!(#ctx),
+                ParamKind::State { ty, by_ref, .. } => {
+                    let alias = format_ident!("__McpState{}", states.len());
+                    let state = local(&format!("state_{}", states.len()));
+                    state_types.extend(quote!(type #alias = #ty;));
+                    let taken = quote!((&&#private::Probe::<#alias>::new()).state(#invocation));
+                    let call_arg = if *by_ref {
+                        quote!(&#state)
+                    } else {
+                        quote!(#state)
+                    };
+                    states.push((state, taken));
+                    call_arg
+                }
+                ParamKind::Argument => {
+                    let ident = &param.ident;
+                    quote!(#parsed.#ident)
+                }
+            })
+            .collect();
+        Self {
+            call_args,
+            state_types,
+            states,
+        }
+    }
+}
+
+/// What the user's function returned, made an outcome. The return type is named through
+/// `__McpOutput`: no type of the user's is written in the shielded block. Its error type
+/// comes out of the probe, which gives one that converts when the return type is no
+/// `Result`.
+fn convert_output(tool: &Tool, private: &TokenStream, value: &Ident) -> TokenStream {
+    match &tool.returns {
+        Returns::Unit => quote!(#private::unit_output(#value)),
+        Returns::Value(_) => {
+            quote!((&&#private::Probe::<__McpOutput>::new()).value_output(#value))
+        }
+        Returns::Result { .. } => quote! {
+            (&&#private::Probe::<__McpOutput>::new()).result_output(
+                #value,
+                (&&&&&(&&#private::Probe::<__McpOutput>::new()).error_kind()).converter(),
+            )
+        },
+        Returns::ToolResult => quote!(#private::tool_result_output(#value)),
+    }
+}
+
+/// The steps of the invoke function's body: the arguments parsed, the states taken, the
+/// context built, and the conversion of what the function returned.
+struct InvokeBody<'a> {
+    parse: TokenStream,
+    states: &'a [(Ident, TokenStream)],
+    make_context: Option<TokenStream>,
+    convert: TokenStream,
+}
+
+/// The invoke function of an `async fn`: the call and the conversion in a boxed future.
+fn async_invoke(
+    asyncness: Span,
+    call: TokenStream,
+    body: InvokeBody<'_>,
+    private: &TokenStream,
+    names: &InvokeLocals,
+) -> TokenStream {
+    let InvokeLocals {
+        arguments,
+        parsed,
+        value,
+        invocation,
+        err,
+        ..
+    } = names;
+    let InvokeBody {
+        parse,
+        states,
+        make_context,
+        convert,
+    } = body;
+    // Spanned at `async`, so a future that is not `Send` is reported there.
+    let boxed = quote_spanned! {asyncness=>
+        ::std::boxed::Box::pin(async move {
+            let #value = #call;
+            #convert
+        })
+    };
+    let take_states = states.iter().map(|(state, taken)| {
+        quote! {
+            let #state = match #taken {
+                ::core::result::Result::Ok(#state) => #state,
+                ::core::result::Result::Err(#err) => return #private::ready(::core::result::Result::Err(#err)),
+            };
+        }
+    });
+    quote! {
+        #[allow(unused_variables)]
+        fn __mcp_invoke(#arguments: &#private::Value, #invocation: #private::Invocation<'_>) -> #private::ToolFuture {
+            match #parse {
+                ::core::result::Result::Ok(#parsed) => {
+                    #(#take_states)*
+                    #make_context
+                    #boxed
+                }
+                ::core::result::Result::Err(#err) => #private::ready(::core::result::Result::Err(#err)),
+            }
+        }
+    }
+}
+
+/// The invoke function of a plain `fn`, run inline or on a blocking thread.
+fn sync_invoke(
+    call: TokenStream,
+    body: InvokeBody<'_>,
+    private: &TokenStream,
+    names: &InvokeLocals,
+) -> TokenStream {
+    let InvokeLocals {
+        arguments,
+        parsed,
+        value,
+        invocation,
+        ..
+    } = names;
+    let InvokeBody {
+        parse,
+        states,
+        make_context,
+        convert,
+    } = body;
+    let take_states = states
+        .iter()
+        .map(|(state, taken)| quote!(let #state = #taken?;));
+    quote! {
+        #[allow(unused_variables)]
+        fn __mcp_invoke(#arguments: &#private::Value, #invocation: #private::Invocation<'_>) -> #private::Outcome {
+            let #parsed = #parse?;
+            #(#take_states)*
+            #make_context
+            let #value = #call;
+            #convert
+        }
     }
 }
 

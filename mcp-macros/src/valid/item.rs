@@ -187,6 +187,20 @@ fn scheme_problem(uri: &str) -> Option<String> {
 }
 
 fn check_template(item: &Item, template: &attr::Spanned<String>, errors: &mut Errors) {
+    let Some(parsed) = parse_template(template, errors) else {
+        return;
+    };
+    // The parameters are compared with the variables only once the variables are right.
+    if let Some(variables) = template_variables(&parsed, template.span, errors) {
+        match_parameters(item, template, &variables, errors);
+    }
+}
+
+/// The template parsed, or `None` after an error saying why it does not parse.
+fn parse_template(
+    template: &attr::Spanned<String>,
+    errors: &mut Errors,
+) -> Option<uri_template_ex::UriTemplate> {
     let span = template.span;
     let text = &template.value;
     let before_variables = text.split('{').next().unwrap_or_default();
@@ -195,10 +209,10 @@ fn check_template(item: &Item, template: &attr::Spanned<String>, errors: &mut Er
             span,
             format!("`{text}` has no scheme: a resource's URI template starts with one, before any variable, e.g. `app://users/{{id}}`"),
         ));
-        return;
+        return None;
     }
-    let parsed = match uri_template_ex::UriTemplate::new(text) {
-        Ok(parsed) => parsed,
+    match uri_template_ex::UriTemplate::new(text) {
+        Ok(parsed) => Some(parsed),
         Err(_) => {
             let message = match text.rfind('{') {
                 Some(open) if !text[open..].contains('}') => format!(
@@ -210,61 +224,84 @@ fn check_template(item: &Item, template: &attr::Spanned<String>, errors: &mut Er
                 }
             };
             errors.push(syn::Error::new(span, message));
-            return;
+            None
         }
-    };
+    }
+}
+
+/// The template's variables, each a plain `{name}` given once; `None` after an error on
+/// each that is not.
+fn template_variables<'a>(
+    parsed: &'a uri_template_ex::UriTemplate,
+    span: proc_macro2::Span,
+    errors: &mut Errors,
+) -> Option<Vec<&'a str>> {
     let mut variables: Vec<&str> = Vec::new();
     let mut problems = 0;
     for raw in parsed.var_names() {
-        let problem = if raw.is_empty() {
-            Some(
-                "this URI template has an empty expression `{}`: name the variable, e.g. `{id}`"
-                    .to_owned(),
-            )
-        } else if let Some(op) = raw
-            .chars()
-            .next()
-            .filter(|c| LEVEL_3_OPERATORS.contains(*c))
-        {
-            Some(format!(
-                "the operator `{op}` in `{{{op}…}}` is RFC 6570 level 3, which resource templates do not support: write `{{name}}`, `{{+name}}` or `{{#name}}`"
-            ))
-        } else if raw.contains(',') {
-            Some(format!(
-                "`{{{raw}}}` names several variables (RFC 6570 level 3), which resource templates do not support: give each its own braces"
-            ))
-        } else if raw.contains(':') || raw.ends_with('*') {
-            Some(format!(
-                "`{{{raw}}}` has a prefix or explode modifier (RFC 6570 level 4), which resource templates do not support: write `{{name}}`"
-            ))
-        } else if !is_identifier(raw) {
-            Some(format!(
-                "template variable `{raw}` is not a Rust identifier, so no parameter can take it: use ASCII letters, digits and `_`, e.g. `{{{}}}`",
-                suggest_segment(raw)
-            ))
-        } else if variables.contains(&raw) {
-            Some(format!(
-                "template variable `{raw}` appears twice: each variable picks one part of the URI; rename one"
-            ))
-        } else {
-            variables.push(raw);
-            None
-        };
-        if let Some(problem) = problem {
-            errors.push(syn::Error::new(span, problem));
-            problems += 1;
+        let problem = variable_problem(raw, &variables);
+        match problem {
+            Some(problem) => {
+                errors.push(syn::Error::new(span, problem));
+                problems += 1;
+            }
+            None => variables.push(raw),
         }
     }
-    if problems > 0 {
-        // The parameters are compared with the variables only once the variables are right.
-        return;
+    (problems == 0).then_some(variables)
+}
+
+/// What is wrong with the variable `raw` of a template, given the variables before it.
+fn variable_problem(raw: &str, variables: &[&str]) -> Option<String> {
+    if raw.is_empty() {
+        Some(
+            "this URI template has an empty expression `{}`: name the variable, e.g. `{id}`"
+                .to_owned(),
+        )
+    } else if let Some(op) = raw
+        .chars()
+        .next()
+        .filter(|c| LEVEL_3_OPERATORS.contains(*c))
+    {
+        Some(format!(
+            "the operator `{op}` in `{{{op}…}}` is RFC 6570 level 3, which resource templates do not support: write `{{name}}`, `{{+name}}` or `{{#name}}`"
+        ))
+    } else if raw.contains(',') {
+        Some(format!(
+            "`{{{raw}}}` names several variables (RFC 6570 level 3), which resource templates do not support: give each its own braces"
+        ))
+    } else if raw.contains(':') || raw.ends_with('*') {
+        Some(format!(
+            "`{{{raw}}}` has a prefix or explode modifier (RFC 6570 level 4), which resource templates do not support: write `{{name}}`"
+        ))
+    } else if !is_identifier(raw) {
+        Some(format!(
+            "template variable `{raw}` is not a Rust identifier, so no parameter can take it: use ASCII letters, digits and `_`, e.g. `{{{}}}`",
+            suggest_segment(raw)
+        ))
+    } else if variables.contains(&raw) {
+        Some(format!(
+            "template variable `{raw}` appears twice: each variable picks one part of the URI; rename one"
+        ))
+    } else {
+        None
     }
+}
+
+/// Each variable has a parameter of its name, and each parameter a variable.
+fn match_parameters(
+    item: &Item,
+    template: &attr::Spanned<String>,
+    variables: &[&str],
+    errors: &mut Errors,
+) {
+    let (span, text) = (template.span, &template.value);
     let names: Vec<(String, &crate::model::Input)> = item
         .inputs
         .iter()
         .filter_map(|input| input.name().map(|name| (name, input)))
         .collect();
-    for variable in &variables {
+    for variable in variables {
         if !names.iter().any(|(name, _)| name == variable) {
             errors.push(syn::Error::new(
                 span,
@@ -295,6 +332,14 @@ fn is_identifier(name: &str) -> bool {
 }
 
 fn check_resource_keys(args: &ResourceArgs, errors: &mut Errors) {
+    check_size_and_priority(args, errors);
+    check_audience(args, errors);
+    check_cache(args, errors);
+    check_time_and_mime_type(args, errors);
+}
+
+/// `size` only on a fixed resource; `priority` from 0 to 1.
+fn check_size_and_priority(args: &ResourceArgs, errors: &mut Errors) {
     if let (Some(size), Some(_)) = (&args.size, &args.uri_template) {
         errors.push(syn::Error::new(
             size.span,
@@ -309,6 +354,10 @@ fn check_resource_keys(args: &ResourceArgs, errors: &mut Errors) {
             ));
         }
     }
+}
+
+/// Each of the audience a role, and once.
+fn check_audience(args: &ResourceArgs, errors: &mut Errors) {
     let mut seen: Vec<&str> = Vec::new();
     for role in args.audience.iter().flatten() {
         let value = role.value.as_str();
@@ -326,6 +375,10 @@ fn check_resource_keys(args: &ResourceArgs, errors: &mut Errors) {
             seen.push(value);
         }
     }
+}
+
+/// `cache_scope` one of the scopes; `ttl` a duration in whole milliseconds.
+fn check_cache(args: &ResourceArgs, errors: &mut Errors) {
     if let Some(scope) = &args.cache_scope {
         if !CACHE_SCOPES.contains(&scope.value.as_str()) {
             errors.push(syn::Error::new(
@@ -352,6 +405,10 @@ fn check_resource_keys(args: &ResourceArgs, errors: &mut Errors) {
             )),
         }
     }
+}
+
+/// `last_modified` a time in RFC 3339; `mime_type` a MIME type.
+fn check_time_and_mime_type(args: &ResourceArgs, errors: &mut Errors) {
     if let Some(attr::LastModified::At(at)) = &args.last_modified {
         if let Err(err) = humantime::parse_rfc3339(&at.value) {
             errors.push(syn::Error::new(

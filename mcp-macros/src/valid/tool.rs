@@ -332,6 +332,14 @@ fn check_namespace(namespace: &str, span: Span, errors: &mut Errors) {
 }
 
 fn check_attributes(tool: &Tool, args: &Args, errors: &mut Errors) {
+    check_values(args, errors);
+    check_combinations(tool, args, errors);
+    check_description(tool, args, errors);
+}
+
+/// `version` a semantic version, each `example` a JSON object, `timeout` a positive
+/// duration.
+fn check_values(args: &Args, errors: &mut Errors) {
     if let Some(version) = &args.version {
         if semver::Version::parse(&version.value).is_err() {
             errors.push(syn::Error::new(
@@ -372,6 +380,11 @@ fn check_attributes(tool: &Tool, args: &Args, errors: &mut Errors) {
             )),
         }
     }
+}
+
+/// Keys that cannot go together: `inline` on an `async fn` or with a task, `read_only`
+/// with `destructive`.
+fn check_combinations(tool: &Tool, args: &Args, errors: &mut Errors) {
     if let (Some(inline), Some(asyncness)) = (&args.inline, &tool.item.sig.asyncness) {
         if inline.value {
             errors.push(syn::Error::new(
@@ -402,6 +415,10 @@ fn check_attributes(tool: &Tool, args: &Args, errors: &mut Errors) {
             ));
         }
     }
+}
+
+/// A description, from the attribute or the doc comment, that says something.
+fn check_description(tool: &Tool, args: &Args, errors: &mut Errors) {
     if let Some(description) = &args.common.description {
         if description.value.trim().is_empty() {
             errors.push(syn::Error::new(

@@ -56,6 +56,7 @@ impl<K: Eq + Hash, T> Awaiting<K, T> {
         self.lock().remove(id).is_some()
     }
 
+    #[cfg(any(feature = "client", test))]
     /// Whether request `id` awaits its response.
     pub(crate) fn awaits<Q>(&self, id: &Q) -> bool
     where
@@ -65,6 +66,7 @@ impl<K: Eq + Hash, T> Awaiting<K, T> {
         self.lock().contains_key(id)
     }
 
+    #[cfg(any(feature = "client", test))]
     /// The ids of the requests awaiting their responses.
     pub(crate) fn ids(&self) -> Vec<K>
     where
@@ -73,6 +75,7 @@ impl<K: Eq + Hash, T> Awaiting<K, T> {
         self.lock().keys().cloned().collect()
     }
 
+    #[cfg(any(feature = "client", test))]
     /// Answers every request awaiting its response with `response()`, and forgets them.
     pub(crate) fn answer_all(&self, response: impl Fn() -> T) {
         let waiting: Vec<oneshot::Sender<T>> = self.lock().drain().map(|(_, w)| w).collect();

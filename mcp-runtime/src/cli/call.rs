@@ -5,6 +5,7 @@ use std::io::{self, Write};
 use clap::Args;
 use mcp_runtime_core::{MCPToolCall, ToolStatus};
 
+use super::error::CliError;
 use super::sandbox::SandboxArgs;
 use super::{ArgumentsArgs, DangerousArgs, FAILURE, USAGE, as_run, json_operand};
 use crate::registry::Registry;
@@ -77,7 +78,7 @@ pub(super) fn run(registry: &'static Registry, args: &CallArgs) -> u8 {
     }
 }
 
-fn parse_call(name: &str, arguments: &str) -> Result<MCPToolCall, String> {
+fn parse_call(name: &str, arguments: &str) -> Result<MCPToolCall, CliError> {
     let value = json_operand(arguments)?;
-    MCPToolCall::new(name, value).map_err(|err| err.to_string())
+    Ok(MCPToolCall::new(name, value)?)
 }

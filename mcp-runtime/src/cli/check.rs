@@ -27,9 +27,7 @@ impl Report {
 
 /// `check`: one line per problem, errors failing the run.
 pub(super) fn run(registry: &Registry) -> u8 {
-    let mut errors = 0;
-    let mut warnings = 0;
-    let mut refused = Refused::default();
+    let mut report = Report::default();
     let counts = [
         ("resource(s)", registry.resources().count()),
         ("template(s)", registry.resource_templates().count()),
@@ -38,70 +36,13 @@ pub(super) fn run(registry: &Registry) -> u8 {
     // An application that serves nothing is a build mistake, most often a crate of tools
     // the binary never links: `check` fails on it, saying how to fix it.
     if registry.is_empty() && counts.iter().all(|(_, count)| *count == 0) {
-        eprintln!("error: {EMPTY_REGISTRY_HINT}");
-        errors += 1;
+        report.error(EMPTY_REGISTRY_HINT);
     }
+    let mut refused = Refused::default();
     for tool in registry.list() {
-        let definition = tool.definition();
-        let name = definition.name();
-        if let Some(error) = tool.definition_error() {
-            eprintln!("error: `{name}` ({}): {error}", tool.location());
-            errors += 1;
-        }
-        if definition.description().is_none_or(|d| d.trim().is_empty()) {
-            eprintln!("error: `{name}` ({}) has no description", tool.location());
-            errors += 1;
-        }
-        for (number, example) in definition.examples().iter().enumerate() {
-            let arguments = serde_json::Value::Object(example.clone());
-            let valid = jsonschema::validator_for(definition.input_schema().as_value())
-                .is_ok_and(|validator| validator.is_valid(&arguments));
-            if !valid {
-                eprintln!(
-                    "error: `{name}`: example {} does not match the input schema",
-                    number + 1
-                );
-                errors += 1;
-            }
-        }
-        let schemas = [
-            ("input", Some(definition.input_schema())),
-            ("output", definition.output_schema()),
-        ];
-        for (which, schema) in schemas {
-            let Some(schema) = schema else { continue };
-            if schema.get("type").and_then(serde_json::Value::as_str) != Some("object") {
-                eprintln!("error: `{name}`: the {which} schema's root is not an object");
-                errors += 1;
-            }
-            let schema = schema.as_value();
-            match listing::portable(schema) {
-                Ok(_) => {
-                    let references = listing::findings(schema)
-                        .iter()
-                        .any(|(_, finding)| matches!(finding, listing::Finding::Reference(_)));
-                    if references {
-                        Refused::note(&mut refused.references, name, which.to_owned());
-                    }
-                }
-                Err(err @ listing::PortableError::Unresolved(_)) => {
-                    eprintln!("error: `{name}`: the {which} schema: {err}");
-                    errors += 1;
-                }
-                Err(listing::PortableError::Recursive(ty)) => {
-                    Refused::note(&mut refused.recursive, name, format!("{which}: `{ty}`"));
-                }
-            }
-            let type_array = listing::findings(schema)
-                .iter()
-                .any(|(_, finding)| matches!(finding, listing::Finding::TypeArray(_)));
-            if type_array {
-                Refused::note(&mut refused.type_arrays, name, which.to_owned());
-            }
-        }
+        check_tool(tool, &mut report, &mut refused);
     }
-    warnings += refused.report();
-    let mut report = Report { errors, warnings };
+    report.warnings += refused.report();
     match super::sandbox::support_line(registry) {
         Some(Ok(line)) => eprintln!("{line}"),
         Some(Err(line)) => report.error(line),
@@ -117,6 +58,79 @@ pub(super) fn run(registry: &Registry) -> u8 {
     }
     eprintln!("checked {checked}: {errors} error(s), {warnings} warning(s)");
     if errors == 0 { 0 } else { FAILURE }
+}
+
+/// A tool's definition, description, examples and schemas; what clients refuse in its
+/// schemas noted in `refused`.
+fn check_tool(tool: &crate::RegisteredTool, report: &mut Report, refused: &mut Refused) {
+    let definition = tool.definition();
+    let name = definition.name();
+    if let Some(error) = tool.definition_error() {
+        report.error(format_args!("`{name}` ({}): {error}", tool.location()));
+    }
+    if definition.description().is_none_or(|d| d.trim().is_empty()) {
+        report.error(format_args!(
+            "`{name}` ({}) has no description",
+            tool.location()
+        ));
+    }
+    for (number, example) in definition.examples().iter().enumerate() {
+        let arguments = serde_json::Value::Object(example.clone());
+        let valid = jsonschema::validator_for(definition.input_schema().as_value())
+            .is_ok_and(|validator| validator.is_valid(&arguments));
+        if !valid {
+            report.error(format_args!(
+                "`{name}`: example {} does not match the input schema",
+                number + 1
+            ));
+        }
+    }
+    let schemas = [
+        ("input", Some(definition.input_schema())),
+        ("output", definition.output_schema()),
+    ];
+    for (which, schema) in schemas {
+        let Some(schema) = schema else { continue };
+        if schema.get("type").and_then(serde_json::Value::as_str) != Some("object") {
+            report.error(format_args!(
+                "`{name}`: the {which} schema's root is not an object"
+            ));
+        }
+        check_schema(name, which, schema.as_value(), report, refused);
+    }
+}
+
+/// One of a tool's schemas (`which`, `input` or `output`): its references resolve; what
+/// clients refuse in it noted in `refused`.
+fn check_schema(
+    name: &str,
+    which: &str,
+    schema: &Value,
+    report: &mut Report,
+    refused: &mut Refused,
+) {
+    match listing::portable(schema) {
+        Ok(_) => {
+            let references = listing::findings(schema)
+                .iter()
+                .any(|(_, finding)| matches!(finding, listing::Finding::Reference(_)));
+            if references {
+                Refused::note(&mut refused.references, name, which.to_owned());
+            }
+        }
+        Err(err @ listing::PortableError::Unresolved(_)) => {
+            report.error(format_args!("`{name}`: the {which} schema: {err}"));
+        }
+        Err(listing::PortableError::Recursive(ty)) => {
+            Refused::note(&mut refused.recursive, name, format!("{which}: `{ty}`"));
+        }
+    }
+    let type_array = listing::findings(schema)
+        .iter()
+        .any(|(_, finding)| matches!(finding, listing::Finding::TypeArray(_)));
+    if type_array {
+        Refused::note(&mut refused.type_arrays, name, which.to_owned());
+    }
 }
 
 /// The clients known not to resolve `$ref`: they drop the tool, or call it without the

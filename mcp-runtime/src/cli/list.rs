@@ -151,104 +151,19 @@ fn present<T>(kind: &Option<Vec<T>>) -> Option<&[T]> {
 /// The tables of `selection`, a blank line between two. The tools' table shows, as it
 /// always has, when there is nothing else to show.
 fn tables(selection: &Selection<'_>, aligned: bool, sandboxing: &Sandboxing) -> String {
-    let render = |header: &[&str], rows: Vec<Vec<String>>| match aligned {
-        true => aligned_table(header, &rows),
-        false => markdown_table(header, &rows),
-    };
     let mut sections = Vec::new();
     if let Some(resources) = present(&selection.resources) {
-        let header = if aligned {
-            ["URI", "NAME", "MIME TYPE", "DESCRIPTION"]
-        } else {
-            ["Resource", "Name", "MIME type", "Description"]
-        };
-        let rows = resources
-            .iter()
-            .map(|resource| {
-                let definition = resource.definition();
-                vec![
-                    code(resource.uri(), aligned),
-                    definition.info.name.clone(),
-                    or_dash(definition.info.mime_type.as_deref(), aligned),
-                    summary(definition.info.description.as_deref()),
-                ]
-            })
-            .collect();
-        sections.push(render(&header, rows));
+        sections.push(resource_table(resources, aligned));
     }
     if let Some(templates) = present(&selection.templates) {
-        let header = if aligned {
-            ["TEMPLATE", "NAME", "MIME TYPE", "DESCRIPTION"]
-        } else {
-            ["Template", "Name", "MIME type", "Description"]
-        };
-        let rows = templates
-            .iter()
-            .map(|template| {
-                let definition = template.definition();
-                vec![
-                    code(&definition.uri_template, aligned),
-                    definition.info.name.clone(),
-                    or_dash(definition.info.mime_type.as_deref(), aligned),
-                    summary(definition.info.description.as_deref()),
-                ]
-            })
-            .collect();
-        sections.push(render(&header, rows));
+        sections.push(template_table(templates, aligned));
     }
     if let Some(prompts) = present(&selection.prompts) {
-        let header = if aligned {
-            ["PROMPT", "ARGUMENTS", "DESCRIPTION"]
-        } else {
-            ["Prompt", "Arguments", "Description"]
-        };
-        let rows = prompts
-            .iter()
-            .map(|prompt| {
-                let definition = prompt.definition();
-                let arguments: Vec<String> = definition
-                    .arguments
-                    .iter()
-                    .map(|argument| {
-                        let need = if argument.required {
-                            "required"
-                        } else {
-                            "optional"
-                        };
-                        format!("{} ({need})", argument.name)
-                    })
-                    .collect();
-                vec![
-                    code(&definition.name, aligned),
-                    if arguments.is_empty() {
-                        or_dash(None, aligned)
-                    } else {
-                        arguments.join(", ")
-                    },
-                    summary(definition.description.as_deref()),
-                ]
-            })
-            .collect();
-        sections.push(render(&header, rows));
+        sections.push(prompt_table(prompts, aligned));
     }
     if let Some(tools) = &selection.tools {
-        let sandboxed: Vec<Vec<String>> = tools
-            .iter()
-            .filter_map(|tool| {
-                let policy = sandboxing.policy_of(tool)?;
-                Some(vec![
-                    code(tool.name().as_str(), aligned),
-                    policy.to_string(),
-                ])
-            })
-            .collect();
-        if !sandboxed.is_empty() {
-            let header = if aligned {
-                ["SANDBOXED TOOL", "POLICY"]
-            } else {
-                ["Sandboxed tool", "Policy"]
-            };
-            sections.insert(0, render(&header, sandboxed));
+        if let Some(sandboxed) = sandbox_table(tools, aligned, sandboxing) {
+            sections.insert(0, sandboxed);
         }
         if !tools.is_empty() || sections.is_empty() {
             let tools = tools.iter().copied();
@@ -260,6 +175,125 @@ fn tables(selection: &Selection<'_>, aligned: bool, sandboxing: &Sandboxing) -> 
         }
     }
     sections.join("\n")
+}
+
+/// A table of `rows` under `header`: aligned for a terminal, or in Markdown.
+fn render(header: &[&str], rows: &[Vec<String>], aligned: bool) -> String {
+    match aligned {
+        true => aligned_table(header, rows),
+        false => markdown_table(header, rows),
+    }
+}
+
+/// The header for a terminal, or the one for Markdown.
+fn header<'a, const N: usize>(
+    aligned: bool,
+    terminal: [&'a str; N],
+    markdown: [&'a str; N],
+) -> [&'a str; N] {
+    if aligned { terminal } else { markdown }
+}
+
+fn resource_table(resources: &[&RegisteredResource], aligned: bool) -> String {
+    let header = header(
+        aligned,
+        ["URI", "NAME", "MIME TYPE", "DESCRIPTION"],
+        ["Resource", "Name", "MIME type", "Description"],
+    );
+    let rows: Vec<Vec<String>> = resources
+        .iter()
+        .map(|resource| {
+            let definition = resource.definition();
+            vec![
+                code(resource.uri(), aligned),
+                definition.info.name.clone(),
+                or_dash(definition.info.mime_type.as_deref(), aligned),
+                summary(definition.info.description.as_deref()),
+            ]
+        })
+        .collect();
+    render(&header, &rows, aligned)
+}
+
+fn template_table(templates: &[&RegisteredTemplate], aligned: bool) -> String {
+    let header = header(
+        aligned,
+        ["TEMPLATE", "NAME", "MIME TYPE", "DESCRIPTION"],
+        ["Template", "Name", "MIME type", "Description"],
+    );
+    let rows: Vec<Vec<String>> = templates
+        .iter()
+        .map(|template| {
+            let definition = template.definition();
+            vec![
+                code(&definition.uri_template, aligned),
+                definition.info.name.clone(),
+                or_dash(definition.info.mime_type.as_deref(), aligned),
+                summary(definition.info.description.as_deref()),
+            ]
+        })
+        .collect();
+    render(&header, &rows, aligned)
+}
+
+fn prompt_table(prompts: &[&RegisteredPrompt], aligned: bool) -> String {
+    let header = header(
+        aligned,
+        ["PROMPT", "ARGUMENTS", "DESCRIPTION"],
+        ["Prompt", "Arguments", "Description"],
+    );
+    let rows: Vec<Vec<String>> = prompts
+        .iter()
+        .map(|prompt| {
+            let definition = prompt.definition();
+            let arguments: Vec<String> = definition
+                .arguments
+                .iter()
+                .map(|argument| {
+                    let need = if argument.required {
+                        "required"
+                    } else {
+                        "optional"
+                    };
+                    format!("{} ({need})", argument.name)
+                })
+                .collect();
+            vec![
+                code(&definition.name, aligned),
+                if arguments.is_empty() {
+                    or_dash(None, aligned)
+                } else {
+                    arguments.join(", ")
+                },
+                summary(definition.description.as_deref()),
+            ]
+        })
+        .collect();
+    render(&header, &rows, aligned)
+}
+
+/// The sandboxed tools and their policies, if any tool is sandboxed.
+fn sandbox_table(
+    tools: &[&crate::RegisteredTool],
+    aligned: bool,
+    sandboxing: &Sandboxing,
+) -> Option<String> {
+    let sandboxed: Vec<Vec<String>> = tools
+        .iter()
+        .filter_map(|tool| {
+            let policy = sandboxing.policy_of(tool)?;
+            Some(vec![
+                code(tool.name().as_str(), aligned),
+                policy.to_string(),
+            ])
+        })
+        .collect();
+    let header = header(
+        aligned,
+        ["SANDBOXED TOOL", "POLICY"],
+        ["Sandboxed tool", "Policy"],
+    );
+    (!sandboxed.is_empty()).then(|| render(&header, &sandboxed, aligned))
 }
 
 /// Identifiers one per line: tool names, resource URIs, templates, prompt names.

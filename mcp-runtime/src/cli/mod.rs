@@ -36,9 +36,11 @@ use crate::policy::DangerousPolicy;
 use crate::registry::{Registry, closest_names, did_you_mean};
 use crate::server::{ServedRegistry, Server};
 use crate::state::States;
+use error::CliError;
 
 mod call;
 mod check;
+mod error;
 mod list;
 mod logging;
 #[cfg(feature = "oauth")]
@@ -417,7 +419,7 @@ fn as_run(
     dangerous: &DangerousArgs,
     arguments: ArgumentsArgs,
     sandboxing: Option<crate::sandbox::Sandboxing>,
-) -> Result<ServedRegistry, String> {
+) -> Result<ServedRegistry, CliError> {
     let policy = dangerous_policy(registry, dangerous)?;
     if policy.is_none() && arguments == ArgumentsArgs::default() && sandboxing.is_none() {
         return Ok(ServedRegistry::Static(registry));
@@ -430,17 +432,14 @@ fn as_run(
     if let Some(sandboxing) = sandboxing {
         builder = builder.sandboxing(sandboxing);
     }
-    builder
-        .build()
-        .map(ServedRegistry::from)
-        .map_err(|err| err.to_string())
+    Ok(ServedRegistry::from(builder.build()?))
 }
 
 /// The policy `dangerous` asks for; `None` when it asks for none.
 fn dangerous_policy(
     registry: &Registry,
     dangerous: &DangerousArgs,
-) -> Result<Option<DangerousPolicy>, String> {
+) -> Result<Option<DangerousPolicy>, CliError> {
     let policy = if dangerous.allow_all {
         DangerousPolicy::AllowAll
     } else if dangerous.confirm {
@@ -461,7 +460,10 @@ fn dangerous_policy(
                 } else {
                     format!("the tools marked dangerous are `{}`", marked.join("`, `"))
                 };
-                format!("--allow-dangerous: no tool is named `{name}`; {known}")
+                CliError::NoSuchDangerousTool {
+                    name: name.clone(),
+                    known,
+                }
             })?;
             if !tool.definition().annotations().dangerous {
                 eprintln!(
@@ -493,23 +495,23 @@ fn find_tool<'a>(registry: &'a Registry, name: &str) -> Option<&'a crate::Regist
 
 /// The JSON value of an `ARGUMENTS` operand: the operand itself, or standard input when it
 /// is `-`. The error is a usage error's message.
-fn json_operand(arguments: &str) -> Result<Value, String> {
+fn json_operand(arguments: &str) -> Result<Value, CliError> {
     let text = if arguments == "-" {
         let mut text = String::new();
         io::stdin()
             .read_to_string(&mut text)
-            .map_err(|err| format!("cannot read the arguments from standard input: {err}"))?;
+            .map_err(CliError::ReadArguments)?;
         text
     } else {
         arguments.to_owned()
     };
-    serde_json::from_str(&text).map_err(|err| format!("the arguments are not valid JSON: {err}"))
+    serde_json::from_str(&text).map_err(CliError::ArgumentsNotJson)
 }
 
 /// The process's multi-threaded runtime, built on first use: `serve` runs on it, and the
 /// clients of mounted servers, whose tasks outlive the command that mounted them, live on
 /// it too, so that a call through the gateway stays on one runtime's threads.
-fn runtime() -> Result<&'static tokio::runtime::Runtime, String> {
+fn runtime() -> Result<&'static tokio::runtime::Runtime, CliError> {
     static RUNTIME: std::sync::OnceLock<tokio::runtime::Runtime> = std::sync::OnceLock::new();
     if let Some(runtime) = RUNTIME.get() {
         return Ok(runtime);
@@ -517,18 +519,18 @@ fn runtime() -> Result<&'static tokio::runtime::Runtime, String> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .map_err(|err| format!("cannot start the runtime: {err}"))?;
+        .map_err(CliError::Runtime)?;
     Ok(RUNTIME.get_or_init(|| runtime))
 }
 
 /// `future` run to its end on a runtime of this thread, with time (the registry's
 /// timeouts); the error says why no runtime could start.
-fn block_on<F: std::future::Future>(future: F) -> Result<F::Output, String> {
+fn block_on<F: std::future::Future>(future: F) -> Result<F::Output, CliError> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map(|runtime| runtime.block_on(future))
-        .map_err(|err| format!("cannot start the runtime: {err}"))
+        .map_err(CliError::Runtime)
 }
 
 /// Says what failed; the exit status of a command that failed.

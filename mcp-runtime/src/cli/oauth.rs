@@ -3,6 +3,7 @@
 
 use clap::Args;
 
+use super::error::CliError;
 use crate::server::{Introspection, OAuthConfig};
 
 /// The OAuth flags of `serve`.
@@ -68,7 +69,7 @@ impl OAuthArgs {
     pub(super) fn config(
         &self,
         env: impl Fn(&str) -> Option<String>,
-    ) -> Result<Option<OAuthConfig>, String> {
+    ) -> Result<Option<OAuthConfig>, CliError> {
         let (Some(issuer), Some(audience)) = (&self.issuer, &self.audience) else {
             return Ok(None);
         };
@@ -82,19 +83,10 @@ impl OAuthArgs {
                     .map(|value| value.trim().to_owned())
                     .filter(|value| !value.is_empty())
             };
-            let client_id = given(&self.client_id, CLIENT_ID_ENV).ok_or_else(|| {
-                format!(
-                    "--oauth-introspection needs this server's client id at the authorization \
-                     server: --oauth-client-id ID, or the environment variable {CLIENT_ID_ENV}"
-                )
-            })?;
-            let client_secret = given(&self.client_secret, CLIENT_SECRET_ENV).ok_or_else(|| {
-                format!(
-                    "--oauth-introspection needs this server's client secret at the \
-                     authorization server: the environment variable {CLIENT_SECRET_ENV}, or \
-                     --oauth-client-secret"
-                )
-            })?;
+            let client_id =
+                given(&self.client_id, CLIENT_ID_ENV).ok_or(CliError::NoClientId(CLIENT_ID_ENV))?;
+            let client_secret = given(&self.client_secret, CLIENT_SECRET_ENV)
+                .ok_or(CliError::NoClientSecret(CLIENT_SECRET_ENV))?;
             let mut introspection =
                 Introspection::new(client_id, client_secret).always(self.introspect_all);
             if let Some(endpoint) = endpoint {
@@ -103,7 +95,7 @@ impl OAuthArgs {
             config = config.introspection(introspection);
         }
         match config.problems().first() {
-            Some(problem) => Err(problem.clone()),
+            Some(problem) => Err(CliError::OAuth(problem.clone())),
             None => Ok(Some(config)),
         }
     }
@@ -188,17 +180,27 @@ mod tests {
         assert!(from_flags.always);
         let nothing = |_: &str| None;
         let no_id = introspection(&["--oauth-introspection"], &nothing).expect_err("no id");
-        assert!(no_id.contains(CLIENT_ID_ENV), "{no_id}");
+        assert!(matches!(no_id, CliError::NoClientId(_)), "{no_id}");
+        assert!(no_id.to_string().contains(CLIENT_ID_ENV), "{no_id}");
         let no_secret = introspection(
             &["--oauth-introspection", "--oauth-client-id", "id"],
             &nothing,
         )
         .expect_err("no secret");
-        assert!(no_secret.contains(CLIENT_SECRET_ENV), "{no_secret}");
+        assert!(
+            matches!(no_secret, CliError::NoClientSecret(_)),
+            "{no_secret}"
+        );
+        assert!(
+            no_secret.to_string().contains(CLIENT_SECRET_ENV),
+            "{no_secret}"
+        );
         let not_a_url = introspection(&["--oauth-introspection", "nowhere"], &environment)
             .expect_err("not a URL");
         assert!(
-            not_a_url.contains("`nowhere` is not an http(s) URL"),
+            not_a_url
+                .to_string()
+                .contains("`nowhere` is not an http(s) URL"),
             "{not_a_url}"
         );
         for needs_introspection in [

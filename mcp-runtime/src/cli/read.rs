@@ -6,6 +6,7 @@ use base64::Engine as _;
 use clap::Args;
 use mcp_runtime_core::{ResourceBody, ResourceContents};
 
+use super::error::CliError;
 use super::{block_on, failed, not_found};
 use crate::registry::{ReadError, Registry};
 
@@ -60,7 +61,7 @@ pub(super) fn run(registry: &Registry, args: &ReadArgs) -> u8 {
 
 /// The contents as `read` prints them: text as it is, a blob as a line that says its MIME
 /// type and size; pieces separated by a line break.
-fn shown(contents: &[ResourceContents]) -> Result<String, String> {
+fn shown(contents: &[ResourceContents]) -> Result<String, CliError> {
     let mut out = String::new();
     for piece in contents {
         if !out.is_empty() && !out.ends_with('\n') {
@@ -69,8 +70,9 @@ fn shown(contents: &[ResourceContents]) -> Result<String, String> {
         match &piece.body {
             ResourceBody::Text(text) => out.push_str(text),
             ResourceBody::Blob(data) => {
-                let size = decoded_len(data).map_err(|err| {
-                    format!("the blob of {} is not valid base64: {err}", piece.uri)
+                let size = decoded_len(data).map_err(|source| CliError::Blob {
+                    uri: piece.uri.clone(),
+                    source,
                 })?;
                 out.push_str(&blob_line("blob", piece.mime_type.as_deref(), size));
                 out.push('\n');

@@ -12,6 +12,7 @@ use clap::Args;
 
 #[cfg(feature = "client")]
 use {
+    super::error::CliError,
     crate::client::{self, Client, ClientManager, Target},
     crate::registry::Registry,
     crate::server::Server,
@@ -81,18 +82,21 @@ impl Mounts {
 pub(super) fn mounted(
     registry: &'static Registry,
     args: &RemoteArgs,
-) -> Result<(&'static Registry, Option<Mounts>), String> {
+) -> Result<(&'static Registry, Option<Mounts>), CliError> {
     let mut servers: BTreeMap<String, Target> = match &args.servers {
-        Some(path) => client::servers_from_file(path).map_err(|err| err.to_string())?,
+        Some(path) => client::servers_from_file(path)?,
         None => BTreeMap::new(),
     };
     for mount in &args.mount {
         let (name, target) = mount
             .split_once('=')
-            .ok_or_else(|| format!("--mount {mount}: give NAME=SERVER, a URL or a command"))?;
-        let target = Target::parse(target).map_err(|err| format!("--mount {mount}: {err}"))?;
+            .ok_or_else(|| CliError::MountSyntax(mount.clone()))?;
+        let target = Target::parse(target).map_err(|source| CliError::MountTarget {
+            mount: mount.clone(),
+            source,
+        })?;
         if servers.insert(name.to_owned(), target).is_some() {
-            return Err(format!("two servers are named `{name}`"));
+            return Err(CliError::DuplicateServer(name.to_owned()));
         }
     }
     if servers.is_empty() {
@@ -115,16 +119,16 @@ pub(super) fn mounted(
         )
         .relay_requests();
     let manager = Arc::new(ClientManager::new(servers, builder));
-    let mut combined = Registry::builder()
-        .registry(registry)
-        .build()
-        .map_err(|err| err.to_string())?;
+    let mut combined = Registry::builder().registry(registry).build()?;
     runtime.block_on(async {
         for name in &names {
             let prefix = prefix_of(name);
             let mounted = client::mount_managed(&mut combined, &prefix, Arc::clone(&manager), name)
                 .await
-                .map_err(|err| format!("server `{name}`: {err}"))?;
+                .map_err(|source| CliError::Mount {
+                    name: name.clone(),
+                    source: Box::new(source),
+                })?;
             for conflict in &mounted.conflicts {
                 eprintln!(
                     "warning: `{}` of server `{name}` is not mounted: {} has the name; {}",
@@ -135,7 +139,7 @@ pub(super) fn mounted(
                 eprintln!("warning: `{tool}` of server `{name}` is not mounted: {reason}");
             }
         }
-        Ok::<(), String>(())
+        Ok::<(), CliError>(())
     })?;
     let names = names
         .into_iter()
@@ -166,15 +170,13 @@ fn prefix_of(name: &str) -> String {
 /// server's connection besides the built-in ones: a private CA's, or a self-signed
 /// certificate's.
 #[cfg(feature = "tls")]
-fn trust_ssl_cert_file(servers: &mut BTreeMap<String, Target>) -> Result<(), String> {
+fn trust_ssl_cert_file(servers: &mut BTreeMap<String, Target>) -> Result<(), CliError> {
     let Some(path) = std::env::var_os("SSL_CERT_FILE") else {
         return Ok(());
     };
-    let pem = std::fs::read(&path).map_err(|err| {
-        format!(
-            "SSL_CERT_FILE {}: {err}",
-            std::path::Path::new(&path).display()
-        )
+    let pem = std::fs::read(&path).map_err(|source| CliError::SslCertFile {
+        path: path.clone().into(),
+        source,
     })?;
     for target in servers.values_mut() {
         if let Target::Http(server) = target {

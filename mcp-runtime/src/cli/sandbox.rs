@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use super::error::CliError;
 use crate::registry::Registry;
 use crate::sandbox::{Network, Sandboxing, Support};
 
@@ -38,7 +39,7 @@ impl SandboxArgs {
         &self,
         registry: &Registry,
         warm: usize,
-    ) -> Result<Option<Sandboxing>, String> {
+    ) -> Result<Option<Sandboxing>, CliError> {
         let sandboxed: Vec<&str> = registry
             .list()
             .filter(|tool| registry.sandboxing().policy_of(tool).is_some())
@@ -47,7 +48,7 @@ impl SandboxArgs {
         if sandboxed.is_empty() && *self == Self::default() {
             return Ok(None);
         }
-        let known = |flag: &str, name: &str| -> Result<(), String> {
+        let known = |flag: &str, name: &str| -> Result<(), CliError> {
             if sandboxed.contains(&name) {
                 return Ok(());
             }
@@ -59,9 +60,11 @@ impl SandboxArgs {
                     sandboxed.join("`, `")
                 )
             };
-            Err(format!(
-                "{flag}: no tool marked requires_sandbox is named `{name}`; {marked}"
-            ))
+            Err(CliError::NoSuchSandboxedTool {
+                flag: flag.to_owned(),
+                name: name.to_owned(),
+                marked,
+            })
         };
         let mut sandboxing = registry.sandboxing().clone().warm(warm).on_command_line();
         if self.allow_unsandboxed_all {
@@ -75,16 +78,22 @@ impl SandboxArgs {
             let (name, dir) = pair
                 .split_once('=')
                 .filter(|(name, dir)| !name.is_empty() && !dir.is_empty())
-                .ok_or_else(|| format!("--sandbox-path: `{pair}` is not NAME=DIR"))?;
+                .ok_or_else(|| CliError::SandboxPath(pair.clone()))?;
             sandboxing = sandboxing.path(name.trim_start_matches('$'), dir);
         }
         if let Some(file) = &self.sandbox_policy {
-            let text = std::fs::read_to_string(file).map_err(|err| {
-                format!("--sandbox-policy: cannot read `{}`: {err}", file.display())
-            })?;
-            sandboxing = sandboxing
-                .with_policy_file(&text)
-                .map_err(|err| format!("--sandbox-policy `{}`: {err}", file.display()))?;
+            let text =
+                std::fs::read_to_string(file).map_err(|source| CliError::ReadSandboxPolicy {
+                    path: file.clone(),
+                    source,
+                })?;
+            sandboxing =
+                sandboxing
+                    .with_policy_file(&text)
+                    .map_err(|problem| CliError::SandboxPolicy {
+                        path: file.clone(),
+                        problem,
+                    })?;
             for name in sandboxing.policies().keys() {
                 known(&format!("--sandbox-policy `{}`", file.display()), name)?;
             }
@@ -93,10 +102,24 @@ impl SandboxArgs {
     }
 }
 
+/// A machine that lacks what isolating the sandboxed tools needs: they refuse to run.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "sandbox: {support}; this machine lacks {missing}, so the {sandboxed} tool(s) marked requires_sandbox refuse to run unless allowed with `--allow-unsandboxed NAME`"
+)]
+pub(super) struct SandboxLacking {
+    /// What the machine gives, as `check` shows it.
+    support: String,
+    /// What it lacks.
+    missing: String,
+    /// How many tools are marked `requires_sandbox`.
+    sandboxed: usize,
+}
+
 /// What `check` says of the sandbox, when the registry has sandboxed tools: what this
 /// machine gives them, or what it lacks (an error unless every such tool may run
 /// unsandboxed, which `check` cannot know, so it is one).
-pub(super) fn support_line(registry: &Registry) -> Option<Result<String, String>> {
+pub(super) fn support_line(registry: &Registry) -> Option<Result<String, SandboxLacking>> {
     let sandboxed = registry
         .list()
         .filter(|tool| registry.sandboxing().policy_of(tool).is_some())
@@ -107,7 +130,7 @@ pub(super) fn support_line(registry: &Registry) -> Option<Result<String, String>
     let support: Support = match super::runtime() {
         Ok(runtime) => runtime.block_on(crate::sandbox::support()),
         Err(err) => Support {
-            missing: Some(err),
+            missing: Some(err.to_string()),
             ..Support::default()
         },
     };
@@ -136,8 +159,10 @@ pub(super) fn support_line(registry: &Registry) -> Option<Result<String, String>
         None => Ok(format!(
             "sandbox: {support}; {sandboxed} tool(s) marked requires_sandbox run isolated{host_network}"
         )),
-        Some(missing) => Err(format!(
-            "sandbox: {support}; this machine lacks {missing}, so the {sandboxed} tool(s) marked requires_sandbox refuse to run unless allowed with `--allow-unsandboxed NAME`"
-        )),
+        Some(missing) => Err(SandboxLacking {
+            support: support.to_string(),
+            missing: missing.clone(),
+            sandboxed,
+        }),
     })
 }

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use clap::Args;
 
+use super::error::CliError;
 use super::sandbox::SandboxArgs;
 use super::{ArgumentsArgs, DangerousArgs, FAILURE, USAGE, as_run};
 use crate::registry::{EMPTY_REGISTRY_HINT, Registry};
@@ -138,6 +139,22 @@ impl ServeArgs {
             .find(|(_, given)| *given)
             .map(|(flag, _)| *flag)
     }
+
+    /// The HTTP server's settings of `--token` (or its environment variable),
+    /// `--allow-origin`, `--rate-limit` and `--rate-burst`.
+    #[cfg(feature = "http")]
+    fn http_config(&self) -> HttpConfig {
+        let rate_limit = self.rate_limit.map(|limit| match self.rate_burst {
+            Some(burst) => limit.with_burst(burst),
+            None => limit,
+        });
+        HttpConfig {
+            token: self.token.clone().or_else(token_from_env),
+            allowed_origins: self.allow_origins.clone(),
+            rate_limit,
+            ..HttpConfig::default()
+        }
+    }
 }
 
 pub(super) fn run(
@@ -151,24 +168,19 @@ pub(super) fn run(
         eprintln!("error: {NO_OAUTH}");
         return USAGE;
     }
+    #[cfg(feature = "http")]
+    #[allow(unused_mut)]
+    let mut http_config = args.http_config();
     #[cfg(feature = "oauth")]
-    let oauth = match args.oauth.config(|name| std::env::var(name).ok()) {
-        Ok(oauth) => oauth,
+    match args.oauth.config(|name| std::env::var(name).ok()) {
+        Ok(oauth) => http_config.oauth = oauth,
         Err(message) => {
             eprintln!("error: {message}");
             return USAGE;
         }
-    };
+    }
     let ServeArgs {
         http,
-        #[cfg(feature = "http")]
-        token,
-        #[cfg(feature = "http")]
-        allow_origins,
-        #[cfg(feature = "http")]
-        rate_limit,
-        #[cfg(feature = "http")]
-        rate_burst,
         llm_names,
         llm_names_bare,
         portable,
@@ -184,11 +196,7 @@ pub(super) fn run(
         state_key_file,
         ..
     } = args;
-    let state_key = match state_key_file {
-        Some(path) => StateKey::from_file(path).map(Some),
-        None => StateKey::from_env(STATE_KEY_ENV),
-    };
-    let state_key = match state_key {
+    let state_key = match state_key_of(state_key_file) {
         Ok(key) => key,
         Err(err) => {
             eprintln!("error: {err}");
@@ -213,31 +221,11 @@ pub(super) fn run(
             return USAGE;
         }
         #[cfg(feature = "http")]
-        Some(address) => {
-            let rate_limit = rate_limit.map(|limit| match rate_burst {
-                Some(burst) => limit.with_burst(burst),
-                None => limit,
-            });
-            Transport::Http(
-                address,
-                Box::new(HttpConfig {
-                    token: token.or_else(token_from_env),
-                    allowed_origins: allow_origins,
-                    rate_limit,
-                    #[cfg(feature = "oauth")]
-                    oauth,
-                    ..HttpConfig::default()
-                }),
-            )
-        }
+        Some(address) => Transport::Http(address, Box::new(http_config)),
     };
     let options = Options {
         task_store: (task_store, task_namespace),
-        task_settings: crate::tasks::TaskSettings {
-            ttl: task_ttl,
-            lease: task_lease.max(std::time::Duration::from_millis(300)),
-            ..crate::tasks::TaskSettings::default()
-        },
+        task_settings: task_settings(task_ttl, task_lease),
         llm_names,
         llm_names_bare,
         portable,
@@ -246,6 +234,29 @@ pub(super) fn run(
         app: app.cloned(),
     };
     serve(served, transport, options, on_serve)
+}
+
+/// The key that seals the state of multi-round requests: `--state-key-file`'s, or
+/// `MCP_STATE_KEY`'s, or `None` for a key made for this process alone.
+fn state_key_of(
+    state_key_file: Option<std::path::PathBuf>,
+) -> Result<Option<StateKey>, crate::talk::StateKeyError> {
+    match state_key_file {
+        Some(path) => StateKey::from_file(path).map(Some),
+        None => StateKey::from_env(STATE_KEY_ENV),
+    }
+}
+
+/// The settings of tasks: `--task-ttl`, and `--task-lease` of at least 300 ms.
+fn task_settings(
+    ttl: std::time::Duration,
+    lease: std::time::Duration,
+) -> crate::tasks::TaskSettings {
+    crate::tasks::TaskSettings {
+        ttl,
+        lease: lease.max(std::time::Duration::from_millis(300)),
+        ..crate::tasks::TaskSettings::default()
+    }
 }
 
 /// How the server serves, besides its transport.
@@ -403,7 +414,7 @@ fn serve(
 async fn task_store_of(
     store: &str,
     namespace: &str,
-) -> Result<Option<Arc<dyn crate::tasks::TaskStore>>, String> {
+) -> Result<Option<Arc<dyn crate::tasks::TaskStore>>, CliError> {
     if store == "memory" {
         return Ok(None);
     }
@@ -411,19 +422,17 @@ async fn task_store_of(
         .iter()
         .any(|scheme| store.starts_with(scheme));
     if !redis {
-        return Err("a task store is `memory` or a Redis URL (redis://HOST:PORT)".to_owned());
+        return Err(CliError::TaskStoreUrl);
     }
     #[cfg(feature = "redis")]
     {
-        let store = crate::tasks::RedisStore::connect_with_namespace(store, namespace)
-            .await
-            .map_err(|err| err.to_string())?;
+        let store = crate::tasks::RedisStore::connect_with_namespace(store, namespace).await?;
         Ok(Some(Arc::new(store)))
     }
     #[cfg(not(feature = "redis"))]
     {
         let _ = namespace;
-        Err("this program was built without mcp-runtime's `redis` feature".to_owned())
+        Err(CliError::NoRedis)
     }
 }
 

@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 
 mod strict_clients;
 
+#[cfg(feature = "cli")]
 pub(crate) use strict_clients::{Finding, findings};
 
 /// Why a schema's references cannot be inlined, for the [`portable`] form.

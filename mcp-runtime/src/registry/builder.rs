@@ -133,6 +133,7 @@ impl RegistryBuilder {
     }
 
     /// Gives the tools `states`, those of a type this builder has none of.
+    #[cfg(feature = "cli")]
     pub(crate) fn states(mut self, states: &States) -> Self {
         self.settings.states.merge(states);
         self

@@ -32,6 +32,7 @@ use crate::policy::DangerousPolicy;
 use crate::registration::{
     Arguments, Failure, FormRegistration, Handler, Location, Output, ToolRegistration,
 };
+#[cfg(feature = "cli")]
 use crate::state::States;
 pub use crate::tool::RegisteredTool;
 
@@ -263,6 +264,7 @@ impl Registry {
 
     /// The registry of every `#[mcp_tool]` with `states`: the global one, built with them
     /// unless it was built before; otherwise one of its own, kept for the process.
+    #[cfg(feature = "cli")]
     pub(crate) fn global_with(states: &States) -> Result<&'static Registry, RegistryError> {
         let build = || Self::builder().inventory().states(states).build();
         match Self::global_cell().get_or_init(build) {

@@ -41,8 +41,8 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 pub use mcp_runtime_core::sandbox::{
-    DEFAULT_MEMORY, DEFAULT_PROCESSES, Network, SCRATCH, SandboxPolicy, display_memory,
-    parse_memory,
+    DEFAULT_MEMORY, DEFAULT_PROCESSES, MemoryError, Network, SCRATCH, SandboxPolicy,
+    display_memory, parse_memory,
 };
 use serde::{Deserialize, Serialize};
 
@@ -295,6 +295,7 @@ impl Sandboxing {
     }
 
     /// Marks it as set on the command line: a refusal names `--allow-unsandboxed`.
+    #[cfg(feature = "cli")]
     pub(crate) fn on_command_line(mut self) -> Self {
         self.command_line = true;
         self

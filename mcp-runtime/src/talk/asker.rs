@@ -26,6 +26,8 @@ pub(crate) trait AskChannel: Send + Sync + std::fmt::Debug {
     fn ask<'a>(&'a self, key: &'a str, request: InputRequest) -> Asking<'a>;
 
     /// What the client declared it can answer, when known.
+    // Read by the gateway only, which passes them on to a mounted server.
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
     fn capabilities(&self) -> Option<Arc<Map<String, Value>>>;
 
     /// Itself, for the side that made it to find its own type again.

@@ -45,6 +45,7 @@ pub(crate) const STANDARD_FORMATS: [&str; 19] = [
 
 /// Something in a schema that some clients refuse.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg(feature = "cli")]
 pub(crate) enum Finding {
     /// A `type` array, with its types.
     TypeArray(String),
@@ -57,6 +58,7 @@ pub(crate) enum Finding {
 }
 
 /// Each thing in `schema` some clients refuse, with the JSON pointer of its keyword.
+#[cfg(feature = "cli")]
 pub(crate) fn findings(schema: &Value) -> Vec<(String, Finding)> {
     let mut found = Vec::new();
     visit(schema, &mut String::new(), &mut |pointer, schema| {
@@ -115,6 +117,7 @@ fn holds(keyword: &str) -> Holds {
 }
 
 /// Calls `each` with every schema object in `schema`, the root included, and its pointer.
+#[cfg(feature = "cli")]
 fn visit(schema: &Value, pointer: &mut String, each: &mut impl FnMut(&str, &Map<String, Value>)) {
     let Value::Object(map) = schema else {
         return;
