@@ -24,6 +24,7 @@ use std::time::Duration;
 
 use eventsource_stream::Eventsource;
 use futures_util::StreamExt;
+use mcp_runtime_core::method::Method;
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
@@ -188,7 +189,7 @@ impl HttpServer {
                 };
                 // 2026-07-28 has no notifications from the client: closing a request's
                 // stream is its cancellation.
-                if body.get("method").and_then(Value::as_str) == Some("notifications/cancelled") {
+                if body.get("method").and_then(Value::as_str) == Some(Method::Cancelled.as_str()) {
                     let cancelled = body
                         .pointer("/params/requestId")
                         .and_then(Value::as_u64)
@@ -203,7 +204,8 @@ impl HttpServer {
                 // The end of the handshake is sent, and the session's own stream opened,
                 // before anything else: what the server sends there may answer the very
                 // next request.
-                if body.get("method").and_then(Value::as_str) == Some("notifications/initialized") {
+                if body.get("method").and_then(Value::as_str) == Some(Method::Initialized.as_str())
+                {
                     Arc::clone(&endpoint).post(body, message, inbound).await;
                     continue;
                 }
@@ -333,9 +335,9 @@ impl Endpoint {
             if !method.is_empty() {
                 request = request.header("Mcp-Method", method);
             }
-            let name = match method {
-                "tools/call" | "prompts/get" => body.pointer("/params/name"),
-                "resources/read" => body.pointer("/params/uri"),
+            let name = match Method::parse(method) {
+                Method::ToolsCall | Method::PromptsGet => body.pointer("/params/name"),
+                Method::ResourcesRead => body.pointer("/params/uri"),
                 _ => None,
             };
             if let Some(name) = name.and_then(Value::as_str) {
@@ -361,7 +363,7 @@ impl Endpoint {
             }
         };
         let status = response.status();
-        if method == "initialize" {
+        if method == Method::Initialize.as_str() {
             if let Some(session) = response
                 .headers()
                 .get("mcp-session-id")
@@ -387,7 +389,7 @@ impl Endpoint {
             fail(http_error(status.as_u16(), &text)).await;
             return;
         }
-        if method == "notifications/initialized" {
+        if method == Method::Initialized.as_str() {
             // The handshake is done: the session's own stream can open.
             self.listen(inbound.clone()).await;
         }
@@ -401,7 +403,7 @@ impl Endpoint {
         } else if status.as_u16() != 202 && status.as_u16() != 204 {
             match read_capped(response).await {
                 Ok(text) if !text.trim().is_empty() => {
-                    if method == "initialize" {
+                    if method == Method::Initialize.as_str() {
                         self.agreed(&text);
                     }
                     let _ = inbound.send(Inbound::Message(text)).await;

@@ -6,6 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use mcp_runtime_core::method::Method;
 use mcp_runtime_core::{LogMessage, LoggingLevel};
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
@@ -160,7 +161,7 @@ impl Client {
         let pending = self
             .link
             .request(
-                "subscriptions/listen",
+                Method::SubscriptionsListen.as_str(),
                 &params,
                 Vec::new(),
                 link::Watch {
@@ -349,7 +350,11 @@ impl Client {
         let mut params = Map::new();
         params.insert("level".to_owned(), json!(least));
         match self
-            .exchange("logging/setLevel", &params, RequestOptions::default())
+            .exchange(
+                Method::LoggingSetLevel.as_str(),
+                &params,
+                RequestOptions::default(),
+            )
             .await
         {
             Ok(_) => *asked = Some(least),

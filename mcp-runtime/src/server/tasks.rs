@@ -7,21 +7,22 @@
 //! such a client becomes a task; from another, it runs as any call does, unless the tool
 //! requires a task, which is refused with -32021.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use futures_util::FutureExt;
+use mcp_runtime_core::method::Method;
 use mcp_runtime_core::wire::CallToolResult;
 use serde_json::{Map, Value, json};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-use super::catalog::Awaiting;
+use super::catalog::{Awaiting, Reply};
 use super::jsonrpc::{self, Id};
-use super::stateless::{
-    self, CLIENT_CAPABILITIES_KEY, MISSING_CLIENT_CAPABILITY, Mirrored, Status,
-};
-use super::{Answer, Fault, Peer, PendingCall, Server, Step, fault_response};
+use super::stateless::{self, CLIENT_CAPABILITIES_KEY, MISSING_CLIENT_CAPABILITY, Status};
+use super::{Answer, Fault, Peer, PendingCall, Request, Server, Step, fault_response};
 use crate::execute::CallOptions;
 use crate::talk::ask::Round;
 use crate::tasks::engine::{Ending, Tasks, wire};
@@ -45,97 +46,98 @@ impl Server {
     /// `tasks/get`, `tasks/update` and `tasks/cancel`: refused at once when the client did
     /// not declare the extension or the `Mcp-Name` header names another task; otherwise
     /// left to await the store.
-    pub(super) fn task_request(
+    pub(super) fn task_request(&self, method: TaskMethod, request: &Request<'_>) -> Step {
+        match self.task_params(method, request) {
+            Ok((task_id, responses)) => {
+                let future = self.task_reply(method, task_id, responses, request);
+                task_step(request.id, request.stateless, future)
+            }
+            Err(refused) => refused,
+        }
+    }
+
+    /// The task a request of the extension names, and the answers a `tasks/update` brings;
+    /// or the step refusing it.
+    fn task_params(
         &self,
-        id: &Id,
-        method: &str,
-        params: &Map<String, Value>,
-        stateless: bool,
-        peer: &Peer<'_>,
-        mirrored: Option<&Mirrored<'_>>,
-    ) -> Step {
+        method: TaskMethod,
+        request: &Request<'_>,
+    ) -> Result<(String, Map<String, Value>), Step> {
+        let Request {
+            id,
+            params,
+            stateless,
+            peer,
+            mirrored,
+        } = *request;
         let refused = |refusal| Step::Answered(Some(Answer::refused(id, refusal)));
+        let invalid = |message: &str| {
+            Step::Answered(Some(Answer::ok(fault_response(
+                id,
+                (jsonrpc::INVALID_PARAMS, message.to_owned(), None),
+            ))))
+        };
         if !declares_tasks(params.get("_meta"), peer) {
             let status = if stateless {
                 Status::BadRequest
             } else {
                 Status::Ok
             };
-            return refused((missing_tasks(method), status));
+            return Err(refused((missing_tasks(method.method().as_str()), status)));
         }
-        let task_id = match params.get("taskId") {
-            Some(Value::String(task_id)) => task_id.clone(),
-            _ => {
-                return Step::Answered(Some(Answer::ok(fault_response(
-                    id,
-                    (
-                        jsonrpc::INVALID_PARAMS,
-                        "`taskId` must be the task's id, a string".to_owned(),
-                        None,
-                    ),
-                ))));
-            }
+        let Some(Value::String(task_id)) = params.get("taskId") else {
+            return Err(invalid("`taskId` must be the task's id, a string"));
         };
         // The header routes the request to the task's replica: at 2026-07-28 it must be
         // there and name this task (over HTTP); on the handshake's revisions, if sent.
         if stateless || mirrored.is_some_and(|headers| headers.name.is_some()) {
-            if let Err(refusal) = stateless::admit_name(&task_id, mirrored) {
-                return refused(refusal);
-            }
+            stateless::admit_name(task_id, mirrored).map_err(refused)?;
         }
         let responses = match (method, params.get("inputResponses")) {
-            ("tasks/update", Some(Value::Object(responses))) => responses.clone(),
-            ("tasks/update", _) => {
-                return Step::Answered(Some(Answer::ok(fault_response(
-                    id,
-                    (
-                        jsonrpc::INVALID_PARAMS,
-                        "`inputResponses` must be an object of answers by key".to_owned(),
-                        None,
-                    ),
-                ))));
+            (TaskMethod::Update, Some(Value::Object(responses))) => responses.clone(),
+            (TaskMethod::Update, _) => {
+                return Err(invalid(
+                    "`inputResponses` must be an object of answers by key",
+                ));
             }
-            _ => Map::new(),
+            (TaskMethod::Get | TaskMethod::Cancel, _) => Map::new(),
         };
+        Ok((task_id.clone(), responses))
+    }
+
+    /// What the store answers a request of the extension, written.
+    fn task_reply(
+        &self,
+        method: TaskMethod,
+        task_id: String,
+        responses: Map<String, Value>,
+        request: &Request<'_>,
+    ) -> Pin<Box<dyn Future<Output = Reply> + Send + 'static>> {
         let tasks = Arc::clone(self.tasks());
-        let owner = owner(peer);
-        let method = method.to_owned();
+        let owner = owner(request.peer);
         // The extension's results say what they are at every revision; at 2026-07-28 they
         // carry the server's identity too.
-        let meta =
-            stateless.then(|| json!({ "io.modelcontextprotocol/serverInfo": self.server_info() }));
-        let mut future = Box::pin(async move {
+        let meta = request
+            .stateless
+            .then(|| json!({ "io.modelcontextprotocol/serverInfo": self.server_info() }));
+        Box::pin(async move {
             let owner = owner.as_deref();
-            let written = match method.as_str() {
-                "tasks/get" => match tasks.get(&task_id, owner).await {
+            let written = match method {
+                TaskMethod::Get => match tasks.get(&task_id, owner).await {
                     Ok(record) => wire(&record, true, "complete", meta.as_ref()),
                     Err((code, message)) => return Err((code, message, None)),
                 },
-                "tasks/update" => match tasks.update(&task_id, owner, &responses).await {
+                TaskMethod::Update => match tasks.update(&task_id, owner, &responses).await {
                     Ok(()) => acknowledgement(meta.as_ref()),
                     Err((code, message)) => return Err((code, message, None)),
                 },
-                _ => match tasks.cancel(&task_id, owner).await {
+                TaskMethod::Cancel => match tasks.cancel(&task_id, owner).await {
                     Ok(()) => acknowledgement(meta.as_ref()),
                     Err((code, message)) => return Err((code, message, None)),
                 },
             };
             written.map_err(|err| (jsonrpc::INTERNAL_ERROR, err.to_string(), None))
-        });
-        // In memory, the answer is ready at once: no need to await it elsewhere.
-        if let Some(done) = (&mut future).now_or_never() {
-            let text = match done {
-                Ok(result) => jsonrpc::result_response(id, &result),
-                Err(fault) => fault_response(id, fault),
-            };
-            return Step::Answered(Some(Answer::ok(text)));
-        }
-        Step::Await(Box::new(Awaiting {
-            id: id.clone(),
-            stateless,
-            written: true,
-            future,
-        }))
+        })
     }
 
     /// Runs a call as a task: answered with the task's handle once it is recorded, the
@@ -238,6 +240,49 @@ impl Server {
             Err(err) => fault_response(&id, (jsonrpc::INTERNAL_ERROR, err.to_string(), None)),
         }
     }
+}
+
+/// A request of the tasks extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum TaskMethod {
+    /// `tasks/get`.
+    Get,
+    /// `tasks/update`.
+    Update,
+    /// `tasks/cancel`.
+    Cancel,
+}
+
+impl TaskMethod {
+    fn method(self) -> Method {
+        match self {
+            Self::Get => Method::TasksGet,
+            Self::Update => Method::TasksUpdate,
+            Self::Cancel => Method::TasksCancel,
+        }
+    }
+}
+
+/// Answers at once when the store's reply is ready (in memory), leaves it to be awaited
+/// otherwise.
+fn task_step(
+    id: &Id,
+    stateless: bool,
+    mut future: Pin<Box<dyn Future<Output = Reply> + Send + 'static>>,
+) -> Step {
+    if let Some(done) = (&mut future).now_or_never() {
+        let text = match done {
+            Ok(result) => jsonrpc::result_response(id, &result),
+            Err(fault) => fault_response(id, fault),
+        };
+        return Step::Answered(Some(Answer::ok(text)));
+    }
+    Step::Await(Box::new(Awaiting {
+        id: id.clone(),
+        stateless,
+        written: true,
+        future,
+    }))
 }
 
 /// The empty acknowledgement of `tasks/update` and `tasks/cancel`.

@@ -46,6 +46,7 @@ use axum::middleware::{self, Next};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
+use mcp_runtime_core::method::Method;
 use serde_json::Value;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 
@@ -173,7 +174,7 @@ impl Carried {
         let (method, tool) = match incoming {
             // A call without a name logs none.
             Incoming::Call { params, .. } => (
-                "tools/call",
+                Method::ToolsCall.as_str(),
                 params.name.as_ref().map(|name| match name {
                     Value::String(name) => name.clone(),
                     other => other.to_string(),
@@ -182,7 +183,7 @@ impl Carried {
             Incoming::Request { method, .. } | Incoming::Notification { method, .. } => {
                 (method.as_str(), None)
             }
-            Incoming::Cancelled { .. } => ("notifications/cancelled", None),
+            Incoming::Cancelled { .. } => (Method::Cancelled.as_str(), None),
             Incoming::Response { .. } => ("(response)", None),
         };
         Some(Self {

@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use mcp_runtime_core::LoggingLevel;
+use mcp_runtime_core::method::Method;
 use tokio::runtime::Handle;
 use tokio::sync::{Semaphore, mpsc, oneshot};
 
@@ -217,7 +218,10 @@ impl<W: Write + Send + 'static> Reading<W> {
                 // as the stateful revisions have it.
                 let initialized = matches!(
                     &incoming,
-                    Incoming::Notification { method, .. } if method == "notifications/initialized"
+                    Incoming::Notification {
+                        method: Method::Initialized,
+                        ..
+                    }
                 );
                 // The handshake's subscriptions only: the stateless revision has none.
                 let subscription = super::subscribes(&incoming);
