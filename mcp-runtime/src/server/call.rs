@@ -418,7 +418,7 @@ pub(crate) struct PendingCall {
     /// Who sent it: only they can cancel it.
     client: String,
     /// Who sent it, as its access token says.
-    pub(super) auth: Option<Arc<crate::AuthInfo>>,
+    pub(super) auth: Option<Arc<crate::auth::AuthInfo>>,
 }
 
 impl PendingCall {
@@ -439,7 +439,7 @@ impl PendingCall {
         self.snapshot
             .registry
             .get(self.call.tool_name.as_str())
-            .is_some_and(crate::RegisteredTool::starts_at_once)
+            .is_some_and(crate::tool::RegisteredTool::starts_at_once)
     }
 
     /// Whether the call may send the client requests before its answer: a tool that can

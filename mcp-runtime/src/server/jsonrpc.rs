@@ -427,18 +427,12 @@ fn parse_value(bytes: &[u8]) -> Result<Incoming, Refusal> {
     let mut object = match message {
         Value::Object(object) => object,
         Value::Array(_) => {
-            return Err(refuse(
-                &Id::NONE,
-                INVALID_REQUEST,
-                "batches are not supported: send one JSON-RPC message at a time",
-            ));
+            let message = "batches are not supported: send one JSON-RPC message at a time";
+            return Err(refuse(&Id::NONE, INVALID_REQUEST, message));
         }
         _ => {
-            return Err(refuse(
-                &Id::NONE,
-                INVALID_REQUEST,
-                "a JSON-RPC message must be an object",
-            ));
+            let message = "a JSON-RPC message must be an object";
+            return Err(refuse(&Id::NONE, INVALID_REQUEST, message));
         }
     };
     let id = object.remove("id");
@@ -476,28 +470,7 @@ fn parse_value(bytes: &[u8]) -> Result<Incoming, Refusal> {
         }
         None => return Err(refuse(&answer_id, INVALID_REQUEST, "`method` is missing")),
     };
-    let params = match object.remove("params") {
-        None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(params)) => params,
-        // By-position parameters are JSON-RPC, but no MCP method takes them; a
-        // notification is never answered, whatever its parameters.
-        Some(Value::Array(_)) if id.is_none() => Map::new(),
-        Some(Value::Array(_)) => {
-            return Err(refuse(
-                &answer_id,
-                INVALID_PARAMS,
-                "`params` must be an object: MCP methods take named parameters",
-            ));
-        }
-        // Neither an object nor an array: not a valid request object.
-        Some(_) => {
-            return Err(refuse(
-                &answer_id,
-                INVALID_REQUEST,
-                "`params` must be an object",
-            ));
-        }
-    };
+    let params = params_of(object.remove("params"), id.is_none(), &answer_id)?;
     match (id, valid_id) {
         (None, _) => Ok(Incoming::Notification { method, params }),
         (Some(_), Some(id)) if method == Method::ToolsCall => Ok(Incoming::Call {
@@ -510,6 +483,35 @@ fn parse_value(bytes: &[u8]) -> Result<Incoming, Refusal> {
             INVALID_REQUEST,
             "`id` must be a string or an integer",
         )),
+    }
+}
+
+/// The named parameters of a message read by the general reader, or the refusal of them,
+/// under `id`.
+fn params_of(
+    params: Option<Value>,
+    notification: bool,
+    id: &Id,
+) -> Result<Map<String, Value>, Refusal> {
+    let refuse = |code, message: &str| {
+        Err(Refusal {
+            id: id.clone(),
+            code,
+            message: message.to_owned(),
+        })
+    };
+    match params {
+        None | Some(Value::Null) => Ok(Map::new()),
+        Some(Value::Object(params)) => Ok(params),
+        // By-position parameters are JSON-RPC, but no MCP method takes them; a
+        // notification is never answered, whatever its parameters.
+        Some(Value::Array(_)) if notification => Ok(Map::new()),
+        Some(Value::Array(_)) => refuse(
+            INVALID_PARAMS,
+            "`params` must be an object: MCP methods take named parameters",
+        ),
+        // Neither an object nor an array: not a valid request object.
+        Some(_) => refuse(INVALID_REQUEST, "`params` must be an object"),
     }
 }
 

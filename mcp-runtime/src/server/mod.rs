@@ -377,10 +377,32 @@ impl Server {
             Incoming::Request { id, method, params } => {
                 self.request(id, method, params, peer, mirrored)
             }
-            Incoming::Call { id, params } => match self.begin_call(id, params, peer, mirrored) {
-                Ok(pending) => self.call_now(pending),
-                Err(answer) => Step::Answered(Some(answer)),
-            },
+            Incoming::Call { id, params } => self.call(id, params, peer, mirrored),
+        }
+    }
+
+    /// Begins a `tools/call`: run at once when it can be, left to await otherwise.
+    fn call(
+        &self,
+        id: Id,
+        params: jsonrpc::CallParams,
+        peer: &Peer<'_>,
+        mirrored: Option<&Mirrored<'_>>,
+    ) -> Step {
+        match self.begin_call(id, params, peer, mirrored) {
+            Ok(pending) => self.call_now(pending),
+            Err(answer) => Step::Answered(Some(answer)),
+        }
+    }
+
+    /// The answer to `initialize`, which opens a session where its transport has them
+    /// (streamable HTTP) once it succeeds.
+    fn handshake(&self, request: &Request<'_>) -> Answer {
+        let result = self.initialize(request.params);
+        let opens_session = result.is_ok();
+        Answer {
+            opens_session,
+            ..self.answered(request, result)
         }
     }
 
@@ -460,14 +482,7 @@ impl Server {
         };
         let now = |answer| Step::Answered(Some(answer));
         match method {
-            Method::Initialize => {
-                let result = self.initialize(&params);
-                let opens_session = result.is_ok();
-                now(Answer {
-                    opens_session,
-                    ..self.answered(&request, result)
-                })
-            }
+            Method::Initialize => now(self.handshake(&request)),
             Method::ServerDiscover => now(self.answered(&request, Ok(self.discover(peer)))),
             Method::Ping => now(self.answered(&request, Ok(Map::new()))),
             // The transport that keeps the connection (or the session) records the level.
@@ -491,15 +506,10 @@ impl Server {
             Method::TasksUpdate => self.task_request(TaskMethod::Update, &request),
             Method::TasksCancel => self.task_request(TaskMethod::Cancel, &request),
             // Read as a request only when built by hand: the reader makes it a call.
-            Method::ToolsCall => match self.begin_call(
-                id.clone(),
-                jsonrpc::CallParams::from_map(params),
-                peer,
-                mirrored,
-            ) {
-                Ok(pending) => self.call_now(pending),
-                Err(answer) => now(answer),
-            },
+            Method::ToolsCall => {
+                let params = jsonrpc::CallParams::from_map(params);
+                self.call(id.clone(), params, peer, mirrored)
+            }
             // What a server sends, or a notification sent as a request: not served.
             Method::SamplingCreateMessage
             | Method::ElicitationCreate

@@ -21,7 +21,7 @@ pub(crate) struct Peer<'a> {
     /// What the connection (or the HTTP session) declared at `initialize`.
     pub(crate) capabilities: Option<Arc<Map<String, Value>>>,
     /// Who sent the request, as its access token says.
-    pub(crate) auth: Option<Arc<crate::AuthInfo>>,
+    pub(crate) auth: Option<Arc<crate::auth::AuthInfo>>,
     /// Whether listings show it only the items its scopes let it use.
     pub(crate) hide_unauthorized: bool,
 }

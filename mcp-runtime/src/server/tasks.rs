@@ -13,6 +13,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use futures_util::FutureExt;
+use mcp_runtime_core::MCPToolResult;
 use mcp_runtime_core::method::Method;
 use mcp_runtime_core::wire::CallToolResult;
 use serde_json::{Map, Value, json};
@@ -149,20 +150,7 @@ impl Server {
         let owner = pending.auth.as_deref().and_then(owner_of_auth);
         let token = CancellationToken::new();
         let panicked = Arc::new(AtomicBool::new(false));
-        let (progress, progress_seen) = watch::channel(None);
-        let options = CallOptions::new()
-            .with_cancellation(token.clone())
-            .with_panic_flag(Arc::clone(&panicked))
-            .with_progress(move |report| {
-                let message = report
-                    .message
-                    .clone()
-                    .unwrap_or_else(|| match report.total {
-                        Some(total) => format!("{} of {total}", report.progress),
-                        None => format!("{}", report.progress),
-                    });
-                progress.send_replace(Some(message));
-            });
+        let (options, progress_seen) = task_call_options(&token, &panicked);
         // The handshake's revisions: the task's asks wait in its record, not on a stream.
         let options = self.call_options(&mut pending, None, options);
         let PendingCall {
@@ -180,20 +168,7 @@ impl Server {
         let call_token = token.clone();
         let work = async move {
             let result = snapshot.registry.call_with(call, options).await;
-            if call_token.is_cancelled() {
-                return Ending::Cancelled;
-            }
-            if panicked.load(Ordering::Relaxed) {
-                let message = result.error().map_or_else(
-                    || "the tool panicked".to_owned(),
-                    |error| error.error_message.clone(),
-                );
-                return Ending::Failed(jsonrpc::INTERNAL_ERROR, message);
-            }
-            match serde_json::to_value(CallToolResult::from(result)) {
-                Ok(result) => Ending::Completed(result),
-                Err(err) => Ending::Failed(jsonrpc::INTERNAL_ERROR, err.to_string()),
-            }
+            task_ending(result, call_token.is_cancelled(), &panicked)
         };
         let mut work = Box::pin(work);
         let in_round = asks.as_ref().is_some_and(|asks| asks.round().is_some());
@@ -239,6 +214,47 @@ impl Server {
             Ok(result) => jsonrpc::result_response(&id, &result),
             Err(err) => fault_response(&id, (jsonrpc::INTERNAL_ERROR, err.to_string(), None)),
         }
+    }
+}
+
+/// The options of a call run as a task: cancelled by `token`, a panic noted in `panicked`,
+/// and each progress report kept as the task's status message, which the receiver watches.
+fn task_call_options(
+    token: &CancellationToken,
+    panicked: &Arc<AtomicBool>,
+) -> (CallOptions, watch::Receiver<Option<String>>) {
+    let (progress, progress_seen) = watch::channel(None);
+    let options = CallOptions::new()
+        .with_cancellation(token.clone())
+        .with_panic_flag(Arc::clone(panicked))
+        .with_progress(move |report| {
+            let message = report
+                .message
+                .clone()
+                .unwrap_or_else(|| match report.total {
+                    Some(total) => format!("{} of {total}", report.progress),
+                    None => format!("{}", report.progress),
+                });
+            progress.send_replace(Some(message));
+        });
+    (options, progress_seen)
+}
+
+/// How a task's call ended: cancelled, failed by a panic, or with its result.
+fn task_ending(result: MCPToolResult, cancelled: bool, panicked: &AtomicBool) -> Ending {
+    if cancelled {
+        return Ending::Cancelled;
+    }
+    if panicked.load(Ordering::Relaxed) {
+        let message = result.error().map_or_else(
+            || "the tool panicked".to_owned(),
+            |error| error.error_message.clone(),
+        );
+        return Ending::Failed(jsonrpc::INTERNAL_ERROR, message);
+    }
+    match serde_json::to_value(CallToolResult::from(result)) {
+        Ok(result) => Ending::Completed(result),
+        Err(err) => Ending::Failed(jsonrpc::INTERNAL_ERROR, err.to_string()),
     }
 }
 
@@ -331,7 +347,7 @@ fn owner(peer: &Peer<'_>) -> Option<String> {
     peer.auth.as_deref().and_then(owner_of_auth)
 }
 
-fn owner_of_auth(auth: &crate::AuthInfo) -> Option<String> {
+fn owner_of_auth(auth: &crate::auth::AuthInfo) -> Option<String> {
     match (auth.subject(), auth.client_id()) {
         (None, None) => Some(String::new()),
         (subject, client) => Some(format!(
