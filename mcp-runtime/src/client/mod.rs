@@ -454,7 +454,10 @@ impl Client {
             .get("protocolVersion")
             .and_then(Value::as_str)
             .ok_or_else(|| {
-                ClientError::Malformed("`initialize` answered without `protocolVersion`".to_owned())
+                ClientError::Malformed(format!(
+                    "`{}` answered without `protocolVersion`",
+                    Method::Initialize
+                ))
             })?;
         if !HANDSHAKE_VERSIONS.contains(&version) {
             return Err(ClientError::Version(format!(
@@ -563,9 +566,10 @@ impl Client {
             .await?;
         match result.get("contents") {
             Some(Value::Array(contents)) => Ok(contents.clone()),
-            _ => Err(ClientError::Malformed(
-                "the result of `resources/read` has no `contents` list".to_owned(),
-            )),
+            _ => Err(ClientError::Malformed(format!(
+                "the result of `{}` has no `contents` list",
+                Method::ResourcesRead
+            ))),
         }
     }
 

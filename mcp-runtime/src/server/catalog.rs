@@ -258,7 +258,7 @@ impl Server {
         let key = self
             .state_key()
             .cloned()
-            .map_err(|message| (jsonrpc::INTERNAL_ERROR, message, None))?;
+            .map_err(|err| (jsonrpc::INTERNAL_ERROR, err.to_string(), None))?;
         let asks = Arc::new(Asks {
             capabilities: params
                 .get("_meta")

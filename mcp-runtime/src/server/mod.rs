@@ -65,7 +65,8 @@ pub use stateless::{HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY};
 pub use stdio::{MAX_IN_FLIGHT, MAX_MESSAGE_BYTES, serve_stdio};
 
 use crate::registry::Registry;
-use crate::talk::StateKey;
+use crate::talk::{StateKey, StateKeyError};
+
 use crate::talk::ask::Outgoing;
 pub(crate) use call::PendingCall;
 pub(crate) use jsonrpc::parse;
@@ -89,6 +90,19 @@ pub const STATELESS_VERSION: &str = "2026-07-28";
 
 /// An unknown or unsupported protocol version (2026-07-28).
 pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+
+/// No key seals the `requestState` of calls answered over rounds: none was given, and none
+/// could be made at random for this process. Kept, and given again, for every round.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error(transparent)]
+pub(crate) struct NoStateKey(Arc<StateKeyError>);
+
+impl From<NoStateKey> for String {
+    /// Its message, for the round's own errors, which are messages to answer with.
+    fn from(err: NoStateKey) -> Self {
+        err.to_string()
+    }
+}
 
 /// A JSON-RPC error to answer with: code, message, data.
 type Fault = (i64, String, Option<Value>);
@@ -137,7 +151,7 @@ pub struct Server {
     serial: std::sync::atomic::AtomicU64,
     /// What seals the `requestState` of calls answered over rounds (2026-07-28): given, or
     /// made at random for this process when first needed.
-    state_key: OnceLock<Result<StateKey, String>>,
+    state_key: OnceLock<Result<StateKey, NoStateKey>>,
     /// The requests tools sent clients on the handshake's revisions, awaiting responses.
     outgoing: Arc<Outgoing>,
     /// The tasks (the tasks extension): in memory unless a store was given.
@@ -189,9 +203,9 @@ impl Server {
         self
     }
 
-    fn state_key(&self) -> Result<&StateKey, String> {
+    fn state_key(&self) -> Result<&StateKey, NoStateKey> {
         self.state_key
-            .get_or_init(|| StateKey::generate().map_err(|err| err.to_string()))
+            .get_or_init(|| StateKey::generate().map_err(|err| NoStateKey(Arc::new(err))))
             .as_ref()
             .map_err(Clone::clone)
     }

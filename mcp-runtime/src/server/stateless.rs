@@ -271,9 +271,10 @@ pub(crate) fn requires(tool: &ToolDefinition, declared: &Map<String, Value>) -> 
     Err((
         MISSING_CLIENT_CAPABILITY,
         format!(
-            "tool `{}` needs the client capabilities {}, which this client did not declare at `initialize`",
+            "tool `{}` needs the client capabilities {}, which this client did not declare at `{}`",
             tool.name(),
-            names.join(", ")
+            names.join(", "),
+            Method::Initialize,
         ),
         Some(serde_json::json!({ "requiredCapabilities": missing })),
     ))
