@@ -50,6 +50,7 @@ mod error;
 mod header;
 mod logging;
 mod message;
+pub mod method;
 mod name;
 mod prompt;
 mod resource;

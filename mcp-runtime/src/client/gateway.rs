@@ -9,6 +9,7 @@
 use std::future::Future;
 use std::sync::Arc;
 
+use mcp_runtime_core::method::Method;
 use mcp_runtime_core::{
     DefinitionError, ErrorType, LogMessage, MCPErrorDetail, MCPToolResult, PromptDefinition,
     PromptResult, ResourceContents, ResourceDefinition, ResourceTemplateDefinition,
@@ -241,10 +242,10 @@ where
         loop {
             tokio::select! {
                 received = notifications.recv() => match received {
-                    Ok(notification) if notification.method == "notifications/tools/list_changed" => {}
+                    Ok(notification) if notification.method == Method::ToolsListChanged.as_str() => {}
                     Ok(notification)
-                        if notification.method == "notifications/prompts/list_changed"
-                            || notification.method == "notifications/resources/list_changed" =>
+                        if notification.method == Method::PromptsListChanged.as_str()
+                            || notification.method == Method::ResourcesListChanged.as_str() =>
                     {
                         self.remount_catalog(client).await;
                         continue;

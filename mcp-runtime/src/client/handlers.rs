@@ -6,6 +6,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
+use mcp_runtime_core::method::Method;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
@@ -182,23 +183,23 @@ impl Handlers {
             code: -32601,
             message: format!("this client does not answer `{method}`"),
         };
-        match method {
-            "ping" => Ok(json!({})),
-            "elicitation/create" => {
+        match Method::parse(method) {
+            Method::Ping => Ok(json!({})),
+            Method::ElicitationCreate => {
                 let handler = self.elicitation.as_ref().ok_or_else(missing)?;
                 let request: ElicitRequest =
                     serde_json::from_value(params).map_err(|err| Refusal {
                         code: -32602,
-                        message: format!("`elicitation/create` params: {err}"),
+                        message: format!("`{}` params: {err}", Method::ElicitationCreate),
                     })?;
                 let response = handler(request).await.map_err(|err| failed(&err))?;
                 serde_json::to_value(response).map_err(|err| failed(&err))
             }
-            "sampling/createMessage" => {
+            Method::SamplingCreateMessage => {
                 let handler = self.sampling.as_ref().ok_or_else(missing)?;
                 handler(params).await.map_err(|err| failed(&err))
             }
-            "roots/list" => {
+            Method::RootsList => {
                 let handler = self.roots.as_ref().ok_or_else(missing)?;
                 let roots = handler().await.map_err(|err| failed(&err))?;
                 Ok(json!({ "roots": roots }))

@@ -24,6 +24,7 @@ use std::time::Duration;
 
 use eventsource_stream::Eventsource;
 use futures_util::StreamExt;
+use mcp_runtime_core::method::Method;
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
@@ -194,7 +195,7 @@ impl HttpServer {
                 };
                 // 2026-07-28 has no notifications from the client: closing a request's
                 // stream is its cancellation.
-                if body.get("method").and_then(Value::as_str) == Some("notifications/cancelled") {
+                if body.get("method").and_then(Value::as_str) == Some(Method::Cancelled.as_str()) {
                     let cancelled = body
                         .pointer("/params/requestId")
                         .and_then(Value::as_u64)
@@ -209,7 +210,8 @@ impl HttpServer {
                 // The end of the handshake is sent, and the session's own stream opened,
                 // before anything else: what the server sends there may answer the very
                 // next request.
-                if body.get("method").and_then(Value::as_str) == Some("notifications/initialized") {
+                if body.get("method").and_then(Value::as_str) == Some(Method::Initialized.as_str())
+                {
                     Arc::clone(&endpoint).post(body, message, inbound).await;
                     continue;
                 }
@@ -355,13 +357,13 @@ impl Endpoint {
                 return;
             }
         };
-        if method == "initialize" {
+        if method == Method::Initialize.as_str() {
             self.keep_session(&response);
         }
         let Some(response) = self.accepted(response, in_session, id, &inbound).await else {
             return;
         };
-        if method == "notifications/initialized" {
+        if method == Method::Initialized.as_str() {
             // The handshake is done: the session's own stream can open.
             self.listen(inbound.clone()).await;
         }
@@ -395,9 +397,9 @@ impl Endpoint {
             if !method.is_empty() {
                 request = request.header("Mcp-Method", method);
             }
-            let name = match method {
-                "tools/call" | "prompts/get" => body.pointer("/params/name"),
-                "resources/read" => body.pointer("/params/uri"),
+            let name = match Method::parse(method) {
+                Method::ToolsCall | Method::PromptsGet => body.pointer("/params/name"),
+                Method::ResourcesRead => body.pointer("/params/uri"),
                 _ => None,
             };
             if let Some(name) = name.and_then(Value::as_str) {
@@ -462,7 +464,7 @@ impl Endpoint {
     ) {
         match read_capped(response).await {
             Ok(text) if !text.trim().is_empty() => {
-                if method == "initialize" {
+                if method == Method::Initialize.as_str() {
                     self.agreed(&text);
                 }
                 let _ = inbound.send(Inbound::Message(text)).await;

@@ -9,6 +9,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 
+use mcp_runtime_core::method::Method;
 use serde_json::{Map, Value, json};
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 
@@ -148,7 +149,11 @@ pub(crate) struct ServerRequest {
 }
 
 /// The server's requests a relay can pass on: the ones a user or a model answers.
-const RELAYED: [&str; 3] = ["elicitation/create", "sampling/createMessage", "roots/list"];
+const RELAYED: [Method; 3] = [
+    Method::ElicitationCreate,
+    Method::SamplingCreateMessage,
+    Method::RootsList,
+];
 
 /// The shared half of a connection.
 pub(crate) struct Link {
@@ -425,7 +430,10 @@ impl Link {
             (Some(method), Some(id)) => {
                 let params = message.remove("params").unwrap_or_else(|| json!({}));
                 let mut request = ServerRequest { id, method, params };
-                if RELAYED.contains(&request.method.as_str()) {
+                if RELAYED
+                    .iter()
+                    .any(|relayed| relayed.as_str() == request.method)
+                {
                     if let Some(relay) = self.relay_for(during) {
                         match relay.send(request) {
                             Ok(()) => return,
@@ -451,7 +459,7 @@ impl Link {
             }
             (Some(method), None) => {
                 let params = message.remove("params").unwrap_or_else(|| json!({}));
-                if method == "notifications/progress" {
+                if method == Method::Progress.as_str() {
                     let token = params.get("progressToken").map(token_key);
                     if let Some(sender) =
                         token.and_then(|token| lock(&self.progress).get(&token).cloned())
@@ -460,7 +468,7 @@ impl Link {
                         return;
                     }
                 }
-                if method == "notifications/message" {
+                if method == Method::Message.as_str() {
                     if let Some(sender) = self.log_for(during) {
                         match sender.send(params) {
                             Ok(()) => return,
@@ -588,7 +596,7 @@ impl Drop for Pending {
         }
         let cancel = json!({
             "jsonrpc": "2.0",
-            "method": "notifications/cancelled",
+            "method": Method::Cancelled.as_str(),
             "params": { "requestId": self.id, "reason": "the caller stopped waiting" },
         });
         // Best effort: a full outbox means the connection is stuck anyway.

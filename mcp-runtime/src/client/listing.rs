@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::sync::{MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
+use mcp_runtime_core::method::Method;
 use serde_json::{Map, Value, json};
 use tokio::sync::broadcast;
 
@@ -18,7 +19,7 @@ impl Client {
     /// arguments for headers (`x-mcp-header`) in a way the specification forbids is left
     /// out, with a warning: calling it could not be done right.
     pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
-        let entries = self.list_all("tools/list", "tools").await?;
+        let entries = self.list_all(Method::ToolsList.as_str(), "tools").await?;
         let mut tools = Vec::with_capacity(entries.len());
         let mut mirrors = HashMap::new();
         for entry in entries {
@@ -45,18 +46,19 @@ impl Client {
 
     /// Every resource the server lists, as listed.
     pub async fn list_resources(&self) -> Result<Vec<Value>, ClientError> {
-        self.list_all("resources/list", "resources").await
+        self.list_all(Method::ResourcesList.as_str(), "resources")
+            .await
     }
 
     /// Every resource template the server lists, as listed.
     pub async fn list_resource_templates(&self) -> Result<Vec<Value>, ClientError> {
-        self.list_all("resources/templates/list", "resourceTemplates")
+        self.list_all(Method::ResourceTemplatesList.as_str(), "resourceTemplates")
             .await
     }
 
     /// Every prompt the server lists, as listed.
     pub async fn list_prompts(&self) -> Result<Vec<Value>, ClientError> {
-        self.list_all("prompts/list", "prompts").await
+        self.list_all(Method::PromptsList.as_str(), "prompts").await
     }
 
     /// The entries under `key` of every page of `method`.
@@ -119,16 +121,16 @@ impl Client {
             loop {
                 match changes.try_recv() {
                     Ok(notification) => {
-                        let stale = match notification.method.as_str() {
-                            "notifications/tools/list_changed" => &["tools/list"][..],
-                            "notifications/prompts/list_changed" => &["prompts/list"][..],
-                            "notifications/resources/list_changed" => {
-                                &["resources/list", "resources/templates/list"][..]
+                        let stale = match Method::parse(&notification.method) {
+                            Method::ToolsListChanged => &[Method::ToolsList][..],
+                            Method::PromptsListChanged => &[Method::PromptsList][..],
+                            Method::ResourcesListChanged => {
+                                &[Method::ResourcesList, Method::ResourceTemplatesList][..]
                             }
                             _ => &[][..],
                         };
                         for method in stale {
-                            listings.remove(*method);
+                            listings.remove(method.as_str());
                         }
                     }
                     // Missed some: any may have been a change.

@@ -43,6 +43,7 @@ mod stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
+use mcp_runtime_core::method::Method;
 use mcp_runtime_core::{MCPToolCall, MCPToolResult, wire};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -406,7 +407,7 @@ impl Client {
             }
             let discover = self
                 .exchange(
-                    "server/discover",
+                    Method::ServerDiscover.as_str(),
                     &self.stateless_params(Map::new()),
                     RequestOptions::default(),
                 )
@@ -442,13 +443,20 @@ impl Client {
         params.insert("capabilities".to_owned(), self.handlers.capabilities());
         params.insert("clientInfo".to_owned(), self.client_info.clone());
         let result = self
-            .exchange("initialize", &params, RequestOptions::default())
+            .exchange(
+                Method::Initialize.as_str(),
+                &params,
+                RequestOptions::default(),
+            )
             .await?;
         let version = result
             .get("protocolVersion")
             .and_then(Value::as_str)
             .ok_or_else(|| {
-                ClientError::Malformed("`initialize` answered without `protocolVersion`".to_owned())
+                ClientError::Malformed(format!(
+                    "`{}` answered without `protocolVersion`",
+                    Method::Initialize
+                ))
             })?;
         if !HANDSHAKE_VERSIONS.contains(&version) {
             return Err(ClientError::Version(format!(
@@ -457,7 +465,7 @@ impl Client {
             )));
         }
         self.link
-            .notify("notifications/initialized", json!({}))
+            .notify(Method::Initialized.as_str(), json!({}))
             .await?;
         Ok(ServerInfo {
             protocol_version: version.to_owned(),
@@ -477,11 +485,11 @@ impl Client {
     /// `server/discover` at 2026-07-28.
     pub async fn ping(&self) -> Result<(), ClientError> {
         let method = if self.server.is_stateless() {
-            "server/discover"
+            Method::ServerDiscover
         } else {
-            "ping"
+            Method::Ping
         };
-        self.request(method, Map::new(), RequestOptions::default())
+        self.request(method.as_str(), Map::new(), RequestOptions::default())
             .await
             .map(|_| ())
     }
@@ -538,7 +546,9 @@ impl Client {
         let mut params = Map::new();
         params.insert("name".to_owned(), json!(name));
         params.insert("arguments".to_owned(), Value::Object(arguments));
-        let result = self.request("tools/call", params, options).await?;
+        let result = self
+            .request(Method::ToolsCall.as_str(), params, options)
+            .await?;
         Ok(wire::tool_result_from_wire(result))
     }
 
@@ -547,13 +557,18 @@ impl Client {
         let mut params = Map::new();
         params.insert("uri".to_owned(), json!(uri));
         let result = self
-            .request("resources/read", params, RequestOptions::default())
+            .request(
+                Method::ResourcesRead.as_str(),
+                params,
+                RequestOptions::default(),
+            )
             .await?;
         match result.get("contents") {
             Some(Value::Array(contents)) => Ok(contents.clone()),
-            _ => Err(ClientError::Malformed(
-                "the result of `resources/read` has no `contents` list".to_owned(),
-            )),
+            _ => Err(ClientError::Malformed(format!(
+                "the result of `{}` has no `contents` list",
+                Method::ResourcesRead
+            ))),
         }
     }
 
@@ -566,8 +581,12 @@ impl Client {
         let mut params = Map::new();
         params.insert("name".to_owned(), json!(name));
         params.insert("arguments".to_owned(), Value::Object(arguments));
-        self.request("prompts/get", params, RequestOptions::default())
-            .await
+        self.request(
+            Method::PromptsGet.as_str(),
+            params,
+            RequestOptions::default(),
+        )
+        .await
     }
 
     /// Completes `argument`'s `value` for `reference` (`{"type": "ref/prompt", "name": …}`
@@ -585,7 +604,11 @@ impl Client {
             json!({ "name": argument, "value": value }),
         );
         let result = self
-            .request("completion/complete", params, RequestOptions::default())
+            .request(
+                Method::CompletionComplete.as_str(),
+                params,
+                RequestOptions::default(),
+            )
             .await?;
         let values = result
             .get("completion")

@@ -6,6 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use mcp_runtime_core::method::Method;
 use mcp_runtime_core::{LogMessage, LoggingLevel};
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
@@ -163,7 +164,7 @@ impl Client {
         let pending = self
             .link
             .request(
-                "subscriptions/listen",
+                Method::SubscriptionsListen.as_str(),
                 &params,
                 Vec::new(),
                 link::Watch {
@@ -257,7 +258,11 @@ impl Client {
         let mut params = Map::new();
         params.insert("level".to_owned(), json!(least));
         match self
-            .exchange("logging/setLevel", &params, RequestOptions::default())
+            .exchange(
+                Method::LoggingSetLevel.as_str(),
+                &params,
+                RequestOptions::default(),
+            )
             .await
         {
             Ok(_) => *asked = Some(least),

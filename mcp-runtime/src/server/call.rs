@@ -6,11 +6,12 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use futures_util::FutureExt;
-use mcp_runtime_core::{LoggingLevel, MCPToolCall};
+use mcp_runtime_core::method::Method;
+use mcp_runtime_core::{LoggingLevel, MCPToolCall, TaskSupport};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::jsonrpc::{self, CallParams, Id};
+use super::jsonrpc::{self, CallParams, Id, Retry};
 use super::rounds::round_context;
 use super::served::Snapshot;
 use super::stateless::Status;
@@ -29,101 +30,28 @@ impl Server {
         peer: &Peer<'_>,
         mirrored: Option<&Mirrored<'_>>,
     ) -> Result<PendingCall, Answer> {
-        let stateless = match admit("tools/call", params.meta.as_ref(), mirrored) {
-            Ok(stateless) => stateless,
-            Err(refusal) => return Err(Answer::refused(&id, refusal)),
+        let stateless = admit(&Method::ToolsCall, params.meta.as_ref(), mirrored)
+            .map_err(|refusal| Answer::refused(&id, refusal))?;
+        let caller = Caller {
+            id: &id,
+            stateless,
+            peer,
+            mirrored,
         };
-        let invalid = |message: String| {
-            Err(Answer::ok(fault_response(
-                &id,
-                (jsonrpc::INVALID_PARAMS, message, None),
-            )))
-        };
-        let sent_name = match params.name {
-            Some(Value::String(name)) => name,
-            _ => return invalid("`name` must be the tool's name".to_owned()),
-        };
-        if stateless {
-            if let Err(refusal) = stateless::admit_name(&sent_name, mirrored) {
-                return Err(Answer::refused(&id, refusal));
-            }
-        }
         let snapshot = self.served.load_full();
-        let name = match &snapshot.llm_names {
-            Some(names) => match names.to_canonical.get(&sent_name) {
-                Some(canonical) => canonical.clone(),
-                None => {
-                    let near =
-                        closest_names(&sent_name, names.to_canonical.keys().map(String::as_str));
-                    return invalid(format!("Unknown tool: {sent_name}{}", did_you_mean(&near)));
-                }
-            },
-            None => sent_name.clone(),
-        };
+        let (sent_name, name) = tool_name(&snapshot, caller, params.name)?;
         let arguments = match params.arguments {
             None => Map::new(),
             Some(Value::Object(arguments)) => arguments,
-            Some(_) => return invalid("`arguments` must be an object".to_owned()),
+            Some(_) => return Err(invalid(&id, "`arguments` must be an object".to_owned())),
         };
-        // The registry's own name: a valid name, not checked again.
-        let task;
-        let call = match snapshot.registry.get(&name) {
-            Some(tool) if tool.is_enabled() => {
-                // A caller an access token describes needs every scope the tool asks.
-                let needed = tool.definition().scopes();
-                if !peer.allows(needed) {
-                    return Err(Answer::insufficient_scope(&id, needed, peer));
-                }
-                if stateless {
-                    let admitted = stateless::admit_call(
-                        tool.definition(),
-                        &arguments,
-                        params.meta.as_ref(),
-                        mirrored,
-                    );
-                    if let Err(refusal) = admitted {
-                        return Err(Answer::refused(&id, refusal));
-                    }
-                } else if let Some(declared) = &peer.capabilities {
-                    // The handshake's client declared its capabilities once, at
-                    // `initialize`: a tool that needs one it lacks does not run.
-                    if let Err(fault) = stateless::requires(tool.definition(), declared) {
-                        return Err(Answer::ok(fault_response(&id, fault)));
-                    }
-                }
-                // A task tool runs as a task for a client that supports tasks; one that
-                // requires a task is refused to any other.
-                task = match tool.definition().task_support() {
-                    mcp_runtime_core::TaskSupport::Forbidden => false,
-                    support => {
-                        let declared = tasks::declares_tasks(params.meta.as_ref(), peer);
-                        if !declared && support == mcp_runtime_core::TaskSupport::Required {
-                            let fault = tasks::missing_tasks(&format!("tool `{sent_name}`"));
-                            // 400 at 2026-07-28, as its other refusals; a JSON-RPC error
-                            // on the handshake's revisions.
-                            let status = if stateless {
-                                Status::BadRequest
-                            } else {
-                                Status::Ok
-                            };
-                            return Err(Answer::refused(&id, (fault, status)));
-                        }
-                        declared
-                    }
-                };
-                MCPToolCall {
-                    tool_name: tool.name().clone(),
-                    arguments,
-                }
-            }
-            _ => {
-                let near = match &snapshot.llm_names {
-                    Some(_) => Vec::new(),
-                    None => snapshot.registry.closest(&sent_name),
-                };
-                return invalid(format!("Unknown tool: {sent_name}{}", did_you_mean(&near)));
-            }
-        };
+        let (call, task) = admit_tool(
+            &snapshot,
+            caller,
+            (&name, &sent_name),
+            arguments,
+            params.meta.as_ref(),
+        )?;
         let meta = match params.meta {
             Some(Value::Object(meta)) => Some(meta),
             _ => None,
@@ -135,26 +63,8 @@ impl Server {
         } else {
             peer.log_level
         };
-        // At 2026-07-28 a call that asks the client is answered over rounds. A tool that
-        // cannot ask (it cannot await) takes no round: nothing to bind, seal or open.
-        let asks = if stateless && snapshot.registry.may_ask_user(call.tool_name.as_str()) {
-            let context = round_context("tools/call", &sent_name, &call.arguments);
-            let retry = params.retry.map(|retry| *retry).unwrap_or_default();
-            match self.round(&context, retry.input_responses, retry.request_state) {
-                Ok(round) => Some(Arc::new(Asks {
-                    capabilities: meta
-                        .as_ref()
-                        .and_then(|meta| meta.get(stateless::CLIENT_CAPABILITIES_KEY))
-                        .and_then(Value::as_object)
-                        .map(|capabilities| Arc::new(capabilities.clone())),
-                    way: Way::Round { round, context },
-                    task: TaskSlot::default(),
-                })),
-                Err(refused) => return invalid(refused.to_string()),
-            }
-        } else {
-            None
-        };
+        let retry = params.retry.map(|retry| *retry).unwrap_or_default();
+        let asks = self.call_round(&snapshot, caller, (&call, &sent_name), meta.as_ref(), retry)?;
         let capabilities = if stateless {
             None
         } else {
@@ -173,6 +83,34 @@ impl Server {
             client: peer.client.to_owned(),
             auth: peer.auth.clone(),
         })
+    }
+
+    /// The round a 2026-07-28 call of a tool that can ask begins, with the answers and
+    /// state its retry carries; none for any other call. A tool that cannot ask (it cannot
+    /// await) takes no round: nothing to bind, seal or open.
+    fn call_round(
+        &self,
+        snapshot: &Snapshot,
+        caller: Caller<'_>,
+        (call, sent_name): (&MCPToolCall, &str),
+        meta: Option<&Map<String, Value>>,
+        retry: Retry,
+    ) -> Result<Option<Arc<Asks>>, Answer> {
+        if !caller.stateless || !snapshot.registry.may_ask_user(call.tool_name.as_str()) {
+            return Ok(None);
+        }
+        let context = round_context(Method::ToolsCall.as_str(), sent_name, &call.arguments);
+        let round = self
+            .round(&context, retry.input_responses, retry.request_state)
+            .map_err(|refused| invalid(caller.id, refused.to_string()))?;
+        Ok(Some(Arc::new(Asks {
+            capabilities: meta
+                .and_then(|meta| meta.get(stateless::CLIENT_CAPABILITIES_KEY))
+                .and_then(Value::as_object)
+                .map(|capabilities| Arc::new(capabilities.clone())),
+            way: Way::Round { round, context },
+            task: TaskSlot::default(),
+        })))
     }
 
     /// Runs an inline call that reports no progress right here; any other is left to
@@ -233,10 +171,7 @@ impl Server {
         if let (Some(least), Some(notify)) = (pending.log_level, &notify) {
             let notify = Arc::clone(notify);
             options = options.with_log(least, move |message| {
-                notify(jsonrpc::notification(
-                    "notifications/message",
-                    json!(message),
-                ));
+                notify(jsonrpc::notification(&Method::Message, json!(message)));
             });
         }
         let progress_token = pending
@@ -256,7 +191,7 @@ impl Server {
                 if let Some(message) = report.message {
                     params["message"] = json!(message);
                 }
-                notify(jsonrpc::notification("notifications/progress", params));
+                notify(jsonrpc::notification(&Method::Progress, params));
             });
         }
         // The handshake's revisions: a tool's asks are requests on the call's stream.
@@ -344,6 +279,126 @@ impl Server {
     }
 }
 
+/// Who a call comes from, and how it came.
+#[derive(Clone, Copy)]
+struct Caller<'a> {
+    id: &'a Id,
+    /// Whether it speaks 2026-07-28.
+    stateless: bool,
+    peer: &'a Peer<'a>,
+    /// What its transport mirrored from its body (HTTP's headers).
+    mirrored: Option<&'a Mirrored<'a>>,
+}
+
+/// The answer to a call whose parameters are wrong.
+fn invalid(id: &Id, message: String) -> Answer {
+    Answer::ok(fault_response(id, (jsonrpc::INVALID_PARAMS, message, None)))
+}
+
+/// The name a call sends, and the registry's name of the tool it calls: the same but for
+/// a server with names for LLM APIs. Refused when it is no string, at 2026-07-28 not the
+/// one the transport mirrored, or no tool's name for LLM APIs.
+fn tool_name(
+    snapshot: &Snapshot,
+    caller: Caller<'_>,
+    sent: Option<Value>,
+) -> Result<(String, String), Answer> {
+    let Some(Value::String(sent_name)) = sent else {
+        return Err(invalid(
+            caller.id,
+            "`name` must be the tool's name".to_owned(),
+        ));
+    };
+    if caller.stateless {
+        stateless::admit_name(&sent_name, caller.mirrored)
+            .map_err(|refusal| Answer::refused(caller.id, refusal))?;
+    }
+    let Some(names) = &snapshot.llm_names else {
+        return Ok((sent_name.clone(), sent_name));
+    };
+    match names.to_canonical.get(&sent_name) {
+        Some(canonical) => Ok((sent_name.clone(), canonical.clone())),
+        None => {
+            let near = closest_names(&sent_name, names.to_canonical.keys().map(String::as_str));
+            Err(invalid(
+                caller.id,
+                format!("Unknown tool: {sent_name}{}", did_you_mean(&near)),
+            ))
+        }
+    }
+}
+
+/// The call of the enabled tool `name` (sent as `sent_name`) with `arguments`, and whether
+/// it runs as a task; refused when no such tool is enabled, or the caller may not call it:
+/// scopes it was not granted, at 2026-07-28 mirrored headers that do not match, or client
+/// capabilities it did not declare.
+fn admit_tool(
+    snapshot: &Snapshot,
+    caller: Caller<'_>,
+    (name, sent_name): (&str, &str),
+    arguments: Map<String, Value>,
+    meta: Option<&Value>,
+) -> Result<(MCPToolCall, bool), Answer> {
+    let Some(tool) = snapshot.registry.get(name).filter(|tool| tool.is_enabled()) else {
+        let near = match &snapshot.llm_names {
+            Some(_) => Vec::new(),
+            None => snapshot.registry.closest(sent_name),
+        };
+        return Err(invalid(
+            caller.id,
+            format!("Unknown tool: {sent_name}{}", did_you_mean(&near)),
+        ));
+    };
+    let (id, peer) = (caller.id, caller.peer);
+    // A caller an access token describes needs every scope the tool asks.
+    let needed = tool.definition().scopes();
+    if !peer.allows(needed) {
+        return Err(Answer::insufficient_scope(id, needed, peer));
+    }
+    if caller.stateless {
+        stateless::admit_call(tool.definition(), &arguments, meta, caller.mirrored)
+            .map_err(|refusal| Answer::refused(id, refusal))?;
+    } else if let Some(declared) = &peer.capabilities {
+        // The handshake's client declared its capabilities once, at `initialize`: a tool
+        // that needs one it lacks does not run.
+        stateless::requires(tool.definition(), declared)
+            .map_err(|fault| Answer::ok(fault_response(id, fault)))?;
+    }
+    let task = runs_as_task(tool.definition().task_support(), caller, sent_name, meta)?;
+    // The registry's own name: a valid name, not checked again.
+    let call = MCPToolCall {
+        tool_name: tool.name().clone(),
+        arguments,
+    };
+    Ok((call, task))
+}
+
+/// Whether a call of a tool with `support` runs as a task: it does for a client that
+/// supports tasks; a tool that requires a task is refused to any other.
+fn runs_as_task(
+    support: TaskSupport,
+    caller: Caller<'_>,
+    sent_name: &str,
+    meta: Option<&Value>,
+) -> Result<bool, Answer> {
+    if support == TaskSupport::Forbidden {
+        return Ok(false);
+    }
+    let declared = tasks::declares_tasks(meta, caller.peer);
+    if !declared && support == TaskSupport::Required {
+        let fault = tasks::missing_tasks(&format!("tool `{sent_name}`"));
+        // 400 at 2026-07-28, as its other refusals; a JSON-RPC error on the handshake's
+        // revisions.
+        let status = if caller.stateless {
+            Status::BadRequest
+        } else {
+            Status::Ok
+        };
+        return Err(Answer::refused(caller.id, (fault, status)));
+    }
+    Ok(declared)
+}
+
 /// A call checked and ready to run.
 pub(crate) struct PendingCall {
     /// Whether it runs as a task (the tasks extension).
@@ -363,7 +418,7 @@ pub(crate) struct PendingCall {
     /// Who sent it: only they can cancel it.
     client: String,
     /// Who sent it, as its access token says.
-    pub(super) auth: Option<Arc<crate::AuthInfo>>,
+    pub(super) auth: Option<Arc<crate::auth::AuthInfo>>,
 }
 
 impl PendingCall {
@@ -384,7 +439,7 @@ impl PendingCall {
         self.snapshot
             .registry
             .get(self.call.tool_name.as_str())
-            .is_some_and(crate::RegisteredTool::starts_at_once)
+            .is_some_and(crate::tool::RegisteredTool::starts_at_once)
     }
 
     /// Whether the call may send the client requests before its answer: a tool that can

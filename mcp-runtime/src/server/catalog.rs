@@ -7,6 +7,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use futures_util::FutureExt;
+use mcp_runtime_core::method::Method;
 use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
@@ -39,7 +40,7 @@ pub(crate) struct Awaiting {
 type Sealing = (Arc<Asks>, StateKey);
 
 /// A result, written once, or the error to answer with.
-type Reply = Result<Box<RawValue>, Fault>;
+pub(super) type Reply = Result<Box<RawValue>, Fault>;
 
 /// `result`, written as JSON without a tree of values in between.
 fn written<T: Serialize>(result: &T) -> Reply {
@@ -65,41 +66,29 @@ fn string_param<'a>(params: &'a Map<String, Value>, name: &str) -> Result<&'a st
 }
 
 impl Server {
-    /// A request of resources, prompts or completion: `None` when `method` is none of
-    /// theirs.
-    pub(super) fn catalog(
-        &self,
-        snapshot: &Snapshot,
-        method: &str,
-        request: &Request<'_>,
-    ) -> Option<Step> {
+    /// `completion/complete`: refused to a caller not granted the scopes of the prompt or
+    /// template it completes, whose candidates may tell what only such a caller should see.
+    pub(super) fn completion(&self, snapshot: &Snapshot, request: &Request<'_>) -> Step {
         let Request {
             id, params, peer, ..
         } = *request;
-        let answer = match method {
-            "resources/read" => return Some(self.read(snapshot, request)),
-            "prompts/get" => return Some(self.get(snapshot, request)),
-            "completion/complete" => {
-                // Candidates may tell what only a caller who may read or get the item
-                // should see: its scopes apply.
-                let needed = completion_ref(params)
-                    .ok()
-                    .and_then(|reference| snapshot.registry.completion_scopes(&reference));
-                if let Some(needed) = needed.filter(|needed| !peer.allows(needed)) {
-                    return Some(Step::Answered(Some(Answer::insufficient_scope(
-                        id, &needed, peer,
-                    ))));
-                }
-                self.complete(snapshot, params)
-            }
-            // The handshake's subscriptions: the transport that keeps the connection
-            // records them; here they are checked and acknowledged.
-            "resources/subscribe" | "resources/unsubscribe" => {
-                string_param(params, "uri").map(|_| json!({}))
-            }
-            _ => return None,
-        };
-        Some(Step::Answered(Some(self.answered(request, answer))))
+        let needed = completion_ref(params)
+            .ok()
+            .and_then(|reference| snapshot.registry.completion_scopes(&reference));
+        if let Some(needed) = needed.filter(|needed| !peer.allows(needed)) {
+            return Step::Answered(Some(Answer::insufficient_scope(id, &needed, peer)));
+        }
+        Step::Answered(Some(
+            self.answered(request, self.complete(snapshot, params)),
+        ))
+    }
+
+    /// `resources/subscribe` and `resources/unsubscribe` of the handshake's revisions: the
+    /// transport that keeps the connection records them; here they are checked and
+    /// acknowledged.
+    pub(super) fn subscription(&self, request: &Request<'_>) -> Answer {
+        let answer = string_param(request.params, "uri").map(|_| json!({}));
+        self.answered(request, answer)
     }
 
     /// The string parameter `param` of `request`, the name of what it reads or gets, with
@@ -127,7 +116,7 @@ impl Server {
     }
 
     /// `resources/read`: answered at once when the resource's function is not `async`.
-    fn read(&self, snapshot: &Snapshot, request: &Request<'_>) -> Step {
+    pub(super) fn read(&self, snapshot: &Snapshot, request: &Request<'_>) -> Step {
         let (id, params, stateless) = (request.id, request.params, request.stateless);
         // The scopes of the resource, or of the template whose resource it is.
         let scopes = |uri: &str| snapshot.registry.resource_scopes(uri);
@@ -148,7 +137,7 @@ impl Server {
         });
         // At 2026-07-28 a resource that asks the client is answered over rounds.
         let (asker, round) =
-            match self.round_of(stateless, "resources/read", uri, &Map::new(), params) {
+            match self.round_of(stateless, &Method::ResourcesRead, uri, &Map::new(), params) {
                 Ok(round) => round,
                 Err(fault) => return self.fault(id, fault),
             };
@@ -200,7 +189,7 @@ impl Server {
     }
 
     /// `prompts/get`: answered at once when the prompt's function is not `async`.
-    fn get(&self, snapshot: &Snapshot, request: &Request<'_>) -> Step {
+    pub(super) fn get(&self, snapshot: &Snapshot, request: &Request<'_>) -> Step {
         let (id, params, stateless) = (request.id, request.params, request.stateless);
         let scopes = |name: &str| Some(snapshot.registry.prompt(name)?.definition().scopes());
         let name = match self.named(request, "name", scopes) {
@@ -213,11 +202,11 @@ impl Server {
             Some(_) => return self.fault(id, invalid("`arguments` must be an object")),
         };
         // At 2026-07-28 a prompt that asks the client is answered over rounds.
-        let (asker, round) = match self.round_of(stateless, "prompts/get", name, &arguments, params)
-        {
-            Ok(round) => round,
-            Err(fault) => return self.fault(id, fault),
-        };
+        let (asker, round) =
+            match self.round_of(stateless, &Method::PromptsGet, name, &arguments, params) {
+                Ok(round) => round,
+                Err(fault) => return self.fault(id, fault),
+            };
         // Only a round's answer names the server.
         let server_info = round.as_ref().map(|_| self.server_info());
         let get = snapshot.registry.get_prompt_asking(name, arguments, asker);
@@ -249,7 +238,7 @@ impl Server {
     fn round_of(
         &self,
         stateless: bool,
-        method: &str,
+        method: &Method,
         name: &str,
         arguments: &Map<String, Value>,
         params: &Map<String, Value>,
@@ -257,7 +246,7 @@ impl Server {
         if !stateless {
             return Ok((Asker::default(), None));
         }
-        let context = super::round_context(method, name, arguments);
+        let context = super::round_context(method.as_str(), name, arguments);
         let round = self
             .round(
                 &context,
@@ -268,7 +257,7 @@ impl Server {
         let key = self
             .state_key()
             .cloned()
-            .map_err(|message| (jsonrpc::INTERNAL_ERROR, message, None))?;
+            .map_err(|err| (jsonrpc::INTERNAL_ERROR, err.to_string(), None))?;
         let asks = Arc::new(Asks {
             capabilities: params
                 .get("_meta")
@@ -363,7 +352,8 @@ impl Server {
         }
     }
 
-    /// Awaits what [`Server::catalog`] left to await, and answers.
+    /// Awaits what [`Server::read`], [`Server::get`] or [`Server::task_request`] left to
+    /// await, and answers.
     pub(crate) async fn finish_awaiting(&self, awaiting: Box<Awaiting>) -> String {
         let Awaiting {
             id,

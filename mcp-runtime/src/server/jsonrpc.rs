@@ -3,6 +3,7 @@
 use std::cell::Cell;
 use std::fmt;
 
+use mcp_runtime_core::method::Method;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::map::Entry;
@@ -159,7 +160,7 @@ pub(crate) enum Incoming {
     /// Any other request, to be answered.
     Request {
         id: Id,
-        method: String,
+        method: Method,
         params: Map<String, Value>,
     },
     /// `notifications/cancelled`, naming the request to stop when it names one that could
@@ -167,7 +168,7 @@ pub(crate) enum Incoming {
     Cancelled { request_id: Option<Id> },
     /// Any other notification, never answered.
     Notification {
-        method: String,
+        method: Method,
         params: Map<String, Value>,
     },
     /// A response from the client to a request of this server's (a tool's ask): its id,
@@ -206,7 +207,7 @@ impl<'de> Deserialize<'de> for CallParams {
             type Value = CallParams;
 
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("the parameters of tools/call")
+                f.write_str("the parameters of a call")
             }
 
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<CallParams, A::Error> {
@@ -226,7 +227,7 @@ impl<'de> Deserialize<'de> for CallParams {
                         }
                     };
                     if field.is_some() {
-                        return Err(de::Error::duplicate_field("tools/call parameter"));
+                        return Err(de::Error::duplicate_field("a call's parameter"));
                     }
                     *field = map
                         .next_value::<Option<Strict>>()?
@@ -240,7 +241,8 @@ impl<'de> Deserialize<'de> for CallParams {
 }
 
 impl CallParams {
-    fn from_map(mut params: Map<String, Value>) -> Self {
+    /// The parameters of a call read as a whole, by the general reader.
+    pub(crate) fn from_map(mut params: Map<String, Value>) -> Self {
         let mut take = |key| params.remove(key).filter(|value| !value.is_null());
         Self {
             name: take("name"),
@@ -282,11 +284,12 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Incoming, Refusal> {
         None => parse_value(bytes)?,
     };
     Ok(match incoming {
-        Incoming::Notification { method, .. } if method == "notifications/cancelled" => {
-            Incoming::Cancelled {
-                request_id: cancelled_id(bytes),
-            }
-        }
+        Incoming::Notification {
+            method: Method::Cancelled,
+            ..
+        } => Incoming::Cancelled {
+            request_id: cancelled_id(bytes),
+        },
         other => other,
     })
 }
@@ -326,8 +329,9 @@ impl<'de> Deserialize<'de> for Direct {
 
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Direct, A::Error> {
                 let unusual = || de::Error::custom("left to the general reader");
-                // The method borrowed: a call never keeps it. One with escapes is unusual.
-                let (mut version, mut id, mut method) = (false, None, None::<&'de str>);
+                // The method read once, from its borrowed name: a method MCP defines costs
+                // no allocation. One with escapes is unusual.
+                let (mut version, mut id, mut method) = (false, None, None::<Method>);
                 let mut params = None;
                 while let Some(key) = map.next_key::<&'de str>()? {
                     match key {
@@ -341,11 +345,13 @@ impl<'de> Deserialize<'de> for Direct {
                             let raw = map.next_value::<&'de RawValue>()?;
                             id = Some(Id::of(raw).ok_or_else(unusual)?);
                         }
-                        "method" if method.is_none() => method = Some(map.next_value()?),
+                        "method" if method.is_none() => {
+                            method = Some(Method::parse(map.next_value::<&'de str>()?));
+                        }
                         "params" if params.is_none() => {
                             params = Some(match method {
                                 None => return Err(unusual()),
-                                Some("tools/call") => Params::Call(
+                                Some(Method::ToolsCall) => Params::Call(
                                     map.next_value::<Option<CallParams>>()?.unwrap_or_default(),
                                 ),
                                 Some(_) => Params::Map(
@@ -366,7 +372,7 @@ impl<'de> Deserialize<'de> for Direct {
                 };
                 Ok(Direct(match (id, params) {
                     (Some(id), Some(Params::Call(params))) => Incoming::Call { id, params },
-                    (Some(id), None) if method == "tools/call" => Incoming::Call {
+                    (Some(id), None) if method == Method::ToolsCall => Incoming::Call {
                         id,
                         params: CallParams::default(),
                     },
@@ -377,7 +383,6 @@ impl<'de> Deserialize<'de> for Direct {
                             Some(Params::Call(_)) => return Err(unusual()),
                             None => Map::new(),
                         };
-                        let method = method.to_owned();
                         match id {
                             Some(id) => Incoming::Request { id, method, params },
                             None => Incoming::Notification { method, params },
@@ -415,18 +420,12 @@ fn parse_value(bytes: &[u8]) -> Result<Incoming, Refusal> {
     let mut object = match message {
         Value::Object(object) => object,
         Value::Array(_) => {
-            return Err(refuse(
-                &Id::NONE,
-                INVALID_REQUEST,
-                "batches are not supported: send one JSON-RPC message at a time",
-            ));
+            let message = "batches are not supported: send one JSON-RPC message at a time";
+            return Err(refuse(&Id::NONE, INVALID_REQUEST, message));
         }
         _ => {
-            return Err(refuse(
-                &Id::NONE,
-                INVALID_REQUEST,
-                "a JSON-RPC message must be an object",
-            ));
+            let message = "a JSON-RPC message must be an object";
+            return Err(refuse(&Id::NONE, INVALID_REQUEST, message));
         }
     };
     let id = object.remove("id");
@@ -454,7 +453,7 @@ fn parse_value(bytes: &[u8]) -> Result<Incoming, Refusal> {
         ));
     }
     let method = match object.remove("method") {
-        Some(Value::String(method)) => method,
+        Some(Value::String(method)) => Method::from(method),
         Some(_) => {
             return Err(refuse(
                 &answer_id,
@@ -464,31 +463,10 @@ fn parse_value(bytes: &[u8]) -> Result<Incoming, Refusal> {
         }
         None => return Err(refuse(&answer_id, INVALID_REQUEST, "`method` is missing")),
     };
-    let params = match object.remove("params") {
-        None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(params)) => params,
-        // By-position parameters are JSON-RPC, but no MCP method takes them; a
-        // notification is never answered, whatever its parameters.
-        Some(Value::Array(_)) if id.is_none() => Map::new(),
-        Some(Value::Array(_)) => {
-            return Err(refuse(
-                &answer_id,
-                INVALID_PARAMS,
-                "`params` must be an object: MCP methods take named parameters",
-            ));
-        }
-        // Neither an object nor an array: not a valid request object.
-        Some(_) => {
-            return Err(refuse(
-                &answer_id,
-                INVALID_REQUEST,
-                "`params` must be an object",
-            ));
-        }
-    };
+    let params = params_of(object.remove("params"), id.is_none(), &answer_id)?;
     match (id, valid_id) {
         (None, _) => Ok(Incoming::Notification { method, params }),
-        (Some(_), Some(id)) if method == "tools/call" => Ok(Incoming::Call {
+        (Some(_), Some(id)) if method == Method::ToolsCall => Ok(Incoming::Call {
             id,
             params: CallParams::from_map(params),
         }),
@@ -498,6 +476,35 @@ fn parse_value(bytes: &[u8]) -> Result<Incoming, Refusal> {
             INVALID_REQUEST,
             "`id` must be a string or an integer",
         )),
+    }
+}
+
+/// The named parameters of a message read by the general reader, or the refusal of them,
+/// under `id`.
+fn params_of(
+    params: Option<Value>,
+    notification: bool,
+    id: &Id,
+) -> Result<Map<String, Value>, Refusal> {
+    let refuse = |code, message: &str| {
+        Err(Refusal {
+            id: id.clone(),
+            code,
+            message: message.to_owned(),
+        })
+    };
+    match params {
+        None | Some(Value::Null) => Ok(Map::new()),
+        Some(Value::Object(params)) => Ok(params),
+        // By-position parameters are JSON-RPC, but no MCP method takes them; a
+        // notification is never answered, whatever its parameters.
+        Some(Value::Array(_)) if notification => Ok(Map::new()),
+        Some(Value::Array(_)) => refuse(
+            INVALID_PARAMS,
+            "`params` must be an object: MCP methods take named parameters",
+        ),
+        // Neither an object nor an array: not a valid request object.
+        Some(_) => refuse(INVALID_REQUEST, "`params` must be an object"),
     }
 }
 
@@ -809,8 +816,8 @@ pub(crate) fn error_response(id: &Id, code: i64, message: &str, data: Option<Val
 }
 
 /// A notification.
-pub(crate) fn notification(method: &str, params: Value) -> String {
-    json!({ "jsonrpc": "2.0", "method": method, "params": params }).to_string()
+pub(crate) fn notification(method: &Method, params: Value) -> String {
+    json!({ "jsonrpc": "2.0", "method": method.as_str(), "params": params }).to_string()
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
+use mcp_runtime_core::method::Method;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
@@ -38,11 +39,11 @@ pub(crate) enum ListKind {
 }
 
 impl ListKind {
-    fn method(self) -> &'static str {
+    fn method(self) -> Method {
         match self {
-            Self::Tools => "notifications/tools/list_changed",
-            Self::Prompts => "notifications/prompts/list_changed",
-            Self::Resources => "notifications/resources/list_changed",
+            Self::Tools => Method::ToolsListChanged,
+            Self::Prompts => Method::PromptsListChanged,
+            Self::Resources => Method::ResourcesListChanged,
         }
     }
 
@@ -53,6 +54,20 @@ impl ListKind {
             Self::Resources => wants.resources,
         }
     }
+}
+
+/// Why a `subscriptions/listen` request's filter cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum FilterError {
+    /// `notifications` is missing or not an object.
+    #[error("`notifications` must be an object naming the notifications to receive")]
+    Missing,
+    /// A notification type's member is not a boolean.
+    #[error("`notifications.{0}` must be a boolean")]
+    Flag(&'static str),
+    /// `resourceSubscriptions` is not an array of strings.
+    #[error("`notifications.resourceSubscriptions` must be an array of URIs")]
+    Uris,
 }
 
 /// A `subscriptions/listen` request, admitted: what its stream is to carry.
@@ -66,16 +81,14 @@ pub(crate) struct Listen {
 impl Listen {
     /// Reads the filter of a `subscriptions/listen` request: an object whose members say
     /// which notifications the client opts in to.
-    pub(crate) fn read(id: Id, params: &Map<String, Value>) -> Result<Self, String> {
+    pub(crate) fn read(id: Id, params: &Map<String, Value>) -> Result<Self, FilterError> {
         let Some(Value::Object(filter)) = params.get("notifications") else {
-            return Err(
-                "`notifications` must be an object naming the notifications to receive".to_owned(),
-            );
+            return Err(FilterError::Missing);
         };
-        let flag = |name: &str| match filter.get(name) {
+        let flag = |name: &'static str| match filter.get(name) {
             None | Some(Value::Null) => Ok(false),
             Some(Value::Bool(on)) => Ok(*on),
-            Some(_) => Err(format!("`notifications.{name}` must be a boolean")),
+            Some(_) => Err(FilterError::Flag(name)),
         };
         let subscriptions = match filter.get("resourceSubscriptions") {
             None | Some(Value::Null) => BTreeSet::new(),
@@ -83,12 +96,8 @@ impl Listen {
                 .iter()
                 .map(|uri| uri.as_str().map(str::to_owned))
                 .collect::<Option<_>>()
-                .ok_or("`notifications.resourceSubscriptions` must be an array of URIs")?,
-            Some(_) => {
-                return Err(
-                    "`notifications.resourceSubscriptions` must be an array of URIs".to_owned(),
-                );
-            }
+                .ok_or(FilterError::Uris)?,
+            Some(_) => return Err(FilterError::Uris),
         };
         Ok(Self {
             id,
@@ -120,7 +129,7 @@ impl Listen {
             );
         }
         jsonrpc::notification(
-            "notifications/subscriptions/acknowledged",
+            &Method::SubscriptionsAcknowledged,
             json!({ "notifications": agreed, "_meta": { SUBSCRIPTION_ID_KEY: self.id } }),
         )
     }
@@ -263,7 +272,7 @@ impl Listeners {
 
     /// Tells every listener that asked for it that the list of `kind` changed.
     pub(crate) fn changed(&self, kind: ListKind) {
-        self.tell(|wants| kind.wanted(wants), kind.method(), &Map::new());
+        self.tell(|wants| kind.wanted(wants), &kind.method(), &Map::new());
     }
 
     /// Tells every listener subscribed to `uri` that the resource changed.
@@ -272,12 +281,12 @@ impl Listeners {
         params.insert("uri".to_owned(), Value::String(uri.to_owned()));
         self.tell(
             |wants| wants.subscriptions.contains(uri),
-            "notifications/resources/updated",
+            &Method::ResourcesUpdated,
             &params,
         );
     }
 
-    fn tell(&self, wanted: impl Fn(&Wants) -> bool, method: &str, params: &Map<String, Value>) {
+    fn tell(&self, wanted: impl Fn(&Wants) -> bool, method: &Method, params: &Map<String, Value>) {
         // The messages are sent outside the lock: a sender may block on a full pipe.
         let sends: Vec<(Notifier, String)> = self
             .lock()

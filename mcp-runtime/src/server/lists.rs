@@ -10,6 +10,19 @@ use super::jsonrpc;
 use super::served::{Snapshot, cursor_name, cursor_of};
 use super::{Answer, CacheScope, Fault, Peer, Request, Server};
 
+/// What a listing request lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Listing {
+    /// `tools/list`.
+    Tools,
+    /// `resources/list`.
+    Resources,
+    /// `resources/templates/list`.
+    ResourceTemplates,
+    /// `prompts/list`.
+    Prompts,
+}
+
 /// One page of `tools/list`.
 #[derive(Serialize)]
 struct ToolPage<'a> {
@@ -23,15 +36,15 @@ struct ToolPage<'a> {
 }
 
 impl Server {
-    /// A listing request's answer; `None` when `method` is not a listing. A caller is shown
-    /// what [`Peer::shows`] it, and its pages hold that alone: a page is full unless it is
-    /// the last, and a cursor names only an item the caller is shown.
+    /// A listing request's answer. A caller is shown what [`Peer::shows`] it, and its pages
+    /// hold that alone: a page is full unless it is the last, and a cursor names only an
+    /// item the caller is shown.
     pub(super) fn list(
         &self,
         snapshot: &Snapshot,
-        method: &str,
+        listing: Listing,
         request: &Request<'_>,
-    ) -> Option<Answer> {
+    ) -> Answer {
         let (params, stateless, peer) = (request.params, request.stateless, request.peer);
         let registry = &snapshot.registry;
         let listed = |items: Vec<(String, Value)>, field| {
@@ -42,12 +55,12 @@ impl Server {
                 stateless.then(|| self.cache_scope(peer)),
             )
         };
-        let answer = match method {
-            "tools/list" => {
+        let answer = match listing {
+            Listing::Tools => {
                 let page = self.list_tools(snapshot, params, stateless, peer);
-                return Some(self.answered(request, page));
+                return self.answered(request, page);
             }
-            "resources/list" => listed(
+            Listing::Resources => listed(
                 registry
                     .resources()
                     .filter(|r| peer.shows(&r.definition().scopes()))
@@ -55,7 +68,7 @@ impl Server {
                     .collect(),
                 "resources",
             ),
-            "resources/templates/list" => listed(
+            Listing::ResourceTemplates => listed(
                 registry
                     .resource_templates()
                     .filter(|t| peer.shows(&t.definition().scopes()))
@@ -63,7 +76,7 @@ impl Server {
                     .collect(),
                 "resourceTemplates",
             ),
-            "prompts/list" => listed(
+            Listing::Prompts => listed(
                 registry
                     .prompts()
                     .filter(|p| peer.shows(&p.definition().scopes()))
@@ -71,9 +84,8 @@ impl Server {
                     .collect(),
                 "prompts",
             ),
-            _ => return None,
         };
-        Some(self.answered(request, answer))
+        self.answered(request, answer)
     }
 
     /// A page of `tools/list`, from the listing written once per registry: the tools the

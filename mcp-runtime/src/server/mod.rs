@@ -1,11 +1,24 @@
 //! The MCP server: a transport-independent JSON-RPC dispatcher over a [`Registry`], and
-//! the transports that carry it.
+//! the transports that carry it (stdio, and streamable HTTP with the `http` feature).
 //!
-//! Protocol revisions 2025-06-18 and 2025-11-25: `initialize` with version negotiation,
-//! `notifications/initialized`, `ping`, `tools/list` (opaque cursors, deterministic order),
-//! `tools/call` (with `notifications/progress` when the call carries a `progressToken`),
-//! and `notifications/cancelled`. Nothing is kept per connection beyond the calls in
-//! flight.
+//! Protocol revisions 2025-06-18 and 2025-11-25 (the `initialize` handshake) and 2026-07-28
+//! (stateless: each request carries its protocol version and the client's capabilities in
+//! `_meta`), with the tasks extension at each. A message is read once (`jsonrpc.rs`), its
+//! method parsed once into a [`Method`], and a request routed by one exhaustive `match`
+//! over it (`Server::request`); a `tools/call` comes read into its own fields and goes
+//! straight to `call.rs`.
+//!
+//! What is kept, and where:
+//! - by the server, for all its clients: the calls in flight, by client and request id, to
+//!   cancel them; the `subscriptions/listen` streams and the connections told of changes
+//!   (`listen.rs`); the requests tools sent clients, awaiting their responses; the tasks, in
+//!   a [`TaskStore`](crate::tasks::TaskStore) (this process's memory unless one is given).
+//! - by the transport, on the handshake's revisions, per stdio connection or HTTP session
+//!   (`sessions.rs`): the capabilities declared at `initialize`, the level of
+//!   `logging/setLevel` and the resources subscribed to. A transport hands them in with each
+//!   message ([`Peer`]).
+//! - at 2026-07-28, nothing between requests: a request carries its own level and
+//!   capabilities, and a call answered over rounds its sealed `requestState`.
 
 mod call;
 mod catalog;
@@ -30,6 +43,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use arc_swap::ArcSwap;
 
+use mcp_runtime_core::method::Method;
 use mcp_runtime_core::wire::CallToolResult;
 use mcp_runtime_core::{MCPToolResult, ToolStatus};
 use serde::Serialize;
@@ -52,19 +66,27 @@ pub use stdio::{MAX_IN_FLIGHT, MAX_MESSAGE_BYTES, serve_stdio};
 
 use crate::outbound::Outgoing;
 use crate::registry::Registry;
-use crate::talk::StateKey;
+use crate::talk::{StateKey, StateKeyError};
 pub(crate) use call::PendingCall;
 pub(crate) use jsonrpc::parse;
 use jsonrpc::{Id, Incoming};
 use listen::{ListKind, Listen, ListenGuard, Listeners};
+use lists::Listing;
 pub(crate) use peer::{Peer, declared_capabilities, set_level, sets_level, subscribes};
 pub(crate) use rounds::input_required_result;
 use rounds::round_context;
 use stateless::{Mirrored, Refusal, Status};
+use tasks::TaskMethod;
 
 pub use mcp_runtime_core::wire::{
     HANDSHAKE_VERSIONS, PROTOCOL_VERSIONS, STATELESS_VERSION, UNSUPPORTED_PROTOCOL_VERSION,
 };
+
+/// No key seals the `requestState` of calls answered over rounds: none was given, and none
+/// could be made at random for this process. Kept, and given again, for every round.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error(transparent)]
+pub(crate) struct NoStateKey(Arc<StateKeyError>);
 
 /// A JSON-RPC error to answer with: code, message, data.
 type Fault = (i64, String, Option<Value>);
@@ -113,7 +135,7 @@ pub struct Server {
     serial: std::sync::atomic::AtomicU64,
     /// What seals the `requestState` of calls answered over rounds (2026-07-28): given, or
     /// made at random for this process when first needed.
-    state_key: OnceLock<Result<StateKey, String>>,
+    state_key: OnceLock<Result<StateKey, NoStateKey>>,
     /// The requests tools sent clients on the handshake's revisions, awaiting responses.
     outgoing: Arc<Outgoing>,
     /// The tasks (the tasks extension): in memory unless a store was given.
@@ -165,9 +187,9 @@ impl Server {
         self
     }
 
-    fn state_key(&self) -> Result<&StateKey, String> {
+    fn state_key(&self) -> Result<&StateKey, NoStateKey> {
         self.state_key
-            .get_or_init(|| StateKey::generate().map_err(|err| err.to_string()))
+            .get_or_init(|| StateKey::generate().map_err(|err| NoStateKey(Arc::new(err))))
             .as_ref()
             .map_err(Clone::clone)
     }
@@ -350,16 +372,35 @@ impl Server {
             }
             // `notifications/initialized` and the others: nothing to do.
             Incoming::Notification { .. } => Step::Answered(None),
-            Incoming::Request { id, method, params } if method == "subscriptions/listen" => {
-                self.begin_listen(id, &params, mirrored)
-            }
             Incoming::Request { id, method, params } => {
-                self.request(&id, &method, &params, peer, mirrored)
+                self.request(id, method, params, peer, mirrored)
             }
-            Incoming::Call { id, params } => match self.begin_call(id, params, peer, mirrored) {
-                Ok(pending) => self.call_now(pending),
-                Err(answer) => Step::Answered(Some(answer)),
-            },
+            Incoming::Call { id, params } => self.call(id, params, peer, mirrored),
+        }
+    }
+
+    /// Begins a `tools/call`: run at once when it can be, left to await otherwise.
+    fn call(
+        &self,
+        id: Id,
+        params: jsonrpc::CallParams,
+        peer: &Peer<'_>,
+        mirrored: Option<&Mirrored<'_>>,
+    ) -> Step {
+        match self.begin_call(id, params, peer, mirrored) {
+            Ok(pending) => self.call_now(pending),
+            Err(answer) => Step::Answered(Some(answer)),
+        }
+    }
+
+    /// The answer to `initialize`, which opens a session where its transport has them
+    /// (streamable HTTP) once it succeeds.
+    fn handshake(&self, request: &Request<'_>) -> Answer {
+        let result = self.initialize(request.params);
+        let opens_session = result.is_ok();
+        Answer {
+            opens_session,
+            ..self.answered(request, result)
         }
     }
 
@@ -372,33 +413,31 @@ impl Server {
         self.listeners.cancel(&key);
     }
 
-    /// Admits a `subscriptions/listen` request (2026-07-28 only) and reads its filter.
-    fn begin_listen(
-        &self,
-        id: Id,
-        params: &Map<String, Value>,
-        mirrored: Option<&Mirrored<'_>>,
-    ) -> Step {
-        let method = "subscriptions/listen";
-        let refused = match admit(method, params.get("_meta"), mirrored) {
-            Ok(true) => match Listen::read(id.clone(), params) {
+    /// Opens a `subscriptions/listen` stream (2026-07-28 only) once its filter is read.
+    fn begin_listen(&self, id: &Id, params: &Map<String, Value>, stateless: bool) -> Step {
+        let refused = if stateless {
+            match Listen::read(id.clone(), params) {
                 Ok(listen) => return Step::Listen(Box::new(listen)),
-                Err(message) => Answer::refused(
-                    &id,
-                    ((jsonrpc::INVALID_PARAMS, message, None), Status::BadRequest),
+                Err(err) => Answer::refused(
+                    id,
+                    (
+                        (jsonrpc::INVALID_PARAMS, err.to_string(), None),
+                        Status::BadRequest,
+                    ),
                 ),
-            },
-            Ok(false) => Answer::ok(fault_response(
-                &id,
+            }
+        } else {
+            Answer::ok(fault_response(
+                id,
                 (
                     jsonrpc::METHOD_NOT_FOUND,
                     format!(
-                        "method `{method}` exists at protocol version {STATELESS_VERSION} only"
+                        "method `{}` exists at protocol version {STATELESS_VERSION} only",
+                        Method::SubscriptionsListen
                     ),
                     None,
                 ),
-            )),
-            Err(refusal) => Answer::refused(&id, refusal),
+            ))
         };
         Step::Answered(Some(refused))
     }
@@ -417,65 +456,76 @@ impl Server {
         self.listeners.connection(send)
     }
 
-    /// Every request but `tools/call`, answered at once.
+    /// Routes a request by its method, once it is admitted: the one place that names what
+    /// the server does for each method MCP defines.
     fn request(
         &self,
-        id: &Id,
-        method: &str,
-        params: &Map<String, Value>,
+        id: Id,
+        method: Method,
+        params: Map<String, Value>,
         peer: &Peer<'_>,
         mirrored: Option<&Mirrored<'_>>,
     ) -> Step {
-        let stateless = match admit(method, params.get("_meta"), mirrored) {
+        let stateless = match admit(&method, params.get("_meta"), mirrored) {
             Ok(stateless) => stateless,
-            Err(refusal) => return Step::Answered(Some(Answer::refused(id, refusal))),
+            Err(refusal) => return Step::Answered(Some(Answer::refused(&id, refusal))),
         };
         let snapshot = self.served.load();
         let request = Request {
-            id,
-            params,
+            id: &id,
+            params: &params,
             stateless,
             peer,
             mirrored,
         };
-        if let Some(answer) = self.list(&snapshot, method, &request) {
-            return Step::Answered(Some(answer));
-        }
-        if let Some(step) = self.catalog(&snapshot, method, &request) {
-            return step;
-        }
-        if matches!(method, "tasks/get" | "tasks/update" | "tasks/cancel") {
-            return self.task_request(id, method, params, stateless, peer, mirrored);
-        }
-        let answer = match method {
-            "initialize" => self
-                .initialize(params)
-                .map(|result| self.respond(id, stateless, &result)),
-            "server/discover" => Ok(self.respond(id, stateless, &self.discover(peer))),
-            "ping" => Ok(self.respond(id, stateless, &Map::new())),
+        let now = |answer| Step::Answered(Some(answer));
+        match method {
+            Method::Initialize => now(self.handshake(&request)),
+            Method::ServerDiscover => now(self.answered(&request, Ok(self.discover(peer)))),
+            Method::Ping => now(self.answered(&request, Ok(Map::new()))),
             // The transport that keeps the connection (or the session) records the level.
-            "logging/setLevel" if !stateless => {
-                set_level(params).map(|_| self.respond(id, stateless, &Map::new()))
+            Method::LoggingSetLevel => {
+                now(self.answered(&request, set_level(&params).map(|_| Map::new())))
             }
-            _ if stateless => {
-                return Step::Answered(Some(Answer::refused(
-                    id,
-                    stateless::no_such_method(method),
-                )));
+            Method::ToolsList => now(self.list(&snapshot, Listing::Tools, &request)),
+            Method::ResourcesList => now(self.list(&snapshot, Listing::Resources, &request)),
+            Method::ResourceTemplatesList => {
+                now(self.list(&snapshot, Listing::ResourceTemplates, &request))
             }
-            _ => Err((
-                jsonrpc::METHOD_NOT_FOUND,
-                format!("method `{method}` is not supported by this server"),
-                None,
-            )),
-        };
-        Step::Answered(Some(match answer {
-            Ok(text) => Answer {
-                opens_session: method == "initialize",
-                ..Answer::ok(text)
-            },
-            Err(fault) => Answer::ok(fault_response(id, fault)),
-        }))
+            Method::PromptsList => now(self.list(&snapshot, Listing::Prompts, &request)),
+            Method::ResourcesRead => self.read(&snapshot, &request),
+            Method::PromptsGet => self.get(&snapshot, &request),
+            Method::CompletionComplete => self.completion(&snapshot, &request),
+            Method::ResourcesSubscribe | Method::ResourcesUnsubscribe => {
+                now(self.subscription(&request))
+            }
+            Method::SubscriptionsListen => self.begin_listen(&id, &params, stateless),
+            Method::TasksGet => self.task_request(TaskMethod::Get, &request),
+            Method::TasksUpdate => self.task_request(TaskMethod::Update, &request),
+            Method::TasksCancel => self.task_request(TaskMethod::Cancel, &request),
+            // Read as a request only when built by hand: the reader makes it a call.
+            Method::ToolsCall => {
+                let params = jsonrpc::CallParams::from_map(params);
+                self.call(id.clone(), params, peer, mirrored)
+            }
+            // What a server sends, or a notification sent as a request: not served.
+            Method::SamplingCreateMessage
+            | Method::ElicitationCreate
+            | Method::RootsList
+            | Method::Initialized
+            | Method::Cancelled
+            | Method::Progress
+            | Method::Message
+            | Method::ToolsListChanged
+            | Method::ResourcesListChanged
+            | Method::ResourcesUpdated
+            | Method::PromptsListChanged
+            | Method::RootsListChanged
+            | Method::ElicitationComplete
+            | Method::TaskStatus
+            | Method::SubscriptionsAcknowledged
+            | Method::Other(_) => now(not_served(&id, &method, stateless)),
+        }
     }
 
     /// A success response to `id`; a 2026-07-28 one is marked complete and signed with the
@@ -594,7 +644,7 @@ impl Server {
         if !wrong.is_empty() {
             return Err((
                 jsonrpc::INVALID_PARAMS,
-                format!("initialize needs {}", wrong.join(", ")),
+                format!("{} needs {}", Method::Initialize, wrong.join(", ")),
                 None,
             ));
         }
@@ -707,6 +757,22 @@ impl Answer {
     }
 }
 
+/// The answer to a request for a method this server does not serve: at 2026-07-28 refused
+/// with 404 over HTTP, as the revision asks.
+fn not_served(id: &Id, method: &Method, stateless: bool) -> Answer {
+    if stateless {
+        return Answer::refused(id, stateless::no_such_method(method));
+    }
+    Answer::ok(fault_response(
+        id,
+        (
+            jsonrpc::METHOD_NOT_FOUND,
+            format!("method `{method}` is not supported by this server"),
+            None,
+        ),
+    ))
+}
+
 /// The key of a call in flight: a request id means something only to the client that sent it.
 fn in_flight_key(client: &str, id: &str) -> String {
     format!("{client} {id}")
@@ -718,7 +784,7 @@ fn in_flight_key(client: &str, id: &str) -> String {
 /// its `progressToken` a string or an integer; a stateful request names no protocol version
 /// this server does not speak, in `_meta` or in the `MCP-Protocol-Version` header.
 pub(crate) fn admit(
-    method: &str,
+    method: &Method,
     meta: Option<&Value>,
     mirrored: Option<&Mirrored<'_>>,
 ) -> Result<bool, Refusal> {

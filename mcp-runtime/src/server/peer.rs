@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use mcp_runtime_core::LoggingLevel;
+use mcp_runtime_core::method::Method;
 use serde_json::{Map, Value};
 
 use super::jsonrpc::{self, Incoming};
@@ -20,7 +21,7 @@ pub(crate) struct Peer<'a> {
     /// What the connection (or the HTTP session) declared at `initialize`.
     pub(crate) capabilities: Option<Arc<Map<String, Value>>>,
     /// Who sent the request, as its access token says.
-    pub(crate) auth: Option<Arc<crate::AuthInfo>>,
+    pub(crate) auth: Option<Arc<crate::auth::AuthInfo>>,
     /// Whether listings show it only the items its scopes let it use.
     pub(crate) hide_unauthorized: bool,
 }
@@ -45,7 +46,11 @@ impl Peer<'_> {
 /// The capabilities an `initialize` request declares.
 pub(crate) fn declared_capabilities(incoming: &Incoming) -> Option<Arc<Map<String, Value>>> {
     match incoming {
-        Incoming::Request { method, params, .. } if method == "initialize" => params
+        Incoming::Request {
+            method: Method::Initialize,
+            params,
+            ..
+        } => params
             .get("capabilities")
             .and_then(Value::as_object)
             .map(|capabilities| Arc::new(capabilities.clone())),
@@ -58,13 +63,15 @@ pub(crate) fn declared_capabilities(incoming: &Incoming) -> Option<Arc<Map<Strin
 pub(crate) fn subscribes(incoming: &Incoming) -> Option<(String, bool)> {
     match incoming {
         Incoming::Request { method, params, .. }
-            if (method == "resources/subscribe" || method == "resources/unsubscribe")
-                && !stateless::is_stateless(method, params.get("_meta"), None) =>
+            if matches!(
+                method,
+                Method::ResourcesSubscribe | Method::ResourcesUnsubscribe
+            ) && !stateless::is_stateless(method, params.get("_meta"), None) =>
         {
             params
                 .get("uri")
                 .and_then(Value::as_str)
-                .map(|uri| (uri.to_owned(), method == "resources/subscribe"))
+                .map(|uri| (uri.to_owned(), *method == Method::ResourcesSubscribe))
         }
         _ => None,
     }
@@ -75,7 +82,7 @@ pub(crate) fn subscribes(incoming: &Incoming) -> Option<(String, bool)> {
 pub(crate) fn sets_level(incoming: &Incoming) -> Option<LoggingLevel> {
     match incoming {
         Incoming::Request { method, params, .. }
-            if method == "logging/setLevel"
+            if *method == Method::LoggingSetLevel
                 && !stateless::is_stateless(method, params.get("_meta"), None) =>
         {
             set_level(params).ok()
@@ -89,7 +96,7 @@ pub(crate) fn set_level(params: &Map<String, Value>) -> Result<LoggingLevel, Fau
     let level = params.get("level").ok_or_else(|| {
         (
             jsonrpc::INVALID_PARAMS,
-            "logging/setLevel needs `level`".to_owned(),
+            format!("{} needs `level`", Method::LoggingSetLevel),
             None,
         )
     })?;

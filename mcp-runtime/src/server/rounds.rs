@@ -57,7 +57,9 @@ impl Server {
         let mut answers = match state {
             None => Map::new(),
             Some(Value::String(sealed)) => {
-                let key = self.state_key().map_err(RoundError::NoKey)?;
+                let key = self
+                    .state_key()
+                    .map_err(|err| RoundError::NoKey(err.to_string()))?;
                 let payload = key
                     .open(context.as_bytes(), &sealed)
                     .map_err(RoundError::Refused)?;

@@ -4,6 +4,7 @@
 //! parameters and the client capabilities it needs. Transport-independent: stdio has no
 //! headers, and streamable HTTP hands in the ones it received ([`Mirrored`]).
 
+use mcp_runtime_core::method::{Method, Revision};
 use mcp_runtime_core::{LoggingLevel, ToolDefinition};
 use serde_json::{Map, Value};
 
@@ -20,16 +21,6 @@ const CLIENT_INFO_KEY: &str = "io.modelcontextprotocol/clientInfo";
 pub(crate) const LOG_LEVEL_KEY: &str = "io.modelcontextprotocol/logLevel";
 
 pub use mcp_runtime_core::wire::{HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY};
-
-/// The methods 2026-07-28 removed: a stateless request for one is answered as for any
-/// method the server does not have.
-const REMOVED_METHODS: [&str; 5] = [
-    "initialize",
-    "ping",
-    "logging/setLevel",
-    "resources/subscribe",
-    "resources/unsubscribe",
-];
 
 /// Which HTTP status an answer goes with. Over stdio there is none.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,11 +55,11 @@ pub(crate) struct Mirrored<'a> {
 /// not negotiate (an unknown one too, so that it is refused as the stateless revision
 /// refuses it).
 pub(crate) fn is_stateless(
-    method: &str,
+    method: &Method,
     meta: Option<&Value>,
     mirrored: Option<&Mirrored<'_>>,
 ) -> bool {
-    method == "server/discover"
+    matches!(method, Method::ServerDiscover)
         || mirrored.is_some_and(|headers| headers.version == Some(STATELESS_VERSION))
         || meta
             .and_then(|meta| meta.get(PROTOCOL_VERSION_KEY))
@@ -83,7 +74,7 @@ pub(crate) fn is_stateless(
 /// `_meta` (an object with the protocol version and the client's capabilities), the
 /// `MCP-Protocol-Version` header against it, the version, and the `Mcp-Method` header.
 pub(crate) fn admit(
-    method: &str,
+    method: &Method,
     meta: Option<&Value>,
     mirrored: Option<&Mirrored<'_>>,
 ) -> Result<(), Refusal> {
@@ -138,7 +129,7 @@ pub(crate) fn admit(
         let fault = unsupported_version(&Value::String(version.to_owned()));
         return Err((fault, Status::BadRequest));
     }
-    if mirrored.is_some_and(|headers| headers.method != Some(method)) {
+    if mirrored.is_some_and(|headers| headers.method != Some(method.as_str())) {
         return refuse(
             HEADER_MISMATCH,
             format!("the `Mcp-Method` header must be present and say `{method}`, as the body does"),
@@ -152,15 +143,16 @@ pub(crate) fn log_level(meta: &Map<String, Value>) -> Option<LoggingLevel> {
     meta.get(LOG_LEVEL_KEY)?.as_str()?.parse().ok()
 }
 
-/// Whether the stateless revision has `method`; a request for any other is answered with
-/// -32601 and, over HTTP, 404.
-pub(crate) fn has_method(method: &str) -> bool {
-    !REMOVED_METHODS.contains(&method)
+/// Whether the stateless revision has `method`, as far as admission goes: it did not remove
+/// it ([`Method::removed_at`]). A request for a removed one is answered with -32601 and,
+/// over HTTP, 404, as for any method the server does not have.
+pub(crate) fn has_method(method: &Method) -> bool {
+    !method.removed_at(Revision::V2026_07_28)
 }
 
 /// The 404 refusal of a method the stateless revision does not have.
-pub(crate) fn no_such_method(method: &str) -> Refusal {
-    let message = if REMOVED_METHODS.contains(&method) {
+pub(crate) fn no_such_method(method: &Method) -> Refusal {
+    let message = if !has_method(method) {
         format!("method `{method}` does not exist at protocol version {STATELESS_VERSION}")
     } else {
         format!("method `{method}` is not supported by this server")
@@ -274,9 +266,10 @@ pub(crate) fn requires(tool: &ToolDefinition, declared: &Map<String, Value>) -> 
     Err((
         MISSING_CLIENT_CAPABILITY,
         format!(
-            "tool `{}` needs the client capabilities {}, which this client did not declare at `initialize`",
+            "tool `{}` needs the client capabilities {}, which this client did not declare at `{}`",
             tool.name(),
-            names.join(", ")
+            names.join(", "),
+            Method::Initialize,
         ),
         Some(serde_json::json!({ "requiredCapabilities": missing })),
     ))

@@ -7,21 +7,23 @@
 //! such a client becomes a task; from another, it runs as any call does, unless the tool
 //! requires a task, which is refused with -32021.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use futures_util::FutureExt;
+use mcp_runtime_core::MCPToolResult;
+use mcp_runtime_core::method::Method;
 use mcp_runtime_core::wire::CallToolResult;
 use serde_json::{Map, Value, json};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-use super::catalog::Awaiting;
+use super::catalog::{Awaiting, Reply};
 use super::jsonrpc::{self, Id};
-use super::stateless::{
-    self, CLIENT_CAPABILITIES_KEY, MISSING_CLIENT_CAPABILITY, Mirrored, Status,
-};
-use super::{Answer, Fault, Peer, PendingCall, Server, Step, fault_response};
+use super::stateless::{self, CLIENT_CAPABILITIES_KEY, MISSING_CLIENT_CAPABILITY, Status};
+use super::{Answer, Fault, Peer, PendingCall, Request, Server, Step, fault_response};
 use crate::execute::CallOptions;
 use crate::outbound::Round;
 use crate::tasks::engine::{Ending, Tasks, wire};
@@ -45,97 +47,98 @@ impl Server {
     /// `tasks/get`, `tasks/update` and `tasks/cancel`: refused at once when the client did
     /// not declare the extension or the `Mcp-Name` header names another task; otherwise
     /// left to await the store.
-    pub(super) fn task_request(
+    pub(super) fn task_request(&self, method: TaskMethod, request: &Request<'_>) -> Step {
+        match self.task_params(method, request) {
+            Ok((task_id, responses)) => {
+                let future = self.task_reply(method, task_id, responses, request);
+                task_step(request.id, request.stateless, future)
+            }
+            Err(refused) => refused,
+        }
+    }
+
+    /// The task a request of the extension names, and the answers a `tasks/update` brings;
+    /// or the step refusing it.
+    fn task_params(
         &self,
-        id: &Id,
-        method: &str,
-        params: &Map<String, Value>,
-        stateless: bool,
-        peer: &Peer<'_>,
-        mirrored: Option<&Mirrored<'_>>,
-    ) -> Step {
+        method: TaskMethod,
+        request: &Request<'_>,
+    ) -> Result<(String, Map<String, Value>), Step> {
+        let Request {
+            id,
+            params,
+            stateless,
+            peer,
+            mirrored,
+        } = *request;
         let refused = |refusal| Step::Answered(Some(Answer::refused(id, refusal)));
+        let invalid = |message: &str| {
+            Step::Answered(Some(Answer::ok(fault_response(
+                id,
+                (jsonrpc::INVALID_PARAMS, message.to_owned(), None),
+            ))))
+        };
         if !declares_tasks(params.get("_meta"), peer) {
             let status = if stateless {
                 Status::BadRequest
             } else {
                 Status::Ok
             };
-            return refused((missing_tasks(method), status));
+            return Err(refused((missing_tasks(method.method().as_str()), status)));
         }
-        let task_id = match params.get("taskId") {
-            Some(Value::String(task_id)) => task_id.clone(),
-            _ => {
-                return Step::Answered(Some(Answer::ok(fault_response(
-                    id,
-                    (
-                        jsonrpc::INVALID_PARAMS,
-                        "`taskId` must be the task's id, a string".to_owned(),
-                        None,
-                    ),
-                ))));
-            }
+        let Some(Value::String(task_id)) = params.get("taskId") else {
+            return Err(invalid("`taskId` must be the task's id, a string"));
         };
         // The header routes the request to the task's replica: at 2026-07-28 it must be
         // there and name this task (over HTTP); on the handshake's revisions, if sent.
         if stateless || mirrored.is_some_and(|headers| headers.name.is_some()) {
-            if let Err(refusal) = stateless::admit_name(&task_id, mirrored) {
-                return refused(refusal);
-            }
+            stateless::admit_name(task_id, mirrored).map_err(refused)?;
         }
         let responses = match (method, params.get("inputResponses")) {
-            ("tasks/update", Some(Value::Object(responses))) => responses.clone(),
-            ("tasks/update", _) => {
-                return Step::Answered(Some(Answer::ok(fault_response(
-                    id,
-                    (
-                        jsonrpc::INVALID_PARAMS,
-                        "`inputResponses` must be an object of answers by key".to_owned(),
-                        None,
-                    ),
-                ))));
+            (TaskMethod::Update, Some(Value::Object(responses))) => responses.clone(),
+            (TaskMethod::Update, _) => {
+                return Err(invalid(
+                    "`inputResponses` must be an object of answers by key",
+                ));
             }
-            _ => Map::new(),
+            (TaskMethod::Get | TaskMethod::Cancel, _) => Map::new(),
         };
+        Ok((task_id.clone(), responses))
+    }
+
+    /// What the store answers a request of the extension, written.
+    fn task_reply(
+        &self,
+        method: TaskMethod,
+        task_id: String,
+        responses: Map<String, Value>,
+        request: &Request<'_>,
+    ) -> Pin<Box<dyn Future<Output = Reply> + Send + 'static>> {
         let tasks = Arc::clone(self.tasks());
-        let owner = owner(peer);
-        let method = method.to_owned();
+        let owner = owner(request.peer);
         // The extension's results say what they are at every revision; at 2026-07-28 they
         // carry the server's identity too.
-        let meta =
-            stateless.then(|| json!({ "io.modelcontextprotocol/serverInfo": self.server_info() }));
-        let mut future = Box::pin(async move {
+        let meta = request
+            .stateless
+            .then(|| json!({ "io.modelcontextprotocol/serverInfo": self.server_info() }));
+        Box::pin(async move {
             let owner = owner.as_deref();
-            let written = match method.as_str() {
-                "tasks/get" => match tasks.get(&task_id, owner).await {
+            let written = match method {
+                TaskMethod::Get => match tasks.get(&task_id, owner).await {
                     Ok(record) => wire(&record, true, "complete", meta.as_ref()),
                     Err(fault) => return Err((fault.code(), fault.to_string(), None)),
                 },
-                "tasks/update" => match tasks.update(&task_id, owner, &responses).await {
+                TaskMethod::Update => match tasks.update(&task_id, owner, &responses).await {
                     Ok(()) => acknowledgement(meta.as_ref()),
                     Err(fault) => return Err((fault.code(), fault.to_string(), None)),
                 },
-                _ => match tasks.cancel(&task_id, owner).await {
+                TaskMethod::Cancel => match tasks.cancel(&task_id, owner).await {
                     Ok(()) => acknowledgement(meta.as_ref()),
                     Err(fault) => return Err((fault.code(), fault.to_string(), None)),
                 },
             };
             written.map_err(|err| (jsonrpc::INTERNAL_ERROR, err.to_string(), None))
-        });
-        // In memory, the answer is ready at once: no need to await it elsewhere.
-        if let Some(done) = (&mut future).now_or_never() {
-            let text = match done {
-                Ok(result) => jsonrpc::result_response(id, &result),
-                Err(fault) => fault_response(id, fault),
-            };
-            return Step::Answered(Some(Answer::ok(text)));
-        }
-        Step::Await(Box::new(Awaiting {
-            id: id.clone(),
-            stateless,
-            written: true,
-            future,
-        }))
+        })
     }
 
     /// Runs a call as a task: answered with the task's handle once it is recorded, the
@@ -147,20 +150,7 @@ impl Server {
         let owner = pending.auth.as_deref().and_then(owner_of_auth);
         let token = CancellationToken::new();
         let panicked = Arc::new(AtomicBool::new(false));
-        let (progress, progress_seen) = watch::channel(None);
-        let options = CallOptions::new()
-            .with_cancellation(token.clone())
-            .with_panic_flag(Arc::clone(&panicked))
-            .with_progress(move |report| {
-                let message = report
-                    .message
-                    .clone()
-                    .unwrap_or_else(|| match report.total {
-                        Some(total) => format!("{} of {total}", report.progress),
-                        None => format!("{}", report.progress),
-                    });
-                progress.send_replace(Some(message));
-            });
+        let (options, progress_seen) = task_call_options(&token, &panicked);
         // The handshake's revisions: the task's asks wait in its record, not on a stream.
         let options = self.call_options(&mut pending, None, options);
         let PendingCall {
@@ -178,20 +168,7 @@ impl Server {
         let call_token = token.clone();
         let work = async move {
             let result = snapshot.registry.call_with(call, options).await;
-            if call_token.is_cancelled() {
-                return Ending::Cancelled;
-            }
-            if panicked.load(Ordering::Relaxed) {
-                let message = result.error().map_or_else(
-                    || "the tool panicked".to_owned(),
-                    |error| error.error_message.clone(),
-                );
-                return Ending::Failed(jsonrpc::INTERNAL_ERROR, message);
-            }
-            match serde_json::to_value(CallToolResult::from(result)) {
-                Ok(result) => Ending::Completed(result),
-                Err(err) => Ending::Failed(jsonrpc::INTERNAL_ERROR, err.to_string()),
-            }
+            task_ending(result, call_token.is_cancelled(), &panicked)
         };
         let mut work = Box::pin(work);
         let in_round = asks.as_ref().is_some_and(|asks| asks.round().is_some());
@@ -240,6 +217,90 @@ impl Server {
     }
 }
 
+/// The options of a call run as a task: cancelled by `token`, a panic noted in `panicked`,
+/// and each progress report kept as the task's status message, which the receiver watches.
+fn task_call_options(
+    token: &CancellationToken,
+    panicked: &Arc<AtomicBool>,
+) -> (CallOptions, watch::Receiver<Option<String>>) {
+    let (progress, progress_seen) = watch::channel(None);
+    let options = CallOptions::new()
+        .with_cancellation(token.clone())
+        .with_panic_flag(Arc::clone(panicked))
+        .with_progress(move |report| {
+            let message = report
+                .message
+                .clone()
+                .unwrap_or_else(|| match report.total {
+                    Some(total) => format!("{} of {total}", report.progress),
+                    None => format!("{}", report.progress),
+                });
+            progress.send_replace(Some(message));
+        });
+    (options, progress_seen)
+}
+
+/// How a task's call ended: cancelled, failed by a panic, or with its result.
+fn task_ending(result: MCPToolResult, cancelled: bool, panicked: &AtomicBool) -> Ending {
+    if cancelled {
+        return Ending::Cancelled;
+    }
+    if panicked.load(Ordering::Relaxed) {
+        let message = result.error().map_or_else(
+            || "the tool panicked".to_owned(),
+            |error| error.error_message.clone(),
+        );
+        return Ending::Failed(jsonrpc::INTERNAL_ERROR, message);
+    }
+    match serde_json::to_value(CallToolResult::from(result)) {
+        Ok(result) => Ending::Completed(result),
+        Err(err) => Ending::Failed(jsonrpc::INTERNAL_ERROR, err.to_string()),
+    }
+}
+
+/// A request of the tasks extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum TaskMethod {
+    /// `tasks/get`.
+    Get,
+    /// `tasks/update`.
+    Update,
+    /// `tasks/cancel`.
+    Cancel,
+}
+
+impl TaskMethod {
+    fn method(self) -> Method {
+        match self {
+            Self::Get => Method::TasksGet,
+            Self::Update => Method::TasksUpdate,
+            Self::Cancel => Method::TasksCancel,
+        }
+    }
+}
+
+/// Answers at once when the store's reply is ready (in memory), leaves it to be awaited
+/// otherwise.
+fn task_step(
+    id: &Id,
+    stateless: bool,
+    mut future: Pin<Box<dyn Future<Output = Reply> + Send + 'static>>,
+) -> Step {
+    if let Some(done) = (&mut future).now_or_never() {
+        let text = match done {
+            Ok(result) => jsonrpc::result_response(id, &result),
+            Err(fault) => fault_response(id, fault),
+        };
+        return Step::Answered(Some(Answer::ok(text)));
+    }
+    Step::Await(Box::new(Awaiting {
+        id: id.clone(),
+        stateless,
+        written: true,
+        future,
+    }))
+}
+
 /// The empty acknowledgement of `tasks/update` and `tasks/cancel`.
 fn acknowledgement(
     meta: Option<&Value>,
@@ -286,7 +347,7 @@ fn owner(peer: &Peer<'_>) -> Option<String> {
     peer.auth.as_deref().and_then(owner_of_auth)
 }
 
-fn owner_of_auth(auth: &crate::AuthInfo) -> Option<String> {
+fn owner_of_auth(auth: &crate::auth::AuthInfo) -> Option<String> {
     match (auth.subject(), auth.client_id()) {
         (None, None) => Some(String::new()),
         (subject, client) => Some(format!(

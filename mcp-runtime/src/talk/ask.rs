@@ -9,6 +9,7 @@
 //! Work a tool does before an ask therefore runs once per round: do side effects after the
 //! asks they depend on.
 
+use mcp_runtime_core::method::Method;
 use mcp_runtime_core::{Role, ToolError};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -27,7 +28,7 @@ impl InputRequest {
     /// A form for the user: `message`, and the restricted JSON Schema of what to fill in.
     pub fn elicit(message: impl Into<String>, requested_schema: Value) -> Self {
         Self {
-            method: "elicitation/create".to_owned(),
+            method: Method::ElicitationCreate.as_str().to_owned(),
             params: json!({
                 "mode": "form",
                 "message": message.into(),
@@ -40,7 +41,7 @@ impl InputRequest {
     /// pass through the client (credentials, payment); `id` names the elicitation.
     pub fn elicit_url(message: impl Into<String>, url: impl Into<String>, id: &str) -> Self {
         Self {
-            method: "elicitation/create".to_owned(),
+            method: Method::ElicitationCreate.as_str().to_owned(),
             params: json!({
                 "mode": "url",
                 "message": message.into(),
@@ -53,7 +54,7 @@ impl InputRequest {
     /// A message for the client's model.
     pub fn sample(sampling: &Sampling) -> Self {
         Self {
-            method: "sampling/createMessage".to_owned(),
+            method: Method::SamplingCreateMessage.as_str().to_owned(),
             params: serde_json::to_value(sampling).unwrap_or(Value::Null),
         }
     }
@@ -61,7 +62,7 @@ impl InputRequest {
     /// The client's roots.
     pub fn roots() -> Self {
         Self {
-            method: "roots/list".to_owned(),
+            method: Method::RootsList.as_str().to_owned(),
             params: json!({}),
         }
     }
@@ -69,14 +70,14 @@ impl InputRequest {
     /// The client capability the request needs: `elicitation.url` for a URL-mode
     /// elicitation.
     pub fn capability(&self) -> &'static str {
-        match self.method.as_str() {
-            "elicitation/create"
+        match Method::parse(&self.method) {
+            Method::ElicitationCreate
                 if self.params.get("mode").and_then(Value::as_str) == Some("url") =>
             {
                 "elicitation.url"
             }
-            "elicitation/create" => "elicitation",
-            "sampling/createMessage" => "sampling",
+            Method::ElicitationCreate => "elicitation",
+            Method::SamplingCreateMessage => "sampling",
             _ => "roots",
         }
     }

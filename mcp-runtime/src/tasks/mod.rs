@@ -24,4 +24,4 @@ pub use store::{
 };
 
 /// The extension's identifier, under `capabilities.extensions`.
-pub const EXTENSION: &str = "io.modelcontextprotocol/tasks";
+pub const EXTENSION: &str = mcp_runtime_core::method::TASKS_EXTENSION;

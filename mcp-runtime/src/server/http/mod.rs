@@ -46,6 +46,7 @@ use axum::extract::DefaultBodyLimit;
 use axum::middleware;
 use axum::response::Response;
 use axum::routing::post;
+use mcp_runtime_core::method::Method;
 use serde_json::Value;
 use tokio::sync::Semaphore;
 
@@ -184,7 +185,7 @@ impl Carried {
         let (method, tool) = match incoming {
             // A call without a name logs none.
             Incoming::Call { params, .. } => (
-                "tools/call",
+                Method::ToolsCall.as_str(),
                 params.name.as_ref().map(|name| match name {
                     Value::String(name) => name.clone(),
                     other => other.to_string(),
@@ -193,7 +194,7 @@ impl Carried {
             Incoming::Request { method, .. } | Incoming::Notification { method, .. } => {
                 (method.as_str(), None)
             }
-            Incoming::Cancelled { .. } => ("notifications/cancelled", None),
+            Incoming::Cancelled { .. } => (Method::Cancelled.as_str(), None),
             Incoming::Response { .. } => ("(response)", None),
         };
         Some(Self {

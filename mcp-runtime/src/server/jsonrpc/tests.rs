@@ -39,7 +39,7 @@ fn the_general_reader_keeps_every_value_as_written() {
     let Ok(Incoming::Request { method, params, .. }) = parse(text.as_bytes()) else {
         panic!("not read as a request: {text}");
     };
-    assert_eq!(method, "m");
+    assert_eq!(method, Method::parse("m"));
     assert_eq!(
         Value::Object(params),
         json!({"b": true, "i": -3, "u": u64::MAX, "f": 1.5, "s": "a", "e": "A", "n": null,
@@ -78,7 +78,7 @@ fn a_batch_is_refused_as_such() {
 #[test]
 fn a_notification_is_written_as_json_rpc() {
     assert_eq!(
-        notification("notifications/progress", json!({"progress": 1})),
+        notification(&Method::Progress, json!({"progress": 1})),
         r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}"#
     );
 }

@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use mcp_runtime_core::LoggingLevel;
+use mcp_runtime_core::method::Method;
 use tokio::runtime::Handle;
 use tokio::sync::{Semaphore, mpsc, oneshot};
 
@@ -207,39 +208,49 @@ impl<W: Write + Send + 'static> Reading<W> {
             .map_err(io::Error::other)
     }
 
+    /// What the connection keeps of a message of the handshake's revisions (the end of the
+    /// handshake, a subscription, the log level, the capabilities declared), and who it
+    /// comes from, as the server is to see it.
+    fn remember(&self, incoming: &Incoming, notify: &Notifier) -> super::Peer<'static> {
+        // A client that completed the handshake hears of changes to the tool list,
+        // as the stateful revisions have it.
+        let initialized = matches!(
+            incoming,
+            Incoming::Notification {
+                method: Method::Initialized,
+                ..
+            }
+        );
+        // The handshake's subscriptions only: the stateless revision has none.
+        let subscription = super::subscribes(incoming);
+        if initialized || subscription.is_some() {
+            let mut connection = lock(&self.connection);
+            let guard =
+                connection.get_or_insert_with(|| self.server.hear_changes(Arc::clone(notify)));
+            if let Some((uri, on)) = subscription {
+                guard.subscribe(&uri, on);
+            }
+        }
+        if let Some(level) = super::sets_level(incoming) {
+            *lock(&self.log_level) = Some(level);
+        }
+        if let Some(capabilities) = super::declared_capabilities(incoming) {
+            *lock(&self.capabilities) = Some(capabilities);
+        }
+        super::Peer {
+            client: "",
+            log_level: *lock(&self.log_level),
+            capabilities: lock(&self.capabilities).clone(),
+            auth: None,
+            hide_unauthorized: false,
+        }
+    }
+
     fn handle(&self, message: &[u8], notify: &Notifier) -> io::Result<()> {
         let step = match super::parse(message) {
             Err(refusal) => Step::Answered(Some(super::Answer::ok(refusal.into_response()))),
             Ok(incoming) => {
-                // A client that completed the handshake hears of changes to the tool list,
-                // as the stateful revisions have it.
-                let initialized = matches!(
-                    &incoming,
-                    Incoming::Notification { method, .. } if method == "notifications/initialized"
-                );
-                // The handshake's subscriptions only: the stateless revision has none.
-                let subscription = super::subscribes(&incoming);
-                if initialized || subscription.is_some() {
-                    let mut connection = lock(&self.connection);
-                    let guard = connection
-                        .get_or_insert_with(|| self.server.hear_changes(Arc::clone(notify)));
-                    if let Some((uri, on)) = subscription {
-                        guard.subscribe(&uri, on);
-                    }
-                }
-                if let Some(level) = super::sets_level(&incoming) {
-                    *lock(&self.log_level) = Some(level);
-                }
-                if let Some(capabilities) = super::declared_capabilities(&incoming) {
-                    *lock(&self.capabilities) = Some(capabilities);
-                }
-                let peer = super::Peer {
-                    client: "",
-                    log_level: *lock(&self.log_level),
-                    capabilities: lock(&self.capabilities).clone(),
-                    auth: None,
-                    hide_unauthorized: false,
-                };
+                let peer = self.remember(&incoming, notify);
                 self.server.begin_for(incoming, &peer, None)
             }
         };

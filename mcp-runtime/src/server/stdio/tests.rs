@@ -83,7 +83,7 @@ impl Write for Announced {
 async fn an_answer_is_written_while_input_stays_open() {
     let (input, mut client) = io::pipe().unwrap();
     let (written, answers) = std::sync::mpsc::channel();
-    let server = Arc::new(Server::new(crate::Registry::global()));
+    let server = Arc::new(Server::new(crate::registry::Registry::global()));
     let serving = tokio::spawn(serve(
         server,
         input,
@@ -106,13 +106,13 @@ async fn an_answer_is_written_while_input_stays_open() {
 
 #[tokio::test]
 async fn an_awaited_call_is_answered_by_the_writer() {
-    let registry = crate::Registry::builder()
+    let registry = crate::registry::Registry::builder()
         .tool(
-            crate::ToolDefinition::new("t.echo", schemars::json_schema!({ "type": "object" }))
+            mcp_runtime_core::ToolDefinition::new("t.echo", schemars::json_schema!({ "type": "object" }))
                 .unwrap(),
-            |arguments: crate::Arguments, _ctx: crate::ToolContext| async move {
+            |arguments: crate::registration::Arguments, _ctx: crate::context::ToolContext| async move {
                 tokio::task::yield_now().await;
-                Ok::<_, crate::ToolError>(Value::Object(arguments))
+                Ok::<_, mcp_runtime_core::ToolError>(Value::Object(arguments))
             },
         )
         .build()
@@ -160,20 +160,21 @@ struct Session {
     serving: tokio::task::JoinHandle<io::Result<()>>,
 }
 
-fn tool(name: &str) -> crate::ToolDefinition {
-    crate::ToolDefinition::new(name, schemars::json_schema!({ "type": "object" })).unwrap()
+fn tool(name: &str) -> mcp_runtime_core::ToolDefinition {
+    mcp_runtime_core::ToolDefinition::new(name, schemars::json_schema!({ "type": "object" }))
+        .unwrap()
 }
 
 fn answer_empty(
-    _: crate::Arguments,
-    _: crate::ToolContext,
-) -> std::future::Ready<Result<Value, crate::ToolError>> {
+    _: crate::registration::Arguments,
+    _: crate::context::ToolContext,
+) -> std::future::Ready<Result<Value, mcp_runtime_core::ToolError>> {
     std::future::ready(Ok(Value::Null))
 }
 
 impl Session {
     fn start() -> Self {
-        let registry = crate::Registry::builder()
+        let registry = crate::registry::Registry::builder()
             .tool(tool("t.one"), answer_empty)
             .build()
             .unwrap();
@@ -319,9 +320,9 @@ async fn a_tool_asks_the_client_on_the_stream_and_a_client_that_never_answers_is
     let server = Arc::clone(&session.server);
     let asking = tool("t.ask").with_timeout(std::time::Duration::from_millis(300));
     let added = server.change(|registry| {
-        registry.register(asking, |_, ctx: crate::ToolContext| async move {
+        registry.register(asking, |_, ctx: crate::context::ToolContext| async move {
             let roots = ctx.roots("roots").await?;
-            Ok::<_, crate::ToolError>(Value::from(roots.len()))
+            Ok::<_, mcp_runtime_core::ToolError>(Value::from(roots.len()))
         })
     });
     assert!(added.unwrap().is_ok());
@@ -373,7 +374,7 @@ async fn a_tool_asks_the_client_on_the_stream_and_a_client_that_never_answers_is
     let answer = session.line().await;
     assert_eq!(answer["id"], 4);
     assert_eq!(
-        answer["result"]["_meta"][crate::ERROR_META]["error_type"],
+        answer["result"]["_meta"][mcp_runtime_core::wire::ERROR_META]["error_type"],
         "TimeoutError",
         "{answer}"
     );
@@ -426,11 +427,14 @@ async fn a_connection_gets_the_log_messages_at_or_above_the_level_it_set() {
     let mut session = Session::start();
     let server = Arc::clone(&session.server);
     let added = server.change(|registry| {
-        registry.register(tool("t.noisy"), |_, ctx: crate::ToolContext| async move {
-            ctx.debug("d");
-            ctx.warning("w");
-            Ok::<_, crate::ToolError>(Value::Null)
-        })
+        registry.register(
+            tool("t.noisy"),
+            |_, ctx: crate::context::ToolContext| async move {
+                ctx.debug("d");
+                ctx.warning("w");
+                Ok::<_, mcp_runtime_core::ToolError>(Value::Null)
+            },
+        )
     });
     assert!(added.unwrap().is_ok());
     let call = |id: u64| {
@@ -564,7 +568,7 @@ async fn answers_every_request_and_nothing_else() {
         "\n",
     );
     let written = Shared::default();
-    let server = Arc::new(Server::new(crate::Registry::global()));
+    let server = Arc::new(Server::new(crate::registry::Registry::global()));
     serve(
         server,
         input.as_bytes(),
