@@ -11,6 +11,7 @@ pub mod cli;
 pub mod client;
 mod context;
 mod execute;
+mod isolation;
 pub mod listing;
 mod outbound;
 mod panics;

@@ -59,7 +59,7 @@ pub(crate) enum CliError {
         path: PathBuf,
         /// What is wrong with it.
         #[source]
-        problem: crate::sandbox::PolicyFileError,
+        problem: crate::isolation::PolicyFileError,
     },
     /// `--task-store` neither `memory` nor a Redis URL.
     #[error("a task store is `memory` or a Redis URL (redis://HOST:PORT)")]

@@ -9,11 +9,11 @@ use serde_json::{Map, Value};
 
 use super::USAGE;
 use super::sandbox::SandboxArgs;
+use crate::isolation::Sandboxing;
 use crate::listing;
 use crate::registry::{
     EMPTY_REGISTRY_HINT, RegisteredPrompt, RegisteredResource, RegisteredTemplate, Registry,
 };
-use crate::sandbox::Sandboxing;
 
 // The arguments of `list`.
 #[derive(Args)]

@@ -273,7 +273,7 @@ pub fn run_serving(on_serve: impl FnOnce(&Arc<Server>)) -> ! {
 fn exit_with(app: Option<&App>, on_serve: impl FnOnce(&Arc<Server>)) -> ! {
     // A sandboxed tool's worker is this program run again: it serves its call and exits
     // here, before anything starts a thread.
-    crate::sandbox::dispatch();
+    crate::worker::dispatch();
     let registry = match app {
         Some(app) => Registry::global_with(&app.states),
         None => Registry::try_global().map_err(Clone::clone),
@@ -286,7 +286,7 @@ fn exit_with(app: Option<&App>, on_serve: impl FnOnce(&Arc<Server>)) -> ! {
         }
     };
     // Workers kept waiting die now, their scratch directories with them.
-    crate::sandbox::shutdown();
+    crate::isolation::shutdown();
     // A closed stdout is not worth a panic; the exit code still tells.
     let _ = io::stdout().flush();
     std::process::exit(i32::from(code))
@@ -418,7 +418,7 @@ fn as_run(
     registry: &'static Registry,
     dangerous: &DangerousArgs,
     arguments: ArgumentsArgs,
-    sandboxing: Option<crate::sandbox::Sandboxing>,
+    sandboxing: Option<crate::isolation::Sandboxing>,
 ) -> Result<ServedRegistry, CliError> {
     let policy = dangerous_policy(registry, dangerous)?;
     if policy.is_none() && arguments == ArgumentsArgs::default() && sandboxing.is_none() {

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::error::CliError;
+use crate::isolation::{Network, Sandboxing, Support};
 use crate::registry::Registry;
-use crate::sandbox::{Network, Sandboxing, Support};
 
 /// How sandboxed tools run.
 #[derive(Args, Debug, Default, Clone, PartialEq, Eq)]
@@ -128,7 +128,7 @@ pub(super) fn support_line(registry: &Registry) -> Option<Result<String, Sandbox
         return None;
     }
     let support: Support = match super::runtime() {
-        Ok(runtime) => runtime.block_on(crate::sandbox::support()),
+        Ok(runtime) => runtime.block_on(crate::isolation::support()),
         Err(err) => Support {
             missing: Some(err.to_string()),
             ..Support::default()

@@ -22,10 +22,10 @@ use tracing::Instrument;
 
 use crate::base::duration::format_duration;
 use crate::context::{Invocation, LogSink, Reports};
+use crate::isolation::Placement;
 use crate::panics;
 use crate::policy::DangerousPolicy;
 use crate::registration::{Failure, Handler, Outcome, Output, ToolFuture};
-use crate::sandbox::Placement;
 use crate::state::States;
 use crate::talk::log::{Scoped, scoped};
 use crate::tool::{Built, RegisteredTool};
@@ -51,7 +51,7 @@ pub(crate) struct Settings {
     /// The values the tools share, by type.
     pub(crate) states: States,
     /// How sandboxed tools run.
-    pub(crate) sandbox: crate::sandbox::Sandboxing,
+    pub(crate) sandbox: crate::isolation::Sandboxing,
 }
 
 impl Default for Settings {
@@ -63,7 +63,7 @@ impl Default for Settings {
             lenient_arguments: false,
             expose_panics: false,
             states: States::default(),
-            sandbox: crate::sandbox::Sandboxing::default(),
+            sandbox: crate::isolation::Sandboxing::default(),
         }
     }
 }
@@ -318,7 +318,7 @@ async fn run_checked(
     // Cancels the tool's token when this future completes or is dropped mid-call.
     let _cancel_on_drop = token.clone().drop_guard();
     let timeout = definition.timeout().or(settings.default_timeout);
-    let placement = crate::sandbox::placement(tool, &settings.sandbox);
+    let placement = crate::isolation::placement(tool, &settings.sandbox);
     let sandboxed = match placement {
         Placement::Refused(refused) => return MCPToolResult::failure(refused),
         Placement::Worker(_) => true,
@@ -398,7 +398,7 @@ impl Running<'_> {
         policy: &mcp_runtime_core::sandbox::SandboxPolicy,
         arguments: Value,
     ) -> Result<MCPToolResult, Value> {
-        let runs = crate::sandbox::Runs {
+        let runs = crate::isolation::Runs {
             tool: self.tool,
             policy,
             sandboxing: &self.settings.sandbox,
@@ -406,7 +406,7 @@ impl Running<'_> {
             expose_panics: self.settings.expose_panics,
         };
         let meta = self.meta.map(|meta| Map::clone(meta));
-        crate::sandbox::run_sandboxed(runs, arguments, meta, self.reports, self.token).await
+        crate::isolation::run_sandboxed(runs, arguments, meta, self.reports, self.token).await
     }
 
     /// Runs the tool in this process, as its handler does: the outcome, and the arguments,

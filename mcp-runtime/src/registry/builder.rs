@@ -255,7 +255,7 @@ impl RegistryBuilder {
     /// how many workers wait ready. By default none runs unsandboxed, each runs with the
     /// policy it states, and every call starts its worker.
     #[must_use]
-    pub fn sandboxing(mut self, sandboxing: crate::sandbox::Sandboxing) -> Self {
+    pub fn sandboxing(mut self, sandboxing: crate::isolation::Sandboxing) -> Self {
         self.settings.sandbox = sandboxing;
         self
     }

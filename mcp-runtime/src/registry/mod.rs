@@ -569,11 +569,11 @@ impl Registry {
     /// tool itself runs inline: its user confirms it first, or it runs in a sandbox worker.
     pub(crate) fn awaits_before(&self, built: &crate::tool::Built) -> bool {
         self.asks_user_before(built)
-            || (built.definition.annotations().requires_sandbox && !crate::sandbox::in_worker())
+            || (built.definition.annotations().requires_sandbox && !crate::isolation::in_worker())
     }
 
     /// How this registry runs its sandboxed tools.
-    pub fn sandboxing(&self) -> &crate::sandbox::Sandboxing {
+    pub fn sandboxing(&self) -> &crate::isolation::Sandboxing {
         &self.settings.sandbox
     }
 

@@ -22,8 +22,8 @@ use std::ffi::{OsString, c_char, c_int};
 use std::os::unix::ffi::OsStringExt;
 
 #[cfg(doc)]
-use crate::sandbox::WORKER_ARG;
-use crate::sandbox::{self, LOAD_ARG};
+use crate::isolation::WORKER_ARG;
+use crate::isolation::{self, LOAD_ARG};
 
 /// What the loader calls: glibc passes the program's arguments and environment, musl
 /// nothing (then the arguments are read from `/proc`).
@@ -44,7 +44,7 @@ unsafe extern "C" fn at_load(argc: c_int, argv: *const *const c_char, envp: *con
     let mut args = arguments().into_iter();
     let _program = args.next();
     if args.next().is_none_or(|first| first != LOAD_ARG) {
-        sandbox::note_loaded();
+        isolation::note_loaded();
         return;
     }
     let config = args.next().unwrap_or_default();
@@ -55,7 +55,7 @@ unsafe extern "C" fn at_load(argc: c_int, argv: *const *const c_char, envp: *con
     // `EPIPE`, as it would in a worker served by `dispatch`.
     // SAFETY: one signal's disposition set, in a process of one thread.
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
-    sandbox::note_in_worker();
+    isolation::note_in_worker();
     super::serve(&config.to_string_lossy())
 }
 

@@ -8,10 +8,10 @@ use std::sync::{Arc, Mutex};
 use mcp_runtime_core::{MCPToolCall, MCPToolResult, ToolError};
 
 use crate::execute::CallOptions;
+use crate::isolation::protocol::{Call, Config, Line};
+use crate::isolation::{self, WORKER_ARG, isolate};
 use crate::policy::DangerousPolicy;
 use crate::registry::Registry;
-use crate::sandbox::protocol::{Call, Config, Line};
-use crate::sandbox::{self, WORKER_ARG, isolate};
 
 #[cfg(target_os = "linux")]
 mod load;
@@ -35,10 +35,10 @@ pub fn dispatch() {
     let _program = args.next();
     if args.next().is_some_and(|first| first == WORKER_ARG) {
         let config = args.next().unwrap_or_default();
-        sandbox::note_in_worker();
+        isolation::note_in_worker();
         serve(&config.to_string_lossy())
     }
-    sandbox::note_dispatches();
+    isolation::note_dispatches();
 }
 
 /// Exit code of a worker whose command line it could not read.
