@@ -2,7 +2,7 @@
 //! alternating which goes first, then Markdown tables of the medians and ratios.
 
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use super::http;
