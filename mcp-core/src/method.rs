@@ -378,7 +378,7 @@ impl Method {
             .map_or(Revisions::NONE, |facts| facts.revisions)
     }
 
-    /// Whether it may come without a completed handshake ([`Facts::without_handshake`]).
+    /// Whether it may come without a completed handshake (the field `without_handshake` of [`Facts`]).
     pub fn without_handshake(&self) -> bool {
         self.facts().is_some_and(|facts| facts.without_handshake)
     }

@@ -365,7 +365,7 @@ pub(crate) fn isolate(
 }
 
 /// What this machine gives a sandboxed tool with the strict policy: a worker is started,
-/// isolates itself, and reports. Needs a binary that ran [`dispatch`].
+/// isolates itself, and reports. Needs a binary that ran [`dispatch`](crate::sandbox::dispatch).
 pub async fn support() -> Support {
     run::probe(&Sandboxing::default()).await
 }

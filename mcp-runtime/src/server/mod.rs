@@ -16,7 +16,7 @@
 //! - by the transport, on the handshake's revisions, per stdio connection or HTTP session
 //!   (`sessions.rs`): the capabilities declared at `initialize`, the level of
 //!   `logging/setLevel` and the resources subscribed to. A transport hands them in with each
-//!   message ([`Peer`]).
+//!   message (`Peer`).
 //! - at 2026-07-28, nothing between requests: a request carries its own level and
 //!   capabilities, and a call answered over rounds its sealed `requestState`.
 
