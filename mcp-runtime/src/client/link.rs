@@ -76,7 +76,8 @@ impl Outlet {
         }
     }
 
-    async fn send(&self, message: Outbound) -> Result<(), ()> {
+    /// Sends `message`; refused when the transport's writer is gone.
+    async fn send(&self, message: Outbound) -> Result<(), WriterGone> {
         if self
             .input
             .as_ref()
@@ -84,7 +85,7 @@ impl Outlet {
         {
             return Ok(());
         }
-        let sent = self.sender.send(message).await.map_err(drop);
+        let sent = self.sender.send(message).await.map_err(|_| WriterGone);
         self.unless_queued(sent.is_ok());
         sent
     }
@@ -109,6 +110,11 @@ impl Outlet {
         }
     }
 }
+
+/// The transport's writer is gone: a message for it could not be queued.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the transport's writer is gone")]
+pub(crate) struct WriterGone;
 
 /// A notification from the server: its method and params.
 #[derive(Debug, Clone, PartialEq)]
@@ -232,7 +238,7 @@ impl Link {
         self.outbox
             .send(Outbound { text, headers })
             .await
-            .map_err(|()| {
+            .map_err(|WriterGone| {
                 self.ended()
                     .unwrap_or(ClientError::closed("the connection closed"))
             })
@@ -301,19 +307,26 @@ impl Link {
         Ok(pending)
     }
 
-    /// Answers the server's request `id`.
+    /// Answers the server's request `id` with a result, or with a JSON-RPC error (its
+    /// data sent when it has some).
     pub(crate) async fn respond(
         &self,
         id: Value,
-        outcome: Result<Value, (i64, String)>,
+        outcome: Result<Value, RpcError>,
     ) -> Result<(), ClientError> {
         let answer = match outcome {
             Ok(result) => json!({ "jsonrpc": "2.0", "id": id, "result": result }),
-            Err((code, message)) => json!({
-                "jsonrpc": "2.0",
-                "id": id,
-                "error": { "code": code, "message": message },
-            }),
+            Err(RpcError {
+                code,
+                message,
+                data,
+            }) => {
+                let mut error = json!({ "code": code, "message": message });
+                if let Some(data) = data {
+                    error["data"] = data;
+                }
+                json!({ "jsonrpc": "2.0", "id": id, "error": error })
+            }
         };
         self.send(answer.to_string(), Vec::new()).await
     }

@@ -238,7 +238,11 @@ impl Client {
         let outcome = asker
             .ask(&key, crate::talk::InputRequest { method, params })
             .await
-            .map_err(|err| (-32603, err.to_string()));
+            .map_err(|err| RpcError {
+                code: crate::server::INTERNAL_ERROR,
+                message: err.to_string(),
+                data: None,
+            });
         if let Err(err) = self.link.respond(id, outcome).await {
             tracing::debug!(error = %err, "an answer to the server's request could not be sent");
         }

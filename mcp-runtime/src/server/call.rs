@@ -11,6 +11,7 @@ use mcp_runtime_core::{LoggingLevel, MCPToolCall, TaskSupport};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::fault::{Fault, Refusal};
 use super::jsonrpc::{self, CallParams, Id, Retry};
 use super::rounds::round_context;
 use super::served::Snapshot;
@@ -146,11 +147,7 @@ impl Server {
             )))),
             None => Step::Answered(Some(Answer::ok(fault_response(
                 &pending.id,
-                (
-                    jsonrpc::INTERNAL_ERROR,
-                    "an inline tool did not finish at once".to_owned(),
-                    None,
-                ),
+                Fault::internal("an inline tool did not finish at once"),
             )))),
         }
     }
@@ -292,7 +289,7 @@ struct Caller<'a> {
 
 /// The answer to a call whose parameters are wrong.
 fn invalid(id: &Id, message: String) -> Answer {
-    Answer::ok(fault_response(id, (jsonrpc::INVALID_PARAMS, message, None)))
+    Answer::ok(fault_response(id, Fault::invalid_params(message)))
 }
 
 /// The name a call sends, and the registry's name of the tool it calls: the same but for
@@ -394,7 +391,7 @@ fn runs_as_task(
         } else {
             Status::Ok
         };
-        return Err(Answer::refused(caller.id, (fault, status)));
+        return Err(Answer::refused(caller.id, Refusal::new(fault, status)));
     }
     Ok(declared)
 }

@@ -44,17 +44,13 @@ pub(super) type Reply = Result<Box<RawValue>, Fault>;
 
 /// `result`, written as JSON without a tree of values in between.
 fn written<T: Serialize>(result: &T) -> Reply {
-    serde_json::value::to_raw_value(result).map_err(|err| {
-        (
-            jsonrpc::INTERNAL_ERROR,
-            format!("cannot write the result: {err}"),
-            None,
-        )
-    })
+    serde_json::value::to_raw_value(result)
+        .map_err(|err| Fault::internal(format!("cannot write the result: {err}")))
 }
 
+/// -32602 with `message`.
 fn invalid(message: impl Into<String>) -> Fault {
-    (jsonrpc::INVALID_PARAMS, message.into(), None)
+    Fault::invalid_params(message)
 }
 
 /// The string parameter `name`, or the error naming it.
@@ -167,20 +163,13 @@ impl Server {
                     } else {
                         RESOURCE_NOT_FOUND
                     };
-                    Err((
-                        code,
-                        format!("resource not found: {uri}"),
-                        Some(json!({ "uri": uri })),
-                    ))
+                    Err(Fault::new(code, format!("resource not found: {uri}"))
+                        .with_data(json!({ "uri": uri })))
                 }
                 Err(ReadError::Failed(err))
                     if *err.error_type() == mcp_runtime_core::ErrorType::ValidationError =>
                 {
-                    Err((
-                        jsonrpc::INVALID_PARAMS,
-                        err.message().to_owned(),
-                        Some(json!({ "uri": uri })),
-                    ))
+                    Err(Fault::invalid_params(err.message()).with_data(json!({ "uri": uri })))
                 }
                 Err(ReadError::Failed(err)) => Err(failure(&err)),
             }
@@ -217,16 +206,14 @@ impl Server {
             }
             match got {
                 Ok(result) => written(&result),
-                Err(PromptError::NotFound(name)) => Err((
-                    jsonrpc::INVALID_PARAMS,
-                    format!("unknown prompt `{name}`"),
-                    Some(json!({ "name": name })),
-                )),
-                Err(PromptError::Invalid(err)) => Err((
-                    jsonrpc::INVALID_PARAMS,
-                    err.message().to_owned(),
-                    err.details().map(|details| json!(details)),
-                )),
+                Err(PromptError::NotFound(name)) => {
+                    Err(Fault::invalid_params(format!("unknown prompt `{name}`"))
+                        .with_data(json!({ "name": name })))
+                }
+                Err(PromptError::Invalid(err)) => Err(Fault {
+                    data: err.details().map(|details| json!(details)),
+                    ..Fault::invalid_params(err.message())
+                }),
                 Err(PromptError::Failed(err)) => Err(failure(&err)),
             }
         };
@@ -257,7 +244,7 @@ impl Server {
         let key = self
             .state_key()
             .cloned()
-            .map_err(|err| (jsonrpc::INTERNAL_ERROR, err.to_string(), None))?;
+            .map_err(|err| Fault::internal(err.to_string()))?;
         let asks = Arc::new(Asks {
             capabilities: params
                 .get("_meta")
@@ -341,11 +328,7 @@ impl Server {
                 Ok(result) => Answer::ok(self.respond(id, true, &result)),
                 Err(err) => Answer::ok(super::fault_response(
                     id,
-                    (
-                        jsonrpc::INTERNAL_ERROR,
-                        format!("cannot write the result: {err}"),
-                        None,
-                    ),
+                    Fault::internal(format!("cannot write the result: {err}")),
                 )),
             },
             Err(fault) => Answer::ok(super::fault_response(id, fault)),
@@ -381,7 +364,7 @@ fn input_required(round: Option<Sealing>, server_info: Option<&Value>) -> Option
     let server_info = server_info?;
     Some(
         super::input_required_result(&key, &asks, server_info)
-            .map_err(|err| (jsonrpc::INTERNAL_ERROR, err.to_string(), None))
+            .map_err(|err| Fault::internal(err.to_string()))
             .and_then(|result| written(&result)),
     )
 }
@@ -407,9 +390,5 @@ fn completion_ref(params: &Map<String, Value>) -> Result<CompletionRef, Fault> {
 
 /// A failure of a resource's or prompt's function: an internal error with its message.
 fn failure(err: &mcp_runtime_core::ToolError) -> Fault {
-    (
-        jsonrpc::INTERNAL_ERROR,
-        err.message().to_owned(),
-        Some(json!({ "type": err.error_type() })),
-    )
+    Fault::internal(err.message()).with_data(json!({ "type": err.error_type() }))
 }

@@ -6,7 +6,6 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
-use super::jsonrpc;
 use super::served::{Snapshot, cursor_name, cursor_of};
 use super::{Answer, CacheScope, Fault, Peer, Request, Server};
 
@@ -97,7 +96,7 @@ impl Server {
         stateless: bool,
         peer: &Peer<'_>,
     ) -> Result<ToolPage<'a>, Fault> {
-        let invalid = || (jsonrpc::INVALID_PARAMS, "invalid cursor".to_owned(), None);
+        let invalid = || Fault::invalid_params("invalid cursor");
         let listing = snapshot.listing();
         let shown = |at: &usize| peer.shows(&listing.scopes[*at]);
         let start = match params.get("cursor") {
@@ -195,6 +194,7 @@ impl Server {
     }
 }
 
+/// -32602 with `message`.
 fn invalid(message: &str) -> Fault {
-    (jsonrpc::INVALID_PARAMS, message.to_owned(), None)
+    Fault::invalid_params(message)
 }

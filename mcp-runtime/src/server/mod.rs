@@ -22,6 +22,7 @@
 
 mod call;
 mod catalog;
+mod fault;
 #[cfg(feature = "http")]
 mod http;
 mod jsonrpc;
@@ -68,6 +69,7 @@ use crate::outbound::Outgoing;
 use crate::registry::Registry;
 use crate::talk::{StateKey, StateKeyError};
 pub(crate) use call::PendingCall;
+use fault::{Fault, Refusal};
 pub(crate) use jsonrpc::parse;
 use jsonrpc::{Id, Incoming};
 use listen::{ListKind, Listen, ListenGuard, Listeners};
@@ -75,7 +77,7 @@ use lists::Listing;
 pub(crate) use peer::{Peer, declared_capabilities, set_level, sets_level, subscribes};
 pub(crate) use rounds::input_required_result;
 use rounds::round_context;
-use stateless::{Mirrored, Refusal, Status};
+use stateless::{Mirrored, Status};
 use tasks::TaskMethod;
 
 pub use mcp_runtime_core::wire::{
@@ -87,9 +89,6 @@ pub use mcp_runtime_core::wire::{
 #[derive(Debug, Clone, thiserror::Error)]
 #[error(transparent)]
 pub(crate) struct NoStateKey(Arc<StateKeyError>);
-
-/// A JSON-RPC error to answer with: code, message, data.
-type Fault = (i64, String, Option<Value>);
 
 /// The default number of tools in one page of `tools/list`.
 pub const DEFAULT_PAGE_SIZE: usize = 100;
@@ -420,23 +419,16 @@ impl Server {
                 Ok(listen) => return Step::Listen(Box::new(listen)),
                 Err(err) => Answer::refused(
                     id,
-                    (
-                        (jsonrpc::INVALID_PARAMS, err.to_string(), None),
-                        Status::BadRequest,
-                    ),
+                    Refusal::bad_request(Fault::invalid_params(err.to_string())),
                 ),
             }
         } else {
             Answer::ok(fault_response(
                 id,
-                (
-                    jsonrpc::METHOD_NOT_FOUND,
-                    format!(
-                        "method `{}` exists at protocol version {STATELESS_VERSION} only",
-                        Method::SubscriptionsListen
-                    ),
-                    None,
-                ),
+                Fault::method_not_found(format!(
+                    "method `{}` exists at protocol version {STATELESS_VERSION} only",
+                    Method::SubscriptionsListen
+                )),
             ))
         };
         Step::Answered(Some(refused))
@@ -642,11 +634,11 @@ impl Server {
         .filter_map(|(field, present)| (!present).then_some(field))
         .collect();
         if !wrong.is_empty() {
-            return Err((
-                jsonrpc::INVALID_PARAMS,
-                format!("{} needs {}", Method::Initialize, wrong.join(", ")),
-                None,
-            ));
+            return Err(Fault::invalid_params(format!(
+                "{} needs {}",
+                Method::Initialize,
+                wrong.join(", ")
+            )));
         }
         let requested = params.get("protocolVersion").and_then(Value::as_str);
         let version = match requested {
@@ -723,10 +715,10 @@ impl Answer {
     }
 
     /// The answer to a request refused before it was taken up.
-    fn refused(id: &Id, (fault, status): Refusal) -> Self {
+    fn refused(id: &Id, refusal: Refusal) -> Self {
         Self {
-            text: fault_response(id, fault),
-            status,
+            text: fault_response(id, refusal.fault),
+            status: refusal.status,
             opens_session: false,
             scopes_needed: Vec::new(),
         }
@@ -749,7 +741,7 @@ impl Answer {
             missing.join("`, `")
         );
         Self {
-            text: fault_response(id, (jsonrpc::INVALID_REQUEST, message, None)),
+            text: fault_response(id, Fault::invalid_request(message)),
             status: Status::Ok,
             opens_session: false,
             scopes_needed: needed.to_vec(),
@@ -765,11 +757,7 @@ fn not_served(id: &Id, method: &Method, stateless: bool) -> Answer {
     }
     Answer::ok(fault_response(
         id,
-        (
-            jsonrpc::METHOD_NOT_FOUND,
-            format!("method `{method}` is not supported by this server"),
-            None,
-        ),
+        Fault::method_not_found(format!("method `{method}` is not supported by this server")),
     ))
 }
 
@@ -795,12 +783,7 @@ pub(crate) fn admit(
             return Err(stateless::no_such_method(method));
         }
     }
-    let invalid = |message: &str| {
-        Err((
-            (jsonrpc::INVALID_PARAMS, message.to_owned(), None),
-            Status::BadRequest,
-        ))
-    };
+    let invalid = |message: &str| Err(Refusal::bad_request(Fault::invalid_params(message)));
     let meta = match meta {
         None | Some(Value::Null) => None,
         Some(Value::Object(meta)) => Some(meta),
@@ -819,10 +802,9 @@ pub(crate) fn admit(
         // stateless. The header's is checked here.
         let header = mirrored.and_then(|headers| headers.version);
         if let Some(version) = header.filter(|version| !PROTOCOL_VERSIONS.contains(version)) {
-            return Err((
-                unsupported_version(&Value::String(version.to_owned())),
-                Status::BadRequest,
-            ));
+            return Err(Refusal::bad_request(unsupported_version(&Value::String(
+                version.to_owned(),
+            ))));
         }
     }
     Ok(stateless)
@@ -847,18 +829,19 @@ pub(crate) fn unsupported_version(requested: &Value) -> Fault {
         Value::String(version) => version.clone(),
         other => other.to_string(),
     };
-    (
+    Fault::new(
         UNSUPPORTED_PROTOCOL_VERSION,
         format!(
             "protocol version `{requested}` is not supported; this server speaks {}",
             PROTOCOL_VERSIONS.join(", ")
         ),
-        Some(json!({ "requested": requested, "supported": PROTOCOL_VERSIONS })),
     )
+    .with_data(json!({ "requested": requested, "supported": PROTOCOL_VERSIONS }))
 }
 
-pub(crate) fn fault_response(id: &Id, (code, message, data): Fault) -> String {
-    jsonrpc::error_response(id, code, &message, data)
+/// The JSON-RPC error response to `id` carrying `fault`.
+pub(crate) fn fault_response(id: &Id, fault: Fault) -> String {
+    fault.response(id)
 }
 
 /// Resolves when the process is asked to stop: Ctrl-C, or SIGTERM on Unix.

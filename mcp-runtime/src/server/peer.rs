@@ -8,7 +8,7 @@ use mcp_runtime_core::LoggingLevel;
 use mcp_runtime_core::method::Method;
 use serde_json::{Map, Value};
 
-use super::jsonrpc::{self, Incoming};
+use super::jsonrpc::Incoming;
 use super::{Fault, stateless};
 
 /// Who sent a message, as its transport knows them.
@@ -94,11 +94,7 @@ pub(crate) fn sets_level(incoming: &Incoming) -> Option<LoggingLevel> {
 /// The level a `logging/setLevel` request sets, or why it sets none.
 pub(crate) fn set_level(params: &Map<String, Value>) -> Result<LoggingLevel, Fault> {
     let level = params.get("level").ok_or_else(|| {
-        (
-            jsonrpc::INVALID_PARAMS,
-            format!("{} needs `level`", Method::LoggingSetLevel),
-            None,
-        )
+        Fault::invalid_params(format!("{} needs `level`", Method::LoggingSetLevel))
     })?;
     level
         .as_str()
@@ -108,5 +104,5 @@ pub(crate) fn set_level(params: &Map<String, Value>) -> Result<LoggingLevel, Fau
                 .parse()
                 .map_err(|err: mcp_runtime_core::UnknownLevel| err.to_string())
         })
-        .map_err(|message| (jsonrpc::INVALID_PARAMS, message, None))
+        .map_err(Fault::invalid_params)
 }

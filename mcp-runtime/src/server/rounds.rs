@@ -4,6 +4,7 @@
 
 use serde_json::{Map, Value, json};
 
+use super::fault::Fault;
 use super::jsonrpc::{self, Id};
 use super::{Server, fault_response};
 use crate::outbound::{Asks, Round, Way, is_input_response};
@@ -92,7 +93,7 @@ impl Server {
                 input_required_result(key, asks, &self.server_info()).map_err(|err| err.to_string())
             }) {
             Ok(result) => jsonrpc::result_response(id, &result),
-            Err(message) => fault_response(id, (jsonrpc::INTERNAL_ERROR, message, None)),
+            Err(message) => fault_response(id, Fault::internal(message)),
         }
     }
 

@@ -8,8 +8,8 @@ use mcp_runtime_core::method::{Method, Revision};
 use mcp_runtime_core::{LoggingLevel, ToolDefinition};
 use serde_json::{Map, Value};
 
-use super::jsonrpc;
-use super::{Fault, PROTOCOL_VERSIONS, STATELESS_VERSION, unsupported_version};
+use super::fault::{Fault, Refusal};
+use super::{PROTOCOL_VERSIONS, STATELESS_VERSION, unsupported_version};
 
 /// The `_meta` key of a request's protocol version.
 pub(crate) const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
@@ -32,9 +32,6 @@ pub(crate) enum Status {
     /// 404: a method the server does not have (2026-07-28).
     NotFound,
 }
-
-/// A request refused before it was taken up: the error, and the HTTP status it goes with.
-pub(crate) type Refusal = (Fault, Status);
 
 /// The values a streamable HTTP request mirrors from its body into headers.
 #[derive(Debug, Default)]
@@ -78,8 +75,8 @@ pub(crate) fn admit(
     meta: Option<&Value>,
     mirrored: Option<&Mirrored<'_>>,
 ) -> Result<(), Refusal> {
-    let refuse = |code: i64, message: String| Err(((code, message, None), Status::BadRequest));
-    let invalid = |message: String| refuse(jsonrpc::INVALID_PARAMS, message);
+    let refuse = |code: i64, message: String| Err(Refusal::bad_request(Fault::new(code, message)));
+    let invalid = |message: String| Err(Refusal::bad_request(Fault::invalid_params(message)));
     let meta = match meta {
         Some(Value::Object(meta)) => meta,
         Some(_) => return invalid("`_meta` must be an object".to_owned()),
@@ -127,7 +124,7 @@ pub(crate) fn admit(
     }
     if !PROTOCOL_VERSIONS.contains(&version) || super::HANDSHAKE_VERSIONS.contains(&version) {
         let fault = unsupported_version(&Value::String(version.to_owned()));
-        return Err((fault, Status::BadRequest));
+        return Err(Refusal::bad_request(fault));
     }
     if mirrored.is_some_and(|headers| headers.method != Some(method.as_str())) {
         return refuse(
@@ -157,7 +154,7 @@ pub(crate) fn no_such_method(method: &Method) -> Refusal {
     } else {
         format!("method `{method}` is not supported by this server")
     };
-    ((jsonrpc::METHOD_NOT_FOUND, message, None), Status::NotFound)
+    Refusal::new(Fault::method_not_found(message), Status::NotFound)
 }
 
 /// The check of a stateless request that names a tool, prompt or resource: its `Mcp-Name`
@@ -171,7 +168,7 @@ pub(crate) fn admit_name(name: &str, mirrored: Option<&Mirrored<'_>>) -> Result<
         Some(Err(why)) => format!("the `Mcp-Name` header {why}"),
         _ => format!("the `Mcp-Name` header must be present and say `{name}`, as the body does"),
     };
-    Err(((HEADER_MISMATCH, why, None), Status::BadRequest))
+    Err(Refusal::bad_request(Fault::new(HEADER_MISMATCH, why)))
 }
 
 /// The checks of a stateless `tools/call` once its tool is known: each mirrored
@@ -183,7 +180,8 @@ pub(crate) fn admit_call(
     meta: Option<&Value>,
     mirrored: Option<&Mirrored<'_>>,
 ) -> Result<(), Refusal> {
-    let mismatch = |message: String| Err(((HEADER_MISMATCH, message, None), Status::BadRequest));
+    let mismatch =
+        |message: String| Err(Refusal::bad_request(Fault::new(HEADER_MISMATCH, message)));
     if let Some(headers) = mirrored {
         for param in tool.header_params() {
             let (property, header) = (&param.property, &param.header);
@@ -232,18 +230,16 @@ pub(crate) fn admit_call(
     );
     if !missing.is_empty() {
         let names: Vec<&str> = missing.keys().map(String::as_str).collect();
-        return Err((
-            (
-                MISSING_CLIENT_CAPABILITY,
-                format!(
-                    "tool `{}` needs the client capabilities {}, which this request does not declare in `_meta.{CLIENT_CAPABILITIES_KEY}`",
-                    tool.name(),
-                    names.join(", ")
-                ),
-                Some(serde_json::json!({ "requiredCapabilities": missing })),
+        let fault = Fault::new(
+            MISSING_CLIENT_CAPABILITY,
+            format!(
+                "tool `{}` needs the client capabilities {}, which this request does not declare in `_meta.{CLIENT_CAPABILITIES_KEY}`",
+                tool.name(),
+                names.join(", ")
             ),
-            Status::BadRequest,
-        ));
+        )
+        .with_data(serde_json::json!({ "requiredCapabilities": missing }));
+        return Err(Refusal::bad_request(fault));
     }
     Ok(())
 }
@@ -263,7 +259,7 @@ pub(crate) fn requires(tool: &ToolDefinition, declared: &Map<String, Value>) -> 
         return Ok(());
     }
     let names: Vec<&str> = missing.keys().map(String::as_str).collect();
-    Err((
+    Err(Fault::new(
         MISSING_CLIENT_CAPABILITY,
         format!(
             "tool `{}` needs the client capabilities {}, which this client did not declare at `{}`",
@@ -271,8 +267,8 @@ pub(crate) fn requires(tool: &ToolDefinition, declared: &Map<String, Value>) -> 
             names.join(", "),
             Method::Initialize,
         ),
-        Some(serde_json::json!({ "requiredCapabilities": missing })),
-    ))
+    )
+    .with_data(serde_json::json!({ "requiredCapabilities": missing })))
 }
 
 /// A mirrored header's value as text: the value itself with the surrounding whitespace

@@ -21,6 +21,7 @@ use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use super::catalog::{Awaiting, Reply};
+use super::fault::Refusal;
 use super::jsonrpc::{self, Id};
 use super::stateless::{self, CLIENT_CAPABILITIES_KEY, MISSING_CLIENT_CAPABILITY, Status};
 use super::{Answer, Fault, Peer, PendingCall, Request, Server, Step, fault_response};
@@ -75,7 +76,7 @@ impl Server {
         let invalid = |message: &str| {
             Step::Answered(Some(Answer::ok(fault_response(
                 id,
-                (jsonrpc::INVALID_PARAMS, message.to_owned(), None),
+                Fault::invalid_params(message),
             ))))
         };
         if !declares_tasks(params.get("_meta"), peer) {
@@ -84,7 +85,10 @@ impl Server {
             } else {
                 Status::Ok
             };
-            return Err(refused((missing_tasks(method.method().as_str()), status)));
+            return Err(refused(Refusal::new(
+                missing_tasks(method.method().as_str()),
+                status,
+            )));
         }
         let Some(Value::String(task_id)) = params.get("taskId") else {
             return Err(invalid("`taskId` must be the task's id, a string"));
@@ -126,18 +130,18 @@ impl Server {
             let written = match method {
                 TaskMethod::Get => match tasks.get(&task_id, owner).await {
                     Ok(record) => wire(&record, true, "complete", meta.as_ref()),
-                    Err(fault) => return Err((fault.code(), fault.to_string(), None)),
+                    Err(fault) => return Err(fault.into()),
                 },
                 TaskMethod::Update => match tasks.update(&task_id, owner, &responses).await {
                     Ok(()) => acknowledgement(meta.as_ref()),
-                    Err(fault) => return Err((fault.code(), fault.to_string(), None)),
+                    Err(fault) => return Err(fault.into()),
                 },
                 TaskMethod::Cancel => match tasks.cancel(&task_id, owner).await {
                     Ok(()) => acknowledgement(meta.as_ref()),
-                    Err(fault) => return Err((fault.code(), fault.to_string(), None)),
+                    Err(fault) => return Err(fault.into()),
                 },
             };
-            written.map_err(|err| (jsonrpc::INTERNAL_ERROR, err.to_string(), None))
+            written.map_err(|err| Fault::internal(err.to_string()))
         })
     }
 
@@ -191,11 +195,7 @@ impl Server {
             Err(err) => {
                 return fault_response(
                     &id,
-                    (
-                        jsonrpc::INTERNAL_ERROR,
-                        format!("the task could not be created: {err}"),
-                        None,
-                    ),
+                    Fault::internal(format!("the task could not be created: {err}")),
                 );
             }
         };
@@ -212,7 +212,7 @@ impl Server {
             stateless.then(|| json!({ "io.modelcontextprotocol/serverInfo": self.server_info() }));
         match wire(&record, false, "task", meta.as_ref()) {
             Ok(result) => jsonrpc::result_response(&id, &result),
-            Err(err) => fault_response(&id, (jsonrpc::INTERNAL_ERROR, err.to_string(), None)),
+            Err(err) => fault_response(&id, Fault::internal(err.to_string())),
         }
     }
 }
@@ -332,13 +332,13 @@ pub(super) fn declares_tasks(meta: Option<&Value>, peer: &Peer<'_>) -> bool {
 
 /// -32021 for a client that did not declare the tasks extension.
 pub(super) fn missing_tasks(what: &str) -> Fault {
-    (
+    Fault::new(
         MISSING_CLIENT_CAPABILITY,
         format!(
             "{what} needs the client capability `extensions.{EXTENSION}`, which this request does not declare"
         ),
-        Some(json!({ "requiredCapabilities": { "extensions": { EXTENSION: {} } } })),
     )
+    .with_data(json!({ "requiredCapabilities": { "extensions": { EXTENSION: {} } } }))
 }
 
 /// Who a task belongs to: the access token's subject and client. Without a token, a task

@@ -15,6 +15,7 @@ use governor::{DefaultKeyedRateLimiter, Quota};
 use serde_json::json;
 
 use super::reply::json_response;
+use crate::server::fault::Fault;
 use crate::server::jsonrpc::Id;
 
 /// A per-client rate limit: each client may make `requests` requests per `period` on
@@ -194,18 +195,18 @@ fn client_key(address: IpAddr) -> IpAddr {
 /// could not be read: reading it is the work the limit saves.
 pub(super) fn rate_limited(limit: &RateLimitConfig, wait: Duration) -> Response {
     let seconds = (wait.as_secs() + u64::from(wait.subsec_nanos() > 0)).max(1);
-    let fault = (
+    let fault = Fault::new(
         RATE_LIMITED,
         format!("too many requests: this server allows each client {limit}; retry in {seconds} s"),
-        Some(json!({
-            "limit": {
-                "requests": limit.requests.get(),
-                "periodMs": u64::try_from(limit.period.as_millis()).unwrap_or(u64::MAX),
-                "burst": limit.burst.get(),
-            },
-            "retryAfterSeconds": seconds,
-        })),
-    );
+    )
+    .with_data(json!({
+        "limit": {
+            "requests": limit.requests.get(),
+            "periodMs": u64::try_from(limit.period.as_millis()).unwrap_or(u64::MAX),
+            "burst": limit.burst.get(),
+        },
+        "retryAfterSeconds": seconds,
+    }));
     let mut response = json_response(
         StatusCode::TOO_MANY_REQUESTS,
         crate::server::fault_response(&Id::NONE, fault),
