@@ -632,7 +632,7 @@ pub fn tool_result_output(result: MCPToolResult) -> Outcome {
 
 /// Whether a `#[derive(Form)]` type's schema is one a form can have; the derive registers
 /// it, and the registry runs it when it is built.
-pub fn form_check<T: Form>() -> Result<(), String> {
+pub fn form_check<T: Form>() -> Result<(), crate::talk::FormSchemaError> {
     crate::talk::form::form_schema::<T>().map(|_| ())
 }
 

@@ -186,7 +186,7 @@ inventory::collect!(ToolRegistration);
 #[derive(Debug)]
 pub struct FormRegistration {
     pub(crate) name: &'static str,
-    pub(crate) check: fn() -> Result<(), String>,
+    pub(crate) check: fn() -> Result<(), crate::talk::FormSchemaError>,
     pub(crate) location: Location,
 }
 
@@ -194,7 +194,7 @@ impl FormRegistration {
     /// A registration; generated code calls this in a static.
     pub const fn new(
         name: &'static str,
-        check: fn() -> Result<(), String>,
+        check: fn() -> Result<(), crate::talk::FormSchemaError>,
         location: Location,
     ) -> Self {
         Self {

@@ -399,12 +399,18 @@ impl Client {
 
     /// Speaks 2026-07-28 if the server does, else the newest handshake revision it takes.
     async fn negotiate(&self, handshake_only: bool) -> Result<ServerInfo, ClientError> {
+        if !handshake_only && let Some(info) = self.discover().await? {
+            return Ok(info);
+        }
+        self.handshake().await
+    }
+
+    /// The server as `server/discover` describes it at 2026-07-28, or none when the server
+    /// speaks only the handshake's revisions.
+    async fn discover(&self) -> Result<Option<ServerInfo>, ClientError> {
         // Twice at most: a 2026-07-28 server that did not take the version asked says which
         // it takes, and the request is made again, as a new one.
         for attempt in 0..2 {
-            if handshake_only {
-                break;
-            }
             let discover = self
                 .exchange(
                     Method::ServerDiscover.as_str(),
@@ -413,12 +419,7 @@ impl Client {
                 )
                 .await;
             match discover {
-                Ok(result) => {
-                    if let Some(info) = discovered(&result) {
-                        return Ok(info);
-                    }
-                    break;
-                }
+                Ok(result) => return Ok(discovered(&result)),
                 Err(ClientError::Rpc(error))
                     if error.code == UNSUPPORTED_VERSION
                         && supported(&error).contains(&STATELESS_VERSION)
@@ -432,12 +433,15 @@ impl Client {
                         status: 400 | 404 | 405,
                         ..
                     },
-                ) => {
-                    break;
-                }
+                ) => return Ok(None),
                 Err(other) => return Err(other),
             }
         }
+        Ok(None)
+    }
+
+    /// The handshake of the revisions before 2026-07-28: `initialize`, then `initialized`.
+    async fn handshake(&self) -> Result<ServerInfo, ClientError> {
         let mut params = Map::new();
         params.insert("protocolVersion".to_owned(), json!(HANDSHAKE_VERSIONS[0]));
         params.insert("capabilities".to_owned(), self.handlers.capabilities());

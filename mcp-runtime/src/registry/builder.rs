@@ -48,7 +48,7 @@ impl RegistryBuilder {
                 self.problems.push(RegistryProblem::Form {
                     location: form.location,
                     form: form.name,
-                    reason,
+                    reason: reason.to_string(),
                 });
             }
         }

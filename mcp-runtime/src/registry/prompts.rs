@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use mcp_runtime_core::{ErrorType, PromptDefinition, PromptResult, ToolError};
 
-use super::resources::{Keyed, Lazy, Mount, add_keyed, guarded, mount_keyed};
+use super::resources::{Keyed, Lazy, Mount, RekeyError, add_keyed, guarded, mount_keyed};
 use super::{ConflictKind, Registry, RegistryProblem};
 use crate::registration::{
     Arguments, Completion, CompletionContext, Location, PromptFuture, PromptRegistration,
@@ -75,7 +75,7 @@ impl Keyed for RegisteredPrompt {
         }
     }
 
-    fn rekeyed(&self, name: &str) -> Result<Self, String> {
+    fn rekeyed(&self, name: &str) -> Result<Self, RekeyError> {
         let mut definition = self.definition().clone();
         definition.name = name.to_owned();
         Ok(Self {

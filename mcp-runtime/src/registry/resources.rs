@@ -210,8 +210,21 @@ pub(crate) trait Keyed: Clone {
 
     /// The same under `key`, its definition saying so too; when it cannot be, why, as a
     /// conflict's `shadowed_by` says it.
-    fn rekeyed(&self, key: &str) -> Result<Self, String>;
+    fn rekeyed(&self, key: &str) -> Result<Self, RekeyError>;
 }
+
+/// Why an entry cannot take the key a mount gives it.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum RekeyError {
+    /// The new key of a template is not a URI template.
+    #[error("the URI template: {0}")]
+    Template(#[from] TemplateError),
+}
+
+/// A URI template that does not parse.
+#[derive(Debug, thiserror::Error)]
+#[error(transparent)]
+pub(crate) struct TemplateError(#[from] uri_template_ex::Error);
 
 impl Keyed for RegisteredResource {
     const KIND: ConflictKind = ConflictKind::Resource;
@@ -229,7 +242,7 @@ impl Keyed for RegisteredResource {
         RegistryProblem::DuplicateResource { uri, first, second }
     }
 
-    fn rekeyed(&self, uri: &str) -> Result<Self, String> {
+    fn rekeyed(&self, uri: &str) -> Result<Self, RekeyError> {
         let mut definition = self.definition().clone();
         definition.uri = uri.to_owned();
         Ok(Self {
@@ -256,8 +269,8 @@ impl Keyed for RegisteredTemplate {
         RegistryProblem::DuplicateResource { uri, first, second }
     }
 
-    fn rekeyed(&self, written: &str) -> Result<Self, String> {
-        let template = parse_template(written).map_err(|err| format!("the URI template: {err}"))?;
+    fn rekeyed(&self, written: &str) -> Result<Self, RekeyError> {
+        let template = parse_template(written)?;
         let mut definition = self.definition().clone();
         definition.uri_template = written.to_owned();
         Ok(Self {
@@ -316,7 +329,7 @@ pub(crate) fn mount_keyed<E: Keyed>(
                 E::NOUN,
                 existing.defined_at()
             )),
-            None => entry.rekeyed(&new_key),
+            None => entry.rekeyed(&new_key).map_err(|err| err.to_string()),
         };
         match rekeyed {
             Ok(rekeyed) => {
@@ -347,8 +360,8 @@ pub enum ReadError {
 }
 
 /// A template that does not parse, with the reason.
-pub(crate) fn parse_template(template: &str) -> Result<UriTemplate, String> {
-    UriTemplate::new(template).map_err(|err| err.to_string())
+pub(crate) fn parse_template(template: &str) -> Result<UriTemplate, TemplateError> {
+    Ok(UriTemplate::new(template)?)
 }
 
 /// The resources and templates of a registry.

@@ -104,7 +104,7 @@ pub enum AskError {
     /// The form's type does not fit elicitation's restricted schema (a type the registry
     /// could not check when it was built).
     #[error("the form does not fit elicitation's restricted schema: {0}")]
-    Form(String),
+    Form(super::form::FormSchemaError),
     /// The client's answer is not what was asked for.
     #[error("the client's answer to `{key}` is malformed: {reason}")]
     Malformed {

@@ -113,24 +113,77 @@ const FIELD_KEYS: [&str; 15] = [
     "maxItems",
 ];
 
+/// Why a type cannot be an elicitation form: what [`form_schema`] refuses.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FormSchemaError {
+    /// The type's schema is not an object of named fields.
+    #[error("`{form}` is not a struct of named fields")]
+    NotAStruct {
+        /// The type's schema name.
+        form: String,
+    },
+    /// One of the type's fields is not one a form can hold.
+    #[error("field `{field}` of `{form}`: {reason}")]
+    Field {
+        /// The type's schema name.
+        form: String,
+        /// The field, as the schema names it.
+        field: String,
+        /// Why the field cannot be a form's.
+        reason: FormFieldError,
+    },
+}
+
+/// Why one field cannot be a field of an elicitation form ([`FormSchemaError::Field`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FormFieldError {
+    /// The field's schema is not a JSON object.
+    #[error("its schema is not an object")]
+    NotAnObject,
+    /// The field's schema says something a form's field may not (the keyword).
+    #[error(
+        "`{0}` is not allowed in a form: a field is a string, number, integer, boolean, an enum of strings, or a list of such an enum"
+    )]
+    KeywordNotAllowed(String),
+    /// The field is a list, but not of an enum of strings.
+    #[error("a list in a form is a list of an enum of strings")]
+    ListNotOfChoices,
+    /// The field's schema has no type, and is not an enum.
+    #[error("it has no type")]
+    NoType,
+    /// The field is a nested struct.
+    #[error("a nested struct is not allowed in a form")]
+    NestedStruct,
+    /// The field's type is none a form allows (the schema's `type`, as JSON).
+    #[error("its type {0} is not one a form allows")]
+    TypeNotAllowed(String),
+}
+
 /// The restricted JSON Schema that [`Asker::elicit`](super::Asker::elicit) sends for `T`
 /// (the request's `requestedSchema`), or why `T` cannot be a form, naming the field at fault.
-pub fn form_schema<T: Form>() -> Result<Value, String> {
+///
+/// # Errors
+///
+/// [`FormSchemaError`] when `T`'s `JsonSchema` is not one a form can have.
+pub fn form_schema<T: Form>() -> Result<Value, FormSchemaError> {
     schema_of::<T>()
 }
 
 /// [`form_schema`] of any type with a schema.
-fn schema_of<T: JsonSchema>() -> Result<Value, String> {
+fn schema_of<T: JsonSchema>() -> Result<Value, FormSchemaError> {
     let generator = SchemaSettings::draft2020_12()
         .with(|settings| settings.inline_subschemas = true)
         .into_generator();
     let schema = generator.into_root_schema_for::<T>().to_value();
     let name = T::schema_name();
+    let not_a_struct = || FormSchemaError::NotAStruct {
+        form: name.to_string(),
+    };
     let Some(object) = schema.as_object() else {
-        return Err(format!("`{name}` is not a struct of named fields"));
+        return Err(not_a_struct());
     };
     if object.get("type").and_then(Value::as_str) != Some("object") {
-        return Err(format!("`{name}` is not a struct of named fields"));
+        return Err(not_a_struct());
     }
     let mut properties = Map::new();
     for (field, property) in object
@@ -139,8 +192,11 @@ fn schema_of<T: JsonSchema>() -> Result<Value, String> {
         .into_iter()
         .flatten()
     {
-        let property = field_schema(property)
-            .map_err(|reason| format!("field `{field}` of `{name}`: {reason}"))?;
+        let property = field_schema(property).map_err(|reason| FormSchemaError::Field {
+            form: name.to_string(),
+            field: field.clone(),
+            reason,
+        })?;
         properties.insert(field.clone(), property);
     }
     let mut form = Map::new();
@@ -153,9 +209,9 @@ fn schema_of<T: JsonSchema>() -> Result<Value, String> {
 }
 
 /// One field's schema, as a form allows it.
-fn field_schema(property: &Value) -> Result<Value, String> {
+fn field_schema(property: &Value) -> Result<Value, FormFieldError> {
     let Some(property) = property.as_object() else {
-        return Err("its schema is not an object".to_owned());
+        return Err(FormFieldError::NotAnObject);
     };
     let mut field = Map::new();
     for (key, value) in property {
@@ -164,9 +220,7 @@ fn field_schema(property: &Value) -> Result<Value, String> {
         } else if FIELD_KEYS.contains(&key.as_str()) {
             field.insert(key.clone(), value.clone());
         } else if key != "$schema" {
-            return Err(format!(
-                "`{key}` is not allowed in a form: a field is a string, number, integer, boolean, an enum of strings, or a list of such an enum"
-            ));
+            return Err(FormFieldError::KeywordNotAllowed(key.clone()));
         }
     }
     match field.get("type").and_then(Value::as_str) {
@@ -178,7 +232,7 @@ fn field_schema(property: &Value) -> Result<Value, String> {
                     || items.contains_key("oneOf")
             });
             if !enumerated {
-                return Err("a list in a form is a list of an enum of strings".to_owned());
+                return Err(FormFieldError::ListNotOfChoices);
             }
         }
         Some(_) => {}
@@ -186,13 +240,13 @@ fn field_schema(property: &Value) -> Result<Value, String> {
         None if field.contains_key("oneOf") || field.contains_key("enum") => {
             field.insert("type".to_owned(), Value::from("string"));
         }
-        None => return Err("it has no type".to_owned()),
+        None => return Err(FormFieldError::NoType),
     }
     Ok(Value::Object(field))
 }
 
 /// A field's type, `null` left out (an `Option` field is one the form may leave empty).
-fn primitive_type(value: &Value) -> Result<&str, String> {
+fn primitive_type(value: &Value) -> Result<&str, FormFieldError> {
     let types: Vec<&str> = match value {
         Value::String(one) => vec![one.as_str()],
         Value::Array(many) => many.iter().filter_map(Value::as_str).collect(),
@@ -201,8 +255,8 @@ fn primitive_type(value: &Value) -> Result<&str, String> {
     let mut kept = types.into_iter().filter(|kind| *kind != "null");
     match (kept.next(), kept.next()) {
         (Some(kind @ ("string" | "number" | "integer" | "boolean" | "array")), None) => Ok(kind),
-        (Some("object"), None) => Err("a nested struct is not allowed in a form".to_owned()),
-        _ => Err(format!("its type {value} is not one a form allows")),
+        (Some("object"), None) => Err(FormFieldError::NestedStruct),
+        _ => Err(FormFieldError::TypeNotAllowed(value.to_string())),
     }
 }
 
@@ -275,12 +329,39 @@ mod tests {
     #[test]
     fn what_a_form_cannot_hold_is_refused_naming_the_field() {
         let nested = schema_of::<Nested>().unwrap_err();
-        assert!(nested.contains("field `at` of `Nested`"), "{nested}");
-        assert!(nested.contains("nested struct"), "{nested}");
+        assert_eq!(
+            nested,
+            FormSchemaError::Field {
+                form: "Nested".to_owned(),
+                field: "at".to_owned(),
+                reason: FormFieldError::NestedStruct,
+            }
+        );
+        assert_eq!(
+            nested.to_string(),
+            "field `at` of `Nested`: a nested struct is not allowed in a form"
+        );
         let words = schema_of::<Words>().unwrap_err();
-        assert!(words.contains("field `words`"), "{words}");
-        assert!(words.contains("list of an enum"), "{words}");
+        assert!(
+            matches!(
+                &words,
+                FormSchemaError::Field { field, reason: FormFieldError::ListNotOfChoices, .. }
+                    if field == "words"
+            ),
+            "{words}"
+        );
+        assert_eq!(
+            words.to_string(),
+            "field `words` of `Words`: a list in a form is a list of an enum of strings"
+        );
         let scalar = schema_of::<u32>().unwrap_err();
-        assert!(scalar.contains("not a struct of named fields"), "{scalar}");
+        assert!(
+            matches!(scalar, FormSchemaError::NotAStruct { .. }),
+            "{scalar}"
+        );
+        assert!(
+            scalar.to_string().contains("not a struct of named fields"),
+            "{scalar}"
+        );
     }
 }

@@ -14,7 +14,7 @@ mod state;
 pub use ask::{AskError, Elicitation, InputRequest, Root, Sampled, Sampling, SamplingMessage};
 pub(crate) use asker::{AskChannel, Asking, asks_built_on_ask};
 pub use asker::{Asker, Elicit};
-pub use form::{Form, FormChoice, FormField, form_schema};
+pub use form::{Form, FormChoice, FormField, FormFieldError, FormSchemaError, form_schema};
 pub use log::ClientLogLayer;
 pub use mcp_runtime_macros::Form;
 pub use state::{MIN_SECRET_LEN, STATE_KEY_ENV, StateError, StateKey, StateKeyError};
