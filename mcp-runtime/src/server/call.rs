@@ -11,11 +11,11 @@ use mcp_runtime_core::{LoggingLevel, MCPToolCall, TaskSupport};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::fault::Status;
 use super::fault::{Fault, Refusal};
 use super::jsonrpc::{self, CallParams, Id, Retry};
 use super::rounds::round_context;
 use super::served::Snapshot;
-use super::stateless::Status;
 use super::stateless::{self, Mirrored};
 use super::{Answer, Notifier, Peer, Server, Step, admit, fault_response, in_flight_key, tasks};
 use crate::execute::CallOptions;

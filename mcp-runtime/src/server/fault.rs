@@ -5,8 +5,18 @@
 use serde_json::Value;
 
 use super::jsonrpc::{self, Id};
-use super::stateless::Status;
 use crate::tasks::engine::TaskFault;
+
+/// Which HTTP status an answer goes with. Over stdio there is none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Status {
+    /// 200: an answer, a result or a JSON-RPC error about the request's content.
+    Ok,
+    /// 400: a request the server refuses to take up (2026-07-28).
+    BadRequest,
+    /// 404: a method the server does not have (2026-07-28).
+    NotFound,
+}
 
 /// A JSON-RPC error to answer with: code, message and optional data.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

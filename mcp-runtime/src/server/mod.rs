@@ -69,6 +69,7 @@ use crate::outbound::Outgoing;
 use crate::registry::Registry;
 use crate::talk::{StateKey, StateKeyError};
 pub(crate) use call::PendingCall;
+use fault::Status;
 use fault::{Fault, Refusal};
 pub(crate) use jsonrpc::parse;
 use jsonrpc::{Id, Incoming};
@@ -77,7 +78,7 @@ use lists::Listing;
 pub(crate) use peer::{Peer, declared_capabilities, set_level, sets_level, subscribes};
 pub(crate) use rounds::input_required_result;
 use rounds::round_context;
-use stateless::{Mirrored, Status};
+use stateless::Mirrored;
 use tasks::TaskMethod;
 
 pub use mcp_runtime_core::wire::{

@@ -8,7 +8,7 @@ use mcp_runtime_core::method::{Method, Revision};
 use mcp_runtime_core::{LoggingLevel, ToolDefinition};
 use serde_json::{Map, Value};
 
-use super::fault::{Fault, Refusal};
+use super::fault::{Fault, Refusal, Status};
 use super::{PROTOCOL_VERSIONS, STATELESS_VERSION, unsupported_version};
 
 /// The `_meta` key of a request's protocol version.
@@ -21,17 +21,6 @@ const CLIENT_INFO_KEY: &str = "io.modelcontextprotocol/clientInfo";
 pub(crate) const LOG_LEVEL_KEY: &str = "io.modelcontextprotocol/logLevel";
 
 pub use mcp_runtime_core::wire::{HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY};
-
-/// Which HTTP status an answer goes with. Over stdio there is none.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Status {
-    /// 200: an answer, a result or a JSON-RPC error about the request's content.
-    Ok,
-    /// 400: a request the server refuses to take up (2026-07-28).
-    BadRequest,
-    /// 404: a method the server does not have (2026-07-28).
-    NotFound,
-}
 
 /// The values a streamable HTTP request mirrors from its body into headers.
 #[derive(Debug, Default)]

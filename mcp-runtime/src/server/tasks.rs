@@ -22,8 +22,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::catalog::{Awaiting, Reply};
 use super::fault::Refusal;
+use super::fault::Status;
 use super::jsonrpc::{self, Id};
-use super::stateless::{self, CLIENT_CAPABILITIES_KEY, MISSING_CLIENT_CAPABILITY, Status};
+use super::stateless::{self, CLIENT_CAPABILITIES_KEY, MISSING_CLIENT_CAPABILITY};
 use super::{Answer, Fault, Peer, PendingCall, Request, Server, Step, fault_response};
 use crate::execute::CallOptions;
 use crate::outbound::Round;

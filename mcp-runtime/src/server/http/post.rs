@@ -17,8 +17,9 @@ use super::reply::json_response;
 use super::sse::{listen_stream, progress_stream};
 use super::{Carried, HttpState};
 use crate::auth::AuthInfo;
+use crate::server::fault::Status;
 use crate::server::jsonrpc::{Id, Incoming};
-use crate::server::stateless::{Mirrored, Status};
+use crate::server::stateless::Mirrored;
 use crate::server::{Answer, Peer, PendingCall, Step};
 
 /// A `POST /mcp`: its body read within the limit, its message parsed and answered, and
