@@ -37,6 +37,7 @@ use serde_json::{Map, Value};
 
 use crate::content::ContentBlock;
 use crate::message::{MCPErrorDetail, MCPToolResult, ToolStatus};
+use crate::method::Revision;
 
 /// Invalid JSON was received.
 pub const PARSE_ERROR: i64 = -32700;
@@ -66,14 +67,21 @@ pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 /// the limit and `retryAfterSeconds`.
 pub const RATE_LIMITED: i64 = -32029;
 
-/// The protocol revisions served, newest first.
-pub const PROTOCOL_VERSIONS: [&str; 3] = ["2026-07-28", "2025-11-25", "2025-06-18"];
+/// The protocol revisions served, newest first (their strings are [`Revision`]'s).
+pub const PROTOCOL_VERSIONS: [&str; 3] = [
+    Revision::V2026_07_28.as_str(),
+    Revision::V2025_11_25.as_str(),
+    Revision::V2025_06_18.as_str(),
+];
 
 /// The revisions negotiated by `initialize`, newest first.
-pub const HANDSHAKE_VERSIONS: [&str; 2] = ["2025-11-25", "2025-06-18"];
+pub const HANDSHAKE_VERSIONS: [&str; 2] = [
+    Revision::V2025_11_25.as_str(),
+    Revision::V2025_06_18.as_str(),
+];
 
 /// The stateless revision: no handshake, the version in every request's `_meta`.
-pub const STATELESS_VERSION: &str = "2026-07-28";
+pub const STATELESS_VERSION: &str = Revision::V2026_07_28.as_str();
 
 /// The largest message read, in bytes, by a server or a client: a longer one is refused,
 /// so that the other side cannot make it buffer without bound.
