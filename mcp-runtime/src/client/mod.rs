@@ -399,10 +399,15 @@ impl Client {
 
     /// Speaks 2026-07-28 if the server does, else the newest handshake revision it takes.
     async fn negotiate(&self, handshake_only: bool) -> Result<ServerInfo, ClientError> {
-        if !handshake_only && let Some(info) = self.discover().await? {
-            return Ok(info);
+        let discovered = if handshake_only {
+            None
+        } else {
+            self.discover().await?
+        };
+        match discovered {
+            Some(info) => Ok(info),
+            None => self.handshake().await,
         }
-        self.handshake().await
     }
 
     /// The server as `server/discover` describes it at 2026-07-28, or none when the server
