@@ -77,3 +77,43 @@ impl AuthInfo {
         &self.claims
     }
 }
+
+/// Who makes a call, as far as limits go: the key a per-caller limit counts under.
+///
+/// It is, in this order, the OAuth subject of the caller's access token, else the HTTP
+/// session, else the client's address, else the stdio connection; a call made in process
+/// ([`Registry::call`](crate::Registry::call)) with none of these is [`Caller::Local`].
+/// Reconnecting does not reset a subject's limits: its key is the subject, not the
+/// connection.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Caller {
+    /// The `sub` claim of the caller's access token.
+    Subject(std::sync::Arc<str>),
+    /// The HTTP session (`Mcp-Session-Id`) the call came in.
+    Session(std::sync::Arc<str>),
+    /// The client's address, over HTTP without a session.
+    Address(std::sync::Arc<str>),
+    /// The one client of a stdio connection.
+    Connection,
+    /// A call made in process, by the application itself.
+    Local,
+}
+
+impl Caller {
+    /// The caller as a key: its kind and its name, as `subject:alice` or `stdio`.
+    pub fn key(&self) -> String {
+        match self {
+            Self::Subject(subject) => format!("subject:{subject}"),
+            Self::Session(session) => format!("session:{session}"),
+            Self::Address(address) => format!("address:{address}"),
+            Self::Connection => "stdio".to_owned(),
+            Self::Local => "local".to_owned(),
+        }
+    }
+}
+
+impl std::fmt::Display for Caller {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.key())
+    }
+}

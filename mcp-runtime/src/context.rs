@@ -1,5 +1,7 @@
 //! What a tool may know about the call it serves, and what it may report back.
 
+pub(crate) mod options;
+
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 

@@ -12,6 +12,7 @@ pub mod client;
 mod context;
 mod execute;
 mod isolation;
+pub mod layers;
 pub mod listing;
 mod outbound;
 mod panics;
@@ -20,6 +21,7 @@ mod registration;
 mod registry;
 pub mod sandbox;
 pub mod server;
+mod service;
 pub mod spec;
 mod state;
 pub mod talk;
@@ -43,8 +45,9 @@ pub use mcp_runtime_macros::mcp_resource;
 pub use mcp_runtime_macros::mcp_prompt;
 
 pub use auth::AuthInfo;
+pub use context::options::CallOptions;
 pub use context::{Progress, ProgressSink, ToolContext};
-pub use execute::{AUDIT_TARGET, CallOptions, DEFAULT_TIMEOUT};
+pub use execute::{AUDIT_TARGET, DEFAULT_TIMEOUT};
 pub use mcp_runtime_core::wire::ERROR_META;
 pub use mcp_runtime_core::{
     ContentBlock, DefinitionError, EmbeddedResource, ErrorDetails, ErrorType, HeaderError,

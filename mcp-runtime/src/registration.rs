@@ -13,6 +13,7 @@ use mcp_runtime_core::{
 use serde_json::{Map, Value};
 
 use crate::context::{Invocation, ToolContext};
+use crate::service::BoxLayer;
 use crate::state::StateNeedFn;
 
 /// A dynamic tool's arguments: the `arguments` object of the call.
@@ -139,6 +140,8 @@ pub struct ToolRegistration {
     pub(crate) exact_names: bool,
     /// The state types the tool takes, which the registry must be given.
     pub(crate) states: &'static [StateNeedFn],
+    /// The layer of `#[mcp_tool(layer = …)]`, innermost of the tool's stack.
+    pub(crate) layer: Option<fn() -> BoxLayer>,
 }
 
 impl ToolRegistration {
@@ -156,7 +159,15 @@ impl ToolRegistration {
             location,
             exact_names: false,
             states: &[],
+            layer: None,
         }
+    }
+
+    /// This registration, with the layer that `layer` makes around the tool's calls
+    /// (`#[mcp_tool(layer = path::to::function)]`).
+    pub const fn with_layer(mut self, layer: fn() -> BoxLayer) -> Self {
+        self.layer = Some(layer);
+        self
     }
 
     /// This registration, its arguments struct known to refuse every name the input schema

@@ -23,6 +23,8 @@ pub struct RegisteredTool {
     pub(crate) relayed: bool,
     /// The state types it takes, which its registry must hold.
     pub(crate) states: &'static [StateNeedFn],
+    /// Makes the tool's own layer (`#[mcp_tool(layer = …)]`), innermost of its stack.
+    pub(crate) layer: Option<fn() -> crate::service::BoxLayer>,
 }
 
 /// A tool's definition and its validation state: built when registered for a dynamic
@@ -132,6 +134,7 @@ impl RegisteredTool {
             enabled: true,
             relayed: false,
             states: &[],
+            layer: None,
         }
     }
 
@@ -155,6 +158,7 @@ impl RegisteredTool {
             enabled: true,
             relayed: false,
             states: registration.states,
+            layer: registration.layer,
         })
     }
 

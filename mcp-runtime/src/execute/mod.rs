@@ -69,11 +69,9 @@ impl Default for Settings {
 }
 
 mod confirm;
-mod options;
 
+use crate::context::options::CallOptions;
 use confirm::confirm;
-pub use options::CallOptions;
-pub(crate) use options::{NoOptions, Options};
 
 /// The timeout of a tool that sets none, unless the registry is built with another.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);

@@ -33,6 +33,7 @@ pub struct RegistryBuilder {
     settings: Settings,
     resources: resources::Resources,
     prompts: prompts::Prompts,
+    layers: Vec<layered::Spec>,
 }
 
 impl RegistryBuilder {
@@ -295,6 +296,59 @@ impl RegistryBuilder {
         self.dangerous_policy(DangerousPolicy::AskUser)
     }
 
+    /// Wraps every call (of a tool, a resource, a prompt) in `layer`: any `tower::Layer`
+    /// whose service answers a [`layers::Request`](crate::layers::Request) with a
+    /// [`layers::Response`](crate::layers::Response), as tower's own do. Layers given first
+    /// are outermost. Each item gets its own instance of the layer's service: a stock layer
+    /// keeps its state (a concurrency limit's permits) per item.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp_runtime::Registry;
+    ///
+    /// let registry = Registry::builder()
+    ///     .inventory()
+    ///     .layer(tower::timeout::TimeoutLayer::new(Duration::from_secs(5)))
+    ///     .build()?;
+    /// # Ok::<(), mcp_runtime::RegistryError>(())
+    /// ```
+    #[must_use]
+    pub fn layer<L>(mut self, layer: L) -> Self
+    where
+        L: tower::Layer<crate::service::Stack> + Send + Sync + 'static,
+        L::Service: tower::Service<crate::service::Request, Response = crate::service::Response>
+            + Clone
+            + Send
+            + Sync
+            + 'static,
+        <L::Service as tower::Service<crate::service::Request>>::Error:
+            Into<crate::service::BoxError>,
+        <L::Service as tower::Service<crate::service::Request>>::Future: Send + 'static,
+    {
+        self.layers.push(layered::Spec {
+            selector: None,
+            layer: crate::service::BoxLayer::new(layer),
+        });
+        self
+    }
+
+    /// Wraps the calls of the items `selector` picks in `layer` (see
+    /// [`RegistryBuilder::layer`]): a name, a `namespace.*` pattern, `tag:NAME` or
+    /// `category:NAME` ([`layers::Selector`](crate::layers::Selector)). A selector that
+    /// picks nothing makes [`RegistryBuilder::build`] fail, naming the closest tool.
+    #[must_use]
+    pub fn layer_for(
+        mut self,
+        selector: crate::service::Selector,
+        layer: crate::service::BoxLayer,
+    ) -> Self {
+        self.layers.push(layered::Spec {
+            selector: Some(selector),
+            layer,
+        });
+        self
+    }
+
     /// The registry, or every problem found: invalid definitions, duplicate names (with
     /// both source locations), a state a tool takes that was never given
     /// ([`RegistryBuilder::state`]).
@@ -329,12 +383,13 @@ impl RegistryBuilder {
                 });
             }
         }
-        if !problems.is_empty() {
-            return Err(RegistryError { problems });
-        }
         let (mut resources, mut prompts) = (self.resources, self.prompts);
         resources.retain(&|uri| self.resource_filters.iter().all(|keep| keep(uri)));
         prompts.retain(&|name| self.prompt_filters.iter().all(|keep| keep(name)));
+        unmatched_selectors(&self.layers, &tools, &resources, &prompts, &mut problems);
+        if !problems.is_empty() {
+            return Err(RegistryError { problems });
+        }
         let order = tools.iter().map(|tool| tool.name.to_string()).collect();
         let tools = tools
             .into_iter()
@@ -343,11 +398,43 @@ impl RegistryBuilder {
         Ok(Registry {
             tools,
             order,
-            settings: self.settings,
+            settings: Arc::new(self.settings),
+            layers: layered::Layers::new(self.layers),
             resources,
             prompts,
             versions: Versions::default(),
         })
+    }
+}
+
+/// A problem for each selector of `layers` that picks none of the items.
+fn unmatched_selectors(
+    layers: &[layered::Spec],
+    tools: &[RegisteredTool],
+    resources: &resources::Resources,
+    prompts: &prompts::Prompts,
+    problems: &mut Vec<RegistryProblem>,
+) {
+    for selector in layers.iter().filter_map(|spec| spec.selector.as_ref()) {
+        let picks_tool = tools
+            .iter()
+            .any(|tool| selector.matches_tool(tool.definition()));
+        let picks_other = resources.keys().any(|key| selector.matches_name(key))
+            || prompts
+                .by_name
+                .keys()
+                .any(|name| selector.matches_name(name));
+        if picks_tool || picks_other {
+            continue;
+        }
+        let wanted = selector.to_string();
+        let names = tools.iter().map(|tool| tool.name.as_str());
+        problems.push(RegistryProblem::UnmatchedSelector {
+            nearest: closest_names(&wanted, names)
+                .first()
+                .map(|name| (*name).to_owned()),
+            selector: wanted,
+        });
     }
 }
 

@@ -5,14 +5,17 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use mcp_runtime_core::{MCPToolCall, MCPToolResult, ToolError, ToolName};
 use serde_json::{Map, Value};
 
 use super::Registry;
-use crate::execute::{self, Options};
+use crate::context::options::Options;
+use crate::execute;
 use crate::registration::Handler;
+use crate::service::{Kind, Request, Response, Running, Stack};
 use crate::tool::RegisteredTool;
 
 /// A call of [`Registry::call`] or [`Registry::call_with`], lazy like any future: nothing
@@ -95,6 +98,9 @@ impl<'r, O: Options + Default + 'r> Start<'r, O> {
                 tool.name
             ))));
         }
+        if let Some(stack) = registry.layers.for_tool(tool) {
+            return Begun::Running(self.layered(tool, stack));
+        }
         let settings = &registry.settings;
         match tool.handler {
             // An inline tool runs right here, with no future of its own. Unless its user
@@ -111,6 +117,42 @@ impl<'r, O: Options + Default + 'r> Start<'r, O> {
             }
             _ => Begun::Running(self.running(tool)),
         }
+    }
+
+    /// The future of a call through the layers of `stack`, taking the arguments and
+    /// options; at the bottom of the stack, the tool runs as it does with no layers.
+    #[inline(never)]
+    fn layered(
+        &mut self,
+        tool: &'r RegisteredTool,
+        stack: Stack,
+    ) -> Pin<Box<dyn Future<Output = MCPToolResult> + Send + 'r>> {
+        let arguments = match std::mem::take(&mut self.arguments) {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        };
+        let options = std::mem::take(&mut self.options).owned();
+        let (owned, settings) = (tool.clone(), Arc::clone(&self.registry.settings));
+        let run = move |arguments, options| -> Running {
+            Box::pin(async move {
+                Response::Tool(execute::run(&owned, arguments, options, &settings).await)
+            })
+        };
+        let request = Request::new(
+            Kind::Tool,
+            tool.name.as_str().into(),
+            arguments,
+            options,
+            run,
+        );
+        Box::pin(async move {
+            match crate::service::through(&stack, request).await {
+                Response::Tool(result) => result,
+                _ => MCPToolResult::failure(ToolError::execution(
+                    "a layer answered a tool call with another kind's response",
+                )),
+            }
+        })
     }
 
     /// The future of a tool that awaits, taking the arguments and options: out of line, so

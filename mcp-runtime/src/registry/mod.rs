@@ -4,6 +4,7 @@
 mod builder;
 mod dispatch;
 mod generated;
+mod layered;
 mod prompts;
 mod resources;
 
@@ -27,7 +28,8 @@ use rustc_hash::FxHashMap;
 use serde_json::{Map, Value};
 
 use crate::context::ToolContext;
-use crate::execute::{CallOptions, NoOptions, Settings};
+use crate::context::options::{CallOptions, NoOptions};
+use crate::execute::Settings;
 use crate::policy::DangerousPolicy;
 use crate::registration::{
     Arguments, Failure, FormRegistration, Handler, Location, Output, ToolRegistration,
@@ -114,6 +116,21 @@ pub enum RegistryProblem {
         /// Where the second was defined.
         second: Location,
     },
+    /// A selector of [`RegistryBuilder::layer_for`] picks no tool, resource or prompt.
+    #[error("the layer's selector `{selector}` picks nothing{}", nearest_suffix(.nearest.as_deref()))]
+    UnmatchedSelector {
+        /// The selector, as written.
+        selector: String,
+        /// The name of the tool closest to it, if any is close.
+        nearest: Option<String>,
+    },
+}
+
+fn nearest_suffix(nearest: Option<&str>) -> String {
+    nearest.map_or_else(
+        || ": no tool, resource or prompt has that name, tag or category".to_owned(),
+        |nearest| format!("; did you mean `{nearest}`?"),
+    )
 }
 
 /// Why a registry could not be built: every problem found, not just the first.
@@ -221,7 +238,10 @@ pub struct Registry {
     tools: FxHashMap<String, RegisteredTool>,
     /// Every name, sorted.
     order: Vec<String>,
-    settings: Settings,
+    /// Shared with the calls that run through layers, which own what they use.
+    settings: Arc<Settings>,
+    /// The layers around calls, and each item's stack.
+    layers: layered::Layers,
     resources: resources::Resources,
     prompts: prompts::Prompts,
     /// Counts changes of each kind, so that a server tells listeners only of the kinds
@@ -451,7 +471,9 @@ impl Registry {
         };
         // The mounted tools' states, those of a type this registry has none of: `other` was
         // built, so every state its tools take is among them.
-        self.settings.states.merge(&other.settings.states);
+        Arc::make_mut(&mut self.settings)
+            .states
+            .merge(&other.settings.states);
         for tool in other.list() {
             let name = ToolName::new(format!("{prefix}.{}", tool.name))?;
             if let Some(existing) = self.tools.get(name.as_str()) {
@@ -550,6 +572,11 @@ impl Registry {
                 "cannot start the runtime for blocking calls: {err}"
             ))),
         }
+    }
+
+    /// Whether calls of `tool` go through layers, and so may wait before the tool runs.
+    pub(crate) fn layered(&self, tool: &RegisteredTool) -> bool {
+        !self.layers.is_empty() || tool.layer.is_some()
     }
 
     /// Whether a call of the tool named `name` may ask the client: the tool can (it awaits),

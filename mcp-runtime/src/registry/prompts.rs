@@ -10,9 +10,11 @@ use mcp_runtime_core::{ErrorType, PromptDefinition, PromptResult, ToolError};
 
 use super::resources::{Keyed, Lazy, Mount, RekeyError, add_keyed, guarded, mount_keyed};
 use super::{ConflictKind, Registry, RegistryProblem};
+use crate::context::options::CallOptions;
 use crate::registration::{
     Arguments, Completion, CompletionContext, Location, PromptFuture, PromptRegistration,
 };
+use crate::service::{Kind, Request, Response};
 use crate::talk::Asker;
 
 /// How a prompt is rendered: a function of `#[mcp_prompt]` or a closure, given what asks
@@ -289,23 +291,35 @@ impl Registry {
             .by_name
             .get(name)
             .map(|prompt| Arc::clone(&prompt.get));
+        let stack = get
+            .as_ref()
+            .and_then(|_| self.layers.for_item(Kind::Prompt, name));
         let timeout = self.settings.default_timeout;
-        let name = name.to_owned();
+        let name: Arc<str> = name.into();
         async move {
             let Some(get) = get else {
-                return Err(PromptError::NotFound(name));
+                return Err(PromptError::NotFound(name.to_string()));
             };
-            let round = crate::outbound::Asks::of(&asker);
-            let make = || {
-                crate::outbound::ends_round(get(arguments, asker), round, || {
-                    Err(ToolError::execution(
-                        "the prompt waits for the client's input",
-                    ))
-                })
+            let rendered = match stack {
+                None => render(get, arguments, asker, Arc::clone(&name), timeout).await,
+                Some(stack) => {
+                    let (named, options) = (Arc::clone(&name), CallOptions::new());
+                    let run = move |arguments, _| -> crate::service::Running {
+                        Box::pin(async move {
+                            Response::Prompt(render(get, arguments, asker, named, timeout).await)
+                        })
+                    };
+                    let request =
+                        Request::new(Kind::Prompt, Arc::clone(&name), arguments, options, run);
+                    match crate::service::through(&stack, request).await {
+                        Response::Prompt(rendered) => rendered,
+                        _ => Err(ToolError::execution(
+                            "a layer answered a prompt with another kind's response",
+                        )),
+                    }
+                }
             };
-            // What it is doing, written out only for a timeout's message.
-            let running = || format!("prompt `{name}`");
-            match guarded(&name, running, timeout, make).await {
+            match rendered {
                 Ok(result) => Ok(result),
                 Err(err) if *err.error_type() == ErrorType::ValidationError => {
                     Err(PromptError::Invalid(err))
@@ -352,4 +366,26 @@ impl Registry {
                 .unwrap_or_default(),
         )
     }
+}
+
+/// Renders the prompt `name` with its function `get`, its asks going through `asker`,
+/// within `timeout`.
+async fn render(
+    get: GetFn,
+    arguments: Arguments,
+    asker: Asker,
+    name: Arc<str>,
+    timeout: Option<std::time::Duration>,
+) -> Result<PromptResult, ToolError> {
+    let round = crate::outbound::Asks::of(&asker);
+    let make = || {
+        crate::outbound::ends_round(get(arguments, asker), round, || {
+            Err(ToolError::execution(
+                "the prompt waits for the client's input",
+            ))
+        })
+    };
+    // What it is doing, written out only for a timeout's message.
+    let running = || format!("prompt `{name}`");
+    guarded(&name, running, timeout, make).await
 }

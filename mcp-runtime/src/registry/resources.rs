@@ -17,10 +17,12 @@ use mcp_runtime_core::{
 use uri_template_ex::UriTemplate;
 
 use super::{ConflictKind, KEPT_EXISTING, Registry, RegistryProblem, ToolConflict};
+use crate::context::options::CallOptions;
 use crate::registration::{
     Completion, LastModifiedFn, Location, ReadRequest, ResourceFuture, ResourceKind,
     ResourceRegistration,
 };
+use crate::service::{Kind, Response};
 
 /// How a resource is read: a function of `#[mcp_resource]` or a closure.
 pub(crate) type ReadFn = Arc<dyn Fn(ReadRequest) -> ResourceFuture + Send + Sync>;
@@ -446,17 +448,31 @@ impl Resources {
         self.templates.retain(|template, _| keep(template));
     }
 
-    /// The fixed resource at `uri`, or the first template (in template order) that matches.
-    pub(crate) fn find(&self, uri: &str) -> Option<(ReadFn, ReadRequest)> {
-        if let Some(resource) = self.fixed.get(uri) {
+    /// Every fixed URI and every template.
+    pub(crate) fn keys(&self) -> impl Iterator<Item = &str> {
+        self.fixed
+            .keys()
+            .chain(self.templates.keys())
+            .map(String::as_str)
+    }
+
+    /// The fixed resource at `uri`, or the first template (in template order) that
+    /// matches, with its key: the URI, or the template.
+    pub(crate) fn find(&self, uri: &str) -> Option<(ReadFn, ReadRequest, &str)> {
+        if let Some((key, resource)) = self.fixed.get_key_value(uri) {
             return Some((
                 Arc::clone(&resource.read),
                 ReadRequest::new(uri, Vec::new()),
+                key,
             ));
         }
-        self.templates.values().find_map(|template| {
+        self.templates.iter().find_map(|(key, template)| {
             let variables = template.matches(uri)?;
-            Some((Arc::clone(&template.read), ReadRequest::new(uri, variables)))
+            Some((
+                Arc::clone(&template.read),
+                ReadRequest::new(uri, variables),
+                key.as_str(),
+            ))
         })
     }
 }
@@ -610,24 +626,37 @@ impl Registry {
         asker: crate::talk::Asker,
     ) -> impl Future<Output = Result<Vec<ResourceContents>, ReadError>> + Send + 'static {
         let found = self.resources.find(uri);
+        let stack = found
+            .as_ref()
+            .and_then(|(_, _, key)| self.layers.for_item(Kind::Resource, key));
+        let found = found.map(|(read, request, _)| (read, request));
         let timeout = self.settings.default_timeout;
         let uri = uri.to_owned();
         async move {
-            let Some((read, mut request)) = found else {
+            let Some((read, request)) = found else {
                 return Err(ReadError::NotFound(uri));
             };
-            let round = crate::outbound::Asks::of(&asker);
-            request.asker = asker;
-            let make = || {
-                crate::outbound::ends_round(read(request), round, || {
-                    Err(ToolError::execution(
-                        "the read waits for the client's input",
-                    ))
-                })
+            let read = read_found(read, request, asker, uri.clone(), timeout);
+            let read = match stack {
+                None => read.await,
+                Some(stack) => {
+                    let name: Arc<str> = uri.as_str().into();
+                    let request = crate::service::Request::new(
+                        Kind::Resource,
+                        name,
+                        serde_json::Map::new(),
+                        CallOptions::new(),
+                        move |_, _| Box::pin(async move { Response::Resource(read.await) }),
+                    );
+                    match crate::service::through(&stack, request).await {
+                        Response::Resource(read) => read,
+                        _ => Err(ToolError::execution(
+                            "a layer answered a resource read with another kind's response",
+                        )),
+                    }
+                }
             };
-            // What it is doing, written out only for a timeout's message.
-            let running = || format!("reading `{uri}`");
-            match guarded(&uri, running, timeout, make).await {
+            match read {
                 Ok(contents) => Ok(contents),
                 // A template's function saying there is no such resource.
                 Err(err) if *err.error_type() == mcp_runtime_core::ErrorType::ResourceNotFound => {
@@ -637,6 +666,31 @@ impl Registry {
             }
         }
     }
+}
+
+/// Reads `uri` with its resource's function `read`, the function's asks going through
+/// `asker`, within `timeout`.
+fn read_found(
+    read: ReadFn,
+    mut request: ReadRequest,
+    asker: crate::talk::Asker,
+    uri: String,
+    timeout: Option<Duration>,
+) -> Pin<Box<dyn Future<Output = Result<Vec<ResourceContents>, ToolError>> + Send>> {
+    Box::pin(async move {
+        let round = crate::outbound::Asks::of(&asker);
+        request.asker = asker;
+        let make = || {
+            crate::outbound::ends_round(read(request), round, || {
+                Err(ToolError::execution(
+                    "the read waits for the client's input",
+                ))
+            })
+        };
+        // What it is doing, written out only for a timeout's message.
+        let running = || format!("reading `{uri}`");
+        guarded(&uri, running, timeout, make).await
+    })
 }
 
 /// Makes the future of a resource's or prompt's function and awaits it: a panic in either

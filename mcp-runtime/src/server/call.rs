@@ -18,7 +18,7 @@ use super::rounds::round_context;
 use super::served::Snapshot;
 use super::stateless::{self, Mirrored};
 use super::{Answer, Notifier, Peer, Server, Step, admit, fault_response, in_flight_key, tasks};
-use crate::execute::CallOptions;
+use crate::context::options::CallOptions;
 use crate::outbound::{Asks, Round, TaskSlot, Way};
 use crate::registry::{closest_names, did_you_mean};
 
@@ -83,6 +83,7 @@ impl Server {
             capabilities,
             client: peer.client.to_owned(),
             auth: peer.auth.clone(),
+            caller: peer.caller(),
         })
     }
 
@@ -121,11 +122,15 @@ impl Server {
         let registry = &pending.snapshot.registry;
         let inline = registry
             .get(pending.call.tool_name.as_str())
-            .is_some_and(|tool| tool.runs_inline() && !registry.awaits_before(tool.built()));
+            .is_some_and(|tool| {
+                tool.runs_inline()
+                    && !registry.awaits_before(tool.built())
+                    && !registry.layered(tool)
+            });
         if reports_progress || !inline || pending.task {
             return Step::Call(Box::new(pending));
         }
-        let mut options = CallOptions::new();
+        let mut options = CallOptions::new().with_caller(pending.caller);
         if let Some(meta) = pending.meta {
             options = options.with_meta(meta);
         }
@@ -245,7 +250,7 @@ impl Server {
         if let Some(auth) = pending.auth.take() {
             options = options.with_auth(auth);
         }
-        options
+        options.with_caller(pending.caller.clone())
     }
 
     /// How a call's asks reach a client of the handshake's revisions that declared
@@ -416,6 +421,8 @@ pub(crate) struct PendingCall {
     client: String,
     /// Who sent it, as its access token says.
     pub(super) auth: Option<Arc<crate::auth::AuthInfo>>,
+    /// Who sent it, as the limits that count per caller know them.
+    pub(super) caller: crate::auth::Caller,
 }
 
 impl PendingCall {

@@ -16,6 +16,8 @@ use super::{Fault, stateless};
 pub(crate) struct Peer<'a> {
     /// Who may cancel their calls: an address over HTTP; on stdio, the one client.
     pub(crate) client: &'a str,
+    /// The HTTP session the request came in, when the server knows it.
+    pub(crate) session: Option<&'a str>,
     /// The log level the connection (or the HTTP session) set with `logging/setLevel`.
     pub(crate) log_level: Option<LoggingLevel>,
     /// What the connection (or the HTTP session) declared at `initialize`.
@@ -27,6 +29,18 @@ pub(crate) struct Peer<'a> {
 }
 
 impl Peer<'_> {
+    /// Who calls, for the limits that count per caller (the subject of an access token
+    /// comes before these, in [`CallOptions::caller`](crate::CallOptions::caller)): the
+    /// session, else the client's address, else the stdio connection.
+    pub(crate) fn caller(&self) -> crate::auth::Caller {
+        use crate::auth::Caller;
+        match (self.session, self.client) {
+            (Some(session), _) => Caller::Session(session.into()),
+            (None, "") => Caller::Connection,
+            (None, address) => Caller::Address(address.into()),
+        }
+    }
+
     /// Whether the caller may use an item that needs the OAuth scopes `needed`: it was
     /// granted every one, or no access token describes it (stdio, or a server that takes
     /// none), so that scopes do not apply.

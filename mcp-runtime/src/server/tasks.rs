@@ -26,7 +26,7 @@ use super::fault::Status;
 use super::jsonrpc::{self, Id};
 use super::stateless::{self, CLIENT_CAPABILITIES_KEY, MISSING_CLIENT_CAPABILITY};
 use super::{Answer, Fault, Peer, PendingCall, Request, Server, Step, fault_response};
-use crate::execute::CallOptions;
+use crate::context::options::CallOptions;
 use crate::outbound::Round;
 use crate::tasks::engine::{Ending, Tasks, wire};
 use crate::tasks::{EXTENSION, TaskSettings, TaskStore};

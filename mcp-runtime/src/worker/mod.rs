@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use mcp_runtime_core::{MCPToolCall, MCPToolResult, ToolError};
 
-use crate::execute::CallOptions;
+use crate::context::options::CallOptions;
 use crate::isolation::protocol::{Call, Config, Line};
 use crate::isolation::{self, WORKER_ARG, isolate};
 use crate::policy::DangerousPolicy;

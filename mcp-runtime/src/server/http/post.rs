@@ -156,13 +156,14 @@ fn keep_for_session(state: &HttpState, session: Option<&str>, incoming: &Incomin
 /// Who sends a request: `client`, with what its `session` keeps and its access token says.
 fn peer<'a>(
     state: &HttpState,
-    session: Option<&str>,
+    session: Option<&'a str>,
     client: &'a str,
     auth: Option<Arc<AuthInfo>>,
 ) -> Peer<'a> {
     let known = session.and_then(|session| state.sessions.get(session));
     Peer {
         client,
+        session: session.filter(|_| known.is_some()),
         log_level: known.as_ref().and_then(|known| known.log_level),
         capabilities: known.and_then(|known| known.capabilities),
         auth,

@@ -239,6 +239,7 @@ impl<W: Write + Send + 'static> Reading<W> {
         }
         super::Peer {
             client: "",
+            session: None,
             log_level: *lock(&self.log_level),
             capabilities: lock(&self.capabilities).clone(),
             auth: None,

@@ -8,6 +8,7 @@ use mcp_runtime_core::{LogMessage, LoggingLevel};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
+use crate::auth::{AuthInfo, Caller};
 use crate::context::{Progress, Reports};
 
 /// What a caller may attach to one call.
@@ -20,9 +21,10 @@ use crate::context::{Progress, Reports};
 /// ```
 #[derive(Clone, Default)]
 pub struct CallOptions {
-    pub(super) meta: Option<Arc<Map<String, Value>>>,
-    pub(super) reports: Reports,
-    pub(super) cancellation: Option<CancellationToken>,
+    pub(crate) meta: Option<Arc<Map<String, Value>>>,
+    pub(crate) reports: Reports,
+    pub(crate) cancellation: Option<CancellationToken>,
+    pub(crate) caller: Option<Caller>,
 }
 
 /// The options of a call given none, for the calls that borrow them.
@@ -30,6 +32,7 @@ static NO_OPTIONS: CallOptions = CallOptions {
     meta: None,
     reports: Reports::NONE,
     cancellation: None,
+    caller: None,
 };
 
 /// The options of a call as the registry takes them: given, or none at all, which costs
@@ -99,9 +102,43 @@ impl CallOptions {
 
     /// Who calls, which the tool reads with [`ToolContext::auth`](crate::ToolContext::auth).
     #[must_use]
-    pub fn with_auth(mut self, auth: Arc<crate::auth::AuthInfo>) -> Self {
+    pub fn with_auth(mut self, auth: Arc<AuthInfo>) -> Self {
         self.reports.auth = Some(auth);
         self
+    }
+
+    /// Who calls, for the limits that count per caller, when no access token names its
+    /// subject: the HTTP session, the client's address or the stdio connection.
+    #[must_use]
+    pub fn with_caller(mut self, caller: Caller) -> Self {
+        self.caller = Some(caller);
+        self
+    }
+
+    /// Who calls: the subject of its access token, else the caller given with
+    /// [`CallOptions::with_caller`], else [`Caller::Local`].
+    pub fn caller(&self) -> Caller {
+        let subject = self.reports.auth.as_deref().and_then(AuthInfo::subject);
+        match (subject, &self.caller) {
+            (Some(subject), _) => Caller::Subject(subject.into()),
+            (None, Some(caller)) => caller.clone(),
+            (None, None) => Caller::Local,
+        }
+    }
+
+    /// Who calls, as its access token says; `None` without one.
+    pub fn auth(&self) -> Option<&Arc<AuthInfo>> {
+        self.reports.auth.as_ref()
+    }
+
+    /// The call's metadata (`_meta`), if it came with any.
+    pub fn meta(&self) -> Option<&Map<String, Value>> {
+        self.meta.as_deref()
+    }
+
+    /// The token that cancels the call, if it was given one.
+    pub fn cancellation(&self) -> Option<&CancellationToken> {
+        self.cancellation.as_ref()
     }
 
     /// How the call's asks reach the client.
@@ -135,6 +172,7 @@ impl std::fmt::Debug for CallOptions {
                 &self.reports.log.as_ref().map(|(level, _)| *level),
             )
             .field("cancellation", &self.cancellation)
+            .field("caller", &self.caller)
             .finish()
     }
 }
