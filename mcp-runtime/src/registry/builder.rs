@@ -408,7 +408,7 @@ impl RegistryBuilder {
 }
 
 /// A problem for each selector of `layers` that picks none of the items.
-fn unmatched_selectors(
+pub(super) fn unmatched_selectors(
     layers: &[layered::Spec],
     tools: &[RegisteredTool],
     resources: &resources::Resources,

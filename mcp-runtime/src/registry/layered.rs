@@ -39,6 +39,13 @@ impl Layers {
         }
     }
 
+    /// These layers and `spec`, innermost; every stack is built again.
+    pub(crate) fn with(&self, spec: Spec) -> Self {
+        let mut specs = self.specs.to_vec();
+        specs.push(spec);
+        Self::new(specs)
+    }
+
     /// Whether the application set no layer with the builder.
     pub(crate) fn is_empty(&self) -> bool {
         self.specs.is_empty()

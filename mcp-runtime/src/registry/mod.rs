@@ -574,6 +574,30 @@ impl Registry {
         }
     }
 
+    /// Wraps the calls of the items `selector` picks (every call, with none) in `layer`,
+    /// inside the layers it has: [`RegistryBuilder::layer_for`] for a registry already
+    /// built, as the command line's `--tool-rate-limit` and its kin do. A selector that
+    /// picks nothing is an error naming the closest tool, and leaves the registry as it was.
+    pub fn add_layer(
+        &mut self,
+        selector: Option<crate::service::Selector>,
+        layer: crate::service::BoxLayer,
+    ) -> Result<(), RegistryError> {
+        let spec = layered::Spec { selector, layer };
+        let mut problems = Vec::new();
+        let tools: Vec<RegisteredTool> = self.tools.values().cloned().collect();
+        builder::unmatched_selectors(
+            std::slice::from_ref(&spec),
+            &tools,
+            &self.resources,
+            &self.prompts,
+            &mut problems,
+        );
+        RegistryError::of(problems)?;
+        self.layers = self.layers.with(spec);
+        Ok(())
+    }
+
     /// Whether calls of `tool` go through layers, and so may wait before the tool runs.
     pub(crate) fn layered(&self, tool: &RegisteredTool) -> bool {
         !self.layers.is_empty() || tool.layer.is_some()
