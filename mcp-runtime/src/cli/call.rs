@@ -52,10 +52,15 @@ pub(super) fn run(registry: &'static Registry, args: &CallArgs) -> u8 {
         }
     };
     // One call: no worker is kept waiting.
-    let registry = match sandbox
-        .sandboxing(registry, 0)
-        .and_then(|sandboxing| as_run(registry, dangerous, *arguments_reading, sandboxing))
-    {
+    let registry = match sandbox.sandboxing(registry, 0).and_then(|sandboxing| {
+        as_run(
+            registry,
+            dangerous,
+            *arguments_reading,
+            sandboxing,
+            Vec::new(),
+        )
+    }) {
         Ok(registry) => registry,
         Err(message) => {
             eprintln!("error: {message}");

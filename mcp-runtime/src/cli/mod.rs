@@ -41,10 +41,12 @@ use error::CliError;
 mod call;
 mod check;
 mod error;
+mod limits;
 mod list;
 mod logging;
 #[cfg(feature = "oauth")]
 mod oauth;
+mod pool;
 mod prompt;
 mod read;
 mod remote;
@@ -419,9 +421,11 @@ fn as_run(
     dangerous: &DangerousArgs,
     arguments: ArgumentsArgs,
     sandboxing: Option<crate::isolation::Sandboxing>,
+    layers: Vec<(Option<crate::service::Selector>, crate::service::BoxLayer)>,
 ) -> Result<ServedRegistry, CliError> {
     let policy = dangerous_policy(registry, dangerous)?;
-    if policy.is_none() && arguments == ArgumentsArgs::default() && sandboxing.is_none() {
+    let plain = policy.is_none() && arguments == ArgumentsArgs::default();
+    if plain && sandboxing.is_none() && layers.is_empty() {
         return Ok(ServedRegistry::Static(registry));
     }
     let mut builder = Registry::builder()
@@ -432,7 +436,11 @@ fn as_run(
     if let Some(sandboxing) = sandboxing {
         builder = builder.sandboxing(sandboxing);
     }
-    Ok(ServedRegistry::from(builder.build()?))
+    let mut served = builder.build()?;
+    for (selector, layer) in layers {
+        served.add_layer(selector, layer)?;
+    }
+    Ok(ServedRegistry::from(served))
 }
 
 /// The policy `dangerous` asks for; `None` when it asks for none.

@@ -68,6 +68,10 @@ pub(super) struct ServeArgs {
     pub(super) arguments_reading: ArgumentsArgs,
     #[command(flatten)]
     pub(super) sandbox: SandboxArgs,
+    #[command(flatten)]
+    pub(super) limits: super::limits::LimitArgs,
+    #[command(flatten)]
+    pub(super) pool: super::pool::PoolArgs,
     /// How many workers of each sandboxed tool to keep started and isolated, waiting for
     /// a call (each serves one call): a call then pays no process start.
     #[arg(long = "sandbox-warm", value_name = "N", default_value_t = 1)]
@@ -194,6 +198,8 @@ pub(super) fn run(
         sandbox,
         sandbox_warm,
         state_key_file,
+        limits,
+        pool,
         ..
     } = args;
     let state_key = match state_key_of(state_key_file) {
@@ -203,10 +209,14 @@ pub(super) fn run(
             return USAGE;
         }
     };
-    let served = match sandbox
-        .sandboxing(registry, sandbox_warm)
-        .and_then(|sandboxing| as_run(registry, &dangerous, arguments_reading, sandboxing))
-    {
+    let layers = limits.layers(registry).and_then(|mut layers| {
+        layers.extend(pool.layers(registry)?);
+        Ok(layers)
+    });
+    let served = match layers.and_then(|layers| {
+        let sandboxing = sandbox.sandboxing(registry, sandbox_warm)?;
+        as_run(registry, &dangerous, arguments_reading, sandboxing, layers)
+    }) {
         Ok(served) => served,
         Err(message) => {
             eprintln!("error: {message}");

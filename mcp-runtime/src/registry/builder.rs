@@ -75,6 +75,7 @@ impl RegistryBuilder {
         self.resources
             .extend(&registry.resources, &mut self.problems);
         self.prompts.extend(&registry.prompts, &mut self.problems);
+        self.layers.extend(registry.layers.specs().iter().cloned());
         self
     }
 

@@ -46,6 +46,11 @@ impl Layers {
         Self::new(specs)
     }
 
+    /// The layers, the outermost first.
+    pub(crate) fn specs(&self) -> &[Spec] {
+        &self.specs
+    }
+
     /// Whether the application set no layer with the builder.
     pub(crate) fn is_empty(&self) -> bool {
         self.specs.is_empty()
