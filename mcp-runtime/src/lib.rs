@@ -71,4 +71,4 @@ pub use talk::log::LogSink;
 /// themselves (derives then need `#[serde(crate = "mcp_runtime::serde")]` and
 /// `#[schemars(crate = "mcp_runtime::schemars")]`).
 pub use tokio_util::sync::CancellationToken;
-pub use {schemars, serde, serde_json};
+pub use {schemars, serde, serde_json, tower};

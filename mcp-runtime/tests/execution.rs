@@ -151,7 +151,7 @@ async fn an_inline_tool_whose_caller_cancelled_before_it_began_does_not_run() {
 fn call_options_show_what_is_attached_but_not_the_sink() {
     assert_eq!(
         format!("{:?}", CallOptions::new()),
-        "CallOptions { meta: None, progress: false, log_level: None, cancellation: None }"
+        "CallOptions { meta: None, progress: false, log_level: None, cancellation: None, caller: None }"
     );
     let options = CallOptions::new()
         .with_meta(object(json!({ "k": "v" })))
@@ -159,7 +159,7 @@ fn call_options_show_what_is_attached_but_not_the_sink() {
         .with_log(mcp_runtime::LoggingLevel::Notice, |_| {});
     assert_eq!(
         format!("{options:?}"),
-        "CallOptions { meta: Some({\"k\": String(\"v\")}), progress: true, log_level: Some(Notice), cancellation: None }"
+        "CallOptions { meta: Some({\"k\": String(\"v\")}), progress: true, log_level: Some(Notice), cancellation: None, caller: None }"
     );
 }
 

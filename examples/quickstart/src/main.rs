@@ -14,7 +14,9 @@ use std::path::PathBuf;
 
 mod catalog;
 
+use mcp_runtime::layers::BoxLayer;
 use mcp_runtime::talk::Sampling;
+use mcp_runtime::tower::limit::ConcurrencyLimitLayer;
 use mcp_runtime::{LoggingLevel, State, ToolContext, ToolError, mcp_tool};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -312,11 +314,22 @@ async fn summarize(
     })
 }
 
+/// The file tools, whose calls are limited to a few at once.
+const FILE_TOOLS: &str = "file_utility.*";
+
 fn main() {
     // The configuration would come from a file or the environment. Had `main` not given
     // it, every command would stop at start-up, naming `text.summarize` and the type.
+    // At most four calls of each file tool run at once; the others wait their turn. Any
+    // tower layer goes around the tools a selector picks: a name, `namespace.*`,
+    // `tag:NAME` or `category:NAME`.
+    let four_at_once = ConcurrencyLimitLayer::new(4);
     mcp_runtime::cli::app!()
         .state(SummaryStyle::default())
+        .layer_for(
+            FILE_TOOLS.parse().expect("a selector"),
+            BoxLayer::new(four_at_once),
+        )
         .run()
 }
 

@@ -133,11 +133,13 @@ struct ArgumentsArgs {
 /// The application whose command line runs: the name and version that `serverInfo` and
 /// `--version` give, and the states its tools take. [`app!`] makes one from the calling
 /// package's `Cargo.toml`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct App {
     name: String,
     version: String,
     states: States,
+    /// The layers around its calls, the outermost first, each with the items it wraps.
+    layers: Vec<(Option<crate::service::Selector>, crate::service::BoxLayer)>,
 }
 
 impl App {
@@ -147,7 +149,41 @@ impl App {
             name: name.into(),
             version: version.into(),
             states: States::default(),
+            layers: Vec::new(),
         }
+    }
+
+    /// This application, the calls of the items `selector` picks wrapped in `layer`, in
+    /// every command that runs them (`serve`, `call`, `read`, `prompt`): see
+    /// [`RegistryBuilder::layer_for`](crate::RegistryBuilder::layer_for). A selector that
+    /// picks nothing stops every command with exit code 2, naming the closest tool.
+    ///
+    /// ```no_run
+    /// use mcp_runtime::layers::BoxLayer;
+    ///
+    /// fn main() {
+    ///     // At most four calls of each file tool at once.
+    ///     let limit = mcp_runtime::tower::limit::ConcurrencyLimitLayer::new(4);
+    ///     mcp_runtime::cli::app!()
+    ///         .layer_for("file_utility.*".parse().unwrap(), BoxLayer::new(limit))
+    ///         .run()
+    /// }
+    /// ```
+    #[must_use]
+    pub fn layer_for(
+        mut self,
+        selector: crate::service::Selector,
+        layer: crate::service::BoxLayer,
+    ) -> Self {
+        self.layers.push((Some(selector), layer));
+        self
+    }
+
+    /// This application, every call wrapped in `layer`: [`App::layer_for`] for every item.
+    #[must_use]
+    pub fn layer(mut self, layer: crate::service::BoxLayer) -> Self {
+        self.layers.push((None, layer));
+        self
     }
 
     /// This application, its tools given `value`: a tool's [`State<T>`](crate::State)
@@ -398,6 +434,13 @@ where
         }
         on_serve(server);
     };
+    let registry = match with_app_layers(registry, app) {
+        Ok(registry) => registry,
+        Err(err) => {
+            eprintln!("error: {err}");
+            return USAGE;
+        }
+    };
     match cli.command {
         Command::Serve(args) => serve::run(registry, args, app, on_serve),
         Command::List(args) => list::run(registry, &args),
@@ -408,6 +451,22 @@ where
         Command::Read(args) => read::run(registry, &args),
         Command::Prompt(args) => prompt::run(registry, &args),
     }
+}
+
+/// `registry`, its calls wrapped in the layers `app` was given. The command line runs once
+/// in a process: a registry with layers lives as long, as the registry without does.
+fn with_app_layers(
+    registry: &'static Registry,
+    app: Option<&App>,
+) -> Result<&'static Registry, CliError> {
+    let Some(app) = app.filter(|app| !app.layers.is_empty()) else {
+        return Ok(registry);
+    };
+    let mut layered = registry.clone();
+    for (selector, layer) in &app.layers {
+        layered.add_layer(selector.clone(), layer.clone())?;
+    }
+    Ok(Box::leak(Box::new(layered)))
 }
 
 /// `registry` as `call` and `serve` run it: unchanged without `--allow-dangerous`,

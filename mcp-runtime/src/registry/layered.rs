@@ -14,6 +14,9 @@ use rustc_hash::FxHashMap;
 use crate::service::{BoxLayer, Innermost, Kind, Selector, Stack};
 use crate::tool::RegisteredTool;
 
+/// Each item's stack, by kind and key; `None` for an item no layer wraps.
+type Stacks = FxHashMap<(Kind, Arc<str>), Option<Stack>>;
+
 /// A layer, and which items it wraps: every one, or those its selector picks.
 #[derive(Debug, Clone)]
 pub(crate) struct Spec {
@@ -28,7 +31,7 @@ pub(crate) struct Layers {
     specs: Arc<[Spec]>,
     /// Each item's stack, by kind and key (a tool's or prompt's name, a resource's URI or
     /// URI template); `None` for an item no layer wraps.
-    stacks: Arc<RwLock<FxHashMap<(Kind, Arc<str>), Option<Stack>>>>,
+    stacks: Arc<RwLock<Stacks>>,
 }
 
 impl Layers {
