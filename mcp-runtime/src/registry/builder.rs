@@ -391,6 +391,8 @@ impl RegistryBuilder {
         if !problems.is_empty() {
             return Err(RegistryError { problems });
         }
+        let mut layers = layered::Layers::new(self.layers);
+        tools.iter().for_each(|tool| layers.note(tool));
         let order = tools.iter().map(|tool| tool.name.to_string()).collect();
         let tools = tools
             .into_iter()
@@ -400,7 +402,7 @@ impl RegistryBuilder {
             tools,
             order,
             settings: Arc::new(self.settings),
-            layers: layered::Layers::new(self.layers),
+            layers,
             resources,
             prompts,
             versions: Versions::default(),

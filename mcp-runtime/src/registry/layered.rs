@@ -32,6 +32,8 @@ pub(crate) struct Layers {
     /// Each item's stack, by kind and key (a tool's or prompt's name, a resource's URI or
     /// URI template); `None` for an item no layer wraps.
     stacks: Arc<RwLock<Stacks>>,
+    /// Whether a tool of the registry has a layer of its own.
+    own: bool,
 }
 
 impl Layers {
@@ -39,14 +41,29 @@ impl Layers {
         Self {
             specs: specs.into(),
             stacks: Arc::default(),
+            own: false,
         }
+    }
+
+    /// Notes a tool of the registry that has a layer of its own.
+    pub(crate) fn note(&mut self, tool: &RegisteredTool) {
+        self.own |= tool.layer.is_some();
+    }
+
+    /// Whether any call may go through a layer: one was set with the builder, or a tool
+    /// has its own.
+    pub(crate) fn any(&self) -> bool {
+        self.own || !self.specs.is_empty()
     }
 
     /// These layers and `spec`, innermost; every stack is built again.
     pub(crate) fn with(&self, spec: Spec) -> Self {
         let mut specs = self.specs.to_vec();
         specs.push(spec);
-        Self::new(specs)
+        Self {
+            own: self.own,
+            ..Self::new(specs)
+        }
     }
 
     /// The layers, the outermost first.

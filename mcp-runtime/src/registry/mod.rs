@@ -527,6 +527,7 @@ impl Registry {
 
     fn insert(&mut self, tool: RegisteredTool) {
         self.versions.tools += 1;
+        self.layers.note(&tool);
         let name = tool.name.to_string();
         if let Err(position) = self.order.binary_search(&name) {
             self.order.insert(position, name.clone());
@@ -596,6 +597,12 @@ impl Registry {
         RegistryError::of(problems)?;
         self.layers = self.layers.with(spec);
         Ok(())
+    }
+
+    /// Whether any call goes through layers: the builder was given one, or a tool has its
+    /// own.
+    pub(crate) fn has_layers(&self) -> bool {
+        self.layers.any()
     }
 
     /// Whether calls of `tool` go through layers, and so may wait before the tool runs.

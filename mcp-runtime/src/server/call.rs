@@ -71,6 +71,7 @@ impl Server {
         } else {
             peer.capabilities.clone()
         };
+        let caller = snapshot.registry.has_layers().then(|| peer.caller());
         Ok(PendingCall {
             task,
             snapshot,
@@ -83,7 +84,7 @@ impl Server {
             capabilities,
             client: peer.client.to_owned(),
             auth: peer.auth.clone(),
-            caller: peer.caller(),
+            caller,
         })
     }
 
@@ -130,7 +131,10 @@ impl Server {
         if reports_progress || !inline || pending.task {
             return Step::Call(Box::new(pending));
         }
-        let mut options = CallOptions::new().with_caller(pending.caller);
+        let mut options = CallOptions::new();
+        if let Some(caller) = pending.caller {
+            options = options.with_caller(caller);
+        }
         if let Some(meta) = pending.meta {
             options = options.with_meta(meta);
         }
@@ -250,7 +254,10 @@ impl Server {
         if let Some(auth) = pending.auth.take() {
             options = options.with_auth(auth);
         }
-        options.with_caller(pending.caller.clone())
+        match pending.caller.take() {
+            Some(caller) => options.with_caller(caller),
+            None => options,
+        }
     }
 
     /// How a call's asks reach a client of the handshake's revisions that declared
@@ -421,8 +428,9 @@ pub(crate) struct PendingCall {
     client: String,
     /// Who sent it, as its access token says.
     pub(super) auth: Option<Arc<crate::auth::AuthInfo>>,
-    /// Who sent it, as the limits that count per caller know them.
-    pub(super) caller: crate::auth::Caller,
+    /// Who sent it, as the limits that count per caller know them: only for a registry
+    /// with layers, which may count.
+    pub(super) caller: Option<crate::auth::Caller>,
 }
 
 impl PendingCall {
