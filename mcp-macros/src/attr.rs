@@ -48,6 +48,7 @@ enum ToolKey {
     RequiresSandbox,
     Inline,
     Timeout,
+    Layer,
     Task,
     Deprecated,
     Errors,
@@ -56,7 +57,7 @@ enum ToolKey {
 }
 
 /// Each key of `#[mcp_tool]` with its name, in the order messages list them.
-const TOOL_KEYS: [(&str, ToolKey); 22] = [
+const TOOL_KEYS: [(&str, ToolKey); 23] = [
     ("name", ToolKey::Common(CommonKey::Name)),
     ("namespace", ToolKey::Namespace),
     ("title", ToolKey::Common(CommonKey::Title)),
@@ -72,6 +73,7 @@ const TOOL_KEYS: [(&str, ToolKey); 22] = [
     ("requires_sandbox", ToolKey::RequiresSandbox),
     ("inline", ToolKey::Inline),
     ("timeout", ToolKey::Timeout),
+    ("layer", ToolKey::Layer),
     ("task", ToolKey::Task),
     ("deprecated", ToolKey::Deprecated),
     ("crate", ToolKey::Common(CommonKey::Crate)),
@@ -82,7 +84,7 @@ const TOOL_KEYS: [(&str, ToolKey); 22] = [
 ];
 
 /// The keys the attribute accepts, as [`TOOL_KEYS`] names them.
-const KEYS: [&str; 22] = names(&TOOL_KEYS);
+const KEYS: [&str; 23] = names(&TOOL_KEYS);
 
 /// What `#[mcp_resource]`'s arguments are called in messages.
 const RESOURCE: &str = "`mcp_resource` argument";
@@ -209,6 +211,9 @@ pub(crate) struct Args {
     pub(crate) sandbox: Option<SandboxArgs>,
     pub(crate) inline: Option<Spanned<bool>>,
     pub(crate) timeout: Option<Spanned<String>>,
+    /// `layer = path::to::function`: the function that makes the layer around the tool's
+    /// calls.
+    pub(crate) layer: Option<Path>,
     /// `task = "optional"`: whether the tool runs as a task, with the span of the `task` key.
     pub(crate) task: Option<Spanned<Task>>,
     pub(crate) deprecated: Option<String>,
@@ -453,6 +458,7 @@ fn parse_one(args: &mut Args, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
         ToolKey::Namespace => set(meta, TOOL, &mut args.namespace, spanned_string(meta)?),
         ToolKey::Version => set(meta, TOOL, &mut args.version, spanned_string(meta)?),
         ToolKey::Timeout => set(meta, TOOL, &mut args.timeout, spanned_string(meta)?),
+        ToolKey::Layer => set(meta, TOOL, &mut args.layer, layer_path(meta)?),
         ToolKey::Task => set(meta, TOOL, &mut args.task, task(meta)?),
         ToolKey::Category => set(meta, TOOL, &mut args.category, string(meta)?),
         ToolKey::Deprecated => set(meta, TOOL, &mut args.deprecated, string(meta)?),

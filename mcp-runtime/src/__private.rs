@@ -19,6 +19,7 @@ use serde::de::DeserializeOwned;
 use serde_json::json;
 
 use crate::registration::ArgumentsError;
+use crate::service::{BoxError, Request, Response, Stack};
 
 pub use crate::context::{Invocation, ToolContext};
 pub use crate::registration::{
@@ -31,6 +32,7 @@ pub use crate::registry::{
     last_modified, optional_prompt_argument, prompt_argument, prompt_ready, resource_ready,
     template_variable, variable_schema, with_variables,
 };
+pub use crate::service::BoxLayer;
 pub use crate::state::{State, StateNeed, StateNeedFn};
 pub use crate::talk::form::DerivedForm;
 pub use crate::talk::{Form, FormChoice, FormField};
@@ -297,6 +299,37 @@ impl<T> StateParameter for State<T> {}
 )]
 pub trait SharedState: Send + Sync + 'static {}
 impl<T: Send + Sync + 'static> SharedState for T {}
+
+/// What `#[mcp_tool(layer = path::to::function)]`'s function returns: a `tower::Layer`
+/// whose service answers a call's `Request` with a `Response`, as [`BoxLayer::new`] takes
+/// it.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's layer: it is not a `tower::Layer` whose service answers `mcp_runtime::layers::Request` with `Response`",
+    label = "this function does not return a layer around calls",
+    note = "`layer = path::to::function` names a function returning any `tower::Layer` that `mcp_runtime::layers::BoxLayer::new` takes, e.g. `tower::timeout::TimeoutLayer` or `tower::limit::ConcurrencyLimitLayer`; its service must be `Clone + Send + Sync`"
+)]
+pub trait ToolLayer {
+    /// The layer, boxed.
+    fn boxed(self) -> BoxLayer;
+}
+
+impl<L> ToolLayer for L
+where
+    L: tower::Layer<Stack> + Send + Sync + 'static,
+    L::Service: tower::Service<Request, Response = Response> + Clone + Send + Sync + 'static,
+    <L::Service as tower::Service<Request>>::Error: Into<BoxError>,
+    <L::Service as tower::Service<Request>>::Future: Send + 'static,
+{
+    fn boxed(self) -> BoxLayer {
+        BoxLayer::new(self)
+    }
+}
+
+/// The layer of `#[mcp_tool(layer = …)]`, boxed; a value that is no layer around calls is
+/// reported on the function's path, by [`ToolLayer`].
+pub fn boxed_layer<L: ToolLayer>(layer: L) -> BoxLayer {
+    layer.boxed()
+}
 
 /// Checks that `S` is `State<T>`.
 pub const fn assert_state_parameter<S: StateParameter>() {}

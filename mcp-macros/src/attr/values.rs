@@ -77,6 +77,27 @@ pub(super) fn crate_path(meta: &ParseNestedMeta<'_>) -> syn::Result<Path> {
     }
 }
 
+/// `layer = path::to::function`: the function that returns the tool's layer. A string, a
+/// number or a call is refused on the value.
+pub(super) fn layer_path(meta: &ParseNestedMeta<'_>) -> syn::Result<Path> {
+    const EXPECTS: &str = "`layer` takes the path of a function that returns a `tower::Layer`: `layer = path::to::function`";
+    match value_expr(meta, "layer = path::to::function")? {
+        syn::Expr::Path(path) if path.qself.is_none() => Ok(path.path),
+        syn::Expr::Call(call) if call.args.is_empty() => {
+            let function = quote::ToTokens::to_token_stream(&call.func)
+                .to_string()
+                .replace(' ', "");
+            Err(syn::Error::new_spanned(
+                call,
+                format!(
+                    "`layer` takes the function's path, not a call of it: `layer = {function}`; the tool calls it when it builds its stack"
+                ),
+            ))
+        }
+        other => Err(syn::Error::new_spanned(other, EXPECTS)),
+    }
+}
+
 /// `size = 1024`, spanned at the `size` key.
 pub(super) fn size(meta: &ParseNestedMeta<'_>) -> syn::Result<Spanned<u64>> {
     let key = meta

@@ -60,6 +60,7 @@ fn registration(tool: &Tool, args: &Args) -> TokenStream {
         .collect();
     let states = (!states.is_empty())
         .then(|| quote!(.with_states(&[#(#private::StateNeed::of::<#states>),*])));
+    let (layer_fn, with_layer) = layer_from(args, &private);
     let span = tool.item.sig.ident.span();
     let location = quote_spanned! {span=>
         #private::Location {
@@ -90,12 +91,28 @@ fn registration(tool: &Tool, args: &Args) -> TokenStream {
             }
 
             #invoke
+            #layer_fn
 
             #private::inventory::submit! {
-                #private::ToolRegistration::new(#name, __mcp_definition, __MCP_HANDLER, #location)#exact_names #states
+                #private::ToolRegistration::new(#name, __mcp_definition, __MCP_HANDLER, #location)#exact_names #states #with_layer
             }
         };
     }
+}
+
+/// `layer = path::to::function`: the function that boxes the layer it returns, spanned on
+/// the path, so that a function returning no layer is one error, there; and the
+/// registration's `.with_layer(…)`.
+fn layer_from(args: &Args, private: &TokenStream) -> (Option<TokenStream>, Option<TokenStream>) {
+    let Some(path) = &args.layer else {
+        return (None, None);
+    };
+    let layer_fn = quote_spanned! {path.span()=>
+        fn __mcp_layer() -> #private::BoxLayer {
+            #private::boxed_layer(#path())
+        }
+    };
+    (Some(layer_fn), Some(quote!(.with_layer(__mcp_layer))))
 }
 
 /// The arguments struct. Its fields are generic where they can be, so that a type lacking
