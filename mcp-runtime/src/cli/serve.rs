@@ -1,4 +1,8 @@
 //! `serve`: the tools over MCP, on stdio or streamable HTTP.
+//!
+//! Telemetry: `--metrics` keeps the metrics for the Prometheus text format; with the `otel`
+//! feature, `OTEL_EXPORTER_OTLP_ENDPOINT` (and `OTEL_SERVICE_NAME`) exports spans and metrics
+//! over OTLP, said in one line at start, and flushed when serving ends.
 
 use std::net::SocketAddr;
 #[cfg(feature = "http")]
