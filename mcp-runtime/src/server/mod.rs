@@ -6,7 +6,9 @@
 //! `_meta`), with the tasks extension at each. A message is read once (`jsonrpc.rs`), its
 //! method parsed once into a [`Method`], and a request routed by one exhaustive `match`
 //! over it (`Server::request`); a `tools/call` comes read into its own fields and goes
-//! straight to `call.rs`.
+//! straight to `call.rs`. Each request a transport takes is also an operation for
+//! [`telemetry`](crate::telemetry) (`observe.rs`): begun before it is routed, ended with its
+//! answer, and nothing but one atomic load while telemetry is off.
 //!
 //! What is kept, and where:
 //! - by the server, for all its clients: the calls in flight, by client and request id, to
@@ -30,6 +32,7 @@ mod listen;
 mod lists;
 #[cfg(feature = "oauth")]
 mod oauth;
+mod observe;
 mod peer;
 mod rounds;
 mod served;
@@ -54,8 +57,8 @@ use tokio_util::sync::CancellationToken;
 pub use catalog::RESOURCE_NOT_FOUND;
 #[cfg(feature = "http")]
 pub use http::{
-    HttpConfig, ParseRateLimitError, RATE_LIMITED, REQUEST_TARGET, RateLimitConfig, router,
-    serve_http,
+    HttpConfig, MetricsPathError, ParseRateLimitError, RATE_LIMITED, REQUEST_TARGET,
+    RateLimitConfig, check_metrics_path, router, serve_http,
 };
 pub use jsonrpc::{INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR};
 #[cfg(feature = "oauth")]
