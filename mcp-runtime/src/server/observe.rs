@@ -13,14 +13,15 @@ use super::stateless::{Mirrored, PROTOCOL_VERSION_KEY};
 use crate::telemetry::{self, Operation, Outcome, ServerOperation, Target, Transport};
 
 /// Begins the record of `incoming`, a request from `session` (where the transport has
-/// sessions) over `transport`; `None` for anything but a request, or while telemetry is
-/// off.
+/// sessions) over `transport`, whose connection `negotiated` a revision at `initialize`
+/// (stdio); `None` for anything but a request, or while telemetry is off.
 #[inline]
 pub(crate) fn begin(
     incoming: &Incoming,
     transport: Transport,
     session: Option<&str>,
     mirrored: Option<&Mirrored<'_>>,
+    negotiated: Option<&'static str>,
 ) -> Option<ServerOperation> {
     if !telemetry::enabled() {
         return None;
@@ -48,7 +49,7 @@ pub(crate) fn begin(
     let operation = Operation::new(method, transport)
         .with_target(target)
         .with_session_id(session)
-        .with_protocol_version(protocol_version(incoming, params, mirrored));
+        .with_protocol_version(protocol_version(incoming, params, mirrored).or(negotiated));
     let operation = match &request_id {
         Some(id) => operation.with_request_id(id),
         None => operation,
@@ -115,6 +116,27 @@ fn protocol_version<'a>(
             } => params.get("protocolVersion").and_then(Value::as_str),
             _ => None,
         })
+}
+
+/// The revision the server answers an `initialize` that asks for `requested` with: the
+/// one asked for, when the server speaks it, else its newest.
+pub(crate) fn negotiated(incoming: &Incoming) -> Option<&'static str> {
+    let Incoming::Request {
+        method: Method::Initialize,
+        params,
+        ..
+    } = incoming
+    else {
+        return None;
+    };
+    let requested = params.get("protocolVersion").and_then(Value::as_str);
+    let versions = super::HANDSHAKE_VERSIONS;
+    Some(
+        versions
+            .iter()
+            .find(|version| Some(**version) == requested)
+            .unwrap_or(&versions[0]),
+    )
 }
 
 /// `jsonrpc.request.id`: a string id as itself, a number as written.

@@ -124,9 +124,50 @@ pub(super) fn parent(meta: Option<&Map<String, Value>>) -> Context {
     let current = Context::current();
     match meta {
         Some(meta) => {
-            TraceContextPropagator::new().extract_with_context(&current, &MetaCarrier(meta))
+            let carrier = Incoming {
+                meta,
+                traceparent: meta
+                    .get("traceparent")
+                    .and_then(Value::as_str)
+                    .and_then(level_one),
+            };
+            TraceContextPropagator::new().extract_with_context(&current, &carrier)
         }
         None => current,
+    }
+}
+
+/// `traceparent` with the flags W3C Trace Context level 1 knows, where it is a version-00
+/// header whose flags set others: level 2 gives a new trace the flags `03` (sampled, and
+/// `random`), which the propagator, of level 1, refuses, starting a trace of its own. The
+/// `random` flag tells how the trace id was made, not whether to sample: the trace is
+/// continued with the sampled flag alone. `None` for any other header, left to the
+/// propagator as it is.
+fn level_one(traceparent: &str) -> Option<String> {
+    let (head, flags) = traceparent.rsplit_once('-')?;
+    let known = u8::from_str_radix(flags, 16).ok()? & 0x01;
+    let other = traceparent.len() == 55 && head.starts_with("00-") && flags.len() == 2;
+    (other && flags != format!("{known:02x}") && flags != "02")
+        .then(|| format!("{head}-{known:02x}"))
+}
+
+/// `params._meta` of a request, as a carrier of trace context, its `traceparent` as
+/// [`level_one`] reads it.
+struct Incoming<'a> {
+    meta: &'a Map<String, Value>,
+    traceparent: Option<String>,
+}
+
+impl Extractor for Incoming<'_> {
+    fn get(&self, key: &str) -> Option<&str> {
+        match (key, &self.traceparent) {
+            ("traceparent", Some(traceparent)) => Some(traceparent),
+            _ => self.meta.get(key).and_then(Value::as_str),
+        }
+    }
+
+    fn keys(&self) -> Vec<&str> {
+        self.meta.keys().map(String::as_str).collect()
     }
 }
 
@@ -219,6 +260,36 @@ impl Injector for MetaCarrier<&mut Map<String, Value>> {
     fn set(&mut self, key: &str, value: String) {
         if !value.is_empty() {
             self.0.insert(key.to_owned(), Value::String(value));
+        }
+    }
+}
+
+#[cfg(test)]
+mod level_one_tests {
+    use super::level_one;
+
+    const HEAD: &str = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7";
+
+    #[test]
+    fn a_level_two_new_trace_keeps_its_sampled_flag_alone() {
+        assert_eq!(level_one(&format!("{HEAD}-03")), Some(format!("{HEAD}-01")));
+        assert_eq!(level_one(&format!("{HEAD}-ff")), Some(format!("{HEAD}-01")));
+        assert_eq!(level_one(&format!("{HEAD}-fe")), Some(format!("{HEAD}-00")));
+    }
+
+    #[test]
+    fn what_level_one_reads_or_refuses_is_left_to_it() {
+        for header in [
+            format!("{HEAD}-01"),
+            format!("{HEAD}-00"),
+            format!("{HEAD}-02"),
+            format!("{HEAD}-zz"),
+            format!("ff{}-03", &HEAD[2..]),
+            format!("{HEAD}0-03"),
+            "00-03".to_owned(),
+            String::new(),
+        ] {
+            assert_eq!(level_one(&header), None, "{header}");
         }
     }
 }

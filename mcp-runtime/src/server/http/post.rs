@@ -91,7 +91,7 @@ async fn answer(
     keep_for_session(state, session, &incoming);
     let declared = crate::server::declared_capabilities(&incoming);
     let peer = peer(state, session, client, auth);
-    let operation = observe::begin(&incoming, Transport::Tcp, session, Some(&mirrored));
+    let operation = observe::begin(&incoming, Transport::Tcp, session, Some(&mirrored), None);
     let pending = match state.server.begin_for(incoming, &peer, Some(&mirrored)) {
         Step::Answered(Some(answer)) => {
             observe::end(operation, Some(&answer.text));

@@ -98,6 +98,7 @@ where
         connection: Mutex::new(None),
         log_level: Mutex::new(None),
         capabilities: Mutex::new(None),
+        negotiated: Mutex::new(None),
     };
     let (limit, stopping, busy) = (
         Arc::clone(&reading.limit),
@@ -152,6 +153,8 @@ struct Reading<W: Write> {
     log_level: Mutex<Option<LoggingLevel>>,
     /// What the client declared at `initialize`: the requests a tool may send it.
     capabilities: Mutex<Option<Arc<serde_json::Map<String, serde_json::Value>>>>,
+    /// The revision the connection's `initialize` settled on, which telemetry reports.
+    negotiated: Mutex<Option<&'static str>>,
 }
 
 impl<W: Write + Send + 'static> Reading<W> {
@@ -235,6 +238,9 @@ impl<W: Write + Send + 'static> Reading<W> {
         if let Some(level) = super::sets_level(incoming) {
             *lock(&self.log_level) = Some(level);
         }
+        if let Some(version) = observe::negotiated(incoming) {
+            *lock(&self.negotiated) = Some(version);
+        }
         if let Some(capabilities) = super::declared_capabilities(incoming) {
             *lock(&self.capabilities) = Some(capabilities);
         }
@@ -256,7 +262,10 @@ impl<W: Write + Send + 'static> Reading<W> {
             ),
             Ok(incoming) => {
                 let peer = self.remember(&incoming, notify);
-                let operation = observe::begin(&incoming, Transport::Pipe, None, None);
+                let negotiated = crate::telemetry::enabled()
+                    .then(|| *lock(&self.negotiated))
+                    .flatten();
+                let operation = observe::begin(&incoming, Transport::Pipe, None, None, negotiated);
                 (self.server.begin_for(incoming, &peer, None), operation)
             }
         };
