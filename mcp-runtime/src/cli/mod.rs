@@ -422,10 +422,11 @@ fn as_run(
     arguments: ArgumentsArgs,
     sandboxing: Option<crate::isolation::Sandboxing>,
     layers: Vec<(Option<crate::service::Selector>, crate::service::BoxLayer)>,
+    blocking_threads: Option<std::num::NonZeroUsize>,
 ) -> Result<ServedRegistry, CliError> {
     let policy = dangerous_policy(registry, dangerous)?;
     let plain = policy.is_none() && arguments == ArgumentsArgs::default();
-    if plain && sandboxing.is_none() && layers.is_empty() {
+    if plain && sandboxing.is_none() && layers.is_empty() && blocking_threads.is_none() {
         return Ok(ServedRegistry::Static(registry));
     }
     let mut builder = Registry::builder()
@@ -435,6 +436,9 @@ fn as_run(
         .expose_panics(arguments.expose_panics);
     if let Some(sandboxing) = sandboxing {
         builder = builder.sandboxing(sandboxing);
+    }
+    if let Some(threads) = blocking_threads {
+        builder = builder.blocking_threads(threads);
     }
     let mut served = builder.build()?;
     for (selector, layer) in layers {

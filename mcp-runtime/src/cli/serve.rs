@@ -215,7 +215,15 @@ pub(super) fn run(
     });
     let served = match layers.and_then(|layers| {
         let sandboxing = sandbox.sandboxing(registry, sandbox_warm)?;
-        as_run(registry, &dangerous, arguments_reading, sandboxing, layers)
+        let threads = pool.blocking_threads();
+        as_run(
+            registry,
+            &dangerous,
+            arguments_reading,
+            sandboxing,
+            layers,
+            threads,
+        )
     }) {
         Ok(served) => served,
         Err(message) => {
