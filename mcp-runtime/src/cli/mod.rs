@@ -520,6 +520,22 @@ fn json_operand(arguments: &str) -> Result<Value, CliError> {
     serde_json::from_str(&text).map_err(CliError::ArgumentsNotJson)
 }
 
+/// The threads of the runtime's blocking pool besides those of synchronous tools: standard
+/// input's reader, standard output's writer, files, name lookups.
+const BLOCKING_IO_THREADS: usize = 8;
+
+/// The most threads the runtime's blocking pool may have, once `serve` set it; tokio's
+/// own cap (512) otherwise.
+static BLOCKING_CAP: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+
+/// Caps the blocking pool of the runtime, if not yet built, at `tools` threads of
+/// synchronous tools and [`BLOCKING_IO_THREADS`] more: the registry lets at most `tools`
+/// tools run at once, and the cap keeps tokio from starting a thread for the next one
+/// while the last one's thread is still on its way back to the pool.
+fn cap_blocking_threads(tools: usize) {
+    let _ = BLOCKING_CAP.set(tools.saturating_add(BLOCKING_IO_THREADS));
+}
+
 /// The process's multi-threaded runtime, built on first use: `serve` runs on it, and the
 /// clients of mounted servers, whose tasks outlive the command that mounted them, live on
 /// it too, so that a call through the gateway stays on one runtime's threads.
@@ -528,10 +544,11 @@ fn runtime() -> Result<&'static tokio::runtime::Runtime, CliError> {
     if let Some(runtime) = RUNTIME.get() {
         return Ok(runtime);
     }
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(CliError::Runtime)?;
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    if let Some(&cap) = BLOCKING_CAP.get() {
+        builder.max_blocking_threads(cap);
+    }
+    let runtime = builder.enable_all().build().map_err(CliError::Runtime)?;
     Ok(RUNTIME.get_or_init(|| runtime))
 }
 
