@@ -59,7 +59,6 @@ pub(super) fn run(registry: &'static Registry, args: &CallArgs) -> u8 {
             *arguments_reading,
             sandboxing,
             Vec::new(),
-            None,
         )
     }) {
         Ok(registry) => registry,

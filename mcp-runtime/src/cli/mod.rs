@@ -422,8 +422,8 @@ fn as_run(
     arguments: ArgumentsArgs,
     sandboxing: Option<crate::isolation::Sandboxing>,
     layers: Vec<(Option<crate::service::Selector>, crate::service::BoxLayer)>,
-    blocking_threads: Option<std::num::NonZeroUsize>,
 ) -> Result<ServedRegistry, CliError> {
+    let blocking_threads = BLOCKING_THREADS.get().copied();
     let policy = dangerous_policy(registry, dangerous)?;
     let plain = policy.is_none() && arguments == ArgumentsArgs::default();
     if plain && sandboxing.is_none() && layers.is_empty() && blocking_threads.is_none() {
@@ -528,11 +528,20 @@ const BLOCKING_IO_THREADS: usize = 8;
 /// own cap (512) otherwise.
 static BLOCKING_CAP: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
 
-/// Caps the blocking pool of the runtime, if not yet built, at `tools` threads of
-/// synchronous tools and [`BLOCKING_IO_THREADS`] more: the registry lets at most `tools`
-/// tools run at once, and the cap keeps tokio from starting a thread for the next one
-/// while the last one's thread is still on its way back to the pool.
-fn cap_blocking_threads(tools: usize) {
+/// `--blocking-threads`, once `serve` read it: the registry it serves ([`as_run`]) runs
+/// that many synchronous tools at once.
+static BLOCKING_THREADS: std::sync::OnceLock<std::num::NonZeroUsize> = std::sync::OnceLock::new();
+
+/// Runs at most `tools` synchronous tools at once (the default with `None`) in the
+/// registry `serve` serves, and caps the blocking pool of the runtime, if not yet built, at
+/// as many threads and [`BLOCKING_IO_THREADS`] more: the cap keeps tokio from starting a
+/// thread for the next tool while the last one's thread is still on its way back to the
+/// pool.
+fn limit_blocking_threads(tools: Option<std::num::NonZeroUsize>) {
+    if let Some(tools) = tools {
+        let _ = BLOCKING_THREADS.set(tools);
+    }
+    let tools = tools.map_or(crate::DEFAULT_BLOCKING_THREADS, std::num::NonZeroUsize::get);
     let _ = BLOCKING_CAP.set(tools.saturating_add(BLOCKING_IO_THREADS));
 }
 

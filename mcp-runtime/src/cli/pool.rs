@@ -29,11 +29,14 @@ pub(super) struct PoolArgs {
 impl PoolArgs {
     /// The layers these flags put around the calls of `registry`'s tools, each with the
     /// selector of the tools it wraps: one [`ConcurrencyLayer`] per `--tool-concurrency`,
-    /// whose calls wait at most the registry's default timeout.
+    /// whose calls wait at most the registry's default timeout. Sets the threads of
+    /// synchronous tools of the registry `serve` serves and of its runtime's blocking
+    /// pool, at `--blocking-threads` (the default without it).
     pub(super) fn layers(
         &self,
         registry: &Registry,
     ) -> Result<Vec<(Option<Selector>, BoxLayer)>, CliError> {
+        super::limit_blocking_threads(self.blocking_threads);
         let max_wait = registry.default_timeout();
         Ok(self
             .tool_concurrency
@@ -43,11 +46,6 @@ impl PoolArgs {
                 (Some(limit.selector.clone()), BoxLayer::new(layer))
             })
             .collect())
-    }
-
-    /// `--blocking-threads`, if given.
-    pub(super) fn blocking_threads(&self) -> Option<NonZeroUsize> {
-        self.blocking_threads
     }
 }
 
@@ -141,8 +139,8 @@ mod tests {
                 },
             ]
         );
-        assert_eq!(pool.blocking_threads(), NonZeroUsize::new(8));
-        assert_eq!(parse(&[]).expect("parsed").blocking_threads(), None);
+        assert_eq!(pool.blocking_threads, NonZeroUsize::new(8));
+        assert_eq!(parse(&[]).expect("parsed").blocking_threads, None);
     }
 
     #[test]

@@ -215,16 +215,7 @@ pub(super) fn run(
     });
     let served = match layers.and_then(|layers| {
         let sandboxing = sandbox.sandboxing(registry, sandbox_warm)?;
-        let threads = pool.blocking_threads();
-        super::cap_blocking_threads(threads.map_or(crate::DEFAULT_BLOCKING_THREADS, |n| n.get()));
-        as_run(
-            registry,
-            &dangerous,
-            arguments_reading,
-            sandboxing,
-            layers,
-            threads,
-        )
+        as_run(registry, &dangerous, arguments_reading, sandboxing, layers)
     }) {
         Ok(served) => served,
         Err(message) => {
