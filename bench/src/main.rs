@@ -7,6 +7,7 @@
 //! mcp-bench oauth [--rounds R] [--alg rs256|es256] [--clients C] [-n N]
 //! mcp-bench startup [--runs R] [--list] -- CMD [ARGS...]
 //! mcp-bench inflight [-n N] -- CMD [ARGS...]
+//! mcp-bench burst [-n N] [--tool NAME] -- CMD [ARGS...]
 //! mcp-bench suite [--rounds R] [--quick]
 //! ```
 //!
@@ -178,6 +179,21 @@ enum Command {
         /// Calls written at once.
         #[arg(short, default_value_t = 10_000)]
         n: u64,
+        #[command(flatten)]
+        deadline: Deadline,
+        #[command(flatten)]
+        spawned: Spawned,
+    },
+    /// Writes N calls of a synchronous tool at once (`bench.add_slow`, 10 ms asleep);
+    /// reports the server's threads and memory at their peak, and how many calls were
+    /// answered by their result and how many refused as overloaded.
+    Burst {
+        /// Calls written at once.
+        #[arg(short, default_value_t = 10_000)]
+        n: u64,
+        /// The tool called, of `{a, b}` answering `{sum}`.
+        #[arg(long, default_value = driver::burst::DEFAULT_TOOL)]
+        tool: String,
         #[command(flatten)]
         deadline: Deadline,
         #[command(flatten)]
@@ -429,6 +445,15 @@ fn run(cli: Cli) -> std::io::Result<ExitCode> {
             spawned,
         } => {
             let report = stdio::inflight(&spawned.command, n, deadline.duration())?;
+            spawned.output.finish(&report)
+        }
+        Command::Burst {
+            n,
+            tool,
+            deadline,
+            spawned,
+        } => {
+            let report = driver::burst::run(&spawned.command, &tool, n, deadline.duration())?;
             spawned.output.finish(&report)
         }
         Command::Suite {

@@ -1,5 +1,6 @@
 //! The three tools both framework servers serve: `bench.add` (inline), `bench.add_blocking`
-//! (a sync tool on the blocking pool, the default) and `bench.add_async` (an `async fn`).
+//! (a sync tool on the blocking pool, the default) and `bench.add_async` (an `async fn`);
+//! and `bench.add_slow`, a sync tool that sleeps 10 ms first, for `mcp-bench burst`.
 //! All three take `{a, b}` and answer `{"sum": a + b}`, so the driver can check any of them.
 //! Beside them, a fixed text resource, `bench://about`, and a one-message prompt,
 //! `bench_greeting`, for `resources/read` and `prompts/get` against `tools/call`.
@@ -70,6 +71,29 @@ pub(crate) fn add_blocking(
     checked_sum(a, b)
 }
 
+/// Add two integers, slowly, on the blocking thread pool.
+///
+/// The same as `bench.add_blocking`, after 10 ms asleep: a synchronous tool that holds its
+/// thread, as one waiting on a file or a blocking client does; what `mcp-bench burst`
+/// calls 10,000 times at once. Its own timeout, 5 s, bounds how long a call waits for a
+/// thread.
+#[mcp_tool(
+    namespace = "bench",
+    read_only,
+    idempotent,
+    open_world = false,
+    timeout = "5s"
+)]
+pub(crate) fn add_slow(
+    /// The first addend.
+    a: i64,
+    /// The second addend.
+    b: i64,
+) -> Result<Sum, ToolError> {
+    std::thread::sleep(std::time::Duration::from_millis(10));
+    checked_sum(a, b)
+}
+
 /// Add two integers, as an `async fn`.
 ///
 /// The same as `bench.add`, run on the caller's task.
@@ -107,5 +131,5 @@ pub(crate) fn self_check() {
     debug_assert_eq!(greeting(7), "n=7");
     debug_assert_eq!(add(1, 2).ok(), Some(Sum { sum: 3 }));
     debug_assert_eq!(add_blocking(1, 2).ok(), Some(Sum { sum: 3 }));
-    let _ = add_async;
+    let _ = (add_async, add_slow);
 }

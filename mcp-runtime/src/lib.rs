@@ -48,7 +48,7 @@ pub use mcp_runtime_macros::mcp_prompt;
 pub use auth::AuthInfo;
 pub use context::options::CallOptions;
 pub use context::{Progress, ProgressSink, ToolContext};
-pub use execute::{AUDIT_TARGET, DEFAULT_TIMEOUT};
+pub use execute::{AUDIT_TARGET, DEFAULT_BLOCKING_THREADS, DEFAULT_TIMEOUT};
 pub use mcp_runtime_core::wire::ERROR_META;
 pub use mcp_runtime_core::{
     ContentBlock, DefinitionError, EmbeddedResource, ErrorDetails, ErrorType, HeaderError,

@@ -2,6 +2,7 @@
 //! the suite; calls through `mcp_runtime::client`, to measure it; and HTTP with and without
 //! OAuth access tokens, from an authorization server in process; and tasks over HTTP.
 
+pub(crate) mod burst;
 pub(crate) mod http;
 // The authorization server and test keys the criterion bench of OAuth uses too.
 #[path = "../../../mcp-runtime/benches/fixtures/mod.rs"]

@@ -220,6 +220,9 @@ pub(crate) struct Tally {
     pub(crate) ok: u64,
     /// Wrong, unreadable, unexpected or repeated answers.
     pub(crate) errors: u64,
+    /// Of the wrong answers, the failures of calls refused as overloaded
+    /// (`ApiLimitExceeded`).
+    pub(crate) overloaded: u64,
 }
 
 impl Tally {
@@ -231,6 +234,7 @@ impl Tally {
             answers: 0,
             ok: 0,
             errors: 0,
+            overloaded: 0,
         }
     }
 
@@ -255,6 +259,9 @@ impl Tally {
             Verdict::Wrong(id) => {
                 let _ = fresh(&mut self.seen, id);
                 self.errors += 1;
+                if overloaded(line) {
+                    self.overloaded += 1;
+                }
             }
             _ => self.errors += 1,
         }
@@ -264,6 +271,13 @@ impl Tally {
     pub(crate) fn lost(&self) -> u64 {
         self.seen.iter().filter(|seen| !**seen).count() as u64
     }
+}
+
+/// Whether `line` answers a call with a failure of type `ApiLimitExceeded`: refused as
+/// overloaded, not wrong.
+fn overloaded(line: &[u8]) -> bool {
+    const TYPE: &[u8] = b"ApiLimitExceeded";
+    line.windows(TYPE.len()).any(|window| window == TYPE)
 }
 
 #[cfg(test)]

@@ -482,9 +482,10 @@ fn as_run(
     sandboxing: Option<crate::isolation::Sandboxing>,
     layers: Vec<(Option<crate::service::Selector>, crate::service::BoxLayer)>,
 ) -> Result<ServedRegistry, CliError> {
+    let blocking_threads = BLOCKING_THREADS.get().copied();
     let policy = dangerous_policy(registry, dangerous)?;
     let plain = policy.is_none() && arguments == ArgumentsArgs::default();
-    if plain && sandboxing.is_none() && layers.is_empty() {
+    if plain && sandboxing.is_none() && layers.is_empty() && blocking_threads.is_none() {
         return Ok(ServedRegistry::Static(registry));
     }
     let mut builder = Registry::builder()
@@ -494,6 +495,9 @@ fn as_run(
         .expose_panics(arguments.expose_panics);
     if let Some(sandboxing) = sandboxing {
         builder = builder.sandboxing(sandboxing);
+    }
+    if let Some(threads) = blocking_threads {
+        builder = builder.blocking_threads(threads);
     }
     let mut served = builder.build()?;
     for (selector, layer) in layers {
@@ -575,6 +579,31 @@ fn json_operand(arguments: &str) -> Result<Value, CliError> {
     serde_json::from_str(&text).map_err(CliError::ArgumentsNotJson)
 }
 
+/// The threads of the runtime's blocking pool besides those of synchronous tools: standard
+/// input's reader, standard output's writer, files, name lookups.
+const BLOCKING_IO_THREADS: usize = 8;
+
+/// The most threads the runtime's blocking pool may have, once `serve` set it; tokio's
+/// own cap (512) otherwise.
+static BLOCKING_CAP: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+
+/// `--blocking-threads`, once `serve` read it: the registry it serves ([`as_run`]) runs
+/// that many synchronous tools at once.
+static BLOCKING_THREADS: std::sync::OnceLock<std::num::NonZeroUsize> = std::sync::OnceLock::new();
+
+/// Runs at most `tools` synchronous tools at once (the default with `None`) in the
+/// registry `serve` serves, and caps the blocking pool of the runtime, if not yet built, at
+/// as many threads and [`BLOCKING_IO_THREADS`] more: the cap keeps tokio from starting a
+/// thread for the next tool while the last one's thread is still on its way back to the
+/// pool.
+fn limit_blocking_threads(tools: Option<std::num::NonZeroUsize>) {
+    if let Some(tools) = tools {
+        let _ = BLOCKING_THREADS.set(tools);
+    }
+    let tools = tools.map_or(crate::DEFAULT_BLOCKING_THREADS, std::num::NonZeroUsize::get);
+    let _ = BLOCKING_CAP.set(tools.saturating_add(BLOCKING_IO_THREADS));
+}
+
 /// The process's multi-threaded runtime, built on first use: `serve` runs on it, and the
 /// clients of mounted servers, whose tasks outlive the command that mounted them, live on
 /// it too, so that a call through the gateway stays on one runtime's threads.
@@ -583,10 +612,11 @@ fn runtime() -> Result<&'static tokio::runtime::Runtime, CliError> {
     if let Some(runtime) = RUNTIME.get() {
         return Ok(runtime);
     }
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(CliError::Runtime)?;
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    if let Some(&cap) = BLOCKING_CAP.get() {
+        builder.max_blocking_threads(cap);
+    }
+    let runtime = builder.enable_all().build().map_err(CliError::Runtime)?;
     Ok(RUNTIME.get_or_init(|| runtime))
 }
 

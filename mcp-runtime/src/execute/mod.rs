@@ -52,6 +52,8 @@ pub(crate) struct Settings {
     pub(crate) states: States,
     /// How sandboxed tools run.
     pub(crate) sandbox: crate::isolation::Sandboxing,
+    /// The slots of the synchronous tools that run at once.
+    pub(crate) blocking: BlockingSlots,
 }
 
 impl Default for Settings {
@@ -64,14 +66,18 @@ impl Default for Settings {
             expose_panics: false,
             states: States::default(),
             sandbox: crate::isolation::Sandboxing::default(),
+            blocking: BlockingSlots::default(),
         }
     }
 }
 
 mod confirm;
+mod pool;
 
 use crate::context::options::CallOptions;
 use confirm::confirm;
+pub(crate) use pool::BlockingSlots;
+pub use pool::DEFAULT_BLOCKING_THREADS;
 
 /// The timeout of a tool that sets none, unless the registry is built with another.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -461,10 +467,22 @@ impl Running<'_> {
         .await
     }
 
-    /// Runs a blocking tool on the blocking thread pool, within the call's limits: the
-    /// outcome, and the arguments if the tool finished.
+    /// Runs a blocking tool on the blocking thread pool, within the call's limits, once one
+    /// of the registry's slots of synchronous tools is free (the wait counts against the
+    /// timeout): the outcome, and the arguments if the tool finished.
     async fn blocking(&self, invoke: SyncInvoke, arguments: Value) -> (Outcome, Option<Value>) {
         let definition = self.definition();
+        let waiting = Instant::now();
+        let slot = match (self.settings.blocking)
+            .acquire(definition, self.timeout, self.parent)
+            .await
+        {
+            Ok(slot) => slot,
+            Err(refused) => return (Err(refused.into()), None),
+        };
+        let timeout = self
+            .timeout
+            .map(|timeout| timeout.saturating_sub(waiting.elapsed()));
         let name = self.tool.shared_name();
         let parts = (
             self.token.clone(),
@@ -475,6 +493,8 @@ impl Running<'_> {
         );
         let expose = self.on_panic.expose;
         let task = tokio::task::spawn_blocking(move || {
+            // Held until the tool returns, though its call timed out or was cancelled.
+            let _slot = slot;
             let (token, meta, reports, span, states) = &parts;
             let invocation =
                 Invocation::new(&name, Some(token), meta.as_ref(), reports, span, states);
@@ -502,7 +522,7 @@ impl Running<'_> {
                 )))),
             }
         };
-        let outcome = limited(definition, self.timeout, self.parent, self.token, work).await;
+        let outcome = limited(definition, timeout, self.parent, self.token, work).await;
         (outcome, kept_arguments)
     }
 }

@@ -51,8 +51,11 @@
 //! # Ok::<(), mcp_runtime::RegistryError>(())
 //! ```
 
+mod concurrency;
+
 pub use crate::auth::Caller;
 pub use crate::service::{
     BoxError, BoxLayer, Innermost, Kind, Request, Response, Running, Selector, SelectorError,
     Stack, failure,
 };
+pub use concurrency::{Concurrency, ConcurrencyLayer};

@@ -222,6 +222,28 @@ impl RegistryBuilder {
         self
     }
 
+    /// How many synchronous tools (neither `async` nor `inline`) run at once, each on a
+    /// thread of tokio's blocking pool: a call past them waits for one to end, up to its
+    /// timeout, then fails with `ApiLimitExceeded`. A burst of calls so grows the pool by
+    /// at most `threads`. [`DEFAULT_BLOCKING_THREADS`](crate::DEFAULT_BLOCKING_THREADS)
+    /// unless set.
+    ///
+    /// ```
+    /// use std::num::NonZeroUsize;
+    /// use mcp_runtime::Registry;
+    ///
+    /// let registry = Registry::builder()
+    ///     .inventory()
+    ///     .blocking_threads(NonZeroUsize::new(8).expect("not zero"))
+    ///     .build()?;
+    /// # Ok::<(), mcp_runtime::RegistryError>(())
+    /// ```
+    #[must_use]
+    pub fn blocking_threads(mut self, threads: std::num::NonZeroUsize) -> Self {
+        self.settings.blocking = crate::execute::BlockingSlots::new(threads);
+        self
+    }
+
     /// Whether a tool's data is checked against its output schema, a mismatch being a
     /// `ToolExecutionError`. On in debug builds unless set.
     #[must_use]

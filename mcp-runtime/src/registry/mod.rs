@@ -630,6 +630,11 @@ impl Registry {
             || (built.definition.annotations().requires_sandbox && !crate::isolation::in_worker())
     }
 
+    /// The timeout of its tools that set none; `None` for no limit.
+    pub fn default_timeout(&self) -> Option<std::time::Duration> {
+        self.settings.default_timeout
+    }
+
     /// How this registry runs its sandboxed tools.
     pub fn sandboxing(&self) -> &crate::isolation::Sandboxing {
         &self.settings.sandbox
