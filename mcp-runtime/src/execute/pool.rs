@@ -90,6 +90,7 @@ impl BlockingSlots {
 
     /// The failure of a call that waited `wait` for a slot in vain.
     fn overloaded(&self, definition: &ToolDefinition, wait: Duration) -> ToolError {
+        crate::telemetry::refused("blocking_threads", definition.name().as_str());
         ToolError::new(
             ErrorType::ApiLimitExceeded,
             format!(

@@ -200,6 +200,7 @@ impl Shared {
 
     /// The failure of a call of `name` that waited `wait` in vain.
     fn overloaded(&self, name: &str, wait: Duration) -> ToolError {
+        crate::telemetry::refused("concurrency", name);
         ToolError::new(
             ErrorType::ApiLimitExceeded,
             format!(
