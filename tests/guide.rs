@@ -45,3 +45,7 @@ pub struct Performance;
 /// Chapter 10.
 #[doc = include_str!("../docs/guide/10-sandboxing.md")]
 pub struct Sandboxing;
+
+/// Chapter 11.
+#[doc = include_str!("../docs/guide/11-middleware.md")]
+pub struct Middleware;

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# What layers and telemetry cost: the load driver against `bench-server`, round after
+# round, each case beside its baseline in the same round, with medians of the per-round
+# ratios. The cases of docs/benchmarks.md ("Layers, limits and telemetry"):
+#
+#   no layer, against an earlier build (BEFORE=dir holding its bench-server): stdio server
+#     CPU per call, HTTP calls/s;
+#   the rate-limit and concurrency layers in memory, against none: stdio server CPU per call;
+#   OTLP export on, against off: stdio server CPU per call (a receiver in this script);
+#   rate limits in Redis, against in memory: HTTP calls/s (a redis-server it starts).
+#
+# Usage: bash scripts/bench-layers.sh [ROUNDS]   (BEFORE=/path/to/old/release to compare)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-5}
+cargo build --release --quiet -p mcp-bench
+bin=target/release
+driver=$bin/mcp-bench
+out=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$out"' EXIT
+
+# A limit no run reaches: the layers do all their work, and refuse nothing.
+limits=(--tool-rate-limit 'bench.*=1000000000/s' --tool-concurrency 'bench.*=1024')
+
+stdio_run() { # label server [args...]
+  local label=$1; shift
+  "$driver" stdio --window 64 -n 100000 --json -- "$@" >>"$out/$label.jsonl"
+}
+
+http_run() { # label server-binary [args...]
+  local label=$1 server=$2; shift 2
+  "$server" serve --http 127.0.0.1:0 --quiet "$@" 2>"$out/listen" &
+  local pid=$!
+  until grep -q 'listening on' "$out/listen" 2>/dev/null; do sleep 0.05; done
+  local url
+  url=$(sed -n 's/.*listening on \(http[^ ]*\).*/\1/p' "$out/listen" | head -1)
+  "$driver" http "$url" --clients 16 -n 30000 --json >>"$out/$label.jsonl"
+  kill "$pid"; wait "$pid" 2>/dev/null || true
+}
+
+# An OTLP/HTTP receiver that takes every export and answers 200, so the exporter does its
+# whole work.
+python3 - "$out/otlp.port" <<'PY' &
+import http.server, sys
+class Take(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("content-length", 0)))
+        self.send_response(200); self.send_header("content-type", "application/x-protobuf")
+        self.send_header("content-length", "0"); self.end_headers()
+    def log_message(self, *args): pass
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Take)
+open(sys.argv[1], "w").write(str(server.server_address[1]))
+server.serve_forever()
+PY
+until [ -s "$out/otlp.port" ]; do sleep 0.05; done
+otlp="http://127.0.0.1:$(cat "$out/otlp.port")"
+
+redis_port=$((20000 + RANDOM % 20000))
+redis-server --port "$redis_port" --save '' --appendonly no --daemonize no >/dev/null &
+until redis-cli -p "$redis_port" ping >/dev/null 2>&1; do sleep 0.05; done
+
+for round in $(seq "$rounds"); do
+  echo "round $round of $rounds" >&2
+  if [ -n "${BEFORE:-}" ]; then
+    stdio_run before_stdio "$BEFORE/bench-server" serve --stdio
+    http_run before_http "$BEFORE/bench-server"
+  fi
+  stdio_run plain_stdio "$bin/bench-server" serve --stdio
+  http_run plain_http "$bin/bench-server"
+  stdio_run limits_stdio "$bin/bench-server" serve --stdio "${limits[@]}"
+  OTEL_EXPORTER_OTLP_ENDPOINT=$otlp OTEL_SERVICE_NAME=bench \
+    "$driver" stdio --window 64 -n 100000 --json -- "$bin/bench-server" serve --stdio >>"$out/otel_stdio.jsonl"
+  http_run memory_limits_http "$bin/bench-server" "${limits[@]}"
+  http_run redis_limits_http "$bin/bench-server" "${limits[@]}" --limit-store "redis://127.0.0.1:$redis_port"
+done
+
+python3 - "$out" <<'PY'
+import json, statistics, sys, pathlib
+out = pathlib.Path(sys.argv[1])
+def runs(label):
+    path = out / f"{label}.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+def ratio(case, base, key):
+    a, b = runs(case), runs(base)
+    pairs = [x[key] / y[key] for x, y in zip(a, b) if x.get(key) and y.get(key)]
+    if not pairs:
+        return None
+    return statistics.median(pairs), statistics.median(x[key] for x in a), statistics.median(y[key] for y in b)
+rows = [
+    ("no layer, stdio server CPU per call (µs), against BEFORE", "plain_stdio", "before_stdio", "server_cpu_us_per_call"),
+    ("no layer, HTTP calls/s, against BEFORE", "plain_http", "before_http", "calls_per_s"),
+    ("rate-limit + concurrency layers in memory, stdio server CPU per call (µs)", "limits_stdio", "plain_stdio", "server_cpu_us_per_call"),
+    ("OTLP export on, stdio server CPU per call (µs)", "otel_stdio", "plain_stdio", "server_cpu_us_per_call"),
+    ("rate limits in Redis, HTTP calls/s, against in memory", "redis_limits_http", "memory_limits_http", "calls_per_s"),
+]
+print("| case | median ratio | case | baseline |")
+print("|---|---|---|---|")
+for name, case, base, key in rows:
+    measured = ratio(case, base, key)
+    if measured:
+        r, a, b = measured
+        print(f"| {name} | {r:.3f} | {a:.2f} | {b:.2f} |")
+for label in ["plain_stdio", "limits_stdio", "otel_stdio", "redis_limits_http"]:
+    wrong = sum(r.get("errors", 0) + r.get("lost", 0) for r in runs(label))
+    if wrong:
+        print(f"error: {label}: {wrong} wrong answers", file=sys.stderr)
+        sys.exit(1)
+PY
