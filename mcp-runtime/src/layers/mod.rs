@@ -56,3 +56,11 @@ pub use crate::service::{
     BoxError, BoxLayer, Innermost, Kind, Request, Response, Running, Selector, SelectorError,
     Stack, failure,
 };
+
+pub mod cache;
+pub mod rate;
+pub mod store;
+
+pub use cache::{CACHE_META, Cache, CacheLayer, cacheable};
+pub use rate::{Period, Quota, QuotaError, RateLimit, RateLimitLayer};
+pub use store::{LimitStore, LimitStoreError, OnFailure, OnFailureError};
