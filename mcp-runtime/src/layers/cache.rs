@@ -52,9 +52,10 @@ pub fn cacheable(definition: &ToolDefinition) -> bool {
 /// use mcp_runtime::layers::{BoxLayer, CacheLayer, Selector};
 /// use mcp_runtime::Registry;
 ///
+/// let cache = CacheLayer::new(Duration::from_secs(30));
 /// let registry = Registry::builder()
 ///     .inventory()
-///     .layer_for("calculator.add".parse()?, BoxLayer::new(CacheLayer::new(Duration::from_secs(30))))
+///     .layer_for("calculator.*".parse::<Selector>()?, BoxLayer::new(cache))
 ///     .build();
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```

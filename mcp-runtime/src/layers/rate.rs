@@ -164,7 +164,7 @@ impl fmt::Display for Quota {
 /// for each tool.
 ///
 /// ```
-/// use mcp_runtime::layers::{BoxLayer, Quota, RateLimitLayer, Selector};
+/// use mcp_runtime::layers::RateLimitLayer;
 /// use mcp_runtime::Registry;
 ///
 /// let limit = RateLimitLayer::new("5/min".parse()?);
