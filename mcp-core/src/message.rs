@@ -116,18 +116,24 @@ pub struct MCPToolResult {
     rest: Option<Box<Rest>>,
 }
 
-/// The error, the explanation and the content blocks of an [`MCPToolResult`].
+/// The error, the explanation, the content blocks and the `_meta` of an [`MCPToolResult`].
 #[derive(Debug, Clone, Default)]
 struct Rest {
     error: Option<MCPErrorDetail>,
     explanation: Option<String>,
     content: Vec<ContentBlock>,
+    /// What the wire form's `_meta` carries besides the error detail: notes about the
+    /// call (a cached answer's age, say), not part of the result the tool gave.
+    meta: Map<String, Value>,
 }
 
 impl Rest {
     /// `Some` unless it holds nothing.
     fn boxed(self) -> Option<Box<Self>> {
-        let empty = self.error.is_none() && self.explanation.is_none() && self.content.is_empty();
+        let empty = self.error.is_none()
+            && self.explanation.is_none()
+            && self.content.is_empty()
+            && self.meta.is_empty();
         (!empty).then(|| Box::new(self))
     }
 }
@@ -245,6 +251,7 @@ impl MCPToolResult {
                 error,
                 explanation,
                 content: Vec::new(),
+                meta: Map::new(),
             }
             .boxed(),
         })
@@ -262,6 +269,34 @@ impl MCPToolResult {
     pub fn with_content(mut self, block: ContentBlock) -> Self {
         self.rest_mut().content.push(block);
         self
+    }
+
+    /// Adds `value` under `key` to the `_meta` of the result's wire form (MCP's
+    /// `CallToolResult`): a note about the call, such as a cache's, that is not part of the
+    /// result itself. Results compare without it.
+    ///
+    /// ```
+    /// use mcp_runtime_core::{wire::CallToolResult, MCPToolResult};
+    /// use serde_json::json;
+    ///
+    /// let result = MCPToolResult::success(json!({ "sum": 3 }))
+    ///     .with_meta("com.example/cache", json!({ "hit": true }));
+    /// assert_eq!(result, MCPToolResult::success(json!({ "sum": 3 })));
+    /// let wire = serde_json::to_value(CallToolResult::from(result)).unwrap();
+    /// assert_eq!(wire["_meta"], json!({ "com.example/cache": { "hit": true } }));
+    /// ```
+    #[must_use]
+    pub fn with_meta(mut self, key: impl Into<String>, value: Value) -> Self {
+        self.rest_mut().meta.insert(key.into(), value);
+        self
+    }
+
+    /// What [`MCPToolResult::with_meta`] added.
+    pub fn meta(&self) -> Option<&Map<String, Value>> {
+        self.rest
+            .as_ref()
+            .map(|rest| &rest.meta)
+            .filter(|meta| !meta.is_empty())
     }
 
     /// The content blocks.
@@ -283,6 +318,7 @@ impl MCPToolResult {
             error: rest.error,
             explanation: rest.explanation,
             content: rest.content,
+            meta: rest.meta,
         }
     }
 
@@ -322,6 +358,7 @@ pub(crate) struct ResultParts {
     pub(crate) error: Option<MCPErrorDetail>,
     pub(crate) explanation: Option<String>,
     pub(crate) content: Vec<ContentBlock>,
+    pub(crate) meta: Map<String, Value>,
 }
 
 #[inline]

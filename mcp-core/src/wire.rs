@@ -162,7 +162,7 @@ impl From<MCPToolResult> for CallToolResult {
             ));
             structured_content = Some(Value::Object(data));
         }
-        let mut meta = Map::new();
+        let mut meta = parts.meta;
         if let Some(error) = parts.error {
             content.push(ContentBlock::text(stated(&error)));
             if parts.status == ToolStatus::PartialSuccess {
@@ -191,7 +191,7 @@ fn failure(result: MCPToolResult) -> CallToolResult {
     let mut content = Vec::with_capacity(1 + parts.content.len());
     content.push(ContentBlock::text(text));
     content.extend(parts.content);
-    let mut meta = Map::new();
+    let mut meta = parts.meta;
     if let Some(error) = &parts.error {
         meta.insert(ERROR_META.to_owned(), detail_value(error));
     }

@@ -68,6 +68,24 @@ pub(crate) enum CliError {
     #[cfg(not(feature = "redis"))]
     #[error("this program was built without mcp-runtime's `redis` feature")]
     NoRedis,
+    /// `--tool-cache` picks a tool not marked both `read_only` and `idempotent`.
+    #[error(
+        "--tool-cache {selector}: `{tool}` is not marked both read_only and idempotent, so its results may not be cached"
+    )]
+    NotCacheable {
+        /// The selector, as written.
+        selector: String,
+        /// The first tool it picks that may not be cached.
+        tool: String,
+    },
+    /// `--limit-store` names a Redis that cannot be used.
+    #[cfg(feature = "redis")]
+    #[error("--limit-store: {0}")]
+    LimitStore(#[from] crate::layers::LimitStoreError),
+    /// `--limit-store redis://…` in a program built without the `redis` feature.
+    #[cfg(not(feature = "redis"))]
+    #[error("--limit-store {0}: this program was built without mcp-runtime's `redis` feature")]
+    LimitStoreNoRedis(String),
     /// The Redis task store could not be reached.
     #[cfg(feature = "redis")]
     #[error(transparent)]

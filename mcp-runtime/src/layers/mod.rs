@@ -51,7 +51,7 @@
 //! # Ok::<(), mcp_runtime::RegistryError>(())
 //! ```
 
-mod concurrency;
+pub mod concurrency;
 
 pub use crate::auth::Caller;
 pub use crate::service::{
@@ -59,3 +59,11 @@ pub use crate::service::{
     Stack, failure,
 };
 pub use concurrency::{Concurrency, ConcurrencyLayer};
+
+pub mod cache;
+pub mod rate;
+pub mod store;
+
+pub use cache::{CACHE_META, Cache, CacheLayer, cacheable};
+pub use rate::{Period, Quota, QuotaError, RateLimit, RateLimitLayer};
+pub use store::{LimitStore, LimitStoreError, OnFailure, OnFailureError};

@@ -580,6 +580,7 @@ impl Server {
                 && result.error().is_none()
                 && result.explanation().is_none()
                 && result.content().is_empty()
+                && result.meta().is_none()
         }) {
             let complete = stateless.then_some((self.name.as_str(), self.version.as_str()));
             if let Some(answer) = jsonrpc::data_call_response(id, data, complete) {

@@ -1,0 +1,386 @@
+//! Where the state of the rate limits ([`RateLimitLayer`](super::RateLimitLayer)) and of
+//! the result cache ([`CacheLayer`](super::CacheLayer)) lives: this process's memory, or
+//! a Redis every replica shares, so that N calls a minute means N across the fleet.
+//!
+//! With Redis, a limited call costs one round trip: an atomic script checks and updates
+//! the caller's GCRA state, `{namespace}:limit:{tool}:{caller}`, which expires once it no
+//! longer holds anything back. A cached result is one `GET`, and one `SET … PX` when it
+//! was not there, under `{namespace}:cache:…`. When Redis cannot be reached, the failure
+//! is logged (at most once every ten seconds) and the [`OnFailure`] policy decides.
+
+use std::fmt;
+use std::str::FromStr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// What a limited call does when the limit store cannot be reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OnFailure {
+    /// The call is refused, saying the limit store is unreachable: no call escapes its
+    /// limit. The default.
+    #[default]
+    Closed,
+    /// The call proceeds, unlimited, while the store is unreachable.
+    Open,
+}
+
+/// A policy that is neither `open` nor `closed`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is no limit store failure policy: write `open` or `closed`")]
+pub struct OnFailureError(pub String);
+
+impl FromStr for OnFailure {
+    type Err = OnFailureError;
+
+    fn from_str(text: &str) -> Result<Self, OnFailureError> {
+        match text {
+            "closed" => Ok(Self::Closed),
+            "open" => Ok(Self::Open),
+            other => Err(OnFailureError(other.to_owned())),
+        }
+    }
+}
+
+/// Why the limit store could not be set up or answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LimitStoreError {
+    /// An address that is no Redis URL.
+    #[error("`{url}` is no Redis address (redis://HOST:PORT): {reason}")]
+    Address {
+        /// The address given.
+        url: String,
+        /// Why it is none.
+        reason: String,
+    },
+    /// An empty namespace.
+    #[error("the limit store's namespace is empty")]
+    Namespace,
+    /// Redis did not answer, or answered with an error.
+    #[error("the limit store at {address} is unreachable: {reason}")]
+    Unreachable {
+        /// Where it was looked for.
+        address: String,
+        /// What went wrong.
+        reason: String,
+    },
+}
+
+/// Where the state of rate limits and cached results lives, and what a call does when it
+/// cannot be reached. Cloning it shares the store.
+///
+/// ```
+/// use mcp_runtime::layers::{LimitStore, OnFailure};
+///
+/// let store = LimitStore::memory();
+/// assert!(store.is_memory());
+/// assert_eq!(store.on_failure(), OnFailure::Closed);
+/// ```
+#[derive(Clone)]
+pub struct LimitStore {
+    place: Place,
+    on_failure: OnFailure,
+}
+
+#[derive(Clone)]
+enum Place {
+    Memory,
+    #[cfg(feature = "redis")]
+    Redis(std::sync::Arc<redis_store::RedisLimits>),
+}
+
+impl fmt::Debug for LimitStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let place = match &self.place {
+            Place::Memory => "memory".to_owned(),
+            #[cfg(feature = "redis")]
+            Place::Redis(redis) => redis.describe(),
+        };
+        f.debug_struct("LimitStore")
+            .field("place", &place)
+            .field("on_failure", &self.on_failure)
+            .finish()
+    }
+}
+
+impl Default for LimitStore {
+    fn default() -> Self {
+        Self::memory()
+    }
+}
+
+/// What a GCRA check decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// The call may proceed.
+    Allowed,
+    /// The call must wait this long.
+    Wait(Duration),
+}
+
+impl LimitStore {
+    /// This process's memory: each replica counts for itself. The default.
+    pub fn memory() -> Self {
+        Self {
+            place: Place::Memory,
+            on_failure: OnFailure::Closed,
+        }
+    }
+
+    /// The Redis at `url` (`redis://HOST:PORT`), shared by every replica using it, its keys
+    /// under `{namespace}:limit:` and `{namespace}:cache:`. It connects on the first call
+    /// that needs it, and again after Redis comes back.
+    ///
+    /// # Errors
+    ///
+    /// When `url` is no Redis address or `namespace` is empty.
+    #[cfg(feature = "redis")]
+    pub fn redis(url: &str, namespace: &str) -> Result<Self, LimitStoreError> {
+        Ok(Self {
+            place: Place::Redis(std::sync::Arc::new(redis_store::RedisLimits::new(
+                url, namespace,
+            )?)),
+            on_failure: OnFailure::Closed,
+        })
+    }
+
+    /// The same store, whose calls follow `policy` when it cannot be reached.
+    #[must_use]
+    pub fn with_on_failure(mut self, policy: OnFailure) -> Self {
+        self.on_failure = policy;
+        self
+    }
+
+    /// What a call does when the store cannot be reached.
+    pub fn on_failure(&self) -> OnFailure {
+        self.on_failure
+    }
+
+    /// Whether the state lives in this process's memory.
+    pub fn is_memory(&self) -> bool {
+        matches!(self.place, Place::Memory)
+    }
+
+    /// One GCRA check of the shared store, for the caller's `key` (`{tool}:{caller}`): a
+    /// call each `interval`, `tolerance` ahead at most. `None` for the memory store, which
+    /// its layer checks itself.
+    pub(crate) async fn gcra(
+        &self,
+        key: &str,
+        interval: Duration,
+        tolerance: Duration,
+    ) -> Option<Result<Verdict, LimitStoreError>> {
+        match &self.place {
+            Place::Memory => {
+                let _ = (key, interval, tolerance);
+                None
+            }
+            #[cfg(feature = "redis")]
+            Place::Redis(redis) => Some(redis.gcra(key, interval, tolerance).await),
+        }
+    }
+
+    /// The cached value under `key` in the shared store; `None` for the memory store.
+    pub(crate) async fn cache_get(
+        &self,
+        key: &str,
+    ) -> Option<Result<Option<String>, LimitStoreError>> {
+        match &self.place {
+            Place::Memory => {
+                let _ = key;
+                None
+            }
+            #[cfg(feature = "redis")]
+            Place::Redis(redis) => Some(redis.get(key).await),
+        }
+    }
+
+    /// Keeps `value` under `key` in the shared store for `ttl`; nothing for the memory
+    /// store.
+    pub(crate) async fn cache_set(
+        &self,
+        key: &str,
+        value: String,
+        ttl: Duration,
+    ) -> Result<(), LimitStoreError> {
+        match &self.place {
+            Place::Memory => {
+                let _ = (key, value, ttl);
+                Ok(())
+            }
+            #[cfg(feature = "redis")]
+            Place::Redis(redis) => redis.set(key, value, ttl).await,
+        }
+    }
+
+    /// Logs that a store failed, at most once every ten seconds.
+    pub(crate) fn warn(&self, error: &LimitStoreError) {
+        static LAST: AtomicU64 = AtomicU64::new(0);
+        let now = now_ms();
+        let last = LAST.load(Ordering::Relaxed);
+        let due = now.saturating_sub(last) >= WARN_EVERY.as_millis() as u64;
+        if due
+            && LAST
+                .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+        {
+            tracing::warn!(policy = ?self.on_failure, "{error}");
+        }
+    }
+}
+
+/// How often at most an unreachable store is logged.
+const WARN_EVERY: Duration = Duration::from_secs(10);
+
+/// Milliseconds since the Unix epoch, by this host's clock.
+pub(crate) fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |since| since.as_millis() as u64)
+}
+
+#[cfg(feature = "redis")]
+mod redis_store {
+    //! The Redis side of [`LimitStore`](super::LimitStore).
+
+    use std::time::Duration;
+
+    use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+    use redis::{AsyncCommands, Client, Script};
+    use tokio::sync::OnceCell;
+
+    use super::{LimitStoreError, Verdict};
+
+    /// How long connecting, or an answer, may take before the store counts as unreachable.
+    const TIMEOUT: Duration = Duration::from_millis(500);
+
+    /// GCRA in one atomic step, in microseconds of Redis's own clock, so that replicas
+    /// whose clocks differ agree. KEYS[1]: the caller's key; ARGV[1]: the interval between
+    /// calls; ARGV[2]: how far ahead of now the theoretical arrival time may be. Returns 0
+    /// when the call may proceed (and records it), else how long to wait. The key expires
+    /// once its arrival time has passed, when it holds nothing back.
+    const GCRA: &str = r"
+local now = redis.call('TIME')
+now = tonumber(now[1]) * 1000000 + tonumber(now[2])
+local interval = tonumber(ARGV[1])
+local tolerance = tonumber(ARGV[2])
+local tat = tonumber(redis.call('GET', KEYS[1]))
+if not tat or tat < now then tat = now end
+local wait = tat - tolerance - now
+if wait > 0 then return wait end
+tat = tat + interval
+redis.call('SET', KEYS[1], string.format('%d', tat))
+redis.call('PEXPIRE', KEYS[1], math.ceil((tat - now) / 1000) + 1)
+return 0
+";
+
+    /// A Redis, connected on first use.
+    pub(super) struct RedisLimits {
+        client: Client,
+        address: String,
+        namespace: String,
+        connection: OnceCell<ConnectionManager>,
+        gcra: Script,
+    }
+
+    impl RedisLimits {
+        pub(super) fn new(url: &str, namespace: &str) -> Result<Self, LimitStoreError> {
+            if namespace.is_empty() {
+                return Err(LimitStoreError::Namespace);
+            }
+            let client = Client::open(url).map_err(|err| LimitStoreError::Address {
+                url: url.to_owned(),
+                reason: err.to_string(),
+            })?;
+            let info = client.get_connection_info();
+            Ok(Self {
+                address: info.addr().to_string(),
+                client,
+                namespace: namespace.to_owned(),
+                connection: OnceCell::new(),
+                gcra: Script::new(GCRA),
+            })
+        }
+
+        pub(super) fn describe(&self) -> String {
+            format!("redis {} (namespace {})", self.address, self.namespace)
+        }
+
+        fn unreachable(&self, err: impl std::fmt::Display) -> LimitStoreError {
+            LimitStoreError::Unreachable {
+                address: self.address.clone(),
+                reason: err.to_string(),
+            }
+        }
+
+        async fn connection(&self) -> Result<ConnectionManager, LimitStoreError> {
+            let config = ConnectionManagerConfig::new()
+                .set_connection_timeout(Some(TIMEOUT))
+                .set_response_timeout(Some(TIMEOUT))
+                .set_number_of_retries(0);
+            self.connection
+                .get_or_try_init(|| ConnectionManager::new_with_config(self.client.clone(), config))
+                .await
+                .cloned()
+                .map_err(|err| self.unreachable(err))
+        }
+
+        pub(super) async fn gcra(
+            &self,
+            key: &str,
+            interval: Duration,
+            tolerance: Duration,
+        ) -> Result<Verdict, LimitStoreError> {
+            let mut connection = self.connection().await?;
+            let wait: u64 = self
+                .gcra
+                .key(format!("{}:limit:{key}", self.namespace))
+                .arg(interval.as_micros().max(1) as u64)
+                .arg(tolerance.as_micros() as u64)
+                .invoke_async(&mut connection)
+                .await
+                .map_err(|err| self.unreachable(err))?;
+            Ok(match wait {
+                0 => Verdict::Allowed,
+                micros => Verdict::Wait(Duration::from_micros(micros)),
+            })
+        }
+
+        pub(super) async fn get(&self, key: &str) -> Result<Option<String>, LimitStoreError> {
+            let mut connection = self.connection().await?;
+            connection
+                .get(format!("{}:cache:{key}", self.namespace))
+                .await
+                .map_err(|err| self.unreachable(err))
+        }
+
+        pub(super) async fn set(
+            &self,
+            key: &str,
+            value: String,
+            ttl: Duration,
+        ) -> Result<(), LimitStoreError> {
+            let mut connection = self.connection().await?;
+            let millis = ttl.as_millis().max(1) as u64;
+            connection
+                .pset_ex::<_, _, ()>(format!("{}:cache:{key}", self.namespace), value, millis)
+                .await
+                .map_err(|err| self.unreachable(err))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failure_policies_parse_and_refuse_the_rest() {
+        assert_eq!("open".parse(), Ok(OnFailure::Open));
+        assert_eq!("closed".parse(), Ok(OnFailure::Closed));
+        let refused = "ajar".parse::<OnFailure>().unwrap_err();
+        assert!(
+            refused.to_string().contains("`open` or `closed`"),
+            "{refused}"
+        );
+    }
+}

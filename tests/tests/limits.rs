@@ -1,0 +1,194 @@
+//! `serve`'s per-tool limits, end to end: the quickstart served over HTTP with
+//! `--tool-rate-limit`, alone and as two replicas sharing one Redis (`--limit-store`);
+//! what a call does when that Redis dies (`--limit-store-fail`); `--tool-cache`'s cached
+//! answers; and the usage errors of malformed flags.
+//!
+//! `scripts/test.sh` installs redis-server; without it this test fails rather than skips.
+
+use std::process::Command;
+
+use mcp_tests::redis::Redis;
+use mcp_tests::{HttpServer, quickstart_bin};
+use serde_json::{Value, json};
+
+/// The tool limited: read-only and idempotent, so that it may be cached too.
+const TOOL: &str = "calculator.add";
+
+/// Calls `TOOL` at `url` at the stateless revision, as one client (one address): the
+/// `tools/call` result.
+fn call(runtime: &tokio::runtime::Runtime, url: &str, a: i64) -> Value {
+    runtime.block_on(async {
+        let body = json!({
+            "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {
+                "name": TOOL, "arguments": { "a": a, "b": 1 },
+                "_meta": {
+                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                    "io.modelcontextprotocol/clientCapabilities": {},
+                },
+            },
+        });
+        let response = reqwest::Client::new()
+            .post(url)
+            .header("Accept", "application/json, text/event-stream")
+            .header("MCP-Protocol-Version", "2026-07-28")
+            .header("Mcp-Method", "tools/call")
+            .header("Mcp-Name", TOOL)
+            .json(&body)
+            .send()
+            .await
+            .expect("the server answers");
+        let answer: Value = response.json().await.expect("a JSON answer");
+        answer["result"].clone()
+    })
+}
+
+/// The error detail of a failed call's result; panics when it succeeded.
+fn error_of(result: &Value) -> &Value {
+    assert_eq!(result["isError"], true, "the call should fail: {result}");
+    &result["_meta"]["io.github.mcp-runtime/error"]
+}
+
+/// Asserts that `result` is the refusal of a call past 3 a minute.
+fn assert_limited(result: &Value) {
+    let error = error_of(result);
+    assert_eq!(error["error_type"], "ApiLimitExceeded", "{result}");
+    let message = error["error_message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("`calculator.add` allows 3 calls per minute per caller; retry in "),
+        "{message}"
+    );
+    let retry = error["error_details"]["retry_after_ms"].as_u64();
+    assert!(
+        retry.is_some_and(|ms| (1..=20_000).contains(&ms)),
+        "retry_after_ms {retry:?} in {result}"
+    );
+}
+
+fn assert_answered(result: &Value, a: i64) {
+    assert_eq!(result["isError"], false, "{result}");
+    assert_eq!(result["structuredContent"]["sum"], a + 1, "{result}");
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Runtime::new().expect("a runtime")
+}
+
+#[test]
+fn the_fourth_call_of_three_a_minute_is_refused_with_when_to_retry() {
+    let server = HttpServer::spawn(
+        quickstart_bin(),
+        &["--tool-rate-limit", "calculator.add=3/min"],
+    );
+    let runtime = runtime();
+    for a in 0..3 {
+        assert_answered(&call(&runtime, &server.url(), a), a);
+    }
+    assert_limited(&call(&runtime, &server.url(), 3));
+}
+
+#[test]
+fn two_replicas_sharing_a_redis_share_the_limit_and_follow_the_failure_policy() {
+    let mut redis = Redis::start();
+    let limit = ["--tool-rate-limit", "calculator.add=3/min", "--limit-store"];
+    let closed = HttpServer::spawn(
+        quickstart_bin(),
+        &[&limit[..], &[redis.url.as_str()]].concat(),
+    );
+    let open = HttpServer::spawn(
+        quickstart_bin(),
+        &[
+            &limit[..],
+            &[redis.url.as_str(), "--limit-store-fail", "open"],
+        ]
+        .concat(),
+    );
+    let runtime = runtime();
+    let replicas = [closed.url(), open.url()];
+    // Three calls spread over both replicas: the fleet's three.
+    for a in 0..3 {
+        assert_answered(&call(&runtime, &replicas[a as usize % 2], a), a);
+    }
+    for url in &replicas {
+        assert_limited(&call(&runtime, url, 9));
+    }
+    let keys = redis.command(&["KEYS", "mcp-runtime:limit:*"]);
+    assert_eq!(
+        keys.as_deref(),
+        Some("*1"),
+        "one key, for one caller of one tool"
+    );
+    redis.kill();
+    // Closed, the default: refused, saying why.
+    let refused = call(&runtime, &replicas[0], 10);
+    let error = error_of(&refused);
+    assert_eq!(error["error_type"], "ApiLimitExceeded", "{refused}");
+    let message = error["error_message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("limit store cannot be reached"),
+        "{message}"
+    );
+    // Open: let through.
+    assert_answered(&call(&runtime, &replicas[1], 11), 11);
+}
+
+#[test]
+fn a_cached_answer_says_so_in_its_meta() {
+    let server = HttpServer::spawn(quickstart_bin(), &["--tool-cache", "calculator.add=1m"]);
+    let runtime = runtime();
+    let first = call(&runtime, &server.url(), 5);
+    assert_answered(&first, 5);
+    assert!(
+        first["_meta"].get("io.github.mcp-runtime/cache").is_none(),
+        "{first}"
+    );
+    let second = call(&runtime, &server.url(), 5);
+    assert_answered(&second, 5);
+    let note = &second["_meta"]["io.github.mcp-runtime/cache"];
+    assert_eq!(note["hit"], true, "{second}");
+    assert!(note["age_ms"].as_u64().is_some(), "{second}");
+}
+
+/// `quickstart serve --stdio ARGS`: its exit code and standard error.
+fn serve_refused(args: &[&str]) -> (Option<i32>, String) {
+    let output = Command::new(quickstart_bin())
+        .args(["serve", "--stdio"])
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("the quickstart runs");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn malformed_limit_flags_are_usage_errors_that_say_what_is_accepted() {
+    for (args, says) in [
+        (
+            ["--tool-rate-limit", "calculator.add=3/fortnight"],
+            "SELECTOR=N/PERIOD: N a whole number above 0, PERIOD `s`, `min` or `h`",
+        ),
+        (
+            ["--tool-rate-limit", "calculator.add=0/min"],
+            "SELECTOR=N/PERIOD: N a whole number above 0, PERIOD `s`, `min` or `h`",
+        ),
+        (
+            ["--tool-rate-limit", "calculator.ad=3/min"],
+            "`calculator.ad` picks nothing; did you mean `calculator.add`?",
+        ),
+        (
+            ["--tool-cache", "file_utility.write_file_content=30s"],
+            "`file_utility.write_file_content` is not marked both read_only and idempotent",
+        ),
+        (
+            ["--limit-store", "mysql://localhost"],
+            "write `memory` or a Redis URL",
+        ),
+    ] {
+        let (code, stderr) = serve_refused(&args);
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+    }
+}
