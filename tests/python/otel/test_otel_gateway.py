@@ -1,0 +1,54 @@
+"""One trace across three processes: the official MCP Python SDK 1.x, with the official
+OpenTelemetry SDK's tracer, calls a tool of the quickstart serving as a gateway, which calls
+it on a second quickstart it mounts over streamable HTTP. Both quickstarts export their
+spans to one OTLP receiver."""
+
+import pytest
+from opentelemetry import trace
+
+from otel_support import (
+    ids_of,
+    receiver,  # noqa: F401 (a fixture)
+    serve,  # noqa: F401 (a fixture)
+    session_with,
+    spans_named,
+    traced_meta,
+    tracer,  # noqa: F401 (a fixture)
+)
+from otlp_receiver import CLIENT, SERVER
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_a_call_through_the_gateway_is_one_trace(receiver, serve, tracer):
+    tracer, _ = tracer
+    upstream = serve(receiver=receiver, service="upstream")
+    gateway = serve(before=["--mount", f"up={upstream.url}"], receiver=receiver, service="gateway")
+    async with session_with(gateway.url) as (session, _):
+        with tracer.start_as_current_span("ask through the gateway", kind=trace.SpanKind.CLIENT) as caller:
+            result = await session.call_tool("up.calculator.add", {"a": 2, "b": 40}, meta=traced_meta())
+        assert result.isError is False, result
+        assert result.structuredContent == {"sum": 42}, result
+    trace_id, caller_id = ids_of(caller)
+
+    def in_trace(name, service, kind):
+        find = spans_named(name, service, kind)
+        return lambda received: [span for span in find(received) if span.trace_id == trace_id]
+
+    [served] = receiver.wait_for(
+        "the gateway's server span", in_trace("tools/call up.calculator.add", "gateway", SERVER)
+    )
+    [relayed] = receiver.wait_for(
+        "the gateway's client span", in_trace("tools/call calculator.add", "gateway", CLIENT)
+    )
+    [answered] = receiver.wait_for(
+        "the upstream's server span", in_trace("tools/call calculator.add", "upstream", SERVER)
+    )
+    # Python's span, the gateway's server span, its client span, the upstream's server span.
+    assert served.parent_span_id == caller_id
+    assert relayed.parent_span_id == served.span_id
+    assert answered.parent_span_id == relayed.span_id
+    assert relayed.attributes["mcp.method.name"] == "tools/call"
+    assert relayed.attributes["gen_ai.tool.name"] == "calculator.add"
+    assert answered.attributes["gen_ai.tool.name"] == "calculator.add"
+    assert served.attributes["gen_ai.tool.name"] == "up.calculator.add"
