@@ -24,6 +24,7 @@ pub mod spec;
 mod state;
 pub mod talk;
 pub mod tasks;
+pub mod telemetry;
 #[cfg(feature = "client")]
 pub mod testing;
 mod tool;

@@ -1,0 +1,1 @@
+//! The trace context read from `params._meta`, and the spans' names and attributes.
