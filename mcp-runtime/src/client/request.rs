@@ -11,8 +11,8 @@ use mcp_runtime_core::{LogMessage, LoggingLevel};
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
 
-use super::link;
 use super::{Client, ClientError, RpcError, truncate};
+use super::{link, traced};
 use mcp_runtime_core::wire::STATELESS_VERSION;
 
 /// The error of a 2026-07-28 server that does not take the protocol version asked.
@@ -262,9 +262,9 @@ impl Client {
         let mut params = Map::new();
         params.insert("level".to_owned(), json!(least));
         match self
-            .exchange(
+            .traced_exchange(
                 Method::LoggingSetLevel.as_str(),
-                &params,
+                params,
                 RequestOptions::default(),
             )
             .await
@@ -275,8 +275,22 @@ impl Client {
     }
 
     /// Sends a request at the negotiated revision: with the `_meta` of 2026-07-28, and
-    /// through the rounds of a result that needs input.
+    /// through the rounds of a result that needs input. With telemetry on, the request is
+    /// a span of kind client, whose trace context its `_meta` carries.
     pub async fn request(
+        &self,
+        method: &str,
+        mut params: Map<String, Value>,
+        options: RequestOptions,
+    ) -> Result<Map<String, Value>, ClientError> {
+        let recorded = self.trace_request(method, &mut params);
+        let answered = self.request_rounds(method, params, options).await;
+        traced::end(recorded, &answered);
+        answered
+    }
+
+    /// [`request`](Self::request), untraced.
+    async fn request_rounds(
         &self,
         method: &str,
         params: Map<String, Value>,
