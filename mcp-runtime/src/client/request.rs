@@ -92,6 +92,8 @@ pub struct RequestOptions {
     pub(super) capabilities: Option<Value>,
     /// The least severe log messages wanted during the request, and who takes them.
     pub(super) log: Option<(LoggingLevel, LogHandler)>,
+    /// The id its first round is sent under, reserved for its span; a new one if `None`.
+    pub(super) id: Option<u64>,
 }
 
 impl std::fmt::Debug for RequestOptions {
@@ -204,8 +206,9 @@ impl Client {
             method: method.to_owned(),
             timeout,
         };
-        let (watch, mut during, tokened) =
+        let (mut watch, mut during, tokened) =
             During::watch(params, options.progress, options.log, options.asker);
+        watch.id = options.id;
         let params = tokened.as_ref().unwrap_or(params);
         // The timeout counts from the start: a server that stops reading its input leaves
         // the request waiting to be sent.
@@ -281,9 +284,9 @@ impl Client {
         &self,
         method: &str,
         mut params: Map<String, Value>,
-        options: RequestOptions,
+        mut options: RequestOptions,
     ) -> Result<Map<String, Value>, ClientError> {
-        let recorded = self.trace_request(method, &mut params);
+        let recorded = self.trace_request(method, &mut params, &mut options);
         let answered = self.request_rounds(method, params, options).await;
         traced::end(recorded, &answered);
         answered
@@ -363,7 +366,11 @@ impl Client {
             log: options.log.clone(),
             ..RequestOptions::default()
         };
-        let first = round_options(options.progress.take());
+        let first = RequestOptions {
+            // A request's id, reserved for its span, is its first round's.
+            id: options.id.take(),
+            ..round_options(options.progress.take())
+        };
         match self.exchange(method, params, first).await {
             Err(ClientError::Rpc(error)) if error.code == UNSUPPORTED_VERSION && !*retried => {
                 *retried = true;

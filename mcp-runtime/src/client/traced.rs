@@ -9,23 +9,29 @@
 use mcp_runtime_core::method::Method;
 use serde_json::{Map, Value};
 
-use super::{Client, ClientError};
+use super::{Client, ClientError, RequestOptions};
 use crate::telemetry::{self, ClientOperation, Operation, Outcome, Target, Transport};
 
 impl Client {
-    /// Begins the record of a request of `method` with `params`, and writes its trace
-    /// context into `params._meta`: `None`, and `params` untouched, while telemetry is off.
+    /// Begins the record of a request of `method` with `params`, writes its trace context
+    /// into `params._meta`, and reserves the id the request goes under (in `options`), which
+    /// its span names: `None`, and nothing touched, while telemetry is off.
     pub(super) fn trace_request(
         &self,
         method: &str,
         params: &mut Map<String, Value>,
+        options: &mut RequestOptions,
     ) -> Option<ClientOperation> {
         if !telemetry::enabled() {
             return None;
         }
+        let id = self.link.reserve_id();
+        options.id = Some(id);
+        let id = id.to_string();
         let version = self.server.protocol_version.as_str();
         let operation = Operation::new(method, self.transport)
             .with_target(target(method, params))
+            .with_request_id(&id)
             .with_protocol_version((!version.is_empty()).then_some(version));
         let recorded = telemetry::client_operation(&operation)?;
         if let Value::Object(meta) = params
@@ -43,9 +49,9 @@ impl Client {
         &self,
         method: &str,
         mut params: Map<String, Value>,
-        options: super::RequestOptions,
+        mut options: RequestOptions,
     ) -> Result<Map<String, Value>, ClientError> {
-        let recorded = self.trace_request(method, &mut params);
+        let recorded = self.trace_request(method, &mut params, &mut options);
         let answered = self.exchange(method, &params, options).await;
         end(recorded, &answered);
         answered

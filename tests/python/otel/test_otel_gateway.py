@@ -49,6 +49,9 @@ async def test_a_call_through_the_gateway_is_one_trace(receiver, serve, tracer):
     assert relayed.parent_span_id == served.span_id
     assert answered.parent_span_id == relayed.span_id
     assert relayed.attributes["mcp.method.name"] == "tools/call"
+    assert relayed.attributes["network.transport"] == "tcp"
+    # The request the gateway sent is the one the upstream answered.
+    assert relayed.attributes["jsonrpc.request.id"] == answered.attributes["jsonrpc.request.id"]
     assert relayed.attributes["gen_ai.tool.name"] == "calculator.add"
     assert answered.attributes["gen_ai.tool.name"] == "calculator.add"
     assert served.attributes["gen_ai.tool.name"] == "up.calculator.add"
