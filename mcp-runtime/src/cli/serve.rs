@@ -62,6 +62,14 @@ pub(super) struct ServeArgs {
     #[cfg(feature = "http")]
     #[arg(long, value_name = "B", requires = "rate_limit")]
     rate_burst: Option<NonZeroU32>,
+    /// Serve the metrics in the Prometheus text format at PATH (`/metrics` when no PATH is
+    /// given): `mcp_server_operation_duration_seconds` (a histogram by `mcp_method_name`,
+    /// `gen_ai_tool_name`, `error_type`…), `mcp_server_operations_in_flight` and
+    /// `mcp_server_refusals_total`. Behind the same guards as `/mcp`.
+    #[cfg(feature = "http")]
+    #[arg(long, value_name = "PATH", num_args = 0..=1, default_missing_value = "/metrics",
+          value_parser = metrics_path, requires = "http")]
+    metrics: Option<String>,
     #[command(flatten)]
     pub(super) dangerous: DangerousArgs,
     #[command(flatten)]
@@ -133,6 +141,8 @@ impl ServeArgs {
             ("--allow-origin", !self.allow_origins.is_empty()),
             #[cfg(feature = "http")]
             ("--rate-limit", self.rate_limit.is_some()),
+            #[cfg(feature = "http")]
+            ("--metrics", self.metrics.is_some()),
         ];
         given
             .iter()
@@ -152,9 +162,16 @@ impl ServeArgs {
             token: self.token.clone().or_else(token_from_env),
             allowed_origins: self.allow_origins.clone(),
             rate_limit,
+            metrics_path: self.metrics.clone(),
             ..HttpConfig::default()
         }
     }
+}
+
+/// `--metrics`' PATH, checked as the router takes it.
+#[cfg(feature = "http")]
+fn metrics_path(path: &str) -> Result<String, server::MetricsPathError> {
+    server::check_metrics_path(path).map(|()| path.to_owned())
 }
 
 pub(super) fn run(
@@ -377,10 +394,23 @@ fn serve(
         }
     };
     let server = Arc::new(server);
+    let telemetry = match install_telemetry(&transport) {
+        Ok(telemetry) => telemetry,
+        Err(err) => {
+            eprintln!("error: {err}");
+            return FAILURE;
+        }
+    };
+    let exporting = telemetry
+        .otlp_endpoint()
+        .map(|endpoint| format!("telemetry: spans and metrics exported over OTLP to {endpoint}"));
     on_serve(&server);
     let served = match transport {
         Transport::Stdio => {
             tracing::info!(tools, "serving on standard input and output");
+            if let Some(exporting) = exporting {
+                tracing::info!("{exporting}");
+            }
             runtime.block_on(server::serve_stdio(server))
         }
         #[cfg(feature = "http")]
@@ -396,9 +426,14 @@ fn serve(
                 if let Some(limit) = limit {
                     eprintln!("rate limit: {limit}, per client");
                 }
+                if let Some(exporting) = exporting {
+                    eprintln!("{exporting}");
+                }
             }))
         }
     };
+    // The spans and metrics not yet exported go out before the process ends.
+    telemetry.shutdown();
     // The runtime is not shut down, so nothing waits on a read of standard input, which
     // blocks a thread that cannot be interrupted: the process ends with what is left.
     match served {
@@ -407,6 +442,28 @@ fn serve(
             eprintln!("error: serving failed: {err}");
             FAILURE
         }
+    }
+}
+
+/// Turns telemetry on as `serve` asks: the metrics kept for `--metrics`, and OTLP export
+/// where `OTEL_EXPORTER_OTLP_ENDPOINT` is set (with the `otel` feature).
+fn install_telemetry(
+    transport: &Transport,
+) -> Result<crate::telemetry::Installed, crate::telemetry::TelemetryError> {
+    let prometheus = match transport {
+        Transport::Stdio => false,
+        #[cfg(feature = "http")]
+        Transport::Http(_, config) => config.metrics_path.is_some(),
+    };
+    let config = crate::telemetry::Config::new()
+        .with_prometheus(prometheus)
+        .with_otlp_from_env(true);
+    match crate::telemetry::install(&config) {
+        // Served before in this process (a test's): what was turned on then stays on.
+        Err(crate::telemetry::TelemetryError::AlreadyInstalled) => {
+            Ok(crate::telemetry::Installed::default())
+        }
+        installed => installed,
     }
 }
 

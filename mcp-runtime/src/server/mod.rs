@@ -30,6 +30,7 @@ mod listen;
 mod lists;
 #[cfg(feature = "oauth")]
 mod oauth;
+mod observe;
 mod peer;
 mod rounds;
 mod served;
@@ -54,8 +55,8 @@ use tokio_util::sync::CancellationToken;
 pub use catalog::RESOURCE_NOT_FOUND;
 #[cfg(feature = "http")]
 pub use http::{
-    HttpConfig, ParseRateLimitError, RATE_LIMITED, REQUEST_TARGET, RateLimitConfig, router,
-    serve_http,
+    HttpConfig, MetricsPathError, ParseRateLimitError, RATE_LIMITED, REQUEST_TARGET,
+    RateLimitConfig, check_metrics_path, router, serve_http,
 };
 pub use jsonrpc::{INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR};
 #[cfg(feature = "oauth")]

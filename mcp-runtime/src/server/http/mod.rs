@@ -44,8 +44,8 @@ use std::sync::Arc;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::middleware;
-use axum::response::Response;
-use axum::routing::post;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
 use mcp_runtime_core::method::Method;
 use serde_json::Value;
 use tokio::sync::Semaphore;
@@ -87,6 +87,12 @@ pub struct HttpConfig {
     /// throttle all clients together; on the default loopback address the one client is
     /// the local user. Set it when clients reach the server directly.
     pub rate_limit: Option<RateLimitConfig>,
+    /// The path the metrics are served at, in the Prometheus text format (`/metrics`, as
+    /// `serve --http ADDR --metrics` has it); none by default. They are kept once
+    /// [`telemetry::install`](crate::telemetry::install) turned
+    /// [`Config::prometheus`](crate::telemetry::Config::prometheus) on; until then the
+    /// path answers 404. The guards of `/mcp` (origin, token, rate limit) guard it too.
+    pub metrics_path: Option<String>,
 }
 
 impl HttpConfig {
@@ -109,6 +115,7 @@ impl Default for HttpConfig {
             allowed_origins: Vec::new(),
             body_limit: 4 * 1024 * 1024,
             rate_limit: None,
+            metrics_path: None,
         }
     }
 }
@@ -158,6 +165,12 @@ pub fn router(server: Arc<Server>, config: HttpConfig) -> Router {
     if let Some(verifier) = &state.verifier {
         router = verifier.routes(router);
     }
+    if let Some(path) = &state.config.metrics_path {
+        match check_metrics_path(path) {
+            Ok(()) => router = router.route(path, get(metrics)),
+            Err(error) => tracing::warn!(%error, "the metrics are not served"),
+        }
+    }
     router
         .layer(DefaultBodyLimit::max(body_limit))
         // The guards answer before the body is read, or its limit checked; the same layer
@@ -167,6 +180,62 @@ pub fn router(server: Arc<Server>, config: HttpConfig) -> Router {
             guard::guard,
         ))
         .with_state(state)
+}
+
+/// A path the metrics cannot be served at.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum MetricsPathError {
+    /// It does not begin with `/`.
+    #[error("the metrics path `{0}` must begin with `/`, as `/metrics` does")]
+    NotAbsolute(String),
+    /// It is the MCP endpoint's.
+    #[error("the metrics path `{0}` is the MCP endpoint's; choose another, such as `/metrics`")]
+    TakenByMcp(String),
+    /// It holds what a route reads as a parameter (`{`, `}`, `*`, `:`), or a space.
+    #[error("the metrics path `{0}` may not hold `{{`, `}}`, `*`, `:` or spaces")]
+    Pattern(String),
+}
+
+/// Whether the metrics can be served at `path`: it begins with `/`, is not `/mcp`, and
+/// holds nothing a route would read as a parameter.
+///
+/// ```
+/// use mcp_runtime::server::{MetricsPathError, check_metrics_path};
+///
+/// assert_eq!(check_metrics_path("/metrics"), Ok(()));
+/// assert!(matches!(check_metrics_path("metrics"), Err(MetricsPathError::NotAbsolute(_))));
+/// ```
+pub fn check_metrics_path(path: &str) -> Result<(), MetricsPathError> {
+    if !path.starts_with('/') {
+        return Err(MetricsPathError::NotAbsolute(path.to_owned()));
+    }
+    if path == "/mcp" {
+        return Err(MetricsPathError::TakenByMcp(path.to_owned()));
+    }
+    if path
+        .chars()
+        .any(|c| matches!(c, '{' | '}' | '*' | ':') || c.is_whitespace())
+    {
+        return Err(MetricsPathError::Pattern(path.to_owned()));
+    }
+    Ok(())
+}
+
+/// `GET` of the metrics path: the metrics in the Prometheus text format, or 404 while
+/// they are not kept.
+async fn metrics() -> Response {
+    match crate::telemetry::prometheus_text() {
+        Some(text) => (
+            [(
+                axum::http::header::CONTENT_TYPE,
+                crate::telemetry::PROMETHEUS_CONTENT_TYPE,
+            )],
+            text,
+        )
+            .into_response(),
+        None => axum::http::StatusCode::NOT_FOUND.into_response(),
+    }
 }
 
 /// What a `POST` carried, for its line in the log.

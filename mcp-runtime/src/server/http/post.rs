@@ -20,7 +20,8 @@ use crate::auth::AuthInfo;
 use crate::server::fault::Status;
 use crate::server::jsonrpc::{Id, Incoming};
 use crate::server::stateless::Mirrored;
-use crate::server::{Answer, Peer, PendingCall, Step};
+use crate::server::{Answer, Peer, PendingCall, Step, observe};
+use crate::telemetry::{ServerOperation, Transport};
 
 /// A `POST /mcp`: its body read within the limit, its message parsed and answered, and
 /// what it carried marked on the response for its line in the log.
@@ -90,23 +91,34 @@ async fn answer(
     keep_for_session(state, session, &incoming);
     let declared = crate::server::declared_capabilities(&incoming);
     let peer = peer(state, session, client, auth);
+    let operation = observe::begin(&incoming, Transport::Tcp, session, Some(&mirrored));
     let pending = match state.server.begin_for(incoming, &peer, Some(&mirrored)) {
-        Step::Answered(Some(answer)) if !answer.scopes_needed.is_empty() => {
-            return insufficient_scope(state, answer);
+        Step::Answered(Some(answer)) => {
+            observe::end(operation, Some(&answer.text));
+            if !answer.scopes_needed.is_empty() {
+                return insufficient_scope(state, answer);
+            }
+            return answered(state, answer, declared);
         }
-        Step::Answered(Some(answer)) => return answered(state, answer, declared),
-        Step::Answered(None) => return StatusCode::ACCEPTED.into_response(),
+        Step::Answered(None) => {
+            observe::end(operation, None);
+            return StatusCode::ACCEPTED.into_response();
+        }
         // A listen stream lasts as long as the client keeps it: it takes no place among
         // the requests handled at once.
-        Step::Listen(listen) => return listen_stream(&state.server, &listen, client),
+        Step::Listen(listen) => {
+            observe::succeeded(operation);
+            return listen_stream(&state.server, &listen, client);
+        }
         Step::Await(awaiting) => {
             let _permit = permit;
-            let answer = state.server.finish_awaiting(awaiting).await;
+            let answer = observe::scoped(&operation, state.server.finish_awaiting(awaiting)).await;
+            observe::end(operation, Some(&answer));
             return json_response(StatusCode::OK, answer);
         }
         Step::Call(pending) => pending,
     };
-    run_call(state, pending, headers, permit).await
+    run_call(state, pending, headers, (permit, operation)).await
 }
 
 /// A notification or a response, which gets 202 and no answer, unless its version is
@@ -201,13 +213,15 @@ async fn run_call(
     state: &HttpState,
     pending: Box<PendingCall>,
     headers: &HeaderMap,
-    permit: OwnedSemaphorePermit,
+    (permit, operation): (OwnedSemaphorePermit, Option<ServerOperation>),
 ) -> Response {
     if pending.reports() && accepts(headers, "text/event-stream") {
-        return progress_stream(Arc::clone(&state.server), pending, permit);
+        return progress_stream(Arc::clone(&state.server), pending, (permit, operation));
     }
     let _permit = permit;
-    match state.server.finish(pending, None).await {
+    let answer = observe::scoped(&operation, state.server.finish(pending, None)).await;
+    observe::end(operation, answer.as_deref());
+    match answer {
         Some(answer) => json_response(StatusCode::OK, answer),
         // A call the client cancelled: nothing to answer.
         None => StatusCode::ACCEPTED.into_response(),

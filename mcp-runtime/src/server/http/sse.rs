@@ -15,7 +15,8 @@ use tokio::sync::{OwnedSemaphorePermit, mpsc};
 use super::HttpState;
 use super::headers::{SESSION_ID, accepts};
 use crate::server::listen::Listen;
-use crate::server::{Notifier, PendingCall, Server};
+use crate::server::{Notifier, PendingCall, Server, observe};
+use crate::telemetry::ServerOperation;
 
 /// A session's stream of notifications (the handshake's revisions): the changes of the
 /// lists, and updates of the resources the session subscribed to, as SSE events, until the
@@ -100,7 +101,7 @@ fn unbuffered(response: &mut Response) {
 pub(super) fn progress_stream(
     server: Arc<Server>,
     pending: Box<PendingCall>,
-    permit: OwnedSemaphorePermit,
+    (permit, operation): (OwnedSemaphorePermit, Option<ServerOperation>),
 ) -> Response {
     let (sender, receiver) = mpsc::channel::<String>(64);
     let notify: Notifier = {
@@ -111,7 +112,9 @@ pub(super) fn progress_stream(
         })
     };
     tokio::spawn(async move {
-        if let Some(answer) = server.finish(pending, Some(notify)).await {
+        let answer = observe::scoped(&operation, server.finish(pending, Some(notify))).await;
+        observe::end(operation, answer.as_deref());
+        if let Some(answer) = answer {
             let _ = sender.send(answer).await;
         }
         drop(permit);

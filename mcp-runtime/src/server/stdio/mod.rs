@@ -26,7 +26,8 @@ use output::{Outbox, Outgoing, Output, write_loop};
 
 use super::jsonrpc::Incoming;
 use super::listen::ListenGuard;
-use super::{Notifier, Server, Step};
+use super::{Notifier, Server, Step, observe};
+use crate::telemetry::Transport;
 
 /// The most requests handled at once.
 pub const MAX_IN_FLIGHT: usize = 256;
@@ -247,28 +248,41 @@ impl<W: Write + Send + 'static> Reading<W> {
     }
 
     fn handle(&self, message: &[u8], notify: &Notifier) -> io::Result<()> {
-        let step = match super::parse(message) {
-            Err(refusal) => Step::Answered(Some(super::Answer::ok(refusal.into_response()))),
+        let (step, operation) = match super::parse(message) {
+            Err(refusal) => (
+                Step::Answered(Some(super::Answer::ok(refusal.into_response()))),
+                None,
+            ),
             Ok(incoming) => {
                 let peer = self.remember(&incoming, notify);
-                self.server.begin_for(incoming, &peer, None)
+                let operation = observe::begin(&incoming, Transport::Pipe, None, None);
+                (self.server.begin_for(incoming, &peer, None), operation)
             }
         };
         match step {
-            Step::Answered(None) => Ok(()),
-            Step::Answered(Some(answer)) => self.write_now(&answer.text),
+            Step::Answered(None) => {
+                observe::end(operation, None);
+                Ok(())
+            }
+            Step::Answered(Some(answer)) => {
+                observe::end(operation, Some(&answer.text));
+                self.write_now(&answer.text)
+            }
             Step::Listen(listen) => {
                 // On stdio every stream shares the one output; the subscription's id tells
                 // them apart. It listens until cancelled or the input ends.
                 let guard = self.server.listen(&listen, "", Arc::clone(notify));
                 lock(&self.listening).push(guard);
+                observe::succeeded(operation);
                 Ok(())
             }
             Step::Await(awaiting) => {
                 let permit = self.permit()?;
                 let (server, outbox) = (Arc::clone(&self.server), self.outbox.clone());
                 self.runtime.spawn(async move {
-                    let answer = server.finish_awaiting(awaiting).await;
+                    let answer =
+                        observe::scoped(&operation, server.finish_awaiting(awaiting)).await;
+                    observe::end(operation, Some(&answer));
                     outbox.answer(answer).await;
                     drop(permit);
                 });
@@ -283,7 +297,10 @@ impl<W: Write + Send + 'static> Reading<W> {
                 );
                 let here = pending.starts_at_once();
                 let call = async move {
-                    if let Some(answer) = server.finish(pending, Some(notify)).await {
+                    let answer =
+                        observe::scoped(&operation, server.finish(pending, Some(notify))).await;
+                    observe::end(operation, answer.as_deref());
+                    if let Some(answer) = answer {
                         outbox.answer(answer).await;
                     }
                     drop(permit);

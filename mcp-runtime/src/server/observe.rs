@@ -1,0 +1,123 @@
+//! What telemetry is told of each request a transport takes: the operation, read from the
+//! message before it is handled (its method, what it is about, its id, its revision, the
+//! trace its `_meta` carries), and its end, read from the answer. While telemetry is off,
+//! one atomic load and nothing else.
+
+use std::future::Future;
+
+use mcp_runtime_core::method::Method;
+use serde_json::{Map, Value};
+
+use super::jsonrpc::{Id, Incoming};
+use super::stateless::{Mirrored, PROTOCOL_VERSION_KEY};
+use crate::telemetry::{self, Operation, Outcome, ServerOperation, Target, Transport};
+
+/// Begins the record of `incoming`, a request from `session` (where the transport has
+/// sessions) over `transport`; `None` for anything but a request, or while telemetry is
+/// off.
+#[inline]
+pub(crate) fn begin(
+    incoming: &Incoming,
+    transport: Transport,
+    session: Option<&str>,
+    mirrored: Option<&Mirrored<'_>>,
+) -> Option<ServerOperation> {
+    if !telemetry::enabled() {
+        return None;
+    }
+    let (id, method, params, target) = match incoming {
+        Incoming::Call { id, params } => (
+            id,
+            Method::ToolsCall.as_str(),
+            params.meta.as_ref().and_then(Value::as_object),
+            params
+                .name
+                .as_ref()
+                .and_then(Value::as_str)
+                .map_or(Target::None, Target::Tool),
+        ),
+        Incoming::Request { id, method, params } => {
+            let meta = params.get("_meta").and_then(Value::as_object);
+            (id, method.as_str(), meta, target(method, params))
+        }
+        Incoming::Cancelled { .. } | Incoming::Notification { .. } | Incoming::Response { .. } => {
+            return None;
+        }
+    };
+    let request_id = request_id(id);
+    let operation = Operation::new(method, transport)
+        .with_target(target)
+        .with_session_id(session)
+        .with_protocol_version(protocol_version(incoming, params, mirrored));
+    let operation = match &request_id {
+        Some(id) => operation.with_request_id(id),
+        None => operation,
+    };
+    telemetry::server_operation(&operation, params)
+}
+
+/// Ends `operation` with what `answer` tells; a request left unanswered (a call its
+/// client cancelled) ends as cancelled.
+#[inline]
+pub(crate) fn end(operation: Option<ServerOperation>, answer: Option<&str>) {
+    if let Some(operation) = operation {
+        match answer {
+            Some(answer) => operation.end_with_response(answer),
+            None => operation.end(Outcome::Cancelled),
+        }
+    }
+}
+
+/// Ends `operation` as a success: a stream opened, its acknowledgement sent.
+#[inline]
+pub(crate) fn succeeded(operation: Option<ServerOperation>) {
+    if let Some(operation) = operation {
+        operation.end(Outcome::Success);
+    }
+}
+
+/// Runs `future` within `operation`'s span, where there is one: what it starts (a call to
+/// another server) continues the trace.
+pub(crate) async fn scoped<F: Future>(operation: &Option<ServerOperation>, future: F) -> F::Output {
+    match operation {
+        Some(operation) => operation.scope(future).await,
+        None => future.await,
+    }
+}
+
+/// What a request other than a call is about: a prompt by its name, a resource by its URI.
+fn target<'a>(method: &Method, params: &'a Map<String, Value>) -> Target<'a> {
+    let field = |name: &str| params.get(name).and_then(Value::as_str);
+    match method {
+        Method::PromptsGet => field("name").map_or(Target::None, Target::Prompt),
+        Method::ResourcesRead | Method::ResourcesSubscribe | Method::ResourcesUnsubscribe => {
+            field("uri").map_or(Target::None, Target::Resource)
+        }
+        _ => Target::None,
+    }
+}
+
+/// The revision a request speaks, where it says: in `_meta` (2026-07-28), in the
+/// `MCP-Protocol-Version` header, or, for `initialize`, the one it asks for.
+fn protocol_version<'a>(
+    incoming: &'a Incoming,
+    meta: Option<&'a Map<String, Value>>,
+    mirrored: Option<&'a Mirrored<'a>>,
+) -> Option<&'a str> {
+    meta.and_then(|meta| meta.get(PROTOCOL_VERSION_KEY))
+        .and_then(Value::as_str)
+        .or_else(|| mirrored.and_then(|headers| headers.version))
+        .or_else(|| match incoming {
+            Incoming::Request {
+                method: Method::Initialize,
+                params,
+                ..
+            } => params.get("protocolVersion").and_then(Value::as_str),
+            _ => None,
+        })
+}
+
+/// `jsonrpc.request.id`: a string id as itself, a number as written.
+fn request_id(id: &Id) -> Option<String> {
+    id.as_string().or_else(|| id.written().map(str::to_owned))
+}
