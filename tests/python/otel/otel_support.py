@@ -9,9 +9,8 @@ import threading
 
 import pytest
 from mcp import ClientSession
-from mcp.client.streamable_http import streamablehttp_client
+from mcp.client.streamable_http import streamable_http_client
 from opentelemetry import trace
-from opentelemetry.propagate import inject
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -86,25 +85,31 @@ def serve(quickstart):
         pytest.fail(f"the quickstart exited ({process.wait()}) before it listened; it said: {''.join(said)}")
 
     yield start
-    for process in started:
+    # The last started first: a gateway holds its upstream's streams open until it ends.
+    for process in reversed(started):
         process.terminate()
-        process.wait(timeout=10)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+            pytest.fail(f"{process.args} did not end within 10s of SIGTERM")
 
 
 @contextlib.asynccontextmanager
 async def session_with(url):
     """The official Python SDK's client session with the server at `url`, initialized,
     and its session id (`Mcp-Session-Id`)."""
-    async with streamablehttp_client(url) as (reader, writer, session_id):
+    async with streamable_http_client(url) as (reader, writer, session_id):
         async with ClientSession(reader, writer) as session:
             await session.initialize()
             yield session, session_id()
 
 
-def last_request_id(session):
-    """The JSON-RPC id of the request `session` sent last: the SDK numbers its requests
+def next_request_id(session):
+    """The JSON-RPC id of the next request `session` sends: the SDK numbers its requests
     from 0, and keeps the next number in `_request_id`."""
-    return session._request_id - 1
+    return session._request_id
 
 
 @pytest.fixture
@@ -121,7 +126,7 @@ def traced_meta():
     """The `_meta` of a call made within the current span: its W3C trace context
     (`traceparent`, and `tracestate` when the span has one)."""
     carrier = {}
-    inject(carrier, propagator=TraceContextTextMapPropagator())
+    TraceContextTextMapPropagator().inject(carrier)
     assert "traceparent" in carrier, carrier
     return carrier
 

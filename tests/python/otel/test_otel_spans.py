@@ -12,7 +12,7 @@ from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags, Trace
 
 from otel_support import (
     ids_of,
-    last_request_id,
+    next_request_id,
     otel_env,
     receiver,  # noqa: F401 (a fixture)
     serve,  # noqa: F401 (a fixture)
@@ -29,9 +29,9 @@ pytestmark = pytest.mark.anyio
 async def test_a_tool_call_is_a_server_span_with_the_conventions_attributes(receiver, serve):
     served = serve(receiver=receiver, service="quickstart-spans")
     async with session_with(served.url) as (session, session_id):
+        request_id = next_request_id(session)
         result = await session.call_tool("calculator.add", {"a": 2, "b": 40})
         assert result.isError is False, result
-        request_id = last_request_id(session)
 
     [span] = receiver.wait_for(
         "span `tools/call calculator.add`", spans_named("tools/call calculator.add", "quickstart-spans")
@@ -56,9 +56,9 @@ async def test_over_stdio_the_transport_is_a_pipe(receiver, quickstart):
     async with stdio_client(params) as (reader, writer):
         async with ClientSession(reader, writer) as session:
             await session.initialize()
+            request_id = next_request_id(session)
             result = await session.call_tool("calculator.add", {"a": 2, "b": 40})
             assert result.isError is False, result
-            request_id = last_request_id(session)
 
     [span] = receiver.wait_for(
         "span `tools/call calculator.add`", spans_named("tools/call calculator.add", "quickstart-stdio")
@@ -80,6 +80,24 @@ async def test_a_failed_call_says_its_error_type(receiver, serve):
     )
     assert span.attributes["gen_ai.tool.name"] == "calculator.add"
     assert span.attributes.get("error.type"), span.attributes
+
+
+async def test_the_server_span_is_the_child_of_a_trace_the_sdk_began(receiver, serve, tracer):
+    """A trace the OpenTelemetry SDK begins: its `traceparent` has the flags W3C Trace
+    Context level 2 gives a new trace (sampled, and `random`: `03`)."""
+    tracer, _ = tracer
+    served = serve(receiver=receiver, service="quickstart-root")
+    async with session_with(served.url) as (session, _):
+        with tracer.start_as_current_span("ask the calculator", kind=trace.SpanKind.CLIENT) as caller:
+            meta = traced_meta()
+            result = await session.call_tool("calculator.add", {"a": 2, "b": 40}, meta=meta)
+        assert result.isError is False, result
+    trace_id, span_id = ids_of(caller)
+
+    [span] = receiver.wait_for(
+        "span `tools/call calculator.add`", spans_named("tools/call calculator.add", "quickstart-root")
+    )
+    assert (span.trace_id, span.parent_span_id) == (trace_id, span_id), meta
 
 
 async def test_the_server_span_is_the_child_of_the_callers_span(receiver, serve, tracer):
