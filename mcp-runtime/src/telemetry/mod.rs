@@ -36,6 +36,7 @@
 
 #[cfg(feature = "otel")]
 mod export;
+mod labels;
 #[cfg(feature = "http")]
 mod prometheus;
 mod record;

@@ -13,7 +13,7 @@ use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::{Registry, Unit};
 
 use super::DURATION_BUCKETS;
-use super::record::{Labels, Side};
+use super::labels::{Labels, Side};
 
 /// A metric's attributes, named as Prometheus has them.
 type LabelSet = Vec<(&'static str, String)>;

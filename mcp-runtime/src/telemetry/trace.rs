@@ -12,7 +12,7 @@ use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::trace::SdkTracer;
 use serde_json::{Map, Value};
 
-use super::record::{Labels, Side};
+use super::labels::{Labels, Side};
 use super::{DURATION_BUCKETS, Operation, Target};
 
 /// The spans' tracer and the metrics' instruments.
