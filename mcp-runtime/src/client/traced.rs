@@ -34,11 +34,16 @@ impl Client {
             .with_request_id(&id)
             .with_protocol_version((!version.is_empty()).then_some(version));
         let recorded = telemetry::client_operation(&operation)?;
-        if let Value::Object(meta) = params
-            .entry("_meta")
-            .or_insert_with(|| Value::Object(Map::new()))
-        {
-            recorded.inject(meta);
+        // Only spans have a context to carry: metrics alone leave `_meta` as it was.
+        let mut context = Map::new();
+        recorded.inject(&mut context);
+        if !context.is_empty() {
+            if let Value::Object(meta) = params
+                .entry("_meta")
+                .or_insert_with(|| Value::Object(Map::new()))
+            {
+                meta.extend(context);
+            }
         }
         Some(recorded)
     }
