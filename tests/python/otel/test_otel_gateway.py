@@ -31,23 +31,21 @@ async def test_a_call_through_the_gateway_is_one_trace(receiver, serve, tracer):
         assert result.structuredContent == {"sum": 42}, result
     trace_id, caller_id = ids_of(caller)
 
-    def in_trace(name, service, kind):
-        find = spans_named(name, service, kind)
-        return lambda received: [span for span in find(received) if span.trace_id == trace_id]
-
     [served] = receiver.wait_for(
-        "the gateway's server span", in_trace("tools/call up.calculator.add", "gateway", SERVER)
+        "the gateway's server span", spans_named("tools/call up.calculator.add", "gateway", SERVER)
     )
     [relayed] = receiver.wait_for(
-        "the gateway's client span", in_trace("tools/call calculator.add", "gateway", CLIENT)
+        "the gateway's client span", spans_named("tools/call calculator.add", "gateway", CLIENT)
     )
     [answered] = receiver.wait_for(
-        "the upstream's server span", in_trace("tools/call calculator.add", "upstream", SERVER)
+        "the upstream's server span", spans_named("tools/call calculator.add", "upstream", SERVER)
     )
-    # Python's span, the gateway's server span, its client span, the upstream's server span.
-    assert served.parent_span_id == caller_id
-    assert relayed.parent_span_id == served.span_id
+    # The upstream's server span, the gateway's client span, its server span, Python's span:
+    # each the child of the next, all in Python's trace.
     assert answered.parent_span_id == relayed.span_id
+    assert relayed.parent_span_id == served.span_id
+    assert answered.trace_id == relayed.trace_id == served.trace_id
+    assert (served.trace_id, served.parent_span_id) == (trace_id, caller_id)
     assert relayed.attributes["mcp.method.name"] == "tools/call"
     assert relayed.attributes["network.transport"] == "tcp"
     # The request the gateway sent is the one the upstream answered.
