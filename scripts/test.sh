@@ -3,7 +3,8 @@
 # integration, doc tests, trybuild), and the official MCP Python SDK driving the quickstart
 # server, and the official MCP conformance suite. Run from anywhere; needs a Rust toolchain,
 # Python 3.10+ (the SDKs 1.x and 2.x and pytest are installed from PyPI into
-# target/python-sdk1 and target/python-sdk2) and npm (which fetches Node 22 and the suite,
+# target/python-sdk1 and target/python-sdk2, the telemetry tests' packages into
+# target/python-otel) and npm (which fetches Node 22 and the suite,
 # and the OAuth tests' authorization server, the TypeScript SDK and the MCP Inspector's CLI).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,11 +12,13 @@ cd "$(dirname "$0")/.."
 # nginx, for the scale-out and TLS tests (tests/tests/scale_out.rs, client_https.rs), which
 # start their own instances; openssl, which makes the TLS test's certificate; redis-server,
 # for the task store's tests and the tasks scale-out test (tests/tests/task_store.rs,
-# scale_out_tasks.rs), which start their own, and the conformance run against Redis.
+# scale_out_tasks.rs), which start their own, and the conformance run against Redis;
+# prometheus, which scrapes the quickstart's /metrics in the telemetry tests (tests/python/otel).
 missing=()
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx)
 command -v redis-server >/dev/null || [ -x /usr/bin/redis-server ] || missing+=(redis-server)
 command -v openssl >/dev/null || missing+=(openssl)
+command -v prometheus >/dev/null || [ -x /usr/bin/prometheus ] || missing+=(prometheus)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "== installing ${missing[*]}"
   sudo=""
@@ -143,6 +146,16 @@ for sdk in sdk1 sdk2; do
   "$venv/bin/pip" install --quiet --disable-pip-version-check -r "tests/python/$sdk/requirements.txt"
   "$venv/bin/python" -m pytest -q -p no:cacheprovider "tests/python/$sdk" 2>&1 | tee -a "$log"
 done
+
+# Telemetry through real parts: the quickstart's spans exported over OTLP to a receiver that
+# decodes them with the official OTLP definitions (PyPI opentelemetry-proto), a trace begun by
+# the official OpenTelemetry SDK and passed in a call's `_meta`, one trace through the gateway
+# across three processes, and Debian's Prometheus scraping `serve --http … --metrics`.
+echo "== Python: OpenTelemetry: OTLP export, trace context and Prometheus against the quickstart server"
+venv=target/python-otel
+[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+"$venv/bin/pip" install --quiet --disable-pip-version-check -r tests/python/otel/requirements.txt
+"$venv/bin/python" -m pytest -q -p no:cacheprovider tests/python/otel 2>&1 | tee -a "$log"
 
 # The official MCP TypeScript SDK's client and the official MCP Inspector's CLI, pinned by
 # tests/typescript/package-lock.json, against the quickstart server, under the machine's

@@ -244,6 +244,12 @@ impl Link {
             })
     }
 
+    /// An id no other request of this link is sent under: for a request whose id must be
+    /// known before it is sent ([`Watch::id`]).
+    pub(crate) fn reserve_id(&self) -> u64 {
+        self.next_id.fetch_add(1, Ordering::Relaxed)
+    }
+
     /// Sends a request and registers its id; the answer comes through the returned
     /// [`Pending`], which cancels the request on the server if dropped unanswered.
     pub(crate) async fn request(
@@ -253,7 +259,7 @@ impl Link {
         headers: Vec<(String, String)>,
         watch: Watch,
     ) -> Result<Pending, ClientError> {
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let id = watch.id.unwrap_or_else(|| self.reserve_id());
         let answer = self.waiting.open(id);
         // Watched before it is sent: the server may report, or ask, at once.
         let progress_token = watch.progress.map(|(token, sender)| {
@@ -534,6 +540,8 @@ impl Link {
 /// What a request's caller hears of besides its answer, until it ends.
 #[derive(Default)]
 pub(crate) struct Watch {
+    /// The id to send it under, reserved with [`Link::reserve_id`]; a new one if `None`.
+    pub(crate) id: Option<u64>,
     /// `notifications/progress` with this token, to this sender.
     pub(crate) progress: Option<(String, mpsc::UnboundedSender<Value>)>,
     /// The server's requests made during it: those that arrive on its own stream (HTTP),

@@ -39,6 +39,7 @@ mod manager;
 pub mod oauth;
 mod request;
 mod stdio;
+mod traced;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -301,6 +302,7 @@ impl ClientBuilder {
         let changes = link.subscribe();
         let mut client = Client {
             link,
+            transport: traced::transport_of(streams),
             handlers,
             timeout: self.timeout,
             max_rounds: self.max_rounds,
@@ -343,6 +345,8 @@ impl ClientBuilder {
 /// A connection to one MCP server.
 pub struct Client {
     link: Arc<Link>,
+    /// What carries the requests, as telemetry names it.
+    transport: crate::telemetry::Transport,
     handlers: Arc<Handlers>,
     timeout: Duration,
     max_rounds: usize,
@@ -417,9 +421,9 @@ impl Client {
         // it takes, and the request is made again, as a new one.
         for attempt in 0..2 {
             let discover = self
-                .exchange(
+                .traced_exchange(
                     Method::ServerDiscover.as_str(),
-                    &self.stateless_params(Map::new()),
+                    self.stateless_params(Map::new()),
                     RequestOptions::default(),
                 )
                 .await;
@@ -452,9 +456,9 @@ impl Client {
         params.insert("capabilities".to_owned(), self.handlers.capabilities());
         params.insert("clientInfo".to_owned(), self.client_info.clone());
         let result = self
-            .exchange(
+            .traced_exchange(
                 Method::Initialize.as_str(),
-                &params,
+                params,
                 RequestOptions::default(),
             )
             .await?;

@@ -11,8 +11,8 @@ use mcp_runtime_core::{LogMessage, LoggingLevel};
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
 
-use super::link;
 use super::{Client, ClientError, RpcError, truncate};
+use super::{link, traced};
 use mcp_runtime_core::wire::STATELESS_VERSION;
 
 /// The error of a 2026-07-28 server that does not take the protocol version asked.
@@ -92,6 +92,8 @@ pub struct RequestOptions {
     pub(super) capabilities: Option<Value>,
     /// The least severe log messages wanted during the request, and who takes them.
     pub(super) log: Option<(LoggingLevel, LogHandler)>,
+    /// The id its first round is sent under, reserved for its span; a new one if `None`.
+    pub(super) id: Option<u64>,
 }
 
 impl std::fmt::Debug for RequestOptions {
@@ -204,8 +206,9 @@ impl Client {
             method: method.to_owned(),
             timeout,
         };
-        let (watch, mut during, tokened) =
+        let (mut watch, mut during, tokened) =
             During::watch(params, options.progress, options.log, options.asker);
+        watch.id = options.id;
         let params = tokened.as_ref().unwrap_or(params);
         // The timeout counts from the start: a server that stops reading its input leaves
         // the request waiting to be sent.
@@ -262,9 +265,9 @@ impl Client {
         let mut params = Map::new();
         params.insert("level".to_owned(), json!(least));
         match self
-            .exchange(
+            .traced_exchange(
                 Method::LoggingSetLevel.as_str(),
-                &params,
+                params,
                 RequestOptions::default(),
             )
             .await
@@ -275,8 +278,22 @@ impl Client {
     }
 
     /// Sends a request at the negotiated revision: with the `_meta` of 2026-07-28, and
-    /// through the rounds of a result that needs input.
+    /// through the rounds of a result that needs input. With telemetry on, the request is
+    /// a span of kind client, whose trace context its `_meta` carries.
     pub async fn request(
+        &self,
+        method: &str,
+        mut params: Map<String, Value>,
+        mut options: RequestOptions,
+    ) -> Result<Map<String, Value>, ClientError> {
+        let recorded = self.trace_request(method, &mut params, &mut options);
+        let answered = self.request_rounds(method, params, options).await;
+        traced::end(recorded, &answered);
+        answered
+    }
+
+    /// [`request`](Self::request), untraced.
+    async fn request_rounds(
         &self,
         method: &str,
         params: Map<String, Value>,
@@ -349,7 +366,11 @@ impl Client {
             log: options.log.clone(),
             ..RequestOptions::default()
         };
-        let first = round_options(options.progress.take());
+        let first = RequestOptions {
+            // A request's id, reserved for its span, is its first round's.
+            id: options.id.take(),
+            ..round_options(options.progress.take())
+        };
         match self.exchange(method, params, first).await {
             Err(ClientError::Rpc(error)) if error.code == UNSUPPORTED_VERSION && !*retried => {
                 *retried = true;
