@@ -19,7 +19,6 @@ from otel_support import (
     tracer,  # noqa: F401 (a fixture)
 )
 from otlp_receiver import CLIENT, SERVER
-from test_otel_spans import SDK_FLAGS
 
 pytestmark = pytest.mark.anyio
 
@@ -75,6 +74,5 @@ async def test_a_call_through_the_gateway_is_one_trace(receiver, serve, tracer):
     )
 
 
-@pytest.mark.xfail(strict=True, reason=SDK_FLAGS)
 async def test_a_trace_the_sdk_began_goes_through_the_gateway(receiver, serve, tracer):
     await one_trace_through_the_gateway(receiver, serve, tracer, contextlib.nullcontext)

@@ -25,11 +25,6 @@ from otlp_receiver import SERVER
 
 pytestmark = pytest.mark.anyio
 
-SDK_FLAGS = (
-    "the OpenTelemetry SDK gives a trace it begins the flags 03 (sampled, random: W3C Trace "
-    "Context level 2), and opentelemetry_sdk 0.31's TraceContextPropagator, which the server "
-    "reads `traceparent` with, refuses version-00 flags above 02: the server starts a trace of its own"
-)
 
 
 async def test_a_tool_call_is_a_server_span_with_the_conventions_attributes(receiver, serve):
@@ -80,11 +75,6 @@ async def test_over_stdio_the_transport_is_a_pipe(receiver, quickstart):
     assert span.attributes["jsonrpc.request.id"] == str(request_id)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="over stdio the server knows the revision negotiated at `initialize`, but its spans "
-    "after it carry no mcp.protocol.version (server/observe.rs reads it from _meta or the HTTP header alone)",
-)
 async def test_over_stdio_the_span_says_the_revision_negotiated(receiver, quickstart):
     _, span = await span_over_stdio(receiver, quickstart, "quickstart-stdio-version")
     assert span.attributes.get("mcp.protocol.version") == LATEST_PROTOCOL_VERSION, span.attributes
@@ -103,7 +93,6 @@ async def test_a_failed_call_says_its_error_type(receiver, serve):
     assert span.attributes.get("error.type"), span.attributes
 
 
-@pytest.mark.xfail(strict=True, reason=SDK_FLAGS)
 async def test_the_server_span_is_the_child_of_a_trace_the_sdk_began(receiver, serve, tracer):
     """A trace the OpenTelemetry SDK begins: its `traceparent` has the flags W3C Trace
     Context level 2 gives a new trace (sampled, and `random`: `03`)."""
