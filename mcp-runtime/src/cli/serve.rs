@@ -223,26 +223,19 @@ pub(super) fn run(
         pool,
         ..
     } = args;
-    let state_key = match state_key_of(state_key_file) {
-        Ok(key) => key,
-        Err(err) => {
-            eprintln!("error: {err}");
-            return USAGE;
-        }
+    let Some(state_key) = reported(state_key_of(state_key_file)) else {
+        return USAGE;
     };
-    let layers = limits.layers(registry).and_then(|mut layers| {
-        layers.extend(pool.layers(registry)?);
-        Ok(layers)
-    });
-    let served = match layers.and_then(|layers| {
-        let sandboxing = sandbox.sandboxing(registry, sandbox_warm)?;
-        as_run(registry, &dangerous, arguments_reading, sandboxing, layers)
-    }) {
-        Ok(served) => served,
-        Err(message) => {
-            eprintln!("error: {message}");
-            return USAGE;
-        }
+    let running = Running {
+        dangerous,
+        arguments_reading,
+        sandbox,
+        sandbox_warm,
+        limits,
+        pool,
+    };
+    let Some(served) = reported(running.served(registry)) else {
+        return USAGE;
     };
     let transport = match http {
         None => Transport::Stdio,
@@ -265,6 +258,38 @@ pub(super) fn run(
         app: app.cloned(),
     };
     serve(served, transport, options, on_serve)
+}
+
+/// The value of `result`; its error said on standard error, and `None`.
+fn reported<T, E: std::fmt::Display>(result: Result<T, E>) -> Option<T> {
+    result.map_err(|err| eprintln!("error: {err}")).ok()
+}
+
+/// How `serve` runs the registry's tools: the policy of dangerous tools, how arguments are
+/// read, the sandbox, and the layers of the limit and pool flags.
+struct Running {
+    dangerous: DangerousArgs,
+    arguments_reading: ArgumentsArgs,
+    sandbox: SandboxArgs,
+    sandbox_warm: usize,
+    limits: super::limits::LimitArgs,
+    pool: super::pool::PoolArgs,
+}
+
+impl Running {
+    /// `registry` as these flags have it served.
+    fn served(self, registry: &'static Registry) -> Result<ServedRegistry, super::CliError> {
+        let mut layers = self.limits.layers(registry)?;
+        layers.extend(self.pool.layers(registry)?);
+        let sandboxing = self.sandbox.sandboxing(registry, self.sandbox_warm)?;
+        as_run(
+            registry,
+            &self.dangerous,
+            self.arguments_reading,
+            sandboxing,
+            layers,
+        )
+    }
 }
 
 /// The key that seals the state of multi-round requests: `--state-key-file`'s, or
