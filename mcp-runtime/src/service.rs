@@ -13,6 +13,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use mcp_runtime_core::{ErrorType, MCPToolResult, PromptResult, ResourceContents, ToolError};
 use serde_json::{Map, Value};
@@ -64,6 +65,7 @@ pub struct Request {
     name: Arc<str>,
     arguments: Map<String, Value>,
     options: CallOptions,
+    timeout: Option<Duration>,
     run: Option<Runner>,
 }
 
@@ -81,8 +83,22 @@ impl Request {
             name,
             arguments,
             options,
+            timeout: None,
             run: Some(Box::new(run)),
         }
+    }
+
+    /// This request, of an item that runs within `timeout`.
+    pub(crate) fn with_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// How long the item may run: a tool's own `timeout`, else the registry's default;
+    /// `None` with no limit. A layer that makes a call wait (for a permit, a slot) waits
+    /// at most this long.
+    pub fn timeout(&self) -> Option<Duration> {
+        self.timeout
     }
 
     /// What kind of item it calls.

@@ -449,3 +449,48 @@ async fn an_inline_tool_served_through_layers_is_answered() {
         assert_eq!(result.unwrap().data().unwrap()["result"], 4);
     }
 }
+
+#[tokio::test]
+async fn a_call_waits_for_a_concurrency_slot_no_longer_than_its_own_timeout() {
+    use mcp_runtime::layers::ConcurrencyLayer;
+
+    let one = std::num::NonZeroUsize::new(1).unwrap();
+    let registry = Registry::builder()
+        .tool(definition("hold.slot"), |_, _| async {
+            tokio::time::sleep(Duration::from_secs(2)).await;
+            Ok::<_, ToolError>(json!({}))
+        })
+        .tool(
+            definition("quick.wait").with_timeout(Duration::from_millis(100)),
+            |_, _| async { Ok::<_, ToolError>(json!({})) },
+        )
+        // No wait of the layer's own: each call waits as long as its timeout.
+        .layer(ConcurrencyLayer::new(one))
+        .build()
+        .unwrap();
+    let holding = registry.call(call("hold.slot", json!({})));
+    let waiting = async {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let started = std::time::Instant::now();
+        (
+            registry.call(call("quick.wait", json!({}))).await,
+            started.elapsed(),
+        )
+    };
+    let (held, (waited, took)) = tokio::join!(holding, waiting);
+    assert!(held.is_success(), "{held:?}");
+    assert_eq!(
+        error_type(&waited),
+        ErrorType::ApiLimitExceeded,
+        "{waited:?}"
+    );
+    let message = &waited.error().unwrap().error_message;
+    assert!(
+        message.contains("waited 100ms for one of its 1 concurrent slots"),
+        "{message}"
+    );
+    assert!(
+        took < Duration::from_secs(1),
+        "it gave up at its timeout, not the other call's end: {took:?}"
+    );
+}

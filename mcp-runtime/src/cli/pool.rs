@@ -5,7 +5,6 @@ use std::num::NonZeroUsize;
 use clap::Args;
 
 use crate::layers::ConcurrencyLayer;
-use crate::registry::Registry;
 use crate::service::{BoxLayer, Selector, SelectorError};
 
 use super::CliError;
@@ -15,7 +14,7 @@ use super::CliError;
 pub(super) struct PoolArgs {
     /// At most N calls at once of the tools SELECTOR picks (a tool's name, `namespace.*`,
     /// `tag:NAME` or `category:NAME`), all of them together (repeatable). The others wait
-    /// for one to end, up to the default timeout of tools (60 s), then fail with
+    /// for one to end, up to their own timeout (a tool's `timeout`, else 60 s), then fail with
     /// `ApiLimitExceeded`.
     #[arg(long = "tool-concurrency", value_name = "SELECTOR=N", value_parser = ToolConcurrency::parse)]
     tool_concurrency: Vec<ToolConcurrency>,
@@ -27,22 +26,18 @@ pub(super) struct PoolArgs {
 }
 
 impl PoolArgs {
-    /// The layers these flags put around the calls of `registry`'s tools, each with the
+    /// The layers these flags put around the calls of the served tools, each with the
     /// selector of the tools it wraps: one [`ConcurrencyLayer`] per `--tool-concurrency`,
-    /// whose calls wait at most the registry's default timeout. Sets the threads of
+    /// whose calls wait at most their own timeout. Sets the threads of
     /// synchronous tools of the registry `serve` serves and of its runtime's blocking
     /// pool, at `--blocking-threads` (the default without it).
-    pub(super) fn layers(
-        &self,
-        registry: &Registry,
-    ) -> Result<Vec<(Option<Selector>, BoxLayer)>, CliError> {
+    pub(super) fn layers(&self) -> Result<Vec<(Option<Selector>, BoxLayer)>, CliError> {
         super::limit_blocking_threads(self.blocking_threads);
-        let max_wait = registry.default_timeout();
         Ok(self
             .tool_concurrency
             .iter()
             .map(|limit| {
-                let layer = ConcurrencyLayer::new(limit.limit).max_wait(max_wait);
+                let layer = ConcurrencyLayer::new(limit.limit);
                 (Some(limit.selector.clone()), BoxLayer::new(layer))
             })
             .collect())

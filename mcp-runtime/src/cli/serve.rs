@@ -280,7 +280,7 @@ impl Running {
     /// `registry` as these flags have it served.
     fn served(self, registry: &'static Registry) -> Result<ServedRegistry, super::CliError> {
         let mut layers = self.limits.layers(registry)?;
-        layers.extend(self.pool.layers(registry)?);
+        layers.extend(self.pool.layers()?);
         let sandboxing = self.sandbox.sandboxing(registry, self.sandbox_warm)?;
         as_run(
             registry,

@@ -6,11 +6,10 @@
 //! permits in the layer itself, shared by every item's stack it wraps: N calls of the
 //! tools its selector picks, whichever they are.
 //!
-//! A call past the limit waits for a permit, up to the layer's [`max_wait`]
-//! (`ConcurrencyLayer::max_wait`), and then fails with `ApiLimitExceeded`, naming the
-//! limit. A layer sees neither the tool's own timeout nor the registry's (the tool's
-//! timeout starts when the tool does, below the layers), so the wait is the layer's own:
-//! `serve` sets it to the registry's default timeout. A caller that cancels stops waiting.
+//! A call past the limit waits for a permit, up to its timeout ([`Request::timeout`]: the
+//! tool's own, else the registry's default) or the layer's [`max_wait`]
+//! (`ConcurrencyLayer::max_wait`), whichever is shorter, and then fails with
+//! `ApiLimitExceeded`, naming the limit. A caller that cancels stops waiting.
 //!
 //! [`max_wait`]: ConcurrencyLayer::max_wait
 
@@ -155,8 +154,12 @@ where
         let mut inner = std::mem::replace(&mut self.inner, clone);
         let shared = Arc::clone(&self.shared);
         Box::pin(async move {
+            let wait = match (shared.max_wait, request.timeout()) {
+                (Some(layer), Some(call)) => Some(layer.min(call)),
+                (layer, call) => layer.or(call),
+            };
             let _permit = shared
-                .acquire(request.name(), request.cancellation())
+                .acquire(request.name(), wait, request.cancellation())
                 .await?;
             inner.call(request).await.map_err(Into::into)
         })
@@ -169,6 +172,7 @@ impl Shared {
     async fn acquire(
         &self,
         name: &str,
+        max_wait: Option<Duration>,
         cancellation: Option<&tokio_util::sync::CancellationToken>,
     ) -> Result<OwnedSemaphorePermit, ToolError> {
         if let Ok(permit) = Arc::clone(&self.permits).try_acquire_owned() {
@@ -176,7 +180,7 @@ impl Shared {
         }
         let acquire = Arc::clone(&self.permits).acquire_owned();
         let waited = async {
-            match self.max_wait {
+            match max_wait {
                 Some(wait) => tokio::time::timeout(wait, acquire)
                     .await
                     .map_err(|_| self.overloaded(name, wait)),

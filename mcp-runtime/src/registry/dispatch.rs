@@ -138,13 +138,18 @@ impl<'r, O: Options + Default + 'r> Start<'r, O> {
                 Response::Tool(execute::run(&owned, arguments, options, &settings).await)
             })
         };
+        let timeout = tool
+            .definition()
+            .timeout()
+            .or(self.registry.settings.default_timeout);
         let request = Request::new(
             Kind::Tool,
             tool.name.as_str().into(),
             arguments,
             options,
             run,
-        );
+        )
+        .with_timeout(timeout);
         Box::pin(async move {
             match crate::service::through(&stack, request).await {
                 Response::Tool(result) => result,

@@ -310,7 +310,8 @@ impl Registry {
                         })
                     };
                     let request =
-                        Request::new(Kind::Prompt, Arc::clone(&name), arguments, options, run);
+                        Request::new(Kind::Prompt, Arc::clone(&name), arguments, options, run)
+                            .with_timeout(timeout);
                     match crate::service::through(&stack, request).await {
                         Response::Prompt(rendered) => rendered,
                         _ => Err(ToolError::execution(

@@ -647,7 +647,8 @@ impl Registry {
                         serde_json::Map::new(),
                         CallOptions::new(),
                         move |_, _| Box::pin(async move { Response::Resource(read.await) }),
-                    );
+                    )
+                    .with_timeout(timeout);
                     match crate::service::through(&stack, request).await {
                         Response::Resource(read) => read,
                         _ => Err(ToolError::execution(
