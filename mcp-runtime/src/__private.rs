@@ -22,6 +22,7 @@ use crate::registration::ArgumentsError;
 use crate::service::{BoxError, Request, Response, Stack};
 
 pub use crate::context::{Invocation, ToolContext};
+pub use crate::layers::BoxLayer;
 pub use crate::registration::{
     Arguments, CompleteFn, Completion, CompletionContext, Failure, FormRegistration, Handler,
     Location, Outcome, Output, PromptFuture, PromptRegistration, ReadRequest, ResourceFuture,
@@ -32,7 +33,6 @@ pub use crate::registry::{
     last_modified, optional_prompt_argument, prompt_argument, prompt_ready, resource_ready,
     template_variable, variable_schema, with_variables,
 };
-pub use crate::service::BoxLayer;
 pub use crate::state::{State, StateNeed, StateNeedFn};
 pub use crate::talk::form::DerivedForm;
 pub use crate::talk::{Form, FormChoice, FormField};

@@ -13,7 +13,7 @@ use mcp_runtime_core::{
 use serde_json::{Map, Value};
 
 use crate::context::{Invocation, ToolContext};
-use crate::service::BoxLayer;
+use crate::layers::BoxLayer;
 use crate::state::StateNeedFn;
 
 /// A dynamic tool's arguments: the `arguments` object of the call.

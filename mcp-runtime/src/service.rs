@@ -17,8 +17,8 @@ use std::time::Duration;
 
 use mcp_runtime_core::{ErrorType, MCPToolResult, PromptResult, ResourceContents, ToolError};
 use serde_json::{Map, Value};
+use tower::Service;
 use tower::util::BoxCloneSyncService;
-use tower::{Layer, Service};
 
 use crate::auth::{AuthInfo, Caller};
 use crate::context::options::CallOptions;
@@ -241,36 +241,74 @@ impl Service<Request> for Innermost {
     }
 }
 
-/// A layer, boxed: any `tower::Layer` whose service answers a [`Request`] with a
-/// [`Response`], kept to be applied to each item it wraps.
-#[derive(Clone)]
-pub struct BoxLayer(Arc<dyn Fn(Stack) -> Stack + Send + Sync>);
+/// What a layer that only admits or refuses a call (a limit) is asked about the call: the
+/// item, who calls, how long it may run, and how the caller cancels.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Item<'a> {
+    pub(crate) name: &'a Arc<str>,
+    pub(crate) caller: &'a Caller,
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) cancellation: Option<&'a tokio_util::sync::CancellationToken>,
+}
 
-impl BoxLayer {
-    /// Boxes `layer`: any layer of tower's, or one of this crate's
-    /// ([`crate::layers`]), or an application's own.
-    pub fn new<L>(layer: L) -> Self
-    where
-        L: Layer<Stack> + Send + Sync + 'static,
-        L::Service: Service<Request, Response = Response> + Clone + Send + Sync + 'static,
-        <L::Service as Service<Request>>::Error: Into<BoxError>,
-        <L::Service as Service<Request>>::Future: Send + 'static,
-    {
-        Self(Arc::new(move |inner: Stack| {
-            let service = layer.layer(inner);
-            BoxCloneSyncService::new(tower::ServiceExt::map_err(service, Into::into))
-        }))
-    }
-
-    /// `inner`, wrapped in this layer.
-    pub fn wrap(&self, inner: Stack) -> Stack {
-        (self.0)(inner)
+impl<'a> Item<'a> {
+    /// The item of `request`, called by `caller`.
+    pub(crate) fn of(request: &'a Request, caller: &'a Caller) -> Self {
+        Self {
+            name: &request.name,
+            caller,
+            timeout: request.timeout,
+            cancellation: request.cancellation(),
+        }
     }
 }
 
-impl fmt::Debug for BoxLayer {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("BoxLayer")
+/// What a call holds while it runs, once a layer admitted it: nothing, or a slot that is
+/// free again when the call ends.
+#[derive(Debug)]
+pub(crate) enum Ticket {
+    Free,
+    Slot(
+        // Never read: held, and given back when dropped.
+        #[allow(dead_code)] tokio::sync::OwnedSemaphorePermit,
+    ),
+}
+
+/// A layer's decision, made at once.
+#[derive(Debug)]
+pub(crate) enum Admission {
+    /// The call goes on, holding the ticket until it ends.
+    Go(Ticket),
+    /// The call fails with this.
+    Refused(ToolError),
+    /// The layer cannot decide without waiting (a slot to free, a store to ask); nothing
+    /// was taken.
+    Later,
+}
+
+/// The future of a decision that waits.
+pub(crate) type Deciding<'a> = Pin<Box<dyn Future<Output = Result<Ticket, ToolError>> + Send + 'a>>;
+
+/// A layer that admits or refuses a call and does nothing else around it: the crate's
+/// limits. The registry asks it directly, with no tower service and no future, and a call
+/// it admits at once runs as it would with no layer at all: an inline tool on the thread
+/// that read the request. Its tower form ([`BoxLayer`](crate::layers::BoxLayer)) asks the
+/// same questions, for a stack where it sits inside another layer.
+pub(crate) trait Admit: Send + Sync {
+    /// The decision, when it can be made at once; [`Admission::Later`] takes nothing.
+    fn now(&self, item: &Item<'_>) -> Admission;
+
+    /// The decision, waiting as long as it must (within the call's timeout, and until the
+    /// caller cancels).
+    fn wait<'a>(&'a self, item: Item<'a>) -> Deciding<'a>;
+}
+
+/// `item` through `admit`: at once if it can, else waiting.
+pub(crate) async fn admitted(admit: &dyn Admit, item: Item<'_>) -> Result<Ticket, ToolError> {
+    match admit.now(&item) {
+        Admission::Go(ticket) => Ok(ticket),
+        Admission::Refused(refused) => Err(refused),
+        Admission::Later => admit.wait(item).await,
     }
 }
 

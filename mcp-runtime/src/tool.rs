@@ -24,7 +24,7 @@ pub struct RegisteredTool {
     /// The state types it takes, which its registry must hold.
     pub(crate) states: &'static [StateNeedFn],
     /// Makes the tool's own layer (`#[mcp_tool(layer = …)]`), innermost of its stack.
-    pub(crate) layer: Option<fn() -> crate::service::BoxLayer>,
+    pub(crate) layer: Option<fn() -> crate::layers::BoxLayer>,
 }
 
 /// A tool's definition and its validation state: built when registered for a dynamic

@@ -494,3 +494,65 @@ async fn a_call_waits_for_a_concurrency_slot_no_longer_than_its_own_timeout() {
         "it gave up at its timeout, not the other call's end: {took:?}"
     );
 }
+
+/// Set once `held.slow` has begun, holding its slot.
+static SLOW_BEGUN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+/// Set once `held.slow` has run to its end.
+static SLOW_DONE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Inline: answered where the server read its request, unless a layer makes it wait. Says
+/// whether `held.slow` had ended when it ran.
+#[mcp_runtime::mcp_tool(namespace = "held", inline)]
+fn quick() -> bool {
+    SLOW_DONE.load(Ordering::SeqCst)
+}
+
+/// Holds its concurrency slot for `ms` milliseconds.
+#[mcp_runtime::mcp_tool(namespace = "held")]
+async fn slow(ms: u64) -> bool {
+    SLOW_BEGUN.store(true, Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+    SLOW_DONE.store(true, Ordering::SeqCst);
+    true
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_inline_call_a_limit_makes_wait_is_answered_once_its_slot_frees_counted_once() {
+    use mcp_runtime::layers::{ConcurrencyLayer, RateLimitLayer};
+    let one = std::num::NonZeroUsize::new(1).unwrap();
+    let registry = Registry::builder()
+        .inventory()
+        .layer_for(
+            "held.quick".parse().unwrap(),
+            BoxLayer::new(RateLimitLayer::new("2/min".parse().unwrap())),
+        )
+        .layer_for(
+            "held.*".parse().unwrap(),
+            BoxLayer::new(ConcurrencyLayer::new(one)),
+        )
+        .build()
+        .unwrap();
+    let server = mcp_runtime::server::Server::new(registry);
+    let client = Arc::new(mcp_runtime::testing::connect(server).await.unwrap());
+    let holder = {
+        let client = Arc::clone(&client);
+        tokio::spawn(async move { client.call_tool("held.slow", json!({ "ms": 400 })).await })
+    };
+    // The slow call's body runs once it holds the one slot.
+    while !SLOW_BEGUN.load(Ordering::SeqCst) {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let waited = client.call_tool("held.quick", json!({})).await.unwrap();
+    assert!(waited.is_success(), "{waited:?}");
+    assert_eq!(
+        waited.data().unwrap()["result"],
+        true,
+        "the inline call waited for the slot the slow one held"
+    );
+    assert!(holder.await.unwrap().unwrap().is_success());
+    // The call that waited counted once against its rate limit: one more goes, at once.
+    let second = client.call_tool("held.quick", json!({})).await.unwrap();
+    assert!(second.is_success(), "{second:?}");
+    let third = client.call_tool("held.quick", json!({})).await.unwrap();
+    assert_eq!(error_type(&third), ErrorType::ApiLimitExceeded, "{third:?}");
+}

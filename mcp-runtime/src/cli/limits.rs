@@ -4,11 +4,12 @@ use std::time::Duration;
 
 use clap::Args;
 
+use crate::layers::BoxLayer;
 use crate::layers::{
     CacheLayer, LimitStore, OnFailure, Quota, RateLimitLayer, SelectorError, cacheable,
 };
 use crate::registry::Registry;
-use crate::service::{BoxLayer, Selector};
+use crate::service::Selector;
 
 use super::CliError;
 

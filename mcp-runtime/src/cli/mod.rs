@@ -139,7 +139,7 @@ pub struct App {
     version: String,
     states: States,
     /// The layers around its calls, the outermost first, each with the items it wraps.
-    layers: Vec<(Option<crate::service::Selector>, crate::service::BoxLayer)>,
+    layers: Vec<(Option<crate::service::Selector>, crate::layers::BoxLayer)>,
 }
 
 impl App {
@@ -173,7 +173,7 @@ impl App {
     pub fn layer_for(
         mut self,
         selector: crate::service::Selector,
-        layer: crate::service::BoxLayer,
+        layer: crate::layers::BoxLayer,
     ) -> Self {
         self.layers.push((Some(selector), layer));
         self
@@ -181,7 +181,7 @@ impl App {
 
     /// This application, every call wrapped in `layer`: [`App::layer_for`] for every item.
     #[must_use]
-    pub fn layer(mut self, layer: crate::service::BoxLayer) -> Self {
+    pub fn layer(mut self, layer: crate::layers::BoxLayer) -> Self {
         self.layers.push((None, layer));
         self
     }
@@ -480,7 +480,7 @@ fn as_run(
     dangerous: &DangerousArgs,
     arguments: ArgumentsArgs,
     sandboxing: Option<crate::isolation::Sandboxing>,
-    layers: Vec<(Option<crate::service::Selector>, crate::service::BoxLayer)>,
+    layers: Vec<(Option<crate::service::Selector>, crate::layers::BoxLayer)>,
 ) -> Result<ServedRegistry, CliError> {
     let blocking_threads = BLOCKING_THREADS.get().copied();
     let policy = dangerous_policy(registry, dangerous)?;

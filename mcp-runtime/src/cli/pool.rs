@@ -4,8 +4,9 @@ use std::num::NonZeroUsize;
 
 use clap::Args;
 
+use crate::layers::BoxLayer;
 use crate::layers::ConcurrencyLayer;
-use crate::service::{BoxLayer, Selector, SelectorError};
+use crate::service::{Selector, SelectorError};
 
 use super::CliError;
 

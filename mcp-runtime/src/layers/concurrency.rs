@@ -26,7 +26,9 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tower::{Layer, Service};
 
 use crate::base::duration::format_duration;
-use crate::service::{BoxError, Request, Response};
+use crate::service::{
+    Admission, Admit, BoxError, Deciding, Item, Request, Response, Ticket, admitted,
+};
 
 /// At most `limit` calls of the items it wraps run at once, all of them together; the
 /// others wait for one to end, up to [`ConcurrencyLayer::max_wait`], then fail with
@@ -91,6 +93,11 @@ impl ConcurrencyLayer {
     pub fn limit(&self) -> usize {
         self.shared.limit
     }
+
+    /// The limit as the registry asks it directly.
+    pub(crate) fn admit(&self) -> Arc<dyn Admit> {
+        Arc::clone(&self.shared) as Arc<dyn Admit>
+    }
 }
 
 impl fmt::Debug for ConcurrencyLayer {
@@ -154,14 +161,30 @@ where
         let mut inner = std::mem::replace(&mut self.inner, clone);
         let shared = Arc::clone(&self.shared);
         Box::pin(async move {
-            let wait = match (shared.max_wait, request.timeout()) {
-                (Some(layer), Some(call)) => Some(layer.min(call)),
-                (layer, call) => layer.or(call),
-            };
-            let _permit = shared
-                .acquire(request.name(), wait, request.cancellation())
-                .await?;
+            let caller = request.caller();
+            let _slot = admitted(&*shared, Item::of(&request, &caller)).await?;
             inner.call(request).await.map_err(Into::into)
+        })
+    }
+}
+
+impl Admit for Shared {
+    fn now(&self, _: &Item<'_>) -> Admission {
+        match Arc::clone(&self.permits).try_acquire_owned() {
+            Ok(permit) => Admission::Go(Ticket::Slot(permit)),
+            Err(_) => Admission::Later,
+        }
+    }
+
+    fn wait<'a>(&'a self, item: Item<'a>) -> Deciding<'a> {
+        let wait = match (self.max_wait, item.timeout) {
+            (Some(layer), Some(call)) => Some(layer.min(call)),
+            (layer, call) => layer.or(call),
+        };
+        Box::pin(async move {
+            self.acquire(item.name, wait, item.cancellation)
+                .await
+                .map(Ticket::Slot)
         })
     }
 }
@@ -226,7 +249,8 @@ mod tests {
 
     use super::*;
     use crate::context::options::CallOptions;
-    use crate::service::{BoxLayer, Innermost, Kind, Stack};
+    use crate::layers::BoxLayer;
+    use crate::service::{Innermost, Kind, Stack};
 
     /// Calls that count themselves in and wait until the test lets them end.
     #[derive(Default)]

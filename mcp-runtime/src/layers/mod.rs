@@ -51,13 +51,14 @@
 //! # Ok::<(), mcp_runtime::RegistryError>(())
 //! ```
 
+mod boxed;
 pub mod concurrency;
 
 pub use crate::auth::Caller;
 pub use crate::service::{
-    BoxError, BoxLayer, Innermost, Kind, Request, Response, Running, Selector, SelectorError,
-    Stack, failure,
+    BoxError, Innermost, Kind, Request, Response, Running, Selector, SelectorError, Stack, failure,
 };
+pub use boxed::BoxLayer;
 pub use concurrency::{Concurrency, ConcurrencyLayer};
 
 pub mod cache;

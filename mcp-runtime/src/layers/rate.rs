@@ -16,13 +16,18 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use governor::RateLimiter;
 use governor::clock::{Clock, DefaultClock};
-use governor::{DefaultKeyedRateLimiter, RateLimiter};
+use governor::middleware::NoOpMiddleware;
+use governor::state::keyed::DashMapStateStore;
 use mcp_runtime_core::{ErrorType, ToolError};
 use tower::{Layer, Service};
 
 use super::store::{LimitStore, LimitStoreError, OnFailure, Verdict};
-use crate::service::{BoxError, Request, Response};
+use crate::auth::Caller;
+use crate::service::{
+    Admission, Admit, BoxError, Deciding, Item, Request, Response, Ticket, admitted,
+};
 
 /// The period of a [`Quota`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -182,10 +187,21 @@ pub struct RateLimitLayer {
 struct Shared {
     quota: Quota,
     store: LimitStore,
-    memory: DefaultKeyedRateLimiter<String>,
+    /// The memory's state: by item and caller.
+    memory: Memory,
     /// Checks since the memory's stale keys were last dropped.
     checks: AtomicU32,
 }
+
+/// A limit's state in this process's memory, by item and caller, in a map with a hasher
+/// seeded per process: cheaper than the standard one, and still no key an outsider can
+/// make collide at will.
+type Memory = RateLimiter<
+    (Arc<str>, Caller),
+    DashMapStateStore<(Arc<str>, Caller), foldhash::fast::RandomState>,
+    DefaultClock,
+    NoOpMiddleware<<DefaultClock as Clock>::Instant>,
+>;
 
 /// How many checks between two sweeps of the keys whose limit no longer holds anything.
 const SWEEP_EVERY: u32 = 4096;
@@ -216,7 +232,11 @@ impl RateLimitLayer {
             shared: Arc::new(Shared {
                 quota,
                 store,
-                memory: RateLimiter::keyed(quota.governor()),
+                memory: RateLimiter::dashmap_with_clock_and_hasher(
+                    quota.governor(),
+                    DefaultClock::default(),
+                    foldhash::fast::RandomState::default(),
+                ),
                 checks: AtomicU32::new(0),
             }),
         }
@@ -225,6 +245,11 @@ impl RateLimitLayer {
     /// Its quota.
     pub fn quota(&self) -> Quota {
         self.shared.quota
+    }
+
+    /// The limit as the registry asks it directly.
+    pub(crate) fn admit(&self) -> Arc<dyn Admit> {
+        Arc::clone(&self.shared) as Arc<dyn Admit>
     }
 }
 
@@ -255,34 +280,40 @@ impl<S> fmt::Debug for RateLimit<S> {
 }
 
 impl Shared {
-    /// Whether the call of `name` under the caller's `key` (`{name}:{caller}`) may go on
-    /// now: `Err` with the failure to answer when not.
-    async fn check(&self, name: &str, key: String) -> Result<(), ToolError> {
-        let quota = self.quota;
+    /// The decision of the shared store (Redis) on the call of `item`.
+    async fn check_store(&self, item: Item<'_>) -> Result<Ticket, ToolError> {
+        let (name, quota) = (&**item.name, self.quota);
+        let key = format!("{name}:{}", item.caller.key());
         let tolerance = quota.interval() * (quota.calls.get() - 1);
         let verdict = match self.store.gcra(&key, quota.interval(), tolerance).await {
-            None => self.check_memory(&key),
+            None => self.check_memory(item.name, item.caller),
             Some(Ok(verdict)) => verdict,
-            Some(Err(error)) => return self.unreachable(name, &error),
+            Some(Err(error)) => return self.unreachable(name, &error).map(|()| Ticket::Free),
         };
-        match verdict {
-            Verdict::Allowed => Ok(()),
-            Verdict::Wait(wait) => {
-                crate::telemetry::refused("rate_limit", name);
-                Err(refusal(name, quota, wait))
+        self.decided(name, verdict)
+    }
+
+    /// The decision of this process's memory on a call of `name` by `caller`.
+    fn check_memory(&self, name: &Arc<str>, caller: &Caller) -> Verdict {
+        if self.checks.fetch_add(1, Ordering::Relaxed) % SWEEP_EVERY == SWEEP_EVERY - 1 {
+            self.memory.retain_recent();
+        }
+        // Two reference counts, and no copy of either name, for a key the memory has.
+        match self.memory.check_key(&(Arc::clone(name), caller.clone())) {
+            Ok(()) => Verdict::Allowed,
+            Err(not_until) => {
+                Verdict::Wait(not_until.wait_time_from(DefaultClock::default().now()))
             }
         }
     }
 
-    fn check_memory(&self, key: &str) -> Verdict {
-        if self.checks.fetch_add(1, Ordering::Relaxed) % SWEEP_EVERY == SWEEP_EVERY - 1 {
-            self.memory.retain_recent();
-        }
-        // The key is owned only on this path: the shared store's needs no copy.
-        match self.memory.check_key(&key.to_owned()) {
-            Ok(()) => Verdict::Allowed,
-            Err(not_until) => {
-                Verdict::Wait(not_until.wait_time_from(DefaultClock::default().now()))
+    /// A call of `name` on `verdict`: admitted, or refused saying when to retry.
+    fn decided(&self, name: &str, verdict: Verdict) -> Result<Ticket, ToolError> {
+        match verdict {
+            Verdict::Allowed => Ok(Ticket::Free),
+            Verdict::Wait(wait) => {
+                crate::telemetry::refused("rate_limit", name);
+                Err(refusal(name, self.quota, wait))
             }
         }
     }
@@ -301,6 +332,23 @@ impl Shared {
                 ))
             }
         }
+    }
+}
+
+impl Admit for Shared {
+    fn now(&self, item: &Item<'_>) -> Admission {
+        if !self.store.is_memory() {
+            return Admission::Later;
+        }
+        let verdict = self.check_memory(item.name, item.caller);
+        match self.decided(item.name, verdict) {
+            Ok(ticket) => Admission::Go(ticket),
+            Err(refused) => Admission::Refused(refused),
+        }
+    }
+
+    fn wait<'a>(&'a self, item: Item<'a>) -> Deciding<'a> {
+        Box::pin(self.check_store(item))
     }
 }
 
@@ -342,12 +390,9 @@ where
         // The service made ready is the one to call; a clone stays for the next call.
         let fresh = self.inner.clone();
         let mut inner = std::mem::replace(&mut self.inner, fresh);
-        let name = request.name().to_owned();
-        let key = format!("{name}:{}", request.caller().key());
         Box::pin(async move {
-            if let Err(refused) = shared.check(&name, key).await {
-                return Err(refused.into());
-            }
+            let caller = request.caller();
+            admitted(&*shared, Item::of(&request, &caller)).await?;
             inner.call(request).await.map_err(Into::into)
         })
     }

@@ -350,7 +350,7 @@ impl RegistryBuilder {
     {
         self.layers.push(layered::Spec {
             selector: None,
-            layer: crate::service::BoxLayer::new(layer),
+            layer: crate::layers::BoxLayer::new(layer),
         });
         self
     }
@@ -363,7 +363,7 @@ impl RegistryBuilder {
     pub fn layer_for(
         mut self,
         selector: crate::service::Selector,
-        layer: crate::service::BoxLayer,
+        layer: crate::layers::BoxLayer,
     ) -> Self {
         self.layers.push(layered::Spec {
             selector: Some(selector),

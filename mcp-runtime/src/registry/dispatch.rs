@@ -12,10 +12,11 @@ use mcp_runtime_core::{MCPToolCall, MCPToolResult, ToolError, ToolName};
 use serde_json::{Map, Value};
 
 use super::Registry;
-use crate::context::options::Options;
+use super::layered::{Admitted, Wrapping};
+use crate::context::options::{CallOptions, Options};
 use crate::execute;
 use crate::registration::Handler;
-use crate::service::{Kind, Request, Response, Running, Stack};
+use crate::service::{Item, Kind, Request, Response, Running};
 use crate::tool::RegisteredTool;
 
 /// A call of [`Registry::call`] or [`Registry::call_with`], lazy like any future: nothing
@@ -84,80 +85,43 @@ impl<'r, O: Options + Default + 'r> Start<'r, O> {
     /// takes the arguments and options.
     fn begin(&mut self) -> Begun<'r> {
         let registry = self.registry;
-        let Some(tool) = registry
-            .tools
-            .get(self.name.as_str())
-            .filter(|tool| tool.enabled)
-        else {
-            return Begun::Finished(registry.unknown_tool(&self.name));
-        };
-        let built = tool.built();
-        if let Some(error) = &built.error {
-            return Begun::Finished(MCPToolResult::failure(ToolError::execution(format!(
-                "tool `{}` cannot run: its definition could not be built: {error}",
-                tool.name
-            ))));
-        }
-        if let Some(stack) = registry.layers.for_tool(tool) {
-            return Begun::Running(self.layered(tool, stack));
-        }
-        let settings = &registry.settings;
-        match tool.handler {
-            // An inline tool runs right here, with no future of its own. Unless its user
-            // must confirm it first, which takes an await.
-            Handler::Inline(invoke) if !registry.awaits_before(built) => {
-                Begun::Finished(execute::run_inline(
-                    tool,
-                    built,
-                    invoke,
-                    &mut self.arguments,
-                    self.options.borrowed(),
-                    settings,
-                ))
+        match first_step(
+            registry,
+            &self.name,
+            &mut self.arguments,
+            self.options.borrowed(),
+        ) {
+            First::Done(result) => Begun::Finished(result),
+            First::Rest(tool, None) => Begun::Running(self.running(tool)),
+            First::Rest(tool, Some((wrapping, admitted))) => {
+                Begun::Running(self.layered(tool, wrapping, admitted))
             }
-            _ => Begun::Running(self.running(tool)),
         }
     }
 
-    /// The future of a call through the layers of `stack`, taking the arguments and
-    /// options; at the bottom of the stack, the tool runs as it does with no layers.
+    /// The future of a call through the layers of `wrapping`, the first of them already
+    /// passed as `admitted` says, taking the arguments and options; at the bottom, the
+    /// tool runs as it does with no layers.
     #[inline(never)]
     fn layered(
         &mut self,
         tool: &'r RegisteredTool,
-        stack: Stack,
+        wrapping: Arc<Wrapping>,
+        admitted: Admitted,
     ) -> Pin<Box<dyn Future<Output = MCPToolResult> + Send + 'r>> {
         let arguments = match std::mem::take(&mut self.arguments) {
             Value::Object(map) => map,
             _ => Map::new(),
         };
         let options = std::mem::take(&mut self.options).owned();
-        let (owned, settings) = (tool.clone(), Arc::clone(&self.registry.settings));
-        let run = move |arguments, options| -> Running {
-            Box::pin(async move {
-                Response::Tool(execute::run(&owned, arguments, options, &settings).await)
-            })
-        };
-        let timeout = tool
-            .definition()
-            .timeout()
-            .or(self.registry.settings.default_timeout);
-        let request = Request::new(
-            Kind::Tool,
-            tool.name.as_str().into(),
+        Box::pin(rest(
+            self.registry,
+            tool,
+            wrapping,
+            admitted,
             arguments,
             options,
-            run,
-        )
-        .with_timeout(timeout);
-        Box::pin(async move {
-            match crate::service::through(&stack, request).await {
-                Response::Tool(result) => result,
-                _ => MCPToolResult::failure(ToolError::execution(
-                    "a layer answered a tool call with another kind's response",
-                )),
-            }
-        })
+        ))
     }
 
     /// The future of a tool that awaits, taking the arguments and options: out of line, so
@@ -178,5 +142,161 @@ impl<'r, O: Options + Default + 'r> Start<'r, O> {
             options,
             &self.registry.settings,
         ))
+    }
+}
+
+/// What the layers asked directly gave a call [`Registry::call_at_once`] could not finish
+/// without waiting: the layers it has passed, and the tickets it holds.
+#[derive(Debug)]
+pub(crate) struct Passed(Option<(Arc<Wrapping>, Admitted)>);
+
+impl Registry {
+    /// Runs `call` with `options` if that takes no wait: an inline tool, every layer around
+    /// it admitting the call at once (the crate's limits). Otherwise `call` is left as it
+    /// was, for [`Registry::call_passed`], with what those layers gave it.
+    pub(crate) fn call_at_once(
+        &self,
+        call: &mut MCPToolCall,
+        options: &CallOptions,
+    ) -> Result<MCPToolResult, Passed> {
+        let mut arguments = Value::Object(std::mem::take(&mut call.arguments));
+        match first_step(self, &call.tool_name, &mut arguments, options) {
+            First::Done(result) => Ok(result),
+            First::Rest(_, passed) => {
+                if let Value::Object(map) = arguments {
+                    call.arguments = map;
+                }
+                Err(Passed(passed))
+            }
+        }
+    }
+
+    /// Runs a call [`Registry::call_at_once`] left, past the layers it has `passed`.
+    pub(crate) async fn call_passed(
+        &self,
+        call: MCPToolCall,
+        options: CallOptions,
+        passed: Passed,
+    ) -> MCPToolResult {
+        let Passed(Some((wrapping, admitted))) = passed else {
+            return self.call_with(call, options).await;
+        };
+        // The tool was found when the call was deferred, in this same registry.
+        let Some(tool) = self.tools.get(call.tool_name.as_str()) else {
+            return self.unknown_tool(&call.tool_name);
+        };
+        rest(self, tool, wrapping, admitted, call.arguments, options).await
+    }
+}
+
+/// What the first step of a call found.
+pub(super) enum First<'r> {
+    /// The call's result: an inline tool ran, or the call failed before it could.
+    Done(MCPToolResult),
+    /// The tool, to run on a future of its own; with what wraps it, and what the layers
+    /// asked directly have admitted so far, when it is layered.
+    Rest(&'r RegisteredTool, Option<(Arc<Wrapping>, Admitted)>),
+}
+
+/// A call's first step, which takes no wait: the tool found, and run right here if it is
+/// inline and every layer around it admits the call at once.
+pub(super) fn first_step<'r>(
+    registry: &'r Registry,
+    name: &ToolName,
+    arguments: &mut Value,
+    options: &CallOptions,
+) -> First<'r> {
+    let Some(tool) = registry
+        .tools
+        .get(name.as_str())
+        .filter(|tool| tool.enabled)
+    else {
+        return First::Done(registry.unknown_tool(name));
+    };
+    let built = tool.built();
+    if let Some(error) = &built.error {
+        return First::Done(MCPToolResult::failure(ToolError::execution(format!(
+            "tool `{}` cannot run: its definition could not be built: {error}",
+            tool.name
+        ))));
+    }
+    // An inline tool runs right here, with no future of its own. Unless its user must
+    // confirm it first, which takes an await.
+    let inline = match tool.handler {
+        Handler::Inline(invoke) if !registry.awaits_before(built) => Some(invoke),
+        _ => None,
+    };
+    let mut wrapped = None;
+    if let Some(wrapping) = registry.layers.for_tool(tool) {
+        let mut admitted = Admitted::default();
+        let caller = options.caller();
+        let item = Item {
+            name: &wrapping.name,
+            caller: &caller,
+            timeout: registry.timeout_of(tool),
+            cancellation: options.cancellation(),
+        };
+        match wrapping.admit_now(&item, &mut admitted) {
+            Err(refused) => return First::Done(MCPToolResult::failure(refused)),
+            Ok(true) if wrapping.tower.is_none() && inline.is_some() => {
+                // Admitted: the tool runs as with no layer, the tickets held until it ends.
+                wrapped = Some(admitted);
+            }
+            Ok(_) => return First::Rest(tool, Some((wrapping, admitted))),
+        }
+    }
+    let Some(invoke) = inline else {
+        return First::Rest(tool, None);
+    };
+    let result = execute::run_inline(tool, built, invoke, arguments, options, &registry.settings);
+    drop(wrapped);
+    First::Done(result)
+}
+
+/// The rest of a layered call: the layers asked directly that are left, then the tower
+/// stack, if any, then the tool.
+async fn rest(
+    registry: &Registry,
+    tool: &RegisteredTool,
+    wrapping: Arc<Wrapping>,
+    mut admitted: Admitted,
+    arguments: Map<String, Value>,
+    options: CallOptions,
+) -> MCPToolResult {
+    let timeout = registry.timeout_of(tool);
+    let caller = options.caller();
+    let item = Item {
+        name: &wrapping.name,
+        caller: &caller,
+        timeout,
+        cancellation: options.cancellation(),
+    };
+    if let Err(refused) = wrapping.admit_all(item, &mut admitted).await {
+        return MCPToolResult::failure(refused);
+    }
+    let Some(stack) = &wrapping.tower else {
+        return execute::run(tool, arguments, options, &registry.settings).await;
+    };
+    let (owned, settings) = (tool.clone(), Arc::clone(&registry.settings));
+    let run = move |arguments, options| -> Running {
+        Box::pin(async move {
+            Response::Tool(execute::run(&owned, arguments, options, &settings).await)
+        })
+    };
+    let request = Request::new(
+        Kind::Tool,
+        Arc::clone(&wrapping.name),
+        arguments,
+        options,
+        run,
+    )
+    .with_timeout(timeout);
+    let response = crate::service::through(stack, request).await;
+    drop(admitted);
+    match response {
+        Response::Tool(result) => result,
+        _ => MCPToolResult::failure(ToolError::execution(
+            "a layer answered a tool call with another kind's response",
+        )),
     }
 }

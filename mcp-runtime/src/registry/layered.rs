@@ -6,16 +6,97 @@
 //! state (a concurrency limit's permits, say) is the item's own, while the crate's layers
 //! (`crate::layers`) share theirs across every item their selector picks. An item that no
 //! layer wraps has no stack, and its calls take the path they take with no layers at all.
+//!
+//! A tool's outermost layers that only admit or refuse (the crate's limits) are asked
+//! directly ([`Wrapping::admit_now`]), before the tower stack of the rest, if any: a call
+//! they admit at once, of an inline tool with no other layer, runs where it was read.
 
 use std::sync::{Arc, PoisonError, RwLock};
 
+use mcp_runtime_core::ToolError;
 use rustc_hash::FxHashMap;
 
-use crate::service::{BoxLayer, Innermost, Kind, Selector, Stack};
+use crate::layers::BoxLayer;
+use crate::service::{Admission, Admit, Innermost, Item, Kind, Selector, Stack, Ticket};
 use crate::tool::RegisteredTool;
 
-/// Each item's stack, by kind and key; `None` for an item no layer wraps.
-type Stacks = FxHashMap<(Kind, Arc<str>), Option<Stack>>;
+/// Each kind's items' wrappings, by key; `None` for an item no layer wraps.
+type Stacks = [FxHashMap<Arc<str>, Option<Arc<Wrapping>>>; 3];
+
+/// What wraps one item's calls: the layers asked directly, outermost first, then the
+/// tower stack of the others, if there are any.
+pub(crate) struct Wrapping {
+    /// The item's key: a tool's or prompt's name, a resource's URI or URI template.
+    pub(crate) name: Arc<str>,
+    pub(crate) admits: Box<[Arc<dyn Admit>]>,
+    pub(crate) tower: Option<Stack>,
+}
+
+/// What the layers asked directly gave a call so far: the tickets it holds until it ends,
+/// and the next layer to ask.
+#[derive(Debug, Default)]
+pub(crate) struct Admitted {
+    /// The first ticket that holds something, in place: most calls hold at most one.
+    first: Option<Ticket>,
+    more: Vec<Ticket>,
+    next: usize,
+}
+
+impl Wrapping {
+    /// Asks the layers that admit, from the next one `admitted` names, as long as they
+    /// decide at once: `Ok(true)` once every one admitted the call, `Ok(false)` when one
+    /// must wait; the refusal of one that refused.
+    pub(crate) fn admit_now(
+        &self,
+        item: &Item<'_>,
+        admitted: &mut Admitted,
+    ) -> Result<bool, ToolError> {
+        while let Some(admit) = self.admits.get(admitted.next) {
+            match admit.now(item) {
+                Admission::Go(ticket) => admitted.hold(ticket),
+                Admission::Refused(refused) => return Err(refused),
+                Admission::Later => return Ok(false),
+            }
+        }
+        Ok(true)
+    }
+
+    /// Asks the layers that admit, from the next one `admitted` names, waiting where one
+    /// must: `Ok` once every one admitted the call.
+    pub(crate) async fn admit_all(
+        &self,
+        item: Item<'_>,
+        admitted: &mut Admitted,
+    ) -> Result<(), ToolError> {
+        while let Some(admit) = self.admits.get(admitted.next) {
+            let ticket = crate::service::admitted(&**admit, item).await?;
+            admitted.hold(ticket);
+        }
+        Ok(())
+    }
+}
+
+impl Admitted {
+    fn hold(&mut self, ticket: Ticket) {
+        if let Ticket::Slot(_) = ticket {
+            match self.first {
+                None => self.first = Some(ticket),
+                Some(_) => self.more.push(ticket),
+            }
+        }
+        self.next += 1;
+    }
+}
+
+impl std::fmt::Debug for Wrapping {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Wrapping")
+            .field("name", &self.name)
+            .field("admits", &self.admits.len())
+            .field("tower", &self.tower.is_some())
+            .finish()
+    }
+}
 
 /// A layer, and which items it wraps: every one, or those its selector picks.
 #[derive(Debug, Clone)]
@@ -71,20 +152,17 @@ impl Layers {
         &self.specs
     }
 
-    /// Whether the application set no layer with the builder.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.specs.is_empty()
-    }
-
-    /// The stack of `tool`'s calls; `None` when no layer wraps it.
-    pub(crate) fn for_tool(&self, tool: &RegisteredTool) -> Option<Stack> {
+    /// What wraps `tool`'s calls; `None` when no layer does.
+    pub(crate) fn for_tool(&self, tool: &RegisteredTool) -> Option<Arc<Wrapping>> {
         if self.specs.is_empty() && tool.layer.is_none() {
             return None;
         }
-        self.stack(Kind::Tool, tool.name.as_str(), || {
+        self.wrapping(Kind::Tool, tool.name.as_str(), |name| {
             let own = tool.layer.map(|make| make());
             let definition = tool.definition();
-            self.build(own, |selector| selector.matches_tool(definition))
+            self.build(name, own, true, |selector| {
+                selector.matches_tool(definition)
+            })
         })
     }
 
@@ -94,50 +172,73 @@ impl Layers {
         if self.specs.is_empty() {
             return None;
         }
-        self.stack(kind, key, || {
-            self.build(None, |selector| selector.matches_name(key))
-        })
+        let wrapping = self.wrapping(kind, key, |name| {
+            self.build(name, None, false, |selector| selector.matches_name(key))
+        })?;
+        wrapping.tower.clone()
     }
 
-    fn stack(&self, kind: Kind, key: &str, build: impl FnOnce() -> Option<Stack>) -> Option<Stack> {
-        let found = self
-            .stacks
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&(kind, Arc::from(key)))
+    fn wrapping(
+        &self,
+        kind: Kind,
+        key: &str,
+        build: impl FnOnce(Arc<str>) -> Option<Wrapping>,
+    ) -> Option<Arc<Wrapping>> {
+        let slot = kind as usize;
+        let found = self.stacks.read().unwrap_or_else(PoisonError::into_inner)[slot]
+            .get(key)
             .cloned();
-        if let Some(stack) = found {
-            return stack;
+        if let Some(wrapping) = found {
+            return wrapping;
         }
         let mut stacks = self.stacks.write().unwrap_or_else(PoisonError::into_inner);
-        stacks
-            .entry((kind, Arc::from(key)))
-            .or_insert_with(build)
+        let name: Arc<str> = Arc::from(key);
+        stacks[slot]
+            .entry(Arc::clone(&name))
+            .or_insert_with(|| build(name).map(Arc::new))
             .clone()
     }
 
-    /// The stack of an item whose own layer is `own`, wrapped in each layer whose selector
-    /// `picks` it (or that has none); `None` when nothing wraps it.
-    fn build(&self, own: Option<BoxLayer>, picks: impl Fn(&Selector) -> bool) -> Option<Stack> {
-        let mut wrapping = self
+    /// What wraps the item `name` whose own layer is `own`: each layer whose selector
+    /// `picks` it (or that has none), outermost first, then `own`; `None` when nothing
+    /// does. With `admits`, the outermost layers that only admit are asked directly, and
+    /// the tower stack holds the rest; without, it holds them all.
+    fn build(
+        &self,
+        name: Arc<str>,
+        own: Option<BoxLayer>,
+        admits: bool,
+        picks: impl Fn(&Selector) -> bool,
+    ) -> Option<Wrapping> {
+        let mut layers: Vec<&BoxLayer> = self
             .specs
             .iter()
             .filter(|spec| spec.selector.as_ref().is_none_or(&picks))
             .map(|spec| &spec.layer)
-            .peekable();
-        if own.is_none() && wrapping.peek().is_none() {
+            .collect();
+        layers.extend(own.as_ref());
+        if layers.is_empty() {
             return None;
         }
-        let innermost = Stack::new(Innermost);
-        let mut stack = match &own {
-            Some(own) => own.wrap(innermost),
-            None => innermost,
+        let direct = if admits {
+            layers
+                .iter()
+                .map_while(|layer| layer.admit().cloned())
+                .collect()
+        } else {
+            Vec::new()
         };
+        let rest = &layers[direct.len()..];
         // The first given is outermost: wrap from the last.
-        let wrapping: Vec<&BoxLayer> = wrapping.collect();
-        for layer in wrapping.into_iter().rev() {
-            stack = layer.wrap(stack);
-        }
-        Some(stack)
+        let tower = (!rest.is_empty()).then(|| {
+            rest.iter()
+                .rev()
+                .fold(Stack::new(Innermost), |stack, layer| layer.wrap(stack))
+        });
+        Some(Wrapping {
+            name,
+            admits: direct.into_boxed_slice(),
+            tower,
+        })
     }
 }

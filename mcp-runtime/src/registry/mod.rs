@@ -3,6 +3,7 @@
 
 mod builder;
 mod dispatch;
+pub(crate) use dispatch::Passed;
 mod generated;
 mod layered;
 mod prompts;
@@ -582,7 +583,7 @@ impl Registry {
     pub fn add_layer(
         &mut self,
         selector: Option<crate::service::Selector>,
-        layer: crate::service::BoxLayer,
+        layer: crate::layers::BoxLayer,
     ) -> Result<(), RegistryError> {
         let spec = layered::Spec { selector, layer };
         let mut problems = Vec::new();
@@ -605,9 +606,11 @@ impl Registry {
         self.layers.any()
     }
 
-    /// Whether calls of `tool` go through layers, and so may wait before the tool runs.
-    pub(crate) fn layered(&self, tool: &RegisteredTool) -> bool {
-        !self.layers.is_empty() || tool.layer.is_some()
+    /// How long a call of `tool` may run: its own timeout, else the registry's.
+    pub(crate) fn timeout_of(&self, tool: &RegisteredTool) -> Option<std::time::Duration> {
+        tool.definition()
+            .timeout()
+            .or(self.settings.default_timeout)
     }
 
     /// Whether a call of the tool named `name` may ask the client: the tool can (it awaits),

@@ -5,7 +5,6 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use futures_util::FutureExt;
 use mcp_runtime_core::method::Method;
 use mcp_runtime_core::{LoggingLevel, MCPToolCall, TaskSupport};
 use serde_json::{Map, Value, json};
@@ -20,7 +19,7 @@ use super::stateless::{self, Mirrored};
 use super::{Answer, Notifier, Peer, Server, Step, admit, fault_response, in_flight_key, tasks};
 use crate::context::options::CallOptions;
 use crate::outbound::{Asks, Round, TaskSlot, Way};
-use crate::registry::{closest_names, did_you_mean};
+use crate::registry::{Passed, closest_names, did_you_mean};
 
 impl Server {
     /// Checks a call's parameters and finds its tool; the error answer otherwise.
@@ -85,6 +84,7 @@ impl Server {
             client: peer.client.to_owned(),
             auth: peer.auth.clone(),
             caller,
+            passed: None,
         })
     }
 
@@ -116,48 +116,43 @@ impl Server {
         })))
     }
 
-    /// Runs an inline call that reports no progress right here; any other is left to
-    /// [`Server::finish`].
-    pub(super) fn call_now(&self, pending: PendingCall) -> Step {
+    /// Runs an inline call that reports no progress right here, when every layer around
+    /// it admits it at once; any other is left to [`Server::finish`].
+    pub(super) fn call_now(&self, mut pending: PendingCall) -> Step {
         let reports_progress = pending.reports();
         let registry = &pending.snapshot.registry;
         let inline = registry
             .get(pending.call.tool_name.as_str())
-            .is_some_and(|tool| {
-                tool.runs_inline()
-                    && !registry.awaits_before(tool.built())
-                    && !registry.layered(tool)
-            });
+            .is_some_and(|tool| tool.runs_inline() && !registry.awaits_before(tool.built()));
         if reports_progress || !inline || pending.task {
             return Step::Call(Box::new(pending));
         }
         let mut options = CallOptions::new();
-        if let Some(caller) = pending.caller {
+        if let Some(caller) = pending.caller.take() {
             options = options.with_caller(caller);
         }
-        if let Some(meta) = pending.meta {
+        if let Some(meta) = pending.meta.take() {
             options = options.with_meta(meta);
         }
-        if let Some(auth) = pending.auth {
+        if let Some(auth) = pending.auth.take() {
             options = options.with_auth(auth);
         }
-        // An inline tool runs to its end within the first poll: there is nothing to await,
-        // and nothing a cancellation could stop.
         match pending
             .snapshot
             .registry
-            .call_with(pending.call, options)
-            .now_or_never()
+            .call_at_once(&mut pending.call, &options)
         {
-            Some(result) => Step::Answered(Some(Answer::ok(self.respond_call(
+            Ok(result) => Step::Answered(Some(Answer::ok(self.respond_call(
                 &pending.id,
                 pending.stateless,
                 result,
             )))),
-            None => Step::Answered(Some(Answer::ok(fault_response(
-                &pending.id,
-                Fault::internal("an inline tool did not finish at once"),
-            )))),
+            // A layer must wait (a slot to free, a store to ask): the call goes on as any
+            // awaited call, past the layers it has passed.
+            Err(passed) => {
+                pending.passed = Some((passed, options));
+                Step::Call(Box::new(pending))
+            }
         }
     }
 
@@ -173,7 +168,12 @@ impl Server {
         }
         let mut pending = *pending;
         let token = CancellationToken::new();
-        let mut options = CallOptions::new().with_cancellation(token.clone());
+        // A call deferred by `call_now` comes with its options already made.
+        let (options, passed) = match pending.passed.take() {
+            Some((passed, options)) => (options, Some(passed)),
+            None => (CallOptions::new(), None),
+        };
+        let mut options = options.with_cancellation(token.clone());
         if let (Some(least), Some(notify)) = (pending.log_level, &notify) {
             let notify = Arc::clone(notify);
             options = options.with_log(least, move |message| {
@@ -209,11 +209,11 @@ impl Server {
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         self.lock_in_flight()
             .insert(key.clone(), (serial, token.clone()));
-        let result = pending
-            .snapshot
-            .registry
-            .call_with(pending.call, options)
-            .await;
+        let registry = &pending.snapshot.registry;
+        let result = match passed {
+            Some(passed) => registry.call_passed(pending.call, options, passed).await,
+            None => registry.call_with(pending.call, options).await,
+        };
         {
             // A client that reused the id of a call in flight replaced its entry: leave
             // the newer one alone.
@@ -431,6 +431,9 @@ pub(crate) struct PendingCall {
     /// Who sent it, as the limits that count per caller know them: only for a registry
     /// with layers, which may count.
     pub(super) caller: Option<crate::auth::Caller>,
+    /// A call [`Server::call_now`] began and a layer made wait: the layers it passed, and
+    /// its options.
+    passed: Option<(Passed, CallOptions)>,
 }
 
 impl PendingCall {
