@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use mcp_runtime_core::method::Method;
-use mcp_runtime_core::{LoggingLevel, MCPToolCall, TaskSupport};
+use mcp_runtime_core::{LoggingLevel, MCPToolCall, TaskSupport, ToolStatus};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -142,11 +142,11 @@ impl Server {
             .registry
             .call_at_once(&mut pending.call, &options)
         {
-            Ok(result) => Step::Answered(Some(Answer::ok(self.respond_call(
-                &pending.id,
-                pending.stateless,
-                result,
-            )))),
+            Ok(result) => {
+                let failed = result.status() == ToolStatus::Failure;
+                let text = self.respond_call(&pending.id, pending.stateless, result);
+                Step::Answered(Some(Answer::called(text, failed)))
+            }
             // A layer must wait (a slot to free, a store to ask): the call goes on as any
             // awaited call, past the layers it has passed.
             Err(passed) => {

@@ -68,7 +68,15 @@ impl Id {
 
     /// The id, when it is a string.
     pub(crate) fn as_string(&self) -> Option<String> {
-        serde_json::from_str(self.written()?).ok()
+        match &self.0 {
+            // A string with nothing escaped: itself, between its quotes.
+            Some((raw, Spelling::Plain)) => {
+                let text = raw.get();
+                Some(text[1..text.len() - 1].to_owned())
+            }
+            Some((raw, _)) if raw.get().starts_with('"') => serde_json::from_str(raw.get()).ok(),
+            _ => None,
+        }
     }
 
     /// A key naming the request while it runs. Two ids get one key exactly when JSON reads

@@ -706,9 +706,26 @@ pub(crate) struct Answer {
     /// The OAuth scopes the request needs and its caller was not granted all of: the
     /// transport answers 403 and names them, where it has a status (HTTP).
     pub(crate) scopes_needed: Vec<String>,
+    /// How the request ended, as telemetry records it, where the answer's maker knew it
+    /// (a call's result); telemetry reads it from the text otherwise.
+    pub(crate) outcome: Option<crate::telemetry::Outcome>,
 }
 
 impl Answer {
+    /// The answer to a call whose tool answered: the text of `result`, which telemetry
+    /// need not read again.
+    pub(crate) fn called(text: String, result_failed: bool) -> Self {
+        let outcome = if result_failed {
+            crate::telemetry::Outcome::ToolError
+        } else {
+            crate::telemetry::Outcome::Success
+        };
+        Self {
+            outcome: Some(outcome),
+            ..Self::ok(text)
+        }
+    }
+
     /// An answer taken up as usual: a result, or an error about the request's content.
     pub(crate) fn ok(text: String) -> Self {
         Self {
@@ -716,6 +733,7 @@ impl Answer {
             status: Status::Ok,
             opens_session: false,
             scopes_needed: Vec::new(),
+            outcome: None,
         }
     }
 
@@ -726,6 +744,7 @@ impl Answer {
             status: refusal.status,
             opens_session: false,
             scopes_needed: Vec::new(),
+            outcome: None,
         }
     }
 
@@ -750,6 +769,7 @@ impl Answer {
             status: Status::Ok,
             opens_session: false,
             scopes_needed: needed.to_vec(),
+            outcome: None,
         }
     }
 }

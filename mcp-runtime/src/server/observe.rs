@@ -69,6 +69,17 @@ pub(crate) fn end(operation: Option<ServerOperation>, answer: Option<&str>) {
     }
 }
 
+/// Ends `operation` with `answer`: the outcome its maker knew, else what its text tells.
+#[inline]
+pub(crate) fn answered(operation: Option<ServerOperation>, answer: &super::Answer) {
+    if let Some(operation) = operation {
+        match answer.outcome {
+            Some(outcome) => operation.end(outcome),
+            None => operation.end_with_response(&answer.text),
+        }
+    }
+}
+
 /// Ends `operation` as a success: a stream opened, its acknowledgement sent.
 #[inline]
 pub(crate) fn succeeded(operation: Option<ServerOperation>) {
@@ -141,5 +152,10 @@ pub(crate) fn negotiated(incoming: &Incoming) -> Option<&'static str> {
 
 /// `jsonrpc.request.id`: a string id as itself, a number as written.
 fn request_id(id: &Id) -> Option<String> {
-    id.as_string().or_else(|| id.written().map(str::to_owned))
+    let written = id.written()?;
+    if written.starts_with('"') {
+        id.as_string()
+    } else {
+        Some(written.to_owned())
+    }
 }

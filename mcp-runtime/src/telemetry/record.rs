@@ -89,7 +89,7 @@ impl Telemetry {
         let context = self
             .otel
             .as_ref()
-            .map(|otel| otel.begin(side, operation, meta));
+            .map(|otel| otel.begin(side, operation, &labels, meta));
         #[cfg(not(feature = "otel"))]
         let _ = meta;
         Recorded {

@@ -3,17 +3,23 @@
 //! OpenTelemetry's own `TraceContextPropagator`), and its metrics for OTLP.
 
 use std::borrow::Cow;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use opentelemetry::metrics::{Counter, Histogram, Meter, UpDownCounter};
+use opentelemetry::metrics::{Counter, Histogram, Meter, ObservableUpDownCounter};
 use opentelemetry::propagation::{Extractor, Injector, TextMapPropagator};
 use opentelemetry::trace::{SpanKind, Status, TraceContextExt, Tracer};
 use opentelemetry::{Context, KeyValue};
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::trace::SdkTracer;
+use rustc_hash::FxHashMap;
 use serde_json::{Map, Value};
 
 use super::labels::{Labels, Side};
 use super::{DURATION_BUCKETS, Operation, Target};
+
+/// How many sets of labels the in-flight counts and the attributes made keep, at most: as
+/// many as the SDK keeps of an instrument's attribute sets.
+const KEPT: usize = 2000;
 
 /// The spans' tracer and the metrics' instruments.
 #[derive(Debug)]
@@ -21,7 +27,13 @@ pub(super) struct Otel {
     tracer: SdkTracer,
     server: Histogram<f64>,
     client: Histogram<f64>,
-    in_flight: UpDownCounter<i64>,
+    /// The operations in flight, by their labels, which the observable counter
+    /// `mcp.server.operations.in_flight` reports at each export: counting one costs a
+    /// lookup, not a measurement of the SDK's.
+    in_flight: Arc<Mutex<FxHashMap<Labels, i64>>>,
+    _in_flight: ObservableUpDownCounter<i64>,
+    /// The attributes of each set of labels and error, made once.
+    attributes: Mutex<FxHashMap<(Labels, Option<Cow<'static, str>>), Arc<[KeyValue]>>>,
     refusals: Counter<u64>,
 }
 
@@ -35,6 +47,17 @@ impl Otel {
                 .with_boundaries(DURATION_BUCKETS.to_vec())
                 .build()
         };
+        let in_flight: Arc<Mutex<FxHashMap<Labels, i64>>> = Arc::default();
+        let counted = Arc::clone(&in_flight);
+        let observed = meter
+            .i64_observable_up_down_counter("mcp.server.operations.in_flight")
+            .with_description("The MCP requests this server is answering now")
+            .with_callback(move |observer| {
+                for (attributes, count) in in_flight_counts(&lock(&counted)) {
+                    observer.observe(count, &attributes);
+                }
+            })
+            .build();
         Self {
             tracer,
             server: duration(
@@ -45,10 +68,9 @@ impl Otel {
                 "mcp.client.operation.duration",
                 "The duration of the MCP requests this process sent, until their answer",
             ),
-            in_flight: meter
-                .i64_up_down_counter("mcp.server.operations.in_flight")
-                .with_description("The MCP requests this server is answering now")
-                .build(),
+            in_flight,
+            _in_flight: observed,
+            attributes: Mutex::default(),
             refusals: meter
                 .u64_counter("mcp.server.refusals")
                 .with_description("The calls refused by a built-in layer, by layer and tool")
@@ -62,10 +84,22 @@ impl Otel {
         &self,
         side: Side,
         operation: &Operation<'_>,
+        labels: &Labels,
         meta: Option<&Map<String, Value>>,
     ) -> Context {
         if side == Side::Server {
-            self.in_flight.add(1, &in_flight_attributes(operation));
+            let mut in_flight = lock(&self.in_flight);
+            match in_flight.get_mut(labels) {
+                Some(count) => *count += 1,
+                None => {
+                    // A client names the tools it calls: the sets that count nothing now
+                    // go before the map grows past its bound.
+                    if in_flight.len() >= KEPT {
+                        in_flight.retain(|_, count| *count != 0);
+                    }
+                    in_flight.insert(labels.clone(), 1);
+                }
+            }
         }
         start_span(&self.tracer, side, operation, meta)
     }
@@ -77,21 +111,34 @@ impl Otel {
         error: Option<&Cow<'static, str>>,
         seconds: f64,
     ) {
-        let attributes: Vec<KeyValue> = labels
-            .pairs(error)
-            .map(|(key, value)| KeyValue::new(key, value.to_owned()))
-            .collect();
+        let attributes = self.attributes_of(labels, error);
         match side {
             Side::Server => {
-                let in_flight: Vec<KeyValue> = labels
-                    .pairs(None)
-                    .map(|(key, value)| KeyValue::new(key, value.to_owned()))
-                    .collect();
-                self.in_flight.add(-1, &in_flight);
+                if let Some(count) = lock(&self.in_flight).get_mut(labels) {
+                    *count -= 1;
+                }
                 self.server.record(seconds, &attributes);
             }
             Side::Client => self.client.record(seconds, &attributes),
         }
+    }
+
+    /// The attributes of an operation's duration: its labels, and `error.type` where it
+    /// failed. Made once for each: the labels take few values.
+    fn attributes_of(&self, labels: &Labels, error: Option<&Cow<'static, str>>) -> Arc<[KeyValue]> {
+        let key = (labels.clone(), error.cloned());
+        let mut attributes = lock(&self.attributes);
+        if let Some(made) = attributes.get(&key) {
+            return Arc::clone(made);
+        }
+        let made: Arc<[KeyValue]> = labels
+            .pairs(error)
+            .map(|(key, value)| KeyValue::new(key, value.to_owned()))
+            .collect();
+        if attributes.len() < KEPT {
+            attributes.insert(key, Arc::clone(&made));
+        }
+        made
     }
 
     pub(super) fn refused(&self, layer: &'static str, tool: &str) {
@@ -105,17 +152,35 @@ impl Otel {
     }
 }
 
-/// The attributes an operation in flight is counted under: those of its duration but
-/// `error.type`, which is not known yet.
-fn in_flight_attributes(operation: &Operation<'_>) -> Vec<KeyValue> {
-    let mut attributes = vec![
-        KeyValue::new("mcp.method.name", operation.method.to_owned()),
-        KeyValue::new("network.transport", operation.transport.as_str()),
-    ];
-    if let Target::Tool(name) = operation.target {
-        attributes.insert(1, KeyValue::new("gen_ai.tool.name", name.to_owned()));
+/// The operations in flight by the attributes they are counted under: those of their
+/// duration but `error.type`, not known yet, and `mcp.protocol.version`.
+fn in_flight_counts(counts: &FxHashMap<Labels, i64>) -> Vec<(Vec<KeyValue>, i64)> {
+    let mut by_attributes: FxHashMap<(&str, Option<&str>, &'static str), i64> =
+        FxHashMap::default();
+    for (labels, count) in counts {
+        let key = (
+            labels.method.as_str(),
+            labels.tool.as_deref(),
+            labels.transport,
+        );
+        *by_attributes.entry(key).or_default() += count;
     }
-    attributes
+    by_attributes
+        .into_iter()
+        .map(|((method, tool, transport), count)| {
+            let mut attributes = vec![KeyValue::new("mcp.method.name", method.to_owned())];
+            if let Some(tool) = tool {
+                attributes.push(KeyValue::new("gen_ai.tool.name", tool.to_owned()));
+            }
+            attributes.push(KeyValue::new("network.transport", transport));
+            (attributes, count)
+        })
+        .collect()
+}
+
+/// A lock whose holder panicked still holds good counts.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// The parent of a server's span: the trace `meta` carries, where its `traceparent` is a

@@ -94,7 +94,7 @@ async fn answer(
     let operation = observe::begin(&incoming, Transport::Tcp, session, Some(&mirrored), None);
     let pending = match state.server.begin_for(incoming, &peer, Some(&mirrored)) {
         Step::Answered(Some(answer)) => {
-            observe::end(operation, Some(&answer.text));
+            observe::answered(operation, &answer);
             if !answer.scopes_needed.is_empty() {
                 return insufficient_scope(state, answer);
             }

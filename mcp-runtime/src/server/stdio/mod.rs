@@ -275,7 +275,7 @@ impl<W: Write + Send + 'static> Reading<W> {
                 Ok(())
             }
             Step::Answered(Some(answer)) => {
-                observe::end(operation, Some(&answer.text));
+                observe::answered(operation, &answer);
                 self.write_now(&answer.text)
             }
             Step::Listen(listen) => {
