@@ -21,6 +21,9 @@ use super::{DURATION_BUCKETS, Operation, Target};
 /// many as the SDK keeps of an instrument's attribute sets.
 const KEPT: usize = 2000;
 
+/// An operation's duration as its attributes name it: its labels, and `error.type`.
+type Measured = (Labels, Option<Cow<'static, str>>);
+
 /// The spans' tracer and the metrics' instruments.
 #[derive(Debug)]
 pub(super) struct Otel {
@@ -33,7 +36,7 @@ pub(super) struct Otel {
     in_flight: Arc<Mutex<FxHashMap<Labels, i64>>>,
     _in_flight: ObservableUpDownCounter<i64>,
     /// The attributes of each set of labels and error, made once.
-    attributes: Mutex<FxHashMap<(Labels, Option<Cow<'static, str>>), Arc<[KeyValue]>>>,
+    attributes: Mutex<FxHashMap<Measured, Arc<[KeyValue]>>>,
     refusals: Counter<u64>,
 }
 
