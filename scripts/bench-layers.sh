@@ -10,9 +10,14 @@
 #   rate limits in Redis, against in memory: HTTP calls/s (a redis-server it starts).
 #
 # Usage: bash scripts/bench-layers.sh [ROUNDS]   (BEFORE=/path/to/old/release to compare)
+#
+# The server's CPU time is read from /proc in clock ticks (10 ms): STDIO_CALLS (500,000 by
+# default) makes a run long enough that one tick is well under 1% of it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-5}
+stdio_calls=${STDIO_CALLS:-500000}
+http_calls=${HTTP_CALLS:-60000}
 cargo build --release --quiet -p mcp-bench
 bin=target/release
 driver=$bin/mcp-bench
@@ -24,17 +29,21 @@ limits=(--tool-rate-limit 'bench.*=1000000000/s' --tool-concurrency 'bench.*=102
 
 stdio_run() { # label server [args...]
   local label=$1; shift
-  "$driver" stdio --window 64 -n 100000 --json -- "$@" >>"$out/$label.jsonl"
+  "$driver" stdio --window 64 -n "$stdio_calls" --json -- "$@" >>"$out/$label.jsonl"
 }
 
 http_run() { # label server-binary [args...]
   local label=$1 server=$2; shift 2
   "$server" serve --http 127.0.0.1:0 --quiet "$@" 2>"$out/listen" &
   local pid=$!
-  until grep -q 'listening on' "$out/listen" 2>/dev/null; do sleep 0.05; done
-  local url
-  url=$(sed -n 's/.*listening on \(http[^ ]*\).*/\1/p' "$out/listen" | head -1)
-  "$driver" http "$url" --clients 16 -n 30000 --json >>"$out/$label.jsonl"
+  # The address once its whole line is written: a line read half-written names no URL.
+  local url=
+  until [ -n "$url" ]; do
+    kill -0 "$pid" 2>/dev/null || { cat "$out/listen" >&2; exit 1; }
+    sleep 0.05
+    url=$(sed -n 's/.*listening on \(http[^ ]*\/mcp\)$/\1/p' "$out/listen" | head -1)
+  done
+  "$driver" http "$url" --clients 16 -n "$http_calls" --json >>"$out/$label.jsonl"
   kill "$pid"; wait "$pid" 2>/dev/null || true
 }
 
@@ -69,7 +78,7 @@ for round in $(seq "$rounds"); do
   http_run plain_http "$bin/bench-server"
   stdio_run limits_stdio "$bin/bench-server" serve --stdio "${limits[@]}"
   OTEL_EXPORTER_OTLP_ENDPOINT=$otlp OTEL_SERVICE_NAME=bench \
-    "$driver" stdio --window 64 -n 100000 --json -- "$bin/bench-server" serve --stdio >>"$out/otel_stdio.jsonl"
+    "$driver" stdio --window 64 -n "$stdio_calls" --json -- "$bin/bench-server" serve --stdio >>"$out/otel_stdio.jsonl"
   http_run memory_limits_http "$bin/bench-server" "${limits[@]}"
   http_run redis_limits_http "$bin/bench-server" "${limits[@]}" --limit-store "redis://127.0.0.1:$redis_port"
 done

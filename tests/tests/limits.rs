@@ -17,7 +17,12 @@ const TOOL: &str = "calculator.add";
 /// Calls `TOOL` at `url` at the stateless revision, as one client (one address): the
 /// `tools/call` result.
 fn call(runtime: &tokio::runtime::Runtime, url: &str, a: i64) -> Value {
-    runtime.block_on(async {
+    runtime.block_on(call_async(url, a))
+}
+
+/// [`call`], awaited.
+async fn call_async(url: &str, a: i64) -> Value {
+    {
         let body = json!({
             "jsonrpc": "2.0", "id": 1, "method": "tools/call",
             "params": {
@@ -40,7 +45,7 @@ fn call(runtime: &tokio::runtime::Runtime, url: &str, a: i64) -> Value {
             .expect("the server answers");
         let answer: Value = response.json().await.expect("a JSON answer");
         answer["result"].clone()
-    })
+    }
 }
 
 /// The error detail of a failed call's result; panics when it succeeded.
@@ -130,6 +135,34 @@ fn two_replicas_sharing_a_redis_share_the_limit_and_follow_the_failure_policy() 
     );
     // Open: let through.
     assert_answered(&call(&runtime, &replicas[1], 11), 11);
+}
+
+#[test]
+fn calls_at_once_through_two_replicas_sharing_a_redis_each_count_once() {
+    let redis = Redis::start();
+    let args = [
+        "--tool-rate-limit",
+        "calculator.add=5/min",
+        "--limit-store",
+        redis.url.as_str(),
+    ];
+    let replicas = [
+        HttpServer::spawn(quickstart_bin(), &args),
+        HttpServer::spawn(quickstart_bin(), &args),
+    ];
+    let urls = [replicas[0].url(), replicas[1].url()];
+    // Checks that arrive together go to Redis together: each must still count once.
+    let calls = (0..20).map(|a| call_async(&urls[a % 2], a as i64));
+    let results = runtime().block_on(futures_util::future::join_all(calls));
+    let answered = results.iter().filter(|r| r["isError"] == false).count();
+    assert_eq!(answered, 5, "the fleet's five calls a minute: {results:?}");
+    for refused in results.iter().filter(|r| r["isError"] == true) {
+        assert_eq!(
+            error_of(refused)["error_type"],
+            "ApiLimitExceeded",
+            "{refused}"
+        );
+    }
 }
 
 #[test]

@@ -275,7 +275,22 @@ async fn rest(
         return MCPToolResult::failure(refused);
     }
     let Some(stack) = &wrapping.tower else {
-        return execute::run(tool, arguments, options, &registry.settings).await;
+        // Admitted: the tool runs as with no layer, an inline one at once.
+        return match tool.handler {
+            Handler::Inline(invoke) if !registry.awaits_before(tool.built()) => {
+                let mut arguments = Value::Object(arguments);
+                let settings = &registry.settings;
+                execute::run_inline(
+                    tool,
+                    tool.built(),
+                    invoke,
+                    &mut arguments,
+                    &options,
+                    settings,
+                )
+            }
+            _ => execute::run(tool, arguments, options, &registry.settings).await,
+        };
     };
     let (owned, settings) = (tool.clone(), Arc::clone(&registry.settings));
     let run = move |arguments, options| -> Running {
