@@ -2,9 +2,10 @@
 //! the result cache ([`CacheLayer`](super::CacheLayer)) lives: this process's memory, or
 //! a Redis every replica shares, so that N calls a minute means N across the fleet.
 //!
-//! With Redis, a limited call costs one round trip: an atomic script checks and updates
-//! the caller's GCRA state, `{namespace}:limit:{tool}:{caller}`, which expires once it no
-//! longer holds anything back. A cached result is one `GET`, and one `SET … PX` when it
+//! With Redis, a limited call costs a round trip at most: an atomic script checks and
+//! updates the caller's GCRA state, `{namespace}:limit:{tool}:{caller}`, which expires
+//! once it no longer holds anything back; the checks asked while one is on its way go
+//! together in the next script call. A cached result is one `GET`, and one `SET … PX` when it
 //! was not there, under `{namespace}:cache:…`. When Redis cannot be reached, the failure
 //! is logged (at most once every ten seconds) and the [`OnFailure`] policy decides.
 
