@@ -1,6 +1,6 @@
 //! A rate limit per caller and per tool: [`RateLimitLayer`], GCRA over a [`Quota`].
 //!
-//! Each caller ([`Caller`](crate::auth::Caller): the OAuth subject, else the session, else
+//! Each caller ([`Caller`]: the OAuth subject, else the session, else
 //! the client's address, else the stdio connection) gets the quota for each item the
 //! layer wraps. Past it, a call fails with `ApiLimitExceeded`, naming the limit and when
 //! to retry, `retry_after_ms` in the error's details. The state lives in the layer's
