@@ -556,3 +556,74 @@ async fn an_inline_call_a_limit_makes_wait_is_answered_once_its_slot_frees_count
     let third = client.call_tool("held.quick", json!({})).await.unwrap();
     assert_eq!(error_type(&third), ErrorType::ApiLimitExceeded, "{third:?}");
 }
+
+/// Keeps the kind and caller of each request it passes on.
+#[derive(Clone)]
+struct Callers<S>(
+    S,
+    Arc<std::sync::Mutex<Vec<(Kind, mcp_runtime::layers::Caller)>>>,
+);
+
+impl<S> tower::Service<Request> for Callers<S>
+where
+    S: tower::Service<Request, Response = Response, Error = BoxError>,
+{
+    type Response = Response;
+    type Error = BoxError;
+    type Future = S::Future;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
+        self.0.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request) -> S::Future {
+        self.1
+            .lock()
+            .unwrap()
+            .push((request.kind(), request.caller()));
+        self.0.call(request)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn layers_see_who_reads_a_resource_or_gets_a_prompt_as_they_see_who_calls_a_tool() {
+    use mcp_runtime::layers::Caller;
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let kept = Arc::clone(&seen);
+    let mut registry = echo()
+        .layer(tower::layer::layer_fn(move |inner| {
+            Callers(inner, Arc::clone(&kept))
+        }))
+        .build()
+        .unwrap();
+    registry
+        .register_resource(ResourceDefinition::new("app://about", "about"), |_| async {
+            Ok(vec![ResourceContents::text("app://about", "hello")])
+        })
+        .unwrap();
+    registry
+        .register_prompt(PromptDefinition::new("greet"), |_| async {
+            Ok(PromptResult::new(vec![PromptMessage::user("hi")]))
+        })
+        .unwrap();
+    registry.read_resource("app://about").await.unwrap();
+    let server = mcp_runtime::server::Server::new(registry);
+    let client = mcp_runtime::testing::connect(server).await.unwrap();
+    client.read_resource("app://about").await.unwrap();
+    client
+        .get_prompt("greet", serde_json::Map::new())
+        .await
+        .unwrap();
+    client.call_tool("t.echo", json!({})).await.unwrap();
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(
+        seen,
+        [
+            (Kind::Resource, Caller::Local),
+            (Kind::Resource, Caller::Connection),
+            (Kind::Prompt, Caller::Connection),
+            (Kind::Tool, Caller::Connection),
+        ],
+        "a client's reads and gets count against its own limits, not the application's"
+    );
+}

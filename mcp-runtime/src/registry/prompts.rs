@@ -275,16 +275,18 @@ impl Registry {
         name: &str,
         arguments: Arguments,
     ) -> impl Future<Output = Result<PromptResult, PromptError>> + Send + 'static {
-        self.get_prompt_asking(name, arguments, Asker::default())
+        self.get_prompt_asking(name, arguments, Asker::default(), CallOptions::new())
     }
 
     /// [`Registry::get_prompt`], the prompt's asks going through `asker`; at 2026-07-28 an
-    /// ask still open ends the rendering (the server answers with the asks).
+    /// ask still open ends the rendering (the server answers with the asks). The layers
+    /// around it see who asks as `options` say.
     pub(crate) fn get_prompt_asking(
         &self,
         name: &str,
         arguments: Arguments,
         asker: Asker,
+        options: CallOptions,
     ) -> impl Future<Output = Result<PromptResult, PromptError>> + Send + 'static {
         let get = self
             .prompts
@@ -303,7 +305,7 @@ impl Registry {
             let rendered = match stack {
                 None => render(get, arguments, asker, Arc::clone(&name), timeout).await,
                 Some(stack) => {
-                    let (named, options) = (Arc::clone(&name), CallOptions::new());
+                    let named = Arc::clone(&name);
                     let run = move |arguments, _| -> crate::service::Running {
                         Box::pin(async move {
                             Response::Prompt(render(get, arguments, asker, named, timeout).await)

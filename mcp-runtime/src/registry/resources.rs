@@ -615,15 +615,17 @@ impl Registry {
         &self,
         uri: &str,
     ) -> impl Future<Output = Result<Vec<ResourceContents>, ReadError>> + Send + 'static {
-        self.read_resource_asking(uri, crate::talk::Asker::default())
+        self.read_resource_asking(uri, crate::talk::Asker::default(), CallOptions::new())
     }
 
     /// [`Registry::read_resource`], the function's asks going through `asker`; at
-    /// 2026-07-28 an ask still open ends the read (the server answers with the asks).
+    /// 2026-07-28 an ask still open ends the read (the server answers with the asks). The
+    /// layers around it see who reads as `options` say.
     pub(crate) fn read_resource_asking(
         &self,
         uri: &str,
         asker: crate::talk::Asker,
+        options: CallOptions,
     ) -> impl Future<Output = Result<Vec<ResourceContents>, ReadError>> + Send + 'static {
         let found = self.resources.find(uri);
         let stack = found
@@ -645,7 +647,7 @@ impl Registry {
                         Kind::Resource,
                         name,
                         serde_json::Map::new(),
-                        CallOptions::new(),
+                        options,
                         move |_, _| Box::pin(async move { Response::Resource(read.await) }),
                     )
                     .with_timeout(timeout);

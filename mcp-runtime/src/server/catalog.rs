@@ -15,7 +15,8 @@ use serde_json::{Map, Value, json};
 use super::jsonrpc::{self, Id};
 use super::served::Snapshot;
 use super::stateless;
-use super::{Answer, CacheScope, Fault, Request, Server, Step};
+use super::{Answer, CacheScope, Fault, Peer, Request, Server, Step};
+use crate::context::options::CallOptions;
 use crate::outbound::{Asks, Round, TaskSlot, Way};
 use crate::registration::CompletionContext;
 use crate::registry::{CompletionRef, PromptError, ReadError};
@@ -139,7 +140,8 @@ impl Server {
             };
         // Only a round's answer names the server.
         let server_info = round.as_ref().map(|_| self.server_info());
-        let read = snapshot.registry.read_resource_asking(uri, asker);
+        let options = layer_options(snapshot, request.peer);
+        let read = snapshot.registry.read_resource_asking(uri, asker, options);
         let uri = uri.to_owned();
         let future = async move {
             let read = read.await;
@@ -198,7 +200,10 @@ impl Server {
             };
         // Only a round's answer names the server.
         let server_info = round.as_ref().map(|_| self.server_info());
-        let get = snapshot.registry.get_prompt_asking(name, arguments, asker);
+        let options = layer_options(snapshot, request.peer);
+        let get = snapshot
+            .registry
+            .get_prompt_asking(name, arguments, asker, options);
         let future = async move {
             let got = get.await;
             if let Some(asked) = input_required(round, server_info.as_ref()) {
@@ -391,4 +396,17 @@ fn completion_ref(params: &Map<String, Value>) -> Result<CompletionRef, Fault> {
 /// A failure of a resource's or prompt's function: an internal error with its message.
 fn failure(err: &mcp_runtime_core::ToolError) -> Fault {
     Fault::internal(err.message()).with_data(json!({ "type": err.error_type() }))
+}
+
+/// What the layers around a read or a prompt see of who asks: the caller the limits count
+/// by, and the access token; nothing for a registry without layers, which no one asks.
+fn layer_options(snapshot: &Snapshot, peer: &Peer<'_>) -> CallOptions {
+    if !snapshot.registry.has_layers() {
+        return CallOptions::new();
+    }
+    let options = CallOptions::new().with_caller(peer.caller());
+    match &peer.auth {
+        Some(auth) => options.with_auth(Arc::clone(auth)),
+        None => options,
+    }
 }
