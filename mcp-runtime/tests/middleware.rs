@@ -341,9 +341,12 @@ async fn a_layer_may_answer_itself_or_map_the_result() {
     assert_eq!(seen.load(Ordering::SeqCst), 2);
 }
 
-/// Counts the requests of each kind it sees.
+/// Keeps the kind, item and caller of each request it passes on.
 #[derive(Clone)]
-struct Kinds<S>(S, Arc<std::sync::Mutex<Vec<(Kind, String)>>>);
+struct Kinds<S>(S, Arc<std::sync::Mutex<Vec<Seen>>>);
+
+/// What [`Kinds`] keeps of a request: its kind, its item's name, who calls.
+type Seen = (Kind, String, mcp_runtime::layers::Caller);
 
 impl<S> tower::Service<Request> for Kinds<S>
 where
@@ -358,10 +361,24 @@ where
     }
 
     fn call(&mut self, request: Request) -> S::Future {
-        let seen = (request.kind(), request.name().to_owned());
+        let seen = (request.kind(), request.name().to_owned(), request.caller());
         self.1.lock().unwrap().push(seen);
         self.0.call(request)
     }
+}
+
+/// Adds the resource `app://about` and the prompt `greet` to `registry`.
+fn about_and_greet(registry: &mut Registry) {
+    registry
+        .register_resource(ResourceDefinition::new("app://about", "about"), |_| async {
+            Ok(vec![ResourceContents::text("app://about", "hello")])
+        })
+        .unwrap();
+    registry
+        .register_prompt(PromptDefinition::new("greet"), |_| async {
+            Ok(PromptResult::new(vec![PromptMessage::user("hi")]))
+        })
+        .unwrap();
 }
 
 #[tokio::test]
@@ -374,16 +391,7 @@ async fn resource_reads_and_prompt_gets_pass_through_the_layers_too() {
         }))
         .build()
         .unwrap();
-    registry
-        .register_resource(ResourceDefinition::new("app://about", "about"), |_| async {
-            Ok(vec![ResourceContents::text("app://about", "hello")])
-        })
-        .unwrap();
-    registry
-        .register_prompt(PromptDefinition::new("greet"), |_| async {
-            Ok(PromptResult::new(vec![PromptMessage::user("hi")]))
-        })
-        .unwrap();
+    about_and_greet(&mut registry);
     let read = registry.read_resource("app://about").await.unwrap();
     assert_eq!(read.len(), 1);
     registry
@@ -391,7 +399,12 @@ async fn resource_reads_and_prompt_gets_pass_through_the_layers_too() {
         .await
         .unwrap();
     registry.call(call("t.echo", json!({}))).await;
-    let seen = seen.lock().unwrap().clone();
+    let seen: Vec<(Kind, String)> = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(kind, name, _)| (*kind, name.clone()))
+        .collect();
     assert_eq!(
         seen,
         [
@@ -557,34 +570,6 @@ async fn an_inline_call_a_limit_makes_wait_is_answered_once_its_slot_frees_count
     assert_eq!(error_type(&third), ErrorType::ApiLimitExceeded, "{third:?}");
 }
 
-/// Keeps the kind and caller of each request it passes on.
-#[derive(Clone)]
-struct Callers<S>(
-    S,
-    Arc<std::sync::Mutex<Vec<(Kind, mcp_runtime::layers::Caller)>>>,
-);
-
-impl<S> tower::Service<Request> for Callers<S>
-where
-    S: tower::Service<Request, Response = Response, Error = BoxError>,
-{
-    type Response = Response;
-    type Error = BoxError;
-    type Future = S::Future;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
-        self.0.poll_ready(cx)
-    }
-
-    fn call(&mut self, request: Request) -> S::Future {
-        self.1
-            .lock()
-            .unwrap()
-            .push((request.kind(), request.caller()));
-        self.0.call(request)
-    }
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn layers_see_who_reads_a_resource_or_gets_a_prompt_as_they_see_who_calls_a_tool() {
     use mcp_runtime::layers::Caller;
@@ -592,20 +577,11 @@ async fn layers_see_who_reads_a_resource_or_gets_a_prompt_as_they_see_who_calls_
     let kept = Arc::clone(&seen);
     let mut registry = echo()
         .layer(tower::layer::layer_fn(move |inner| {
-            Callers(inner, Arc::clone(&kept))
+            Kinds(inner, Arc::clone(&kept))
         }))
         .build()
         .unwrap();
-    registry
-        .register_resource(ResourceDefinition::new("app://about", "about"), |_| async {
-            Ok(vec![ResourceContents::text("app://about", "hello")])
-        })
-        .unwrap();
-    registry
-        .register_prompt(PromptDefinition::new("greet"), |_| async {
-            Ok(PromptResult::new(vec![PromptMessage::user("hi")]))
-        })
-        .unwrap();
+    about_and_greet(&mut registry);
     registry.read_resource("app://about").await.unwrap();
     let server = mcp_runtime::server::Server::new(registry);
     let client = mcp_runtime::testing::connect(server).await.unwrap();
@@ -615,7 +591,12 @@ async fn layers_see_who_reads_a_resource_or_gets_a_prompt_as_they_see_who_calls_
         .await
         .unwrap();
     client.call_tool("t.echo", json!({})).await.unwrap();
-    let seen = seen.lock().unwrap().clone();
+    let seen: Vec<(Kind, Caller)> = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(kind, _, caller)| (*kind, caller.clone()))
+        .collect();
     assert_eq!(
         seen,
         [
