@@ -303,6 +303,28 @@ pub(crate) trait Admit: Send + Sync {
     fn wait<'a>(&'a self, item: Item<'a>) -> Deciding<'a>;
 }
 
+/// The call of a limit's tower form: `request` through `admit`, then through `inner` (the
+/// service made ready, which goes with the call; a clone stays for the next one), the
+/// ticket held until `inner` answers.
+pub(crate) fn admit_then_call<S>(
+    admit: Arc<dyn Admit>,
+    inner: &mut S,
+    request: Request,
+) -> Pin<Box<dyn Future<Output = Result<Response, BoxError>> + Send>>
+where
+    S: Service<Request, Response = Response> + Clone + Send + 'static,
+    S::Error: Into<BoxError>,
+    S::Future: Send + 'static,
+{
+    let fresh = inner.clone();
+    let mut ready = std::mem::replace(inner, fresh);
+    Box::pin(async move {
+        let caller = request.caller();
+        let _ticket = admitted(&*admit, Item::of(&request, &caller)).await?;
+        ready.call(request).await.map_err(Into::into)
+    })
+}
+
 /// `item` through `admit`: at once if it can, else waiting.
 pub(crate) async fn admitted(admit: &dyn Admit, item: Item<'_>) -> Result<Ticket, ToolError> {
     match admit.now(&item) {

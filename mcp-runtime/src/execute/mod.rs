@@ -83,7 +83,7 @@ pub use pool::DEFAULT_BLOCKING_THREADS;
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The signature of a synchronous tool's invoke function.
-type SyncInvoke = fn(&Value, Invocation<'_>) -> Outcome;
+pub(crate) type SyncInvoke = fn(&Value, Invocation<'_>) -> Outcome;
 
 /// Runs an inline tool on the caller's thread, to its end: no future, nothing to cancel.
 pub(crate) fn run_inline(

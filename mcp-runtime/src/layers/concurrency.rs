@@ -27,7 +27,7 @@ use tower::{Layer, Service};
 
 use crate::base::duration::format_duration;
 use crate::service::{
-    Admission, Admit, BoxError, Deciding, Item, Request, Response, Ticket, admitted,
+    Admission, Admit, BoxError, Deciding, Item, Request, Response, Ticket, admit_then_call,
 };
 
 /// At most `limit` calls of the items it wraps run at once, all of them together; the
@@ -156,15 +156,7 @@ where
     }
 
     fn call(&mut self, request: Request) -> Self::Future {
-        // The service made ready goes with the call; a clone stays for the next one.
-        let clone = self.inner.clone();
-        let mut inner = std::mem::replace(&mut self.inner, clone);
-        let shared = Arc::clone(&self.shared);
-        Box::pin(async move {
-            let caller = request.caller();
-            let _slot = admitted(&*shared, Item::of(&request, &caller)).await?;
-            inner.call(request).await.map_err(Into::into)
-        })
+        admit_then_call(self.shared.clone(), &mut self.inner, request)
     }
 }
 

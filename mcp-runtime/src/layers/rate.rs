@@ -26,7 +26,7 @@ use tower::{Layer, Service};
 use super::store::{LimitStore, LimitStoreError, OnFailure, Verdict};
 use crate::auth::Caller;
 use crate::service::{
-    Admission, Admit, BoxError, Deciding, Item, Request, Response, Ticket, admitted,
+    Admission, Admit, BoxError, Deciding, Item, Request, Response, Ticket, admit_then_call,
 };
 
 /// The period of a [`Quota`].
@@ -386,15 +386,7 @@ where
     }
 
     fn call(&mut self, request: Request) -> Self::Future {
-        let shared = Arc::clone(&self.shared);
-        // The service made ready is the one to call; a clone stays for the next call.
-        let fresh = self.inner.clone();
-        let mut inner = std::mem::replace(&mut self.inner, fresh);
-        Box::pin(async move {
-            let caller = request.caller();
-            admitted(&*shared, Item::of(&request, &caller)).await?;
-            inner.call(request).await.map_err(Into::into)
-        })
+        admit_then_call(self.shared.clone(), &mut self.inner, request)
     }
 }
 

@@ -109,11 +109,7 @@ impl<'r, O: Options + Default + 'r> Start<'r, O> {
         wrapping: Arc<Wrapping>,
         admitted: Admitted,
     ) -> Pin<Box<dyn Future<Output = MCPToolResult> + Send + 'r>> {
-        let arguments = match std::mem::take(&mut self.arguments) {
-            Value::Object(map) => map,
-            _ => Map::new(),
-        };
-        let options = std::mem::take(&mut self.options).owned();
+        let (arguments, options) = self.take();
         Box::pin(rest(
             self.registry,
             tool,
@@ -124,6 +120,15 @@ impl<'r, O: Options + Default + 'r> Start<'r, O> {
         ))
     }
 
+    /// The arguments and options, taken for a future that owns them.
+    fn take(&mut self) -> (Map<String, Value>, CallOptions) {
+        let arguments = match std::mem::take(&mut self.arguments) {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        };
+        (arguments, std::mem::take(&mut self.options).owned())
+    }
+
     /// The future of a tool that awaits, taking the arguments and options: out of line, so
     /// that its state, built here before it is boxed, does not weigh on an inline call.
     #[inline(never)]
@@ -131,11 +136,7 @@ impl<'r, O: Options + Default + 'r> Start<'r, O> {
         &mut self,
         tool: &'r RegisteredTool,
     ) -> Pin<Box<dyn Future<Output = MCPToolResult> + Send + 'r>> {
-        let arguments = match std::mem::take(&mut self.arguments) {
-            Value::Object(map) => map,
-            _ => Map::new(),
-        };
-        let options = std::mem::take(&mut self.options).owned();
+        let (arguments, options) = self.take();
         Box::pin(execute::run(
             tool,
             arguments,
@@ -222,10 +223,7 @@ pub(super) fn first_step<'r>(
     }
     // An inline tool runs right here, with no future of its own. Unless its user must
     // confirm it first, which takes an await.
-    let inline = match tool.handler {
-        Handler::Inline(invoke) if !registry.awaits_before(built) => Some(invoke),
-        _ => None,
-    };
+    let inline = inline_invoke(registry, tool);
     let mut wrapped = None;
     if let Some(wrapping) = registry.layers.for_tool(tool) {
         let mut admitted = Admitted::default();
@@ -253,6 +251,15 @@ pub(super) fn first_step<'r>(
     First::Done(result)
 }
 
+/// The function of `tool` when it runs inline, right where it is called: a synchronous
+/// `inline` tool whose user need not confirm it first, which takes an await.
+fn inline_invoke(registry: &Registry, tool: &RegisteredTool) -> Option<execute::SyncInvoke> {
+    match tool.handler {
+        Handler::Inline(invoke) if !registry.awaits_before(tool.built()) => Some(invoke),
+        _ => None,
+    }
+}
+
 /// The rest of a layered call: the layers asked directly that are left, then the tower
 /// stack, if any, then the tool.
 async fn rest(
@@ -276,8 +283,8 @@ async fn rest(
     }
     let Some(stack) = &wrapping.tower else {
         // Admitted: the tool runs as with no layer, an inline one at once.
-        return match tool.handler {
-            Handler::Inline(invoke) if !registry.awaits_before(tool.built()) => {
+        return match inline_invoke(registry, tool) {
+            Some(invoke) => {
                 let mut arguments = Value::Object(arguments);
                 let settings = &registry.settings;
                 execute::run_inline(
@@ -289,7 +296,7 @@ async fn rest(
                     settings,
                 )
             }
-            _ => execute::run(tool, arguments, options, &registry.settings).await,
+            None => execute::run(tool, arguments, options, &registry.settings).await,
         };
     };
     let (owned, settings) = (tool.clone(), Arc::clone(&registry.settings));

@@ -127,16 +127,7 @@ impl Server {
         if reports_progress || !inline || pending.task {
             return Step::Call(Box::new(pending));
         }
-        let mut options = CallOptions::new();
-        if let Some(caller) = pending.caller.take() {
-            options = options.with_caller(caller);
-        }
-        if let Some(meta) = pending.meta.take() {
-            options = options.with_meta(meta);
-        }
-        if let Some(auth) = pending.auth.take() {
-            options = options.with_auth(auth);
-        }
+        let options = pending.given_up(CallOptions::new());
         match pending
             .snapshot
             .registry
@@ -248,16 +239,7 @@ impl Server {
         if let Some(asks) = &pending.asks {
             options = options.with_asks(Arc::clone(asks));
         }
-        if let Some(meta) = pending.meta.take() {
-            options = options.with_meta(meta);
-        }
-        if let Some(auth) = pending.auth.take() {
-            options = options.with_auth(auth);
-        }
-        match pending.caller.take() {
-            Some(caller) => options.with_caller(caller),
-            None => options,
-        }
+        pending.given_up(options)
     }
 
     /// How a call's asks reach a client of the handshake's revisions that declared
@@ -437,6 +419,20 @@ pub(crate) struct PendingCall {
 }
 
 impl PendingCall {
+    /// `options` with the call's `_meta` and who sent it, which it gives up.
+    fn given_up(&mut self, mut options: CallOptions) -> CallOptions {
+        if let Some(meta) = self.meta.take() {
+            options = options.with_meta(meta);
+        }
+        if let Some(auth) = self.auth.take() {
+            options = options.with_auth(auth);
+        }
+        match self.caller.take() {
+            Some(caller) => options.with_caller(caller),
+            None => options,
+        }
+    }
+
     /// Whether the call may send notifications before its answer: it asks for progress
     /// reports (its `_meta` has a `progressToken`), or for log messages.
     pub(crate) fn reports(&self) -> bool {

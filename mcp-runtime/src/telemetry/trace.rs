@@ -21,8 +21,8 @@ use super::{DURATION_BUCKETS, Operation, Target};
 /// many as the SDK keeps of an instrument's attribute sets.
 const KEPT: usize = 2000;
 
-/// An operation's duration as its attributes name it: its labels, and `error.type`.
-type Measured = (Labels, Option<Cow<'static, str>>);
+/// The attributes made of each set of labels, by `error.type`.
+type Made = FxHashMap<Labels, Vec<(Option<Cow<'static, str>>, Arc<[KeyValue]>)>>;
 
 /// The spans' tracer and the metrics' instruments.
 #[derive(Debug)]
@@ -36,7 +36,7 @@ pub(super) struct Otel {
     in_flight: Arc<Mutex<FxHashMap<Labels, i64>>>,
     _in_flight: ObservableUpDownCounter<i64>,
     /// The attributes of each set of labels and error, made once.
-    attributes: Mutex<FxHashMap<Measured, Arc<[KeyValue]>>>,
+    attributes: Mutex<Made>,
     refusals: Counter<u64>,
 }
 
@@ -127,19 +127,26 @@ impl Otel {
     }
 
     /// The attributes of an operation's duration: its labels, and `error.type` where it
-    /// failed. Made once for each: the labels take few values.
+    /// failed. Made once for each, and found again with no copy of the labels: they take
+    /// few values, and an operation's errors fewer.
     fn attributes_of(&self, labels: &Labels, error: Option<&Cow<'static, str>>) -> Arc<[KeyValue]> {
-        let key = (labels.clone(), error.cloned());
         let mut attributes = lock(&self.attributes);
-        if let Some(made) = attributes.get(&key) {
-            return Arc::clone(made);
+        let made = attributes
+            .get(labels)
+            .and_then(|by_error| by_error.iter().find(|(of, _)| of.as_ref() == error))
+            .map(|(_, made)| Arc::clone(made));
+        if let Some(made) = made {
+            return made;
         }
         let made: Arc<[KeyValue]> = labels
             .pairs(error)
             .map(|(key, value)| KeyValue::new(key, value.to_owned()))
             .collect();
         if attributes.len() < KEPT {
-            attributes.insert(key, Arc::clone(&made));
+            attributes
+                .entry(labels.clone())
+                .or_default()
+                .push((error.cloned(), Arc::clone(&made)));
         }
         made
     }
