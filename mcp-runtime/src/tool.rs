@@ -107,11 +107,6 @@ impl RegisteredTool {
         self.enabled && matches!(self.handler, Handler::Async(_) | Handler::Dynamic(_))
     }
 
-    /// Whether a call runs to its end on the caller's thread, with nothing to await.
-    pub(crate) fn runs_inline(&self) -> bool {
-        self.enabled && matches!(self.handler, Handler::Inline(_))
-    }
-
     /// Whether a call is quick to start where it was read: up to its first wait, it only
     /// writes the request to the server whose tool this is.
     pub(crate) fn starts_at_once(&self) -> bool {

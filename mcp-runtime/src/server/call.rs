@@ -39,7 +39,8 @@ impl Server {
             mirrored,
         };
         let snapshot = self.served.load_full();
-        let (sent_name, name) = tool_name(&snapshot, caller, params.name)?;
+        let (sent_name, canonical) = tool_name(&snapshot, caller, params.name)?;
+        let name = canonical.as_deref().unwrap_or(&sent_name);
         let arguments = match params.arguments {
             None => Map::new(),
             Some(Value::Object(arguments)) => arguments,
@@ -48,7 +49,7 @@ impl Server {
         let (call, task) = admit_tool(
             &snapshot,
             caller,
-            (&name, &sent_name),
+            (name, &sent_name),
             arguments,
             params.meta.as_ref(),
         )?;
@@ -120,13 +121,10 @@ impl Server {
     /// it admits it at once; any other is left to [`Server::finish`].
     pub(super) fn call_now(&self, mut pending: PendingCall) -> Step {
         let reports_progress = pending.reports();
-        let registry = &pending.snapshot.registry;
-        let inline = registry
-            .get(pending.call.tool_name.as_str())
-            .is_some_and(|tool| tool.runs_inline() && !registry.awaits_before(tool.built()));
-        if reports_progress || !inline || pending.task {
+        if reports_progress || pending.task {
             return Step::Call(Box::new(pending));
         }
+        // A tool that awaits is left as a layer that must wait leaves it.
         let options = pending.given_up(CallOptions::new());
         match pending
             .snapshot
@@ -194,7 +192,7 @@ impl Server {
         // The handshake's revisions: a tool's asks are requests on the call's stream.
         let options = self.call_options(&mut pending, notify, options);
         let id = &pending.id;
-        let key = in_flight_key(&pending.client, &id.key());
+        let key = in_flight_key(&pending.client, id);
         let serial = self
             .serial
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -286,14 +284,14 @@ fn invalid(id: &Id, message: String) -> Answer {
     Answer::ok(fault_response(id, Fault::invalid_params(message)))
 }
 
-/// The name a call sends, and the registry's name of the tool it calls: the same but for
-/// a server with names for LLM APIs. Refused when it is no string, at 2026-07-28 not the
-/// one the transport mirrored, or no tool's name for LLM APIs.
+/// The name a call sends, and the registry's name of the tool it calls where that is
+/// another: on a server with names for LLM APIs. Refused when it is no string, at
+/// 2026-07-28 not the one the transport mirrored, or no tool's name for LLM APIs.
 fn tool_name(
     snapshot: &Snapshot,
     caller: Caller<'_>,
     sent: Option<Value>,
-) -> Result<(String, String), Answer> {
+) -> Result<(String, Option<String>), Answer> {
     let Some(Value::String(sent_name)) = sent else {
         return Err(invalid(
             caller.id,
@@ -305,10 +303,13 @@ fn tool_name(
             .map_err(|refusal| Answer::refused(caller.id, refusal))?;
     }
     let Some(names) = &snapshot.llm_names else {
-        return Ok((sent_name.clone(), sent_name));
+        return Ok((sent_name, None));
     };
     match names.to_canonical.get(&sent_name) {
-        Some(canonical) => Ok((sent_name.clone(), canonical.clone())),
+        Some(canonical) => {
+            let canonical = canonical.clone();
+            Ok((sent_name, Some(canonical)))
+        }
         None => {
             let near = closest_names(&sent_name, names.to_canonical.keys().map(String::as_str));
             Err(invalid(

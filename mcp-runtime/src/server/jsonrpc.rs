@@ -2,6 +2,7 @@
 
 use std::cell::Cell;
 use std::fmt;
+use std::fmt::Write as _;
 
 use mcp_runtime_core::method::Method;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -83,19 +84,61 @@ impl Id {
     /// them as the same value: a string whatever its escapes (`"ab"`, `"a\u0062"`), an
     /// integer however it is written (`100`, `1e2`, `100.0`), at any size, and a string
     /// never as a number (`"1"` is not `1`).
+    #[cfg(test)]
     pub(crate) fn key(&self) -> String {
+        let mut key = String::new();
+        self.push_key(&mut key);
+        key
+    }
+
+    /// Appends [`Id::key`] to `out`.
+    pub(crate) fn push_key(&self, out: &mut String) {
         match &self.0 {
-            None => String::new(),
+            None => {}
             Some((raw, Spelling::Plain)) => {
                 let text = raw.get();
-                format!("s{}", &text[1..text.len() - 1])
+                out.push('s');
+                out.push_str(&text[1..text.len() - 1]);
             }
-            Some((raw, Spelling::Integer)) => integer_key(raw.get())
-                .map(|key| format!("n{key}"))
-                .unwrap_or_default(),
-            Some((_, Spelling::Key(key))) => key.as_ref().to_owned(),
+            Some((raw, Spelling::Integer)) => {
+                let text = raw.get();
+                if let Some((sign, significant, zeros)) = plain_integer(text) {
+                    // The usual spelling, read where it is: `integer_key` spells it alike.
+                    out.push('n');
+                    out.push_str(sign);
+                    out.push_str(significant);
+                    if significant != "0" {
+                        // Writing to a `String` cannot fail.
+                        let _ = write!(out, "e{zeros}");
+                    }
+                } else if let Some(key) = integer_key(text) {
+                    out.push('n');
+                    out.push_str(&key);
+                }
+            }
+            Some((_, Spelling::Key(key))) => out.push_str(key),
         }
     }
+}
+
+/// An integer in the usual spelling (`-`, then digits, the first not `0` unless it is
+/// the only one), as [`integer_key`] spells it: the sign, the significant digits and the
+/// number of zeros after them. `None` for any other spelling.
+fn plain_integer(text: &str) -> Option<(&str, &str, usize)> {
+    let (sign, digits) = match text.strip_prefix('-') {
+        Some(digits) => ("-", digits),
+        None => ("", text),
+    };
+    if text == "0" {
+        return Some(("", "0", 0));
+    }
+    let plain = !digits.is_empty()
+        && !digits.starts_with('0')
+        && digits.bytes().all(|b| b.is_ascii_digit());
+    plain.then(|| {
+        let significant = digits.trim_end_matches('0');
+        (sign, significant, digits.len() - significant.len())
+    })
 }
 
 /// Whether the JSON value `text` is an integer: at once for the usual spelling, digits

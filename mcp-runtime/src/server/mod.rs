@@ -409,7 +409,7 @@ impl Server {
 
     /// Cancels `client`'s call `id`, if it is still running.
     fn cancel(&self, id: &Id, client: &str) {
-        let key = in_flight_key(client, &id.key());
+        let key = in_flight_key(client, id);
         if let Some((_, token)) = self.lock_in_flight().get(&key) {
             token.cancel();
         }
@@ -442,7 +442,7 @@ impl Server {
     /// acknowledgement goes to `send` at once, then each change it asked for, until the
     /// guard is dropped or the client cancels the request.
     pub(crate) fn listen(&self, listen: &Listen, client: &str, send: Notifier) -> ListenGuard {
-        let key = in_flight_key(client, &listen.id.key());
+        let key = in_flight_key(client, &listen.id);
         self.listeners.listen(listen, key, send)
     }
 
@@ -787,8 +787,12 @@ fn not_served(id: &Id, method: &Method, stateless: bool) -> Answer {
 }
 
 /// The key of a call in flight: a request id means something only to the client that sent it.
-fn in_flight_key(client: &str, id: &str) -> String {
-    format!("{client} {id}")
+fn in_flight_key(client: &str, id: &Id) -> String {
+    let mut key = String::with_capacity(client.len() + 24);
+    key.push_str(client);
+    key.push(' ');
+    id.push_key(&mut key);
+    key
 }
 
 /// Admits a request to `method`: whether it speaks the stateless revision, once its
