@@ -102,13 +102,22 @@ pub enum Caller {
 impl Caller {
     /// The caller as a key: its kind and its name, as `subject:alice` or `stdio`.
     pub fn key(&self) -> String {
-        match self {
-            Self::Subject(subject) => format!("subject:{subject}"),
-            Self::Session(session) => format!("session:{session}"),
-            Self::Address(address) => format!("address:{address}"),
-            Self::Connection => "stdio".to_owned(),
-            Self::Local => "local".to_owned(),
-        }
+        let mut key = String::new();
+        self.push_key(&mut key);
+        key
+    }
+
+    /// Appends [`Caller::key`] to `out`.
+    pub(crate) fn push_key(&self, out: &mut String) {
+        let (kind, name) = match self {
+            Self::Subject(subject) => ("subject:", &**subject),
+            Self::Session(session) => ("session:", &**session),
+            Self::Address(address) => ("address:", &**address),
+            Self::Connection => ("stdio", ""),
+            Self::Local => ("local", ""),
+        };
+        out.push_str(kind);
+        out.push_str(name);
     }
 }
 

@@ -283,9 +283,11 @@ impl Shared {
     /// The decision of the shared store (Redis) on the call of `item`.
     async fn check_store(&self, item: Item<'_>) -> Result<Ticket, ToolError> {
         let (name, quota) = (&**item.name, self.quota);
-        let key = format!("{name}:{}", item.caller.key());
         let tolerance = quota.interval() * (quota.calls.get() - 1);
-        let verdict = match self.store.gcra(&key, quota.interval(), tolerance).await {
+        let asked = self
+            .store
+            .gcra((name, item.caller), quota.interval(), tolerance);
+        let verdict = match asked.await {
             None => self.check_memory(item.name, item.caller),
             Some(Ok(verdict)) => verdict,
             Some(Err(error)) => return self.unreachable(name, &error).map(|()| Ticket::Free),

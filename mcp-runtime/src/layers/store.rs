@@ -9,6 +9,7 @@
 //! was not there, under `{namespace}:cache:…`. When Redis cannot be reached, the failure
 //! is logged (at most once every ten seconds) and the [`OnFailure`] policy decides.
 
+use crate::auth::Caller;
 use std::fmt;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -161,22 +162,22 @@ impl LimitStore {
         matches!(self.place, Place::Memory)
     }
 
-    /// One GCRA check of the shared store, for the caller's `key` (`{tool}:{caller}`): a
-    /// call each `interval`, `tolerance` ahead at most. `None` for the memory store, which
-    /// its layer checks itself.
+    /// One GCRA check of the shared store, for `caller`'s calls of `tool` (the key
+    /// `{tool}:{caller}`): a call each `interval`, `tolerance` ahead at most. `None` for
+    /// the memory store, which its layer checks itself.
     pub(crate) async fn gcra(
         &self,
-        key: &str,
+        (tool, caller): (&str, &Caller),
         interval: Duration,
         tolerance: Duration,
     ) -> Option<Result<Verdict, LimitStoreError>> {
         match &self.place {
             Place::Memory => {
-                let _ = (key, interval, tolerance);
+                let _ = (tool, caller, interval, tolerance);
                 None
             }
             #[cfg(feature = "redis")]
-            Place::Redis(redis) => Some(redis.gcra(key, interval, tolerance).await),
+            Place::Redis(redis) => Some(redis.gcra((tool, caller), interval, tolerance).await),
         }
     }
 

@@ -8,6 +8,7 @@ use redis::{AsyncCommands, Client, Script};
 use tokio::sync::{OnceCell, mpsc, oneshot};
 
 use super::{LimitStoreError, Verdict};
+use crate::auth::Caller;
 
 /// How long connecting, or an answer, may take before the store counts as unreachable.
 const TIMEOUT: Duration = Duration::from_millis(500);
@@ -104,17 +105,23 @@ impl RedisLimits {
             .map_err(|err| self.unreachable(err))
     }
 
-    /// One GCRA check of `key`. Checks asked while a batch is on its way go together in
+    /// One GCRA check of `caller`'s calls of `tool`. Checks asked while a batch is on its way go together in
     /// the next: one script call and one round trip for all of them, in the order asked.
     pub(super) async fn gcra(
         self: &Arc<Self>,
-        key: &str,
+        (tool, caller): (&str, &Caller),
         interval: Duration,
         tolerance: Duration,
     ) -> Result<Verdict, LimitStoreError> {
         let (answer, answered) = oneshot::channel();
+        // `{namespace}:limit:{tool}:{caller}`, written once.
+        let mut key = String::with_capacity(self.namespace.len() + tool.len() + 48);
+        for part in [&*self.namespace, ":limit:", tool, ":"] {
+            key.push_str(part);
+        }
+        caller.push_key(&mut key);
         let check = Check {
-            key: format!("{}:limit:{key}", self.namespace),
+            key,
             interval_us: interval.as_micros().max(1) as u64,
             tolerance_us: tolerance.as_micros() as u64,
             answer,
