@@ -41,8 +41,15 @@ fn expand<M, A>(
     let item_fn: ItemFn = match syn::parse2(item.clone()) {
         Ok(item_fn) => item_fn,
         Err(_) => {
-            // On the attribute itself: it is what is misplaced, not the item.
-            let err = syn::Error::new(Span::call_site(), misplaced.message(&item));
+            // On the item's keyword and name, which say what it is instead.
+            let message = misplaced.message(&item);
+            let err = match syn::parse2::<syn::Item>(item.clone()) {
+                Ok(parsed) => match what_it_is(&parsed) {
+                    Some(tokens) => syn::Error::new_spanned(tokens, message),
+                    None => syn::Error::new(Span::call_site(), message),
+                },
+                Err(_) => syn::Error::new(Span::call_site(), message),
+            };
             let err = err.to_compile_error();
             return quote! { #err #item };
         }
@@ -68,6 +75,32 @@ fn expand<M, A>(
             quote! { #emitted #placed }
         }
     }
+}
+
+/// The keyword and name that say what `item` is, as `struct Point` or `impl Point`: where
+/// an attribute that only functions take reports being put on it. `None` for an item with
+/// neither (a macro call, say).
+fn what_it_is(item: &syn::Item) -> Option<TokenStream> {
+    Some(match item {
+        syn::Item::Struct(item) => pair(&item.struct_token, &item.ident),
+        syn::Item::Enum(item) => pair(&item.enum_token, &item.ident),
+        syn::Item::Union(item) => pair(&item.union_token, &item.ident),
+        syn::Item::Trait(item) => pair(&item.trait_token, &item.ident),
+        syn::Item::Const(item) => pair(&item.const_token, &item.ident),
+        syn::Item::Static(item) => pair(&item.static_token, &item.ident),
+        syn::Item::Type(item) => pair(&item.type_token, &item.ident),
+        syn::Item::Mod(item) => pair(&item.mod_token, &item.ident),
+        syn::Item::Impl(item) => pair(&item.impl_token, &item.self_ty),
+        syn::Item::Use(item) => pair(&item.use_token, &item.tree),
+        syn::Item::ExternCrate(item) => pair(&item.extern_token, &item.ident),
+        syn::Item::ForeignMod(item) => pair(&item.unsafety, &item.abi),
+        _ => return None,
+    })
+}
+
+/// Two parts of an item, side by side: an error spans from the first to the second.
+fn pair(first: &impl quote::ToTokens, second: &impl quote::ToTokens) -> TokenStream {
+    quote!(#first #second)
 }
 
 /// An attribute that only functions take, and an example of it on one.
