@@ -12,12 +12,13 @@
 //! ```
 //!
 //! The `Output:` line is there when there is something to put on it: a partial result's
-//! data, or else the explanation.
+//! data, or else the explanation. The content blocks come last, one a line.
 
 use std::fmt;
 
 use serde_json::{Map, Value};
 
+use crate::content::ContentBlock;
 use crate::message::{ErrorDetails, MCPToolResult, ToolStatus};
 
 /// Renders the text a model reads. `success` and `no_change_needed` (and a `partial_success`
@@ -25,9 +26,35 @@ use crate::message::{ErrorDetails, MCPToolResult, ToolStatus};
 /// line after it. `failure` (and a `partial_success` with an error) is `[FAIL]`: the error
 /// line reads `<error_type>: <error_message>`, followed by the details in parentheses when
 /// there are any; the output line holds the partial data, or else the explanation, and is
-/// left out when there is neither.
+/// left out when there is neither. The content blocks follow, one a line: a text block's
+/// text, and a note of what any other block is (`[image: image/png]`).
 impl fmt::Display for MCPToolResult {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.render(f)?;
+        for block in self.content() {
+            f.write_str("\n")?;
+            write_block(f, block)?;
+        }
+        Ok(())
+    }
+}
+
+impl MCPToolResult {
+    /// The text a model reads without the content blocks: the text block that a failure's
+    /// wire form puts before them.
+    pub(crate) fn text_before_content(&self) -> String {
+        struct Before<'a>(&'a MCPToolResult);
+        impl fmt::Display for Before<'_> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                self.0.render(f)
+            }
+        }
+        Before(self).to_string()
+    }
+
+    /// The status, the error, the data and the explanation, as [`fmt::Display`] writes
+    /// them before the content blocks.
+    fn render(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.error() {
             Some(error)
                 if matches!(
@@ -49,20 +76,39 @@ impl fmt::Display for MCPToolResult {
                 }
             }
             _ => {
-                f.write_str("[OK] Tool executed successfully:\n")?;
-                let mut lines = Vec::with_capacity(2);
+                f.write_str("[OK] Tool executed successfully:")?;
+                let mut said = false;
                 if let Some(data) = self.data() {
-                    lines.push(compact(data));
+                    write!(f, "\n{}", compact(data))?;
+                    said = true;
                 }
                 if let Some(explanation) = self.explanation() {
-                    lines.push(explanation.to_owned());
+                    write!(f, "\n{explanation}")?;
+                    said = true;
                 }
-                if lines.is_empty() && self.status() == ToolStatus::NoChangeNeeded {
-                    lines.push("No change needed.".to_owned());
+                if !said && self.status() == ToolStatus::NoChangeNeeded {
+                    f.write_str("\nNo change needed.")?;
+                } else if !said && self.content().is_empty() {
+                    // The line the result would be on, empty.
+                    f.write_str("\n")?;
                 }
-                f.write_str(&lines.join("\n"))
+                Ok(())
             }
         }
+    }
+}
+
+/// A content block as a line of the text: a text block's text, a note of any other.
+fn write_block(f: &mut fmt::Formatter<'_>, block: &ContentBlock) -> fmt::Result {
+    match block {
+        ContentBlock::Text { text } => f.write_str(text),
+        ContentBlock::Image { mime_type, .. } => write!(f, "[image: {mime_type}]"),
+        ContentBlock::Audio { mime_type, .. } => write!(f, "[audio: {mime_type}]"),
+        ContentBlock::Resource { resource } => match &resource.text {
+            Some(text) => write!(f, "[resource {}]\n{text}", resource.uri),
+            None => write!(f, "[resource {}]", resource.uri),
+        },
+        ContentBlock::ResourceLink { uri, name, .. } => write!(f, "[link: {name} at {uri}]"),
     }
 }
 
@@ -73,7 +119,7 @@ fn compact(map: &Map<String, Value>) -> String {
 
 #[cfg(test)]
 mod tests {
-    use crate::{ErrorType, MCPErrorDetail, MCPToolResult};
+    use crate::{ContentBlock, ErrorType, MCPErrorDetail, MCPToolResult};
     use serde_json::json;
 
     #[test]
@@ -131,6 +177,50 @@ mod tests {
         }))
         .unwrap();
         assert!(result.to_string().starts_with("[OK]"), "{result}");
+    }
+
+    #[test]
+    fn content_blocks_follow_the_result_one_a_line() {
+        let result = MCPToolResult::success(json!({"pages": 2}))
+            .with_content(ContentBlock::text("The first page reads: hello."))
+            .with_content(ContentBlock::image("aGk=", "image/png"))
+            .with_content(ContentBlock::resource_text(
+                "file:///a.txt",
+                "text/plain",
+                "a",
+            ))
+            .with_content(ContentBlock::resource_link("file:///b.txt", "b"));
+        assert_eq!(
+            result.to_string(),
+            "[OK] Tool executed successfully:\n{\"pages\":2}\nThe first page reads: hello.\n\
+             [image: image/png]\n[resource file:///a.txt]\na\n[link: b at file:///b.txt]"
+        );
+        // A result of content alone, as another server's often is, shows it.
+        let remote = MCPToolResult::success(serde_json::Value::Null)
+            .with_content(ContentBlock::text("42 files"));
+        assert_eq!(
+            remote.to_string(),
+            "[OK] Tool executed successfully:\n42 files"
+        );
+    }
+
+    #[test]
+    fn a_failure_shows_its_content_after_the_error() {
+        let result = MCPToolResult::failure(MCPErrorDetail::new(ErrorType::TimeoutError, "slow"))
+            .with_content(ContentBlock::text("3 of 5 pages read"));
+        assert_eq!(
+            result.to_string(),
+            "[FAIL] Tool execution failed:\nError: TimeoutError: slow\n3 of 5 pages read"
+        );
+        // On the wire the blocks follow the text block, which does not repeat them.
+        let wire = crate::wire::call_tool_result(result);
+        assert_eq!(
+            wire["content"],
+            json!([
+                { "type": "text", "text": "[FAIL] Tool execution failed:\nError: TimeoutError: slow" },
+                { "type": "text", "text": "3 of 5 pages read" },
+            ])
+        );
     }
 
     #[test]

@@ -186,7 +186,8 @@ impl From<MCPToolResult> for CallToolResult {
 /// content blocks, and the detail in `_meta`.
 #[cold]
 fn failure(result: MCPToolResult) -> CallToolResult {
-    let text = result.to_string();
+    // The content blocks follow as themselves, not in the text.
+    let text = result.text_before_content();
     let parts = result.into_parts();
     let mut content = Vec::with_capacity(1 + parts.content.len());
     content.push(ContentBlock::text(text));
