@@ -360,6 +360,21 @@ async fn a_token_from_the_authorization_server_lets_the_caller_in_and_tools_see_
     assert_eq!(seen["issuer"], json!(issuer.url), "{seen}");
     let seen = call_with(&resource, &alices, "auth.whoami_later").await;
     assert_eq!(seen["subject"], json!("alice"), "{seen}");
+
+    // An audience names this server whatever the case of its scheme and host, as URIs
+    // compare; its path is compared as written.
+    let shouted = resource.replacen("http://", "HTTP://", 1);
+    let token = issuer
+        .token("/test/token", json!({ "aud": shouted, "sub": "alice" }))
+        .await;
+    let (status, _, body) = post(&resource, Some(&format!("Bearer {token}"))).await;
+    assert_eq!(status, 200, "{shouted}: {body}");
+    let other_path = resource.replace("/mcp", "/MCP");
+    let token = issuer
+        .token("/test/token", json!({ "aud": other_path, "sub": "alice" }))
+        .await;
+    let (status, _, body) = post(&resource, Some(&format!("Bearer {token}"))).await;
+    assert_eq!(status, 401, "{other_path}: {body}");
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -18,7 +18,7 @@ use sha2::{Digest, Sha256};
 
 use super::issuer::Issuer;
 use super::refusal::Refusal;
-use super::{Introspection, OAuthConfig, audiences};
+use super::{Introspection, OAuthConfig, names_this_server};
 use crate::auth::AuthInfo;
 
 /// The most answers kept at once. Past it, those expired go, and when none has, all do:
@@ -242,13 +242,7 @@ fn read_answer(
         }
     }
     if let Some(aud) = answer.get("aud") {
-        let wanted = audiences(&config.resource);
-        let named = match aud {
-            Value::String(one) => vec![one.as_str()],
-            Value::Array(many) => many.iter().filter_map(Value::as_str).collect(),
-            _ => Vec::new(),
-        };
-        if !named.iter().any(|named| wanted.iter().any(|w| w == named)) {
+        if !names_this_server(aud, &config.resource) {
             return invalid(
                 "the token is not for this server: its audience (aud) does not name it",
             );
@@ -324,6 +318,9 @@ mod tests {
         // One audience may be written alone.
         let alone = json!({ "active": true, "aud": "https://mcp.example/mcp" });
         assert!(read_answer(answer(alone), &config(), NOW).is_ok());
+        // The scheme and host in any case, as URIs compare.
+        let shouted = json!({ "active": true, "aud": "HTTPS://MCP.Example/mcp" });
+        assert!(read_answer(answer(shouted), &config(), NOW).is_ok());
     }
 
     #[test]

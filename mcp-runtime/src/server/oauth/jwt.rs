@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 
 use super::issuer::{Issuer, IssuerError};
 use super::refusal::Refusal;
-use super::{OAuthConfig, audiences};
+use super::{OAuthConfig, names_this_server};
 use crate::auth::AuthInfo;
 
 /// The signing algorithms an RSA key checks: PKCS#1 v1.5 and PSS.
@@ -156,7 +156,8 @@ impl KeyStore {
         let key = self.key(header.kid.as_deref(), header.alg, issuer).await?;
         let mut validation = Validation::new(header.alg);
         validation.set_issuer(&[&config.issuer]);
-        validation.set_audience(&audiences(&config.resource));
+        // Required, and compared below as URIs are, not as strings.
+        validation.validate_aud = false;
         validation.set_required_spec_claims(&["exp", "iss", "aud"]);
         validation.validate_nbf = true;
         validation.leeway = config.leeway.as_secs();
@@ -168,6 +169,12 @@ impl KeyStore {
                 return Err(Refusal::Invalid(explain(err.kind())));
             }
         };
+        if !claims
+            .get("aud")
+            .is_some_and(|aud| names_this_server(aud, &config.resource))
+        {
+            return Err(Refusal::Invalid(explain(&ErrorKind::InvalidAudience)));
+        }
         let (expires, starts) = (seconds(&claims, "exp"), seconds(&claims, "nbf"));
         let caller = Arc::new(AuthInfo::from_claims(claims));
         if let Some(expires) = expires {

@@ -368,15 +368,71 @@ impl Verifier {
     }
 }
 
-/// The audiences a token for `resource` may name: it, with or without a trailing slash.
-fn audiences(resource: &str) -> Vec<String> {
-    let bare = resource.trim_end_matches('/');
-    vec![bare.to_owned(), format!("{bare}/")]
+/// Whether a token's audience claim, `aud` (one string or a list of them), names the
+/// server at `resource`. A claim of any other form names nothing.
+fn names_this_server(aud: &serde_json::Value, resource: &str) -> bool {
+    let resource = canonical(resource);
+    let names =
+        |one: &serde_json::Value| one.as_str().is_some_and(|one| canonical(one) == resource);
+    match aud {
+        serde_json::Value::Array(many) => many.iter().any(names),
+        one => names(one),
+    }
+}
+
+/// `uri` in the form two URIs of one resource share: its scheme and host in lower case and
+/// a default port left out (RFC 3986 §6.2.2.1, §6.2.3), as `url` parses it, and no
+/// trailing slash. A string that is no URI is kept as written, but the slash.
+fn canonical(uri: &str) -> String {
+    let parsed = url::Url::parse(uri).map(String::from);
+    let uri = parsed.as_deref().unwrap_or(uri);
+    uri.trim_end_matches('/').to_owned()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_audience_names_this_server_whatever_the_case_of_its_scheme_and_host() {
+        let resource = "https://mcp.example/public/mcp";
+        for aud in [
+            "https://mcp.example/public/mcp",
+            "https://mcp.example/public/mcp/",
+            "HTTPS://MCP.Example/public/mcp",
+            "https://mcp.example:443/public/mcp",
+        ] {
+            assert!(
+                names_this_server(&serde_json::json!(aud), resource),
+                "{aud}"
+            );
+            assert!(
+                names_this_server(&serde_json::json!(["other", aud]), resource),
+                "{aud}"
+            );
+        }
+        for aud in [
+            // The path is compared as written.
+            "https://mcp.example/Public/mcp",
+            "http://mcp.example/public/mcp",
+            "https://mcp.example:8443/public/mcp",
+            "https://mcp.example.evil/public/mcp",
+            "https://mcp.example/public/mcp/more",
+            "",
+        ] {
+            assert!(
+                !names_this_server(&serde_json::json!(aud), resource),
+                "{aud}"
+            );
+        }
+        for aud in [
+            serde_json::json!(1),
+            serde_json::json!(null),
+            serde_json::json!([1]),
+        ] {
+            assert!(!names_this_server(&aud, resource), "{aud}");
+        }
+    }
 
     #[test]
     fn the_metadata_lives_under_the_resources_path_and_at_the_root() {
