@@ -317,6 +317,59 @@ async fn the_metadata_says_where_to_get_a_token_and_a_request_without_one_is_tol
         );
         assert_eq!(metadata["scopes_supported"], json!(["notes:read"]), "{url}");
     }
+    // A browser-based client reads the metadata from a page of its own origin: the
+    // preflight, then the read, are open to it.
+    let page = "https://inspector.example";
+    let http = reqwest::Client::new();
+    let preflight = http
+        .request(reqwest::Method::OPTIONS, &metadata_url)
+        .header("origin", page)
+        .header("access-control-request-method", "GET")
+        .header("access-control-request-headers", "mcp-protocol-version")
+        .send()
+        .await
+        .expect("answered");
+    assert!(preflight.status().is_success(), "{}", preflight.status());
+    let allowed = |response: &reqwest::Response, name: &str| {
+        response
+            .headers()
+            .get(name)
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_owned)
+    };
+    assert_eq!(
+        allowed(&preflight, "access-control-allow-origin").as_deref(),
+        Some("*")
+    );
+    let methods = allowed(&preflight, "access-control-allow-methods").unwrap_or_default();
+    assert!(methods.contains("GET"), "{methods}");
+    assert_eq!(
+        allowed(&preflight, "access-control-allow-headers").as_deref(),
+        Some("*")
+    );
+    let read = http
+        .get(&metadata_url)
+        .header("origin", page)
+        .header("mcp-protocol-version", HANDSHAKE)
+        .send()
+        .await
+        .expect("answered");
+    assert_eq!(read.status(), 200);
+    assert_eq!(
+        allowed(&read, "access-control-allow-origin").as_deref(),
+        Some("*")
+    );
+    // The endpoint itself still refuses an origin it does not allow.
+    let foreign = http
+        .post(&resource)
+        .header("origin", page)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#)
+        .send()
+        .await
+        .expect("answered");
+    assert_eq!(foreign.status(), 403);
     let (status, challenge, _) = post(&resource, None).await;
     assert_eq!(status, 401);
     assert_eq!(

@@ -55,7 +55,15 @@ async fn guarded(state: &HttpState, mut request: Request, next: Next) -> Respons
         .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |ConnectInfo(peer)| {
             peer.ip()
         });
-    if let Some(refusal) = refusal(state, request.headers(), client) {
+    // The OAuth metadata is public, and any web page may read it.
+    #[cfg(feature = "oauth")]
+    let any_origin = state
+        .verifier
+        .as_ref()
+        .is_some_and(|verifier| verifier.is_metadata(request.uri().path()));
+    #[cfg(not(feature = "oauth"))]
+    let any_origin = false;
+    if let Some(refusal) = refusal(state, request.headers(), client, any_origin) {
         return before_the_body(&request, refusal);
     }
     #[cfg(feature = "oauth")]
@@ -86,10 +94,15 @@ fn before_the_body(request: &Request, mut refusal: Response) -> Response {
 }
 
 /// The refusal of a request by the guards that need no access token, if one refuses it: an
-/// `Origin` that is not allowed (403), a missing or wrong bearer token (401), a client past
-/// its rate limit (429).
-fn refusal(state: &HttpState, headers: &HeaderMap, client: IpAddr) -> Option<Response> {
-    if let Some(origin) = headers.get(header::ORIGIN) {
+/// `Origin` that is not allowed (403) unless `any_origin` may send it, a missing or wrong
+/// bearer token (401), a client past its rate limit (429).
+fn refusal(
+    state: &HttpState,
+    headers: &HeaderMap,
+    client: IpAddr,
+    any_origin: bool,
+) -> Option<Response> {
+    if let Some(origin) = headers.get(header::ORIGIN).filter(|_| !any_origin) {
         let allowed = origin.to_str().is_ok_and(|origin| {
             is_loopback_origin(origin) || state.config.allowed_origins.iter().any(|o| o == origin)
         });

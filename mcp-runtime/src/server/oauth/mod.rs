@@ -18,7 +18,7 @@ use std::time::Duration;
 use axum::Router;
 use axum::extract::Request;
 use axum::http::{StatusCode, header};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
 use super::http::headers::bearer;
@@ -325,7 +325,9 @@ impl Verifier {
     }
 
     /// `router` with the routes of the protected resource metadata, open to all: where
-    /// clients find the authorization server (RFC 9728).
+    /// clients find the authorization server (RFC 9728). A web page of any origin may read
+    /// it (CORS), as a browser-based client must before it can sign in: the metadata is
+    /// public, and reading it changes nothing.
     pub(crate) fn routes<S: Clone + Send + Sync + 'static>(
         &self,
         mut router: Router<S>,
@@ -333,12 +335,24 @@ impl Verifier {
         let metadata = self.config.metadata().to_string();
         for path in self.config.metadata_paths() {
             let metadata = metadata.clone();
-            router = router.route(
-                &path,
-                axum::routing::get(move || async move { json_response(StatusCode::OK, metadata) }),
-            );
+            let get = move || async move {
+                let mut response = json_response(StatusCode::OK, metadata);
+                response.headers_mut().extend(open_to_any_origin());
+                response
+            };
+            router = router.route(&path, axum::routing::get(get).options(preflight));
         }
         router
+    }
+
+    /// Whether `path` is one of the metadata's, which any origin may read.
+    pub(crate) fn is_metadata(&self, path: &str) -> bool {
+        path.starts_with("/.well-known/oauth-protected-resource")
+            && self
+                .config
+                .metadata_paths()
+                .iter()
+                .any(|served| served == path)
     }
 
     /// Lets `request` in with its caller (in its extensions, as an `Arc<AuthInfo>`), or
@@ -366,6 +380,30 @@ impl Verifier {
     pub(crate) fn insufficient_scope(&self, needed: Vec<String>) -> Response {
         Refusal::InsufficientScope(needed).response(&self.config)
     }
+}
+
+/// The CORS headers of a response any origin may read, with no credentials.
+fn open_to_any_origin() -> [(header::HeaderName, header::HeaderValue); 1] {
+    [(
+        header::ACCESS_CONTROL_ALLOW_ORIGIN,
+        header::HeaderValue::from_static("*"),
+    )]
+}
+
+/// The answer to a browser's CORS preflight of the metadata: a `GET` from any origin,
+/// with any header (the MCP clients send `MCP-Protocol-Version`), for a day.
+async fn preflight() -> Response {
+    let mut response = StatusCode::NO_CONTENT.into_response();
+    let headers = response.headers_mut();
+    headers.extend(open_to_any_origin());
+    for (name, value) in [
+        (header::ACCESS_CONTROL_ALLOW_METHODS, "GET, OPTIONS"),
+        (header::ACCESS_CONTROL_ALLOW_HEADERS, "*"),
+        (header::ACCESS_CONTROL_MAX_AGE, "86400"),
+    ] {
+        headers.insert(name, header::HeaderValue::from_static(value));
+    }
+    response
 }
 
 /// Whether a token's audience claim, `aud` (one string or a list of them), names the
