@@ -97,6 +97,7 @@ pub struct HttpConfig {
 
 impl HttpConfig {
     /// Whether every request must carry credentials: a bearer token, or an access token.
+    #[cfg(feature = "cli")]
     pub(crate) fn requires_credentials(&self) -> bool {
         #[cfg(feature = "oauth")]
         if self.oauth.is_some() {
