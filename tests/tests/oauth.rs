@@ -870,6 +870,29 @@ async fn resources_templates_prompts_and_their_completions_need_their_scopes_at_
             );
         }
     }
+    // A subscription needs the resource's scopes, as a read does: its updates tell what
+    // only such a caller should know. Leaving one needs none.
+    let subscription = |method: &str, uri: &str| request(HANDSHAKE, method, json!({ "uri": uri }));
+    for uri in ["notes://today", "notes://by-id/7"] {
+        let refused = subscription("resources/subscribe", uri);
+        let (status, challenge, body) = served.send_with(&nobody, &refused).await;
+        assert_eq!(status, 403, "{uri}: {body}");
+        assert_eq!(
+            challenge.as_deref(),
+            Some(served.insufficient_scope("notes:read").as_str()),
+            "{uri}"
+        );
+    }
+    for (token, method, uri) in [
+        (&reader, "resources/subscribe", "notes://today"),
+        (&reader, "resources/subscribe", "notes://by-id/7"),
+        (&nobody, "resources/subscribe", "about://rules"),
+        (&nobody, "resources/unsubscribe", "notes://today"),
+    ] {
+        let (status, _, body) = served.send_with(token, &subscription(method, uri)).await;
+        assert_eq!(status, 200, "{method} {uri}: {body}");
+        assert_eq!(body["result"], json!({}), "{method} {uri}: {body}");
+    }
     // The listings say which scopes each needs.
     for (method, field, key, name, needed) in [
         (

@@ -81,11 +81,21 @@ impl Server {
     }
 
     /// `resources/subscribe` and `resources/unsubscribe` of the handshake's revisions: the
-    /// transport that keeps the connection records them; here they are checked and
-    /// acknowledged.
-    pub(super) fn subscription(&self, request: &Request<'_>) -> Answer {
-        let answer = string_param(request.params, "uri").map(|_| json!({}));
-        self.answered(request, answer)
+    /// transport that keeps the connection records them, unless refused here; here they
+    /// are checked and acknowledged. A subscription to a resource needs its scopes, as a
+    /// read does: its updates tell what only such a caller should know. Leaving one never
+    /// does.
+    pub(super) fn subscription(
+        &self,
+        snapshot: &Snapshot,
+        request: &Request<'_>,
+        on: bool,
+    ) -> Step {
+        let scopes = |uri: &str| snapshot.registry.resource_scopes(uri).filter(|_| on);
+        if let Err(refused) = self.named(request, "uri", scopes) {
+            return refused;
+        }
+        Step::Answered(Some(self.answered(request, Ok(json!({})))))
     }
 
     /// The string parameter `param` of `request`, the name of what it reads or gets, with

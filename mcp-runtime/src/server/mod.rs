@@ -492,9 +492,8 @@ impl Server {
             Method::ResourcesRead => self.read(&snapshot, &request),
             Method::PromptsGet => self.get(&snapshot, &request),
             Method::CompletionComplete => self.completion(&snapshot, &request),
-            Method::ResourcesSubscribe | Method::ResourcesUnsubscribe => {
-                now(self.subscription(&request))
-            }
+            Method::ResourcesSubscribe => self.subscription(&snapshot, &request, true),
+            Method::ResourcesUnsubscribe => self.subscription(&snapshot, &request, false),
             Method::SubscriptionsListen => self.begin_listen(&id, &params, stateless),
             Method::TasksGet => self.task_request(TaskMethod::Get, &request),
             Method::TasksUpdate => self.task_request(TaskMethod::Update, &request),

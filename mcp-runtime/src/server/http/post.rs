@@ -89,6 +89,7 @@ async fn answer(
         .get(SESSION_ID)
         .and_then(|value| value.to_str().ok());
     keep_for_session(state, session, &incoming);
+    let subscription = session.zip(crate::server::subscribes(&incoming));
     let declared = crate::server::declared_capabilities(&incoming);
     let peer = peer(state, session, client, auth);
     let operation = observe::begin(&incoming, Transport::Tcp, session, Some(&mirrored), None);
@@ -97,6 +98,11 @@ async fn answer(
             observe::answered(operation, &answer);
             if !answer.scopes_needed.is_empty() {
                 return insufficient_scope(state, answer);
+            }
+            // A subscription the server refused (to a resource the caller may not read)
+            // is not kept.
+            if let Some((session, (uri, on))) = subscription {
+                state.sessions.subscribe(session, &uri, on);
             }
             return answered(state, answer, declared);
         }
@@ -155,13 +161,10 @@ async fn take_unanswered(
 }
 
 /// Keeps what `incoming` sets for the handshake's `session`, for the requests that follow:
-/// its log level, and the resources it subscribes to.
+/// its log level. The resources it subscribes to are kept once the server accepts them.
 fn keep_for_session(state: &HttpState, session: Option<&str>, incoming: &Incoming) {
     if let (Some(session), Some(level)) = (session, crate::server::sets_level(incoming)) {
         state.sessions.set_log_level(session, level);
-    }
-    if let (Some(session), Some((uri, on))) = (session, crate::server::subscribes(incoming)) {
-        state.sessions.subscribe(session, &uri, on);
     }
 }
 
