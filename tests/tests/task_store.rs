@@ -1,16 +1,18 @@
 //! The task stores' contract (`mcp_runtime::tasks::TaskStore`), held by the memory store
 //! and by the Redis store against a real redis-server; and what only a shared store
 //! does: namespaces apart, replicas together, a doorbell that outlives a restart, one
-//! round trip per operation.
+//! round trip per operation. Both stores' doorbells keep a listener that does not read the
+//! same bounded number of rings.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
 use mcp_runtime::tasks::{
-    Change, Doorbell, MemoryStore, RedisStore, TaskRecord, TaskStatus, TaskStore, modify, now_ms,
+    Change, DOORBELL_CAPACITY, Doorbell, MemoryStore, RedisStore, TaskRecord, TaskStatus,
+    TaskStore, modify, now_ms,
 };
 use mcp_tests::redis::Redis;
 
@@ -286,6 +288,89 @@ async fn replicas_share_records_and_rings() {
     two.notify(&id).await.expect("rung");
     assert_eq!(next_ring(&mut bell_one).await, id);
     assert_eq!(next_ring(&mut bell_two).await, id);
+}
+
+/// Rings `UNREAD` ids while nobody reads the store's doorbell, four times as many as it
+/// keeps: the listener is kept the last [`DOORBELL_CAPACITY`] of them, in order, and
+/// nothing else, and hears rings as before once it reads. `settle` returns once the store
+/// has taken in every ring published. The doorbell, to drop.
+async fn a_listener_that_does_not_read_is_kept_its_last_rings(
+    store: &dyn TaskStore,
+    settle: impl Future<Output = ()>,
+) -> Doorbell {
+    const UNREAD: usize = 4 * DOORBELL_CAPACITY;
+    let ring = |n: usize| format!("ring-{n}");
+    let mut bell = store.doorbell().await.expect("subscribed");
+    for n in 0..UNREAD {
+        store.notify(&ring(n)).await.expect("rung");
+    }
+    settle.await;
+    assert_eq!(
+        next_ring(&mut bell).await,
+        ring(UNREAD - DOORBELL_CAPACITY),
+        "the rings past the doorbell's bound are dropped, the oldest first"
+    );
+    for n in UNREAD - DOORBELL_CAPACITY + 1..UNREAD {
+        assert_eq!(next_ring(&mut bell).await, ring(n));
+    }
+    let after = new_id("after");
+    store.notify(&after).await.expect("rung");
+    assert_eq!(
+        next_ring(&mut bell).await,
+        after,
+        "nothing else was kept, and the doorbell rings on"
+    );
+    bell
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_memory_doorbell_keeps_a_listener_that_does_not_read_its_last_rings() {
+    let store = MemoryStore::new();
+    let bell =
+        a_listener_that_does_not_read_is_kept_its_last_rings(&store, std::future::ready(())).await;
+    // With its one doorbell dropped, a ring is heard by nobody, which is no error.
+    drop(bell);
+    store.notify("to-nobody").await.expect("rung");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_redis_doorbell_keeps_a_listener_that_does_not_read_its_last_rings() {
+    let redis = Redis::start();
+    let store = RedisStore::connect(&redis.url).await.expect("connected");
+    // The doorbell reads its connection to the end before it subscribes again on a new
+    // one: once its connection is cut and it subscribed again, it has taken in every ring
+    // published before the cut. Should it never subscribe again, the ring published after
+    // is not heard, and the test fails there.
+    let settle = async {
+        assert_eq!(
+            redis
+                .command(&["CLIENT", "KILL", "TYPE", "pubsub"])
+                .as_deref(),
+            Some(":1"),
+            "one doorbell listens"
+        );
+        subscribed(&redis, true).await;
+    };
+    let bell = a_listener_that_does_not_read_is_kept_its_last_rings(&store, settle).await;
+    // Dropped, the doorbell stops reading and leaves the channel.
+    drop(bell);
+    subscribed(&redis, false).await;
+    assert_eq!(
+        redis.command(&["PUBSUB", "CHANNELS"]).as_deref(),
+        Some("*0"),
+        "a dropped doorbell keeps its subscription"
+    );
+}
+
+/// Waits, at most 15 s, until the doorbell's channel has a subscriber (`true`) or none.
+async fn subscribed(redis: &Redis, subscribed: bool) {
+    let expected = if subscribed { "*1" } else { "*0" };
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while redis.command(&["PUBSUB", "CHANNELS"]).as_deref() != Some(expected)
+        && Instant::now() < deadline
+    {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
 }
 
 /// Round trips, as Redis counts the commands its clients send (`INFO commandstats`): those

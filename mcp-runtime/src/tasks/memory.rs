@@ -6,7 +6,10 @@ use std::sync::Mutex;
 
 use tokio::sync::broadcast;
 
-use super::store::{Doorbell, StoreError, StoreFuture, TaskRecord, TaskStore, Versioned, now_ms};
+use super::store::{
+    DOORBELL_CAPACITY, Doorbell, StoreError, StoreFuture, TaskRecord, TaskStore, Versioned,
+    bounded_doorbell, now_ms,
+};
 
 /// The most records a [`MemoryStore`] keeps by default.
 pub const DEFAULT_MEMORY_CAPACITY: usize = 100_000;
@@ -41,7 +44,7 @@ impl MemoryStore {
     /// An empty store keeping at most `capacity` records: creating one more is refused
     /// until some expire.
     pub fn with_capacity(capacity: usize) -> Self {
-        let (bell, _) = broadcast::channel(1024);
+        let (bell, _) = broadcast::channel(DOORBELL_CAPACITY);
         Self {
             records: Mutex::new(Records::default()),
             bell,
@@ -138,19 +141,8 @@ impl TaskStore for MemoryStore {
     }
 
     fn doorbell(&self) -> StoreFuture<'_, Doorbell> {
-        let receiver = self.bell.subscribe();
-        let rings = futures_util::stream::unfold(receiver, |mut receiver| async move {
-            loop {
-                match receiver.recv().await {
-                    Ok(id) => return Some((id, receiver)),
-                    // Rings lost to a slow listener: its tasks are read at their next
-                    // lease renewal.
-                    Err(broadcast::error::RecvError::Lagged(_)) => {}
-                    Err(broadcast::error::RecvError::Closed) => return None,
-                }
-            }
-        });
-        Box::pin(std::future::ready(Ok(Box::pin(rings) as Doorbell)))
+        let rings = bounded_doorbell(self.bell.subscribe());
+        Box::pin(std::future::ready(Ok(rings)))
     }
 
     fn describe(&self) -> String {

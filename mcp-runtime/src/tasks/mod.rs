@@ -19,8 +19,8 @@ pub use memory::{DEFAULT_MEMORY_CAPACITY, MemoryStore};
 #[cfg(feature = "redis")]
 pub use redis::{DEFAULT_NAMESPACE, RedisStore};
 pub use store::{
-    Change, DEFAULT_LEASE, Doorbell, StoreError, StoreFuture, TaskRecord, TaskStatus, TaskStore,
-    Versioned, iso8601, modify, now_ms,
+    Change, DEFAULT_LEASE, DOORBELL_CAPACITY, Doorbell, StoreError, StoreFuture, TaskRecord,
+    TaskStatus, TaskStore, Versioned, iso8601, modify, now_ms,
 };
 
 /// The extension's identifier, under `capabilities.extensions`.

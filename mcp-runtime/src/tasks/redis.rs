@@ -4,7 +4,8 @@
 //! `doc`, the record as JSON. Creating and replacing are Lua scripts, so that the check and
 //! the write are one step on the server; a record with an expiry carries it as the key's
 //! own (`PEXPIREAT`), so Redis forgets it then. The doorbell is the pub/sub channel
-//! `{namespace}:tasks`, its messages the task ids. One operation is one round trip: a
+//! `{namespace}:tasks`, its messages the task ids, of which each listener is kept at most
+//! [`DOORBELL_CAPACITY`] unread, as by the memory store. One operation is one round trip: a
 //! [`load`](TaskStore::load) is an `HMGET`, a [`create`](TaskStore::create) or a
 //! [`replace`](TaskStore::replace) one `EVALSHA`, a [`notify`](TaskStore::notify) one
 //! `PUBLISH`; so a [`modify`](super::modify) without conflict is two.
@@ -14,8 +15,12 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig, PubSubStream};
 use redis::{Client, ConnectionAddr, Script};
+use tokio::sync::broadcast;
 
-use super::store::{Doorbell, StoreError, StoreFuture, TaskRecord, TaskStore, Versioned};
+use super::store::{
+    DOORBELL_CAPACITY, Doorbell, StoreError, StoreFuture, TaskRecord, TaskStore, Versioned,
+    bounded_doorbell,
+};
 
 /// The namespace of [`RedisStore::connect`].
 pub const DEFAULT_NAMESPACE: &str = "mcp-runtime";
@@ -70,7 +75,8 @@ return 1
 /// Commands share one multiplexed connection, reconnected when it drops (the command that
 /// finds it dropped fails; the next ones go through the new connection), so one store
 /// serves any number of tokio tasks at once; cloning it is cheap and shares the connection.
-/// Each [`doorbell`](TaskStore::doorbell) has a pub/sub connection of its own.
+/// Each [`doorbell`](TaskStore::doorbell) has a pub/sub connection of its own, read by a
+/// tokio task of its own.
 ///
 /// Redis expires a record by its own clock: replicas whose clocks run behind the server's
 /// see records go a little before their [`expires_at`](TaskRecord::expires_at).
@@ -276,21 +282,40 @@ impl TaskStore for RedisStore {
     /// Subscribes on a pub/sub connection of its own: its future resolves once Redis
     /// confirmed the subscription, so every ring published after is heard.
     ///
-    /// When that connection drops, the stream goes on: it subscribes again, after 0.1 s and
-    /// then at growing intervals (at most 5 s) until Redis answers; the rings published
-    /// meanwhile are lost, which the store's contract allows. It ends only when dropped.
+    /// A tokio task reads that connection whether or not the doorbell is read, and keeps
+    /// at most [`DOORBELL_CAPACITY`] rings for the listener: past it, the oldest are
+    /// dropped, as the memory store drops them, where Redis's client alone would keep
+    /// every ring published while the listener is busy. A dropped ring is safe: the
+    /// runtime reads the records of its tasks at every lease renewal too. Dropping the
+    /// doorbell ends the task and closes the connection.
+    ///
+    /// When that connection drops, the doorbell goes on: it subscribes again, after 0.1 s
+    /// and then at growing intervals (at most 5 s) until Redis answers; the rings
+    /// published meanwhile are lost, which the store's contract allows. It ends only when
+    /// dropped.
     fn doorbell(&self) -> StoreFuture<'_, Doorbell> {
         Box::pin(async move {
             let first = subscribe(&self.client, &self.channel)
                 .await
                 .map_err(|err| self.failed("subscribing to the doorbell", &err))?;
-            let state = Listening {
+            let mut listening = Listening {
                 client: self.client.clone(),
                 channel: self.channel.clone(),
                 description: self.description.clone(),
                 messages: Some(first),
             };
-            Ok(Box::pin(futures_util::stream::unfold(state, Listening::next)) as Doorbell)
+            let (bell, rings) = broadcast::channel(DOORBELL_CAPACITY);
+            tokio::spawn(async move {
+                let ringing = async {
+                    // An error only once nobody listens.
+                    while bell.send(listening.next().await).is_ok() {}
+                };
+                tokio::select! {
+                    () = ringing => {}
+                    () = bell.closed() => {}
+                }
+            });
+            Ok(bounded_doorbell(rings))
         })
     }
 
@@ -309,13 +334,15 @@ struct Listening {
 }
 
 impl Listening {
-    async fn next(mut self) -> Option<(String, Self)> {
+    /// The next task id rung: subscribing again, at growing intervals, while the
+    /// connection is lost.
+    async fn next(&mut self) -> String {
         let mut delay = Duration::from_millis(100);
         loop {
             if let Some(messages) = &mut self.messages {
                 match messages.next().await {
                     Some(message) => match message.get_payload::<String>() {
-                        Ok(id) => return Some((id, self)),
+                        Ok(id) => return id,
                         Err(err) => {
                             tracing::warn!(store = %self.description, "a doorbell ring that is no task id: {err}");
                         }

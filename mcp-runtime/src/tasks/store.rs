@@ -15,6 +15,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use tokio::sync::broadcast;
 
 use crate::talk::InputRequest;
 
@@ -23,6 +24,30 @@ pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>>
 
 /// The ids of tasks whose records changed, as a store's doorbell rings them.
 pub type Doorbell = Pin<Box<dyn futures_util::Stream<Item = String> + Send>>;
+
+/// How many rings a store's [`Doorbell`] keeps for a listener that has not read them yet.
+/// Past it, the oldest are dropped: the runtime reads the records of its tasks at every
+/// lease renewal too, so a dropped ring only delays, while a slow listener's rings never
+/// pile up without end.
+pub const DOORBELL_CAPACITY: usize = 1024;
+
+/// The doorbell that rings what is sent on `rings`, a channel of [`DOORBELL_CAPACITY`]: a
+/// listener that falls behind skips the rings it lost, and the doorbell ends when every
+/// sender is gone.
+pub(crate) fn bounded_doorbell(rings: broadcast::Receiver<String>) -> Doorbell {
+    let rings = futures_util::stream::unfold(rings, |mut rings| async move {
+        loop {
+            match rings.recv().await {
+                Ok(id) => return Some((id, rings)),
+                // Rings lost to a slow listener: its tasks are read at their next lease
+                // renewal.
+                Err(broadcast::error::RecvError::Lagged(_)) => {}
+                Err(broadcast::error::RecvError::Closed) => return None,
+            }
+        }
+    });
+    Box::pin(rings)
+}
 
 /// A store could not do what was asked: it is unreachable, or it holds something this
 /// runtime cannot read.
