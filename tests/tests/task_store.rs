@@ -1,8 +1,8 @@
 //! The task stores' contract (`mcp_runtime::tasks::TaskStore`), held by the memory store
 //! and by the Redis store against a real redis-server; and what only a shared store
 //! does: namespaces apart, replicas together, a doorbell that outlives a restart, one
-//! round trip per operation. Both stores' doorbells keep a listener that does not read the
-//! same bounded number of rings.
+//! round trip per operation, many writers of one task at once. Both stores' doorbells keep
+//! a listener that does not read the same bounded number of rings.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -371,6 +371,57 @@ async fn subscribed(redis: &Redis, subscribed: bool) {
     {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn as_many_writers_of_one_task_as_a_modify_makes_attempts_all_succeed() {
+    // A writer's attempt fails only when another writer's succeeded meanwhile, and each
+    // succeeds once: with as many writers as a modify makes attempts (64), every writer
+    // succeeds, however they interleave. On four replicas, each its own connection.
+    const WRITERS: usize = 64;
+    let redis = Redis::start();
+    let mut replicas = Vec::new();
+    for _ in 0..4 {
+        replicas.push(Arc::new(
+            RedisStore::connect(&redis.url).await.expect("connected"),
+        ));
+    }
+    let id = new_id("contended");
+    replicas[0]
+        .create(&record(&id, Some(60_000)))
+        .await
+        .expect("created");
+    let writers: Vec<_> = (0..WRITERS)
+        .map(|n| {
+            let store = Arc::clone(&replicas[n % replicas.len()]);
+            let id = id.clone();
+            tokio::spawn(async move {
+                modify(&*store, &id, |record| {
+                    let count: usize = record
+                        .status_message
+                        .as_deref()
+                        .map_or(0, |count| count.parse().expect("a count"));
+                    record.status_message = Some((count + 1).to_string());
+                    Change::Store
+                })
+                .await
+            })
+        })
+        .collect();
+    for writer in writers {
+        writer
+            .await
+            .expect("no panic")
+            .expect("modified")
+            .expect("kept");
+    }
+    let counted = replicas[0].load(&id).await.expect("loaded").expect("kept");
+    assert_eq!(
+        counted.record.status_message,
+        Some(WRITERS.to_string()),
+        "every writer's change is kept"
+    );
+    assert_eq!(counted.version, 1 + WRITERS as u64);
 }
 
 /// Round trips, as Redis counts the commands its clients send (`INFO commandstats`): those

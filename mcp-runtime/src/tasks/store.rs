@@ -185,17 +185,37 @@ pub enum Change {
     Keep,
 }
 
+/// How many times [`modify`] reads and replaces a record before it gives up.
+const MODIFY_ATTEMPTS: u32 = 64;
+
+/// The longest wait before a first retry of [`modify`]: each further retry may wait twice
+/// as long, up to [`MAX_RETRY_DELAY`].
+const FIRST_RETRY_DELAY: Duration = Duration::from_micros(100);
+
+/// The longest wait between two attempts of [`modify`].
+const MAX_RETRY_DELAY: Duration = Duration::from_millis(5);
+
 /// Changes the record of task `id` with `change`, retried on the store's record until no
 /// other replica changed it meanwhile; the record after (or as it was, when `change`
 /// kept it), `None` when there is no such task.
+///
+/// # Errors
+///
+/// When the store fails, or when another writer changed the record between the read and
+/// the write of each of 64 attempts.
 pub async fn modify(
     store: &dyn TaskStore,
     id: &str,
     mut change: impl FnMut(&mut TaskRecord) -> Change + Send,
 ) -> Result<Option<TaskRecord>, StoreError> {
     // Contention on one task is a handful of writers (its runner, a few clients): a
-    // conflict is retried at once, a long run of them means something is wrong.
-    for _ in 0..64 {
+    // conflict is retried after a short wait, random and growing, so that writers who
+    // collided spread out instead of colliding again in step; a long run of conflicts
+    // means something is wrong.
+    for attempt in 0..MODIFY_ATTEMPTS {
+        if let Some(retry) = attempt.checked_sub(1) {
+            tokio::time::sleep(retry_delay(retry, jitter())).await;
+        }
         let Some(Versioned {
             mut record,
             version,
@@ -212,8 +232,27 @@ pub async fn modify(
         }
     }
     Err(StoreError::new(format!(
-        "task `{id}` kept changing under 64 attempts to update it"
+        "task `{id}` was changed by another writer during each of {MODIFY_ATTEMPTS} attempts \
+         to update it"
     )))
+}
+
+/// The wait before retry `retry` (0 for the first) of [`modify`]: at most
+/// [`FIRST_RETRY_DELAY`] doubled `retry` times and capped at [`MAX_RETRY_DELAY`], and at
+/// least half of that, with `random` (any `u64`, as a fraction of 2^64) choosing where in
+/// between.
+fn retry_delay(retry: u32, random: u64) -> Duration {
+    let ceiling = (FIRST_RETRY_DELAY * (1 << retry.min(16))).min(MAX_RETRY_DELAY);
+    let half = ceiling / 2;
+    let span = u64::try_from(half.as_nanos()).unwrap_or(u64::MAX);
+    let jitter = (u128::from(span) * u128::from(random)) >> 64;
+    half + Duration::from_nanos(u64::try_from(jitter).unwrap_or(span))
+}
+
+/// A random `u64` for [`retry_delay`]: from the system's randomness, or 0 (the shortest
+/// wait) where it has none, since the jitter only spreads writers apart.
+fn jitter() -> u64 {
+    crate::base::ids::random_bytes::<8>().map_or(0, u64::from_le_bytes)
 }
 
 /// Milliseconds since the Unix epoch, now.
@@ -236,7 +275,131 @@ pub const DEFAULT_LEASE: Duration = Duration::from_secs(10);
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Mutex;
+    use std::time::Instant;
+
     use super::*;
+    use crate::tasks::MemoryStore;
+
+    #[test]
+    fn a_retry_waits_twice_as_long_as_the_one_before_until_the_cap() {
+        // 0.1 ms doubled five times is 3.2 ms, under the cap of 5 ms; once more is over it.
+        for random in [0, 1 << 20, u64::MAX / 3, u64::MAX] {
+            let delays: Vec<Duration> = (0..10).map(|retry| retry_delay(retry, random)).collect();
+            for pair in delays[..6].windows(2) {
+                let ratio = pair[1].as_secs_f64() / pair[0].as_secs_f64();
+                assert!((1.99..=2.01).contains(&ratio), "{delays:?}");
+            }
+            let capped = retry_delay(u32::MAX, random);
+            assert!(
+                delays[6..].iter().all(|delay| *delay == capped),
+                "{delays:?}"
+            );
+        }
+        assert_eq!(retry_delay(0, 0), FIRST_RETRY_DELAY / 2);
+        assert!(retry_delay(0, u64::MAX) < FIRST_RETRY_DELAY);
+        assert!(FIRST_RETRY_DELAY < Duration::from_millis(1));
+    }
+
+    #[test]
+    fn a_retry_waits_at_most_the_cap_and_at_least_half_of_it() {
+        for retry in [6, 7, 16, 17, 63, u32::MAX] {
+            for random in [0, 1, u64::MAX / 2, u64::MAX] {
+                let delay = retry_delay(retry, random);
+                assert!(delay <= MAX_RETRY_DELAY, "{retry}: {delay:?}");
+                assert!(delay >= MAX_RETRY_DELAY / 2, "{retry}: {delay:?}");
+            }
+        }
+        assert!(MAX_RETRY_DELAY <= Duration::from_millis(10));
+    }
+
+    #[test]
+    fn the_jitter_spreads_retries_apart() {
+        let low = retry_delay(3, 0);
+        let middle = retry_delay(3, u64::MAX / 2);
+        let high = retry_delay(3, u64::MAX);
+        assert!(low < middle && middle < high, "{low:?} {middle:?} {high:?}");
+        let waits =
+            || -> Vec<Duration> { (0..8).map(|retry| retry_delay(retry, jitter())).collect() };
+        assert_ne!(waits(), waits(), "two writers' retries wait alike");
+    }
+
+    /// A memory store whose every replacement finds the record changed, as under writers
+    /// that always come first; it notes when each replacement was tried.
+    struct Contended {
+        records: MemoryStore,
+        replaced: Mutex<Vec<Instant>>,
+    }
+
+    impl TaskStore for Contended {
+        fn create<'a>(&'a self, record: &'a TaskRecord) -> StoreFuture<'a, ()> {
+            self.records.create(record)
+        }
+        fn load<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<Versioned>> {
+            self.records.load(id)
+        }
+        fn replace<'a>(&'a self, _: &'a TaskRecord, _: u64) -> StoreFuture<'a, bool> {
+            self.replaced
+                .lock()
+                .expect("not poisoned")
+                .push(Instant::now());
+            Box::pin(std::future::ready(Ok(false)))
+        }
+        fn notify<'a>(&'a self, id: &'a str) -> StoreFuture<'a, ()> {
+            self.records.notify(id)
+        }
+        fn doorbell(&self) -> StoreFuture<'_, Doorbell> {
+            self.records.doorbell()
+        }
+        fn describe(&self) -> String {
+            "contended".to_owned()
+        }
+    }
+
+    #[tokio::test]
+    async fn a_modify_that_always_conflicts_waits_ever_longer_then_gives_up_naming_the_task() {
+        let store = Contended {
+            records: MemoryStore::new(),
+            replaced: Mutex::new(Vec::new()),
+        };
+        let now = now_ms();
+        let record = TaskRecord {
+            id: "busy".to_owned(),
+            owner: None,
+            tool: "slow".to_owned(),
+            status: TaskStatus::Working,
+            status_message: None,
+            created_at: now,
+            last_updated_at: now,
+            ttl_ms: None,
+            poll_interval_ms: None,
+            input_requests: BTreeMap::new(),
+            answers: Map::new(),
+            runner: None,
+            lease_until: None,
+            result: None,
+            error: None,
+        };
+        store.create(&record).await.expect("created");
+        let err = modify(&store, "busy", |_| Change::Store)
+            .await
+            .expect_err("every attempt conflicts");
+        assert_eq!(
+            err.0,
+            "task `busy` was changed by another writer during each of 64 attempts to update it"
+        );
+        // Between two attempts, at least the shortest wait of its retry: a timer never
+        // fires early.
+        let attempts = store.replaced.lock().expect("not poisoned").clone();
+        assert_eq!(attempts.len(), 64);
+        for (retry, pair) in (0..).zip(attempts.windows(2)) {
+            let waited = pair[1] - pair[0];
+            assert!(
+                waited >= retry_delay(retry, 0),
+                "retry {retry} came {waited:?} after the attempt before"
+            );
+        }
+    }
 
     #[test]
     fn formats_iso8601() {
