@@ -893,6 +893,37 @@ async fn resources_templates_prompts_and_their_completions_need_their_scopes_at_
         assert_eq!(status, 200, "{method} {uri}: {body}");
         assert_eq!(body["result"], json!({}), "{method} {uri}: {body}");
     }
+    // At 2026-07-28 a listen stream carries a resource's updates only to a caller that may
+    // read it. A stream that opens stays open: its head is enough.
+    let listen = |token: &str, uri: &str| {
+        let filter = json!({ "notifications": { "resourceSubscriptions": [uri] } });
+        reqwest::Client::new()
+            .post(&served.resource)
+            .header("Accept", "application/json, text/event-stream")
+            .header("MCP-Protocol-Version", STATELESS)
+            .header("Mcp-Method", "subscriptions/listen")
+            .header("Authorization", format!("Bearer {token}"))
+            .json(&request(STATELESS, "subscriptions/listen", filter))
+            .send()
+    };
+    let header = |response: &reqwest::Response, name: &str| {
+        let value = response.headers().get(name);
+        value
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_owned)
+    };
+    let refused = listen(&nobody, "notes://by-id/7").await.expect("answered");
+    assert_eq!(refused.status(), 403);
+    assert_eq!(
+        header(&refused, "www-authenticate"),
+        Some(served.insufficient_scope("notes:read"))
+    );
+    for (token, uri) in [(&reader, "notes://by-id/7"), (&nobody, "about://rules")] {
+        let opened = listen(token, uri).await.expect("answered");
+        assert_eq!(opened.status(), 200, "{uri}");
+        let kind = header(&opened, "content-type");
+        assert_eq!(kind.as_deref(), Some("text/event-stream"), "{uri}");
+    }
     // The listings say which scopes each needs.
     for (method, field, key, name, needed) in [
         (

@@ -42,7 +42,7 @@ mod stateless;
 pub(crate) mod stdio;
 mod tasks;
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use arc_swap::ArcSwap;
@@ -416,11 +416,24 @@ impl Server {
         self.listeners.cancel(&key);
     }
 
-    /// Opens a `subscriptions/listen` stream (2026-07-28 only) once its filter is read.
-    fn begin_listen(&self, id: &Id, params: &Map<String, Value>, stateless: bool) -> Step {
-        let refused = if stateless {
+    /// Opens a `subscriptions/listen` stream (2026-07-28 only) once its filter is read. The
+    /// updates of a resource need its scopes, as reading it does.
+    fn begin_listen(&self, snapshot: &Snapshot, request: &Request<'_>) -> Step {
+        let (id, params, peer) = (request.id, request.params, request.peer);
+        let refused = if request.stateless {
             match Listen::read(id.clone(), params) {
-                Ok(listen) => return Step::Listen(Box::new(listen)),
+                Ok(listen) => {
+                    let needed: BTreeSet<String> = (listen.wants.subscriptions.iter())
+                        .filter_map(|uri| snapshot.registry.resource_scopes(uri))
+                        .flatten()
+                        .collect();
+                    let needed = Vec::from_iter(needed);
+                    if !peer.allows(&needed) {
+                        let refused = Answer::insufficient_scope(id, &needed, peer);
+                        return Step::Answered(Some(refused));
+                    }
+                    return Step::Listen(Box::new(listen));
+                }
                 Err(err) => Answer::refused(
                     id,
                     Refusal::bad_request(Fault::invalid_params(err.to_string())),
@@ -494,7 +507,7 @@ impl Server {
             Method::CompletionComplete => self.completion(&snapshot, &request),
             Method::ResourcesSubscribe => self.subscription(&snapshot, &request, true),
             Method::ResourcesUnsubscribe => self.subscription(&snapshot, &request, false),
-            Method::SubscriptionsListen => self.begin_listen(&id, &params, stateless),
+            Method::SubscriptionsListen => self.begin_listen(&snapshot, &request),
             Method::TasksGet => self.task_request(TaskMethod::Get, &request),
             Method::TasksUpdate => self.task_request(TaskMethod::Update, &request),
             Method::TasksCancel => self.task_request(TaskMethod::Cancel, &request),
