@@ -378,3 +378,68 @@ async fn a_declined_consent_and_a_server_claiming_another_resource_are_errors_th
     }
     assert!(pages.lock().unwrap().is_empty(), "no consent asked");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_client_pre_registered_for_another_issuer_is_refused_naming_both_and_never_replaced() {
+    const ELSEWHERE: &str = "https://auth.elsewhere.example";
+    let issuer = Issuer::start();
+    let url = serve(&issuer.url, "/mcp").await;
+
+    // Pre-registered for another authorization server only: no registration here, no consent.
+    let (browser, pages) = Browser::new(Answer::Consent);
+    let oauth = OAuth::new(browser).pre_registered(ELSEWHERE, ClientCredentials::public("theirs"));
+    let error = match connect(&url, oauth, false).await {
+        Err(ClientError::Auth(error)) => error,
+        other => panic!("{:?}", other.map(|_| "connected")),
+    };
+    let message = error.to_string();
+    let AuthError::PreRegisteredElsewhere {
+        registered_for,
+        issuer: named,
+    } = error
+    else {
+        panic!("{error:?}");
+    };
+    assert_eq!(registered_for, [ELSEWHERE]);
+    assert_eq!(named, issuer.url);
+    for name in [ELSEWHERE, issuer.url.as_str()] {
+        assert!(
+            message.contains(&format!("`{name}`")),
+            "{name} in {message}"
+        );
+    }
+    assert!(pages.lock().unwrap().is_empty(), "no consent asked");
+
+    // Registered with this authorization server beforehand: that client is the one used.
+    let registered: Value = reqwest::Client::new()
+        .post(format!("{}/register", issuer.url))
+        .json(&json!({
+            "redirect_uris": ["http://127.0.0.1:9/callback"],
+            "token_endpoint_auth_method": "none",
+        }))
+        .send()
+        .await
+        .expect("the issuer answers")
+        .json()
+        .await
+        .expect("JSON");
+    let ours = registered["client_id"].as_str().expect("a client id");
+    let (browser, pages) = Browser::new(Answer::Consent);
+    let oauth = OAuth::new(browser)
+        .pre_registered(ELSEWHERE, ClientCredentials::public("theirs"))
+        .pre_registered(&issuer.url, ClientCredentials::public(ours));
+    let client = connect(&url, oauth, false).await.expect("connected");
+    assert_eq!(
+        call(&client, "auth.whoami", json!({})).await["subject"],
+        "johndoe"
+    );
+    let pages = pages.lock().unwrap().clone();
+    assert_eq!(pages.len(), 1, "one consent");
+    assert!(
+        pages[0]
+            .query_pairs()
+            .any(|(key, value)| key == "client_id" && value == ours),
+        "{}",
+        pages[0]
+    );
+}

@@ -1,7 +1,7 @@
 //! Getting a token: the answer to a refusal (discover, register, authorize, exchange the
 //! code), a step up to more scopes, and a refresh.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use base64::Engine as _;
@@ -353,11 +353,12 @@ impl Session {
     }
 
     /// The client id for the authorization server: pre-registered, a Client ID Metadata
-    /// Document, one registered before, or a new registration.
+    /// Document, one registered before, or a new registration; none when the clients
+    /// pre-registered are all for other authorization servers.
     async fn client(&self, metadata: &ServerMetadata) -> Result<ClientCredentials, AuthError> {
         let shared = &self.oauth.shared;
         let issuer = &metadata.issuer;
-        if let Some(client) = shared.config.pre_registered.get(issuer) {
+        if let Some(client) = pre_registered_for(&shared.config.pre_registered, issuer)? {
             return Ok(client.clone());
         }
         if metadata.client_id_metadata_document_supported == Some(true) {
@@ -531,6 +532,28 @@ async fn post(
     let status = response.status();
     let body = super::read_capped(response, MAX_ANSWER_BYTES).await?;
     Ok((status, body))
+}
+
+/// The client pre-registered for the authorization server `issuer` (compared as strings,
+/// as RFC 8414 compares issuers), if any; an error naming both when clients are
+/// pre-registered only for others, since credentials registered with one authorization
+/// server are not for another.
+fn pre_registered_for<'a>(
+    pre_registered: &'a HashMap<String, ClientCredentials>,
+    issuer: &str,
+) -> Result<Option<&'a ClientCredentials>, AuthError> {
+    if let Some(client) = pre_registered.get(issuer) {
+        return Ok(Some(client));
+    }
+    if pre_registered.is_empty() {
+        return Ok(None);
+    }
+    let mut registered_for: Vec<String> = pre_registered.keys().cloned().collect();
+    registered_for.sort();
+    Err(AuthError::PreRegisteredElsewhere {
+        registered_for,
+        issuer: issuer.to_owned(),
+    })
 }
 
 /// How the client authenticates at the token endpoint: as registered, else as the
@@ -822,6 +845,30 @@ mod tests {
             token_auth(&secret.token_endpoint_auth_method("none"), &server),
             TokenAuth::None
         );
+    }
+
+    #[test]
+    fn a_pre_registered_client_is_used_only_with_its_own_issuer() {
+        let mut pre_registered = HashMap::new();
+        assert_eq!(pre_registered_for(&pre_registered, "https://b"), Ok(None));
+        pre_registered.insert("https://c".to_owned(), ClientCredentials::public("at-c"));
+        pre_registered.insert("https://a".to_owned(), ClientCredentials::public("at-a"));
+        assert_eq!(
+            pre_registered_for(&pre_registered, "https://a"),
+            Ok(Some(&ClientCredentials::public("at-a")))
+        );
+        let refused = pre_registered_for(&pre_registered, "https://b");
+        assert_eq!(
+            refused,
+            Err(AuthError::PreRegisteredElsewhere {
+                registered_for: vec!["https://a".to_owned(), "https://c".to_owned()],
+                issuer: "https://b".to_owned(),
+            })
+        );
+        let message = refused.unwrap_err().to_string();
+        for issuer in ["`https://a`", "`https://c`", "`https://b`"] {
+            assert!(message.contains(issuer), "{issuer} in {message}");
+        }
     }
 
     #[test]

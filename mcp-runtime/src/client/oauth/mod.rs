@@ -11,7 +11,8 @@
 //!   Client ID Metadata Document URL when the authorization server takes one
 //!   ([`OAuth::client_metadata_url`]), else one registered before and kept, else dynamic
 //!   client registration (RFC 7591). Ids are kept per issuer: a server that moves to
-//!   another authorization server gets a new registration, never the old id.
+//!   another authorization server gets a new registration, never the old id; when the
+//!   clients are pre-registered for other issuers only, it is refused instead.
 //! - **The authorization code grant with PKCE** (S256), the `resource` parameter (RFC 8707)
 //!   in the authorization and token requests, and `state`; the answer's `iss` is checked
 //!   against the issuer (RFC 9207) before the code goes anywhere. The token endpoint is
@@ -108,6 +109,20 @@ pub enum AuthError {
     )]
     NoClient {
         /// The authorization server.
+        issuer: String,
+    },
+    /// The client is pre-registered ([`OAuth::pre_registered`]) with other authorization
+    /// servers than the one the server's metadata names. A client registered with one
+    /// authorization server is not used at another, and, since the application chose its
+    /// clients, no other client id is made up in their place.
+    #[error(
+        "the client is pre-registered for the authorization server `{}`, but the server's metadata names `{issuer}`: refusing to use it there or to register anew",
+        .registered_for.join("`, `")
+    )]
+    PreRegisteredElsewhere {
+        /// The issuers the client is pre-registered for, sorted.
+        registered_for: Vec<String>,
+        /// The issuer the server's metadata names.
         issuer: String,
     },
     /// Dynamic client registration failed.
@@ -284,6 +299,13 @@ impl OAuth {
 
     /// Uses `client` with the authorization server whose issuer is `issuer`, before any
     /// other way of getting a client id.
+    ///
+    /// Pre-registered clients are bound to their issuers: a server whose metadata names an
+    /// authorization server none of them is for is refused with
+    /// [`AuthError::PreRegisteredElsewhere`], naming both, instead of a Client ID Metadata
+    /// Document or a registration there (a client must not use credentials registered with
+    /// one authorization server at another). Every pre-registered client names its issuer,
+    /// so there is no client that applies to whichever issuer is found.
     #[must_use]
     pub fn pre_registered(self, issuer: impl Into<String>, client: ClientCredentials) -> Self {
         let issuer = issuer.into();
