@@ -23,9 +23,10 @@
 //   (RFC 8707; else the one given at /authorize). A refresh token keeps that grant, or
 //   narrows its scope. Any token request's `resource` becomes its token's `aud`.
 // Opaque tokens and their introspection (RFC 7662), in the block at the end:
-// - POST /test/opaque {scope, sub, aud, iss, expires_in, active}: a random token that is no
-//   JWT, remembered with those claims (`active` true unless given, `iss` the server's
-//   unless given, `aud`, `scope` and `sub` only when given).
+// - POST /test/opaque {scope, sub, aud, iss, expires_in, not_before_in, active}: a random
+//   token that is no JWT, remembered with those claims (`active` true unless given, `iss`
+//   the server's unless given, `aud`, `scope` and `sub` only when given, `nbf` only when
+//   `not_before_in` is).
 // - POST /test/introspect: the introspection endpoint, which the OpenID metadata names as
 //   `introspection_endpoint`. It answers through oauth2-mock-server's own `/introspect`
 //   handler (its `beforeIntrospect` event), after reading the form body, which that
@@ -332,6 +333,7 @@ route('/test/opaque', async (body) => {
   for (const claim of ['aud', 'scope', 'sub']) {
     if (body[claim] !== undefined) answer[claim] = body[claim];
   }
+  if (body.not_before_in !== undefined) answer.nbf = now() + Number(body.not_before_in);
   opaque.set(token, answer);
   return { access_token: token };
 });

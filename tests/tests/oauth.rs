@@ -1245,6 +1245,26 @@ async fn an_opaque_token_the_authorization_server_does_not_vouch_for_here_now_ge
     // A token it never issued.
     let (status, body) = seen_by(&served, "never-issued").await.expect_err("unknown");
     assert_eq!(status, 401, "{body}");
+    // A refusal is kept a while: the same token sent again costs no introspection.
+    let before = served.issuer.introspections().await;
+    for _ in 0..3 {
+        let (status, body) = seen_by(&served, "never-issued").await.expect_err("unknown");
+        assert_eq!(status, 401, "{body}");
+        let description = body["error_description"].as_str().unwrap_or_default();
+        assert!(description.contains("not active"), "{description}");
+    }
+    assert_eq!(served.issuer.introspections().await, before);
+    // A token not valid yet is asked about again: it will be.
+    let early = served
+        .issuer
+        .opaque(json!({ "aud": resource, "not_before_in": 3600 }))
+        .await;
+    let before = served.issuer.introspections().await;
+    for _ in 0..2 {
+        let (status, _) = seen_by(&served, &early).await.expect_err("not yet");
+        assert_eq!(status, 401);
+    }
+    assert_eq!(served.issuer.introspections().await, before + 2);
     // An answer that names no audience is not refused for it.
     let unaddressed = served.issuer.opaque(json!({ "sub": "carol" })).await;
     let seen = seen_by(&served, &unaddressed).await.expect("let in");

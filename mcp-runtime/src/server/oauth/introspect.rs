@@ -5,7 +5,9 @@
 //! it says the token is active, for this server (`aud`, when named), from its issuer
 //! (`iss`, when named), and in its time (`exp`, `nbf`). A good answer is kept for a short
 //! while, never past the token's expiry, so that a client's calls do not each cost a round
-//! trip. An authorization server that cannot be asked is never taken for a yes: 503.
+//! trip; a refusal that lasts (inactive, expired, another audience or issuer) is kept
+//! briefly too, so that a token sent again and again is not asked about each time. An
+//! authorization server that cannot be asked is never taken for a yes: 503.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -25,13 +27,21 @@ use crate::auth::AuthInfo;
 /// a flood of distinct tokens costs round trips, never unbounded memory.
 const MAX_KEPT: usize = 10_000;
 
-/// Asks the authorization server about tokens, and keeps its good answers a while.
+/// The longest a refusal is kept: a token refused once is refused again without a round
+/// trip for this long, and no longer, so a refusal the authorization server would take back
+/// stands only briefly.
+const REFUSAL_KEPT_FOR: Duration = Duration::from_secs(10);
+
+/// Asks the authorization server about tokens, and keeps its answers a while.
 pub(super) struct Introspector {
     settings: Introspection,
     /// The endpoint: given, or found in the authorization server's metadata once.
     endpoint: tokio::sync::OnceCell<String>,
     /// Good answers by the token's SHA-256, each with when it is to be asked again.
     kept: Mutex<HashMap<[u8; 32], (AuthInfo, Instant)>>,
+    /// Refusals by the token's SHA-256, each with when it is to be asked again: apart from
+    /// the good answers, so that a flood of bad tokens never pushes those out.
+    refused: Mutex<HashMap<[u8; 32], (String, Instant)>>,
 }
 
 impl Introspector {
@@ -43,6 +53,7 @@ impl Introspector {
             },
             settings,
             kept: Mutex::new(HashMap::new()),
+            refused: Mutex::new(HashMap::new()),
         }
     }
 
@@ -61,8 +72,11 @@ impl Introspector {
         issuer: &Issuer,
     ) -> Result<AuthInfo, Refusal> {
         let key: [u8; 32] = Sha256::digest(token.as_bytes()).into();
-        if let Some(caller) = self.kept(&key) {
+        if let Some(caller) = kept(&self.kept, &key) {
             return Ok(caller);
+        }
+        if let Some(why) = kept(&self.refused, &key) {
+            return Err(Refusal::Invalid(why));
         }
         let endpoint = self
             .endpoint
@@ -71,9 +85,21 @@ impl Introspector {
             .map_err(|why| unavailable(issuer, &why.to_string()))?;
         let answer = self.ask(endpoint, token, issuer).await?;
         let now = unix_time();
-        let caller = read_answer(answer, config, now)?;
+        // A token not valid yet will be: its refusal does not last.
+        let lasting = !matches!(time(&answer, "nbf"), Ok(Some(nbf)) if nbf > now);
+        let caller = match read_answer(answer, config, now) {
+            Ok(caller) => caller,
+            Err(Refusal::Invalid(why)) if lasting => {
+                let keep = REFUSAL_KEPT_FOR.min(self.settings.cache_for);
+                if !keep.is_zero() {
+                    keep_a_while(&self.refused, key, &why, keep);
+                }
+                return Err(Refusal::Invalid(why));
+            }
+            Err(refusal) => return Err(refusal),
+        };
         if let Some(keep) = keep_for(&caller, now, self.settings.cache_for) {
-            self.keep(key, &caller, keep);
+            keep_a_while(&self.kept, key, &caller, keep);
         }
         Ok(caller)
     }
@@ -131,32 +157,38 @@ impl Introspector {
             )
         })
     }
+}
 
-    /// The caller of a token asked about before, while its answer is kept.
-    fn kept(&self, key: &[u8; 32]) -> Option<AuthInfo> {
-        let kept = self
-            .kept
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        kept.get(key)
-            .filter(|(_, until)| Instant::now() < *until)
-            .map(|(caller, _)| caller.clone())
-    }
+/// What `answers` keeps for the token whose SHA-256 is `key`, while it keeps it.
+fn kept<T: Clone>(answers: &Mutex<HashMap<[u8; 32], (T, Instant)>>, key: &[u8; 32]) -> Option<T> {
+    let answers = answers
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    answers
+        .get(key)
+        .filter(|(_, until)| Instant::now() < *until)
+        .map(|(answer, _)| answer.clone())
+}
 
-    fn keep(&self, key: [u8; 32], caller: &AuthInfo, keep: Duration) {
-        let mut kept = self
-            .kept
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if kept.len() >= MAX_KEPT {
-            let now = Instant::now();
-            kept.retain(|_, (_, until)| now < *until);
-            if kept.len() >= MAX_KEPT {
-                kept.clear();
-            }
+/// Keeps `answer` in `answers` for `keep`, at most [`MAX_KEPT`] answers at once: past it,
+/// those expired go, and when none has, all do.
+fn keep_a_while<T: Clone>(
+    answers: &Mutex<HashMap<[u8; 32], (T, Instant)>>,
+    key: [u8; 32],
+    answer: &T,
+    keep: Duration,
+) {
+    let mut answers = answers
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if answers.len() >= MAX_KEPT {
+        let now = Instant::now();
+        answers.retain(|_, (_, until)| now < *until);
+        if answers.len() >= MAX_KEPT {
+            answers.clear();
         }
-        kept.insert(key, (caller.clone(), Instant::now() + keep));
     }
+    answers.insert(key, (answer.clone(), Instant::now() + keep));
 }
 
 impl Introspection {
@@ -503,28 +535,28 @@ mod tests {
         // Full, half of it expired: the expired half goes.
         for i in 0..MAX_KEPT {
             let keep = if i % 2 == 0 { Duration::ZERO } else { minute };
-            introspector.keep(key(i), &caller, keep);
+            keep_a_while(&introspector.kept, key(i), &caller, keep);
         }
         assert!(
-            introspector.kept(&key(0)).is_none(),
+            kept(&introspector.kept, &key(0)).is_none(),
             "an expired answer is not used"
         );
-        introspector.keep([0xff; 32], &caller, minute);
+        keep_a_while(&introspector.kept, [0xff; 32], &caller, minute);
         assert_eq!(count(&introspector), MAX_KEPT / 2 + 1);
-        assert!(introspector.kept(&key(1)).is_some());
-        assert!(introspector.kept(&[0xff; 32]).is_some());
+        assert!(kept(&introspector.kept, &key(1)).is_some());
+        assert!(kept(&introspector.kept, &[0xff; 32]).is_some());
         // Full of good answers: they all go.
         for i in 0..MAX_KEPT / 2 - 1 {
-            introspector.keep(key(MAX_KEPT + i), &caller, minute);
+            keep_a_while(&introspector.kept, key(MAX_KEPT + i), &caller, minute);
         }
         assert_eq!(count(&introspector), MAX_KEPT);
-        introspector.keep([0xee; 32], &caller, minute);
+        keep_a_while(&introspector.kept, [0xee; 32], &caller, minute);
         assert_eq!(
             count(&introspector),
             1,
             "a full store of good answers starts afresh"
         );
-        assert!(introspector.kept(&[0xee; 32]).is_some());
-        assert!(introspector.kept(&key(1)).is_none());
+        assert!(kept(&introspector.kept, &[0xee; 32]).is_some());
+        assert!(kept(&introspector.kept, &key(1)).is_none());
     }
 }
