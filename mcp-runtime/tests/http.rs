@@ -853,6 +853,129 @@ impl Events {
     }
 }
 
+impl Events {
+    /// Reads until the response ends (its last chunk, or the connection closing), within
+    /// 10 s; the events left unread, in order.
+    async fn rest(&mut self) -> Vec<Value> {
+        use tokio::io::AsyncReadExt;
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !self.read.contains("\r\n0\r\n\r\n") {
+            let mut buffer = [0u8; 4096];
+            let read = tokio::time::timeout_at(deadline.into(), self.stream.read(&mut buffer))
+                .await
+                .expect("the stream ends within 10 s")
+                .expect("the stream reads");
+            if read == 0 {
+                break;
+            }
+            self.read
+                .push_str(&String::from_utf8_lossy(&buffer[..read]));
+        }
+        let mut events = Vec::new();
+        while let Some(start) = self.read.find("data: ") {
+            let length = self.read[start..].find('\n').expect("a whole line");
+            let line = self.read[start + 6..start + length].trim().to_owned();
+            self.read.drain(..start + length);
+            events.push(serde_json::from_str(&line).expect("a JSON event"));
+        }
+        events
+    }
+}
+
+/// Tells `server`'s listeners of `uri`'s update `times` times over, with no await between:
+/// a stream's task gets no turn to send any of them meanwhile (the test's runtime has one
+/// thread), as a client that does not read gets none.
+fn updated_many_times(server: &Server, uri: &str, times: usize) {
+    for _ in 0..times {
+        server.notify_resource_updated(uri);
+    }
+}
+
+#[tokio::test]
+async fn a_listen_stream_whose_client_fell_behind_ends_saying_so() {
+    let server = server();
+    let to = serve_this(Arc::clone(&server), HttpConfig::default()).await;
+    let listen = json!({
+        "jsonrpc": "2.0", "id": 7, "method": "subscriptions/listen",
+        "params": { "notifications": { "resourceSubscriptions": ["a://one"] }, "_meta": stateless_meta() },
+    });
+    let headers = [
+        ("MCP-Protocol-Version", STATELESS_VERSION),
+        ("Mcp-Method", "subscriptions/listen"),
+    ];
+    let mut events = Events::open(to, &headers, &listen).await;
+    let acknowledgement = events.next().await;
+    assert_eq!(
+        acknowledgement["method"],
+        json!("notifications/subscriptions/acknowledged")
+    );
+    updated_many_times(&server, "a://one", 500);
+    let rest = events.rest().await;
+    let (last, told) = rest.split_last().expect("events");
+    // What was queued comes first, as it was sent; then why the stream ends.
+    assert!(!told.is_empty() && told.len() < 500, "{}", told.len());
+    for event in told {
+        assert_eq!(
+            event["method"],
+            json!("notifications/resources/updated"),
+            "{event}"
+        );
+    }
+    assert_eq!(last["method"], json!("notifications/cancelled"), "{last}");
+    assert_eq!(last["params"]["requestId"], json!(7), "{last}");
+    let reason = last["params"]["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("behind") && reason.contains("listen again"),
+        "{reason}"
+    );
+}
+
+#[tokio::test]
+async fn a_sessions_stream_whose_client_fell_behind_is_told_every_list_changed_and_goes_on() {
+    let server = server();
+    let to = serve_this(Arc::clone(&server), HttpConfig::default()).await;
+    let initialize = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": { "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "t", "version": "1" } },
+    });
+    let answer = post(to, &[], &initialize).await;
+    let session = answer
+        .header("mcp-session-id")
+        .expect("a session")
+        .to_owned();
+    let with_session = [("Mcp-Session-Id", session.as_str())];
+    let subscribe = json!({ "jsonrpc": "2.0", "id": 2, "method": "resources/subscribe", "params": { "uri": "a://one" } });
+    assert_eq!(
+        post(to, &with_session, &subscribe).await.json_with(200)["result"],
+        json!({})
+    );
+    let mut stream = Events::get(to, &with_session).await;
+    stream.opened().await;
+    updated_many_times(&server, "a://one", 500);
+    let updated = json!({ "jsonrpc": "2.0", "method": "notifications/resources/updated", "params": { "uri": "a://one" } });
+    let mut told = 0;
+    let mut event = stream.next().await;
+    while event == updated {
+        told += 1;
+        event = stream.next().await;
+    }
+    assert!(told > 0 && told < 500, "{told}");
+    // Whatever it missed, reading every list again catches up.
+    let changed = |method: &str| json!({ "jsonrpc": "2.0", "method": method, "params": {} });
+    assert_eq!(event, changed("notifications/tools/list_changed"));
+    assert_eq!(
+        stream.next().await,
+        changed("notifications/prompts/list_changed")
+    );
+    assert_eq!(
+        stream.next().await,
+        changed("notifications/resources/list_changed")
+    );
+    // And the stream goes on.
+    server.notify_resource_updated("a://one");
+    assert_eq!(stream.next().await, updated);
+}
+
 #[tokio::test]
 async fn a_listen_stream_is_acknowledged_then_told_of_changes_tagged_with_its_id() {
     let server = server();

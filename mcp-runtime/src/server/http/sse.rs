@@ -4,16 +4,20 @@
 
 use std::convert::Infallible;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
+use mcp_runtime_core::method::Method;
+use serde_json::json;
 use tokio::sync::{OwnedSemaphorePermit, mpsc};
 
 use super::HttpState;
 use super::headers::{SESSION_ID, accepts};
+use crate::server::jsonrpc::{self, Id};
 use crate::server::listen::Listen;
 use crate::server::{Notifier, PendingCall, Server, observe};
 use crate::telemetry::ServerOperation;
@@ -38,7 +42,7 @@ pub(super) async fn get_mcp(State(state): State<Arc<HttpState>>, headers: Header
     let (send, receiver) = notices();
     let guard = Arc::new(state.server.hear_changes(send));
     state.sessions.stream(session, &guard);
-    notice_stream(receiver, guard)
+    notice_stream(receiver, guard, Behind::Resync)
 }
 
 /// No stream without a session: clients get answers on their POSTs.
@@ -57,32 +61,118 @@ pub(super) async fn no_stream() -> Response {
 pub(super) fn listen_stream(server: &Server, listen: &Listen, client: &str) -> Response {
     let (send, receiver) = notices();
     let guard = server.listen(listen, client, send);
-    notice_stream(receiver, guard)
+    notice_stream(receiver, guard, Behind::End(listen.id.clone()))
 }
 
-/// Where a stream's notices are queued, and where they are read. A client too slow to read
-/// loses a change notice only while one is already waiting: each tells the same thing,
-/// that the list (or the resource) is to be read again.
-fn notices() -> (Notifier, mpsc::Receiver<String>) {
-    let (sender, receiver) = mpsc::channel::<String>(64);
+/// The most notices a stream queues for a client that has not read them.
+const QUEUED: usize = 64;
+
+/// Where a stream's notices are queued, and where they are read; the queue says when a
+/// client too slow to read lost one.
+fn notices() -> (Notifier, Queue) {
+    let (sender, receiver) = mpsc::channel::<String>(QUEUED);
+    let lost = Arc::new(AtomicBool::new(false));
+    let losing = Arc::clone(&lost);
     let send: Notifier = Arc::new(move |message| {
-        let _ = sender.try_send(message);
+        if sender.try_send(message).is_err() {
+            losing.store(true, Ordering::Relaxed);
+        }
     });
-    (send, receiver)
+    (send, Queue { receiver, lost })
 }
 
-/// The notices of `receiver` as SSE events, with a comment every so often to keep idle
+/// A stream's queued notices, and whether one was lost because the queue was full.
+struct Queue {
+    receiver: mpsc::Receiver<String>,
+    lost: Arc<AtomicBool>,
+}
+
+/// What a stream does once its client fell behind and lost notices: never nothing.
+enum Behind {
+    /// A session's stream (the handshake's revisions) goes on, after telling the client
+    /// that every list changed: whatever it missed, reading them again catches up.
+    Resync,
+    /// A listen stream (2026-07-28) ends, as the server tears the subscription down:
+    /// `notifications/cancelled` naming it says why, then the stream closes, and the
+    /// client listens again.
+    End(Id),
+}
+
+impl Behind {
+    /// The notices a stream sends once its client has read what was queued before it fell
+    /// behind; whether the stream ends after them.
+    fn notices(&self) -> (Vec<String>, bool) {
+        match self {
+            Self::Resync => {
+                let changed = [
+                    Method::ToolsListChanged,
+                    Method::PromptsListChanged,
+                    Method::ResourcesListChanged,
+                ];
+                let notices = changed
+                    .iter()
+                    .map(|method| jsonrpc::notification(method, json!({})))
+                    .collect();
+                (notices, false)
+            }
+            Self::End(id) => {
+                let reason = format!(
+                    "the client fell more than {QUEUED} notifications behind this stream, so \
+                     some were lost: listen again, and read again what it tells of"
+                );
+                let cancelled = jsonrpc::notification(
+                    &Method::Cancelled,
+                    json!({ "requestId": id, "reason": reason }),
+                );
+                (vec![cancelled], true)
+            }
+        }
+    }
+}
+
+/// The notices of `queue` as SSE events, with a comment every so often to keep idle
 /// connections open, for as long as the client keeps the stream; `guard` (the listener)
-/// lives as long.
-fn notice_stream<G: Send + 'static>(receiver: mpsc::Receiver<String>, guard: G) -> Response {
-    let events =
-        futures_util::stream::unfold((receiver, guard), |(mut receiver, guard)| async move {
-            let message = receiver.recv().await?;
-            Some((
-                Ok::<_, Infallible>(Event::default().data(message)),
-                (receiver, guard),
-            ))
-        });
+/// lives as long. A client that fell behind gets what `behind` sends once it has read
+/// what was queued.
+fn notice_stream<G: Send + 'static>(queue: Queue, guard: G, behind: Behind) -> Response {
+    struct Reading<G> {
+        queue: Queue,
+        guard: Option<G>,
+        behind: Behind,
+        then: std::vec::IntoIter<String>,
+    }
+    let reading = Reading {
+        queue,
+        guard: Some(guard),
+        behind,
+        then: Vec::new().into_iter(),
+    };
+    let events = futures_util::stream::unfold(reading, |mut reading| async move {
+        let event = |message: String| Ok::<_, Infallible>(Event::default().data(message));
+        loop {
+            if let Some(message) = reading.then.next() {
+                return Some((event(message), reading));
+            }
+            // The stream ended, its last notices sent.
+            reading.guard.as_ref()?;
+            if reading.queue.lost.load(Ordering::Relaxed) {
+                match reading.queue.receiver.try_recv() {
+                    Ok(message) => return Some((event(message), reading)),
+                    Err(_) => {
+                        reading.queue.lost.store(false, Ordering::Relaxed);
+                        let (notices, ends) = reading.behind.notices();
+                        if ends {
+                            reading.guard = None;
+                        }
+                        reading.then = notices.into_iter();
+                        continue;
+                    }
+                }
+            }
+            let message = reading.queue.receiver.recv().await?;
+            return Some((event(message), reading));
+        }
+    });
     let mut response = Sse::new(events)
         .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
         .into_response();
