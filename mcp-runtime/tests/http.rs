@@ -882,6 +882,19 @@ impl Events {
     }
 }
 
+/// A session opened at 2025-11-25 on the server at `to`: its id.
+async fn open_session(to: SocketAddr) -> String {
+    let initialize = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": { "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "t", "version": "1" } },
+    });
+    let answer = post(to, &[], &initialize).await;
+    answer
+        .header("mcp-session-id")
+        .expect("a session")
+        .to_owned()
+}
+
 /// Tells `server`'s listeners of `uri`'s update `times` times over, with no await between:
 /// a stream's task gets no turn to send any of them meanwhile (the test's runtime has one
 /// thread), as a client that does not read gets none.
@@ -934,15 +947,7 @@ async fn a_listen_stream_whose_client_fell_behind_ends_saying_so() {
 async fn a_sessions_stream_whose_client_fell_behind_is_told_every_list_changed_and_goes_on() {
     let server = server();
     let to = serve_this(Arc::clone(&server), HttpConfig::default()).await;
-    let initialize = json!({
-        "jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": { "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "t", "version": "1" } },
-    });
-    let answer = post(to, &[], &initialize).await;
-    let session = answer
-        .header("mcp-session-id")
-        .expect("a session")
-        .to_owned();
+    let session = open_session(to).await;
     let with_session = [("Mcp-Session-Id", session.as_str())];
     let subscribe = json!({ "jsonrpc": "2.0", "id": 2, "method": "resources/subscribe", "params": { "uri": "a://one" } });
     assert_eq!(
@@ -1468,15 +1473,7 @@ async fn a_stateless_call_gets_the_log_messages_its_meta_asks_for_and_none_other
 async fn a_session_hears_on_its_stream_of_the_resources_it_subscribed_to_and_of_list_changes() {
     let server = server();
     let to = serve_this(Arc::clone(&server), HttpConfig::default()).await;
-    let initialize = json!({
-        "jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": { "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "t", "version": "1" } },
-    });
-    let answer = post(to, &[], &initialize).await;
-    let session = answer
-        .header("mcp-session-id")
-        .expect("a session")
-        .to_owned();
+    let session = open_session(to).await;
     let with_session = [("Mcp-Session-Id", session.as_str())];
 
     // Subscribed before the stream opens: the stream takes the subscription.
