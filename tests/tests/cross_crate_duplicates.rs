@@ -1,6 +1,6 @@
-//! Two library crates defining a tool of the same name, a resource of the same URI and a
-//! prompt of the same name, linked into one binary: the registry refuses to build and
-//! names both source locations of each.
+//! Two library crates defining a tool of the same name, a resource of the same URI, a
+//! resource template of the same template and a prompt of the same name, linked into one
+//! binary: the registry refuses to build and names both source locations of each.
 
 use mcp_runtime::{Location, Registry, RegistryProblem};
 
@@ -18,6 +18,10 @@ fn same_names_in_two_crates_are_refused_with_both_locations() {
                 first,
                 second,
             } => ("tool", name.as_str(), *first, *second),
+            // Resources and templates share one problem; only a template has a `{`.
+            RegistryProblem::DuplicateResource { uri, first, second } if uri.contains('{') => {
+                ("template", uri.as_str(), *first, *second)
+            }
             RegistryProblem::DuplicateResource { uri, first, second } => {
                 ("resource", uri.as_str(), *first, *second)
             }
@@ -39,6 +43,7 @@ fn same_names_in_two_crates_are_refused_with_both_locations() {
         [
             ("prompt", "shared_same"),
             ("resource", "shared://same"),
+            ("template", "shared://same/{id}"),
             ("tool", "shared.same"),
         ],
         "{err}"
@@ -48,7 +53,9 @@ fn same_names_in_two_crates_are_refused_with_both_locations() {
         let line = match *kind {
             "tool" => 7,
             "resource" => 19,
-            _ => 25,
+            "prompt" => 25,
+            "template" => 31,
+            other => panic!("unexpected kind {other}"),
         };
         let mut places = [
             (first.file, first.line, first.module_path),

@@ -25,3 +25,9 @@ pub fn same_resource_a() -> String {
 pub fn same_prompt_a() -> String {
     "a".to_owned()
 }
+
+/// A resource template the other test library uses too.
+#[mcp_runtime::mcp_resource(uri_template = "shared://same/{id}")]
+pub fn same_template_a(id: String) -> String {
+    format!("a{id}")
+}

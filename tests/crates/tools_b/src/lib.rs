@@ -25,3 +25,9 @@ pub fn same_resource_b() -> String {
 pub fn same_prompt_b() -> String {
     "b".to_owned()
 }
+
+/// A resource template the other test library uses too.
+#[mcp_runtime::mcp_resource(uri_template = "shared://same/{id}")]
+pub fn same_template_b(id: String) -> String {
+    format!("b{id}")
+}
