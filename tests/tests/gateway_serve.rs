@@ -3,7 +3,7 @@
 //! at either revision; so do the log messages and progress of an upstream tool's call, to
 //! the call they belong to; an HTTP upstream killed mid-run makes its calls fail at once
 //! with a clear error while the local tools keep answering, and is back in use once it
-//! restarts.
+//! restarts. A follower of an upstream ends by itself once the server it updates is dropped.
 
 use std::time::{Duration, Instant};
 
@@ -320,4 +320,60 @@ async fn killed_and_restarted(upstream: HttpServer, client: &Client, local: &str
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_follower_ends_by_itself_once_the_server_it_updates_is_dropped() {
+    let upstream = HttpServer::spawn(quickstart_bin(), &[]);
+    let servers = [(
+        "up".to_owned(),
+        Target::Http(mcp_runtime::client::HttpServer::new(upstream.url())),
+    )];
+    let manager = Arc::new(ClientManager::new(
+        servers.into_iter().collect(),
+        Client::builder()
+            .handshake_only()
+            .timeout(Duration::from_secs(20)),
+    ));
+    let served = || async {
+        let mut registry = Registry::builder().build().expect("built");
+        client::mount_managed(&mut registry, "up", Arc::clone(&manager), "up")
+            .await
+            .expect("mounted");
+        Arc::new(Server::new(registry))
+    };
+    // Whether the follower ended by itself within ten seconds; the handle is only awaited.
+    let ends = |following: tokio::task::JoinHandle<()>| async move {
+        tokio::time::timeout(Duration::from_secs(10), following)
+            .await
+            .is_ok()
+    };
+
+    // Following a server that is up, the follower waits for its changes.
+    let server = served().await;
+    let following = client::follow_managed(Arc::clone(&server), "up", Arc::clone(&manager), "up");
+    let client = Client::builder()
+        .in_memory(Arc::clone(&server))
+        .await
+        .expect("connects");
+    let listed = names(client.list_tools().await.expect("listed"));
+    assert!(
+        listed.contains(&"up.calculator.add".to_owned()),
+        "{listed:?}"
+    );
+    drop((client, server));
+    assert!(
+        ends(following).await,
+        "a follower of a server that is up ends once the server it updates is dropped"
+    );
+
+    // Following a server that is down, the follower tries to reconnect.
+    let server = served().await;
+    let following = client::follow_managed(Arc::clone(&server), "up", Arc::clone(&manager), "up");
+    upstream.stop();
+    drop(server);
+    assert!(
+        ends(following).await,
+        "a follower of a server that is down ends once the server it updates is dropped"
+    );
 }

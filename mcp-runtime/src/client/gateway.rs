@@ -7,7 +7,8 @@
 //! cancellation passed on, its result the remote result.
 
 use std::future::Future;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
+use std::time::Duration;
 
 use mcp_runtime_core::method::Method;
 use mcp_runtime_core::{
@@ -98,32 +99,47 @@ pub async fn mount_managed(
 /// each `notifications/tools/list_changed` from it lists them again and replaces the
 /// mounted ones, and `server`'s own clients are told. A server of the handshake's revisions
 /// sends its changes unasked; one of 2026-07-28 is asked to, with a `subscriptions/listen`
-/// stream. Runs until the connection ends.
+/// stream.
+///
+/// Runs until the connection ends or `server` is dropped, whichever comes first: the
+/// follower keeps `server` only while it changes it, so once every other [`Arc`] of it is
+/// gone the follower ends by itself, within a second. Dropping the handle leaves it
+/// running; aborting the handle ends it at once.
 pub fn follow(
     server: Arc<Server>,
     prefix: &str,
     client: Arc<Client>,
 ) -> tokio::task::JoinHandle<()> {
     let prefix = prefix.to_owned();
+    let server = Arc::downgrade(&server);
     tokio::spawn(async move {
-        let tools = || client.list_tools();
-        let mut follower = Follower {
-            server,
-            prefix,
-            upstream: Arc::new(Upstream::Client(Arc::clone(&client))),
-            // What is mounted now, to tell a change from a notification that changed nothing.
-            listed: tools().await.ok(),
-            tools,
-            catalog: None,
-        };
-        follower.follow(&client).await;
+        while_served(&server.clone(), async move {
+            let tools = || client.list_tools();
+            let mut follower = Follower {
+                server,
+                prefix,
+                upstream: Arc::new(Upstream::Client(Arc::clone(&client))),
+                // What is mounted now, to tell a change from a notification that changed
+                // nothing.
+                listed: tools().await.ok(),
+                tools,
+                catalog: None,
+            };
+            follower.follow(&client).await;
+        })
+        .await;
     })
 }
 
 /// As [`follow`], for the server `name` of `manager`, mounted with [`mount_managed`]: when
 /// its connection ends, the follower reconnects through the manager (with its backoff) and,
 /// once the server is back, mounts what it lists then, which may have changed while it was
-/// down. Runs until aborted.
+/// down.
+///
+/// Runs until `server` is dropped, also while the server followed is down: as with
+/// [`follow`], the follower keeps `server` only while it changes it, and ends by itself
+/// once every other [`Arc`] of it is gone. Dropping the handle leaves it running; aborting
+/// the handle ends it at once.
 pub fn follow_managed(
     server: Arc<Server>,
     prefix: &str,
@@ -131,50 +147,82 @@ pub fn follow_managed(
     name: &str,
 ) -> tokio::task::JoinHandle<()> {
     let (prefix, name) = (prefix.to_owned(), name.to_owned());
+    let server = Arc::downgrade(&server);
     tokio::spawn(async move {
-        let tools = || manager.list_tools(&name);
-        let mut follower = Follower {
-            server,
-            prefix,
-            upstream: Arc::new(Upstream::Managed {
-                manager: Arc::clone(&manager),
-                server: name.clone(),
-            }),
-            listed: tools().await.ok(),
-            tools,
-            catalog: None,
-        };
-        let mut wait = super::manager::FIRST_BACKOFF;
-        let mut first = true;
-        loop {
-            match manager.client(&name).await {
-                Ok(client) => {
-                    // Back after an end: what it lists now.
-                    if !first {
-                        follower.remount().await;
-                    }
-                    first = false;
-                    let started = tokio::time::Instant::now();
-                    follower.follow(&client).await;
-                    // Followed a good while: the next end is a new one, not more of the same.
-                    if started.elapsed() > super::manager::MAX_BACKOFF {
-                        wait = super::manager::FIRST_BACKOFF;
-                    }
+        while_served(&server.clone(), managed(server, prefix, manager, name)).await
+    })
+}
+
+/// What [`follow_managed`] runs: follows the server `name` of `manager`, reconnecting with
+/// backoff after each end of its connection, for good.
+async fn managed(server: Weak<Server>, prefix: String, manager: Arc<ClientManager>, name: String) {
+    let tools = || manager.list_tools(&name);
+    let mut follower = Follower {
+        server,
+        prefix,
+        upstream: Arc::new(Upstream::Managed {
+            manager: Arc::clone(&manager),
+            server: name.clone(),
+        }),
+        listed: tools().await.ok(),
+        tools,
+        catalog: None,
+    };
+    let mut wait = super::manager::FIRST_BACKOFF;
+    let mut first = true;
+    loop {
+        match manager.client(&name).await {
+            Ok(client) => {
+                // Back after an end: what it lists now.
+                if !first {
+                    follower.remount().await;
                 }
-                Err(err) => {
-                    tracing::debug!(prefix = %follower.prefix, error = %err, "the server to follow is down");
+                first = false;
+                let started = tokio::time::Instant::now();
+                follower.follow(&client).await;
+                // Followed a good while: the next end is a new one, not more of the same.
+                if started.elapsed() > super::manager::MAX_BACKOFF {
+                    wait = super::manager::FIRST_BACKOFF;
                 }
             }
-            tokio::time::sleep(wait).await;
-            wait = (wait * 2).min(super::manager::MAX_BACKOFF);
+            Err(err) => {
+                tracing::debug!(prefix = %follower.prefix, error = %err, "the server to follow is down");
+            }
         }
-    })
+        tokio::time::sleep(wait).await;
+        wait = (wait * 2).min(super::manager::MAX_BACKOFF);
+    }
+}
+
+/// How often a follower looks whether the server it updates is still there: a [`Server`]
+/// tells no one that it is dropped.
+const LOOK_EVERY: Duration = Duration::from_secs(1);
+
+/// Runs `following` until it ends or `server` is dropped, whichever comes first. Dropping
+/// `following` between two of its steps is safe: it changes the server only in
+/// [`Server::change`], which does not wait.
+async fn while_served(server: &Weak<Server>, following: impl Future<Output = ()>) {
+    let gone = async {
+        let mut every = tokio::time::interval(LOOK_EVERY);
+        every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            every.tick().await;
+            if server.strong_count() == 0 {
+                return;
+            }
+        }
+    };
+    tokio::select! {
+        () = following => {}
+        () = gone => {}
+    }
 }
 
 /// What follows a mounted server: where its tools are mounted, what calls them, how they
 /// are listed, and what was mounted last.
 struct Follower<F> {
-    server: Arc<Server>,
+    /// Not kept alive by its follower: a server no one serves any more is not followed.
+    server: Weak<Server>,
     prefix: String,
     upstream: Arc<Upstream>,
     tools: F,
@@ -283,10 +331,13 @@ where
                 return;
             }
         };
+        let Some(server) = self.server.upgrade() else {
+            return;
+        };
         let upstream = &self.upstream;
         let previous = self.catalog.take();
         let mut kept = None;
-        let changed = self.server.change(|registry| {
+        let changed = server.change(|registry| {
             let before = match &previous {
                 Some(previous) => {
                     for name in &previous.prompts {
@@ -345,10 +396,13 @@ where
         if self.listed.as_ref() == Some(&tools) {
             return;
         }
+        let Some(server) = self.server.upgrade() else {
+            return;
+        };
         self.listed = Some(tools.clone());
         let source = source_of(prefix);
         let upstream = &self.upstream;
-        let changed = self.server.change(|registry| {
+        let changed = server.change(|registry| {
             let mounted: Vec<String> = registry
                 .list()
                 .filter(|tool| tool.source() == source)
