@@ -60,6 +60,25 @@ async fn next_ring(bell: &mut Doorbell) -> String {
 }
 
 /// Everything [`TaskStore`]'s documentation promises, as the runtime relies on it.
+/// A task that adds one to the count in task `id`'s status message, through `modify`.
+fn counting_writer(
+    store: Arc<dyn TaskStore>,
+    id: &str,
+) -> tokio::task::JoinHandle<Result<Option<TaskRecord>, mcp_runtime::tasks::StoreError>> {
+    let id = id.to_owned();
+    tokio::spawn(async move {
+        modify(&*store, &id, |record| {
+            let count: u64 = record
+                .status_message
+                .as_deref()
+                .map_or(0, |count| count.parse().expect("a count"));
+            record.status_message = Some((count + 1).to_string());
+            Change::Store
+        })
+        .await
+    })
+}
+
 async fn contract(store: Arc<dyn TaskStore>) {
     // Created at version 1, and loaded as created.
     let id = new_id("task");
@@ -111,21 +130,7 @@ async fn contract(store: Arc<dyn TaskStore>) {
         .await
         .expect("created");
     let modifiers: Vec<_> = (0..20)
-        .map(|_| {
-            let store = Arc::clone(&store);
-            let counted = counted.clone();
-            tokio::spawn(async move {
-                modify(&*store, &counted, |record| {
-                    let count: u64 = record
-                        .status_message
-                        .as_deref()
-                        .map_or(0, |count| count.parse().expect("a count"));
-                    record.status_message = Some((count + 1).to_string());
-                    Change::Store
-                })
-                .await
-            })
-        })
+        .map(|_| counting_writer(Arc::clone(&store), &counted))
         .collect();
     for modifier in modifiers {
         modifier
@@ -393,19 +398,8 @@ async fn as_many_writers_of_one_task_as_a_modify_makes_attempts_all_succeed() {
         .expect("created");
     let writers: Vec<_> = (0..WRITERS)
         .map(|n| {
-            let store = Arc::clone(&replicas[n % replicas.len()]);
-            let id = id.clone();
-            tokio::spawn(async move {
-                modify(&*store, &id, |record| {
-                    let count: usize = record
-                        .status_message
-                        .as_deref()
-                        .map_or(0, |count| count.parse().expect("a count"));
-                    record.status_message = Some((count + 1).to_string());
-                    Change::Store
-                })
-                .await
-            })
+            let store: Arc<dyn TaskStore> = replicas[n % replicas.len()].clone();
+            counting_writer(store, &id)
         })
         .collect();
     for writer in writers {
