@@ -237,16 +237,7 @@ async fn an_http_upstream_killed_mid_run_fails_fast_and_is_back_after_its_restar
     // Through the library, at the handshake's revision: the gateway's client keeps a
     // session, which the restart ends; the manager starts a new one.
     let upstream = HttpServer::spawn(quickstart_bin(), &[]);
-    let servers = [(
-        "up".to_owned(),
-        Target::Http(mcp_runtime::client::HttpServer::new(upstream.url())),
-    )];
-    let manager = Arc::new(ClientManager::new(
-        servers.into_iter().collect(),
-        Client::builder()
-            .handshake_only()
-            .timeout(Duration::from_secs(20)),
-    ));
+    let manager = manager_of(&upstream);
     let mut registry = Registry::builder().build().expect("built");
     let schema = schemars::json_schema!({
         "type": "object",
@@ -322,19 +313,24 @@ async fn killed_and_restarted(upstream: HttpServer, client: &Client, local: &str
     }
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn a_follower_ends_by_itself_once_the_server_it_updates_is_dropped() {
-    let upstream = HttpServer::spawn(quickstart_bin(), &[]);
+/// A client manager of one server, `up`: `upstream`, at the handshake's revision.
+fn manager_of(upstream: &HttpServer) -> Arc<ClientManager> {
     let servers = [(
         "up".to_owned(),
         Target::Http(mcp_runtime::client::HttpServer::new(upstream.url())),
     )];
-    let manager = Arc::new(ClientManager::new(
+    Arc::new(ClientManager::new(
         servers.into_iter().collect(),
         Client::builder()
             .handshake_only()
             .timeout(Duration::from_secs(20)),
-    ));
+    ))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_follower_ends_by_itself_once_the_server_it_updates_is_dropped() {
+    let upstream = HttpServer::spawn(quickstart_bin(), &[]);
+    let manager = manager_of(&upstream);
     let served = || async {
         let mut registry = Registry::builder().build().expect("built");
         client::mount_managed(&mut registry, "up", Arc::clone(&manager), "up")
