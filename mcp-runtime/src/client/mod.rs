@@ -387,6 +387,10 @@ impl Client {
     }
 
     /// The server's notifications from now on (`list_changed`, log messages, …).
+    ///
+    /// The last 256 are kept for each receiver: one that falls further behind is told so,
+    /// with [`broadcast::error::RecvError::Lagged`] naming how many it missed, and should
+    /// read again what it follows (the client's own listing cache and followers do).
     pub fn notifications(&self) -> broadcast::Receiver<Notification> {
         self.link.subscribe()
     }
