@@ -854,6 +854,19 @@ impl Events {
 }
 
 impl Events {
+    /// Opens a 2026-07-28 `subscriptions/listen` stream, request `id`, for `notifications`.
+    async fn listen(to: SocketAddr, id: u64, notifications: Value) -> Self {
+        let listen = json!({
+            "jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
+            "params": { "notifications": notifications, "_meta": stateless_meta() },
+        });
+        let headers = [
+            ("MCP-Protocol-Version", STATELESS_VERSION),
+            ("Mcp-Method", "subscriptions/listen"),
+        ];
+        Self::open(to, &headers, &listen).await
+    }
+
     /// Reads until the response ends (its last chunk, or the connection closing), within
     /// 10 s; the events left unread, in order.
     async fn rest(&mut self) -> Vec<Value> {
@@ -908,15 +921,7 @@ fn updated_many_times(server: &Server, uri: &str, times: usize) {
 async fn a_listen_stream_whose_client_fell_behind_ends_saying_so() {
     let server = server();
     let to = serve_this(Arc::clone(&server), HttpConfig::default()).await;
-    let listen = json!({
-        "jsonrpc": "2.0", "id": 7, "method": "subscriptions/listen",
-        "params": { "notifications": { "resourceSubscriptions": ["a://one"] }, "_meta": stateless_meta() },
-    });
-    let headers = [
-        ("MCP-Protocol-Version", STATELESS_VERSION),
-        ("Mcp-Method", "subscriptions/listen"),
-    ];
-    let mut events = Events::open(to, &headers, &listen).await;
+    let mut events = Events::listen(to, 7, json!({ "resourceSubscriptions": ["a://one"] })).await;
     let acknowledgement = events.next().await;
     assert_eq!(
         acknowledgement["method"],
@@ -985,15 +990,7 @@ async fn a_sessions_stream_whose_client_fell_behind_is_told_every_list_changed_a
 async fn a_listen_stream_is_acknowledged_then_told_of_changes_tagged_with_its_id() {
     let server = server();
     let to = serve_this(Arc::clone(&server), HttpConfig::default()).await;
-    let listen = json!({
-        "jsonrpc": "2.0", "id": 41, "method": "subscriptions/listen",
-        "params": { "notifications": { "toolsListChanged": true }, "_meta": stateless_meta() },
-    });
-    let headers = [
-        ("MCP-Protocol-Version", STATELESS_VERSION),
-        ("Mcp-Method", "subscriptions/listen"),
-    ];
-    let mut events = Events::open(to, &headers, &listen).await;
+    let mut events = Events::listen(to, 41, json!({ "toolsListChanged": true })).await;
     let acknowledgement = events.next().await;
     assert_eq!(
         acknowledgement,
@@ -1026,7 +1023,7 @@ async fn a_listen_stream_is_acknowledged_then_told_of_changes_tagged_with_its_id
     // The change is served from the next request on.
     let listed = post(
         to,
-        &[headers[0], ("Mcp-Method", "tools/list")],
+        &[("MCP-Protocol-Version", STATELESS_VERSION), ("Mcp-Method", "tools/list")],
         &json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": { "_meta": stateless_meta() } }),
     )
     .await

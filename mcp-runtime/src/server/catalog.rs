@@ -2,6 +2,7 @@
 //! `resources/templates/list`, `resources/read`, `resources/subscribe` and
 //! `resources/unsubscribe`, `prompts/list`, `prompts/get`, `completion/complete`.
 
+use std::collections::BTreeSet;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -12,10 +13,15 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
+use super::fault::Refusal;
 use super::jsonrpc::{self, Id};
+use super::listen::{Listen, ListenGuard};
 use super::served::Snapshot;
 use super::stateless;
-use super::{Answer, CacheScope, Fault, Peer, Request, Server, Step};
+use super::{
+    Answer, CacheScope, Fault, Notifier, Peer, Request, STATELESS_VERSION, Server, Step,
+    fault_response, in_flight_key,
+};
 use crate::context::options::CallOptions;
 use crate::outbound::{Asks, Round, TaskSlot, Way};
 use crate::registration::CompletionContext;
@@ -78,6 +84,49 @@ impl Server {
         Step::Answered(Some(
             self.answered(request, self.complete(snapshot, params)),
         ))
+    }
+
+    /// Opens a `subscriptions/listen` stream (2026-07-28 only) once its filter is read. The
+    /// updates of a resource need its scopes, as reading it does.
+    pub(super) fn begin_listen(&self, snapshot: &Snapshot, request: &Request<'_>) -> Step {
+        let (id, params, peer) = (request.id, request.params, request.peer);
+        let refused = if request.stateless {
+            match Listen::read(id.clone(), params) {
+                Ok(listen) => {
+                    let needed: BTreeSet<String> = (listen.wants.subscriptions.iter())
+                        .filter_map(|uri| snapshot.registry.resource_scopes(uri))
+                        .flatten()
+                        .collect();
+                    let needed = Vec::from_iter(needed);
+                    if !peer.allows(&needed) {
+                        let refused = Answer::insufficient_scope(id, &needed, peer);
+                        return Step::Answered(Some(refused));
+                    }
+                    return Step::Listen(Box::new(listen));
+                }
+                Err(err) => Answer::refused(
+                    id,
+                    Refusal::bad_request(Fault::invalid_params(err.to_string())),
+                ),
+            }
+        } else {
+            Answer::ok(fault_response(
+                id,
+                Fault::method_not_found(format!(
+                    "method `{}` exists at protocol version {STATELESS_VERSION} only",
+                    Method::SubscriptionsListen
+                )),
+            ))
+        };
+        Step::Answered(Some(refused))
+    }
+
+    /// Starts the stream of a `subscriptions/listen` request from `client`: its
+    /// acknowledgement goes to `send` at once, then each change it asked for, until the
+    /// guard is dropped or the client cancels the request.
+    pub(crate) fn listen(&self, listen: &Listen, client: &str, send: Notifier) -> ListenGuard {
+        let key = in_flight_key(client, &listen.id);
+        self.listeners.listen(listen, key, send)
     }
 
     /// `resources/subscribe` and `resources/unsubscribe` of the handshake's revisions: the

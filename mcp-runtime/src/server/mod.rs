@@ -42,7 +42,7 @@ mod stateless;
 pub(crate) mod stdio;
 mod tasks;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use arc_swap::ArcSwap;
@@ -414,49 +414,6 @@ impl Server {
             token.cancel();
         }
         self.listeners.cancel(&key);
-    }
-
-    /// Opens a `subscriptions/listen` stream (2026-07-28 only) once its filter is read. The
-    /// updates of a resource need its scopes, as reading it does.
-    fn begin_listen(&self, snapshot: &Snapshot, request: &Request<'_>) -> Step {
-        let (id, params, peer) = (request.id, request.params, request.peer);
-        let refused = if request.stateless {
-            match Listen::read(id.clone(), params) {
-                Ok(listen) => {
-                    let needed: BTreeSet<String> = (listen.wants.subscriptions.iter())
-                        .filter_map(|uri| snapshot.registry.resource_scopes(uri))
-                        .flatten()
-                        .collect();
-                    let needed = Vec::from_iter(needed);
-                    if !peer.allows(&needed) {
-                        let refused = Answer::insufficient_scope(id, &needed, peer);
-                        return Step::Answered(Some(refused));
-                    }
-                    return Step::Listen(Box::new(listen));
-                }
-                Err(err) => Answer::refused(
-                    id,
-                    Refusal::bad_request(Fault::invalid_params(err.to_string())),
-                ),
-            }
-        } else {
-            Answer::ok(fault_response(
-                id,
-                Fault::method_not_found(format!(
-                    "method `{}` exists at protocol version {STATELESS_VERSION} only",
-                    Method::SubscriptionsListen
-                )),
-            ))
-        };
-        Step::Answered(Some(refused))
-    }
-
-    /// Starts the stream of a `subscriptions/listen` request from `client`: its
-    /// acknowledgement goes to `send` at once, then each change it asked for, until the
-    /// guard is dropped or the client cancels the request.
-    pub(crate) fn listen(&self, listen: &Listen, client: &str, send: Notifier) -> ListenGuard {
-        let key = in_flight_key(client, &listen.id);
-        self.listeners.listen(listen, key, send)
     }
 
     /// Tells a connection that completed the handshake of every change to the tool list,
