@@ -67,6 +67,11 @@ pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 /// the limit and `retryAfterSeconds`.
 pub const RATE_LIMITED: i64 = -32029;
 
+/// A request refused because the server already has as many requests in flight as it takes
+/// at once, from this connection or from all (HTTP 503); its `data` holds the `limit`, its
+/// `scope` (`connection` or `server`) and `retryAfterSeconds`.
+pub const BUSY: i64 = -32030;
+
 /// The protocol revisions served, newest first (their strings are [`Revision`]'s).
 pub const PROTOCOL_VERSIONS: [&str; 3] = [
     Revision::V2026_07_28.as_str(),

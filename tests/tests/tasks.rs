@@ -463,3 +463,43 @@ async fn over_http_a_tasks_request_names_its_task_in_mcp_name() {
         assert_eq!(refused["error"]["code"], -32020, "{name:?}: {refused}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_running_task_holds_a_place_among_the_requests_in_flight_until_it_ends() {
+    let server = server(Arc::new(MemoryStore::new()), Duration::from_secs(5)).with_max_in_flight(2);
+    let first = task_id(&call(&server, "job.sleep", json!({ "ms": 600_000 })).await);
+    task_id(&call(&server, "job.sleep", json!({ "ms": 600_000 })).await);
+    // A client that starts tasks without waiting for them is refused past the bound, at
+    // once, and told when to come back.
+    let refused = call(&server, "job.sleep", json!({ "ms": 600_000 })).await;
+    assert_eq!(
+        refused["error"]["code"],
+        mcp_runtime::server::BUSY,
+        "{refused}"
+    );
+    assert_eq!(refused["error"]["data"]["limit"], 2, "{refused}");
+    assert_eq!(
+        refused["error"]["data"]["retryAfterSeconds"], 1,
+        "{refused}"
+    );
+    // A task that ends gives its place back.
+    send(&server, "tasks/cancel", json!({ "taskId": first }), true).await;
+    until(&server, &first, &["cancelled"]).await;
+    let started = Instant::now();
+    loop {
+        let created = call(&server, "job.sleep", json!({ "ms": 600_000 })).await;
+        if created["result"]["resultType"] == "task" {
+            break;
+        }
+        assert_eq!(
+            created["error"]["code"],
+            mcp_runtime::server::BUSY,
+            "{created}"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the cancelled task's place was never given back"
+        );
+        tokio::task::yield_now().await;
+    }
+}

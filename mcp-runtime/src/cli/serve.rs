@@ -6,7 +6,7 @@
 
 use std::net::SocketAddr;
 #[cfg(feature = "http")]
-use std::num::NonZeroU32;
+use std::num::{NonZeroU32, NonZeroUsize};
 use std::sync::Arc;
 
 use clap::Args;
@@ -125,6 +125,14 @@ pub(super) struct ServeArgs {
     /// How many tools one page of `tools/list` holds.
     #[arg(long, default_value_t = server::DEFAULT_PAGE_SIZE)]
     page_size: usize,
+    /// The most requests in flight at once, from all clients, running tasks among them;
+    /// one more is refused at once (HTTP 503 with `Retry-After`), never queued.
+    #[arg(long, value_name = "N", default_value_t = NonZeroUsize::MIN.saturating_add(server::DEFAULT_MAX_IN_FLIGHT - 1))]
+    max_in_flight: NonZeroUsize,
+    /// The most requests in flight at once from one stdio connection; one more is refused
+    /// at once while the connection's other messages are still read.
+    #[arg(long, value_name = "N", default_value_t = NonZeroUsize::MIN.saturating_add(server::DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION - 1))]
+    max_in_flight_per_connection: NonZeroUsize,
     /// The key that seals the `requestState` of 2026-07-28 calls that ask the client: the
     /// contents of FILE, at least 32 bytes (e.g. `openssl rand -hex 32`). Every replica
     /// behind a load balancer needs the same one. Otherwise the environment variable
@@ -214,6 +222,8 @@ pub(super) fn run(
         task_ttl,
         task_lease,
         page_size,
+        max_in_flight,
+        max_in_flight_per_connection,
         dangerous,
         arguments_reading,
         sandbox,
@@ -254,6 +264,7 @@ pub(super) fn run(
         llm_names_bare,
         portable,
         page_size,
+        in_flight: (max_in_flight.get(), max_in_flight_per_connection.get()),
         state_key,
         app: app.cloned(),
     };
@@ -326,6 +337,8 @@ struct Options {
     /// `--portable`.
     portable: bool,
     page_size: usize,
+    /// `--max-in-flight` and `--max-in-flight-per-connection`.
+    in_flight: (usize, usize),
     state_key: Option<StateKey>,
     /// The name and version `serverInfo` gives, when the application said.
     app: Option<super::App>,
@@ -383,6 +396,7 @@ fn serve(
         llm_names_bare,
         portable,
         page_size,
+        in_flight: (max_in_flight, per_connection),
         state_key,
         app,
     }: Options,
@@ -399,7 +413,10 @@ fn serve(
         }
     };
     let tools = registry.len();
-    let mut server = Server::new(registry).with_page_size(page_size);
+    let mut server = Server::new(registry)
+        .with_page_size(page_size)
+        .with_max_in_flight(max_in_flight)
+        .with_max_in_flight_per_connection(per_connection);
     if portable {
         server = server.with_portable_schemas();
     }

@@ -22,6 +22,7 @@
 //! - at 2026-07-28, nothing between requests: a request carries its own level and
 //!   capabilities, and a call answered over rounds its sealed `requestState`.
 
+pub(crate) mod admission;
 mod call;
 mod catalog;
 mod fault;
@@ -54,6 +55,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
+pub use admission::{BUSY, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION};
 pub use catalog::RESOURCE_NOT_FOUND;
 #[cfg(feature = "http")]
 pub use http::{
@@ -143,6 +145,10 @@ pub struct Server {
     outgoing: Arc<Outgoing>,
     /// The tasks (the tasks extension): in memory unless a store was given.
     tasks: OnceLock<Arc<crate::tasks::engine::Tasks>>,
+    /// The places among the requests in flight, from all connections, and the tasks.
+    in_flight_places: admission::Places,
+    /// How many requests one connection may have in flight.
+    per_connection: usize,
 }
 
 impl Server {
@@ -177,7 +183,48 @@ impl Server {
             state_key: OnceLock::new(),
             outgoing: Arc::default(),
             tasks: OnceLock::new(),
+            in_flight_places: admission::Places::new(
+                admission::DEFAULT_MAX_IN_FLIGHT,
+                admission::Scope::Server,
+            ),
+            per_connection: admission::DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION,
         }
+    }
+
+    /// Takes at most `limit` requests in flight at once, from all clients together
+    /// ([`DEFAULT_MAX_IN_FLIGHT`] unless set), a running task counting as one until it
+    /// ends. A request past it is refused at once with [`BUSY`] (over HTTP, 503 with
+    /// `Retry-After`), which names the limit and when to try again; it is never queued.
+    /// Requests answered where they are read (the handshake, listings, inline tools) take
+    /// no place.
+    #[must_use]
+    pub fn with_max_in_flight(mut self, limit: usize) -> Self {
+        self.in_flight_places = admission::Places::new(limit, admission::Scope::Server);
+        self
+    }
+
+    /// Takes at most `limit` requests in flight at once from one stdio connection
+    /// ([`DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION`] unless set); past it, a request is refused
+    /// with [`BUSY`] while the connection's other messages (a cancellation among them) are
+    /// still read. An HTTP connection carries one request at a time (HTTP/1.1), so over
+    /// HTTP only the total bounds.
+    #[must_use]
+    pub fn with_max_in_flight_per_connection(mut self, limit: usize) -> Self {
+        self.per_connection = limit.max(1);
+        self
+    }
+
+    /// A place for a request among those in flight on the server, and on `connection`.
+    pub(crate) fn admit(
+        &self,
+        connection: Option<&admission::Places>,
+    ) -> Result<admission::Admitted, admission::Busy> {
+        admission::admit(connection, &self.in_flight_places)
+    }
+
+    /// The places of one new connection of many requests.
+    pub(crate) fn connection_places(&self) -> admission::Places {
+        admission::Places::new(self.per_connection, admission::Scope::Connection)
     }
 
     /// Seals the `requestState` of calls answered over rounds (2026-07-28) with `key`.

@@ -191,6 +191,12 @@ impl Server {
                 ended = Some(ending);
             }
         }
+        // A running task holds a place among the requests in flight until it ends: a client
+        // cannot start tasks without bound by not waiting for them.
+        let place = match self.admit(None) {
+            Ok(place) => place,
+            Err(busy) => return fault_response(&id, busy.fault()),
+        };
         let (record, link) = match tasks.create(&tool, owner, token).await {
             Ok(created) => created,
             Err(err) => {
@@ -206,7 +212,11 @@ impl Server {
         let work: std::pin::Pin<Box<dyn std::future::Future<Output = Ending> + Send>> = match ended
         {
             Some(ending) => Box::pin(std::future::ready(ending)),
-            None => work,
+            None => Box::pin(async move {
+                let ending = work.await;
+                drop(place);
+                ending
+            }),
         };
         tasks.drive(link, work, progress_seen);
         let meta =

@@ -12,8 +12,9 @@
 //! resources it subscribed to; `GET /mcp` with a session id opens the session's stream of
 //! notifications (list changes, updates of those resources).
 //!
-//! At most [`MAX_IN_FLIGHT`] requests are handled at once; further ones wait, their
-//! connections held, which slows a flooding client instead of queueing without bound.
+//! At most as many requests as [`Server::with_max_in_flight`] says are handled at once,
+//! across every transport; one more gets 503 with `Retry-After` and the JSON-RPC error
+//! [`BUSY`](crate::server::BUSY), at once, instead of waiting in a queue.
 //!
 //! Guards, in order: an `Origin` that is not allowed (DNS rebinding) gets 403; a missing or
 //! wrong bearer token, when one is configured, 401; a client past its rate limit, when one
@@ -48,7 +49,6 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use mcp_runtime_core::method::Method;
 use serde_json::Value;
-use tokio::sync::Semaphore;
 
 mod guard;
 pub(super) mod headers;
@@ -57,8 +57,8 @@ mod post;
 pub(super) mod reply;
 mod sse;
 
+use super::Server;
 use super::jsonrpc::Incoming;
-use super::{MAX_IN_FLIGHT, Server};
 use limit::ClientLimiter;
 pub use limit::{ParseRateLimitError, RATE_LIMITED, RateLimitConfig};
 
@@ -124,8 +124,6 @@ impl Default for HttpConfig {
 struct HttpState {
     server: Arc<Server>,
     config: HttpConfig,
-    /// Requests handled at once; more wait for a place, their connections held.
-    in_flight: Arc<Semaphore>,
     limiter: Option<ClientLimiter>,
     /// The log levels the handshake's sessions set.
     sessions: super::sessions::Sessions,
@@ -150,7 +148,6 @@ pub fn router(server: Arc<Server>, config: HttpConfig) -> Router {
         server,
         limiter: config.rate_limit.map(ClientLimiter::new),
         config,
-        in_flight: Arc::new(Semaphore::new(MAX_IN_FLIGHT)),
         sessions: super::sessions::Sessions::default(),
         #[cfg(feature = "oauth")]
         verifier,
@@ -309,3 +306,4 @@ impl HttpState {
         false
     }
 }
+

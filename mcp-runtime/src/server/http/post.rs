@@ -10,13 +10,13 @@ use axum::extract::{ConnectInfo, FromRequest, Request, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value};
-use tokio::sync::OwnedSemaphorePermit;
 
 use super::headers::{SESSION_ID, accepts, mirrored, session_id};
 use super::reply::json_response;
 use super::sse::{listen_stream, progress_stream};
 use super::{Carried, HttpState};
 use crate::auth::AuthInfo;
+use crate::server::admission::{Admitted, Busy};
 use crate::server::fault::Status;
 use crate::server::jsonrpc::{Id, Incoming};
 use crate::server::stateless::Mirrored;
@@ -81,10 +81,6 @@ async fn answer(
     if !matches!(incoming, Incoming::Request { .. } | Incoming::Call { .. }) {
         return take_unanswered(state, client, incoming, &mirrored).await;
     }
-    // Backpressure: past MAX_IN_FLIGHT requests, the next waits here for a place.
-    let Ok(permit) = Arc::clone(&state.in_flight).acquire_owned().await else {
-        return StatusCode::SERVICE_UNAVAILABLE.into_response();
-    };
     let session = headers
         .get(SESSION_ID)
         .and_then(|value| value.to_str().ok());
@@ -116,15 +112,37 @@ async fn answer(
             observe::succeeded(operation);
             return listen_stream(&state.server, &listen, client);
         }
+        // What awaits takes a place among the requests in flight, or is refused at once
+        // past the server's bound: a flood gets answers, not a queue.
         Step::Await(awaiting) => {
-            let _permit = permit;
+            let _permit = match state.server.admit(None) {
+                Ok(permit) => permit,
+                Err(busy) => return busy_response(&awaiting.id, busy, operation),
+            };
             let answer = observe::scoped(&operation, state.server.finish_awaiting(awaiting)).await;
             observe::end(operation, Some(&answer));
             return json_response(StatusCode::OK, answer);
         }
         Step::Call(pending) => pending,
     };
+    let permit = match state.server.admit(None) {
+        Ok(permit) => permit,
+        Err(busy) => return busy_response(&pending.id, busy, operation),
+    };
     run_call(state, pending, headers, (permit, operation)).await
+}
+
+/// 503 for a request refused because the server has as many in flight as it takes, with
+/// `Retry-After` and the JSON-RPC error that names the bound.
+fn busy_response(id: &Id, busy: Busy, operation: Option<ServerOperation>) -> Response {
+    let answer = crate::server::fault_response(id, busy.fault());
+    observe::end(operation, Some(&answer));
+    let mut response = json_response(StatusCode::SERVICE_UNAVAILABLE, answer);
+    response.headers_mut().insert(
+        axum::http::header::RETRY_AFTER,
+        axum::http::HeaderValue::from(Busy::RETRY_AFTER_SECONDS),
+    );
+    response
 }
 
 /// A notification or a response, which gets 202 and no answer, unless its version is
@@ -217,7 +235,7 @@ async fn run_call(
     state: &HttpState,
     pending: Box<PendingCall>,
     headers: &HeaderMap,
-    (permit, operation): (OwnedSemaphorePermit, Option<ServerOperation>),
+    (permit, operation): (Admitted, Option<ServerOperation>),
 ) -> Response {
     if pending.reports() && accepts(headers, "text/event-stream") {
         return progress_stream(Arc::clone(&state.server), pending, (permit, operation));

@@ -13,7 +13,7 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use mcp_runtime_core::method::Method;
 use serde_json::json;
-use tokio::sync::{OwnedSemaphorePermit, mpsc};
+use tokio::sync::mpsc;
 
 use super::HttpState;
 use super::headers::{SESSION_ID, accepts};
@@ -191,7 +191,7 @@ fn unbuffered(response: &mut Response) {
 pub(super) fn progress_stream(
     server: Arc<Server>,
     pending: Box<PendingCall>,
-    (permit, operation): (OwnedSemaphorePermit, Option<ServerOperation>),
+    (permit, operation): (crate::server::admission::Admitted, Option<ServerOperation>),
 ) -> Response {
     let (sender, receiver) = mpsc::channel::<String>(64);
     let notify: Notifier = {

@@ -5,10 +5,12 @@
 //! listings, and calls to inline tools), so a quick call costs one read and one write, as
 //! in a hand-written loop; answers to a run of requests already read are written together.
 //! Other calls run concurrently on the Tokio runtime and are answered out of order,
-//! through a writer thread. At most [`MAX_IN_FLIGHT`] run at once, and reading pauses
-//! while that many do; a client that stops reading stalls the writes and then the reading,
-//! so nothing is buffered without bound. At end of input the calls in flight are answered
-//! before the server returns.
+//! through a writer thread. At most [`MAX_IN_FLIGHT`] run at once (or as many as
+//! [`Server::with_max_in_flight_per_connection`] says), within the server's own bound; one
+//! more is refused at once with [`BUSY`](super::BUSY), while reading goes on, so that a
+//! cancellation still reaches the calls in flight. A client that stops reading stalls the
+//! writes and then the reading, so nothing is buffered without bound. At end of input the
+//! calls in flight are answered before the server returns.
 
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -17,20 +19,22 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use mcp_runtime_core::LoggingLevel;
 use mcp_runtime_core::method::Method;
 use tokio::runtime::Handle;
-use tokio::sync::{Semaphore, mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot};
 
 mod output;
 mod start;
 
 use output::{Outbox, Outgoing, Output, write_loop};
 
-use super::jsonrpc::Incoming;
+use super::admission::Places;
+use super::jsonrpc::{Id, Incoming};
 use super::listen::ListenGuard;
 use super::{Notifier, Server, Step, observe};
 use crate::telemetry::Transport;
 
-/// The most requests handled at once.
-pub const MAX_IN_FLIGHT: usize = 256;
+/// The most requests one connection has in flight at once, unless
+/// [`Server::with_max_in_flight_per_connection`] says otherwise.
+pub const MAX_IN_FLIGHT: usize = super::DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION;
 
 pub use mcp_runtime_core::wire::MAX_MESSAGE_BYTES;
 
@@ -78,7 +82,8 @@ where
     W: Write + Send + 'static,
 {
     let output: Output<W> = Arc::new(Mutex::new(BufWriter::with_capacity(BUFFER, output)));
-    let (sender, outgoing) = mpsc::channel::<Outgoing>(MAX_IN_FLIGHT);
+    let places = server.connection_places();
+    let (sender, outgoing) = mpsc::channel::<Outgoing>(places.limit());
     let outbox = Outbox::new(Arc::clone(&output), sender.clone());
     let writer = std::thread::Builder::new()
         .name("mcp-stdio-writer".to_owned())
@@ -91,7 +96,7 @@ where
         runtime: Handle::current(),
         output: Arc::clone(&output),
         outbox,
-        limit: Arc::new(Semaphore::new(MAX_IN_FLIGHT)),
+        places: places.clone(),
         stopping: Arc::new(AtomicBool::new(false)),
         busy: Arc::new(Mutex::new(())),
         listening: Mutex::new(Vec::new()),
@@ -100,11 +105,7 @@ where
         capabilities: Mutex::new(None),
         negotiated: Mutex::new(None),
     };
-    let (limit, stopping, busy) = (
-        Arc::clone(&reading.limit),
-        Arc::clone(&reading.stopping),
-        Arc::clone(&reading.busy),
-    );
+    let (stopping, busy) = (Arc::clone(&reading.stopping), Arc::clone(&reading.busy));
     let (done, read_to_end) = oneshot::channel();
     std::thread::Builder::new()
         .name("mcp-stdio-reader".to_owned())
@@ -123,7 +124,7 @@ where
         }
     };
     // Every place back means every call in flight has been answered.
-    let _all = limit.acquire_many(MAX_IN_FLIGHT as u32).await;
+    places.all_free().await;
     let _ = sender.send(Outgoing::Close).await;
     let written = tokio::task::spawn_blocking(move || writer.join())
         .await
@@ -138,7 +139,8 @@ struct Reading<W: Write> {
     runtime: Handle,
     output: Output<W>,
     outbox: Outbox<W>,
-    limit: Arc<Semaphore>,
+    /// The connection's places among the requests in flight.
+    places: Places,
     stopping: Arc<AtomicBool>,
     /// Held while a message is handled, so a stop waits for the one at hand.
     busy: Arc<Mutex<()>>,
@@ -205,11 +207,27 @@ impl<W: Write + Send + 'static> Reading<W> {
         output.write_all(b"\n")
     }
 
-    /// A place among the calls in flight, waited for when all are taken.
-    fn permit(&self) -> io::Result<tokio::sync::OwnedSemaphorePermit> {
-        self.runtime
-            .block_on(Arc::clone(&self.limit).acquire_owned())
-            .map_err(io::Error::other)
+    /// A place among the requests in flight, on the connection and on the server; when
+    /// either is full, the request `id` is answered with the refusal, and `None` returned.
+    fn admit(
+        &self,
+        id: &Id,
+        operation: Option<crate::telemetry::ServerOperation>,
+    ) -> io::Result<
+        Option<(
+            super::admission::Admitted,
+            Option<crate::telemetry::ServerOperation>,
+        )>,
+    > {
+        match self.server.admit(Some(&self.places)) {
+            Ok(admitted) => Ok(Some((admitted, operation))),
+            Err(busy) => {
+                let answer = super::Answer::ok(super::fault_response(id, busy.fault()));
+                observe::answered(operation, &answer);
+                self.write_now(&answer.text)?;
+                Ok(None)
+            }
+        }
     }
 
     /// What the connection keeps of a message of the handshake's revisions (the end of the
@@ -287,7 +305,9 @@ impl<W: Write + Send + 'static> Reading<W> {
                 Ok(())
             }
             Step::Await(awaiting) => {
-                let permit = self.permit()?;
+                let Some((permit, operation)) = self.admit(&awaiting.id, operation)? else {
+                    return Ok(());
+                };
                 let (server, outbox) = (Arc::clone(&self.server), self.outbox.clone());
                 self.runtime.spawn(async move {
                     let answer =
@@ -299,7 +319,9 @@ impl<W: Write + Send + 'static> Reading<W> {
                 Ok(())
             }
             Step::Call(pending) => {
-                let permit = self.permit()?;
+                let Some((permit, operation)) = self.admit(&pending.id, operation)? else {
+                    return Ok(());
+                };
                 let (server, outbox, notify) = (
                     Arc::clone(&self.server),
                     self.outbox.clone(),

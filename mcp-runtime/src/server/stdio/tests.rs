@@ -592,3 +592,168 @@ async fn answers_every_request_and_nothing_else() {
     assert_eq!(by_id(3.into()).unwrap()["error"]["code"], -32601);
     assert_eq!(by_id(Value::Null).unwrap()["error"]["code"], -32700);
 }
+
+/// A registry of one tool, `t.wait`, that runs until its call is cancelled, and tells
+/// `started` each time one starts.
+fn waiting_registry(started: tokio::sync::mpsc::UnboundedSender<()>) -> crate::registry::Registry {
+    crate::registry::Registry::builder()
+        .tool(
+            tool("t.wait"),
+            move |_: crate::registration::Arguments, ctx: crate::context::ToolContext| {
+                let started = started.clone();
+                async move {
+                    let _ = started.send(());
+                    ctx.cancellation().cancelled().await;
+                    Ok::<_, mcp_runtime_core::ToolError>(Value::Null)
+                }
+            },
+        )
+        .build()
+        .unwrap()
+}
+
+fn wait_call(id: usize) -> String {
+    format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"t.wait\",\"arguments\":{{}}}}}}\n"
+    )
+}
+
+/// The answers written, as JSON, until one has `id`, within ten seconds; and the
+/// receiver, for what comes after.
+async fn answers_until(
+    lines: std::sync::mpsc::Receiver<Vec<u8>>,
+    id: u64,
+) -> (Vec<Value>, std::sync::mpsc::Receiver<Vec<u8>>) {
+    tokio::task::spawn_blocking(move || {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let mut text = Vec::new();
+        let mut seen = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let Ok(bytes) = lines.recv_timeout(left) else {
+                panic!("no answer to {id} within ten seconds; answers so far: {seen:?}");
+            };
+            // Each write is one whole answer or more, never part of one.
+            text.extend_from_slice(&bytes);
+            while let Some(end) = text.iter().position(|&byte| byte == b'\n') {
+                let line: Vec<u8> = text.drain(..=end).collect();
+                let answer: Value = serde_json::from_slice(&line).unwrap();
+                let done = answer["id"] == id;
+                seen.push(answer);
+                if done {
+                    return (seen, lines);
+                }
+            }
+        }
+    })
+    .await
+    .unwrap()
+}
+
+const CANCEL_FIRST: &str = concat!(
+    r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
+    "\n"
+);
+
+#[tokio::test]
+async fn a_request_past_the_connections_bound_is_refused_and_reading_goes_on() {
+    let (started, mut starts) = tokio::sync::mpsc::unbounded_channel();
+    let server = Arc::new(Server::new(waiting_registry(started)));
+    let (input, mut client) = io::pipe().unwrap();
+    let (written, lines) = std::sync::mpsc::channel();
+    let serving = tokio::spawn(serve(
+        server,
+        input,
+        Announced(written),
+        std::future::pending(),
+    ));
+    let calls: String = (1..=MAX_IN_FLIGHT + 1).map(wait_call).collect();
+    client.write_all(calls.as_bytes()).unwrap();
+    // The one past the bound is refused, not queued: reading goes on, so the cancellation
+    // of the first call and the ping after it are read and answered.
+    client.write_all(CANCEL_FIRST.as_bytes()).unwrap();
+    client
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":9999,\"method\":\"ping\"}\n")
+        .unwrap();
+    let (answers, _) = answers_until(lines, 9999).await;
+    let past = u64::try_from(MAX_IN_FLIGHT + 1).unwrap();
+    let refused: Vec<&Value> = answers
+        .iter()
+        .filter(|answer| answer["error"]["code"] == crate::server::BUSY)
+        .collect();
+    assert_eq!(refused.len(), 1, "{answers:?}");
+    assert_eq!(refused[0]["id"], past);
+    let message = refused[0]["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("this connection has 256 requests in flight"),
+        "{message}"
+    );
+    assert_eq!(refused[0]["error"]["data"]["retryAfterSeconds"], 1);
+    for _ in 0..MAX_IN_FLIGHT {
+        starts.recv().await.unwrap();
+    }
+    assert!(starts.try_recv().is_err(), "the refused call never ran");
+    serving.abort();
+}
+
+#[tokio::test]
+async fn the_servers_bound_counts_every_connection_and_a_place_frees_with_an_answer() {
+    let (started, mut starts) = tokio::sync::mpsc::unbounded_channel();
+    let server = Arc::new(Server::new(waiting_registry(started)).with_max_in_flight(3));
+    let connect = || {
+        let (input, client) = io::pipe().unwrap();
+        let (written, lines) = std::sync::mpsc::channel();
+        let serving = tokio::spawn(serve(
+            Arc::clone(&server),
+            input,
+            Announced(written),
+            std::future::pending(),
+        ));
+        (client, lines, serving)
+    };
+    let (mut first, mut first_lines, first_serving) = connect();
+    let (mut second, second_lines, second_serving) = connect();
+    first
+        .write_all(format!("{}{}", wait_call(1), wait_call(2)).as_bytes())
+        .unwrap();
+    starts.recv().await.unwrap();
+    starts.recv().await.unwrap();
+    // One place left: the second connection's first call takes it, its second is refused.
+    second
+        .write_all(format!("{}{}", wait_call(1), wait_call(2)).as_bytes())
+        .unwrap();
+    let (answers, _) = answers_until(second_lines, 2).await;
+    assert_eq!(answers.len(), 1, "{answers:?}");
+    assert_eq!(answers[0]["error"]["code"], crate::server::BUSY);
+    assert_eq!(answers[0]["error"]["data"]["scope"], "server");
+    assert_eq!(answers[0]["error"]["data"]["limit"], 3);
+    // A cancelled call gives its place back, once it has ended: a call sent after it is
+    // refused until then, and then runs.
+    first.write_all(CANCEL_FIRST.as_bytes()).unwrap();
+    let mut id = 10;
+    loop {
+        first
+            .write_all(
+                format!(
+                    "{}{{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"ping\"}}\n",
+                    wait_call(id)
+                )
+                .as_bytes(),
+            )
+            .unwrap();
+        let (answers, lines) = answers_until(first_lines, 0).await;
+        first_lines = lines;
+        if answers.len() == 1 {
+            break;
+        }
+        assert!(
+            id < 10_000,
+            "the cancelled call's place was never given back"
+        );
+        id += 1;
+        tokio::task::yield_now().await;
+    }
+    starts.recv().await.unwrap();
+    first_serving.abort();
+    second_serving.abort();
+}
