@@ -291,9 +291,26 @@ pub async fn serve_http(
     let listener = tokio::net::TcpListener::bind(address).await?;
     bound(listener.local_addr()?);
     let service = router(server, config).into_make_service_with_connect_info::<SocketAddr>();
-    axum::serve(listener, service)
+    axum::serve(without_delay(listener), service)
         .with_graceful_shutdown(super::stop_signal())
         .await
+}
+
+/// `listener`, whose connections send each write at once (`TCP_NODELAY`). An event stream
+/// is written in parts (its head, then each event); with Nagle's algorithm a part waits
+/// for the client's acknowledgement of the one before, which a client delays by up to
+/// 40 ms, so that every streamed answer on a kept-alive connection would take that long.
+fn without_delay(
+    listener: tokio::net::TcpListener,
+) -> axum::serve::TapIo<tokio::net::TcpListener, fn(&mut tokio::net::TcpStream)> {
+    use axum::serve::ListenerExt;
+    listener.tap_io(no_delay)
+}
+
+fn no_delay(connection: &mut tokio::net::TcpStream) {
+    if let Err(err) = connection.set_nodelay(true) {
+        tracing::debug!(error = %err, "TCP_NODELAY could not be set on a connection");
+    }
 }
 
 impl HttpState {
@@ -307,3 +324,16 @@ impl HttpState {
     }
 }
 
+#[cfg(test)]
+mod tests {
+    #[tokio::test]
+    async fn every_connection_sends_its_writes_at_once() {
+        use axum::serve::Listener;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let mut listener = super::without_delay(listener);
+        let _client = tokio::net::TcpStream::connect(address).await.unwrap();
+        let (connection, _) = listener.accept().await;
+        assert!(connection.nodelay().unwrap(), "Nagle's algorithm is off");
+    }
+}
