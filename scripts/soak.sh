@@ -169,6 +169,7 @@ if kill -0 "$driver" 2>/dev/null; then
   echo "soak: replica 1 started again (pid $(cat "$run/replica-1.pid"))" >&2
 fi
 wait "$driver" || true
+echo "soak: load average after $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 # One more sample at the end.
 kill "$sampler"
 sample
