@@ -4,6 +4,7 @@
 //! mcp-bench stdio [--window W] [-n N] -- CMD [ARGS...]
 //! mcp-bench http URL [--clients C] [-n N] [--bearer TOKEN]
 //! mcp-bench tasks URL [--clients C] [-n N] [--first-reads-via URL2 [--first-reads M]] [--lifecycle K]
+//! mcp-bench soak URL [--clients C] [-n N] [--bearer TOKEN] [--every S]
 //! mcp-bench oauth [--rounds R] [--alg rs256|es256] [--clients C] [-n N]
 //! mcp-bench startup [--runs R] [--list] -- CMD [ARGS...]
 //! mcp-bench inflight [-n N] -- CMD [ARGS...]
@@ -26,7 +27,7 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 
 use driver::report::Report;
-use driver::{http, oauth, proto, stdio, suite, tasks, through_client};
+use driver::{http, oauth, proto, soak, stdio, suite, tasks, through_client};
 
 /// Measures MCP servers.
 #[derive(Parser)]
@@ -115,6 +116,28 @@ enum Command {
         /// completed, and count the polls (to count the task store's round trips per task).
         #[arg(long, value_name = "K")]
         lifecycle: Option<u64>,
+        #[command(flatten)]
+        output: Output,
+    },
+    /// Over HTTP at 2026-07-28, N calls of a mix, each checked: half inline, a quarter
+    /// reporting progress and logging (an SSE stream), a quarter run as tasks and polled
+    /// until they end. Lists every failure with its kind and when its call started and
+    /// ended; says on standard error how far it got every S seconds, and when half the
+    /// calls have ended (`soak: halfway at=MS`).
+    Soak {
+        #[command(flatten)]
+        endpoint: Endpoint,
+        /// Calls, over all connections.
+        #[arg(short, default_value_t = 1_000_000)]
+        n: u64,
+        /// An access token to send with every request (`Authorization: Bearer TOKEN`).
+        #[arg(long, value_name = "TOKEN")]
+        bearer: Option<String>,
+        /// Seconds between two lines of progress on standard error.
+        #[arg(long, value_name = "S", default_value_t = 10)]
+        every: u64,
+        #[command(flatten)]
+        threads: Threads,
         #[command(flatten)]
         output: Output,
     },
@@ -398,6 +421,23 @@ fn run(cli: Cli) -> std::io::Result<ExitCode> {
                 first_reads,
             };
             output.finish(&tasks::run(&endpoint.url, &options)?)
+        }
+        Command::Soak {
+            endpoint,
+            n,
+            bearer,
+            every,
+            threads,
+            output,
+        } => {
+            let options = soak::SoakOptions {
+                clients: endpoint.clients,
+                n,
+                bearer,
+                threads: threads.threads,
+                every: Duration::from_secs(every),
+            };
+            output.finish(&soak::run(&endpoint.url, &options)?)
         }
         Command::Oauth {
             rounds,

@@ -276,3 +276,56 @@ fn every_task_request_over_http_is_answered_right() {
     assert_eq!(lifecycle["wrong"], 0, "{lifecycle}");
     assert!(lifecycle["polls"].as_u64() >= Some(5), "{lifecycle}");
 }
+
+/// `mcp-bench soak`: every call of the mix is answered right (the reporting calls with
+/// their progress report and log message, the tasks polled to their sum), each kind in its
+/// share; and a call that fails is listed with its fault and when it started and ended.
+#[test]
+fn every_call_of_a_soak_is_answered_right_and_failures_are_listed() {
+    let mut spawn = Command::new(SERVER);
+    spawn.args(["serve", "--http", "127.0.0.1:0", "--token", "soak-secret"]);
+    let server = HttpServer::start(spawn);
+    let url = server.url();
+    let soak = ["soak", &url, "--clients", "4", "-n", "400"];
+    let report = bench(&[&soak[..], &["--bearer", "soak-secret"]].concat());
+    assert_eq!(report["errors"], 0, "{report}");
+    assert_eq!(report["ok"], 400, "{report}");
+    for (kind, calls) in [("inline", 200), ("progress+log", 100), ("task", 100)] {
+        assert_eq!(report["kinds"][kind]["calls"], calls, "{kind}: {report}");
+    }
+    assert!(report["requests"].as_u64() >= Some(500), "{report}");
+    assert!(report["latency"]["p99_us"].as_f64().is_some(), "{report}");
+
+    let output = Command::new(DRIVER)
+        .args([
+            "soak",
+            &url,
+            "--clients",
+            "2",
+            "-n",
+            "10",
+            "--bearer",
+            "wrong",
+            "--json",
+        ])
+        .output()
+        .expect("the driver runs");
+    assert!(!output.status.success(), "failures fail the run");
+    let report: Value = serde_json::from_slice(&output.stdout).expect("a JSON summary");
+    assert_eq!(
+        report["errors_by_fault"],
+        serde_json::json!({ "http 401": 10 }),
+        "{report}"
+    );
+    let failures = report["failures"].as_array().expect("the failures, listed");
+    assert_eq!(failures.len(), 10, "{report}");
+    for failure in failures {
+        let (started, ended) = (&failure["started_ms"], &failure["ended_ms"]);
+        assert!(
+            started.as_u64().is_some() && started.as_u64() <= ended.as_u64(),
+            "{failure}"
+        );
+    }
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("soak: halfway at="), "{stderr}");
+}

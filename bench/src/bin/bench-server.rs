@@ -1,5 +1,6 @@
-//! The framework under test: the tools of `tools.rs`, written with `#[mcp_tool]`, and
-//! `bench.task_add`, an optional task, served by `mcp_runtime::cli::run!()`.
+//! The framework under test: the tools of `tools.rs`, written with `#[mcp_tool]`,
+//! `bench.task_add`, an optional task, and `bench.add_reported`, which reports progress and
+//! logs, served by `mcp_runtime::cli::run!()`.
 //!
 //! ```text
 //! bench-server serve --stdio
@@ -9,7 +10,7 @@
 #[path = "../tools.rs"]
 mod tools;
 
-use mcp_runtime::{ToolError, mcp_tool};
+use mcp_runtime::{ToolContext, ToolError, mcp_tool};
 
 /// Add two integers, as a task when the client supports tasks.
 ///
@@ -32,8 +33,26 @@ async fn task_add(
     tools::add(a, b)
 }
 
+/// Add two integers, reporting as it goes.
+///
+/// The same as `bench.add`, after one progress report (1 of 1) and one log message at
+/// `info`, each sent only when the caller asked for it: what `mcp-bench soak` checks
+/// arrives before the answer.
+#[mcp_tool(namespace = "bench", read_only, idempotent, open_world = false)]
+async fn add_reported(
+    ctx: &ToolContext,
+    /// The first addend.
+    a: i64,
+    /// The second addend.
+    b: i64,
+) -> Result<tools::Sum, ToolError> {
+    ctx.progress(1.0, Some(1.0), Some("added"));
+    ctx.info(format!("{a} + {b}"));
+    tools::add(a, b)
+}
+
 fn main() {
     tools::self_check();
-    let _ = task_add;
+    let _ = (task_add, add_reported);
     mcp_runtime::cli::run!()
 }

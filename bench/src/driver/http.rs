@@ -9,7 +9,9 @@ use std::time::{Duration, Instant};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 use hyper::client::conn::http1::SendRequest;
-use hyper::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HOST, HeaderName, HeaderValue};
+use hyper::header::{
+    ACCEPT, AUTHORIZATION, CONNECTION, CONTENT_TYPE, HOST, HeaderName, HeaderValue,
+};
 use hyper::{Method, Request, StatusCode, Uri};
 use hyper_util::rt::TokioIo;
 
@@ -33,6 +35,15 @@ pub(crate) struct HttpOptions {
     pub(crate) bearer: Option<String>,
 }
 
+/// An answer to a POST.
+#[derive(Debug)]
+pub(crate) struct Reply {
+    pub(crate) status: StatusCode,
+    /// Whether it came as an SSE stream (`text/event-stream`) rather than one JSON body.
+    pub(crate) stream: bool,
+    pub(crate) body: Bytes,
+}
+
 /// A keep-alive connection to the endpoint.
 pub(crate) struct Connection {
     sender: SendRequest<Full<Bytes>>,
@@ -40,6 +51,9 @@ pub(crate) struct Connection {
     host: HeaderValue,
     /// `Bearer <token>`, when requests carry a token.
     authorization: Option<HeaderValue>,
+    /// Whether an answer said `Connection: close`: the server (an nginx after
+    /// `keepalive_requests`, say) takes no more requests on this connection.
+    closing: bool,
 }
 
 impl Connection {
@@ -60,7 +74,14 @@ impl Connection {
             path: path.parse().map_err(io::Error::other)?,
             host: HeaderValue::try_from(authority).map_err(io::Error::other)?,
             authorization: authorization.cloned(),
+            closing: false,
         })
+    }
+
+    /// Whether the connection takes no more requests: closed, or closing after the answer
+    /// that said so.
+    pub(crate) fn is_closed(&self) -> bool {
+        self.closing || self.sender.is_closed()
     }
 
     /// POSTs `body` at the driver's protocol revision; the status and the answer's body.
@@ -77,6 +98,18 @@ impl Connection {
         version: HeaderValue,
         extra: &[(HeaderName, HeaderValue)],
     ) -> io::Result<(StatusCode, Bytes)> {
+        let reply = self.exchange(body, version, extra).await?;
+        Ok((reply.status, reply.body))
+    }
+
+    /// POSTs `body` as [`Connection::post_with`] does; the whole answer, its content type
+    /// included, to tell an SSE stream from a JSON body.
+    pub(crate) async fn exchange(
+        &mut self,
+        body: Vec<u8>,
+        version: HeaderValue,
+        extra: &[(HeaderName, HeaderValue)],
+    ) -> io::Result<Reply> {
         // Header values made once, not parsed again for every request.
         let mut request = Request::new(Full::new(Bytes::from(body)));
         *request.method_mut() = Method::POST;
@@ -102,13 +135,26 @@ impl Connection {
             .await
             .map_err(io::Error::other)?;
         let status = response.status();
+        self.closing |= response
+            .headers()
+            .get(CONNECTION)
+            .is_some_and(|value| value.as_bytes().eq_ignore_ascii_case(b"close"));
+        let stream = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|value| value.to_str().ok())
+            .is_some_and(|value| value.starts_with("text/event-stream"));
         let body = response
             .into_body()
             .collect()
             .await
             .map_err(io::Error::other)?
             .to_bytes();
-        Ok((status, body))
+        Ok(Reply {
+            status,
+            stream,
+            body,
+        })
     }
 
     /// `n` calls, ids from `first`, one after another.

@@ -1,6 +1,7 @@
 //! The driver's parts: messages and checks, statistics, the stdio and HTTP clients, and
 //! the suite; calls through `mcp_runtime::client`, to measure it; and HTTP with and without
-//! OAuth access tokens, from an authorization server in process; and tasks over HTTP.
+//! OAuth access tokens, from an authorization server in process; tasks over HTTP; and the
+//! soak, a long run of mixed calls.
 
 pub(crate) mod burst;
 pub(crate) mod http;
@@ -12,6 +13,7 @@ pub(crate) mod proto;
 pub(crate) mod report;
 pub(crate) mod rounds;
 pub(crate) mod sandbox;
+pub(crate) mod soak;
 pub(crate) mod stats;
 pub(crate) mod stdio;
 pub(crate) mod suite;

@@ -32,7 +32,7 @@ use super::stats::{self, Latency};
 pub(crate) const TASK_TOOL: &str = "bench.task_add";
 
 /// The revision spoken: the one that mirrors the method and the name into headers.
-const VERSION: &str = "2026-07-28";
+pub(crate) const VERSION: &str = "2026-07-28";
 
 /// The extension's name, in the client's capabilities.
 const TASKS: &str = "io.modelcontextprotocol/tasks";
@@ -257,7 +257,7 @@ struct Template {
 }
 
 /// `_meta` of a 2026-07-28 request, with the tasks extension declared when `tasks`.
-fn meta(tasks: bool) -> serde_json::Value {
+pub(crate) fn meta(tasks: bool) -> serde_json::Value {
     let capabilities = if tasks {
         json!({ "extensions": { TASKS: {} } })
     } else {
@@ -269,7 +269,8 @@ fn meta(tasks: bool) -> serde_json::Value {
     })
 }
 
-fn header(value: &str) -> io::Result<HeaderValue> {
+/// `value` as a header value, or why it cannot be one.
+pub(crate) fn header(value: &str) -> io::Result<HeaderValue> {
     HeaderValue::try_from(value)
         .map_err(|_| io::Error::other(format!("`{value}` is not a valid header value")))
 }
