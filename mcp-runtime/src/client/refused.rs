@@ -8,24 +8,6 @@
 //! URI in `data.uri`, which is what tells it apart from other invalid params. A missing
 //! prompt or tool is `-32602` in every revision, with no data the specification defines:
 //! this crate's server names it in `data.name`, which other servers may not do.
-//!
-//! ```
-//! use mcp_runtime::client::{Lookup, Refused, RpcError};
-//!
-//! let missing = RpcError {
-//!     code: -32602,
-//!     message: "Unknown resource: notes://7".to_owned(),
-//!     data: Some(serde_json::json!({ "uri": "notes://7" })),
-//! };
-//! assert_eq!(missing.refused(Lookup::Resource), Refused::NotFound { key: Some("notes://7") });
-//!
-//! let invalid = RpcError {
-//!     code: -32602,
-//!     message: "template variable `id`: not found in the URI".to_owned(),
-//!     data: Some(serde_json::json!({ "argument": "id" })),
-//! };
-//! assert_eq!(invalid.refused(Lookup::Resource), Refused::InvalidParams);
-//! ```
 
 use mcp_runtime_core::wire::{INVALID_PARAMS, RESOURCE_NOT_FOUND};
 use serde_json::Value;
@@ -55,6 +37,24 @@ impl Lookup {
 }
 
 /// What a JSON-RPC error answering a request of a [`Lookup`] says, by its code and data.
+///
+/// ```
+/// use mcp_runtime::client::{Lookup, Refused, RpcError};
+///
+/// let missing = RpcError {
+///     code: -32602,
+///     message: "Unknown resource: notes://7".to_owned(),
+///     data: Some(serde_json::json!({ "uri": "notes://7" })),
+/// };
+/// assert_eq!(missing.refused(Lookup::Resource), Refused::NotFound { key: Some("notes://7") });
+///
+/// let invalid = RpcError {
+///     code: -32602,
+///     message: "template variable `id`: not found in the URI".to_owned(),
+///     data: Some(serde_json::json!({ "argument": "id" })),
+/// };
+/// assert_eq!(invalid.refused(Lookup::Resource), Refused::InvalidParams);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Refused<'a> {
