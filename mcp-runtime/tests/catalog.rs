@@ -50,6 +50,10 @@ fn registry() -> Registry {
                         mcp_runtime::ErrorType::ResourceNotFound,
                         "no user is called ghost",
                     )),
+                    Some("x") => Err(ToolError::validation("id `x`: digits not found")
+                        .with_details(json!({ "argument": "id" }))),
+                    Some("clash") => Err(ToolError::validation("id `clash`: taken")
+                        .with_details(json!({ "uri": "app://users/7" }))),
                     Some(id) => Ok(vec![ResourceContents::text(
                         request.uri(),
                         format!("user {id}"),
@@ -207,6 +211,30 @@ async fn a_resource_is_read_by_uri_or_by_template_and_an_unknown_one_is_named() 
         json!({ "uri": "app://users/ghost" })
     );
 
+    // A variable that does not parse is invalid params whatever its message says, and never
+    // names a URI in `data.uri`, which is what tells a missing resource apart.
+    for read in [
+        json!({ "uri": "app://users/x" }),
+        stateless(json!({ "uri": "app://users/x" })),
+    ] {
+        let invalid = answer(&server, "resources/read", read).await;
+        assert_eq!(
+            invalid["error"],
+            json!({ "code": INVALID_PARAMS, "message": "id `x`: digits not found", "data": { "argument": "id" } })
+        );
+    }
+    let clash = answer(
+        &server,
+        "resources/read",
+        json!({ "uri": "app://users/clash" }),
+    )
+    .await;
+    assert_eq!(clash["error"]["code"], INVALID_PARAMS);
+    assert_eq!(
+        clash["error"]["data"],
+        json!({ "details": { "uri": "app://users/7" } })
+    );
+
     let no_uri = answer(&server, "resources/read", json!({ "uri": 5 })).await;
     assert_eq!(no_uri["error"]["message"], "`uri` must be a string");
 }
@@ -252,6 +280,7 @@ async fn a_prompt_is_rendered_and_each_failure_has_its_code() {
     let unknown = answer(&server, "prompts/get", json!({ "name": "gret" })).await;
     assert_eq!(unknown["error"]["code"], INVALID_PARAMS);
     assert_eq!(unknown["error"]["message"], "unknown prompt `gret`");
+    assert_eq!(unknown["error"]["data"], json!({ "name": "gret" }));
     let broken = answer(&server, "prompts/get", json!({ "name": "broken" })).await;
     assert_eq!(broken["error"]["code"], INTERNAL_ERROR);
     assert_eq!(broken["error"]["message"], "the template is gone");
@@ -286,7 +315,7 @@ async fn completion_answers_for_known_references_only() {
     .await;
     assert_eq!(
         unknown["error"],
-        json!({ "code": INVALID_PARAMS, "message": "unknown resource template `app://nope/{x}`" })
+        json!({ "code": INVALID_PARAMS, "message": "unknown resource template `app://nope/{x}`", "data": { "uri": "app://nope/{x}" } })
     );
     let bad = answer(
         &server,

@@ -178,6 +178,14 @@ fn failure(id: u64, code: i64, message: &str) -> Value {
     json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } })
 }
 
+/// The answer to a call of `name`, a tool there is none of: invalid params naming it in
+/// `data.name`.
+fn unknown_tool(id: u64, name: &str, message: &str) -> Value {
+    let mut answer = failure(id, -32_602, message);
+    answer["error"]["data"] = json!({ "name": name });
+    answer
+}
+
 /// The `_meta` naming the stateless revision.
 fn stateless_meta() -> Value {
     json!({
@@ -590,7 +598,7 @@ async fn an_unknown_tool_name_gets_the_closest_names() {
         .expect("answered");
     assert_eq!(
         serde_json::from_str::<Value>(&answer).expect("JSON"),
-        failure(1, -32_602, "Unknown tool: add; did you mean `calc.add`?")
+        unknown_tool(1, "add", "Unknown tool: add; did you mean `calc.add`?")
     );
 }
 
@@ -613,7 +621,7 @@ async fn a_disabled_tool_is_neither_listed_nor_called() {
     };
     assert_eq!(
         answer(call(1, "calc.echo_meta", json!({}))).await,
-        failure(1, -32_602, "Unknown tool: calc.echo_meta")
+        unknown_tool(1, "calc.echo_meta", "Unknown tool: calc.echo_meta")
     );
     let listed = answer(request(2, "tools/list", json!({}))).await;
     let names: Vec<&Value> = listed["result"]["tools"]

@@ -1,9 +1,11 @@
 //! A server of fixture tools for the tests that run a real process: `fixture.echo`,
 //! `fixture.wait` (until cancelled, saying on standard error how it is doing),
 //! `fixture.probe` (which asks the waiting calls to say so), and two tools marked
-//! `dangerous`, `danger.wipe` and `danger.launch`, which only pretend.
+//! `dangerous`, `danger.wipe` and `danger.launch`, which only pretend; and a resource
+//! template, `fixture://parts/{serial}`, whose refusals say "not found" where they mean
+//! invalid, and do not where they mean missing.
 
-use mcp_runtime::mcp_tool;
+use mcp_runtime::{ToolError, mcp_resource, mcp_tool};
 
 /// Says `text` back.
 #[mcp_tool(namespace = "fixture", read_only, idempotent, inline)]
@@ -81,6 +83,28 @@ async fn wait(
 fn probe() -> String {
     PROBE.notify_waiters();
     "probed".to_owned()
+}
+
+/// A part, by its serial: `P-<number>-<check digit>`. A serial without its check digit
+/// is invalid, and its error says "not found"; a well-formed serial of no part is missing,
+/// and its error does not say so in those words. Only `P-1-1` exists.
+#[mcp_resource(uri_template = "fixture://parts/{serial}", mime_type = "text/plain")]
+fn part(serial: String) -> Result<String, ToolError> {
+    let mut pieces = serial.split('-');
+    let (Some("P"), Some(number), Some(check), None) =
+        (pieces.next(), pieces.next(), pieces.next(), pieces.next())
+    else {
+        return Err(
+            ToolError::validation(format!("serial `{serial}`: check digit not found"))
+                .with_details(serde_json::json!({ "argument": "serial" })),
+        );
+    };
+    match (number, check) {
+        ("1", "1") => Ok("part P-1-1: a bolt".to_owned()),
+        _ => Err(ToolError::not_found(format!(
+            "no part has serial `{serial}`"
+        ))),
+    }
 }
 
 fn main() {

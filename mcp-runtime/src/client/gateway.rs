@@ -500,7 +500,7 @@ impl Catalog {
                         let rendered = upstream
                             .prompt(&name, arguments)
                             .await
-                            .map_err(remote_error)?;
+                            .map_err(prompt_error)?;
                         serde_json::from_value::<PromptResult>(Value::Object(rendered)).map_err(
                             |err| {
                                 ToolError::execution(format!("the remote prompt's answer: {err}"))
@@ -537,7 +537,7 @@ fn add_each<D: serde::de::DeserializeOwned>(
 
 /// A remote read's contents, or why there are none.
 fn contents(read: Result<Vec<Value>, ClientError>) -> Result<Vec<ResourceContents>, ToolError> {
-    read.map_err(remote_error)?
+    read.map_err(|err| remote_error(err, super::Lookup::Resource))?
         .into_iter()
         .map(|content| {
             serde_json::from_value(content).map_err(|err| {
@@ -547,18 +547,33 @@ fn contents(read: Result<Vec<Value>, ClientError>) -> Result<Vec<ResourceContent
         .collect()
 }
 
-fn remote_error(err: ClientError) -> ToolError {
-    match err {
-        // The upstream's own "no such resource" stays one here: its code before 2026-07-28,
-        // invalid params saying so since (SEP-2164).
-        ClientError::Rpc(error)
-            if error.code == crate::server::RESOURCE_NOT_FOUND
-                || (error.code == crate::server::INVALID_PARAMS
-                    && error.message.to_ascii_lowercase().contains("not found")) =>
-        {
-            ToolError::new(ErrorType::ResourceNotFound, error.message)
+/// A remote prompt's failure, as the mounted prompt's.
+fn prompt_error(err: ClientError) -> ToolError {
+    remote_error(err, super::Lookup::Prompt)
+}
+
+/// An upstream's refusal of a read or a prompt that looked up `of`, told by its code and
+/// data (never by its message): its "no such resource or prompt" stays one, its invalid
+/// params (a template variable or an argument that does not parse) a validation error
+/// carrying its data, anything else a failure of the server behind.
+fn remote_error(err: ClientError, of: super::Lookup) -> ToolError {
+    use super::Refused;
+    let ClientError::Rpc(error) = err else {
+        return ToolError::execution(format!("the MCP server behind this one: {err}"));
+    };
+    match error.refused(of) {
+        Refused::NotFound { .. } => ToolError::new(ErrorType::ResourceNotFound, error.message),
+        Refused::InvalidParams => {
+            let invalid = ToolError::validation(error.message);
+            match error.data {
+                Some(data) => invalid.with_details(data),
+                None => invalid,
+            }
         }
-        other => ToolError::execution(format!("the MCP server behind this one: {other}")),
+        Refused::Other => ToolError::execution(format!(
+            "the MCP server behind this one: {}",
+            ClientError::Rpc(error)
+        )),
     }
 }
 

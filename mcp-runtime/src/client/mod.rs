@@ -37,6 +37,7 @@ mod link;
 mod listing;
 mod manager;
 pub mod oauth;
+mod refused;
 mod request;
 mod stdio;
 mod traced;
@@ -63,6 +64,7 @@ pub use link::{Notification, RpcError};
 pub use manager::{
     ClientManager, ConfigError, Health, Target, servers_from_file, servers_from_json,
 };
+pub use refused::{Lookup, Refused};
 pub use request::{Listening, Progress, RequestOptions};
 use request::{UNSUPPORTED_VERSION, supported};
 pub use stdio::StdioServer;

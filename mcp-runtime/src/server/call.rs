@@ -284,6 +284,15 @@ fn invalid(id: &Id, message: String) -> Answer {
     Answer::ok(fault_response(id, Fault::invalid_params(message)))
 }
 
+/// The answer to a call of a tool there is none of, by the name it was sent as, with the
+/// closest names: invalid params naming it in `data.name`, which is what tells a missing
+/// tool apart from other invalid params (`client::Refused`).
+fn unknown_tool(id: &Id, sent_name: &str, near: &[&str]) -> Answer {
+    let message = format!("Unknown tool: {sent_name}{}", did_you_mean(near));
+    let fault = Fault::invalid_params(message).with_data(json!({ "name": sent_name }));
+    Answer::ok(fault_response(id, fault))
+}
+
 /// The name a call sends, and the registry's name of the tool it calls where that is
 /// another: on a server with names for LLM APIs. Refused when it is no string, at
 /// 2026-07-28 not the one the transport mirrored, or no tool's name for LLM APIs.
@@ -312,10 +321,7 @@ fn tool_name(
         }
         None => {
             let near = closest_names(&sent_name, names.to_canonical.keys().map(String::as_str));
-            Err(invalid(
-                caller.id,
-                format!("Unknown tool: {sent_name}{}", did_you_mean(&near)),
-            ))
+            Err(unknown_tool(caller.id, &sent_name, &near))
         }
     }
 }
@@ -336,10 +342,7 @@ fn admit_tool(
             Some(_) => Vec::new(),
             None => snapshot.registry.closest(sent_name),
         };
-        return Err(invalid(
-            caller.id,
-            format!("Unknown tool: {sent_name}{}", did_you_mean(&near)),
-        ));
+        return Err(unknown_tool(caller.id, sent_name, &near));
     };
     let (id, peer) = (caller.id, caller.peer);
     // A caller an access token describes needs every scope the tool asks.

@@ -227,10 +227,15 @@ impl Server {
                     Err(Fault::new(code, format!("resource not found: {uri}"))
                         .with_data(json!({ "uri": uri })))
                 }
+                // Invalid params too, but never naming a URI in `data.uri`: that is what
+                // tells a missing resource apart.
                 Err(ReadError::Failed(err))
                     if *err.error_type() == mcp_runtime_core::ErrorType::ValidationError =>
                 {
-                    Err(Fault::invalid_params(err.message()).with_data(json!({ "uri": uri })))
+                    Err(Fault {
+                        data: invalid_data(&err, "uri"),
+                        ..Fault::invalid_params(err.message())
+                    })
                 }
                 Err(ReadError::Failed(err)) => Err(failure(&err)),
             }
@@ -275,7 +280,7 @@ impl Server {
                         .with_data(json!({ "name": name })))
                 }
                 Err(PromptError::Invalid(err)) => Err(Fault {
-                    data: err.details().map(|details| json!(details)),
+                    data: invalid_data(&err, "name"),
                     ..Fault::invalid_params(err.message())
                 }),
                 Err(PromptError::Failed(err)) => Err(failure(&err)),
@@ -342,9 +347,12 @@ impl Server {
             .registry
             .complete(&reference, name, value, &CompletionContext::new(context))
             .ok_or_else(|| match &reference {
-                CompletionRef::Prompt(name) => invalid(format!("unknown prompt `{name}`")),
+                CompletionRef::Prompt(name) => {
+                    invalid(format!("unknown prompt `{name}`")).with_data(json!({ "name": name }))
+                }
                 CompletionRef::Template(uri) => {
                     invalid(format!("unknown resource template `{uri}`"))
+                        .with_data(json!({ "uri": uri }))
                 }
             })?;
         let total = values.len();
@@ -453,6 +461,18 @@ fn completion_ref(params: &Map<String, Value>) -> Result<CompletionRef, Fault> {
 }
 
 /// A failure of a resource's or prompt's function: an internal error with its message.
+/// The `data` of invalid params for `err`: its details, which must not name what a missing
+/// resource or prompt names in the member `key` (`uri`, `name`), since that member is what
+/// tells a missing one apart (`client::Refused`); details that would are put under
+/// `details`.
+fn invalid_data(err: &mcp_runtime_core::ToolError, key: &str) -> Option<Value> {
+    let details = json!(err.details()?);
+    Some(match details {
+        Value::Object(fields) if !fields.contains_key(key) => Value::Object(fields),
+        other => json!({ "details": other }),
+    })
+}
+
 fn failure(err: &mcp_runtime_core::ToolError) -> Fault {
     Fault::internal(err.message()).with_data(json!({ "type": err.error_type() }))
 }
