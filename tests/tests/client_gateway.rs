@@ -236,9 +236,10 @@ async fn what_the_server_behind_asks_is_asked_of_the_gateways_client() {
             .expect("mounted");
         let served = Arc::new(Server::new(registry));
         asks_pass_through(Arc::clone(&served), upstream_handshake).await;
-        if http {
-            // Calls at once: each request comes on its own call's stream, and goes to the
-            // caller of that call.
+        if upstream_handshake {
+            // Calls at once: each request goes to the caller of its own call. Over HTTP it
+            // comes on that call's stream; over stdio, where all share one, it names the
+            // call in its `_meta`.
             let downstream = Client::builder()
                 .on_sampling(|request| async move {
                     let text = request["messages"][0]["content"]["text"].clone();

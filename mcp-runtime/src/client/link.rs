@@ -440,6 +440,9 @@ impl Link {
             tracing::warn!("the server sent a message that is not an object; ignored");
             return;
         };
+        // Where every message shares one stream (stdio), a server may name the request it
+        // sends this during.
+        let during = during.or_else(|| related_request(&message));
         let method = message
             .get("method")
             .and_then(Value::as_str)
@@ -535,6 +538,16 @@ impl Link {
         };
         self.waiting.deliver(&request, outcome);
     }
+}
+
+/// The request of this client's that `message` names in its `_meta` as the one it was sent
+/// during, if it names one of the ids this client gives.
+fn related_request(message: &Map<String, Value>) -> Option<u64> {
+    message
+        .get("params")?
+        .get("_meta")?
+        .get(mcp_runtime_core::wire::RELATED_REQUEST_META)?
+        .as_u64()
 }
 
 /// What a request's caller hears of besides its answer, until it ends.

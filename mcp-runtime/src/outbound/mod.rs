@@ -83,6 +83,8 @@ pub(crate) enum Way {
         /// takes JSON only), so that nothing can be sent.
         send: Option<Arc<dyn Fn(String) + Send + Sync>>,
         outgoing: Arc<Outgoing>,
+        /// The id of the call that asks, named in each request's `_meta`.
+        related: Option<Value>,
     },
 }
 
@@ -126,13 +128,17 @@ impl Asks {
                 // The round ends here: the call is answered with what is still open.
                 None => std::future::pending().await,
             },
-            Way::Send { send, outgoing } => {
+            Way::Send {
+                send,
+                outgoing,
+                related,
+            } => {
                 let Some(send) = send else {
                     return Err(AskError::NoClient(
                         "the call's answer is no stream a request can go on (over HTTP, accept text/event-stream)",
                     ));
                 };
-                send_and_await(send, outgoing, key, request).await
+                send_and_await(send, outgoing, key, request, related.as_ref()).await
             }
         }
     }
@@ -180,19 +186,25 @@ impl Asks {
     }
 }
 
-/// Sends `request` to the client on the call's stream, and waits for its response.
+/// Sends `request` to the client on the call's stream, naming the call `related` in its
+/// `_meta`, and waits for its response.
 async fn send_and_await(
     send: &Arc<dyn Fn(String) + Send + Sync>,
     outgoing: &Outgoing,
     key: &str,
     request: InputRequest,
+    related: Option<&Value>,
 ) -> Result<Value, AskError> {
     let awaited = outgoing.open()?;
+    let InputRequest { method, mut params } = request;
+    if let Some(related) = related {
+        related_in(&mut params, related);
+    }
     let message = json!({
         "jsonrpc": "2.0",
         "id": awaited.id,
-        "method": request.method,
-        "params": request.params,
+        "method": method,
+        "params": params,
     });
     send(message.to_string());
     match (&mut { awaited }.response).await {
@@ -206,5 +218,20 @@ async fn send_and_await(
                 .to_owned(),
         }),
         Err(_) => Err(AskError::NoClient("the connection closed")),
+    }
+}
+
+/// `params` with `_meta` naming the client's request `related`, which it was sent during.
+pub(crate) fn related_in(params: &mut Value, related: &Value) {
+    if let Value::Object(params) = params {
+        let meta = params
+            .entry("_meta")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(meta) = meta {
+            meta.insert(
+                mcp_runtime_core::wire::RELATED_REQUEST_META.to_owned(),
+                related.clone(),
+            );
+        }
     }
 }

@@ -164,9 +164,13 @@ impl Server {
         };
         let mut options = options.with_cancellation(token.clone());
         if let (Some(least), Some(notify)) = (pending.log_level, &notify) {
-            let notify = Arc::clone(notify);
+            let (notify, related) = (Arc::clone(notify), pending.id.to_value());
             options = options.with_log(least, move |message| {
-                notify(jsonrpc::notification(&Method::Message, json!(message)));
+                let mut params = json!(message);
+                if let Some(related) = &related {
+                    crate::outbound::related_in(&mut params, related);
+                }
+                notify(jsonrpc::notification(&Method::Message, params));
             });
         }
         let progress_token = pending
@@ -232,7 +236,9 @@ impl Server {
     ) -> CallOptions {
         let capabilities = pending.capabilities.take();
         if pending.asks.is_none() {
-            pending.asks = capabilities.map(|capabilities| self.handshake_asks(capabilities, send));
+            let related = pending.id.to_value();
+            pending.asks =
+                capabilities.map(|capabilities| self.handshake_asks(capabilities, send, related));
         }
         if let Some(asks) = &pending.asks {
             options = options.with_asks(Arc::clone(asks));
@@ -241,11 +247,13 @@ impl Server {
     }
 
     /// How a call's asks reach a client of the handshake's revisions that declared
-    /// `capabilities` at `initialize`: requests on the call's stream, `send`, if it has one.
+    /// `capabilities` at `initialize`: requests on the call's stream, `send`, if it has one,
+    /// each naming the call, `related`.
     pub(super) fn handshake_asks(
         &self,
         capabilities: Arc<Map<String, Value>>,
         send: Option<Notifier>,
+        related: Option<Value>,
     ) -> Arc<Asks> {
         Arc::new(Asks {
             // Shared with the connection's, not copied for each call.
@@ -253,6 +261,7 @@ impl Server {
             way: Way::Send {
                 send,
                 outgoing: Arc::clone(&self.outgoing),
+                related,
             },
             task: TaskSlot::default(),
         })

@@ -57,6 +57,11 @@ impl Id {
         Some(Self(Some((raw.to_owned(), spelling))))
     }
 
+    /// The id as a JSON value, if there is one.
+    pub(crate) fn to_value(&self) -> Option<Value> {
+        serde_json::from_str(self.written()?).ok()
+    }
+
     /// Whether there is no id.
     pub(crate) fn is_none(&self) -> bool {
         self.0.is_none()
