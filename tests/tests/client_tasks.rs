@@ -293,3 +293,64 @@ async fn a_mounted_required_task_tool_is_called_through_the_gateway() {
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn registry_call_of_a_mounted_task_tool_runs_it_as_a_task_upstream() {
+    let upstream = builder(true)
+        .stdio(StdioServer::new(conformance_server().to_string_lossy()).args(["serve", "--stdio"]))
+        .await
+        .expect("connects");
+    let mut registry = Registry::builder()
+        .filter(|_| false)
+        .build()
+        .expect("an empty registry");
+    client::mount(&mut registry, "up", Arc::new(upstream))
+        .await
+        .expect("mounted");
+    // In the registry, a remote task tool may run as a task: the gateway's client runs it
+    // as one upstream, whatever its caller supports.
+    let support = |name: &str| {
+        registry
+            .get(name)
+            .map(|tool| tool.definition().task_support())
+    };
+    assert_eq!(support("up.tasks.failing_job"), Some(TaskSupport::Optional));
+    assert_eq!(
+        support("up.tasks.slow_compute"),
+        Some(TaskSupport::Optional)
+    );
+    assert_eq!(support("up.test.simple_text"), Some(TaskSupport::Forbidden));
+
+    // Called in process, the required one runs upstream as a task, and is awaited.
+    let call = mcp_runtime::MCPToolCall::new("up.tasks.failing_job", json!({})).expect("a call");
+    let failing = registry.call(call).await;
+    assert!(
+        format!("{failing:?}").contains("the job failed, as it always does"),
+        "{failing:?}"
+    );
+
+    // Served, a caller that supports tasks may ask for one.
+    let served = Arc::new(Server::new(registry));
+    let downstream = builder(false)
+        .in_memory(Arc::clone(&served))
+        .await
+        .expect("connects");
+    let listed = downstream.list_tools().await.expect("listed");
+    let mounted = listed
+        .iter()
+        .find(|tool| tool.name == "up.tasks.slow_compute")
+        .expect("listed");
+    assert_eq!(mounted.task_support(), TaskSupport::Optional);
+    let mut arguments = Map::new();
+    arguments.insert("seconds".into(), json!(0.1));
+    arguments.insert("label".into(), json!("through"));
+    let computed = downstream
+        .call_tool_with(
+            "up.tasks.slow_compute",
+            arguments,
+            RequestOptions::default().as_task(),
+        )
+        .await
+        .expect("answered");
+    assert_eq!(computed.data().unwrap()["label"], "through", "{computed}");
+}
