@@ -47,6 +47,15 @@ fn record_file() -> std::path::PathBuf {
     std::env::temp_dir().join(format!("client-tasks-{}-{next}.jsonl", std::process::id()))
 }
 
+/// A file that records what a client sends, removed once read.
+struct Recorded(std::path::PathBuf);
+
+impl Drop for Recorded {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
 /// The messages of `record`, as JSON.
 fn sent(record: &Path) -> Vec<Value> {
     std::fs::read_to_string(record)
@@ -114,6 +123,7 @@ async fn runs_both(client: &Client, label: &str) {
 async fn over_stdio_a_required_task_tool_runs_as_a_task_and_an_optional_one_when_asked() {
     for handshake in [true, false] {
         let record = record_file();
+        let _removed = Recorded(record.clone());
         let client = builder(handshake)
             .stdio(recorded_stdio(&record))
             .await
@@ -179,6 +189,7 @@ async fn over_stdio_a_required_task_tool_runs_as_a_task_and_an_optional_one_when
 #[tokio::test(flavor = "multi_thread")]
 async fn a_listed_required_task_tool_is_called_as_a_task_at_once() {
     let record = record_file();
+    let _removed = Recorded(record.clone());
     let client = builder(true)
         .stdio(recorded_stdio(&record))
         .await
@@ -212,6 +223,7 @@ async fn a_listed_required_task_tool_is_called_as_a_task_at_once() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_task_past_the_calls_timeout_is_cancelled_on_the_server() {
     let record = record_file();
+    let _removed = Recorded(record.clone());
     let client = builder(true)
         .stdio(recorded_stdio(&record))
         .await
