@@ -738,6 +738,12 @@ fn definition(name: &str, tool: &Tool) -> Result<ToolDefinition, Unmountable> {
         };
         definition = definition.with_annotations(annotations);
     }
+    // A remote tool that runs as a task runs as one upstream whatever the caller supports
+    // (the gateway's client polls it): here, it may run as a task, for a caller that
+    // supports them, and is awaited for any other.
+    if tool.task_support() != mcp_runtime_core::TaskSupport::Forbidden {
+        definition = definition.with_task_support(mcp_runtime_core::TaskSupport::Optional);
+    }
     Ok(definition)
 }
 

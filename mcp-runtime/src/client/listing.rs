@@ -41,6 +41,12 @@ impl Client {
             }
         }
         *self.mirrors.lock().unwrap_or_else(PoisonError::into_inner) = mirrors;
+        self.note_task_tools(
+            tools
+                .iter()
+                .filter(|tool| tool.task_support() == mcp_runtime_core::TaskSupport::Required)
+                .map(|tool| tool.name.as_str()),
+        );
         Ok(tools)
     }
 

@@ -290,7 +290,7 @@ impl ClientManager {
         options: RequestOptions,
     ) -> Result<MCPToolResult, ClientError> {
         let client = self.client(server).await?;
-        let timeout = options.timeout;
+        let (timeout, task) = (options.timeout, options.task);
         match client
             .call_tool_with(tool, arguments.clone(), options)
             .await
@@ -302,6 +302,7 @@ impl ClientManager {
                 let client = self.client(server).await?;
                 let options = RequestOptions {
                     timeout,
+                    task,
                     ..RequestOptions::default()
                 };
                 client.call_tool_with(tool, arguments, options).await

@@ -40,13 +40,14 @@ pub mod oauth;
 mod refused;
 mod request;
 mod stdio;
+mod tasks;
 mod traced;
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_runtime_core::method::Method;
-use mcp_runtime_core::{MCPToolCall, MCPToolResult, wire};
+use mcp_runtime_core::{MCPToolCall, MCPToolResult, TaskSupport};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use tokio::sync::{broadcast, mpsc};
@@ -118,6 +119,23 @@ pub enum ClientError {
     /// The server wants an access token, and the OAuth client could not get one it takes.
     #[error("authorization failed: {0}")]
     Auth(oauth::AuthError),
+    /// A call run as a task ended `failed`: the server could not run it (a tool's own
+    /// error is a result, not this).
+    #[error("task `{task}` failed: {error}")]
+    TaskFailed {
+        /// The task's id.
+        task: String,
+        /// What the server said went wrong.
+        error: Box<RpcError>,
+    },
+    /// A call run as a task was cancelled by the server, or by another client.
+    #[error("task `{task}` was cancelled{}", reason.as_deref().map(|reason| format!(": {reason}")).unwrap_or_default())]
+    TaskCancelled {
+        /// The task's id.
+        task: String,
+        /// Why, if the server said (its `statusMessage`).
+        reason: Option<String>,
+    },
 }
 
 impl ClientError {
@@ -151,6 +169,23 @@ pub struct Tool {
     /// The whole entry, as listed.
     #[serde(skip)]
     pub raw: Map<String, Value>,
+}
+
+impl Tool {
+    /// Whether the tool runs as a task (`execution.taskSupport`): `forbidden` when the
+    /// server does not say.
+    pub fn task_support(&self) -> TaskSupport {
+        match self
+            .raw
+            .get("execution")
+            .and_then(|execution| execution.get("taskSupport"))
+            .and_then(Value::as_str)
+        {
+            Some("required") => TaskSupport::Required,
+            Some("optional") => TaskSupport::Optional,
+            _ => TaskSupport::Forbidden,
+        }
+    }
 }
 
 fn empty_object() -> Value {
@@ -311,6 +346,7 @@ impl ClientBuilder {
             client_info: json!({ "name": self.name, "version": self.version }),
             stateless_meta: Map::new(),
             mirrors: std::sync::Mutex::new(std::collections::HashMap::new()),
+            task_tools: std::sync::Mutex::new(std::collections::HashSet::new()),
             listings: std::sync::Mutex::new(std::collections::HashMap::new()),
             changes: std::sync::Mutex::new(changes),
             log_level: tokio::sync::Mutex::new(None),
@@ -362,6 +398,9 @@ pub struct Client {
     changes: std::sync::Mutex<broadcast::Receiver<Notification>>,
     /// What each listed tool's calls mirror into headers (2026-07-28 over HTTP).
     mirrors: std::sync::Mutex<std::collections::HashMap<String, Vec<headers::Mirror>>>,
+    /// The tools that run only as tasks (`execution.taskSupport` `required`), as listed or
+    /// as the server refused them.
+    task_tools: std::sync::Mutex<std::collections::HashSet<String>>,
     /// The least severe log messages the session asked for with `logging/setLevel` (the
     /// handshake's revisions), if it asked; held while asking, so that two requests that
     /// want more do not leave the server at the level of the one asked first.
@@ -545,14 +584,31 @@ impl Client {
             .await
     }
 
-    /// Calls the tool `name` with `arguments` and `options` (timeout, progress).
+    /// Calls the tool `name` with `arguments` and `options` (timeout, progress, a task).
+    ///
+    /// A tool that runs only as a task (`execution.taskSupport` `required`, as listed, or as
+    /// the server refuses a call that does not declare tasks) is run as one
+    /// ([`RequestOptions::as_task`]), and its result awaited: the answer is the same.
     pub async fn call_tool_with(
         &self,
         name: &str,
         arguments: Map<String, Value>,
         options: RequestOptions,
     ) -> Result<MCPToolResult, ClientError> {
-        let mut options = options;
+        if options.task || self.runs_only_as_task(name) {
+            return self.call_as_task(name, arguments, options).await;
+        }
+        self.call_or_task(name, arguments, options).await
+    }
+
+    /// The params of a call of `name` with `arguments`, and what `options` mirror of them
+    /// into headers (2026-07-28).
+    fn call_params(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+        options: &mut RequestOptions,
+    ) -> Map<String, Value> {
         if self.server.is_stateless() {
             let mirrors = self
                 .mirrors
@@ -565,10 +621,7 @@ impl Client {
         let mut params = Map::new();
         params.insert("name".to_owned(), json!(name));
         params.insert("arguments".to_owned(), Value::Object(arguments));
-        let result = self
-            .request(Method::ToolsCall.as_str(), params, options)
-            .await?;
-        Ok(wire::tool_result_from_wire(result))
+        params
     }
 
     /// Reads the resource at `uri`: its `contents`.

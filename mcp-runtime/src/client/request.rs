@@ -94,6 +94,8 @@ pub struct RequestOptions {
     pub(super) log: Option<(LoggingLevel, LogHandler)>,
     /// The id its first round is sent under, reserved for its span; a new one if `None`.
     pub(super) id: Option<u64>,
+    /// Whether a call runs as a task where the tool can (see `RequestOptions::as_task`).
+    pub(super) task: bool,
 }
 
 impl std::fmt::Debug for RequestOptions {
@@ -385,7 +387,7 @@ impl Client {
 
     /// The answers to the input requests of `result`: asked of `asker` (whoever the call
     /// this request serves can ask), or else answered by the handlers.
-    async fn input_responses(
+    pub(super) async fn input_responses(
         &self,
         result: &Map<String, Value>,
         asker: Option<&crate::talk::Asker>,

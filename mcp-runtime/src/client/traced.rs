@@ -91,6 +91,8 @@ fn outcome(answered: &Result<Map<String, Value>, ClientError>) -> Outcome {
         Ok(result) if result.get("isError") == Some(&Value::Bool(true)) => Outcome::ToolError,
         Ok(_) => Outcome::Success,
         Err(ClientError::Rpc(error)) => Outcome::RpcError(error.code),
+        Err(ClientError::TaskFailed { error, .. }) => Outcome::RpcError(error.code),
+        Err(ClientError::TaskCancelled { .. }) => Outcome::Failed("task_cancelled"),
         Err(ClientError::Timeout { .. }) => Outcome::Failed("timeout"),
         Err(ClientError::Connect(_) | ClientError::Closed(_) | ClientError::Http { .. }) => {
             Outcome::Failed("transport_error")

@@ -542,6 +542,12 @@ impl Registry {
     /// a call past its timeout a `TimeoutError`; a dangerous tool the policy does not allow
     /// a `PermissionError`. Dropping the future cancels the call.
     ///
+    /// A tool that runs as a task (`task = "optional"` or `"required"`) is awaited to its
+    /// end, as a client awaits a task: in process the future is the task's handle (its
+    /// progress goes to the options' sink, dropping it cancels the tool), and no record is
+    /// kept, since no one else could poll it. A task tool mounted from another server
+    /// (`client::mount`) runs as a task there, polled by the mount's client.
+    ///
     /// Timeouts and blocking tools need a Tokio runtime with its time driver
     /// (`#[tokio::main]` has one); [`Registry::call_blocking`] brings its own.
     pub fn call(&self, call: MCPToolCall) -> impl Future<Output = MCPToolResult> + Send + '_ {
