@@ -2,7 +2,8 @@
 //! processes. A change in the upstream's tool or prompt list reaches the gateway's client
 //! at either revision; so do the log messages and progress of an upstream tool's call, to
 //! the call they belong to; an HTTP upstream killed mid-run makes its calls fail at once
-//! with a clear error while the local tools keep answering, and is back in use once it
+//! with a clear error while the local tools keep answering (a call in flight then is told
+//! that the connection to the mount it names was lost), and is back in use once it
 //! restarts. A follower of an upstream ends by itself once the server it updates is dropped.
 
 use std::time::{Duration, Instant};
@@ -372,4 +373,73 @@ async fn a_follower_ends_by_itself_once_the_server_it_updates_is_dropped() {
         ends(following).await,
         "a follower of a server that is down ends once the server it updates is dropped"
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_call_in_flight_when_its_http_upstream_is_killed_fails_naming_the_mount_and_the_restart_is_used()
+ {
+    let upstream = HttpServer::spawn(quickstart_bin(), &[]);
+    let address = upstream.address.to_string();
+    let client = Client::builder()
+        .timeout(Duration::from_secs(60))
+        .stdio(gateway(&format!("up={}", upstream.url())))
+        .await
+        .expect("connects");
+
+    // The upstream reports progress once it runs the call, then waits: the call is in
+    // flight upstream once its first report reaches the gateway's client.
+    let (running, started) = tokio::sync::oneshot::channel();
+    let mut running = Some(running);
+    let options = RequestOptions::default().on_progress(move |_| {
+        if let Some(running) = running.take() {
+            let _ = running.send(());
+        }
+    });
+    let arguments = json!({ "text": "in flight", "delay_ms": 600_000 });
+    let Some(arguments) = arguments.as_object().cloned() else {
+        panic!("an object");
+    };
+    let in_flight = client.call_tool_with("up.text.slow_count", arguments, options);
+    tokio::pin!(in_flight);
+    tokio::select! {
+        answered = &mut in_flight => panic!("the slow call answered before it was cut: {answered:?}"),
+        started = tokio::time::timeout(Duration::from_secs(30), started) => {
+            assert!(matches!(started, Ok(Ok(()))), "the slow call's progress never came");
+        }
+    }
+
+    // SIGKILL: the connection to the upstream is cut in the middle of the call.
+    upstream.stop();
+    let failed = tokio::time::timeout(Duration::from_secs(10), in_flight)
+        .await
+        .expect("the call in flight fails within seconds, not at its timeout")
+        .expect("the gateway answers");
+    assert!(!failed.is_success(), "{failed}");
+    let message = failed.to_string();
+    assert!(
+        message.contains("`up`") && message.contains("connection") && message.contains("lost"),
+        "the error names the mount and says its connection was lost: {message}"
+    );
+
+    // Restarted on the same port: the running gateway uses it again.
+    let _restarted = HttpServer::spawn_on(quickstart_bin(), &address, &[]);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let again = client
+            .call_tool(
+                "up.text.slow_count",
+                json!({ "text": "back again", "delay_ms": 0 }),
+            )
+            .await
+            .expect("the gateway answers");
+        if again.is_success() {
+            assert!(again.to_string().contains("\"words\":2"), "{again}");
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the restarted upstream is not used again: {again}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
 }

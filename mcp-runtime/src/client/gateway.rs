@@ -747,7 +747,7 @@ fn handler(upstream: Arc<Upstream>, prefix: &str, remote: String) -> Handler {
             // Log messages are asked of the server behind at the level the caller asked
             // for, if it asked; each says where it came from.
             if let Some(least) = context.log_level() {
-                let context = context.clone();
+                let (context, prefix) = (context.clone(), Arc::clone(&prefix));
                 options = options.on_log(least, move |message| {
                     context.pass_log(mounted_log(&prefix, context.tool_name(), message));
                 });
@@ -765,7 +765,7 @@ fn handler(upstream: Arc<Upstream>, prefix: &str, remote: String) -> Handler {
             }
             let result = match upstream.call(&remote, arguments, options).await {
                 Ok(result) => result,
-                Err(err) => failure(&remote, &err),
+                Err(err) => failure(&prefix, &remote, &err),
             };
             Ok(Output::Result(Box::new(result)))
         })
@@ -783,8 +783,9 @@ fn mounted_log(prefix: &str, tool: &ToolName, mut message: LogMessage) -> LogMes
     message
 }
 
-/// A failed remote call as a result: the server unreachable, silent, or refusing.
-fn failure(remote: &str, err: &ClientError) -> MCPToolResult {
+/// A failed remote call as a result: the server unreachable, silent, or refusing; the
+/// message names the tool as the server behind calls it, and the mount, `prefix`.
+fn failure(prefix: &str, remote: &str, err: &ClientError) -> MCPToolResult {
     let error_type = match err {
         ClientError::Timeout { .. } => ErrorType::TimeoutError,
         ClientError::Rpc(error) if error.code == -32602 => ErrorType::ValidationError,
@@ -793,9 +794,21 @@ fn failure(remote: &str, err: &ClientError) -> MCPToolResult {
         } => ErrorType::AuthenticationError,
         _ => ErrorType::ToolExecutionError,
     };
+    let why = match err {
+        // Its connection ended with the call in flight: the server died, or closed it.
+        ClientError::Closed(_) => format!(
+            "the connection to the server mounted as `{prefix}` was lost during the call \
+             ({err}); a call made once it is back goes to it again"
+        ),
+        ClientError::Connect(_) => format!(
+            "the server mounted as `{prefix}` could not be reached ({err}); a call made once \
+             it is back goes to it again"
+        ),
+        _ => format!("the server mounted as `{prefix}` said: {err}"),
+    };
     MCPToolResult::failure(MCPErrorDetail::new(
         error_type,
-        format!("the remote tool `{remote}` could not be called: {err}"),
+        format!("the remote tool `{remote}` could not be called: {why}"),
     ))
 }
 
