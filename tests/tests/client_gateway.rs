@@ -1,7 +1,8 @@
 //! The gateway: the quickstart's tools, spawned as a real process, mounted under a prefix
 //! beside a local tool, served as one server and called through it by a client; a remote
 //! name taken locally is a conflict reported as a local mount reports it; an upstream that
-//! dies makes its calls fail at once with a clear error while local tools keep answering.
+//! dies makes its calls fail at once with a clear error while local tools keep answering; a
+//! mounted tool keeps its version and `_meta`.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -452,4 +453,67 @@ async fn an_upstream_of_the_handshakes_revisions_is_asked_for_the_log_messages_p
         both.len() <= 3,
         "another caller's messages were passed on: {both:?}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_mounted_tool_keeps_its_version_and_meta() {
+    // A server of this framework, whose tool says its version, category and tags under the
+    // framework's key, and something of another vendor's beside.
+    let mut upstream = Registry::builder().build().expect("empty");
+    let mut vendor = serde_json::Map::new();
+    vendor.insert(
+        "vendor.example/ui".to_owned(),
+        json!({ "card": "compact", "order": [2, 1] }),
+    );
+    let definition = ToolDefinition::new("far.stamp", schemars::json_schema!({ "type": "object" }))
+        .unwrap()
+        .with_version("2.3.4")
+        .unwrap()
+        .with_category("stamps")
+        .with_tags(["paper", "ink"])
+        .with_meta(vendor);
+    upstream
+        .register(definition, |_, _| async {
+            Ok::<_, ToolError>(json!("stamped"))
+        })
+        .unwrap();
+    let upstream = Client::builder()
+        .in_memory(Arc::new(Server::new(upstream)))
+        .await
+        .expect("connects");
+    let meta_of = |tools: Vec<client::Tool>, name: &str| {
+        let tool = tools
+            .into_iter()
+            .find(|tool| tool.name == name)
+            .unwrap_or_else(|| panic!("`{name}` is listed"));
+        tool.raw.get("_meta").cloned().expect("a `_meta`")
+    };
+    let listed = meta_of(upstream.list_tools().await.expect("listed"), "far.stamp");
+    assert_eq!(listed["mcp-runtime/tool"]["version"], "2.3.4", "{listed}");
+    assert_eq!(listed["vendor.example/ui"]["card"], "compact", "{listed}");
+
+    let mut registry = local();
+    client::mount(&mut registry, "up", Arc::new(upstream))
+        .await
+        .expect("mounted");
+    let mounted = registry.get("up.far.stamp").expect("mounted");
+    assert_eq!(mounted.definition().version().to_string(), "2.3.4");
+
+    // The gateway lists the tool with the `_meta` the server behind lists, unchanged.
+    let served = Arc::new(Server::new(registry));
+    for handshake in [false, true] {
+        let mut builder = Client::builder();
+        if handshake {
+            builder = builder.handshake_only();
+        }
+        let downstream = builder
+            .in_memory(Arc::clone(&served))
+            .await
+            .expect("connects");
+        let through = meta_of(
+            downstream.list_tools().await.expect("listed"),
+            "up.far.stamp",
+        );
+        assert_eq!(through, listed, "handshake {handshake}");
+    }
 }

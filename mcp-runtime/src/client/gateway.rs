@@ -723,6 +723,24 @@ fn definition(name: &str, tool: &Tool) -> Result<ToolDefinition, Unmountable> {
         };
         definition = definition.with_annotations(annotations);
     }
+    // Its `_meta` listed as the server behind lists it, and its version (a server of this
+    // framework says it there) the one the manifest and specifications give; a version
+    // that is not one is carried all the same, and the tool mounted.
+    if let Some(Value::Object(meta)) = tool.raw.get("_meta") {
+        let version = meta
+            .get(mcp_runtime_core::META_KEY)
+            .and_then(|ours| ours.get("version"))
+            .and_then(Value::as_str);
+        if let Some(version) = version {
+            match definition.clone().with_version(version) {
+                Ok(versioned) => definition = versioned,
+                Err(err) => {
+                    tracing::debug!(tool = %tool.name, error = %err, "a remote tool's version is not used")
+                }
+            }
+        }
+        definition = definition.with_meta(meta.clone());
+    }
     Ok(definition)
 }
 
