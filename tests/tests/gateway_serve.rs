@@ -4,7 +4,8 @@
 //! the call they belong to; an HTTP upstream killed mid-run makes its calls fail at once
 //! with a clear error while the local tools keep answering (a call in flight then is told
 //! that the connection to the mount it names was lost), and is back in use once it
-//! restarts. A follower of an upstream ends by itself once the server it updates is dropped.
+//! restarts. An upstream's resource update reaches the gateway's client subscribed to the
+//! resource. A follower of an upstream ends by itself once the server it updates is dropped.
 
 use std::time::{Duration, Instant};
 
@@ -442,4 +443,78 @@ async fn a_call_in_flight_when_its_http_upstream_is_killed_fails_naming_the_moun
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_upstream_resource_update_reaches_the_gateways_client_subscribed_to_it() {
+    // The server behind, served over HTTP by this process: one resource, whose updates it
+    // sends to its subscribers.
+    let mut registry = Registry::builder().build().expect("empty");
+    registry
+        .register_resource(
+            mcp_runtime::ResourceDefinition::new("docs://guide", "guide"),
+            |_| async {
+                Ok::<_, ToolError>(vec![mcp_runtime::ResourceContents::text(
+                    "docs://guide",
+                    "the guide",
+                )])
+            },
+        )
+        .expect("registered");
+    let upstream = Arc::new(Server::new(registry));
+    let (bound, address) = tokio::sync::oneshot::channel();
+    let serving = tokio::spawn(mcp_runtime::server::serve_http(
+        Arc::clone(&upstream),
+        ([127, 0, 0, 1], 0).into(),
+        mcp_runtime::server::HttpConfig::default(),
+        move |address| {
+            let _ = bound.send(address);
+        },
+    ));
+    let address = address.await.expect("bound");
+
+    // The quickstart mounts it (at 2026-07-28); its client subscribes to the mounted URI.
+    let client = Client::builder()
+        .handshake_only()
+        .timeout(Duration::from_secs(20))
+        .stdio(gateway(&format!("up=http://{address}/mcp")))
+        .await
+        .expect("connects");
+    let mut told = client.notifications();
+    let mut params = Map::new();
+    params.insert("uri".to_owned(), json!("docs://up/guide"));
+    client
+        .request("resources/subscribe", params, RequestOptions::default())
+        .await
+        .expect("subscribed");
+
+    // The gateway subscribes upstream once it follows the server: an update is sent until
+    // one comes through, within a deadline.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        upstream.notify_resource_updated("docs://guide");
+        let heard = tokio::time::timeout(Duration::from_millis(250), async {
+            loop {
+                match told.recv().await {
+                    Ok(notification)
+                        if notification.method == "notifications/resources/updated" =>
+                    {
+                        return Some(notification.params);
+                    }
+                    Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
+                }
+            }
+        })
+        .await;
+        if let Ok(Some(updated)) = heard {
+            assert_eq!(updated["uri"], "docs://up/guide", "{updated}");
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the update never reached the gateway's client"
+        );
+    }
+    serving.abort();
 }
