@@ -377,16 +377,40 @@ async fn a_follower_ends_by_itself_once_the_server_it_updates_is_dropped() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_call_in_flight_when_its_http_upstream_is_killed_fails_naming_the_mount_and_the_restart_is_used()
- {
+async fn a_call_in_flight_when_its_upstream_dies_names_the_mount_and_its_restart_is_used() {
+    // Served by the command line: the gateway's client speaks 2026-07-28, one POST a call.
     let upstream = HttpServer::spawn(quickstart_bin(), &[]);
-    let address = upstream.address.to_string();
     let client = Client::builder()
         .timeout(Duration::from_secs(60))
         .stdio(gateway(&format!("up={}", upstream.url())))
         .await
         .expect("connects");
+    cut_in_flight(upstream, &client, "command line").await;
 
+    // Through the library, at the handshake's revision: the call's stream and the session
+    // end together; the manager starts a new session once the upstream is back.
+    let upstream = HttpServer::spawn(quickstart_bin(), &[]);
+    let manager = manager_of(&upstream);
+    let mut registry = Registry::builder().build().expect("built");
+    client::mount_managed(&mut registry, "up", Arc::clone(&manager), "up")
+        .await
+        .expect("mounted");
+    let served = Arc::new(Server::new(registry));
+    let following = client::follow_managed(Arc::clone(&served), "up", manager, "up");
+    let client = Client::builder()
+        .timeout(Duration::from_secs(60))
+        .in_memory(served)
+        .await
+        .expect("connects");
+    cut_in_flight(upstream, &client, "library, handshake").await;
+    following.abort();
+}
+
+/// Calls the slow `up.text.slow_count` through `client`'s gateway, kills `upstream` with
+/// the call in flight, checks the call's error, restarts the upstream where it was, and
+/// waits for a call to succeed again.
+async fn cut_in_flight(upstream: HttpServer, client: &Client, label: &str) {
+    let address = upstream.address.to_string();
     // The upstream reports progress once it runs the call, then waits: the call is in
     // flight upstream once its first report reaches the gateway's client.
     let (running, started) = tokio::sync::oneshot::channel();
@@ -403,9 +427,9 @@ async fn a_call_in_flight_when_its_http_upstream_is_killed_fails_naming_the_moun
     let in_flight = client.call_tool_with("up.text.slow_count", arguments, options);
     tokio::pin!(in_flight);
     tokio::select! {
-        answered = &mut in_flight => panic!("the slow call answered before it was cut: {answered:?}"),
+        answered = &mut in_flight => panic!("{label}: the slow call answered early: {answered:?}"),
         started = tokio::time::timeout(Duration::from_secs(30), started) => {
-            assert!(matches!(started, Ok(Ok(()))), "the slow call's progress never came");
+            assert!(matches!(started, Ok(Ok(()))), "{label}: the slow call's progress never came");
         }
     }
 
@@ -413,13 +437,15 @@ async fn a_call_in_flight_when_its_http_upstream_is_killed_fails_naming_the_moun
     upstream.stop();
     let failed = tokio::time::timeout(Duration::from_secs(10), in_flight)
         .await
-        .expect("the call in flight fails within seconds, not at its timeout")
+        .unwrap_or_else(|_| {
+            panic!("{label}: the call in flight fails within seconds, not at its timeout")
+        })
         .expect("the gateway answers");
-    assert!(!failed.is_success(), "{failed}");
+    assert!(!failed.is_success(), "{label}: {failed}");
     let message = failed.to_string();
     assert!(
         message.contains("`up`") && message.contains("connection") && message.contains("lost"),
-        "the error names the mount and says its connection was lost: {message}"
+        "{label}: the error names the mount and says its connection was lost: {message}"
     );
 
     // Restarted on the same port: the running gateway uses it again.
@@ -434,12 +460,15 @@ async fn a_call_in_flight_when_its_http_upstream_is_killed_fails_naming_the_moun
             .await
             .expect("the gateway answers");
         if again.is_success() {
-            assert!(again.to_string().contains("\"words\":2"), "{again}");
+            assert!(
+                again.to_string().contains("\"words\":2"),
+                "{label}: {again}"
+            );
             break;
         }
         assert!(
             Instant::now() < deadline,
-            "the restarted upstream is not used again: {again}"
+            "{label}: the restarted upstream is not used again: {again}"
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
