@@ -129,6 +129,8 @@ pub struct ToolDefinition {
     task_support: TaskSupport,
     /// The policy of a tool that requires a sandbox, when it is not the strict default.
     sandbox: Option<Box<SandboxPolicy>>,
+    /// `_meta` members listed as given (see [`with_meta`](Self::with_meta)).
+    carried_meta: Map<String, Value>,
 }
 
 /// Whether a tool runs as a task (MCP's tasks extension, `io.modelcontextprotocol/tasks`):
@@ -219,6 +221,7 @@ impl ToolDefinition {
             scopes: Vec::new(),
             task_support: TaskSupport::Forbidden,
             sandbox: None,
+            carried_meta: Map::new(),
         }
     }
 
@@ -294,6 +297,31 @@ impl ToolDefinition {
         /// scopes to ask for.
         with_scopes => [scopes]
     );
+
+    /// Lists `meta` in the tool's `_meta` as given: what the server that lists the tool put
+    /// there, for a tool served on its behalf (a gateway's mounted tool). Nothing of it is
+    /// read: what the definition sets itself under [`META_KEY`] (its version, …) is
+    /// written over the members carried there.
+    ///
+    /// ```
+    /// use mcp_runtime_core::ToolDefinition;
+    /// use serde_json::json;
+    ///
+    /// let input = schemars::json_schema!({ "type": "object" });
+    /// let listed = json!({ "vendor/ui": { "card": true }, "mcp-runtime/tool": { "tags": ["a"] } });
+    /// let tool = ToolDefinition::new("far.tool", input)?
+    ///     .with_meta(listed.as_object().cloned().unwrap_or_default())
+    ///     .with_version("2.0.0")?;
+    /// let wire = serde_json::to_value(&tool)?;
+    /// assert_eq!(wire["_meta"]["vendor/ui"]["card"], true);
+    /// assert_eq!(wire["_meta"]["mcp-runtime/tool"], json!({ "tags": ["a"], "version": "2.0.0" }));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn with_meta(mut self, meta: Map<String, Value>) -> Self {
+        self.carried_meta = meta;
+        self
+    }
 
     /// Sets the behaviour hints.
     #[must_use]
@@ -606,6 +634,25 @@ impl ToolDefinition {
     }
 }
 
+impl ToolDefinition {
+    /// The `_meta` listed: the members carried, with what the definition sets itself
+    /// under [`META_KEY`] written over theirs.
+    fn listed_meta(&self) -> Map<String, Value> {
+        let own = self.meta();
+        let mut listed = self.carried_meta.clone();
+        if own.is_empty() {
+            return listed;
+        }
+        match listed.get_mut(META_KEY) {
+            Some(Value::Object(carried)) => carried.extend(own),
+            _ => {
+                listed.insert(META_KEY.to_owned(), Value::Object(own));
+            }
+        }
+        listed
+    }
+}
+
 /// Serializes as MCP's `Tool` object.
 impl Serialize for ToolDefinition {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -631,9 +678,8 @@ impl Serialize for ToolDefinition {
                 &serde_json::json!({ "taskSupport": self.task_support.as_str() }),
             )?;
         }
-        let meta = self.meta();
+        let meta = self.listed_meta();
         if !meta.is_empty() {
-            let meta = Map::from_iter([(META_KEY.to_owned(), Value::Object(meta))]);
             map.serialize_entry("_meta", &meta)?;
         }
         map.end()

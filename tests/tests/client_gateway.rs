@@ -1,7 +1,9 @@
 //! The gateway: the quickstart's tools, spawned as a real process, mounted under a prefix
 //! beside a local tool, served as one server and called through it by a client; a remote
 //! name taken locally is a conflict reported as a local mount reports it; an upstream that
-//! dies makes its calls fail at once with a clear error while local tools keep answering.
+//! dies makes its calls fail at once with a clear error while local tools keep answering; a
+//! mounted tool keeps its version and `_meta`; an upstream's resource update reaches the
+//! gateway's client subscribed to the resource, under its mounted URI.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -453,4 +455,152 @@ async fn an_upstream_of_the_handshakes_revisions_is_asked_for_the_log_messages_p
         both.len() <= 3,
         "another caller's messages were passed on: {both:?}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_mounted_tool_keeps_its_version_and_meta() {
+    // A server of this framework, whose tool says its version, category and tags under the
+    // framework's key, and something of another vendor's beside.
+    let mut upstream = Registry::builder().build().expect("empty");
+    let mut vendor = serde_json::Map::new();
+    vendor.insert(
+        "vendor.example/ui".to_owned(),
+        json!({ "card": "compact", "order": [2, 1] }),
+    );
+    let definition = ToolDefinition::new("far.stamp", schemars::json_schema!({ "type": "object" }))
+        .unwrap()
+        .with_version("2.3.4")
+        .unwrap()
+        .with_category("stamps")
+        .with_tags(["paper", "ink"])
+        .with_meta(vendor);
+    upstream
+        .register(definition, |_, _| async {
+            Ok::<_, ToolError>(json!("stamped"))
+        })
+        .unwrap();
+    let upstream = Client::builder()
+        .in_memory(Arc::new(Server::new(upstream)))
+        .await
+        .expect("connects");
+    let meta_of = |tools: Vec<client::Tool>, name: &str| {
+        let tool = tools
+            .into_iter()
+            .find(|tool| tool.name == name)
+            .unwrap_or_else(|| panic!("`{name}` is listed"));
+        tool.raw.get("_meta").cloned().expect("a `_meta`")
+    };
+    let listed = meta_of(upstream.list_tools().await.expect("listed"), "far.stamp");
+    assert_eq!(listed["mcp-runtime/tool"]["version"], "2.3.4", "{listed}");
+    assert_eq!(listed["vendor.example/ui"]["card"], "compact", "{listed}");
+
+    let mut registry = local();
+    client::mount(&mut registry, "up", Arc::new(upstream))
+        .await
+        .expect("mounted");
+    let mounted = registry.get("up.far.stamp").expect("mounted");
+    assert_eq!(mounted.definition().version().to_string(), "2.3.4");
+
+    // The gateway lists the tool with the `_meta` the server behind lists, unchanged.
+    let served = Arc::new(Server::new(registry));
+    for handshake in [false, true] {
+        let mut builder = Client::builder();
+        if handshake {
+            builder = builder.handshake_only();
+        }
+        let downstream = builder
+            .in_memory(Arc::clone(&served))
+            .await
+            .expect("connects");
+        let through = meta_of(
+            downstream.list_tools().await.expect("listed"),
+            "up.far.stamp",
+        );
+        assert_eq!(through, listed, "handshake {handshake}");
+    }
+}
+
+/// A server of one resource, `docs://guide`, whose updates it sends to its subscribers.
+fn documented() -> Arc<Server> {
+    let mut registry = Registry::builder().build().expect("empty");
+    registry
+        .register_resource(
+            mcp_runtime::ResourceDefinition::new("docs://guide", "guide"),
+            |_| async {
+                Ok::<_, ToolError>(vec![mcp_runtime::ResourceContents::text(
+                    "docs://guide",
+                    "the guide",
+                )])
+            },
+        )
+        .expect("registered");
+    Arc::new(Server::new(registry))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_upstream_resource_update_reaches_the_gateway_client_subscribed_to_it() {
+    for upstream_handshake in [false, true] {
+        let label = format!("upstream handshake {upstream_handshake}");
+        let upstream = documented();
+        let mut builder = Client::builder();
+        if upstream_handshake {
+            builder = builder.handshake_only();
+        }
+        let to_upstream = Arc::new(
+            builder
+                .in_memory(Arc::clone(&upstream))
+                .await
+                .expect("connects"),
+        );
+        let mut registry = local();
+        client::mount(&mut registry, "up", Arc::clone(&to_upstream))
+            .await
+            .expect("mounted");
+        let served = Arc::new(Server::new(registry));
+        let following = client::follow(Arc::clone(&served), "up", to_upstream);
+
+        // A client of the gateway subscribes to the resource as it is mounted.
+        let downstream = Client::builder()
+            .handshake_only()
+            .in_memory(Arc::clone(&served))
+            .await
+            .expect("connects");
+        let mut told = downstream.notifications();
+        let mut params = serde_json::Map::new();
+        params.insert("uri".to_owned(), json!("docs://up/guide"));
+        downstream
+            .request("resources/subscribe", params, Default::default())
+            .await
+            .expect("subscribed");
+
+        // The follower subscribes upstream as it starts: an update is sent until one comes
+        // through, within a deadline.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let updated = loop {
+            upstream.notify_resource_updated("docs://guide");
+            let heard = tokio::time::timeout(Duration::from_millis(200), async {
+                loop {
+                    match told.recv().await {
+                        Ok(notification)
+                            if notification.method == "notifications/resources/updated" =>
+                        {
+                            return Some(notification.params);
+                        }
+                        Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                        Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
+                    }
+                }
+            })
+            .await;
+            if let Ok(Some(params)) = heard {
+                break params;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{label}: the update never reached the gateway's client"
+            );
+        };
+        assert_eq!(updated["uri"], "docs://up/guide", "{label}: {updated}");
+        following.abort();
+    }
 }

@@ -2,8 +2,10 @@
 //! processes. A change in the upstream's tool or prompt list reaches the gateway's client
 //! at either revision; so do the log messages and progress of an upstream tool's call, to
 //! the call they belong to; an HTTP upstream killed mid-run makes its calls fail at once
-//! with a clear error while the local tools keep answering, and is back in use once it
-//! restarts. A follower of an upstream ends by itself once the server it updates is dropped.
+//! with a clear error while the local tools keep answering (a call in flight then is told
+//! that the connection to the mount it names was lost), and is back in use once it
+//! restarts. An upstream's resource update reaches the gateway's client subscribed to the
+//! resource. A follower of an upstream ends by itself once the server it updates is dropped.
 
 use std::time::{Duration, Instant};
 
@@ -372,4 +374,176 @@ async fn a_follower_ends_by_itself_once_the_server_it_updates_is_dropped() {
         ends(following).await,
         "a follower of a server that is down ends once the server it updates is dropped"
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_call_in_flight_when_its_upstream_dies_names_the_mount_and_its_restart_is_used() {
+    // Served by the command line: the gateway's client speaks 2026-07-28, one POST a call.
+    let upstream = HttpServer::spawn(quickstart_bin(), &[]);
+    let client = Client::builder()
+        .timeout(Duration::from_secs(60))
+        .stdio(gateway(&format!("up={}", upstream.url())))
+        .await
+        .expect("connects");
+    cut_in_flight(upstream, &client, "command line").await;
+
+    // Through the library, at the handshake's revision: the call's stream and the session
+    // end together; the manager starts a new session once the upstream is back.
+    let upstream = HttpServer::spawn(quickstart_bin(), &[]);
+    let manager = manager_of(&upstream);
+    let mut registry = Registry::builder().build().expect("built");
+    client::mount_managed(&mut registry, "up", Arc::clone(&manager), "up")
+        .await
+        .expect("mounted");
+    let served = Arc::new(Server::new(registry));
+    let following = client::follow_managed(Arc::clone(&served), "up", manager, "up");
+    let client = Client::builder()
+        .timeout(Duration::from_secs(60))
+        .in_memory(served)
+        .await
+        .expect("connects");
+    cut_in_flight(upstream, &client, "library, handshake").await;
+    following.abort();
+}
+
+/// Calls the slow `up.text.slow_count` through `client`'s gateway, kills `upstream` with
+/// the call in flight, checks the call's error, restarts the upstream where it was, and
+/// waits for a call to succeed again.
+async fn cut_in_flight(upstream: HttpServer, client: &Client, label: &str) {
+    let address = upstream.address.to_string();
+    // The upstream reports progress once it runs the call, then waits: the call is in
+    // flight upstream once its first report reaches the gateway's client.
+    let (running, started) = tokio::sync::oneshot::channel();
+    let mut running = Some(running);
+    let options = RequestOptions::default().on_progress(move |_| {
+        if let Some(running) = running.take() {
+            let _ = running.send(());
+        }
+    });
+    let arguments = json!({ "text": "in flight", "delay_ms": 600_000 });
+    let Some(arguments) = arguments.as_object().cloned() else {
+        panic!("an object");
+    };
+    let in_flight = client.call_tool_with("up.text.slow_count", arguments, options);
+    tokio::pin!(in_flight);
+    tokio::select! {
+        answered = &mut in_flight => panic!("{label}: the slow call answered early: {answered:?}"),
+        started = tokio::time::timeout(Duration::from_secs(30), started) => {
+            assert!(matches!(started, Ok(Ok(()))), "{label}: the slow call's progress never came");
+        }
+    }
+
+    // SIGKILL: the connection to the upstream is cut in the middle of the call.
+    upstream.stop();
+    let failed = tokio::time::timeout(Duration::from_secs(10), in_flight)
+        .await
+        .unwrap_or_else(|_| {
+            panic!("{label}: the call in flight fails within seconds, not at its timeout")
+        })
+        .expect("the gateway answers");
+    assert!(!failed.is_success(), "{label}: {failed}");
+    let message = failed.to_string();
+    assert!(
+        message.contains("`up`") && message.contains("connection") && message.contains("lost"),
+        "{label}: the error names the mount and says its connection was lost: {message}"
+    );
+
+    // Restarted on the same port: the running gateway uses it again.
+    let _restarted = HttpServer::spawn_on(quickstart_bin(), &address, &[]);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let again = client
+            .call_tool(
+                "up.text.slow_count",
+                json!({ "text": "back again", "delay_ms": 0 }),
+            )
+            .await
+            .expect("the gateway answers");
+        if again.is_success() {
+            assert!(
+                again.to_string().contains("\"words\":2"),
+                "{label}: {again}"
+            );
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{label}: the restarted upstream is not used again: {again}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_upstream_resource_update_reaches_the_gateways_client_subscribed_to_it() {
+    // The server behind, served over HTTP by this process: one resource, whose updates it
+    // sends to its subscribers.
+    let mut registry = Registry::builder().build().expect("empty");
+    registry
+        .register_resource(
+            mcp_runtime::ResourceDefinition::new("docs://guide", "guide"),
+            |_| async {
+                Ok::<_, ToolError>(vec![mcp_runtime::ResourceContents::text(
+                    "docs://guide",
+                    "the guide",
+                )])
+            },
+        )
+        .expect("registered");
+    let upstream = Arc::new(Server::new(registry));
+    let (bound, address) = tokio::sync::oneshot::channel();
+    let serving = tokio::spawn(mcp_runtime::server::serve_http(
+        Arc::clone(&upstream),
+        ([127, 0, 0, 1], 0).into(),
+        mcp_runtime::server::HttpConfig::default(),
+        move |address| {
+            let _ = bound.send(address);
+        },
+    ));
+    let address = address.await.expect("bound");
+
+    // The quickstart mounts it (at 2026-07-28); its client subscribes to the mounted URI.
+    let client = Client::builder()
+        .handshake_only()
+        .timeout(Duration::from_secs(20))
+        .stdio(gateway(&format!("up=http://{address}/mcp")))
+        .await
+        .expect("connects");
+    let mut told = client.notifications();
+    let mut params = Map::new();
+    params.insert("uri".to_owned(), json!("docs://up/guide"));
+    client
+        .request("resources/subscribe", params, RequestOptions::default())
+        .await
+        .expect("subscribed");
+
+    // The gateway subscribes upstream once it follows the server: an update is sent until
+    // one comes through, within a deadline.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        upstream.notify_resource_updated("docs://guide");
+        let heard = tokio::time::timeout(Duration::from_millis(250), async {
+            loop {
+                match told.recv().await {
+                    Ok(notification)
+                        if notification.method == "notifications/resources/updated" =>
+                    {
+                        return Some(notification.params);
+                    }
+                    Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
+                }
+            }
+        })
+        .await;
+        if let Ok(Some(updated)) = heard {
+            assert_eq!(updated["uri"], "docs://up/guide", "{updated}");
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the update never reached the gateway's client"
+        );
+    }
+    serving.abort();
 }

@@ -276,47 +276,79 @@ where
     F: Fn() -> Fut,
     Fut: Future<Output = Result<Vec<Tool>, ClientError>>,
 {
-    /// Follows `client`'s list changes until its connection ends.
+    /// Follows `client`'s changes until its connection ends: its list changes, and the
+    /// updates of the resources it lists, passed on under their mounted URIs to the
+    /// server's clients that subscribed to them.
     async fn follow(&mut self, client: &Client) {
-        let prefix = self.prefix.clone();
         let mut notifications = client.notifications();
-        let mut listening = match client.listen_for_changes().await {
+        // Listened to again whenever the resources may have changed: the updates followed
+        // are those of the resources listed.
+        while self.follow_listed(client, &mut notifications).await == Next::Listen {}
+    }
+
+    /// Follows `client`'s changes, with the resources it lists now subscribed to, until its
+    /// connection ends or its resources may have changed.
+    async fn follow_listed(
+        &mut self,
+        client: &Client,
+        notifications: &mut broadcast::Receiver<super::Notification>,
+    ) -> Next {
+        let prefix = self.prefix.clone();
+        let mut listening = match listen(client, &subscribable(client).await).await {
             Ok(listening) => listening,
             Err(err) => {
                 tracing::warn!(%prefix, error = %err, "the server's changes cannot be followed");
-                return;
+                return Next::End;
             }
         };
         loop {
             tokio::select! {
                 received = notifications.recv() => match received {
                     Ok(notification) if notification.method == Method::ToolsListChanged.as_str() => {}
-                    Ok(notification)
-                        if notification.method == Method::PromptsListChanged.as_str()
-                            || notification.method == Method::ResourcesListChanged.as_str() =>
-                    {
+                    Ok(notification) if notification.method == Method::ResourcesUpdated.as_str() => {
+                        self.pass_update(&notification.params);
+                        continue;
+                    }
+                    Ok(notification) if notification.method == Method::PromptsListChanged.as_str() => {
                         self.remount_catalog(client).await;
                         continue;
                     }
-                    // Missed some: one of them may have been a change of either kind.
+                    Ok(notification) if notification.method == Method::ResourcesListChanged.as_str() => {
+                        self.remount_catalog(client).await;
+                        return Next::Listen;
+                    }
+                    // Missed some: one of them may have been a change of any kind.
                     Err(broadcast::error::RecvError::Lagged(_)) => {
                         self.remount_catalog(client).await;
+                        self.remount().await;
+                        return Next::Listen;
                     }
                     Ok(_) => continue,
-                    Err(broadcast::error::RecvError::Closed) => return,
+                    Err(broadcast::error::RecvError::Closed) => return Next::End,
                 },
-                () = client.closed() => return,
+                () = client.closed() => return Next::End,
                 ended = async {
                     match listening.as_mut() {
-                        Some(listening) => listening.ended().await,
+                        Some(listening) => listening.await,
                         None => std::future::pending().await,
                     }
                 } => {
                     tracing::warn!(%prefix, outcome = ?ended, "the server ended its stream of changes");
-                    return;
+                    return Next::End;
                 }
             }
             self.remount().await;
+        }
+    }
+
+    /// Tells the server's clients subscribed to the resource the server behind says was
+    /// updated, under the URI it is mounted at.
+    fn pass_update(&self, params: &Value) {
+        let Some(uri) = params.get("uri").and_then(Value::as_str) else {
+            return;
+        };
+        if let Some(server) = self.server.upgrade() {
+            server.notify_resource_updated(&mounted(&self.prefix, uri));
         }
     }
 
@@ -421,6 +453,86 @@ where
             tracing::warn!(%prefix, error = %err, "the changed tools could not be served");
         }
     }
+}
+
+/// What a follower does once a server's changes stopped being followed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Next {
+    /// Listens again, for the resources listed now.
+    Listen,
+    /// Stops: the connection ended.
+    End,
+}
+
+/// A `subscriptions/listen` stream's answer, which comes when it ends.
+type Ended = std::pin::Pin<Box<dyn Future<Output = Result<Value, ClientError>> + Send>>;
+
+/// The URIs of the resources `client`'s server lists, when it takes subscriptions to them;
+/// none when it does not, or they could not be listed.
+async fn subscribable(client: &Client) -> Vec<String> {
+    let subscribe = client
+        .server()
+        .capabilities
+        .pointer("/resources/subscribe")
+        .and_then(Value::as_bool);
+    if subscribe != Some(true) {
+        return Vec::new();
+    }
+    match client.list_resources().await {
+        Ok(resources) => resources
+            .iter()
+            .filter_map(|resource| resource.get("uri")?.as_str().map(str::to_owned))
+            .collect(),
+        Err(err) => {
+            tracing::warn!(error = %err, "the resources to follow could not be listed");
+            Vec::new()
+        }
+    }
+}
+
+/// Asks `client`'s server for its changes, and the updates of the resources `uris`: at
+/// 2026-07-28 on a `subscriptions/listen` stream, whose end is returned; on the handshake's
+/// revisions, where list changes come unasked, with a `resources/subscribe` each.
+async fn listen(client: &Client, uris: &[String]) -> Result<Option<Ended>, ClientError> {
+    if !client.server().is_stateless() {
+        for uri in uris {
+            let mut params = Map::new();
+            params.insert("uri".to_owned(), Value::from(uri.as_str()));
+            let method = Method::ResourcesSubscribe.as_str();
+            if let Err(err) = client
+                .request(method, params, RequestOptions::default())
+                .await
+            {
+                tracing::warn!(%uri, error = %err, "a mounted resource's updates cannot be followed");
+            }
+        }
+        return Ok(None);
+    }
+    let mut params = Map::new();
+    params.insert(
+        "notifications".to_owned(),
+        serde_json::json!({
+            "toolsListChanged": true,
+            "promptsListChanged": true,
+            "resourcesListChanged": true,
+            "resourceSubscriptions": uris,
+        }),
+    );
+    let params = client.stateless_params(params);
+    let watch = super::link::Watch {
+        lasting: true,
+        ..super::link::Watch::default()
+    };
+    let pending = client
+        .link
+        .request(
+            Method::SubscriptionsListen.as_str(),
+            &params,
+            Vec::new(),
+            watch,
+        )
+        .await?;
+    Ok(Some(Box::pin(pending.answer())))
 }
 
 /// Where a tool mounted under `prefix` comes from, as its registration says.
@@ -584,6 +696,18 @@ fn key_under(prefix: &str, key: &str) -> bool {
         || unmounted(prefix, key) != key
 }
 
+/// The URI [`Registry::mount`] gives the resource `uri` under `prefix`: `docs://guide`
+/// becomes `docs://prefix/guide`, `urn:isbn:1` becomes `urn:prefix/isbn:1`.
+fn mounted(prefix: &str, uri: &str) -> String {
+    if let Some((scheme, rest)) = uri.split_once("://") {
+        format!("{scheme}://{prefix}/{rest}")
+    } else if let Some((scheme, rest)) = uri.split_once(':') {
+        format!("{scheme}:{prefix}/{rest}")
+    } else {
+        format!("{prefix}/{uri}")
+    }
+}
+
 /// The URI `uri` had upstream, before [`Registry::mount`] put `prefix` in it.
 fn unmounted(prefix: &str, uri: &str) -> String {
     let strip = |rest: &str| {
@@ -744,6 +868,24 @@ fn definition(name: &str, tool: &Tool) -> Result<ToolDefinition, Unmountable> {
     if tool.task_support() != mcp_runtime_core::TaskSupport::Forbidden {
         definition = definition.with_task_support(mcp_runtime_core::TaskSupport::Optional);
     }
+    // Its `_meta` listed as the server behind lists it, and its version (a server of this
+    // framework says it there) the one the manifest and specifications give; a version
+    // that is not one is carried all the same, and the tool mounted.
+    if let Some(Value::Object(meta)) = tool.raw.get("_meta") {
+        let version = meta
+            .get(mcp_runtime_core::META_KEY)
+            .and_then(|ours| ours.get("version"))
+            .and_then(Value::as_str);
+        if let Some(version) = version {
+            match definition.clone().with_version(version) {
+                Ok(versioned) => definition = versioned,
+                Err(err) => {
+                    tracing::debug!(tool = %tool.name, error = %err, "a remote tool's version is not used")
+                }
+            }
+        }
+        definition = definition.with_meta(meta.clone());
+    }
     Ok(definition)
 }
 
@@ -768,7 +910,7 @@ fn handler(upstream: Arc<Upstream>, prefix: &str, remote: String) -> Handler {
             // Log messages are asked of the server behind at the level the caller asked
             // for, if it asked; each says where it came from.
             if let Some(least) = context.log_level() {
-                let context = context.clone();
+                let (context, prefix) = (context.clone(), Arc::clone(&prefix));
                 options = options.on_log(least, move |message| {
                     context.pass_log(mounted_log(&prefix, context.tool_name(), message));
                 });
@@ -786,7 +928,7 @@ fn handler(upstream: Arc<Upstream>, prefix: &str, remote: String) -> Handler {
             }
             let result = match upstream.call(&remote, arguments, options).await {
                 Ok(result) => result,
-                Err(err) => failure(&remote, &err),
+                Err(err) => failure(&prefix, &remote, &err),
             };
             Ok(Output::Result(Box::new(result)))
         })
@@ -804,8 +946,9 @@ fn mounted_log(prefix: &str, tool: &ToolName, mut message: LogMessage) -> LogMes
     message
 }
 
-/// A failed remote call as a result: the server unreachable, silent, or refusing.
-fn failure(remote: &str, err: &ClientError) -> MCPToolResult {
+/// A failed remote call as a result: the server unreachable, silent, or refusing; the
+/// message names the tool as the server behind calls it, and the mount, `prefix`.
+fn failure(prefix: &str, remote: &str, err: &ClientError) -> MCPToolResult {
     let error_type = match err {
         ClientError::Timeout { .. } => ErrorType::TimeoutError,
         ClientError::Rpc(error) if error.code == -32602 => ErrorType::ValidationError,
@@ -814,9 +957,21 @@ fn failure(remote: &str, err: &ClientError) -> MCPToolResult {
         } => ErrorType::AuthenticationError,
         _ => ErrorType::ToolExecutionError,
     };
+    let why = match err {
+        // Its connection ended with the call in flight: the server died, or closed it.
+        ClientError::Closed(_) => format!(
+            "the connection to the server mounted as `{prefix}` was lost during the call \
+             ({err}); a call made once it is back goes to it again"
+        ),
+        ClientError::Connect(_) => format!(
+            "the server mounted as `{prefix}` could not be reached ({err}); a call made once \
+             it is back goes to it again"
+        ),
+        _ => format!("the server mounted as `{prefix}` said: {err}"),
+    };
     MCPToolResult::failure(MCPErrorDetail::new(
         error_type,
-        format!("the remote tool `{remote}` could not be called: {err}"),
+        format!("the remote tool `{remote}` could not be called: {why}"),
     ))
 }
 
@@ -837,6 +992,18 @@ mod tests {
         assert_eq!(unmounted("far", "docs://far/guide/1"), "docs://guide/1");
         assert_eq!(unmounted("far", "urn:far/x"), "urn:x");
         assert_eq!(unmounted("far", "other://near/x"), "other://near/x");
+    }
+
+    #[test]
+    fn an_updated_uri_is_passed_on_as_it_is_mounted() {
+        for (upstream, local) in [
+            ("docs://guide/1", "docs://far/guide/1"),
+            ("urn:isbn:1", "urn:far/isbn:1"),
+            ("plain", "far/plain"),
+        ] {
+            assert_eq!(mounted("far", upstream), local);
+            assert_eq!(unmounted("far", local), upstream);
+        }
     }
 
     #[test]

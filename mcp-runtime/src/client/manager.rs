@@ -281,7 +281,9 @@ impl ClientManager {
 
     /// Calls `tool` on `server`. A call whose connection failed (the server died, or could
     /// not be reached) is made once more, on a new connection, only when the tool is
-    /// marked read-only or idempotent; a timeout is never retried.
+    /// marked read-only or idempotent; a timeout is never retried. When that second
+    /// attempt cannot reach the server either, the error is the call's own: a connection
+    /// lost with the call in flight stays [`ClientError::Closed`].
     pub async fn call_tool(
         &self,
         server: &str,
@@ -299,13 +301,22 @@ impl ClientManager {
                 if self.safe_to_retry(server, tool).await =>
             {
                 tracing::warn!(%server, %tool, %error, "retrying a call that is safe to repeat");
-                let client = self.client(server).await?;
                 let options = RequestOptions {
                     timeout,
                     task,
                     ..RequestOptions::default()
                 };
-                client.call_tool_with(tool, arguments, options).await
+                let retried = match self.client(server).await {
+                    Ok(client) => client.call_tool_with(tool, arguments, options).await,
+                    Err(again) => Err(again),
+                };
+                match retried {
+                    Err(again @ (ClientError::Closed(_) | ClientError::Connect(_))) => {
+                        tracing::warn!(%server, %tool, error = %again, "the retry failed too");
+                        Err(error)
+                    }
+                    other => other,
+                }
             }
             other => other,
         }
