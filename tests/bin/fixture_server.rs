@@ -3,7 +3,8 @@
 //! `fixture.probe` (which asks the waiting calls to say so), and two tools marked
 //! `dangerous`, `danger.wipe` and `danger.launch`, which only pretend; and a resource
 //! template, `fixture://parts/{serial}`, whose refusals say "not found" where they mean
-//! invalid, and do not where they mean missing.
+//! invalid, and do not where they mean missing; and `fixture.two_questions`, which asks two
+//! questions in an order that changes from call to call.
 
 use mcp_runtime::{ToolError, mcp_resource, mcp_tool};
 
@@ -105,6 +106,39 @@ fn part(serial: String) -> Result<String, ToolError> {
             "no part has serial `{serial}`"
         ))),
     }
+}
+
+/// How many times `fixture.two_questions` was called.
+static ASKED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Asks `first?` then `second?` on its odd calls, `second?` then `first?` on its even ones,
+/// and says what each was answered: as a model-driven tool may ask what it needs in another
+/// order when it runs again.
+#[mcp_tool(namespace = "fixture", timeout = "30s")]
+async fn two_questions(ctx: mcp_runtime::ToolContext) -> Result<serde_json::Value, ToolError> {
+    let odd = ASKED.fetch_add(1, std::sync::atomic::Ordering::SeqCst) % 2 == 0;
+    let order = if odd {
+        ["first", "second"]
+    } else {
+        ["second", "first"]
+    };
+    let form = serde_json::json!({
+        "type": "object",
+        "properties": { "value": { "type": "string" } },
+    });
+    let mut answers = serde_json::Map::new();
+    for question in order {
+        let answer = ctx
+            .asker()
+            .elicit_with(question, &format!("{question}?"), form.clone())
+            .await?;
+        let value = answer
+            .accepted()
+            .and_then(|mut content| content.remove("value"))
+            .unwrap_or_default();
+        answers.insert(question.to_owned(), value);
+    }
+    Ok(serde_json::Value::Object(answers))
 }
 
 fn main() {

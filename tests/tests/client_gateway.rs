@@ -604,3 +604,46 @@ async fn an_upstream_resource_update_reaches_the_gateway_client_subscribed_to_it
         following.abort();
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_upstream_that_asks_in_another_order_when_called_again_gets_each_answer_where_it_belongs()
+ {
+    // A 2026-07-28 caller answers over rounds, each of which calls the server behind again:
+    // the answers given are matched to its questions by what they ask, not by their place.
+    let fixture = StdioServer::new(env!("CARGO_BIN_EXE_fixture-server")).args(["serve", "--stdio"]);
+    let upstream = Client::builder()
+        .handshake_only()
+        .relay_requests()
+        .stdio(fixture)
+        .await
+        .expect("connects");
+    let mut registry = Registry::builder().build().expect("empty");
+    client::mount(&mut registry, "fx", Arc::new(upstream))
+        .await
+        .expect("mounted");
+    let downstream = Client::builder()
+        .on_elicitation(|request| async move {
+            let answer = match request.message.as_str() {
+                "first?" => "one",
+                "second?" => "two",
+                other => panic!("asked {other}"),
+            };
+            let mut content = serde_json::Map::new();
+            content.insert("value".to_owned(), json!(answer));
+            Ok(mcp_runtime::client::ElicitResponse::accept(content))
+        })
+        .in_memory(Arc::new(Server::new(registry)))
+        .await
+        .expect("connects");
+    assert!(downstream.server().is_stateless());
+    let result = downstream
+        .call_tool("fx.fixture.two_questions", json!({}))
+        .await
+        .expect("answered");
+    assert!(result.is_success(), "{result}");
+    assert_eq!(
+        result.data().unwrap()["result"],
+        json!({ "first": "one", "second": "two" }),
+        "{result}"
+    );
+}

@@ -3,6 +3,7 @@
 //! meanwhile (answered by the handlers, or relayed to the caller a gateway's call carries),
 //! and the `subscriptions/listen` stream that follows a 2026-07-28 server's changes.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -464,6 +465,38 @@ async fn next<T, H>(tap: Option<&mut Tap<T, H>>) -> Option<T> {
     }
 }
 
+/// The keys under which the server's requests during one request are asked of its relay.
+/// A caller at 2026-07-28 answers over rounds, each of which makes the request again, and
+/// the server behind may ask again in another order: a request's key is what it asks (its
+/// method and parameters, its `_meta` aside), and how many times the same was asked before
+/// during this request, so that each answer given goes back to its own question.
+#[derive(Default)]
+struct RelayKeys {
+    seen: HashMap<String, usize>,
+}
+
+impl RelayKeys {
+    fn key(&mut self, request: &link::ServerRequest) -> String {
+        use sha2::Digest;
+        let mut params = request.params.clone();
+        if let Value::Object(params) = &mut params {
+            params.remove("_meta");
+        }
+        let mut digest = sha2::Sha256::new();
+        digest.update(request.method.as_bytes());
+        digest.update([0]);
+        digest.update(params.to_string().as_bytes());
+        let digest = digest.finalize();
+        let asked: String = digest[..8]
+            .iter()
+            .map(|byte| format!("{byte:02x}"))
+            .collect();
+        let times = self.seen.entry(asked.clone()).or_insert(0);
+        *times += 1;
+        format!("upstream-{asked}-{times}")
+    }
+}
+
 /// What a request takes in while it waits for its answer, each only when its options ask
 /// for it: progress reports, log messages, and the server's requests, relayed to whoever
 /// the request's asker asks.
@@ -516,7 +549,7 @@ impl During {
         answer: impl std::future::Future<Output = Result<Value, ClientError>>,
     ) -> Result<Value, ClientError> {
         tokio::pin!(answer);
-        let mut asks = 0_usize;
+        let mut asked = RelayKeys::default();
         // Made only for a request whose asks are relayed.
         let mut asking = self
             .relays
@@ -526,12 +559,10 @@ impl During {
             tokio::select! {
                 answer = &mut answer => return answer,
                 Some(request) = next(self.relays.as_mut()) => {
-                    // Keyed by its place among this request's asks: the same from round
-                    // to round of a caller at 2026-07-28, whose rounds repeat the request.
-                    asks += 1;
                     if let (Some(relays), Some(asking)) = (&self.relays, asking.as_mut()) {
                         let asker = relays.taker.clone();
-                        asking.push(client.relay(asker, format!("upstream-{asks}"), request));
+                        let key = asked.key(&request);
+                        asking.push(client.relay(asker, key, request));
                     }
                 }
                 Some(()) = async {

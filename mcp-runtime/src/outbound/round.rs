@@ -51,9 +51,9 @@ pub(crate) fn ends_round<T: Send + 'static>(
 #[derive(Debug, Default)]
 pub(crate) struct Round {
     /// Answers by key: replayed from `requestState`, and this round's `inputResponses`.
+    /// All are carried into the next round's state, those this round did not ask for too:
+    /// a call made again may ask in another order, and reach them later.
     answers: Map<String, Value>,
-    /// What this round asked and found answered, to carry into the next round's state.
-    used: Mutex<Map<String, Value>>,
     /// What this round asked and found no answer for.
     open: Mutex<BTreeMap<String, InputRequest>>,
 }
@@ -69,10 +69,7 @@ impl Round {
     /// The answer to `key`, if given; otherwise `request` is recorded as open.
     pub(crate) fn answer(&self, key: &str, request: InputRequest) -> Option<Value> {
         match self.answers.get(key) {
-            Some(answer) => {
-                lock(&self.used).insert(key.to_owned(), answer.clone());
-                Some(answer.clone())
-            }
+            Some(answer) => Some(answer.clone()),
             None => {
                 lock(&self.open).insert(key.to_owned(), request);
                 None
@@ -82,9 +79,7 @@ impl Round {
 
     /// The answer to `key`, if given, without recording an ask.
     pub(crate) fn given(&self, key: &str) -> Option<Value> {
-        let answer = self.answers.get(key)?;
-        lock(&self.used).insert(key.to_owned(), answer.clone());
-        Some(answer.clone())
+        self.answers.get(key).cloned()
     }
 
     /// Whether an ask is still open.
@@ -97,9 +92,9 @@ impl Round {
         lock(&self.open).clone()
     }
 
-    /// The answers this round used, for the next round's state.
-    pub(crate) fn used(&self) -> Map<String, Value> {
-        lock(&self.used).clone()
+    /// The answers given so far, for the next round's state.
+    pub(crate) fn given_so_far(&self) -> &Map<String, Value> {
+        &self.answers
     }
 }
 

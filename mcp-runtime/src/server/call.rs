@@ -164,13 +164,9 @@ impl Server {
         };
         let mut options = options.with_cancellation(token.clone());
         if let (Some(least), Some(notify)) = (pending.log_level, &notify) {
-            let (notify, related) = (Arc::clone(notify), pending.id.to_value());
+            let notify = Arc::clone(notify);
             options = options.with_log(least, move |message| {
-                let mut params = json!(message);
-                if let Some(related) = &related {
-                    crate::outbound::related_in(&mut params, related);
-                }
-                notify(jsonrpc::notification(&Method::Message, params));
+                notify(jsonrpc::notification(&Method::Message, json!(message)));
             });
         }
         let progress_token = pending

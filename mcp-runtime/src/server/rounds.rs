@@ -84,7 +84,7 @@ impl Server {
     }
 
     /// The `InputRequiredResult` of a round that ended on asks still open: the asks, and
-    /// the answers used so far, sealed for the next round.
+    /// the answers given so far, sealed for the next round.
     pub(super) fn input_required(&self, id: &Id, asks: &Asks) -> String {
         match self
             .state_key()
@@ -104,7 +104,7 @@ impl Server {
 }
 
 /// The `InputRequiredResult` of a round that ended on asks still open: the asks, and the
-/// answers used so far, sealed with `key` for the next round.
+/// answers given so far, sealed with `key` for the next round.
 pub(crate) fn input_required_result(
     key: &StateKey,
     asks: &Asks,
@@ -114,11 +114,11 @@ pub(crate) fn input_required_result(
     let Way::Round { round, context } = &asks.way else {
         return Err(SealError::NoRound);
     };
-    let used = serde_json::to_vec(&round.used())?;
+    let given = serde_json::to_vec(round.given_so_far())?;
     Ok(json!({
         "resultType": "input_required",
         "inputRequests": round.open(),
-        "requestState": key.seal(context.as_bytes(), &used, STATE_TTL),
+        "requestState": key.seal(context.as_bytes(), &given, STATE_TTL),
         "_meta": { "io.modelcontextprotocol/serverInfo": server_info },
     }))
 }
