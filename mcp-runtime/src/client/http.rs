@@ -40,6 +40,10 @@ const DEFAULT_RETRY: Duration = Duration::from_secs(1);
 /// How many times one response stream is taken up again before the request fails.
 const MAX_RESUMES: usize = 5;
 
+/// What an event may take on the wire besides its message: field names, line ends, its id
+/// and retry, comments.
+const EVENT_OVERHEAD: usize = 64 * 1024;
+
 /// A server at a streamable HTTP endpoint.
 ///
 /// ```
@@ -608,10 +612,24 @@ async fn read_events(
     inbound: &mpsc::Sender<Inbound>,
     place: &mut Place,
 ) -> Read {
-    let mut events = response.bytes_stream().eventsource();
+    // Every stream read here (a POST's answer, the session's own, one taken up again) is
+    // refused while it streams once an event outgrows a message.
+    let bytes =
+        super::sse_bound::Bounded::new(response.bytes_stream(), MAX_MESSAGE_BYTES + EVENT_OVERHEAD);
+    let mut events = bytes.eventsource();
     while let Some(event) = events.next().await {
         let event = match event {
             Ok(event) => event,
+            Err(eventsource_stream::EventStreamError::Transport(
+                super::sse_bound::BoundError::TooLong(length),
+            )) => {
+                let error = ClientError::Malformed(format!(
+                    "a message over {MAX_MESSAGE_BYTES} bytes: an event still not ended after {length} bytes"
+                ));
+                tracing::warn!(error = %error, "an event stream refused");
+                fail(inbound, id, error).await;
+                return Read::Done;
+            }
             Err(err) => {
                 tracing::debug!(error = %err, "the response stream broke off");
                 break;

@@ -39,6 +39,7 @@ mod manager;
 pub mod oauth;
 mod refused;
 mod request;
+mod sse_bound;
 mod stdio;
 mod tasks;
 mod traced;
