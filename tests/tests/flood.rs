@@ -226,11 +226,22 @@ fn post(address: std::net::SocketAddr, body: &str) -> (u16, Option<String>, Stri
 fn over_http_a_request_past_the_bound_gets_503_with_retry_after_at_once() {
     let server = HttpServer::spawn(quickstart_bin(), &["--max-in-flight", "2"]);
     let address = server.address;
-    // Two calls that take ten minutes hold both places; their connections stay open.
+    // Two calls that take ten minutes hold both places; their connections stay open. Each
+    // asks for progress, whose first report says it runs.
     let mut held = Vec::new();
     for id in 1..=2 {
         let mut stream = TcpStream::connect(address).unwrap();
-        let body = slow_call(id);
+        let body = json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "method": "tools/call",
+            "params": {
+                "name": "text.slow_count",
+                "arguments": { "text": "a b", "delay_ms": 600_000 },
+                "_meta": { "progressToken": id },
+            },
+        })
+        .to_string();
         write!(
             stream,
             "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
@@ -239,20 +250,19 @@ fn over_http_a_request_past_the_bound_gets_503_with_retry_after_at_once() {
             body.len()
         )
         .unwrap();
-        held.push(stream);
-    }
-    // Until both are taken up, a third may still find a place: retried until refused.
-    let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    let (status, retry_after, body) = loop {
-        let (status, retry_after, body) = post(address, &slow_call(3).replace("600000", "1"));
-        if status == 503 {
-            break (status, retry_after, body);
+        stream
+            .set_read_timeout(Some(Duration::from_secs(60)))
+            .unwrap();
+        let mut reader = BufReader::new(stream);
+        let mut line = String::new();
+        while !line.contains("notifications/progress") {
+            line.clear();
+            let read = reader.read_line(&mut line).expect("the call's stream");
+            assert!(read > 0, "the call's stream ended before its progress");
         }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "never refused: {status} {body}"
-        );
-    };
+        held.push(reader);
+    }
+    let (status, retry_after, body) = post(address, &slow_call(3).replace("600000", "1"));
     assert_eq!(status, 503);
     assert_eq!(retry_after.as_deref(), Some("1"));
     let error: Value = serde_json::from_str(&body).unwrap();
