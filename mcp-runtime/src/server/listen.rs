@@ -286,6 +286,33 @@ impl Listeners {
         );
     }
 
+    /// Tells every listener that sends through `send` all it may have missed: each list it
+    /// listens to changed, and each resource it subscribed to was updated. For a
+    /// connection that fell behind and lost notifications: reading the lists and the
+    /// resources again brings it back in step.
+    pub(crate) fn resync(&self, send: &Notifier) {
+        let sends: Vec<String> = self
+            .lock()
+            .iter()
+            .filter(|listener| Arc::ptr_eq(&listener.send, send))
+            .flat_map(|listener| {
+                let lists = [ListKind::Tools, ListKind::Prompts, ListKind::Resources]
+                    .into_iter()
+                    .filter(|kind| kind.wanted(&listener.wants))
+                    .map(|kind| jsonrpc::notification(&kind.method(), listener.params(Map::new())));
+                let updates = listener.wants.subscriptions.iter().map(|uri| {
+                    let mut params = Map::new();
+                    params.insert("uri".to_owned(), Value::String(uri.clone()));
+                    jsonrpc::notification(&Method::ResourcesUpdated, listener.params(params))
+                });
+                lists.chain(updates).collect::<Vec<_>>()
+            })
+            .collect();
+        for message in sends {
+            send(message);
+        }
+    }
+
     fn tell(&self, wanted: impl Fn(&Wants) -> bool, method: &Method, params: &Map<String, Value>) {
         // The messages are sent outside the lock: a sender may block on a full pipe.
         let sends: Vec<(Notifier, String)> = self
@@ -388,6 +415,49 @@ mod tests {
             tools.lock().unwrap().len(),
             2,
             "tools heard nothing of prompts"
+        );
+    }
+
+    #[test]
+    fn a_resync_tells_the_listeners_of_one_sender_every_list_and_subscription_they_hear_of() {
+        let listeners = Arc::new(Listeners::default());
+        let (send, heard) = kept();
+        let (other_send, other) = kept();
+        let connection = listeners.connection(Arc::clone(&send));
+        connection.subscribe("a://x", true);
+        let _stream = listeners.listen(
+            &listen("9", json!({ "toolsListChanged": true })),
+            "client 9".to_owned(),
+            Arc::clone(&send),
+        );
+        let _other = listeners.connection(other_send);
+        heard.lock().unwrap().clear();
+        listeners.resync(&send);
+        let methods: Vec<(Value, Value)> = heard
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|message| {
+                (
+                    message["method"].clone(),
+                    message["params"]["_meta"][SUBSCRIPTION_ID_KEY].clone(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            methods,
+            [
+                (json!("notifications/tools/list_changed"), Value::Null),
+                (json!("notifications/prompts/list_changed"), Value::Null),
+                (json!("notifications/resources/list_changed"), Value::Null),
+                (json!("notifications/resources/updated"), Value::Null),
+                (json!("notifications/tools/list_changed"), json!(9)),
+            ]
+        );
+        assert_eq!(heard.lock().unwrap()[3]["params"]["uri"], "a://x");
+        assert!(
+            other.lock().unwrap().is_empty(),
+            "another sender heard nothing"
         );
     }
 

@@ -463,6 +463,11 @@ impl Server {
         self.listeners.cancel(&key);
     }
 
+    /// Tells the listeners that send through `send` every change they may have missed.
+    pub(crate) fn resync(&self, send: &Notifier) {
+        self.listeners.resync(send);
+    }
+
     /// Tells a connection that completed the handshake of every change to the tool list,
     /// untagged, as the stateful revisions do, until the guard is dropped.
     pub(crate) fn hear_changes(&self, send: Notifier) -> ListenGuard {

@@ -85,17 +85,29 @@ where
     let places = server.connection_places();
     let (sender, outgoing) = mpsc::channel::<Outgoing>(places.limit());
     let outbox = Outbox::new(Arc::clone(&output), sender.clone());
+    let notify: Notifier = {
+        let outbox = outbox.clone();
+        // A full outbox drops a notification rather than stall the tool or the change that
+        // sent it; the connection then hears of every change once the writer caught up.
+        Arc::new(move |message| outbox.notify(message))
+    };
     let writer = std::thread::Builder::new()
         .name("mcp-stdio-writer".to_owned())
         .spawn({
-            let (output, queued) = (Arc::clone(&output), outbox.queued());
-            move || write_loop(outgoing, &output, &queued)
+            let (output, queued, behind) = (Arc::clone(&output), outbox.queued(), outbox.behind());
+            let (server, notify) = (Arc::clone(&server), Arc::clone(&notify));
+            move || {
+                write_loop(outgoing, &output, (&queued, &behind), &|| {
+                    server.resync(&notify)
+                })
+            }
         })?;
     let reading = Reading {
         server,
         runtime: Handle::current(),
         output: Arc::clone(&output),
         outbox,
+        notify,
         places: places.clone(),
         stopping: Arc::new(AtomicBool::new(false)),
         busy: Arc::new(Mutex::new(())),
@@ -139,6 +151,8 @@ struct Reading<W: Write> {
     runtime: Handle,
     output: Output<W>,
     outbox: Outbox<W>,
+    /// Where the connection's notifications go: through the outbox.
+    notify: Notifier,
     /// The connection's places among the requests in flight.
     places: Places,
     stopping: Arc<AtomicBool>,
@@ -163,11 +177,7 @@ impl<W: Write + Send + 'static> Reading<W> {
     fn read_loop(self, input: impl Read) -> io::Result<()> {
         // Tools that run inline may look for the runtime, as they would on a worker.
         let _runtime = self.runtime.enter();
-        let notify: Notifier = {
-            let outbox = self.outbox.clone();
-            // A full outbox drops a progress report rather than stall the tool.
-            Arc::new(move |message| outbox.notify(message))
-        };
+        let notify = Arc::clone(&self.notify);
         let mut input = BufReader::with_capacity(BUFFER, input);
         let mut line = Vec::new();
         loop {

@@ -4,7 +4,7 @@
 //! output is free and nothing is queued before it.
 
 use std::io::{self, BufWriter, Write};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use tokio::sync::mpsc;
@@ -22,6 +22,8 @@ pub(super) struct Outbox<W: Write> {
     sender: mpsc::Sender<Outgoing>,
     /// Messages given to the writer thread and not yet written.
     queued: Arc<AtomicUsize>,
+    /// Whether a notification was dropped since the writer last caught up.
+    behind: Arc<AtomicBool>,
 }
 
 impl<W: Write> Clone for Outbox<W> {
@@ -30,6 +32,7 @@ impl<W: Write> Clone for Outbox<W> {
             output: Arc::clone(&self.output),
             sender: self.sender.clone(),
             queued: Arc::clone(&self.queued),
+            behind: Arc::clone(&self.behind),
         }
     }
 }
@@ -41,7 +44,13 @@ impl<W: Write> Outbox<W> {
             output,
             sender,
             queued: Arc::new(AtomicUsize::new(0)),
+            behind: Arc::new(AtomicBool::new(false)),
         }
+    }
+
+    /// Whether a notification was dropped since the writer last caught up.
+    pub(super) fn behind(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.behind)
     }
 
     /// How many messages the writer thread has been given and not yet written.
@@ -75,11 +84,19 @@ impl<W: Write> Outbox<W> {
         }
     }
 
-    /// Queues a notification or request; a full queue drops it rather than stall the sender.
+    /// Queues a notification or request; a full queue drops it rather than stall the sender,
+    /// and the connection is marked behind: once the writer has caught up, it is told
+    /// every change it may have missed (see [`write_loop`]).
     pub(super) fn notify(&self, message: String) {
         self.queued.fetch_add(1, Ordering::SeqCst);
         if self.sender.try_send(Outgoing::Message(message)).is_err() {
             self.queued.fetch_sub(1, Ordering::SeqCst);
+            if !self.behind.swap(true, Ordering::SeqCst) {
+                tracing::warn!(
+                    "the client reads too slowly: notifications were dropped; it is told every \
+                     list changed and every resource it subscribed to updated once it catches up"
+                );
+            }
         }
     }
 }
@@ -92,11 +109,14 @@ pub(super) enum Outgoing {
     Close,
 }
 
-/// Writes the answers of awaited calls, several at a time when they come together.
+/// Writes the answers of awaited calls, several at a time when they come together. When the
+/// queue is empty again after notifications were dropped, `resync` queues what tells the
+/// client every change it may have missed, so that none is lost in silence.
 pub(super) fn write_loop<W: Write>(
     mut outbox: mpsc::Receiver<Outgoing>,
     output: &Mutex<BufWriter<W>>,
-    queued: &AtomicUsize,
+    (queued, behind): (&AtomicUsize, &AtomicBool),
+    resync: &dyn Fn(),
 ) -> io::Result<()> {
     while let Some(first) = outbox.blocking_recv() {
         let mut output = lock(output);
@@ -113,6 +133,10 @@ pub(super) fn write_loop<W: Write>(
             next = outbox.try_recv().ok();
         }
         output.flush()?;
+        drop(output);
+        if queued.load(Ordering::SeqCst) == 0 && behind.swap(false, Ordering::SeqCst) {
+            resync();
+        }
     }
     Ok(())
 }

@@ -757,3 +757,103 @@ async fn the_servers_bound_counts_every_connection_and_a_place_frees_with_an_ans
     first_serving.abort();
     second_serving.abort();
 }
+
+/// Bytes written, announced on a channel as they come, but only while the gate is open: a
+/// client that stops reading.
+struct Gated {
+    written: std::sync::mpsc::Sender<Vec<u8>>,
+    open: Arc<(Mutex<bool>, std::sync::Condvar)>,
+}
+
+impl Write for Gated {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        let (open, opened) = &*self.open;
+        let mut is_open = lock(open);
+        while !*is_open {
+            is_open = opened.wait(is_open).unwrap_or_else(PoisonError::into_inner);
+        }
+        let _ = self.written.send(bytes.to_vec());
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_connection_that_fell_behind_and_lost_notifications_is_told_every_change_after() {
+    let registry = crate::registry::Registry::builder()
+        .tool(tool("t.one"), answer_empty)
+        .build()
+        .unwrap();
+    let server = Arc::new(Server::new(registry));
+    let (input, mut client) = io::pipe().unwrap();
+    let (written, lines) = std::sync::mpsc::channel();
+    let gate = Arc::new((Mutex::new(true), std::sync::Condvar::new()));
+    let output = Gated {
+        written,
+        open: Arc::clone(&gate),
+    };
+    let serving = tokio::spawn(serve(
+        Arc::clone(&server),
+        input,
+        output,
+        std::future::pending(),
+    ));
+    client
+        .write_all(concat!(
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#,
+            "\n",
+        ).as_bytes())
+        .unwrap();
+    let (_, lines) = answers_until(lines, 2).await;
+    // The client stops reading; the tool list changes more times than the queue holds.
+    *lock(&gate.0) = false;
+    for change in 0..2 * MAX_IN_FLIGHT {
+        let enabled = change % 2 == 1;
+        server
+            .change(|registry| {
+                if enabled {
+                    registry.enable("t.one")
+                } else {
+                    registry.disable("t.one")
+                }
+            })
+            .unwrap();
+    }
+    *lock(&gate.0) = true;
+    gate.1.notify_all();
+    // What was queued comes, then what tells it of every change it may have missed: the
+    // prompts' list among them, which never changed.
+    let told = tokio::task::spawn_blocking(move || {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let mut text = Vec::new();
+        let mut tools = 0;
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let Ok(bytes) = lines.recv_timeout(left) else {
+                return Err(format!("{tools} tool list changes, then nothing more"));
+            };
+            text.extend_from_slice(&bytes);
+            while let Some(end) = text.iter().position(|&byte| byte == b'\n') {
+                let line: Vec<u8> = text.drain(..=end).collect();
+                let message: Value = serde_json::from_slice(&line).unwrap();
+                match message["method"].as_str() {
+                    Some("notifications/tools/list_changed") => tools += 1,
+                    Some("notifications/prompts/list_changed") => return Ok(tools),
+                    _ => {}
+                }
+            }
+        }
+    })
+    .await
+    .unwrap();
+    let tools = told.expect("told of every change after falling behind");
+    assert!(tools < 2 * MAX_IN_FLIGHT, "{tools} changes were all queued");
+    serving.abort();
+}
