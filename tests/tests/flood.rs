@@ -4,7 +4,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -28,6 +28,19 @@ fn peak_rss_kib(child: &Child) -> u64 {
         .expect("VmHWM in /proc status")
 }
 
+/// The quickstart serving on its standard input and output, and its input.
+fn quickstart_over_stdio() -> (Child, ChildStdin) {
+    let mut server = Command::new(quickstart_bin())
+        .args(["serve", "--stdio"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the quickstart starts");
+    let input = server.stdin.take().expect("stdin");
+    (server, input)
+}
+
 /// A call of `text.slow_count` that would take ten minutes.
 fn slow_call(id: usize) -> String {
     json!({
@@ -41,14 +54,7 @@ fn slow_call(id: usize) -> String {
 
 #[test]
 fn a_client_that_starts_tasks_without_waiting_is_refused_past_the_bound_in_bounded_memory() {
-    let mut server = Command::new(quickstart_bin())
-        .args(["serve", "--stdio"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the quickstart starts");
-    let mut input = server.stdin.take().expect("stdin");
+    let (mut server, mut input) = quickstart_over_stdio();
     let output = BufReader::new(server.stdout.take().expect("stdout"));
     // Every answer, as it comes, on a thread of its own: the client reads, but never waits
     // for an answer before writing more.
@@ -143,14 +149,7 @@ fn a_client_that_starts_tasks_without_waiting_is_refused_past_the_bound_in_bound
 
 #[test]
 fn a_client_that_writes_without_reading_leaves_the_server_in_bounded_memory() {
-    let mut server = Command::new(quickstart_bin())
-        .args(["serve", "--stdio"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the quickstart starts");
-    let mut input = server.stdin.take().expect("stdin");
+    let (mut server, mut input) = quickstart_over_stdio();
     let output = server.stdout.take().expect("stdout");
     // Writes until the server stops reading, which it does once its answers fill the pipe
     // the client never reads; told how far it got.
