@@ -6,7 +6,8 @@
 
 use std::net::SocketAddr;
 #[cfg(feature = "http")]
-use std::num::{NonZeroU32, NonZeroUsize};
+use std::num::NonZeroU32;
+use std::num::NonZeroUsize;
 use std::sync::Arc;
 
 use clap::Args;
