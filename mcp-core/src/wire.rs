@@ -88,6 +88,10 @@ pub const HANDSHAKE_VERSIONS: [&str; 2] = [
 /// The stateless revision: no handshake, the version in every request's `_meta`.
 pub const STATELESS_VERSION: &str = Revision::V2026_07_28.as_str();
 
+/// The key of a 2026-07-28 request's `_meta` that holds the capabilities its client
+/// declares.
+pub const CLIENT_CAPABILITIES_META: &str = "io.modelcontextprotocol/clientCapabilities";
+
 /// The key of a server's request's `_meta` that names the client's request it was sent
 /// during: its JSON-RPC id, as the client sent it. Over a transport with one stream for
 /// everything (stdio), it is how a client with several requests in flight tells whose

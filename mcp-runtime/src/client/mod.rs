@@ -365,7 +365,7 @@ impl ClientBuilder {
                 json!(STATELESS_VERSION),
             ),
             (
-                "io.modelcontextprotocol/clientCapabilities",
+                mcp_runtime_core::wire::CLIENT_CAPABILITIES_META,
                 client.handlers.capabilities(),
             ),
             (

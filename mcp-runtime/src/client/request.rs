@@ -341,7 +341,7 @@ impl Client {
         if let Some(Value::Object(meta)) = params.get_mut("_meta") {
             if let Some(capabilities) = &options.capabilities {
                 meta.insert(
-                    "io.modelcontextprotocol/clientCapabilities".to_owned(),
+                    mcp_runtime_core::wire::CLIENT_CAPABILITIES_META.to_owned(),
                     capabilities.clone(),
                 );
             }

@@ -31,12 +31,6 @@ const DEFAULT_POLL_INTERVAL: Duration = Duration::from_millis(500);
 /// The shortest and longest wait between two polls, whatever the server suggests.
 const POLL_BOUNDS: (Duration, Duration) = (Duration::from_millis(10), Duration::from_secs(30));
 
-/// The error of a server refusing a request that did not declare a capability it needs.
-const MISSING_CLIENT_CAPABILITY: i64 = -32021;
-
-/// The `_meta` key of the capabilities a request declares.
-const CLIENT_CAPABILITIES_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
-
 /// How long a cancellation sent as a call is dropped may wait for its answer.
 const CANCEL_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -275,7 +269,7 @@ impl Client {
         let mut params = self.stateless_params(params);
         if let Some(Value::Object(meta)) = params.get_mut("_meta") {
             meta.insert(
-                CLIENT_CAPABILITIES_KEY.to_owned(),
+                wire::CLIENT_CAPABILITIES_META.to_owned(),
                 polling.capabilities.clone(),
             );
         }
@@ -293,7 +287,7 @@ impl Client {
             .or_insert_with(|| Value::Object(Map::new()))
         {
             meta.insert(
-                CLIENT_CAPABILITIES_KEY.to_owned(),
+                wire::CLIENT_CAPABILITIES_META.to_owned(),
                 polling.capabilities.clone(),
             );
         }
@@ -447,7 +441,7 @@ fn with_tasks(mut capabilities: Value) -> Value {
 
 /// Whether `error` refuses a call for not declaring the tasks extension.
 fn needs_tasks(error: &RpcError) -> bool {
-    error.code == MISSING_CLIENT_CAPABILITY
+    error.code == wire::MISSING_CLIENT_CAPABILITY
         && error
             .data
             .as_ref()

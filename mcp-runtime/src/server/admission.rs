@@ -125,6 +125,41 @@ pub(crate) fn admit(connection: Option<&Places>, server: &Places) -> Result<Admi
     })
 }
 
+impl super::Server {
+    /// Takes at most `limit` requests in flight at once, from all clients together
+    /// ([`DEFAULT_MAX_IN_FLIGHT`] unless set), a running task counting as one until it
+    /// ends. A request past it is refused at once with [`BUSY`] (over HTTP, 503 with
+    /// `Retry-After`), which names the limit and when to try again; it is never queued.
+    /// Requests answered where they are read (the handshake, listings, inline tools) take
+    /// no place.
+    #[must_use]
+    pub fn with_max_in_flight(mut self, limit: usize) -> Self {
+        self.in_flight_places = Places::new(limit, Scope::Server);
+        self
+    }
+
+    /// Takes at most `limit` requests in flight at once from one stdio connection
+    /// ([`DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION`] unless set); past it, a request is refused
+    /// with [`BUSY`] while the connection's other messages (a cancellation among them) are
+    /// still read. An HTTP connection carries one request at a time (HTTP/1.1), so over
+    /// HTTP only the total bounds.
+    #[must_use]
+    pub fn with_max_in_flight_per_connection(mut self, limit: usize) -> Self {
+        self.per_connection = limit.max(1);
+        self
+    }
+
+    /// A place for a request among those in flight on the server, and on `connection`.
+    pub(crate) fn admit(&self, connection: Option<&Places>) -> Result<Admitted, Busy> {
+        admit(connection, &self.in_flight_places)
+    }
+
+    /// The places of one new connection of many requests.
+    pub(crate) fn connection_places(&self) -> Places {
+        Places::new(self.per_connection, Scope::Connection)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

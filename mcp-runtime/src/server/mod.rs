@@ -191,42 +191,6 @@ impl Server {
         }
     }
 
-    /// Takes at most `limit` requests in flight at once, from all clients together
-    /// ([`DEFAULT_MAX_IN_FLIGHT`] unless set), a running task counting as one until it
-    /// ends. A request past it is refused at once with [`BUSY`] (over HTTP, 503 with
-    /// `Retry-After`), which names the limit and when to try again; it is never queued.
-    /// Requests answered where they are read (the handshake, listings, inline tools) take
-    /// no place.
-    #[must_use]
-    pub fn with_max_in_flight(mut self, limit: usize) -> Self {
-        self.in_flight_places = admission::Places::new(limit, admission::Scope::Server);
-        self
-    }
-
-    /// Takes at most `limit` requests in flight at once from one stdio connection
-    /// ([`DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION`] unless set); past it, a request is refused
-    /// with [`BUSY`] while the connection's other messages (a cancellation among them) are
-    /// still read. An HTTP connection carries one request at a time (HTTP/1.1), so over
-    /// HTTP only the total bounds.
-    #[must_use]
-    pub fn with_max_in_flight_per_connection(mut self, limit: usize) -> Self {
-        self.per_connection = limit.max(1);
-        self
-    }
-
-    /// A place for a request among those in flight on the server, and on `connection`.
-    pub(crate) fn admit(
-        &self,
-        connection: Option<&admission::Places>,
-    ) -> Result<admission::Admitted, admission::Busy> {
-        admission::admit(connection, &self.in_flight_places)
-    }
-
-    /// The places of one new connection of many requests.
-    pub(crate) fn connection_places(&self) -> admission::Places {
-        admission::Places::new(self.per_connection, admission::Scope::Connection)
-    }
-
     /// Seals the `requestState` of calls answered over rounds (2026-07-28) with `key`.
     /// Every replica behind a load balancer needs the same key to open another's state;
     /// without one, each process makes its own at random, and a round must then come

@@ -14,7 +14,7 @@ use super::{PROTOCOL_VERSIONS, STATELESS_VERSION, unsupported_version};
 /// The `_meta` key of a request's protocol version.
 pub(crate) const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
 /// The `_meta` key of the capabilities a client declares with each request.
-pub(crate) const CLIENT_CAPABILITIES_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
+pub(crate) const CLIENT_CAPABILITIES_KEY: &str = mcp_runtime_core::wire::CLIENT_CAPABILITIES_META;
 /// The `_meta` key of a client's name and version; optional.
 const CLIENT_INFO_KEY: &str = "io.modelcontextprotocol/clientInfo";
 /// The `_meta` key of the least severe log messages a request wants.

@@ -234,17 +234,7 @@ impl Session {
     }
 
     fn change(&self, enabled: bool) {
-        let changed = self
-            .server
-            .change(|registry| {
-                if enabled {
-                    registry.enable("t.one")
-                } else {
-                    registry.disable("t.one")
-                }
-            })
-            .unwrap();
-        assert!(changed);
+        assert!(switch_t_one(&self.server, enabled));
     }
 
     /// Ends the input; every line written after what was read.
@@ -260,6 +250,19 @@ impl Session {
             .map(|line| serde_json::from_slice(line).unwrap())
             .collect()
     }
+}
+
+/// Enables or disables `t.one` on `server`: whether that changed what it serves.
+fn switch_t_one(server: &Server, enabled: bool) -> bool {
+    server
+        .change(|registry| {
+            if enabled {
+                registry.enable("t.one")
+            } else {
+                registry.disable("t.one")
+            }
+        })
+        .unwrap()
 }
 
 fn tools_changed(lines: &[Value]) -> Vec<&Value> {
@@ -815,16 +818,7 @@ async fn a_connection_that_fell_behind_and_lost_notifications_is_told_every_chan
     // The client stops reading; the tool list changes more times than the queue holds.
     *lock(&gate.0) = false;
     for change in 0..2 * MAX_IN_FLIGHT {
-        let enabled = change % 2 == 1;
-        server
-            .change(|registry| {
-                if enabled {
-                    registry.enable("t.one")
-                } else {
-                    registry.disable("t.one")
-                }
-            })
-            .unwrap();
+        switch_t_one(&server, change % 2 == 1);
     }
     *lock(&gate.0) = true;
     gate.1.notify_all();
