@@ -26,7 +26,7 @@ pub use crate::layers::BoxLayer;
 pub use crate::registration::{
     Arguments, CompleteFn, Completion, CompletionContext, Failure, FormRegistration, Handler,
     Location, Outcome, Output, PromptFuture, PromptRegistration, ReadRequest, ResourceFuture,
-    ResourceKind, ResourceRegistration, ToolFuture, ToolRegistration,
+    ResourceKind, ResourceRegistration, SkillFile, SkillRegistration, ToolFuture, ToolRegistration,
 };
 pub use crate::registry::{
     FromArgument, IntoLastModified, IntoPromptResult, IntoResourceContents, VariableSchema,

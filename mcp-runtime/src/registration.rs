@@ -387,3 +387,66 @@ impl PromptRegistration {
 }
 
 inventory::collect!(PromptRegistration);
+
+/// One file of a skill that `mcp_runtime::skills!` embeds: its path within the skill's
+/// folder (`/`-separated, `SKILL.md` at the top) and its bytes.
+#[derive(Debug, Clone, Copy)]
+pub struct SkillFile {
+    pub(crate) path: &'static str,
+    pub(crate) bytes: &'static [u8],
+}
+
+impl SkillFile {
+    /// A file; generated code calls this in a static.
+    pub const fn new(path: &'static str, bytes: &'static [u8]) -> Self {
+        Self { path, bytes }
+    }
+
+    /// The path within the skill's folder.
+    pub fn path(&self) -> &'static str {
+        self.path
+    }
+
+    /// The file's bytes.
+    pub fn bytes(&self) -> &'static [u8] {
+        self.bytes
+    }
+}
+
+/// One skill (a folder holding a `SKILL.md`) as `mcp_runtime::skills!` embeds it at
+/// compile time, registered with `inventory`: its name (the folder's, which its front
+/// matter repeats, checked when it was embedded), its files, and where it was embedded.
+#[derive(Debug)]
+pub struct SkillRegistration {
+    pub(crate) name: &'static str,
+    pub(crate) files: &'static [SkillFile],
+    pub(crate) location: Location,
+}
+
+impl SkillRegistration {
+    /// A registration; generated code calls this in a static.
+    pub const fn new(name: &'static str, files: &'static [SkillFile], location: Location) -> Self {
+        Self {
+            name,
+            files,
+            location,
+        }
+    }
+
+    /// The skill's name.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// Its files, `SKILL.md` among them.
+    pub fn files(&self) -> &'static [SkillFile] {
+        self.files
+    }
+
+    /// Where it was embedded.
+    pub fn location(&self) -> Location {
+        self.location
+    }
+}
+
+inventory::collect!(SkillRegistration);
