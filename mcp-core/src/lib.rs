@@ -57,6 +57,7 @@ mod resource;
 pub mod sandbox;
 pub mod schema;
 mod scope;
+pub mod skill;
 mod text;
 mod tool;
 mod tool_error;
