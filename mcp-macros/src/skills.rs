@@ -7,6 +7,8 @@
 
 mod error;
 mod folder;
+#[cfg(test)]
+mod tests;
 
 use std::collections::BTreeMap;
 use std::env;
@@ -63,7 +65,13 @@ pub(crate) fn skills(input: TokenStream) -> TokenStream {
 /// The folder the argument names, walked and checked.
 fn read(argument: &str) -> Result<(Root, Vec<Skill>), Vec<SkillsError>> {
     let root = root(argument).map_err(|error| vec![error])?;
-    let found = folder::walk(&root.path, argument).map_err(|error| vec![error])?;
+    let skills = read_folder(&root.path, argument)?;
+    Ok((root, skills))
+}
+
+/// The skills of the folder at `path`, which the macro's argument spells `argument`.
+fn read_folder(path: &Path, argument: &str) -> Result<Vec<Skill>, Vec<SkillsError>> {
+    let found = folder::walk(path, argument).map_err(|error| vec![error])?;
     if found.is_empty() {
         return Err(vec![SkillsError::NoSkill(argument.to_owned())]);
     }
@@ -71,7 +79,7 @@ fn read(argument: &str) -> Result<(Root, Vec<Skill>), Vec<SkillsError>> {
     let mut skills = Vec::new();
     let mut errors = Vec::new();
     for skill in found {
-        match check(skill, &root.path, &shown) {
+        match check(skill, path, &shown) {
             Ok(skill) => skills.push(skill),
             Err(mut more) => errors.append(&mut more),
         }
@@ -87,7 +95,7 @@ fn read(argument: &str) -> Result<(Root, Vec<Skill>), Vec<SkillsError>> {
         }
     }
     if errors.is_empty() {
-        Ok((root, skills))
+        Ok(skills)
     } else {
         Err(errors)
     }
