@@ -1,15 +1,18 @@
 //! `#[mcp_tool]`, `#[mcp_resource]` and `#[mcp_prompt]`: turn a plain Rust function into an
-//! MCP tool, resource (or resource template) or prompt.
+//! MCP tool, resource (or resource template) or prompt; `skills!` embeds a folder of Agent
+//! Skills.
 //!
 //! Use them through `mcp_runtime`, which re-exports them and documents them with examples.
 //! `attr.rs` parses the attributes' arguments, `model.rs` reads the function, `valid/`
 //! checks what cannot work, `expand/` writes the code, each of the last two with a file per
 //! kind. `form.rs` is `#[derive(Form)]`, for the forms a tool asks the user to fill in.
+//! `skills.rs` is `skills!`, which reads a folder rather than an item.
 
 mod attr;
 mod expand;
 mod form;
 mod model;
+mod skills;
 mod valid;
 
 use proc_macro::TokenStream;
@@ -39,4 +42,11 @@ pub fn mcp_prompt(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_derive(Form, attributes(form))]
 pub fn derive_form(item: TokenStream) -> TokenStream {
     form::derive(item.into()).into()
+}
+
+/// Embeds a folder of Agent Skills at compile time, each registered at start-up. See
+/// `mcp_runtime::skills`.
+#[proc_macro]
+pub fn skills(input: TokenStream) -> TokenStream {
+    skills::skills(input.into()).into()
 }

@@ -45,6 +45,9 @@ pub use mcp_runtime_macros::mcp_resource;
 #[doc = include_str!("mcp_prompt.md")]
 pub use mcp_runtime_macros::mcp_prompt;
 
+#[doc = include_str!("skills.md")]
+pub use mcp_runtime_macros::skills;
+
 pub use auth::AuthInfo;
 pub use context::options::CallOptions;
 pub use context::{Progress, ProgressSink, ToolContext};

@@ -34,3 +34,24 @@ fn the_library_tools_are_listed_and_callable() {
         json!({ "celsius": 100.0, "fahrenheit": 212.0 })
     );
 }
+
+#[test]
+fn the_library_skill_is_registered_in_a_binary_that_uses_it() {
+    use mcp_runtime::__private::{SkillRegistration, inventory};
+    use multi_crate_tools as _;
+
+    let skills: Vec<(&str, Vec<&str>)> = inventory::iter::<SkillRegistration>
+        .into_iter()
+        .map(|skill| {
+            let paths = skill.files().iter().map(|file| file.path()).collect();
+            (skill.name(), paths)
+        })
+        .collect();
+    assert_eq!(
+        skills,
+        [(
+            "temperature-conversion",
+            vec!["SKILL.md", "references/formula.md"]
+        )]
+    );
+}

@@ -1,5 +1,5 @@
-//! Tools defined in a library crate. A binary that uses this crate serves them: see
-//! `multi-crate-server`.
+//! Tools and a skill defined in a library crate. A binary that uses this crate serves
+//! them: see `multi-crate-server`.
 
 use mcp_runtime::mcp_tool;
 use serde::Serialize;
@@ -33,3 +33,6 @@ pub fn reverse(
 ) -> String {
     text.chars().rev().collect()
 }
+
+// The skills of `skills/`, embedded: each folder holding a SKILL.md.
+mcp_runtime::skills!("skills");

@@ -31,3 +31,6 @@ pub fn same_prompt_a() -> String {
 pub fn same_template_a(id: String) -> String {
     format!("a{id}")
 }
+
+// A skill only this library has.
+mcp_runtime::skills!("skills");

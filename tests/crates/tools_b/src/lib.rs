@@ -31,3 +31,6 @@ pub fn same_prompt_b() -> String {
 pub fn same_template_b(id: String) -> String {
     format!("b{id}")
 }
+
+// A skill only this library has.
+mcp_runtime::skills!("skills");

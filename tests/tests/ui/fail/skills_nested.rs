@@ -1,0 +1,5 @@
+// A skill inside another skill's folder.
+
+mcp_runtime::skills!("$MCP_UI_SKILLS/nested");
+
+fn main() {}

@@ -1,0 +1,5 @@
+// The argument is a string literal, not a path expression.
+
+mcp_runtime::skills!(skills);
+
+fn main() {}
