@@ -25,6 +25,9 @@
 //!   there is a refresh token, before the user is asked again.
 //! - **Storage**: tokens and registrations go to a [`TokenStore`]: [`MemoryStore`] by
 //!   default, [`FileStore`] to authorize once across runs, or the application's own.
+//! - **DPoP** (RFC 9449), with [`OAuth::dpop`]: tokens bound to a [`DpopKey`] wherever the
+//!   authorization server offers them, each request with a fresh proof of the key, and the
+//!   servers' nonces when they ask for them.
 //!
 //! The user's part (open a page, consent, come back) is a [`UserAgent`]:
 //! [`LoopbackRedirect`] listens for the browser's return on a loopback port.
