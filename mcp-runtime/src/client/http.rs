@@ -312,18 +312,27 @@ impl Endpoint {
         let Some(auth) = &self.auth else {
             return request.send().await.map_err(Failure::Http);
         };
-        let mut answered = 0;
+        let (mut answered, mut nonce_asked) = (0, false);
         loop {
             let tokens = auth.tokens().await.map_err(Failure::Auth)?;
-            let mut attempt = request.try_clone().ok_or_else(|| {
-                Failure::Auth(oauth::AuthError::Discovery(
-                    "a request whose body cannot be sent twice".to_owned(),
-                ))
-            })?;
+            let mut attempt = request
+                .try_clone()
+                .ok_or_else(|| {
+                    Failure::Auth(oauth::AuthError::Discovery(
+                        "a request whose body cannot be sent twice".to_owned(),
+                    ))
+                })?
+                .build()
+                .map_err(Failure::Http)?;
             if let Some(tokens) = &tokens {
-                attempt = attempt.bearer_auth(&tokens.access_token);
+                auth.present(&mut attempt, tokens).map_err(Failure::Auth)?;
             }
-            let response = attempt.send().await.map_err(Failure::Http)?;
+            let response = self.http.execute(attempt).await.map_err(Failure::Http)?;
+            // A server that wants a DPoP nonce in the proof is asked again once with it.
+            if !nonce_asked && auth.wants_nonce(&response) {
+                nonce_asked = true;
+                continue;
+            }
             let Some(challenge) = Challenge::of(response.status().as_u16(), response.headers())
             else {
                 return Ok(response);

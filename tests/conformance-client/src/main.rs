@@ -14,7 +14,7 @@ use std::pin::Pin;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use mcp_runtime::client::oauth::{AuthError, ClientCredentials, OAuth, UserAgent};
+use mcp_runtime::client::oauth::{AuthError, ClientCredentials, DpopKey, OAuth, UserAgent};
 use mcp_runtime::client::{Client, ClientError, ElicitRequest, ElicitResponse, HttpServer, Tool};
 use serde_json::{Map, Value, json};
 
@@ -122,11 +122,14 @@ async fn run(url: &str, scenario: &str, version: &str, context: &Value) -> Resul
 }
 
 /// The OAuth client: a Client ID Metadata Document for authorization servers that take
-/// one, and the pre-registered client the scenario's context gives, if any.
+/// one, the pre-registered client the scenario's context gives, if any, and DPoP-bound
+/// tokens from authorization servers that offer them (`auth/dpop`, `auth/dpop-nonce`).
 fn oauth(context: &Value) -> Result<OAuth, ClientError> {
+    let key = DpopKey::generate().map_err(|err| ClientError::Auth(err.into()))?;
     let mut oauth = OAuth::new(Consenting::new()?)
         .client_name("mcp-runtime-conformance-client")
-        .client_metadata_url(CLIENT_METADATA_URL);
+        .client_metadata_url(CLIENT_METADATA_URL)
+        .dpop(key);
     let text = |name: &str| context.get(name).and_then(Value::as_str);
     if let (Some(issuer), Some(id)) = (text("issuer"), text("client_id")) {
         let client = match text("client_secret") {

@@ -54,13 +54,15 @@ impl Challenge {
     }
 }
 
-/// The parameters of the `Bearer` challenge in one `WWW-Authenticate` value, unescaped;
+/// The parameters of the `Bearer` (or `DPoP`, RFC 9449 section 7.1) challenge in one
+/// `WWW-Authenticate` value, unescaped;
 /// `None` when the value holds none or does not parse.
 fn bearer_params(value: &str) -> Option<Vec<(String, String)>> {
     let challenges = http_auth::parse_challenges(value).ok()?;
-    let bearer = challenges
-        .into_iter()
-        .find(|challenge| challenge.scheme.eq_ignore_ascii_case("Bearer"))?;
+    let bearer = challenges.into_iter().find(|challenge| {
+        challenge.scheme.eq_ignore_ascii_case("Bearer")
+            || challenge.scheme.eq_ignore_ascii_case("DPoP")
+    })?;
     Some(
         bearer
             .params

@@ -44,6 +44,9 @@ pub(crate) struct ServerMetadata {
     pub(crate) client_id_metadata_document_supported: Option<bool>,
     #[serde(default)]
     pub(crate) authorization_response_iss_parameter_supported: Option<bool>,
+    /// The algorithms of DPoP proofs it takes (RFC 9449, section 5.1): it offers DPoP.
+    #[serde(default)]
+    pub(crate) dpop_signing_alg_values_supported: Option<Vec<String>>,
 }
 
 /// Where to look for the protected resource metadata of the server at `server`: the

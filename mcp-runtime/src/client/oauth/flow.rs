@@ -475,9 +475,9 @@ impl Session {
             }
             _ => form.push(("client_id", &client.client_id)),
         }
-        let (status, body) = post(request.form(&form), endpoint)
-            .await
-            .map_err(|err| failed(err.to_string()))?;
+        let (status, body) = self
+            .send_token_request(request.form(&form), metadata)
+            .await?;
         if !status.is_success() {
             let answer: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
             return Err(AuthError::Token {
@@ -493,12 +493,7 @@ impl Session {
         }
         let answer: TokenResponse = serde_json::from_slice(&body)
             .map_err(|err| failed(format!("an answer that is not a token response: {err}")))?;
-        if !answer.token_type.eq_ignore_ascii_case("bearer") {
-            return Err(failed(format!(
-                "a `{}` token, where a bearer token was expected",
-                answer.token_type
-            )));
-        }
+        self.accept_token_type(&answer.token_type, &answer.access_token, metadata)?;
         Ok(answer)
     }
 }
@@ -710,6 +705,7 @@ mod tests {
             token_endpoint_auth_methods_supported: None,
             client_id_metadata_document_supported: None,
             authorization_response_iss_parameter_supported: iss_promised,
+            dpop_signing_alg_values_supported: None,
         }
     }
 

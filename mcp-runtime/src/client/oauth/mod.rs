@@ -25,6 +25,9 @@
 //!   there is a refresh token, before the user is asked again.
 //! - **Storage**: tokens and registrations go to a [`TokenStore`]: [`MemoryStore`] by
 //!   default, [`FileStore`] to authorize once across runs, or the application's own.
+//! - **DPoP** (RFC 9449), with [`OAuth::dpop`]: tokens bound to a [`DpopKey`] wherever the
+//!   authorization server offers them, each request with a fresh proof of the key, and the
+//!   servers' nonces when they ask for them.
 //!
 //! The user's part (open a page, consent, come back) is a [`UserAgent`]:
 //! [`LoopbackRedirect`] listens for the browser's return on a loopback port.
@@ -47,6 +50,7 @@
 mod agent;
 mod challenge;
 mod discovery;
+mod dpop;
 mod flow;
 mod store;
 
@@ -56,6 +60,7 @@ use std::sync::Arc;
 
 pub use agent::{DEFAULT_CONSENT_TIMEOUT, LoopbackRedirect, UserAgent};
 pub(crate) use challenge::Challenge;
+pub use dpop::{DpopError, DpopKey};
 pub use store::{ClientCredentials, FileStore, MemoryStore, TokenStore, Tokens};
 
 use super::chain;
@@ -173,6 +178,9 @@ pub enum AuthError {
     /// The user agent failed: the browser did not come back, or could not be sent.
     #[error("the user's authorization did not complete: {0}")]
     UserAgent(String),
+    /// No DPoP proof could be made.
+    #[error(transparent)]
+    Dpop(#[from] DpopError),
 }
 
 fn describe(description: &Option<String>) -> String {
@@ -217,6 +225,8 @@ struct Config {
     client_metadata_url: Option<String>,
     pre_registered: HashMap<String, ClientCredentials>,
     offline_access: bool,
+    /// The DPoP key and what it knows, when tokens are to be bound to it ([`OAuth::dpop`]).
+    dpop: Option<Arc<dpop::Dpop>>,
 }
 
 impl fmt::Debug for OAuth {
@@ -228,6 +238,7 @@ impl fmt::Debug for OAuth {
             .field("client_metadata_url", &config.client_metadata_url)
             .field("pre_registered", &issuers)
             .field("offline_access", &config.offline_access)
+            .field("dpop", &config.dpop)
             .finish_non_exhaustive()
     }
 }
@@ -249,6 +260,7 @@ impl OAuth {
                 client_metadata_url: None,
                 pre_registered: HashMap::new(),
                 offline_access: true,
+                dpop: None,
             },
             Arc::new(agent),
             Arc::new(MemoryStore::new()),

@@ -88,7 +88,7 @@ impl Checked {
 }
 
 /// Seconds since the Unix epoch.
-fn unix_time() -> u64 {
+pub(super) fn unix_time() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |since| since.as_secs())

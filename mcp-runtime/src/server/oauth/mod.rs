@@ -4,8 +4,11 @@
 //! each token (`jwt.rs`: a JWT against the keys the authorization server publishes;
 //! `introspect.rs`: an opaque one, or every one, by asking the authorization server), and
 //! answers a request without a good one 401 with a challenge that says where to look, and a
-//! caller without the scopes a request needs 403 naming them (`refusal.rs`).
+//! caller without the scopes a request needs 403 naming them (`refusal.rs`). A token bound
+//! to a key (`cnf.jkt`) is taken only with a DPoP proof of that key, made for the request
+//! (`dpop.rs`, RFC 9449).
 
+mod dpop;
 mod introspect;
 mod issuer;
 mod jwt;
@@ -21,7 +24,6 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
-use super::http::headers::bearer;
 use super::http::reply::json_response;
 use crate::auth::AuthInfo;
 use issuer::Issuer;
@@ -281,6 +283,8 @@ pub(crate) struct Verifier {
     issuer: Issuer,
     keys: jwt::KeyStore,
     introspector: Option<introspect::Introspector>,
+    /// The DPoP proofs taken, against their replay.
+    proofs: dpop::Proofs,
 }
 
 impl fmt::Debug for Verifier {
@@ -301,6 +305,7 @@ impl Verifier {
                 .map(introspect::Introspector::new),
             config,
             keys: jwt::KeyStore::default(),
+            proofs: dpop::Proofs::default(),
         }
     }
 
@@ -309,19 +314,37 @@ impl Verifier {
         self.config.hide_unauthorized
     }
 
-    /// The caller an `Authorization` header's token describes, or why it is refused.
+    /// The caller the access token of `request` describes, once its DPoP proof is checked
+    /// when the token is bound to a key; or why it is refused.
+    ///
+    /// The request comes in parts: its body, which is not `Sync`, stays where it is.
     pub(crate) async fn verify(
         &self,
-        authorization: Option<&str>,
+        method: &axum::http::Method,
+        uri: &axum::http::Uri,
+        headers: &axum::http::HeaderMap,
     ) -> Result<Arc<AuthInfo>, Refusal> {
-        let token = bearer(authorization).ok_or(Refusal::NoToken)?;
-        if let Some(introspector) = self.introspector.as_ref().filter(|i| i.takes(token)) {
-            return introspector
+        let authorization = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|value| value.to_str().ok());
+        let (scheme, token) = dpop::credentials(authorization).ok_or(Refusal::NoToken)?;
+        let caller = match self.introspector.as_ref().filter(|i| i.takes(token)) {
+            Some(introspector) => introspector
                 .check(token, &self.config, &self.issuer)
                 .await
-                .map(Arc::new);
-        }
-        self.keys.check(token, &self.config, &self.issuer).await
+                .map(Arc::new)?,
+            None => self.keys.check(token, &self.config, &self.issuer).await?,
+        };
+        let presented = dpop::Presented {
+            method,
+            uri,
+            headers,
+            scheme,
+            token,
+        };
+        self.proofs
+            .check(&presented, &caller, &self.config, jwt::unix_time())?;
+        Ok(caller)
     }
 
     /// `router` with the routes of the protected resource metadata, open to all: where
@@ -362,11 +385,10 @@ impl Verifier {
         if request.uri().path().starts_with("/.well-known/") {
             return None;
         }
-        let authorization = request
-            .headers()
-            .get(header::AUTHORIZATION)
-            .and_then(|value| value.to_str().ok());
-        match self.verify(authorization).await {
+        let verified = self
+            .verify(request.method(), request.uri(), request.headers())
+            .await;
+        match verified {
             Ok(caller) => {
                 request.extensions_mut().insert(caller);
                 None

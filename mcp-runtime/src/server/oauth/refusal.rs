@@ -1,5 +1,6 @@
 //! Why a request was not let in, and the answer that says so: 401 with a challenge that
-//! says where to get a token (RFC 6750, RFC 9728), 403 naming the scopes a request needs, or
+//! says where to get a token (RFC 6750, RFC 9728) or what was wrong with its DPoP proof
+//! (RFC 9449), 403 naming the scopes a request needs, or
 //! 503 when the fault is the authorization server's.
 
 use axum::http::{HeaderValue, StatusCode, header};
@@ -20,6 +21,8 @@ pub(crate) enum Refusal {
     Unavailable(String),
     /// A good token, without every scope the request needs: these.
     InsufficientScope(Vec<String>),
+    /// A token sent with the wrong scheme for its DPoP binding, or without a good proof.
+    Proof(super::dpop::ProofError),
 }
 
 impl Refusal {
@@ -61,6 +64,20 @@ impl Refusal {
                         quoted(&why)
                     )),
                     json!({ "error": "insufficient_scope", "error_description": why, "scope": needed }),
+                )
+            }
+            // RFC 9449, section 7.1: the DPoP scheme's challenge, with the algorithms taken.
+            Self::Proof(wrong) => {
+                let why = wrong.to_string();
+                (
+                    StatusCode::UNAUTHORIZED,
+                    Some(format!(
+                        "DPoP error=\"{}\", error_description=\"{}\", algs=\"{}\", resource_metadata=\"{metadata}\"{scope}",
+                        wrong.code(),
+                        quoted(&why),
+                        super::dpop::ALGS
+                    )),
+                    json!({ "error": wrong.code(), "error_description": why }),
                 )
             }
             Self::Unavailable(why) => (
