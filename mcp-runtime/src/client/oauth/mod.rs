@@ -48,6 +48,8 @@ mod agent;
 mod challenge;
 mod discovery;
 mod flow;
+mod grants;
+mod keys;
 mod store;
 
 use std::collections::HashMap;
@@ -56,6 +58,8 @@ use std::sync::Arc;
 
 pub use agent::{DEFAULT_CONSENT_TIMEOUT, LoopbackRedirect, UserAgent};
 pub(crate) use challenge::Challenge;
+pub use grants::{IdentityProvider, TokenSource};
+pub use keys::{KeyError, SigningKey};
 pub use store::{ClientCredentials, FileStore, MemoryStore, TokenStore, Tokens};
 
 use super::chain;
@@ -173,6 +177,10 @@ pub enum AuthError {
     /// The user agent failed: the browser did not come back, or could not be sent.
     #[error("the user's authorization did not complete: {0}")]
     UserAgent(String),
+    /// The client's own credential could not be read or used: its signing key, a
+    /// workload's token, the user's ID token.
+    #[error("the client's credential could not be used: {0}")]
+    Credential(String),
 }
 
 fn describe(description: &Option<String>) -> String {
@@ -217,6 +225,23 @@ struct Config {
     client_metadata_url: Option<String>,
     pre_registered: HashMap<String, ClientCredentials>,
     offline_access: bool,
+    /// The machine grant, for a client with no user.
+    grant: Option<grants::Grant>,
+    /// The only authorization server the machine grant's credentials go to, if limited.
+    grant_issuer: Option<String>,
+}
+
+impl Config {
+    fn with_grant(grant: grants::Grant) -> Self {
+        Self {
+            client_name: "mcp-runtime".to_owned(),
+            client_metadata_url: None,
+            pre_registered: HashMap::new(),
+            offline_access: true,
+            grant: Some(grant),
+            grant_issuer: None,
+        }
+    }
 }
 
 impl fmt::Debug for OAuth {
@@ -228,6 +253,8 @@ impl fmt::Debug for OAuth {
             .field("client_metadata_url", &config.client_metadata_url)
             .field("pre_registered", &issuers)
             .field("offline_access", &config.offline_access)
+            .field("grant", &config.grant)
+            .field("grant_issuer", &config.grant_issuer)
             .finish_non_exhaustive()
     }
 }
@@ -249,6 +276,8 @@ impl OAuth {
                 client_metadata_url: None,
                 pre_registered: HashMap::new(),
                 offline_access: true,
+                grant: None,
+                grant_issuer: None,
             },
             Arc::new(agent),
             Arc::new(MemoryStore::new()),
@@ -386,8 +415,9 @@ impl Session {
     pub(crate) async fn tokens(&self) -> Result<Option<Arc<Tokens>>, AuthError> {
         let current = self.current();
         if let Some(tokens) = &current {
-            if !(tokens.expires_within(flow::EXPIRY_MARGIN_SECS) && tokens.refresh_token.is_some())
-            {
+            let renewable =
+                tokens.refresh_token.is_some() || self.oauth.shared.config.grant.is_some();
+            if !(renewable && tokens.expires_within(flow::EXPIRY_MARGIN_SECS)) {
                 return Ok(current);
             }
         } else if self.looked.load(std::sync::atomic::Ordering::Acquire) {
