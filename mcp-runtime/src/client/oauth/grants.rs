@@ -465,3 +465,158 @@ pub(super) fn assertion_form(assertion: Option<&str>) -> Vec<(&'static str, &str
         ]
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use jsonwebtoken::{DecodingKey, Validation};
+
+    const P256_PEM: &str = include_str!("testdata/p256.pem");
+    const P256_JWK: &str = include_str!("testdata/p256.jwk");
+
+    fn metadata() -> ServerMetadata {
+        serde_json::from_value(json!({
+            "issuer": "https://auth.example.com",
+            "token_endpoint": "https://auth.example.com/token",
+        }))
+        .expect("metadata without an authorization endpoint")
+    }
+
+    #[test]
+    fn a_client_assertion_names_the_client_the_issuer_and_a_minute_once() {
+        let key = super::super::SigningKey::from_pem(P256_PEM).unwrap();
+        let client = ClientCredentials::private_key_jwt("reporting-job", key);
+        let first = client_assertion(&client, &metadata()).unwrap().unwrap();
+        let second = client_assertion(&client, &metadata()).unwrap().unwrap();
+        let jwk: Value = serde_json::from_str(P256_JWK).unwrap();
+        let public =
+            DecodingKey::from_ec_components(jwk["x"].as_str().unwrap(), jwk["y"].as_str().unwrap())
+                .unwrap();
+        let mut validation = Validation::new(jsonwebtoken::Algorithm::ES256);
+        validation.set_audience(&["https://auth.example.com"]);
+        validation.set_issuer(&["reporting-job"]);
+        validation.set_required_spec_claims(&["iss", "sub", "aud", "exp"]);
+        let claims = |token: &str| {
+            jsonwebtoken::decode::<Value>(token, &public, &validation)
+                .unwrap()
+                .claims
+        };
+        let (one, two) = (claims(&first), claims(&second));
+        assert_eq!(one["sub"], "reporting-job");
+        assert_eq!(one["aud"], "https://auth.example.com");
+        let (iat, exp) = (one["iat"].as_u64().unwrap(), one["exp"].as_u64().unwrap());
+        assert_eq!(exp - iat, ASSERTION_LIFETIME_SECS);
+        assert!(iat.abs_diff(now_secs()) <= 5, "{iat}");
+        let jti = one["jti"].as_str().unwrap();
+        assert!(jti.len() >= 20, "{jti}");
+        assert_ne!(jti, two["jti"].as_str().unwrap());
+        assert_eq!(
+            client_assertion(&ClientCredentials::confidential("c", "s"), &metadata()),
+            Ok(None)
+        );
+    }
+
+    #[test]
+    fn the_assertion_and_grant_forms_carry_their_rfc_types() {
+        assert_eq!(
+            assertion_form(Some("a.b.c")),
+            [
+                (
+                    "client_assertion_type",
+                    "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+                ),
+                ("client_assertion", "a.b.c"),
+            ]
+        );
+        assert!(assertion_form(None).is_empty());
+        assert_eq!(
+            assertion_grant("w.x.y"),
+            [
+                ("grant_type", "urn:ietf:params:oauth:grant-type:jwt-bearer"),
+                ("assertion", "w.x.y"),
+            ]
+        );
+    }
+
+    #[test]
+    fn the_token_exchange_asks_for_an_id_jag_for_the_server_at_its_authorization_server() {
+        let form = exchange_form(
+            "id.token.here",
+            "https://auth.example.com",
+            "https://mcp.example.com/mcp",
+            "notes:read",
+        );
+        assert_eq!(
+            form,
+            [
+                (
+                    "grant_type",
+                    "urn:ietf:params:oauth:grant-type:token-exchange"
+                ),
+                (
+                    "requested_token_type",
+                    "urn:ietf:params:oauth:token-type:id-jag"
+                ),
+                ("audience", "https://auth.example.com"),
+                ("resource", "https://mcp.example.com/mcp"),
+                ("subject_token", "id.token.here"),
+                (
+                    "subject_token_type",
+                    "urn:ietf:params:oauth:token-type:id_token"
+                ),
+                ("scope", "notes:read"),
+            ]
+        );
+        let unscoped = exchange_form("t", "a", "r", "");
+        assert!(unscoped.iter().all(|(name, _)| *name != "scope"));
+    }
+
+    #[test]
+    fn a_token_file_is_read_anew_at_each_use_and_an_empty_one_is_refused() {
+        let dir = std::env::temp_dir().join(format!("mcp-token-source-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("token");
+        std::fs::write(&path, "first\n").unwrap();
+        let source = TokenSource::file(&path);
+        assert_eq!(source.read(), Ok("first".to_owned()));
+        std::fs::write(&path, "rotated").unwrap();
+        assert_eq!(source.read(), Ok("rotated".to_owned()));
+        std::fs::write(&path, " \n").unwrap();
+        assert!(matches!(source.read(), Err(AuthError::Credential(_))));
+        std::fs::remove_dir_all(&dir).unwrap();
+        let missing = TokenSource::env("MCP_RUNTIME_TEST_NO_SUCH_VARIABLE").read();
+        let message = missing.unwrap_err().to_string();
+        assert!(
+            message.contains("MCP_RUNTIME_TEST_NO_SUCH_VARIABLE"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn no_token_or_secret_shows_in_debug_output() {
+        let shown = format!(
+            "{:?}",
+            OAuth::enterprise(
+                ClientCredentials::confidential("app", "app-secret"),
+                IdentityProvider::new(
+                    "https://idp.example.com/token",
+                    ClientCredentials::public("idp-app"),
+                    TokenSource::value("eyJ.user.token"),
+                ),
+            )
+        );
+        for secret in ["app-secret", "eyJ.user.token"] {
+            assert!(!shown.contains(secret), "{secret} in {shown}");
+        }
+        assert!(shown.contains("idp-app"), "{shown}");
+    }
+
+    #[test]
+    fn basic_credentials_are_form_encoded_before_base64() {
+        let header = basic_authorization("a b", "s:/+");
+        let decoded = STANDARD
+            .decode(header.strip_prefix("Basic ").unwrap())
+            .unwrap();
+        assert_eq!(decoded, b"a+b:s%3A%2F%2B");
+    }
+}

@@ -81,7 +81,7 @@ impl SigningKey {
         let (label, der) = pem_block(pem)?;
         match label.as_str() {
             "PRIVATE KEY" => from_pkcs8(der, None),
-            "RSA PRIVATE KEY" => probe(rsa(&der), der, None),
+            "RSA PRIVATE KEY" => probe(rsa(&der), RSA, der, None),
             other => Err(KeyError::Pem(format!("a `{other}` block"))),
         }
     }
@@ -106,15 +106,15 @@ impl SigningKey {
         let mut key = match jwk.kty.as_str() {
             "EC" => {
                 let der = ec_pkcs8(&jwk)?;
-                probe(EncodingKey::from_ec_der(&der), der, named)
+                probe(EncodingKey::from_ec_der(&der), EC, der, named)
             }
             "OKP" if jwk.crv.as_deref() == Some("Ed25519") => {
                 let der = [ED25519_PKCS8_PREFIX, &jwk.part("d")?].concat();
-                probe(EncodingKey::from_ed_der(&der), der, named)
+                probe(EncodingKey::from_ed_der(&der), ED, der, named)
             }
             "RSA" => {
                 let der = rsa_pkcs1(&jwk)?;
-                probe(rsa(&der), der, named)
+                probe(rsa(&der), RSA, der, named)
             }
             other => Err(KeyError::Jwk(format!("the key type `{other}`"))),
         }?;
@@ -199,11 +199,11 @@ fn from_pkcs8(der: Vec<u8>, named: Option<Algorithm>) -> Result<SigningKey, KeyE
     if oid == RSA_ENCRYPTION {
         let (_, pkcs1, _) = der_read(rest).ok_or_else(not_pkcs8)?;
         let pkcs1 = pkcs1.to_vec();
-        return probe(rsa(&pkcs1), pkcs1, named);
+        return probe(rsa(&pkcs1), RSA, pkcs1, named);
     }
-    match probe(EncodingKey::from_ec_der(&der), der.clone(), named) {
+    match probe(EncodingKey::from_ec_der(&der), EC, der.clone(), named) {
         Ok(key) => Ok(key),
-        Err(_) => probe(EncodingKey::from_ed_der(&der), der, named),
+        Err(_) => probe(EncodingKey::from_ed_der(&der), ED, der, named),
     }
 }
 
@@ -211,20 +211,32 @@ fn rsa(pkcs1: &[u8]) -> EncodingKey {
     EncodingKey::from_rsa_der(pkcs1)
 }
 
-/// The key with the first algorithm of its family it signs with (or `named`, if it signs
-/// with that).
-fn probe(key: EncodingKey, der: Vec<u8>, named: Option<Algorithm>) -> Result<SigningKey, KeyError> {
-    let candidates = match named {
-        Some(algorithm) => vec![algorithm],
-        None => vec![
-            Algorithm::ES256,
-            Algorithm::ES384,
-            Algorithm::RS256,
-            Algorithm::EdDSA,
-        ],
-    };
+/// The algorithms of EC keys (P-256, P-384), in the order they are tried.
+const EC: &[Algorithm] = &[Algorithm::ES256, Algorithm::ES384];
+/// The algorithm of Ed25519 keys.
+const ED: &[Algorithm] = &[Algorithm::EdDSA];
+/// The algorithms of RSA keys: RS256 unless the JWK names another.
+const RSA: &[Algorithm] = &[
+    Algorithm::RS256,
+    Algorithm::RS384,
+    Algorithm::RS512,
+    Algorithm::PS256,
+    Algorithm::PS384,
+    Algorithm::PS512,
+];
+
+/// The key with the first algorithm of `family` it signs with, or with `named` if that is
+/// of the family and the key signs with it.
+fn probe(
+    key: EncodingKey,
+    family: &[Algorithm],
+    der: Vec<u8>,
+    named: Option<Algorithm>,
+) -> Result<SigningKey, KeyError> {
+    let candidates = named.map_or_else(|| family.to_vec(), |algorithm| vec![algorithm]);
     let algorithm = candidates
         .into_iter()
+        .filter(|algorithm| family.contains(algorithm))
         .find(|algorithm| jsonwebtoken::crypto::sign(b"probe", &key, *algorithm).is_ok())
         .ok_or_else(|| {
             KeyError::Unsupported(named.map_or_else(
@@ -367,4 +379,127 @@ fn der_read(input: &[u8]) -> Option<(u8, &[u8], &[u8])> {
     }
     let (content, after) = rest.split_at(len);
     Some((tag, content, after))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use jsonwebtoken::{DecodingKey, Validation};
+    use serde_json::{Value, json};
+
+    const P256_PEM: &str = include_str!("testdata/p256.pem");
+    const P256_JWK: &str = include_str!("testdata/p256.jwk");
+    const P384_PEM: &str = include_str!("testdata/p384.pem");
+    const P384_PUBLIC: &str = include_str!("testdata/p384.public.jwk");
+    const ED25519_PEM: &str = include_str!("testdata/ed25519.pem");
+    const ED25519_JWK: &str = include_str!("testdata/ed25519.jwk");
+    const RSA_PKCS1_PEM: &str = include_str!("testdata/rsa.pkcs1.pem");
+    const RSA_PKCS8_PEM: &str = include_str!("testdata/rsa.pkcs8.pem");
+    const RSA_JWK: &str = include_str!("testdata/rsa.jwk");
+
+    fn member(json: &str, name: &str) -> String {
+        let value: Value = serde_json::from_str(json).unwrap();
+        value[name].as_str().unwrap().to_owned()
+    }
+
+    /// Signs claims with `key` and checks the signature with the public key.
+    fn verifies(key: &SigningKey, public: &DecodingKey) -> jsonwebtoken::Header {
+        let token = key
+            .sign(&json!({ "sub": "s", "exp": 4_000_000_000u64 }))
+            .unwrap();
+        let mut validation = Validation::new(key.algorithm);
+        validation.validate_aud = false;
+        let decoded = jsonwebtoken::decode::<Value>(&token, public, &validation)
+            .unwrap_or_else(|err| panic!("{:?}: {err}", key.algorithm));
+        assert_eq!(decoded.claims["sub"], "s");
+        decoded.header
+    }
+
+    #[test]
+    fn pem_and_jwk_keys_sign_with_their_own_algorithm_and_verify_with_their_public_key() {
+        let p256 = DecodingKey::from_ec_components(&member(P256_JWK, "x"), &member(P256_JWK, "y"))
+            .unwrap();
+        let p384 =
+            DecodingKey::from_ec_components(&member(P384_PUBLIC, "x"), &member(P384_PUBLIC, "y"))
+                .unwrap();
+        let ed = DecodingKey::from_ed_components(&member(ED25519_JWK, "x")).unwrap();
+        let rsa =
+            DecodingKey::from_rsa_components(&member(RSA_JWK, "n"), &member(RSA_JWK, "e")).unwrap();
+        let cases = [
+            (SigningKey::from_pem(P256_PEM), "ES256", &p256),
+            (SigningKey::from_jwk(P256_JWK), "ES256", &p256),
+            (SigningKey::from_pem(P384_PEM), "ES384", &p384),
+            (SigningKey::from_pem(ED25519_PEM), "EdDSA", &ed),
+            (SigningKey::from_jwk(ED25519_JWK), "EdDSA", &ed),
+            (SigningKey::from_pem(RSA_PKCS1_PEM), "RS256", &rsa),
+            (SigningKey::from_pem(RSA_PKCS8_PEM), "RS256", &rsa),
+            (SigningKey::from_jwk(RSA_JWK), "RS256", &rsa),
+        ];
+        for (key, algorithm, public) in cases {
+            let key = key.unwrap_or_else(|err| panic!("{algorithm}: {err}"));
+            assert_eq!(key.algorithm(), algorithm);
+            verifies(&key, public);
+        }
+    }
+
+    #[test]
+    fn a_jwks_kid_and_alg_are_used_and_an_alg_the_key_cannot_sign_with_is_refused() {
+        let key = SigningKey::from_jwk(P256_JWK).unwrap();
+        let public =
+            DecodingKey::from_ec_components(&member(P256_JWK, "x"), &member(P256_JWK, "y"))
+                .unwrap();
+        assert_eq!(verifies(&key, &public).kid.as_deref(), Some("k1"));
+        let renamed = key.key_id("k2");
+        assert_eq!(verifies(&renamed, &public).kid.as_deref(), Some("k2"));
+        let mut jwk: Value = serde_json::from_str(P256_JWK).unwrap();
+        jwk["alg"] = json!("ES384");
+        let wrong = SigningKey::from_jwk(&jwk.to_string());
+        assert!(matches!(wrong, Err(KeyError::Unsupported(_))), "{wrong:?}");
+    }
+
+    #[test]
+    fn what_is_not_a_private_key_is_refused_saying_what_it_is() {
+        let not_pem = SigningKey::from_pem("hello");
+        assert!(matches!(not_pem, Err(KeyError::Pem(_))), "{not_pem:?}");
+        let public =
+            SigningKey::from_pem("-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n");
+        let message = public.unwrap_err().to_string();
+        assert!(message.contains("`PUBLIC KEY`"), "{message}");
+        let truncated = SigningKey::from_pem(&P256_PEM.replace("-----END PRIVATE KEY-----", ""));
+        assert!(matches!(truncated, Err(KeyError::Pem(_))), "{truncated:?}");
+        let mut no_d: Value = serde_json::from_str(P256_JWK).unwrap();
+        no_d.as_object_mut().unwrap().remove("d");
+        let message = SigningKey::from_jwk(&no_d.to_string())
+            .unwrap_err()
+            .to_string();
+        assert!(message.contains("no `d`"), "{message}");
+        let missing = SigningKey::from_pem_file("/nonexistent/key.pem").unwrap_err();
+        assert!(
+            missing.to_string().contains("/nonexistent/key.pem"),
+            "{missing}"
+        );
+    }
+
+    #[test]
+    fn debug_output_names_the_algorithm_never_the_key() {
+        let key = SigningKey::from_jwk(P256_JWK).unwrap();
+        let shown = format!("{key:?}");
+        assert!(shown.contains("ES256") && shown.contains("k1"), "{shown}");
+        let d = member(P256_JWK, "d");
+        assert!(!shown.contains(&d) && !shown.contains("der"), "{shown}");
+    }
+
+    #[test]
+    fn der_lengths_round_trip_short_and_long() {
+        for len in [0usize, 1, 127, 128, 255, 256, 70_000] {
+            let content = vec![7u8; len];
+            let encoded = der(0x04, &content);
+            let (tag, read, rest) = der_read(&encoded).unwrap();
+            assert_eq!((tag, read.len(), rest.len()), (0x04, len, 0));
+        }
+        assert_eq!(der_unsigned(&[0, 0, 0x80]), [0x02, 0x02, 0x00, 0x80]);
+        assert_eq!(der_unsigned(&[0, 0x7f]), [0x02, 0x01, 0x7f]);
+        assert_eq!(der_unsigned(&[0]), [0x02, 0x01, 0x00]);
+        assert!(der_read(&[0x30, 0x05, 0x01]).is_none());
+    }
 }
