@@ -26,6 +26,20 @@
 //! - **Storage**: tokens and registrations go to a [`TokenStore`]: [`MemoryStore`] by
 //!   default, [`FileStore`] to authorize once across runs, or the application's own.
 //!
+//! - **Machine clients**, with no user and no browser: the client credentials grant
+//!   ([`OAuth::client_credentials`]) with a secret or with JWTs signed by the client's key
+//!   (`private_key_jwt`, RFC 7523; a [`SigningKey`] from a PEM or JWK file);
+//!   enterprise-managed authorization ([`OAuth::enterprise`]: the user's ID token exchanged
+//!   at the enterprise identity provider for an ID-JAG, RFC 8693, then the JWT-bearer grant);
+//!   workload identity federation ([`OAuth::workload_identity`]: the workload's token, from a
+//!   file read anew at each grant or an environment variable, as the JWT-bearer grant's
+//!   assertion). Their tokens are kept in the store like any others and, having no refresh
+//!   token, are made anew by the same grant before they expire; a grant that fails is
+//!   reported, not tried again nor replaced by another. [`OAuth::authorization_server`]
+//!   keeps the credentials from any authorization server but the one named.
+//!
+//! Secrets, keys, assertions and tokens are never in a log line, an error or a Debug output.
+//!
 //! The user's part (open a page, consent, come back) is a [`UserAgent`]:
 //! [`LoopbackRedirect`] listens for the browser's return on a loopback port.
 //!
@@ -41,6 +55,24 @@
 //!     .http(HttpServer::new("https://notes.example.com/mcp").oauth(oauth))
 //!     .await?;
 //! let tools = client.list_tools().await?;
+//! # Ok(()) }
+//! ```
+//!
+//! A service with no user, signing in as its Kubernetes service account:
+//!
+//! ```no_run
+//! use mcp_runtime::client::oauth::{OAuth, TokenSource};
+//! use mcp_runtime::client::{Client, HttpServer};
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let oauth = OAuth::workload_identity(
+//!     "inventory-sync",
+//!     TokenSource::file("/var/run/secrets/tokens/mcp-token"),
+//! )
+//! .authorization_server("https://auth.example.com");
+//! let client = Client::builder()
+//!     .http(HttpServer::new("https://inventory.example.com/mcp").oauth(oauth))
+//!     .await?;
 //! # Ok(()) }
 //! ```
 
