@@ -102,7 +102,7 @@ pub fn servers_from_json(json: &str) -> Result<BTreeMap<String, Target>, ConfigE
             #[serde(default)]
             headers: BTreeMap<String, String>,
             #[serde(default)]
-            auth: Option<Auth>,
+            auth: Option<Box<Auth>>,
         },
     }
     let file: File = serde_json::from_str(json).map_err(|err| {
