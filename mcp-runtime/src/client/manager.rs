@@ -12,6 +12,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 use tokio::sync::Mutex;
 
+use super::oauth::{ClientCredentials, IdentityProvider, OAuth, SigningKey, TokenSource};
 use super::{Client, ClientBuilder, ClientError, HttpServer, RequestOptions, StdioServer, Tool};
 
 /// The first wait before reconnecting to a server that could not be reached.
@@ -58,17 +59,24 @@ impl Target {
 pub struct ConfigError(pub String);
 
 /// The servers of an `mcpServers` configuration, by name:
-/// `{"mcpServers": {"name": {"command", "args", "env"} | {"url", "headers"}}}`.
+/// `{"mcpServers": {"name": {"command", "args", "env"} | {"url", "headers", "auth"}}}`.
+/// An HTTP server's `auth` gets its tokens with a machine grant (client credentials, a
+/// workload's token, enterprise-managed authorization), its credentials read from the
+/// files and environment variables it names.
 ///
 /// ```
 /// use mcp_runtime::client::{Target, servers_from_json};
 ///
 /// let servers = servers_from_json(r#"{"mcpServers": {
 ///     "files": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"] },
-///     "search": { "url": "https://search.example/mcp", "headers": { "X-Team": "docs" } }
+///     "search": { "url": "https://search.example/mcp", "headers": { "X-Team": "docs" } },
+///     "inventory": { "url": "https://inventory.example/mcp", "auth": {
+///         "grant": "workload_identity", "client_id": "inventory-sync",
+///         "token_file": "/var/run/secrets/tokens/mcp-token" } }
 /// }}"#)?;
 /// assert!(matches!(servers["files"], Target::Stdio(_)));
 /// assert!(matches!(servers["search"], Target::Http(_)));
+/// assert!(matches!(servers["inventory"], Target::Http(_)));
 /// # Ok::<(), mcp_runtime::client::ConfigError>(())
 /// ```
 pub fn servers_from_json(json: &str) -> Result<BTreeMap<String, Target>, ConfigError> {
@@ -93,15 +101,16 @@ pub fn servers_from_json(json: &str) -> Result<BTreeMap<String, Target>, ConfigE
             url: String,
             #[serde(default)]
             headers: BTreeMap<String, String>,
+            #[serde(default)]
+            auth: Option<Box<Auth>>,
         },
     }
     let file: File = serde_json::from_str(json).map_err(|err| {
         ConfigError(format!(
-            "{err}; each server is {{\"command\", \"args\", \"env\"}} or {{\"url\", \"headers\"}}, under \"mcpServers\""
+            "{err}; each server is {{\"command\", \"args\", \"env\"}} or {{\"url\", \"headers\", \"auth\"}}, under \"mcpServers\""
         ))
     })?;
-    Ok(file
-        .mcp_servers
+    file.mcp_servers
         .into_iter()
         .map(|(name, entry)| {
             let target = match entry {
@@ -120,17 +129,136 @@ pub fn servers_from_json(json: &str) -> Result<BTreeMap<String, Target>, ConfigE
                     }
                     Target::Stdio(server)
                 }
-                Entry::Url { url, headers } => {
+                Entry::Url { url, headers, auth } => {
                     let mut server = HttpServer::new(url);
                     for (name, value) in headers {
                         server = server.header(name, value);
                     }
+                    if let Some(auth) = auth {
+                        let oauth = auth.oauth().map_err(|ConfigError(reason)| {
+                            ConfigError(format!("`{name}`: {reason}"))
+                        })?;
+                        server = server.oauth(oauth);
+                    }
                     Target::Http(server)
                 }
             };
-            (name, target)
+            Ok((name, target))
         })
-        .collect())
+        .collect()
+}
+
+/// A server's `auth`: a machine grant, its credentials named by the files or environment
+/// variables that hold them, never written in the file itself.
+///
+/// - `{"grant": "client_credentials", "client_id", "client_secret_env" | "private_key_file" | "private_key_jwk_file"}`
+/// - `{"grant": "workload_identity", "client_id", "token_file" | "token_env"}`
+/// - `{"grant": "enterprise", "client_id", "client_secret_env", "idp_token_endpoint",
+///   "idp_client_id", "id_token_file" | "id_token_env"}`
+///
+/// Each takes `"issuer"`, the only authorization server its credentials may go to.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Auth {
+    grant: String,
+    client_id: String,
+    #[serde(default)]
+    client_secret_env: Option<String>,
+    #[serde(default)]
+    private_key_file: Option<String>,
+    #[serde(default)]
+    private_key_jwk_file: Option<String>,
+    #[serde(default)]
+    token_file: Option<String>,
+    #[serde(default)]
+    token_env: Option<String>,
+    #[serde(default)]
+    idp_token_endpoint: Option<String>,
+    #[serde(default)]
+    idp_client_id: Option<String>,
+    #[serde(default)]
+    id_token_file: Option<String>,
+    #[serde(default)]
+    id_token_env: Option<String>,
+    #[serde(default)]
+    issuer: Option<String>,
+}
+
+impl Auth {
+    fn oauth(self) -> Result<OAuth, ConfigError> {
+        let missing = |field: &str| {
+            ConfigError(format!(
+                "`auth` needs `{field}` for the grant `{}`",
+                self.grant
+            ))
+        };
+        let oauth = match self.grant.as_str() {
+            "client_credentials" => OAuth::client_credentials(self.client()?.ok_or_else(|| {
+                missing("client_secret_env`, `private_key_file` or `private_key_jwk_file")
+            })?),
+            "workload_identity" => OAuth::workload_identity(
+                &self.client_id,
+                source(&self.token_file, &self.token_env)
+                    .ok_or_else(|| missing("token_file` or `token_env"))?,
+            ),
+            "enterprise" => {
+                let client = self.client()?.ok_or_else(|| missing("client_secret_env"))?;
+                let endpoint = self
+                    .idp_token_endpoint
+                    .clone()
+                    .ok_or_else(|| missing("idp_token_endpoint"))?;
+                let idp_client = self
+                    .idp_client_id
+                    .clone()
+                    .ok_or_else(|| missing("idp_client_id"))?;
+                let id_token = source(&self.id_token_file, &self.id_token_env)
+                    .ok_or_else(|| missing("id_token_file` or `id_token_env"))?;
+                OAuth::enterprise(
+                    client,
+                    IdentityProvider::new(
+                        endpoint,
+                        ClientCredentials::public(idp_client),
+                        id_token,
+                    ),
+                )
+            }
+            other => {
+                return Err(ConfigError(format!(
+                    "the grant `{other}` is none of `client_credentials`, `workload_identity`, `enterprise`"
+                )));
+            }
+        };
+        Ok(match self.issuer {
+            Some(issuer) => oauth.authorization_server(issuer),
+            None => oauth,
+        })
+    }
+
+    /// The client at the authorization server, with its secret or its key, if given.
+    fn client(&self) -> Result<Option<ClientCredentials>, ConfigError> {
+        let id = &self.client_id;
+        if let Some(variable) = &self.client_secret_env {
+            let secret = std::env::var(variable).map_err(|err| {
+                ConfigError(format!("the environment variable `{variable}`: {err}"))
+            })?;
+            return Ok(Some(ClientCredentials::confidential(id, secret.trim())));
+        }
+        let key = match (&self.private_key_file, &self.private_key_jwk_file) {
+            (Some(pem), _) => SigningKey::from_pem_file(pem),
+            (None, Some(jwk)) => SigningKey::from_jwk_file(jwk),
+            (None, None) => return Ok(None),
+        };
+        let key = key.map_err(|err| ConfigError(err.to_string()))?;
+        Ok(Some(ClientCredentials::private_key_jwt(id, key)))
+    }
+}
+
+fn source(file: &Option<String>, env: &Option<String>) -> Option<TokenSource> {
+    match (file, env) {
+        (Some(file), _) => Some(TokenSource::file(file)),
+        (None, Some(env)) => Some(TokenSource::env(env)),
+        (None, None) => None,
+    }
 }
 
 /// [`servers_from_json`] of the file at `path`.
@@ -356,5 +484,47 @@ impl ClientManager {
             health.insert(name.clone(), state);
         }
         health
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn auth_of(auth: &str) -> Result<BTreeMap<String, Target>, ConfigError> {
+        servers_from_json(&format!(
+            r#"{{"mcpServers": {{"s": {{"url": "http://127.0.0.1:1/mcp", "auth": {auth}}}}}}}"#
+        ))
+    }
+
+    #[test]
+    fn an_http_servers_auth_names_its_grant_and_where_its_credentials_are() {
+        let servers = auth_of(
+            r#"{"grant": "workload_identity", "client_id": "w", "token_file": "/t", "issuer": "https://as"}"#,
+        )
+        .expect("a workload");
+        let Target::Http(server) = &servers["s"] else {
+            panic!("an HTTP server");
+        };
+        let shown = format!("{server:?}");
+        assert!(
+            shown.contains("Workload") && shown.contains("https://as"),
+            "{shown}"
+        );
+        let no_token = auth_of(r#"{"grant": "workload_identity", "client_id": "w"}"#).unwrap_err();
+        assert!(no_token.0.contains("token_file"), "{no_token}");
+        let unknown = auth_of(r#"{"grant": "password", "client_id": "w"}"#).unwrap_err();
+        assert!(unknown.0.contains("`password`"), "{unknown}");
+        let no_secret = auth_of(
+            r#"{"grant": "client_credentials", "client_id": "c", "client_secret_env": "MCP_RUNTIME_TEST_UNSET_SECRET"}"#,
+        )
+        .unwrap_err();
+        assert!(
+            no_secret.0.contains("MCP_RUNTIME_TEST_UNSET_SECRET"),
+            "{no_secret}"
+        );
+        let inline =
+            auth_of(r#"{"grant": "client_credentials", "client_id": "c", "client_secret": "x"}"#);
+        assert!(inline.is_err(), "a secret written in the file is refused");
     }
 }

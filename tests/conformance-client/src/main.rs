@@ -7,14 +7,20 @@
 //! The user it stands for accepts every form with the schema's defaults (true for a
 //! boolean without one); its model answers every sampling request with one sentence; it
 //! has no roots; and it consents to every authorization (`auth/*` scenarios): its browser
-//! follows the authorization server's page straight to the redirect.
+//! follows the authorization server's page straight to the redirect. Where the context
+//! gives a machine's credentials instead (a client secret or key for client credentials,
+//! an ID token from an enterprise identity provider, a workload's token), there is no user
+//! and no browser.
 
 use std::future::Future;
 use std::pin::Pin;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use mcp_runtime::client::oauth::{AuthError, ClientCredentials, DpopKey, OAuth, UserAgent};
+use mcp_runtime::client::oauth::{
+    AuthError, ClientCredentials, DpopKey, IdentityProvider, OAuth, SigningKey, TokenSource,
+    UserAgent,
+};
 use mcp_runtime::client::{Client, ClientError, ElicitRequest, ElicitResponse, HttpServer, Tool};
 use serde_json::{Map, Value, json};
 
@@ -66,7 +72,7 @@ async fn run(url: &str, scenario: &str, version: &str, context: &Value) -> Resul
     }
     let mut server = HttpServer::new(url);
     if scenario.starts_with("auth/") {
-        server = server.oauth(oauth(context)?);
+        server = server.oauth(oauth(scenario, context)?);
     }
     let client = builder.http(server).await?;
     let tools = client.list_tools().await?;
@@ -121,16 +127,20 @@ async fn run(url: &str, scenario: &str, version: &str, context: &Value) -> Resul
     }
 }
 
-/// The OAuth client: a Client ID Metadata Document for authorization servers that take
-/// one, the pre-registered client the scenario's context gives, if any, and DPoP-bound
-/// tokens from authorization servers that offer them (`auth/dpop`, `auth/dpop-nonce`).
-fn oauth(context: &Value) -> Result<OAuth, ClientError> {
+/// The OAuth client: a machine's grant when the context gives its credentials, else a
+/// user's, with a Client ID Metadata Document for authorization servers that take one, the
+/// pre-registered client the scenario's context gives, if any, and DPoP-bound tokens from
+/// authorization servers that offer them (`auth/dpop`, `auth/dpop-nonce`).
+fn oauth(scenario: &str, context: &Value) -> Result<OAuth, ClientError> {
+    let text = |name: &str| context.get(name).and_then(Value::as_str);
+    if let Some(machine) = machine(scenario, &text)? {
+        return Ok(machine);
+    }
     let key = DpopKey::generate().map_err(|err| ClientError::Auth(err.into()))?;
     let mut oauth = OAuth::new(Consenting::new()?)
         .client_name("mcp-runtime-conformance-client")
         .client_metadata_url(CLIENT_METADATA_URL)
         .dpop(key);
-    let text = |name: &str| context.get(name).and_then(Value::as_str);
     if let (Some(issuer), Some(id)) = (text("issuer"), text("client_id")) {
         let client = match text("client_secret") {
             Some(secret) => ClientCredentials::confidential(id, secret),
@@ -139,6 +149,47 @@ fn oauth(context: &Value) -> Result<OAuth, ClientError> {
         oauth = oauth.pre_registered(issuer, client);
     }
     Ok(oauth)
+}
+
+/// The machine grant the context's credentials are for: client credentials with a key or
+/// a secret, enterprise-managed authorization with the identity provider's ID token, or a
+/// workload's token.
+fn machine<'a>(
+    scenario: &str,
+    text: &impl Fn(&str) -> Option<&'a str>,
+) -> Result<Option<OAuth>, ClientError> {
+    let Some(id) = text("client_id") else {
+        return Ok(None);
+    };
+    let unusable = |err: &dyn std::fmt::Display| ClientError::Connect(err.to_string());
+    let oauth = if let Some(pem) = text("private_key_pem") {
+        let key = SigningKey::from_pem(pem).map_err(|err| unusable(&err))?;
+        OAuth::client_credentials(ClientCredentials::private_key_jwt(id, key))
+    } else if let (Some(token), Some(endpoint), Some(idp_client)) = (
+        text("idp_id_token"),
+        text("idp_token_endpoint"),
+        text("idp_client_id"),
+    ) {
+        let secret = text("client_secret").ok_or_else(|| unusable(&"no client_secret"))?;
+        OAuth::enterprise(
+            ClientCredentials::confidential(id, secret),
+            IdentityProvider::new(
+                endpoint,
+                ClientCredentials::public(idp_client),
+                TokenSource::value(token),
+            ),
+        )
+    } else if let Some(token) = text("valid_jwt") {
+        OAuth::workload_identity(id, TokenSource::value(token))
+    } else if let (true, Some(secret)) = (
+        scenario.starts_with("auth/client-credentials"),
+        text("client_secret"),
+    ) {
+        OAuth::client_credentials(ClientCredentials::confidential(id, secret))
+    } else {
+        return Ok(None);
+    };
+    Ok(Some(oauth))
 }
 
 /// A user who consents at once: the authorization server's page is fetched, and its

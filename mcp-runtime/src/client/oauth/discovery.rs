@@ -30,6 +30,8 @@ pub(crate) struct ResourceMetadata {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub(crate) struct ServerMetadata {
     pub(crate) issuer: String,
+    /// Empty at an authorization server that has none (it offers only machine grants).
+    #[serde(default)]
     pub(crate) authorization_endpoint: String,
     pub(crate) token_endpoint: String,
     #[serde(default)]

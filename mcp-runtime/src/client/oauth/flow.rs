@@ -49,15 +49,15 @@ enum TokenAuth {
 
 /// A token endpoint's answer (RFC 6749, section 5.1).
 #[derive(Debug, Deserialize)]
-struct TokenResponse {
-    access_token: String,
+pub(super) struct TokenResponse {
+    pub(super) access_token: String,
     token_type: String,
     #[serde(default)]
-    expires_in: Option<u64>,
+    pub(super) expires_in: Option<u64>,
     #[serde(default)]
     refresh_token: Option<String>,
     #[serde(default)]
-    scope: Option<String>,
+    pub(super) scope: Option<String>,
 }
 
 impl Session {
@@ -86,14 +86,12 @@ impl Session {
         }
         // The lock is held to the end: a request refused meanwhile waits for these tokens.
         match trigger {
-            Trigger::Start => {
-                if let Some(tokens) = current {
-                    if tokens.expires_within(EXPIRY_MARGIN_SECS) && tokens.refresh_token.is_some() {
-                        self.refresh_or_forget(&tokens).await;
-                    }
+            Trigger::Start => match current {
+                Some(tokens) if tokens.expires_within(EXPIRY_MARGIN_SECS) => {
+                    self.renew(&tokens).await
                 }
-                Ok(())
-            }
+                _ => Ok(()),
+            },
             Trigger::Refused(challenge) => match challenge.kind {
                 Refusal::Unauthorized => self.unauthorized(challenge, current).await,
                 Refusal::InsufficientScope => self.step_up(challenge, current).await,
@@ -130,7 +128,7 @@ impl Session {
             .scopes
             .or_else(|| resource.scopes_supported.clone());
         union(&mut scopes, wanted.unwrap_or_default());
-        self.authorize(&resource, &metadata, scopes).await
+        self.obtain(&resource, &metadata, scopes).await
     }
 
     /// A 403 `insufficient_scope`: an authorization for the scopes asked before and those
@@ -159,7 +157,7 @@ impl Session {
         let metadata = self.server_metadata(&resource).await?;
         let mut scopes = tokens.requested.clone();
         union(&mut scopes, needed);
-        self.authorize(&resource, &metadata, scopes).await
+        self.obtain(&resource, &metadata, scopes).await
     }
 
     /// The server's protected resource metadata, which must describe this server.
@@ -204,7 +202,7 @@ impl Session {
     }
 
     /// The authorization code grant with PKCE, through the user agent.
-    async fn authorize(
+    pub(super) async fn authorize(
         &self,
         resource: &ResourceMetadata,
         metadata: &ServerMetadata,
@@ -320,7 +318,7 @@ impl Session {
     /// Refreshes expiring tokens before a request; when that fails, the refresh token is
     /// dropped and the request goes with what there is, for the server to say what it
     /// wants.
-    async fn refresh_or_forget(&self, tokens: &Arc<Tokens>) {
+    pub(super) async fn refresh_or_forget(&self, tokens: &Arc<Tokens>) {
         let refreshed = async {
             let metadata = discovery::server_metadata(&self.http, &tokens.issuer).await?;
             self.refresh(&metadata, tokens).await
@@ -341,7 +339,7 @@ impl Session {
     }
 
     /// Uses `tokens` from now on, and keeps them in the store.
-    async fn keep(&self, tokens: Tokens) -> Result<(), AuthError> {
+    pub(super) async fn keep(&self, tokens: Tokens) -> Result<(), AuthError> {
         let stored = self
             .oauth
             .shared
@@ -433,11 +431,12 @@ impl Session {
             client_secret: text("client_secret"),
             token_endpoint_auth_method: text("token_endpoint_auth_method")
                 .or_else(|| Some(method.to_owned())),
+            signing_key: None,
         })
     }
 
     /// A token request, authenticated as the client.
-    async fn token_request(
+    pub(super) async fn token_request(
         &self,
         metadata: &ServerMetadata,
         client: &ClientCredentials,
@@ -448,6 +447,7 @@ impl Session {
             error,
             description: None,
         };
+        let assertion = super::grants::client_assertion(client, metadata)?;
         let mut form: Vec<(&str, &str)> = params.to_vec();
         let mut request = self
             .http
@@ -475,6 +475,7 @@ impl Session {
             }
             _ => form.push(("client_id", &client.client_id)),
         }
+        form.extend(super::grants::assertion_form(assertion.as_deref()));
         let (status, body) = self
             .send_token_request(request.form(&form), metadata)
             .await?;

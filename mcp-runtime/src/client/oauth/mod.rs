@@ -28,6 +28,19 @@
 //! - **DPoP** (RFC 9449), with [`OAuth::dpop`]: tokens bound to a [`DpopKey`] wherever the
 //!   authorization server offers them, each request with a fresh proof of the key, and the
 //!   servers' nonces when they ask for them.
+//! - **Machine clients**, with no user and no browser: the client credentials grant
+//!   ([`OAuth::client_credentials`]) with a secret or with JWTs signed by the client's key
+//!   (`private_key_jwt`, RFC 7523; a [`SigningKey`] from a PEM or JWK file);
+//!   enterprise-managed authorization ([`OAuth::enterprise`]: the user's ID token exchanged
+//!   at the enterprise identity provider for an ID-JAG, RFC 8693, then the JWT-bearer grant);
+//!   workload identity federation ([`OAuth::workload_identity`]: the workload's token, from a
+//!   file read anew at each grant or an environment variable, as the JWT-bearer grant's
+//!   assertion). Their tokens are kept in the store like any others and, having no refresh
+//!   token, are made anew by the same grant before they expire; a grant that fails is
+//!   reported, not tried again nor replaced by another. [`OAuth::authorization_server`]
+//!   keeps the credentials from any authorization server but the one named.
+//!
+//! Secrets, keys, assertions and tokens are never in a log line, an error or a Debug output.
 //!
 //! The user's part (open a page, consent, come back) is a [`UserAgent`]:
 //! [`LoopbackRedirect`] listens for the browser's return on a loopback port.
@@ -46,12 +59,32 @@
 //! let tools = client.list_tools().await?;
 //! # Ok(()) }
 //! ```
+//!
+//! A service with no user, signing in as its Kubernetes service account:
+//!
+//! ```no_run
+//! use mcp_runtime::client::oauth::{OAuth, TokenSource};
+//! use mcp_runtime::client::{Client, HttpServer};
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let oauth = OAuth::workload_identity(
+//!     "inventory-sync",
+//!     TokenSource::file("/var/run/secrets/tokens/mcp-token"),
+//! )
+//! .authorization_server("https://auth.example.com");
+//! let client = Client::builder()
+//!     .http(HttpServer::new("https://inventory.example.com/mcp").oauth(oauth))
+//!     .await?;
+//! # Ok(()) }
+//! ```
 
 mod agent;
 mod challenge;
 mod discovery;
 mod dpop;
 mod flow;
+mod grants;
+mod keys;
 mod store;
 
 use std::collections::HashMap;
@@ -61,6 +94,8 @@ use std::sync::Arc;
 pub use agent::{DEFAULT_CONSENT_TIMEOUT, LoopbackRedirect, UserAgent};
 pub(crate) use challenge::Challenge;
 pub use dpop::{DpopError, DpopKey};
+pub use grants::{IdentityProvider, TokenSource};
+pub use keys::{KeyError, SigningKey};
 pub use store::{ClientCredentials, FileStore, MemoryStore, TokenStore, Tokens};
 
 use super::chain;
@@ -181,6 +216,10 @@ pub enum AuthError {
     /// No DPoP proof could be made.
     #[error(transparent)]
     Dpop(#[from] DpopError),
+    /// The client's own credential could not be read or used: its signing key, a
+    /// workload's token, the user's ID token.
+    #[error("the client's credential could not be used: {0}")]
+    Credential(String),
 }
 
 fn describe(description: &Option<String>) -> String {
@@ -227,6 +266,24 @@ struct Config {
     offline_access: bool,
     /// The DPoP key and what it knows, when tokens are to be bound to it ([`OAuth::dpop`]).
     dpop: Option<Arc<dpop::Dpop>>,
+    /// The machine grant, for a client with no user.
+    grant: Option<grants::Grant>,
+    /// The only authorization server the machine grant's credentials go to, if limited.
+    grant_issuer: Option<String>,
+}
+
+impl Config {
+    fn with_grant(grant: grants::Grant) -> Self {
+        Self {
+            client_name: "mcp-runtime".to_owned(),
+            client_metadata_url: None,
+            pre_registered: HashMap::new(),
+            offline_access: true,
+            dpop: None,
+            grant: Some(grant),
+            grant_issuer: None,
+        }
+    }
 }
 
 impl fmt::Debug for OAuth {
@@ -239,6 +296,8 @@ impl fmt::Debug for OAuth {
             .field("pre_registered", &issuers)
             .field("offline_access", &config.offline_access)
             .field("dpop", &config.dpop)
+            .field("grant", &config.grant)
+            .field("grant_issuer", &config.grant_issuer)
             .finish_non_exhaustive()
     }
 }
@@ -261,6 +320,8 @@ impl OAuth {
                 pre_registered: HashMap::new(),
                 offline_access: true,
                 dpop: None,
+                grant: None,
+                grant_issuer: None,
             },
             Arc::new(agent),
             Arc::new(MemoryStore::new()),
@@ -398,8 +459,9 @@ impl Session {
     pub(crate) async fn tokens(&self) -> Result<Option<Arc<Tokens>>, AuthError> {
         let current = self.current();
         if let Some(tokens) = &current {
-            if !(tokens.expires_within(flow::EXPIRY_MARGIN_SECS) && tokens.refresh_token.is_some())
-            {
+            let renewable =
+                tokens.refresh_token.is_some() || self.oauth.shared.config.grant.is_some();
+            if !(renewable && tokens.expires_within(flow::EXPIRY_MARGIN_SECS)) {
                 return Ok(current);
             }
         } else if self.looked.load(std::sync::atomic::Ordering::Acquire) {

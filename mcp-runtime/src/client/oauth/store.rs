@@ -13,6 +13,7 @@ use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 
 use super::AuthError;
+use super::keys::SigningKey;
 
 /// The tokens an authorization server issued for one MCP server.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -85,6 +86,10 @@ pub struct ClientCredentials {
     /// given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token_endpoint_auth_method: Option<String>,
+    /// The key its JWT client assertions are signed with (`private_key_jwt`); never
+    /// stored.
+    #[serde(skip)]
+    pub(super) signing_key: Option<SigningKey>,
 }
 
 impl fmt::Debug for ClientCredentials {
@@ -96,6 +101,7 @@ impl fmt::Debug for ClientCredentials {
                 "token_endpoint_auth_method",
                 &self.token_endpoint_auth_method,
             )
+            .field("signing_key", &self.signing_key)
             .finish()
     }
 }
@@ -107,6 +113,7 @@ impl ClientCredentials {
             client_id: client_id.into(),
             client_secret: None,
             token_endpoint_auth_method: None,
+            signing_key: None,
         }
     }
 
@@ -116,6 +123,18 @@ impl ClientCredentials {
             client_id: client_id.into(),
             client_secret: Some(secret.into()),
             token_endpoint_auth_method: None,
+            signing_key: None,
+        }
+    }
+
+    /// A confidential client that authenticates with JWTs signed by `key`
+    /// (`private_key_jwt`, RFC 7523): the authorization server knows its public key.
+    pub fn private_key_jwt(client_id: impl Into<String>, key: SigningKey) -> Self {
+        Self {
+            client_id: client_id.into(),
+            client_secret: None,
+            token_endpoint_auth_method: Some("private_key_jwt".to_owned()),
+            signing_key: Some(key),
         }
     }
 
