@@ -3,10 +3,13 @@
 //! refused, naming where each is from.
 
 use std::path::Path;
+use std::pin::Pin;
+
+use mcp_runtime_core::ResourceContents;
 
 use super::*;
 use crate::registration::SkillRegistration;
-use crate::skills::{Embedded, Folder, Skill, SkillSource, Skills};
+use crate::skills::{Embedded, Folder, Skill, SkillReadError, SkillSource, Skills, UriError};
 
 impl RegistryBuilder {
     /// Serves the skills of the folder `dir`: every folder under it that holds a
@@ -55,6 +58,18 @@ impl RegistryBuilder {
 }
 
 impl Registry {
+    /// Serves the skills of the folder `dir`, as [`RegistryBuilder::skills_dir`] does; on
+    /// any problem, nothing is added and every problem is returned.
+    pub fn serve_skills_dir(&mut self, dir: impl AsRef<Path>) -> Result<(), RegistryError> {
+        let mut builder = RegistryBuilder::default();
+        builder.skills = self.skills.clone();
+        builder = builder.skills_dir(dir);
+        RegistryError::of(std::mem::take(&mut builder.problems))?;
+        self.skills = builder.skills;
+        self.versions.resources += 1;
+        Ok(())
+    }
+
     /// The skills it serves, and whether it serves skills at all.
     pub fn skills(&self) -> &Skills {
         &self.skills
@@ -73,5 +88,45 @@ impl Registry {
             self.versions.resources += 1;
         }
         changed
+    }
+}
+
+/// The read of a skill's file: its contents, or why not.
+pub(super) type SkillRead =
+    Pin<Box<dyn Future<Output = Result<Vec<ResourceContents>, ReadError>> + Send>>;
+
+impl Registry {
+    /// The read of the skill's file `uri` names, when it is a `skill://` URI and skills are
+    /// served. A URI that names no served skill, or whose path is refused (it would leave
+    /// the skill's folder), is not found, and nothing is read.
+    pub(super) fn read_skill(&self, uri: &str) -> Option<SkillRead> {
+        if !self.skills.serves() {
+            return None;
+        }
+        let resolved = match self.skills.resolve(uri) {
+            Ok(resolved) => resolved,
+            Err(UriError::NotSkill(_)) => return None,
+            Err(err) => {
+                tracing::debug!(%err, "a skill's file is refused");
+                let uri = uri.to_owned();
+                return Some(Box::pin(async move { Err(ReadError::NotFound(uri)) }));
+            }
+        };
+        let read = resolved.read(uri.to_owned());
+        let uri = uri.to_owned();
+        Some(Box::pin(async move {
+            match read.await {
+                Ok(contents) => Ok(vec![contents]),
+                Err(SkillReadError::NotFound { .. }) => Err(ReadError::NotFound(uri)),
+                Err(err @ SkillReadError::TooLarge { size, limit, .. }) => Err(ReadError::Failed(
+                    ToolError::validation(err.to_string())
+                        .with_details(serde_json::json!({ "size": size, "limit": limit })),
+                )),
+                Err(err @ SkillReadError::Outside { .. }) => {
+                    Err(ReadError::Failed(ToolError::validation(err.to_string())))
+                }
+                Err(err) => Err(ReadError::Failed(ToolError::execution(err.to_string()))),
+            }
+        }))
     }
 }

@@ -43,6 +43,12 @@ pub use path::{FilePath, PathError, encode_path};
 /// larger file is listed in its skill's manifest (its digest and size) but never inlined.
 pub const MAX_INLINE_BYTES: u64 = 1024 * 1024;
 
+/// The MIME type a skill's file at `path` is listed with, told from its name
+/// (`SKILL.md`: `text/markdown`).
+pub fn mime_type(path: &str) -> String {
+    mime::of(path, None)
+}
+
 /// What a source read of a skill's file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SkillBytes {
