@@ -261,8 +261,9 @@ impl Folder {
         hasher.finish()
     }
 
-    /// Reads `path` of the skill at `skill`, at most `limit` bytes: the file opened must
-    /// be the file named, with no symbolic link on the way.
+    /// Reads `path` of the skill at `skill`, at most `limit` bytes. What it opens is
+    /// checked on disk, whatever the path's own checks let through: it must be inside the
+    /// skill's folder, and be the file named, with no symbolic link on the way.
     fn read_now(
         &self,
         skill: &str,
@@ -279,7 +280,8 @@ impl Folder {
             target.push(segment);
         }
         let real = fs::canonicalize(&target).map_err(|_| not_found())?;
-        if real != target {
+        let inside = real.starts_with(self.root.join(skill));
+        if !inside || real != target {
             let (skill, path) = named();
             return Err(SkillReadError::Outside { skill, path });
         }
