@@ -230,8 +230,6 @@ pub(super) fn run(
         portable,
         task_store,
         task_namespace,
-        task_ttl,
-        task_lease,
         page_size,
         max_in_flight,
         max_in_flight_per_connection,
@@ -242,8 +240,6 @@ pub(super) fn run(
         state_key_file,
         limits,
         pool,
-        skills,
-        skills_interval,
         ..
     } = args;
     let Some(state_key) = reported(state_key_of(state_key_file)) else {
@@ -256,11 +252,9 @@ pub(super) fn run(
         sandbox_warm,
         limits,
         pool,
+        skills: args.skills,
     };
     let Some(served) = reported(running.served(registry)) else {
-        return USAGE;
-    };
-    let Some(served) = reported(with_skills(served, &skills)) else {
         return USAGE;
     };
     let transport = match http {
@@ -275,7 +269,7 @@ pub(super) fn run(
     };
     let options = Options {
         task_store: (task_store, task_namespace),
-        task_settings: task_settings(task_ttl, task_lease),
+        task_settings: task_settings(args.task_ttl, args.task_lease),
         llm_names,
         llm_names_bare,
         portable,
@@ -283,7 +277,7 @@ pub(super) fn run(
         in_flight: (max_in_flight.get(), max_in_flight_per_connection.get()),
         state_key,
         app: app.cloned(),
-        skills_interval,
+        skills_interval: args.skills_interval,
     };
     serve(served, transport, options, on_serve)
 }
@@ -317,6 +311,8 @@ struct Running {
     sandbox_warm: usize,
     limits: super::limits::LimitArgs,
     pool: super::pool::PoolArgs,
+    /// `--skills`.
+    skills: Vec<std::path::PathBuf>,
 }
 
 impl Running {
@@ -325,13 +321,14 @@ impl Running {
         let mut layers = self.limits.layers(registry)?;
         layers.extend(self.pool.layers()?);
         let sandboxing = self.sandbox.sandboxing(registry, self.sandbox_warm)?;
-        as_run(
+        let served = as_run(
             registry,
             &self.dangerous,
             self.arguments_reading,
             sandboxing,
             layers,
-        )
+        )?;
+        Ok(with_skills(served, &self.skills)?)
     }
 }
 
