@@ -49,3 +49,7 @@ pub struct Sandboxing;
 /// Chapter 11.
 #[doc = include_str!("../docs/guide/11-middleware.md")]
 pub struct Middleware;
+
+/// Chapter 12.
+#[doc = include_str!("../docs/guide/12-skills.md")]
+pub struct Skills;

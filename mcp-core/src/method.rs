@@ -23,6 +23,9 @@ use std::fmt;
 /// The identifier of MCP's tasks extension, under `capabilities.extensions`.
 pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
+/// The identifier of MCP's skills extension, under `capabilities.extensions`.
+pub const SKILLS_EXTENSION: &str = crate::skill::EXTENSION;
+
 /// A protocol revision of MCP.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Revision {
@@ -320,6 +323,19 @@ methods! {
     /// `tasks/cancel` (the tasks extension).
     TasksCancel = "tasks/cancel": request(Client, ONLY_2025_11_25)
         .needs(Capability::Extension(TASKS_EXTENSION));
+    /// `skills/list` (the skills extension): the skills served, each with its manifest.
+    SkillsList = "skills/list": request(Client, NONE)
+        .needs(Capability::Extension(SKILLS_EXTENSION))
+        .cached();
+    /// `skills/get` (the skills extension): one skill, by its `SKILL.md`'s URI.
+    SkillsGet = "skills/get": request(Client, NONE)
+        .needs(Capability::Extension(SKILLS_EXTENSION))
+        .cached();
+    /// `resources/directory/read` (the skills extension, where `directoryRead` is on): the
+    /// direct children of a skill's folder.
+    ResourcesDirectoryRead = "resources/directory/read": request(Client, NONE)
+        .needs(Capability::Extension(SKILLS_EXTENSION))
+        .cached();
     /// `sampling/createMessage`: the server asks the client's model.
     SamplingCreateMessage = "sampling/createMessage": request(Server, ALL)
         .needs(Capability::Client("sampling"));
@@ -393,7 +409,8 @@ impl Method {
         self.facts().is_some_and(|facts| facts.cache_hints)
     }
 
-    /// The extension it belongs to, if any (`tasks/*`: [`TASKS_EXTENSION`]).
+    /// The extension it belongs to, if any (`tasks/*`: [`TASKS_EXTENSION`]; `skills/*` and
+    /// `resources/directory/read`: [`SKILLS_EXTENSION`]).
     pub fn extension(&self) -> Option<&'static str> {
         match self.capability() {
             Some(Capability::Extension(extension)) => Some(extension),

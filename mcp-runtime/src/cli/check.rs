@@ -32,6 +32,7 @@ pub(super) fn run(registry: &Registry) -> u8 {
         ("resource(s)", registry.resources().count()),
         ("template(s)", registry.resource_templates().count()),
         ("prompt(s)", registry.prompts().count()),
+        ("skill(s)", registry.skills().len()),
     ];
     // An application that serves nothing is a build mistake, most often a crate of tools
     // the binary never links: `check` fails on it, saying how to fix it.

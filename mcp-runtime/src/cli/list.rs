@@ -1,4 +1,4 @@
-//! `list`: the tools, resources, resource templates and prompts, as a table, JSON,
+//! `list`: the tools, resources, resource templates, prompts and skills, as a table, JSON,
 //! Markdown or names; a kind the registry has none of gets no section.
 
 use std::fmt::Write as _;
@@ -14,6 +14,7 @@ use crate::listing;
 use crate::registry::{
     EMPTY_REGISTRY_HINT, RegisteredPrompt, RegisteredResource, RegisteredTemplate, Registry,
 };
+use crate::skills::{Manifest, Skill};
 
 // The arguments of `list`.
 #[derive(Args)]
@@ -21,7 +22,7 @@ pub(super) struct ListArgs {
     /// `table`, `json` (the stable manifest), `markdown`, or `names`.
     #[arg(long, value_enum)]
     format: Option<ListFormat>,
-    /// Only this kind: `tool`, `resource` (resource templates too) or `prompt`.
+    /// Only this kind: `tool`, `resource` (resource templates too), `prompt` or `skill`.
     #[arg(long, value_enum)]
     kind: Option<Kind>,
     /// Only the tools of this category (and so no resources or prompts, which have none).
@@ -43,6 +44,8 @@ enum Kind {
     Resource,
     /// Prompts.
     Prompt,
+    /// Skills (the skills extension): embedded ones.
+    Skill,
 }
 
 /// The forms of `list`.
@@ -65,6 +68,7 @@ struct Selection<'a> {
     resources: Option<Vec<&'a RegisteredResource>>,
     templates: Option<Vec<&'a RegisteredTemplate>>,
     prompts: Option<Vec<&'a RegisteredPrompt>>,
+    skills: Option<Vec<&'a Skill>>,
 }
 
 pub(super) fn run(registry: &Registry, args: &ListArgs) -> u8 {
@@ -84,7 +88,7 @@ pub(super) fn run(registry: &Registry, args: &ListArgs) -> u8 {
         }
     };
     let filtered = category.is_some() || tag.is_some();
-    if filtered && matches!(kind, Some(Kind::Resource | Kind::Prompt)) {
+    if filtered && matches!(kind, Some(Kind::Resource | Kind::Prompt | Kind::Skill)) {
         let flag = if category.is_some() {
             "--category"
         } else {
@@ -92,6 +96,7 @@ pub(super) fn run(registry: &Registry, args: &ListArgs) -> u8 {
         };
         let which = match kind {
             Some(Kind::Prompt) => "prompt",
+            Some(Kind::Skill) => "skill",
             _ => "resource",
         };
         eprintln!("error: {flag} applies to tools only, not to `--kind {which}`");
@@ -118,11 +123,13 @@ pub(super) fn run(registry: &Registry, args: &ListArgs) -> u8 {
         resources: others(Kind::Resource).then(|| registry.resources().collect()),
         templates: others(Kind::Resource).then(|| registry.resource_templates().collect()),
         prompts: others(Kind::Prompt).then(|| registry.prompts().collect()),
+        skills: others(Kind::Skill).then(|| registry.skills().iter().map(|s| &**s).collect()),
     };
     if registry.is_empty()
         && registry.resources().next().is_none()
         && registry.resource_templates().next().is_none()
         && registry.prompts().next().is_none()
+        && registry.skills().is_empty()
     {
         eprintln!("warning: {EMPTY_REGISTRY_HINT}");
     }
@@ -160,6 +167,9 @@ fn tables(selection: &Selection<'_>, aligned: bool, sandboxing: &Sandboxing) -> 
     }
     if let Some(prompts) = present(&selection.prompts) {
         sections.push(prompt_table(prompts, aligned));
+    }
+    if let Some(skills) = present(&selection.skills) {
+        sections.push(skill_table(skills, aligned));
     }
     if let Some(tools) = &selection.tools {
         if let Some(sandboxed) = sandbox_table(tools, aligned, sandboxing) {
@@ -272,6 +282,29 @@ fn prompt_table(prompts: &[&RegisteredPrompt], aligned: bool) -> String {
     render(&header, &rows, aligned)
 }
 
+fn skill_table(skills: &[&Skill], aligned: bool) -> String {
+    let header = header(
+        aligned,
+        ["SKILL", "FILES", "DESCRIPTION"],
+        ["Skill", "Files", "Description"],
+    );
+    let rows: Vec<Vec<String>> = skills
+        .iter()
+        .map(|skill| {
+            let files = match skill.manifest() {
+                Manifest::Listed(files) => files.len().to_string(),
+                Manifest::Dynamic => "dynamic".to_owned(),
+            };
+            vec![
+                code(&skill.uri(), aligned),
+                files,
+                summary(Some(skill.front_matter().description())),
+            ]
+        })
+        .collect();
+    render(&header, &rows, aligned)
+}
+
 /// The sandboxed tools and their policies, if any tool is sandboxed.
 fn sandbox_table(
     tools: &[&crate::RegisteredTool],
@@ -296,7 +329,8 @@ fn sandbox_table(
     (!sandboxed.is_empty()).then(|| render(&header, &sandboxed, aligned))
 }
 
-/// Identifiers one per line: tool names, resource URIs, templates, prompt names.
+/// Identifiers one per line: tool names, resource URIs, templates, prompt names, the URIs
+/// of skills' `SKILL.md`.
 fn names(selection: &Selection<'_>) -> String {
     let mut out = String::new();
     for tool in selection.tools.iter().flatten() {
@@ -311,11 +345,15 @@ fn names(selection: &Selection<'_>) -> String {
     for prompt in selection.prompts.iter().flatten() {
         let _ = writeln!(out, "{}", prompt.name());
     }
+    for skill in selection.skills.iter().flatten() {
+        let _ = writeln!(out, "{}", skill.uri());
+    }
     out
 }
 
 /// The manifest of the tools (when listed), and each other kind as MCP lists it, under
-/// `resources`, `resourceTemplates` and `prompts`: present when asked for with `--kind`,
+/// `resources`, `resourceTemplates`, `prompts` and `skills` (each skill's entry, as
+/// `skills/list` gives it): present when asked for with `--kind`,
 /// or when there are some.
 fn json(selection: &Selection<'_>, kind: Option<Kind>, sandboxing: &Sandboxing) -> String {
     let mut manifest = Map::new();
@@ -366,6 +404,16 @@ fn json(selection: &Selection<'_>, kind: Option<Kind>, sandboxing: &Sandboxing) 
             prompts
                 .iter()
                 .map(|prompt| to_json(serde_json::to_value(prompt.definition())))
+                .collect()
+        }),
+    );
+    add(
+        "skills",
+        asked(Kind::Skill),
+        selection.skills.as_ref().map(|skills| {
+            skills
+                .iter()
+                .map(|skill| to_json(serde_json::to_value(skill.entry())))
                 .collect()
         }),
     );

@@ -140,6 +140,16 @@ pub(super) struct ServeArgs {
     /// `MCP_STATE_KEY`; otherwise a key made for this process alone.
     #[arg(long, value_name = "FILE")]
     state_key_file: Option<std::path::PathBuf>,
+    /// Serve the skills of DIR (the skills extension): every folder under it that holds a
+    /// `SKILL.md`, its files read through `resources/read` under `skill://NAME/PATH`
+    /// (repeatable). A skill that cannot be served stops the start, naming it. DIR is
+    /// watched: a change is served from the next request on, and clients are told
+    /// (`notifications/resources/list_changed`).
+    #[arg(long = "skills", value_name = "DIR")]
+    skills: Vec<std::path::PathBuf>,
+    /// How often `--skills` folders are looked at for changes.
+    #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = humantime::parse_duration)]
+    skills_interval: std::time::Duration,
 }
 
 impl ServeArgs {
@@ -220,8 +230,6 @@ pub(super) fn run(
         portable,
         task_store,
         task_namespace,
-        task_ttl,
-        task_lease,
         page_size,
         max_in_flight,
         max_in_flight_per_connection,
@@ -244,6 +252,7 @@ pub(super) fn run(
         sandbox_warm,
         limits,
         pool,
+        skills: args.skills,
     };
     let Some(served) = reported(running.served(registry)) else {
         return USAGE;
@@ -260,7 +269,7 @@ pub(super) fn run(
     };
     let options = Options {
         task_store: (task_store, task_namespace),
-        task_settings: task_settings(task_ttl, task_lease),
+        task_settings: task_settings(args.task_ttl, args.task_lease),
         llm_names,
         llm_names_bare,
         portable,
@@ -268,8 +277,24 @@ pub(super) fn run(
         in_flight: (max_in_flight.get(), max_in_flight_per_connection.get()),
         state_key,
         app: app.cloned(),
+        skills_interval: args.skills_interval,
     };
     serve(served, transport, options, on_serve)
+}
+
+/// `served` with the skills of each folder of `--skills`.
+fn with_skills(
+    served: ServedRegistry,
+    folders: &[std::path::PathBuf],
+) -> Result<ServedRegistry, crate::registry::RegistryError> {
+    if folders.is_empty() {
+        return Ok(served);
+    }
+    let mut registry = Registry::clone(&served);
+    for folder in folders {
+        registry.serve_skills_dir(folder)?;
+    }
+    Ok(ServedRegistry::from(registry))
 }
 
 /// The value of `result`; its error said on standard error, and `None`.
@@ -286,6 +311,8 @@ struct Running {
     sandbox_warm: usize,
     limits: super::limits::LimitArgs,
     pool: super::pool::PoolArgs,
+    /// `--skills`.
+    skills: Vec<std::path::PathBuf>,
 }
 
 impl Running {
@@ -294,13 +321,14 @@ impl Running {
         let mut layers = self.limits.layers(registry)?;
         layers.extend(self.pool.layers()?);
         let sandboxing = self.sandbox.sandboxing(registry, self.sandbox_warm)?;
-        as_run(
+        let served = as_run(
             registry,
             &self.dangerous,
             self.arguments_reading,
             sandboxing,
             layers,
-        )
+        )?;
+        Ok(with_skills(served, &self.skills)?)
     }
 }
 
@@ -343,6 +371,8 @@ struct Options {
     state_key: Option<StateKey>,
     /// The name and version `serverInfo` gives, when the application said.
     app: Option<super::App>,
+    /// `--skills-interval`.
+    skills_interval: std::time::Duration,
 }
 
 /// Why `serve --http` fails in a program built without HTTP.
@@ -400,10 +430,11 @@ fn serve(
         in_flight: (max_in_flight, per_connection),
         state_key,
         app,
+        skills_interval,
     }: Options,
     on_serve: impl FnOnce(&Arc<Server>),
 ) -> u8 {
-    if registry.is_empty() {
+    if registry.is_empty() && !registry.skills().serves() {
         eprintln!("warning: {EMPTY_REGISTRY_HINT}");
     }
     let runtime = match super::runtime() {
@@ -451,6 +482,14 @@ fn serve(
         }
     };
     let server = Arc::new(server);
+    // Kept for as long as the server serves.
+    let _watches = match server.watch_skills(skills_interval) {
+        Ok(watches) => watches,
+        Err(err) => {
+            eprintln!("error: cannot watch the skills folders: {err}");
+            return FAILURE;
+        }
+    };
     let telemetry = match install_telemetry(&transport) {
         Ok(telemetry) => telemetry,
         Err(err) => {

@@ -628,6 +628,8 @@ impl Registry {
         options: CallOptions,
     ) -> impl Future<Output = Result<Vec<ResourceContents>, ReadError>> + Send + 'static {
         let found = self.resources.find(uri);
+        // A `skill://` URI no resource has is a skill's file.
+        let skill = found.is_none().then(|| self.read_skill(uri)).flatten();
         let stack = found
             .as_ref()
             .and_then(|(_, _, key)| self.layers.for_item(Kind::Resource, key));
@@ -635,6 +637,9 @@ impl Registry {
         let timeout = self.settings.default_timeout;
         let uri = uri.to_owned();
         async move {
+            if let Some(skill) = skill {
+                return skill.await;
+            }
             let Some((read, request)) = found else {
                 return Err(ReadError::NotFound(uri));
             };

@@ -59,14 +59,22 @@ impl Server {
                 let page = self.list_tools(snapshot, params, stateless, peer);
                 return self.answered(request, page);
             }
-            Listing::Resources => listed(
-                registry
+            Listing::Resources => {
+                let mut items: Vec<(String, Value)> = registry
                     .resources()
                     .filter(|r| peer.shows(&r.definition().scopes()))
                     .map(|r| (r.uri().to_owned(), json!(r.listed())))
-                    .collect(),
-                "resources",
-            ),
+                    .collect();
+                if !registry.skills().is_empty() {
+                    // Each skill's SKILL.md, among the resources in URI order.
+                    let skills = registry.skills().iter();
+                    items.extend(
+                        skills.map(|skill| (skill.uri(), json!(super::skills::listed(skill)))),
+                    );
+                    items.sort_by(|a, b| a.0.cmp(&b.0));
+                }
+                listed(items, "resources")
+            }
             Listing::ResourceTemplates => listed(
                 registry
                     .resource_templates()
@@ -126,7 +134,7 @@ impl Server {
 
     /// The page of `items` (in key order) that `params`' cursor starts, under `field`; at
     /// 2026-07-28 with the cache hints, who may share it being `scope`.
-    fn page(
+    pub(super) fn page(
         &self,
         field: &str,
         items: Vec<(String, Value)>,

@@ -39,6 +39,7 @@ mod rounds;
 mod served;
 #[cfg(feature = "http")]
 mod sessions;
+mod skills;
 mod stateless;
 pub(crate) mod stdio;
 mod tasks;
@@ -481,6 +482,9 @@ impl Server {
             Method::ResourcesSubscribe => self.subscription(&snapshot, &request, true),
             Method::ResourcesUnsubscribe => self.subscription(&snapshot, &request, false),
             Method::SubscriptionsListen => self.begin_listen(&snapshot, &request),
+            Method::SkillsList => now(self.skills_list(&snapshot, &request)),
+            Method::SkillsGet => now(self.skills_get(&snapshot, &request)),
+            Method::ResourcesDirectoryRead => now(self.directory_read(&snapshot, &request)),
             Method::TasksGet => self.task_request(TaskMethod::Get, &request),
             Method::TasksUpdate => self.task_request(TaskMethod::Update, &request),
             Method::TasksCancel => self.task_request(TaskMethod::Cancel, &request),
@@ -592,11 +596,16 @@ impl Server {
         })
     }
 
+    /// Whether the registry served now serves skills, which the capabilities then declare.
+    fn serves_skills(&self) -> bool {
+        self.served.load().registry.skills().serves()
+    }
+
     /// `server/discover` (2026-07-28): the versions and capabilities, without a handshake.
     fn discover(&self, peer: &Peer<'_>) -> Value {
         json!({
             "supportedVersions": PROTOCOL_VERSIONS,
-            "capabilities": capabilities(),
+            "capabilities": capabilities(self.serves_skills()),
             "ttlMs": self.cache.ttl_ms(),
             "cacheScope": self.cache_scope(peer),
         })
@@ -637,7 +646,7 @@ impl Server {
         };
         Ok(json!({
             "protocolVersion": version,
-            "capabilities": capabilities(),
+            "capabilities": capabilities(self.serves_skills()),
             "serverInfo": { "name": self.name, "version": self.version },
         }))
     }
@@ -825,15 +834,24 @@ pub(crate) fn admit(
 }
 
 /// What every server offers: tools, resources (with subscriptions), prompts and
-/// completion, each list telling of its changes, and log messages.
-fn capabilities() -> Value {
+/// completion, each list telling of its changes, and log messages; the tasks extension,
+/// and the skills extension where `skills` are served.
+fn capabilities(skills: bool) -> Value {
+    let mut extensions = Map::new();
+    extensions.insert(crate::tasks::EXTENSION.to_owned(), json!({}));
+    if skills {
+        extensions.insert(
+            mcp_runtime_core::method::SKILLS_EXTENSION.to_owned(),
+            skills::capability(),
+        );
+    }
     json!({
         "logging": {},
         "tools": { "listChanged": true },
         "resources": { "subscribe": true, "listChanged": true },
         "prompts": { "listChanged": true },
         "completions": {},
-        "extensions": { crate::tasks::EXTENSION: {} },
+        "extensions": extensions,
     })
 }
 
