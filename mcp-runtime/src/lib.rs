@@ -22,6 +22,7 @@ mod registry;
 pub mod sandbox;
 pub mod server;
 mod service;
+pub mod skills;
 pub mod spec;
 mod state;
 pub mod talk;

@@ -2,6 +2,7 @@
 //! how, run with which limits and policy.
 
 use super::*;
+use crate::skills::Skill;
 
 type Filter = Box<dyn Fn(&ToolDefinition) -> bool>;
 /// A filter of resources by URI (or template), or of prompts by name.
@@ -26,13 +27,14 @@ type KeyFilter = Box<dyn Fn(&str) -> bool>;
 #[derive(Default)]
 pub struct RegistryBuilder {
     tools: Vec<RegisteredTool>,
-    problems: Vec<RegistryProblem>,
+    pub(super) problems: Vec<RegistryProblem>,
     filters: Vec<Filter>,
     resource_filters: Vec<KeyFilter>,
     prompt_filters: Vec<KeyFilter>,
     settings: Settings,
     resources: resources::Resources,
     prompts: prompts::Prompts,
+    pub(super) skills: crate::skills::Skills,
     layers: Vec<layered::Spec>,
 }
 
@@ -43,6 +45,7 @@ impl RegistryBuilder {
     pub fn inventory(mut self) -> Self {
         self.resources.inventory(&mut self.problems);
         self.prompts.inventory(&mut self.problems);
+        self.embedded_skills();
         let source: Arc<str> = FROM_ATTRIBUTE.into();
         for form in inventory::iter::<FormRegistration> {
             if let Err(reason) = (form.check)() {
@@ -75,6 +78,10 @@ impl RegistryBuilder {
         self.resources
             .extend(&registry.resources, &mut self.problems);
         self.prompts.extend(&registry.prompts, &mut self.problems);
+        for folder in registry.skills.folders() {
+            self.skills.add_folder(folder.clone());
+        }
+        self.add_skills(registry.skills.iter().map(|skill| Skill::clone(skill)));
         self.layers.extend(registry.layers.specs().iter().cloned());
         self
     }
@@ -427,6 +434,7 @@ impl RegistryBuilder {
             layers,
             resources,
             prompts,
+            skills: self.skills,
             versions: Versions::default(),
         })
     }

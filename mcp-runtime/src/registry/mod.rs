@@ -8,6 +8,7 @@ mod generated;
 mod layered;
 mod prompts;
 mod resources;
+mod skills;
 
 pub use builder::RegistryBuilder;
 pub use generated::*;
@@ -117,6 +118,18 @@ pub enum RegistryProblem {
         /// Where the second was defined.
         second: Location,
     },
+    /// A skill of a folder that cannot be served: its `SKILL.md`, its name, its size.
+    #[error("a skill cannot be served: {0}")]
+    Skill(crate::skills::SkillProblem),
+    /// An embedded skill that cannot be served.
+    #[error(transparent)]
+    EmbeddedSkill(crate::skills::EmbedProblem),
+    /// A folder of skills that cannot be read at all.
+    #[error(transparent)]
+    SkillsFolder(crate::skills::FolderError),
+    /// Two skills at one skill path.
+    #[error(transparent)]
+    DuplicateSkill(crate::skills::DuplicateSkill),
     /// A selector of [`RegistryBuilder::layer_for`] picks no tool, resource or prompt.
     #[error("the layer's selector `{selector}` picks nothing{}", nearest_suffix(.nearest.as_deref()))]
     UnmatchedSelector {
@@ -245,6 +258,8 @@ pub struct Registry {
     layers: layered::Layers,
     resources: resources::Resources,
     prompts: prompts::Prompts,
+    /// The skills it serves (the skills extension).
+    skills: crate::skills::Skills,
     /// Counts changes of each kind, so that a server tells listeners only of the kinds
     /// that changed.
     versions: Versions,
