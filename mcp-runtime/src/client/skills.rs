@@ -190,9 +190,17 @@ pub enum Mismatch {
     /// The file is not listed in the skill's entry.
     #[error("it is not listed in the skill's entry")]
     Unlisted,
-    /// Reading it took a skill without a manifest past [`MAX_TOTAL_SIZE`] bytes.
-    #[error("it would take what was read of the skill past {MAX_TOTAL_SIZE} bytes")]
-    OverLimit,
+    /// A file of a skill without a manifest is longer than what may still be read of the
+    /// skill ([`MAX_TOTAL_SIZE`] in all).
+    #[error(
+        "it is {got} bytes long, more than the {limit} bytes that may still be read of the skill"
+    )]
+    TooLong {
+        /// What may still be read.
+        limit: u64,
+        /// Its length.
+        got: u64,
+    },
 }
 
 /// A field's value for a message: its JSON, or `absent`.
@@ -437,9 +445,10 @@ impl<'c> Skills<'c> {
         Ok(file)
     }
 
-    /// Reads `uri`: its length checked against `expected`'s size (or against `limit`)
-    /// before it is decoded, then its digest.
-    async fn fetch(
+    /// Reads `uri`: its length checked against `expected`'s size (or, with none, against
+    /// `limit`) before it is decoded, then its digest. A gateway reads a mounted server's
+    /// skills through it.
+    pub(in crate::client) async fn fetch(
         &self,
         uri: &str,
         expected: Option<&SkillResource>,
@@ -459,7 +468,9 @@ impl<'c> Skills<'c> {
                     got: length,
                 }));
             }
-            None if length > limit => return Err(fail(Mismatch::OverLimit)),
+            None if length > limit => {
+                return Err(fail(Mismatch::TooLong { limit, got: length }));
+            }
             _ => {}
         }
         let mime_type = content.mime_type.clone();
