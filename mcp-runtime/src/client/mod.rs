@@ -39,6 +39,7 @@ mod manager;
 pub mod oauth;
 mod refused;
 mod request;
+mod skills;
 mod sse_bound;
 mod stdio;
 mod tasks;
@@ -66,9 +67,11 @@ pub use link::{Notification, RpcError};
 pub use manager::{
     ClientManager, ConfigError, Health, Target, servers_from_file, servers_from_json,
 };
+pub use mcp_runtime_core::skill::{SkillEntry, SkillResource, SkillResources};
 pub use refused::{Lookup, Refused};
 pub use request::{Listening, Progress, RequestOptions};
 use request::{UNSUPPORTED_VERSION, supported};
+pub use skills::{ContentsError, EntryError, LoadedSkill, Mismatch, SkillError, SkillFile, Skills};
 pub use stdio::StdioServer;
 
 /// How long a request waits for its answer, unless told otherwise.
@@ -426,6 +429,13 @@ impl Client {
     /// Who the server is, and the revision spoken.
     pub fn server(&self) -> &ServerInfo {
         &self.server
+    }
+
+    /// The server's skills (the skills extension): listed, loaded and read, each file
+    /// verified against the skill's entry; nothing is read before it is asked for. See
+    /// [`Skills`].
+    pub fn skills(&self) -> Skills<'_> {
+        Skills::new(self)
     }
 
     /// The server's notifications from now on (`list_changed`, log messages, …).

@@ -10,7 +10,8 @@
 //! follows the authorization server's page straight to the redirect. Where the context
 //! gives a machine's credentials instead (a client secret or key for client credentials,
 //! an ID token from an enterprise identity provider, a workload's token), there is no user
-//! and no browser.
+//! and no browser. With a server's skills (`sep-2640-client-*`), it is a host that loads
+//! only what its model asks for, and refuses a skill whose files fail verification.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -21,7 +22,9 @@ use mcp_runtime::client::oauth::{
     AuthError, ClientCredentials, DpopKey, IdentityProvider, OAuth, SigningKey, TokenSource,
     UserAgent,
 };
-use mcp_runtime::client::{Client, ClientError, ElicitRequest, ElicitResponse, HttpServer, Tool};
+use mcp_runtime::client::{
+    Client, ClientError, ElicitRequest, ElicitResponse, HttpServer, SkillError, Tool,
+};
 use serde_json::{Map, Value, json};
 
 /// The client's Client ID Metadata Document, as the suite's authorization servers expect
@@ -75,6 +78,9 @@ async fn run(url: &str, scenario: &str, version: &str, context: &Value) -> Resul
         server = server.oauth(oauth(scenario, context)?);
     }
     let client = builder.http(server).await?;
+    if let Some(asks) = scenario.strip_prefix("sep-2640-client-") {
+        return host_skills(&client, asks).await;
+    }
     let tools = client.list_tools().await?;
     match scenario {
         // Listing is the whole test: the schema's network `$ref` must not be fetched.
@@ -124,6 +130,60 @@ async fn run(url: &str, scenario: &str, version: &str, context: &Value) -> Resul
             Ok(())
         }
         _ => call_each(&client, &tools).await,
+    }
+}
+
+/// What a host does with a server's skills: it lists them and tells its model what each
+/// is for, reading nothing more. In `no-prefetch` the model asks for none; otherwise it asks
+/// for each, and the host loads it (its `SKILL.md`, verified against its entry) and reads
+/// the files it lists, each verified. A skill that fails verification is refused and
+/// reported, and none of its files is read after that.
+async fn host_skills(client: &Client, asks: &str) -> Result<(), ClientError> {
+    let skills = client.skills();
+    let entries = skills.list().await.map_err(skill_failure)?;
+    for entry in &entries {
+        let description = entry.frontmatter.get("description").and_then(Value::as_str);
+        eprintln!("skill {}: {}", entry.uri, description.unwrap_or_default());
+    }
+    if asks == "no-prefetch" {
+        return Ok(());
+    }
+    for entry in entries {
+        let uri = entry.uri.clone();
+        let skill = match skills.load(entry).await {
+            Ok(skill) => skill,
+            Err(refused @ (SkillError::Verification { .. } | SkillError::Entry { .. })) => {
+                eprintln!("refused the skill {uri}: {refused}");
+                continue;
+            }
+            Err(other) => return Err(skill_failure(other)),
+        };
+        let others: Vec<String> = skill
+            .files()
+            .unwrap_or_default()
+            .iter()
+            .filter(|file| file.uri != uri)
+            .map(|file| file.uri.clone())
+            .collect();
+        for file in others {
+            match skills.read(&skill, &file).await {
+                Ok(read) => eprintln!("read {file}: {} bytes, verified", read.bytes.len()),
+                Err(refused @ SkillError::Verification { .. }) => {
+                    eprintln!("refused {file}: {refused}");
+                    break;
+                }
+                Err(other) => return Err(skill_failure(other)),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A skills request that failed for another reason than verification.
+fn skill_failure(err: SkillError) -> ClientError {
+    match err {
+        SkillError::Client(err) => err,
+        other => ClientError::Malformed(other.to_string()),
     }
 }
 

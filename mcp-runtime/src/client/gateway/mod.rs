@@ -5,6 +5,11 @@
 //! (`getTinyImage` becomes `get_tiny_image`); a call of it is a call of the remote tool,
 //! its progress passed on, its log messages passed on (their logger under the prefix), its
 //! cancellation passed on, its result the remote result.
+//!
+//! Its resources and prompts are mounted too (`docs://prefix/...`, `prefix.name`), and so
+//! are its skills (the skills extension): `skill://PATH/SKILL.md` is served as
+//! `skill://prefix/PATH/SKILL.md`, each file read from the server behind and checked
+//! against the entry it listed before it is passed on (see the `skills` module).
 
 use std::sync::Arc;
 
@@ -15,11 +20,12 @@ use mcp_runtime_core::{
 };
 use serde_json::{Map, Value};
 
-use super::{Client, ClientError, ClientManager, RequestOptions, Tool};
+use super::{Client, ClientError, ClientManager, RequestOptions, SkillEntry, SkillError, Tool};
 use crate::registration::{Handler, Output};
 use crate::registry::{Registry, RegistryError, ToolConflict};
 
 mod follow;
+mod skills;
 
 pub use follow::{follow, follow_managed};
 
@@ -31,8 +37,12 @@ pub struct Mounted {
     pub tools: Vec<String>,
     /// The tools not mounted because the name was taken, as [`Registry::mount`] reports them.
     pub conflicts: Vec<ToolConflict>,
-    /// The tools not mounted because their definition could not be made, and why.
+    /// The tools not mounted because their definition could not be made, and why; and the
+    /// resources, prompts and skills not mounted, and why.
     pub skipped: Vec<(String, String)>,
+    /// The skills mounted: the URIs of their `SKILL.md` as served here
+    /// (`skill://prefix/PATH/SKILL.md`).
+    pub skills: Vec<String>,
 }
 
 /// Mounts the tools `client`'s server lists into `registry` under `prefix`.
@@ -99,12 +109,14 @@ fn source_of(prefix: &str) -> String {
     format!("mounted under `{prefix}` from an MCP server")
 }
 
-/// A server's resources, templates and prompts, as listed.
+/// A server's resources, templates, prompts and skills, as listed.
 #[derive(Default)]
 struct Catalog {
     resources: Vec<Value>,
     templates: Vec<Value>,
     prompts: Vec<Value>,
+    /// `None` when the server does not declare the skills extension.
+    skills: Option<Vec<SkillEntry>>,
 }
 
 impl Catalog {
@@ -118,6 +130,21 @@ impl Catalog {
         }
         if capabilities.get("prompts").is_some() {
             catalog.prompts = client.list_prompts().await?;
+        }
+        if client.skills().offered() {
+            let skills = client.skills().list().await.map_err(|err| match err {
+                SkillError::Client(err) => err,
+                other => ClientError::Malformed(other.to_string()),
+            })?;
+            // Its skills' files are passed on as skills, not as resources besides.
+            let skill_scheme = format!("{}://", mcp_runtime_core::skill::SCHEME);
+            catalog.resources.retain(|resource| {
+                !resource
+                    .get("uri")
+                    .and_then(Value::as_str)
+                    .is_some_and(|uri| uri.starts_with(&skill_scheme))
+            });
+            catalog.skills = Some(skills);
         }
         Ok(catalog)
     }
@@ -184,6 +211,9 @@ impl Catalog {
         match registry.mount(prefix, &remote) {
             Ok(conflicts) => mounted.conflicts.extend(conflicts),
             Err(err) => mounted.skipped.push((prefix.to_owned(), err.to_string())),
+        }
+        if let Some(entries) = &self.skills {
+            skills::mount_skills(registry, prefix, upstream, entries, mounted);
         }
     }
 }
