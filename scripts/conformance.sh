@@ -10,10 +10,11 @@
 # All four runs go at once. What each set is known to fail is listed, with the reason and
 # the issue that removes it, in tests/conformance/expected-failures-<set>.yml (`server:`
 # and `client:`);
-# any other failure (a warning too), or a listed one that passes, fails the run. The tasks
-# extension's scenarios run with 2026-07-28; the suite reports them without scoring them, so
-# this script fails the run when one of them fails. Needs npm, which fetches Node 22 and the
-# suite.
+# any other failure (a warning too), or a listed one that passes, fails the run. The
+# extension scenarios (skills, tasks, the authorization extensions) run by name with
+# 2026-07-28, the tasks ones against Redis too; the suite reports them without scoring them,
+# so this script fails the run when one of them does not pass. Needs npm, which fetches
+# Node 22 and the suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -57,6 +58,9 @@ for _ in $(seq 1 100); do
   sleep 0.1
 done
 start_server url target/conformance-server.log
+# The extension scenarios' own server: the same, serving the skills of a folder too.
+start_server extensions_url target/conformance-server-extensions.log \
+  --skills tests/conformance-server/skills
 start_server redis_url target/conformance-server-redis.log \
   --task-store "redis://127.0.0.1:$redis_port" --task-namespace conformance
 
@@ -79,15 +83,52 @@ for set in "${sets[@]}"; do
 done
 tasks_scenarios=(tasks-lifecycle tasks-capability-negotiation tasks-wire-fields
   tasks-request-state-removal tasks-mrtr-input tasks-request-headers
-  tasks-dispatch-and-envelope tasks-required-task-error tasks-mrtr-composition)
+  tasks-dispatch-and-envelope tasks-status-notifications tasks-required-task-error
+  tasks-mrtr-composition)
+# Every extension scenario the suite lists (`conformance list` marks them [extension]), each
+# run by name: the suite reports extensions without scoring them, so this script requires
+# each one to pass at least one check, and none to fail, warn or be skipped. The one
+# exception is tasks-status-notifications, whose only check the suite itself skips, pending
+# its rewrite: it must report 0/0 with nothing failed.
+server_extensions=(sep-2640-skills-directory sep-2640-skills-enumeration
+  sep-2640-skills-manifest "${tasks_scenarios[@]}")
+client_extensions=(auth/client-credentials-jwt auth/client-credentials-basic
+  auth/enterprise-managed-authorization auth/dpop auth/dpop-nonce auth/wif-jwt-bearer
+  sep-2640-client-no-prefetch sep-2640-client-verify-digest sep-2640-client-verify-size
+  sep-2640-client-verify-frontmatter)
+(
+  for scenario in "${server_extensions[@]}"; do
+    conformance server --url "$extensions_url" --scenario "$scenario" --spec-version 2026-07-28 \
+      --force --output-dir "$results/extensions" 2>&1 | grep -E '^(Passed|Total)|FAILURE|WARNING|SKIPPED' \
+      | sed "s|^|server $scenario: |"
+  done
+  for scenario in "${client_extensions[@]}"; do
+    conformance client --command "$client_bin" --scenario "$scenario" --spec-version 2026-07-28 \
+      --force --output-dir "$results/extensions" 2>&1 | grep -E '^(Passed|Total)|FAILURE|WARNING|SKIPPED' \
+      | sed "s|^|client $scenario: |"
+  done
+) > "$results/extensions.log" 2>&1 &
+extensions_run=$!
 (
   for scenario in "${tasks_scenarios[@]}"; do
     conformance server --url "$redis_url" --scenario "$scenario" --spec-version 2026-07-28 \
-      --force --output-dir "$results/redis" 2>&1 | grep -E '^(Passed|Total)|FAILURE|WARNING' \
-      | sed "s/^/$scenario: /"
+      --force --output-dir "$results/redis" 2>&1 | grep -E '^(Passed|Total)|FAILURE|WARNING|SKIPPED' \
+      | sed "s|^|server $scenario: |"
   done
 ) > "$results/tasks-redis.log" 2>&1 &
 redis_run=$!
+# Whether the log LOG of scenarios run by name holds COUNT passes: each scenario passed at
+# least one check, and none failed, warned or was skipped; but for tasks-status-notifications,
+# whose only check the suite itself skips, which must report 0/0 with nothing failed.
+all_passed() {
+  local log=$1 count=$2 passed unchecked skipped
+  passed=$(grep -cE ': Passed: [1-9][0-9]*/[0-9]+, 0 failed, 0 warnings$' "$log" || true)
+  unchecked=$(grep -cx 'server tasks-status-notifications: Passed: 0/0, 0 failed, 0 warnings' \
+    "$log" || true)
+  skipped=$(grep -v '^server tasks-status-notifications: ' "$log" | grep -c SKIPPED || true)
+  echo "($passed of $count passed, $unchecked unchecked by the suite, $skipped checks skipped)"
+  [ "$((passed + unchecked))" -eq "$count" ] && [ "$skipped" -eq 0 ]
+}
 failed=0
 for i in "${!runs[@]}"; do
   status=0
@@ -104,9 +145,16 @@ for i in "${!runs[@]}"; do
   [ "$status" -eq 0 ] || failed=1
 done
 wait "$redis_run" || true
+wait "$extensions_run" || true
+echo "== the extension scenarios, each run by name"
+cat "$results/extensions.log"
+if ! all_passed "$results/extensions.log" $((${#server_extensions[@]} + ${#client_extensions[@]})); then
+  echo "== not every extension scenario passed"
+  failed=1
+fi
 echo "== the tasks extension's scenarios against the Redis task store"
 cat "$results/tasks-redis.log"
-if [ "$(grep -cE ': Passed: [0-9]+/[0-9]+, 0 failed, 0 warnings' "$results/tasks-redis.log")" -ne ${#tasks_scenarios[@]} ]; then
+if ! all_passed "$results/tasks-redis.log" ${#tasks_scenarios[@]}; then
   echo "== not every tasks scenario passed against Redis"
   failed=1
 fi
