@@ -8,8 +8,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use base64::Engine as _;
-use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use const_oid::db::rfc5912::{ID_EC_PUBLIC_KEY, RSA_ENCRYPTION, SECP_256_R_1, SECP_384_R_1};
+use const_oid::db::rfc8410::ID_ED_25519;
+use der::asn1::{AnyRef, OctetStringRef, UintRef};
+use der::{Decode as _, Encode as _};
 use jsonwebtoken::{Algorithm, EncodingKey};
+use pkcs8::{AlgorithmIdentifierRef, ObjectIdentifier, PrivateKeyInfoRef};
 use serde::Deserialize;
 
 /// Why a signing key could not be read.
@@ -78,10 +83,13 @@ impl SigningKey {
     /// A key from PEM text: a PKCS#8 `PRIVATE KEY` (EC P-256 or P-384, RSA, Ed25519) or a
     /// PKCS#1 `RSA PRIVATE KEY`.
     pub fn from_pem(pem: &str) -> Result<Self, KeyError> {
-        let (label, der) = pem_block(pem)?;
-        match label.as_str() {
-            "PRIVATE KEY" => from_pkcs8(der, None),
-            "RSA PRIVATE KEY" => probe(rsa(&der), RSA, der, None),
+        let block = pem::parse(pem).map_err(|err| KeyError::Pem(err.to_string()))?;
+        match block.tag() {
+            "PRIVATE KEY" => from_pkcs8(block.into_contents(), None),
+            "RSA PRIVATE KEY" => {
+                let der = block.into_contents();
+                probe(rsa(&der), RSA, der, None)
+            }
             other => Err(KeyError::Pem(format!("a `{other}` block"))),
         }
     }
@@ -109,7 +117,7 @@ impl SigningKey {
                 probe(EncodingKey::from_ec_der(&der), EC, der, named)
             }
             "OKP" if jwk.crv.as_deref() == Some("Ed25519") => {
-                let der = [ED25519_PKCS8_PREFIX, &jwk.part("d")?].concat();
+                let der = ed25519_pkcs8(&jwk.part("d")?)?;
                 probe(EncodingKey::from_ed_der(&der), ED, der, named)
             }
             "RSA" => {
@@ -167,38 +175,12 @@ fn read(path: &Path) -> Result<String, KeyError> {
     })
 }
 
-/// The first PEM block of `text`: its label and its bytes.
-fn pem_block(text: &str) -> Result<(String, Vec<u8>), KeyError> {
-    let mut lines = text.lines().map(str::trim);
-    let label = lines
-        .find_map(|line| line.strip_prefix("-----BEGIN ")?.strip_suffix("-----"))
-        .ok_or_else(|| KeyError::Pem("no `-----BEGIN …-----` line".to_owned()))?
-        .to_owned();
-    let end = format!("-----END {label}-----");
-    let mut body = String::new();
-    for line in lines.by_ref() {
-        if line == end {
-            let der = STANDARD
-                .decode(body.as_bytes())
-                .map_err(|err| KeyError::Pem(format!("its base64: {err}")))?;
-            return Ok((label, der));
-        }
-        body.push_str(line);
-    }
-    Err(KeyError::Pem(format!("no `{end}` line")))
-}
-
 /// A PKCS#8 key: EC and Ed25519 keys as they are, an RSA key's inner PKCS#1 one.
 fn from_pkcs8(der: Vec<u8>, named: Option<Algorithm>) -> Result<SigningKey, KeyError> {
-    const RSA_ENCRYPTION: &[u8] = &[0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01];
-    let not_pkcs8 = || KeyError::Pem("its PKCS#8 structure".to_owned());
-    let (_, info, _) = der_read(&der).ok_or_else(not_pkcs8)?;
-    let (_, _version, rest) = der_read(info).ok_or_else(not_pkcs8)?;
-    let (_, algorithm, rest) = der_read(rest).ok_or_else(not_pkcs8)?;
-    let (_, oid, _) = der_read(algorithm).ok_or_else(not_pkcs8)?;
-    if oid == RSA_ENCRYPTION {
-        let (_, pkcs1, _) = der_read(rest).ok_or_else(not_pkcs8)?;
-        let pkcs1 = pkcs1.to_vec();
+    let info = PrivateKeyInfoRef::from_der(&der)
+        .map_err(|err| KeyError::Pem(format!("its PKCS#8 structure: {err}")))?;
+    if info.algorithm.oid == RSA_ENCRYPTION {
+        let pkcs1 = info.private_key.as_bytes().to_vec();
         return probe(rsa(&pkcs1), RSA, pkcs1, named);
     }
     match probe(EncodingKey::from_ec_der(&der), EC, der.clone(), named) {
@@ -280,18 +262,42 @@ impl Jwk {
     }
 }
 
-/// PKCS#8 of an Ed25519 private key, up to its 32-byte seed (RFC 8410).
-const ED25519_PKCS8_PREFIX: &[u8] = &[
-    0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20,
-];
+/// A JWK whose DER encoding failed (a member too long for DER).
+fn not_encodable(err: der::Error) -> KeyError {
+    KeyError::Jwk(format!("its DER encoding: {err}"))
+}
+
+/// The PKCS#8 document of `algorithm` (with its `parameters`) and the DER of its
+/// private key.
+fn pkcs8(
+    algorithm: ObjectIdentifier,
+    parameters: Option<AnyRef<'_>>,
+    private_key: &[u8],
+) -> Result<Vec<u8>, KeyError> {
+    let algorithm = AlgorithmIdentifierRef {
+        oid: algorithm,
+        parameters,
+    };
+    let private_key = OctetStringRef::new(private_key).map_err(not_encodable)?;
+    PrivateKeyInfoRef::new(algorithm, private_key)
+        .to_der()
+        .map_err(not_encodable)
+}
+
+/// The PKCS#8 document of an Ed25519 JWK's 32-byte seed (RFC 8410).
+fn ed25519_pkcs8(seed: &[u8]) -> Result<Vec<u8>, KeyError> {
+    let seed = OctetStringRef::new(seed)
+        .and_then(|seed| seed.to_der())
+        .map_err(not_encodable)?;
+    pkcs8(ID_ED_25519, None, &seed)
+}
 
 /// The PKCS#8 document of an EC JWK (RFC 5915 inside RFC 5208), with its public key, as
 /// ring wants it.
 fn ec_pkcs8(jwk: &Jwk) -> Result<Vec<u8>, KeyError> {
-    const EC_PUBLIC_KEY: &[u8] = &[0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01];
-    let (curve, size): (&[u8], usize) = match jwk.crv.as_deref() {
-        Some("P-256") => (&[0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07], 32),
-        Some("P-384") => (&[0x2b, 0x81, 0x04, 0x00, 0x22], 48),
+    let (curve, size) = match jwk.crv.as_deref() {
+        Some("P-256") => (SECP_256_R_1, 32),
+        Some("P-384") => (SECP_384_R_1, 48),
         other => return Err(KeyError::Jwk(format!("the curve {other:?}"))),
     };
     let (d, x, y) = (jwk.part("d")?, jwk.part("x")?, jwk.part("y")?);
@@ -300,85 +306,37 @@ fn ec_pkcs8(jwk: &Jwk) -> Result<Vec<u8>, KeyError> {
             "its `d`, `x` and `y` must be {size} bytes each"
         )));
     }
-    let point = [&[0x00, 0x04][..], &x, &y].concat();
-    let private = der(
-        0x30,
-        &[
-            der(0x02, &[1]),
-            der(0x04, &d),
-            der(0xa1, &der(0x03, &point)),
-        ]
-        .concat(),
-    );
-    let algorithm = der(0x30, &[der(0x06, EC_PUBLIC_KEY), der(0x06, curve)].concat());
-    Ok(der(
-        0x30,
-        &[der(0x02, &[0]), algorithm, der(0x04, &private)].concat(),
-    ))
+    // SEC1's uncompressed point (section 2.3.3): the tag 0x04, then x and y.
+    let point = [&[0x04][..], &x, &y].concat();
+    let private = sec1::EcPrivateKey {
+        private_key: &d,
+        parameters: None,
+        public_key: Some(&point),
+    }
+    .to_der()
+    .map_err(not_encodable)?;
+    pkcs8(ID_EC_PUBLIC_KEY, Some(AnyRef::from(&curve)), &private)
 }
 
 /// The PKCS#1 `RSAPrivateKey` of an RSA JWK (RFC 8017, appendix A.1.2).
 fn rsa_pkcs1(jwk: &Jwk) -> Result<Vec<u8>, KeyError> {
-    let mut fields = der(0x02, &[0]);
-    for name in ["n", "e", "d", "p", "q", "dp", "dq", "qi"] {
-        fields.extend(der_unsigned(&jwk.part(name)?));
+    let [n, e, d, p, q, dp, dq, qi] =
+        ["n", "e", "d", "p", "q", "dp", "dq", "qi"].map(|name| jwk.part(name));
+    let (n, e, d, p, q, dp, dq, qi) = (n?, e?, d?, p?, q?, dp?, dq?, qi?);
+    let uint = |bytes| UintRef::new(bytes).map_err(not_encodable);
+    pkcs1::RsaPrivateKey {
+        modulus: uint(&n)?,
+        public_exponent: uint(&e)?,
+        private_exponent: uint(&d)?,
+        prime1: uint(&p)?,
+        prime2: uint(&q)?,
+        exponent1: uint(&dp)?,
+        exponent2: uint(&dq)?,
+        coefficient: uint(&qi)?,
+        other_prime_infos: None,
     }
-    Ok(der(0x30, &fields))
-}
-
-/// A DER INTEGER of a big-endian unsigned number.
-fn der_unsigned(bytes: &[u8]) -> Vec<u8> {
-    let start = bytes
-        .iter()
-        .position(|byte| *byte != 0)
-        .unwrap_or(bytes.len());
-    let trimmed = &bytes[start..];
-    let value = match trimmed.first() {
-        None => vec![0],
-        Some(first) if first & 0x80 != 0 => [&[0][..], trimmed].concat(),
-        Some(_) => trimmed.to_vec(),
-    };
-    der(0x02, &value)
-}
-
-/// A DER element: its tag, its length, its content.
-fn der(tag: u8, content: &[u8]) -> Vec<u8> {
-    let mut out = vec![tag];
-    let len = content.len();
-    if len < 0x80 {
-        out.push(len as u8);
-    } else {
-        let bytes = len.to_be_bytes();
-        let skip = bytes.iter().take_while(|byte| **byte == 0).count();
-        out.push(0x80 | (bytes.len() - skip) as u8);
-        out.extend_from_slice(&bytes[skip..]);
-    }
-    out.extend_from_slice(content);
-    out
-}
-
-/// The first DER element of `input`: its tag, its content, and what follows it.
-fn der_read(input: &[u8]) -> Option<(u8, &[u8], &[u8])> {
-    let (&tag, rest) = input.split_first()?;
-    let (&first, rest) = rest.split_first()?;
-    let (len, rest) = if first < 0x80 {
-        (usize::from(first), rest)
-    } else {
-        let count = usize::from(first & 0x7f);
-        if count == 0 || count > std::mem::size_of::<usize>() || rest.len() < count {
-            return None;
-        }
-        let (len_bytes, rest) = rest.split_at(count);
-        let len = len_bytes
-            .iter()
-            .fold(0usize, |len, byte| (len << 8) | usize::from(*byte));
-        (len, rest)
-    };
-    if rest.len() < len {
-        return None;
-    }
-    let (content, after) = rest.split_at(len);
-    Some((tag, content, after))
+    .to_der()
+    .map_err(not_encodable)
 }
 
 #[cfg(test)]
@@ -465,6 +423,8 @@ mod tests {
             SigningKey::from_pem("-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n");
         let message = public.unwrap_err().to_string();
         assert!(message.contains("`PUBLIC KEY`"), "{message}");
+        let annotated = SigningKey::from_pem(&format!("Bag Attributes\n{P256_PEM}"));
+        assert_eq!(annotated.unwrap().algorithm(), "ES256");
         let truncated = SigningKey::from_pem(&P256_PEM.replace("-----END PRIVATE KEY-----", ""));
         assert!(matches!(truncated, Err(KeyError::Pem(_))), "{truncated:?}");
         let mut no_d: Value = serde_json::from_str(P256_JWK).unwrap();
@@ -487,19 +447,5 @@ mod tests {
         assert!(shown.contains("ES256") && shown.contains("k1"), "{shown}");
         let d = member(P256_JWK, "d");
         assert!(!shown.contains(&d) && !shown.contains("der"), "{shown}");
-    }
-
-    #[test]
-    fn der_lengths_round_trip_short_and_long() {
-        for len in [0usize, 1, 127, 128, 255, 256, 70_000] {
-            let content = vec![7u8; len];
-            let encoded = der(0x04, &content);
-            let (tag, read, rest) = der_read(&encoded).unwrap();
-            assert_eq!((tag, read.len(), rest.len()), (0x04, len, 0));
-        }
-        assert_eq!(der_unsigned(&[0, 0, 0x80]), [0x02, 0x02, 0x00, 0x80]);
-        assert_eq!(der_unsigned(&[0, 0x7f]), [0x02, 0x01, 0x7f]);
-        assert_eq!(der_unsigned(&[0]), [0x02, 0x01, 0x00]);
-        assert!(der_read(&[0x30, 0x05, 0x01]).is_none());
     }
 }
