@@ -307,7 +307,8 @@ impl LoadedSkill {
     }
 }
 
-/// A server's skills: see the [module](self) documentation. Made by [`Client::skills`].
+/// A server's skills (the skills extension): listed with nothing read, then loaded and read
+/// file by file, each verified against its entry. Made by [`Client::skills`].
 #[derive(Debug, Clone, Copy)]
 pub struct Skills<'c> {
     client: &'c Client,

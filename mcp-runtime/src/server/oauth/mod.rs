@@ -12,6 +12,7 @@ mod dpop;
 mod introspect;
 mod issuer;
 mod jwt;
+mod proof;
 mod refusal;
 
 use std::fmt;

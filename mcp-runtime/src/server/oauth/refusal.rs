@@ -22,7 +22,7 @@ pub(crate) enum Refusal {
     /// A good token, without every scope the request needs: these.
     InsufficientScope(Vec<String>),
     /// A token sent with the wrong scheme for its DPoP binding, or without a good proof.
-    Proof(super::dpop::ProofError),
+    Proof(super::proof::ProofError),
 }
 
 impl Refusal {
@@ -75,7 +75,7 @@ impl Refusal {
                         "DPoP error=\"{}\", error_description=\"{}\", algs=\"{}\", resource_metadata=\"{metadata}\"{scope}",
                         wrong.code(),
                         quoted(&why),
-                        super::dpop::ALGS
+                        super::proof::ALGS
                     )),
                     json!({ "error": wrong.code(), "error_description": why }),
                 )
