@@ -21,7 +21,8 @@ fn server(args: &[&str]) -> String {
 fn the_library_tools_are_listed_and_callable() {
     assert_eq!(
         server(&["list"]),
-        "text.reverse\nunits.celsius_to_fahrenheit\n"
+        // The library's embedded skill is listed with its tools.
+        "text.reverse\nunits.celsius_to_fahrenheit\nskill://temperature-conversion/SKILL.md\n"
     );
     let result: Value = serde_json::from_str(&server(&[
         "call",
