@@ -28,7 +28,7 @@ use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::{Map, Value};
 use sha2::{Digest as _, Sha256};
 
-use super::proof::ProofError;
+use super::proof::{ALGORITHMS, ProofError};
 use super::refusal::Refusal;
 use super::{OAuthConfig, canonical};
 use crate::auth::AuthInfo;
@@ -39,20 +39,6 @@ pub(super) const MAX_AGE_SECS: u64 = 5 * 60;
 /// How many proof ids are remembered at most. When they are all still fresh, a new proof
 /// is refused for the moment (503) rather than an id forgotten early.
 const REMEMBERED: usize = 65_536;
-
-/// The algorithms a proof may be signed with: asymmetric ones only (RFC 9449, section
-/// 4.2), as `jsonwebtoken` checks them.
-const ALGORITHMS: [Algorithm; 9] = [
-    Algorithm::ES256,
-    Algorithm::ES384,
-    Algorithm::RS256,
-    Algorithm::RS384,
-    Algorithm::RS512,
-    Algorithm::PS256,
-    Algorithm::PS384,
-    Algorithm::PS512,
-    Algorithm::EdDSA,
-];
 
 /// The scheme an access token came with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

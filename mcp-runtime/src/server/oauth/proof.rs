@@ -2,8 +2,30 @@
 //! algorithms the challenge offers. Both the proof's checks (`dpop`) and the refusal's
 //! response (`refusal`) name them.
 
-/// The algorithms named in the challenge (`algs`).
-pub(super) const ALGS: &str = "ES256 ES384 RS256 RS384 RS512 PS256 PS384 PS512 EdDSA";
+use jsonwebtoken::Algorithm;
+
+/// The algorithms a proof may be signed with: asymmetric ones only (RFC 9449, section
+/// 4.2), as `jsonwebtoken` checks them.
+pub(super) const ALGORITHMS: [Algorithm; 9] = [
+    Algorithm::ES256,
+    Algorithm::ES384,
+    Algorithm::RS256,
+    Algorithm::RS384,
+    Algorithm::RS512,
+    Algorithm::PS256,
+    Algorithm::PS384,
+    Algorithm::PS512,
+    Algorithm::EdDSA,
+];
+
+/// The algorithms named in the challenge (`algs`): [`ALGORITHMS`], space-separated.
+pub(super) fn algs() -> String {
+    let names: Vec<String> = ALGORITHMS
+        .iter()
+        .map(|algorithm| format!("{algorithm:?}"))
+        .collect();
+    names.join(" ")
+}
 
 /// What is wrong with a request's DPoP: its scheme, or its proof.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -83,5 +105,16 @@ impl ProofError {
             Self::SentAsBearer | Self::NotBound => "invalid_token",
             _ => "invalid_dpop_proof",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_challenge_names_every_algorithm_a_proof_may_use() {
+        assert_eq!(
+            super::algs(),
+            "ES256 ES384 RS256 RS384 RS512 PS256 PS384 PS512 EdDSA"
+        );
     }
 }

@@ -75,7 +75,7 @@ impl Refusal {
                         "DPoP error=\"{}\", error_description=\"{}\", algs=\"{}\", resource_metadata=\"{metadata}\"{scope}",
                         wrong.code(),
                         quoted(&why),
-                        super::proof::ALGS
+                        super::proof::algs()
                     )),
                     json!({ "error": wrong.code(), "error_description": why }),
                 )
