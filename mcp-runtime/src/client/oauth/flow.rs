@@ -419,10 +419,13 @@ impl Session {
         let (status, body) = post(request, endpoint)
             .await
             .map_err(|err| failed(err.to_string()))?;
-        let answer: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
         if !status.is_success() {
-            return Err(failed(oauth_error(status.as_u16(), &answer)));
+            return Err(failed(match super::refusal(status, &body) {
+                (error, Some(description)) => format!("{error} ({description})"),
+                (error, None) => error,
+            }));
         }
+        let answer: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
         let text = |name: &str| answer.get(name).and_then(Value::as_str).map(str::to_owned);
         let client_id =
             text("client_id").ok_or_else(|| failed("the answer has no client_id".to_owned()))?;
@@ -480,17 +483,7 @@ impl Session {
             .send_token_request(request.form(&form), metadata)
             .await?;
         if !status.is_success() {
-            let answer: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-            return Err(AuthError::Token {
-                error: answer
-                    .get("error")
-                    .and_then(Value::as_str)
-                    .map_or_else(|| format!("HTTP {status}"), str::to_owned),
-                description: answer
-                    .get("error_description")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned),
-            });
+            return Err(AuthError::token_refused(status, &body));
         }
         let answer: TokenResponse = serde_json::from_slice(&body)
             .map_err(|err| failed(format!("an answer that is not a token response: {err}")))?;
@@ -633,17 +626,6 @@ fn accept_callback(
         .filter(|code| !code.is_empty())
         .map(str::to_owned)
         .ok_or_else(|| AuthError::Callback("it has no `code`".to_owned()))
-}
-
-/// The OAuth error an authorization server answered with, or its status.
-fn oauth_error(status: u16, answer: &Value) -> String {
-    let error = answer.get("error").and_then(Value::as_str);
-    let description = answer.get("error_description").and_then(Value::as_str);
-    match (error, description) {
-        (Some(error), Some(description)) => format!("{error} ({description})"),
-        (Some(error), None) => error.to_owned(),
-        _ => format!("HTTP {status}"),
-    }
 }
 
 /// OpenID Connect's `application_type`: `native` for a redirect to this machine or to an

@@ -364,13 +364,10 @@ impl Session {
         let body = super::read_capped(response, MAX_ANSWER_BYTES)
             .await
             .map_err(|err| failed(err.to_string()))?;
-        let answer: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
         if !status.is_success() {
-            return Err(AuthError::Token {
-                error: text(&answer, "error").unwrap_or_else(|| format!("HTTP {status}")),
-                description: text(&answer, "error_description"),
-            });
+            return Err(AuthError::token_refused(status, &body));
         }
+        let answer: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
         if text(&answer, "issued_token_type").as_deref() != Some(ID_JAG_TYPE) {
             return Err(failed(format!(
                 "the identity provider's token exchange did not issue an ID-JAG (`issued_token_type` is not `{ID_JAG_TYPE}`)"

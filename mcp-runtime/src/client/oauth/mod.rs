@@ -222,6 +222,32 @@ pub enum AuthError {
     Credential(String),
 }
 
+/// Why an authorization server's endpoint refused, from its answer: the OAuth error and
+/// its description (RFC 6749, section 5.2); else the title and detail of a problem
+/// document (RFC 9457), as some servers answer; else the HTTP status.
+fn refusal(status: reqwest::StatusCode, body: &[u8]) -> (String, Option<String>) {
+    let answer: serde_json::Value = serde_json::from_slice(body).unwrap_or_default();
+    let text = |name: &str| {
+        answer
+            .get(name)
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_owned)
+    };
+    match (text("error"), text("title")) {
+        (Some(error), _) => (error, text("error_description")),
+        (None, Some(title)) => (format!("HTTP {status}"), text("detail").or(Some(title))),
+        (None, None) => (format!("HTTP {status}"), None),
+    }
+}
+
+impl AuthError {
+    /// A token endpoint's refusal, answered with `status` and `body`.
+    fn token_refused(status: reqwest::StatusCode, body: &[u8]) -> Self {
+        let (error, description) = refusal(status, body);
+        Self::Token { error, description }
+    }
+}
+
 fn describe(description: &Option<String>) -> String {
     description
         .as_deref()
@@ -545,4 +571,31 @@ async fn read_capped(response: reqwest::Response, limit: usize) -> Result<Vec<u8
         body.extend_from_slice(&chunk);
     }
     Ok(body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_refusal_says_the_oauth_error_else_the_problem_else_the_status() {
+        let bad = reqwest::StatusCode::BAD_REQUEST;
+        let said = |body: &str| AuthError::token_refused(bad, body.as_bytes()).to_string();
+        assert_eq!(
+            said(r#"{"error": "invalid_client", "error_description": "who?", "title": "t"}"#),
+            "the token endpoint refused: invalid_client (who?)"
+        );
+        assert_eq!(
+            said(r#"{"title": "Bad Request", "detail": "invalid_client: nope"}"#),
+            "the token endpoint refused: HTTP 400 Bad Request (invalid_client: nope)"
+        );
+        assert_eq!(
+            said(r#"{"title": "Gone wrong"}"#),
+            "the token endpoint refused: HTTP 400 Bad Request (Gone wrong)"
+        );
+        assert_eq!(
+            said("<html>no</html>"),
+            "the token endpoint refused: HTTP 400 Bad Request"
+        );
+    }
 }
