@@ -35,11 +35,13 @@
 //   `mcp-resource-server` with the secret `s3cret:with/odd+chars` (client_secret_basic,
 //   both form-urlencoded first, RFC 6749 §2.3.1); any other gets 401 invalid_client.
 // - GET /test/introspections: {count}, how many introspection requests came so far.
+// Machine clients and DPoP, in the last block: the client credentials grant of the client
+// `machine`, tokens bound to the key of a checked DPoP proof, and GET /test/grants.
 // Prints one line when listening: {"issuer": URL}.
 import { AssertionError } from 'node:assert';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHash, createPublicKey, randomBytes, randomUUID, verify } from 'node:crypto';
 import { OAuth2Server } from 'oauth2-mock-server';
-import { SignJWT, generateKeyPair, exportJWK, importJWK } from 'jose';
+import { SignJWT, decodeJwt, decodeProtectedHeader, generateKeyPair, exportJWK, importJWK } from 'jose';
 
 const server = new OAuth2Server();
 const first = await server.issuer.keys.generate('RS256', { kid: 'key-1' });
@@ -375,3 +377,82 @@ server.service.on('beforeWellKnownOpenIdConfiguration', (response) => {
   response.body.introspection_endpoint = `${server.issuer.url}/test/introspect`;
   response.body.introspection_endpoint_auth_methods_supported = ['client_secret_basic'];
 });
+
+// ---- Machine clients and DPoP (RFC 9449) -------------------------------------------------
+// - The client credentials grant of a request that names a client (in the form or in Basic
+//   credentials) takes only the client `machine`, with the secret `machine-secret`
+//   (client_secret_basic); one that names none is answered as oauth2-mock-server does.
+// - A token request with a `DPoP` header gets a token bound to the proof's key (`cnf.jkt`,
+//   the RFC 7638 thumbprint of its `jwk`) and `token_type: DPoP`, once the proof is
+//   checked: `typ` `dpop+jwt`, ES256, signed by its own `jwk`, `htm` POST, `htu` this token
+//   endpoint, `iat` within a minute, and a `jti` not seen before. Any other is refused.
+// - The metadata offers DPoP with ES256.
+// - GET /test/grants: [{grant_type, client_id, jkt}], each token request granted so far.
+const MACHINE_CLIENT = { id: 'machine', secret: 'machine-secret' };
+const proofIds = new Set();
+const grants = [];
+const bound = new WeakSet();
+
+server.service.on('beforeWellKnownOpenIdConfiguration', (response) => {
+  response.body.dpop_signing_alg_values_supported = ['ES256'];
+});
+
+// The thumbprint of the key a token request's DPoP proof is made with, the proof checked;
+// undefined without a proof.
+const proven = (req) => {
+  const proof = req.headers.dpop;
+  if (proof === undefined) return undefined;
+  const wrong = (why) => refuse(`invalid_dpop_proof: ${why}`);
+  let header;
+  let claims;
+  try {
+    header = decodeProtectedHeader(proof);
+    claims = decodeJwt(proof);
+  } catch (err) {
+    wrong(`not a JWT: ${err}`);
+  }
+  if (header.typ !== 'dpop+jwt' || header.alg !== 'ES256') wrong('not an ES256 dpop+jwt');
+  const { crv, kty, x, y } = header.jwk ?? {};
+  if (kty !== 'EC' || crv !== 'P-256') wrong('its jwk is no P-256 key');
+  const [signed, signature] = [proof.slice(0, proof.lastIndexOf('.')), proof.split('.')[2]];
+  const key = createPublicKey({ key: { crv, kty, x, y }, format: 'jwk' });
+  const good = verify('sha256', Buffer.from(signed), { key, dsaEncoding: 'ieee-p1363' },
+    Buffer.from(signature, 'base64url'));
+  if (!good) wrong('the signature is not its jwk\'s');
+  if (claims.htm !== 'POST' || claims.htu !== `${server.issuer.url}/token`) {
+    wrong(`made for ${claims.htm} ${claims.htu}`);
+  }
+  if (typeof claims.iat !== 'number' || Math.abs(now() - claims.iat) > 60) wrong('not fresh');
+  if (typeof claims.jti !== 'string' || proofIds.has(claims.jti)) wrong('its jti is used');
+  proofIds.add(claims.jti);
+  // RFC 7638: the required members, in lexicographic order, without spaces.
+  return createHash('sha256').update(JSON.stringify({ crv, kty, x, y })).digest('base64url');
+};
+
+server.service.on('beforeTokenSigning', (token, req) => {
+  const body = req.body;
+  const clientId = requestingClient(req);
+  if (body.grant_type === 'client_credentials' && clientId !== undefined) {
+    const [scheme, encoded] = (req.headers.authorization ?? '').split(' ');
+    const pair = scheme?.toLowerCase() === 'basic' && encoded !== undefined
+      ? Buffer.from(encoded, 'base64').toString().split(':').map(formDecoded)
+      : [];
+    if (pair[0] !== MACHINE_CLIENT.id || pair[1] !== MACHINE_CLIENT.secret) {
+      refuse(`invalid_client: ${clientId} is not the machine client with its secret`);
+    }
+    token.payload.client_id = clientId;
+    token.payload.sub = clientId;
+  }
+  const jkt = proven(req);
+  if (jkt !== undefined) {
+    token.payload.cnf = { jkt };
+    bound.add(req);
+  }
+  grants.push({ grant_type: body.grant_type, client_id: clientId ?? null, jkt: jkt ?? null });
+});
+
+server.service.on('beforeResponse', (response, req) => {
+  if (bound.has(req)) response.body.token_type = 'DPoP';
+});
+
+server.service.addRoute('GET', '/test/grants', (req, res) => reply(res, 200, grants));

@@ -131,6 +131,15 @@ pub(crate) enum CliError {
         /// Why its server is none.
         source: crate::client::ConfigError,
     },
+    /// `--mount-auth NAME=FIELDS` that cannot be followed.
+    #[cfg(feature = "client")]
+    #[error("--mount-auth {given}: {reason}")]
+    MountAuth {
+        /// The option's value.
+        given: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// Two servers of one name, from `--mount` and `--servers`.
     #[cfg(feature = "client")]
     #[error("two servers are named `{0}`")]

@@ -31,6 +31,13 @@ pub(super) struct RemoteArgs {
     /// Needs mcp-runtime's `client` feature.
     #[arg(long = "servers", value_name = "FILE", global = true)]
     servers: Option<PathBuf>,
+    /// Sign in to the HTTP server mounted as NAME with a machine grant, its credentials
+    /// read from the files and environment variables named:
+    /// `NAME=grant=client_credentials,client_id=ID,client_secret_env=VAR`. FIELDS are
+    /// those of an `mcpServers` file's `auth`, `KEY=VALUE` separated by commas; a KEY
+    /// alone (`dpop`) is true (repeatable). Needs mcp-runtime's `client` feature.
+    #[arg(long = "mount-auth", value_name = "NAME=FIELDS", global = true)]
+    mount_auth: Vec<String>,
 }
 
 /// Why `--mount` and `--servers` fail in a program built without the client.
@@ -47,6 +54,8 @@ impl RemoteArgs {
             Some("--mount")
         } else if self.servers.is_some() {
             Some("--servers")
+        } else if !self.mount_auth.is_empty() {
+            Some("--mount-auth")
         } else {
             None
         }
@@ -99,6 +108,7 @@ pub(super) fn mounted(
             return Err(CliError::DuplicateServer(name.to_owned()));
         }
     }
+    sign_in(&mut servers, &args.mount_auth)?;
     if servers.is_empty() {
         return Ok((registry, None));
     }
@@ -154,6 +164,73 @@ pub(super) fn mounted(
     ))
 }
 
+/// Gives each server that a `--mount-auth` names its OAuth client, in place of any `auth`
+/// its `mcpServers` file gave.
+#[cfg(feature = "client")]
+fn sign_in(servers: &mut BTreeMap<String, Target>, given: &[String]) -> Result<(), CliError> {
+    let mut named = std::collections::BTreeSet::new();
+    for given in given {
+        let refuse = |reason: String| CliError::MountAuth {
+            given: given.clone(),
+            reason,
+        };
+        let (name, fields) = given
+            .split_once('=')
+            .ok_or_else(|| refuse("give NAME=FIELDS, the name of a mounted server".to_owned()))?;
+        if !named.insert(name) {
+            return Err(refuse(format!("`{name}` is signed in to twice")));
+        }
+        match servers.get(name) {
+            Some(Target::Http(_)) => {}
+            Some(Target::Stdio(_)) => {
+                return Err(refuse(format!(
+                    "`{name}` is a command, spoken to over stdio: only a server at an HTTP endpoint signs in"
+                )));
+            }
+            None if servers.is_empty() => {
+                return Err(refuse(format!(
+                    "no server is mounted as `{name}`: mount it with --mount or --servers"
+                )));
+            }
+            None => {
+                let mounted: Vec<&str> = servers.keys().map(String::as_str).collect();
+                return Err(refuse(format!(
+                    "no server is mounted as `{name}`; mounted: {}",
+                    mounted.join(", ")
+                )));
+            }
+        }
+        let oauth =
+            client::oauth::oauth_of(auth_fields(fields).map_err(refuse)?).map_err(refuse)?;
+        if let Some(Target::Http(server)) = servers.get_mut(name) {
+            *server = server.clone().oauth(oauth);
+        }
+    }
+    Ok(())
+}
+
+/// `KEY=VALUE,KEY=VALUE` as the JSON object of an `auth`: each value a string, a `KEY`
+/// alone `true`. A value may hold `=` but not `,`.
+#[cfg(feature = "client")]
+fn auth_fields(fields: &str) -> Result<serde_json::Value, String> {
+    let mut auth = serde_json::Map::new();
+    for field in fields.split(',') {
+        let (key, value) = match field.split_once('=') {
+            Some((key, value)) => (key.trim(), serde_json::Value::from(value)),
+            None => (field.trim(), serde_json::Value::Bool(true)),
+        };
+        if key.is_empty() {
+            return Err(format!(
+                "`{field}` has no field name: give KEY=VALUE pairs separated by commas"
+            ));
+        }
+        if auth.insert(key.to_owned(), value).is_some() {
+            return Err(format!("`{key}` is given twice"));
+        }
+    }
+    Ok(serde_json::Value::Object(auth))
+}
+
 /// A server's name as the namespace of its tools: lower case, `-` and spaces as `_`.
 #[cfg(feature = "client")]
 fn prefix_of(name: &str) -> String {
@@ -184,4 +261,108 @@ fn trust_ssl_cert_file(servers: &mut BTreeMap<String, Target>) -> Result<(), Cli
         }
     }
     Ok(())
+}
+
+#[cfg(all(test, feature = "client"))]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn auth_fields_are_key_value_pairs_and_a_bare_key_is_true() {
+        assert_eq!(
+            auth_fields("grant=client_credentials, client_id=a=b,dpop").unwrap(),
+            json!({ "grant": "client_credentials", "client_id": "a=b", "dpop": true })
+        );
+        let empty = auth_fields("grant=x,,dpop").unwrap_err();
+        assert!(empty.contains("no field name"), "{empty}");
+        let twice = auth_fields("grant=x,grant=y").unwrap_err();
+        assert!(twice.contains("`grant` is given twice"), "{twice}");
+    }
+
+    fn servers() -> BTreeMap<String, Target> {
+        [
+            ("remote", "http://127.0.0.1:1/mcp"),
+            ("local", "some-program --flag"),
+        ]
+        .into_iter()
+        .map(|(name, target)| (name.to_owned(), Target::parse(target).unwrap()))
+        .collect()
+    }
+
+    fn refusal(given: &[&str]) -> String {
+        let given: Vec<String> = given.iter().map(|&given| given.to_owned()).collect();
+        let err = sign_in(&mut servers(), &given).expect_err("refused");
+        assert!(matches!(err, CliError::MountAuth { .. }), "{err}");
+        err.to_string()
+    }
+
+    #[test]
+    fn mount_auth_gives_the_named_http_server_its_grant_and_dpop() {
+        let mut mounted = servers();
+        let given = ["remote=grant=workload_identity,client_id=w,token_env=TOKEN,dpop".to_owned()];
+        sign_in(&mut mounted, &given).expect("signed in");
+        let Target::Http(server) = &mounted["remote"] else {
+            panic!("an HTTP server");
+        };
+        let shown = format!("{server:?}");
+        assert!(
+            shown.contains("Workload") && shown.contains("thumbprint"),
+            "{shown}"
+        );
+        assert_eq!(mounted["local"], servers()["local"]);
+    }
+
+    #[test]
+    fn mount_auth_names_what_is_wrong() {
+        let grant = "grant=workload_identity,client_id=w,token_env=T";
+        for (given, says) in [
+            (vec!["remote"], "give NAME=FIELDS"),
+            (
+                vec!["nowhere=grant=x"],
+                "no server is mounted as `nowhere`; mounted: local, remote",
+            ),
+            (
+                vec!["local=grant=workload_identity"],
+                "only a server at an HTTP endpoint",
+            ),
+            (
+                vec!["remote=grant=password,client_id=w"],
+                "the grant `password`",
+            ),
+            (
+                vec!["remote=grant=workload_identity,client_id=w"],
+                "`token_file` or `token_env`",
+            ),
+            (
+                vec!["remote=grant=x,client_id=w,client_secret=s"],
+                "unknown field `client_secret`",
+            ),
+            (
+                vec!["remote=grant=x,client_id=w,dpop=yes"],
+                "invalid type: string \"yes\"",
+            ),
+            (vec!["remote=client_id=w"], "missing field `grant`"),
+        ] {
+            let said = refusal(&given);
+            assert!(said.contains(says), "{given:?}: {said}");
+            assert!(
+                said.starts_with(&format!("--mount-auth {}: ", given[0])),
+                "{said}"
+            );
+        }
+        let twice = refusal(&[&format!("remote={grant}"), &format!("remote={grant}")]);
+        assert!(twice.contains("`remote` is signed in to twice"), "{twice}");
+        let key = refusal(&[&format!(
+            "remote={grant},dpop_key_file=/nonexistent/key.pem"
+        )]);
+        assert!(key.contains("/nonexistent/key.pem"), "{key}");
+        let unmounted = sign_in(&mut BTreeMap::new(), &["x=grant=y".to_owned()]).unwrap_err();
+        assert!(
+            unmounted
+                .to_string()
+                .contains("mount it with --mount or --servers"),
+            "{unmounted}"
+        );
+    }
 }

@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 use tokio::sync::Mutex;
 
-use super::oauth::{ClientCredentials, IdentityProvider, OAuth, SigningKey, TokenSource};
+use super::oauth;
 use super::{Client, ClientBuilder, ClientError, HttpServer, RequestOptions, StdioServer, Tool};
 
 /// The first wait before reconnecting to a server that could not be reached.
@@ -62,7 +62,16 @@ pub struct ConfigError(pub String);
 /// `{"mcpServers": {"name": {"command", "args", "env"} | {"url", "headers", "auth"}}}`.
 /// An HTTP server's `auth` gets its tokens with a machine grant (client credentials, a
 /// workload's token, enterprise-managed authorization), its credentials read from the
-/// files and environment variables it names.
+/// files and environment variables it names, never written in the file:
+///
+/// - `{"grant": "client_credentials", "client_id", "client_secret_env" | "private_key_file" | "private_key_jwk_file"}`
+/// - `{"grant": "workload_identity", "client_id", "token_file" | "token_env"}`
+/// - `{"grant": "enterprise", "client_id", "client_secret_env", "idp_token_endpoint",
+///   "idp_client_id", "id_token_file" | "id_token_env"}`
+///
+/// Each takes `"issuer"`, the only authorization server its credentials may go to, and
+/// `"dpop": true` (a key made afresh) or `"dpop_key_file"` (a PKCS#8 PEM of a P-256 key)
+/// for DPoP-bound tokens (RFC 9449).
 ///
 /// ```
 /// use mcp_runtime::client::{Target, servers_from_json};
@@ -102,7 +111,7 @@ pub fn servers_from_json(json: &str) -> Result<BTreeMap<String, Target>, ConfigE
             #[serde(default)]
             headers: BTreeMap<String, String>,
             #[serde(default)]
-            auth: Option<Box<Auth>>,
+            auth: Option<Value>,
         },
     }
     let file: File = serde_json::from_str(json).map_err(|err| {
@@ -135,9 +144,8 @@ pub fn servers_from_json(json: &str) -> Result<BTreeMap<String, Target>, ConfigE
                         server = server.header(name, value);
                     }
                     if let Some(auth) = auth {
-                        let oauth = auth.oauth().map_err(|ConfigError(reason)| {
-                            ConfigError(format!("`{name}`: {reason}"))
-                        })?;
+                        let oauth = oauth::oauth_of(auth)
+                            .map_err(|reason| ConfigError(format!("`{name}`: {reason}")))?;
                         server = server.oauth(oauth);
                     }
                     Target::Http(server)
@@ -146,119 +154,6 @@ pub fn servers_from_json(json: &str) -> Result<BTreeMap<String, Target>, ConfigE
             Ok((name, target))
         })
         .collect()
-}
-
-/// A server's `auth`: a machine grant, its credentials named by the files or environment
-/// variables that hold them, never written in the file itself.
-///
-/// - `{"grant": "client_credentials", "client_id", "client_secret_env" | "private_key_file" | "private_key_jwk_file"}`
-/// - `{"grant": "workload_identity", "client_id", "token_file" | "token_env"}`
-/// - `{"grant": "enterprise", "client_id", "client_secret_env", "idp_token_endpoint",
-///   "idp_client_id", "id_token_file" | "id_token_env"}`
-///
-/// Each takes `"issuer"`, the only authorization server its credentials may go to.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Auth {
-    grant: String,
-    client_id: String,
-    #[serde(default)]
-    client_secret_env: Option<String>,
-    #[serde(default)]
-    private_key_file: Option<String>,
-    #[serde(default)]
-    private_key_jwk_file: Option<String>,
-    #[serde(default)]
-    token_file: Option<String>,
-    #[serde(default)]
-    token_env: Option<String>,
-    #[serde(default)]
-    idp_token_endpoint: Option<String>,
-    #[serde(default)]
-    idp_client_id: Option<String>,
-    #[serde(default)]
-    id_token_file: Option<String>,
-    #[serde(default)]
-    id_token_env: Option<String>,
-    #[serde(default)]
-    issuer: Option<String>,
-}
-
-impl Auth {
-    fn oauth(self) -> Result<OAuth, ConfigError> {
-        let missing = |field: &str| {
-            ConfigError(format!(
-                "`auth` needs `{field}` for the grant `{}`",
-                self.grant
-            ))
-        };
-        let oauth = match self.grant.as_str() {
-            "client_credentials" => OAuth::client_credentials(self.client()?.ok_or_else(|| {
-                missing("client_secret_env`, `private_key_file` or `private_key_jwk_file")
-            })?),
-            "workload_identity" => OAuth::workload_identity(
-                &self.client_id,
-                source(&self.token_file, &self.token_env)
-                    .ok_or_else(|| missing("token_file` or `token_env"))?,
-            ),
-            "enterprise" => {
-                let client = self.client()?.ok_or_else(|| missing("client_secret_env"))?;
-                let endpoint = self
-                    .idp_token_endpoint
-                    .clone()
-                    .ok_or_else(|| missing("idp_token_endpoint"))?;
-                let idp_client = self
-                    .idp_client_id
-                    .clone()
-                    .ok_or_else(|| missing("idp_client_id"))?;
-                let id_token = source(&self.id_token_file, &self.id_token_env)
-                    .ok_or_else(|| missing("id_token_file` or `id_token_env"))?;
-                OAuth::enterprise(
-                    client,
-                    IdentityProvider::new(
-                        endpoint,
-                        ClientCredentials::public(idp_client),
-                        id_token,
-                    ),
-                )
-            }
-            other => {
-                return Err(ConfigError(format!(
-                    "the grant `{other}` is none of `client_credentials`, `workload_identity`, `enterprise`"
-                )));
-            }
-        };
-        Ok(match self.issuer {
-            Some(issuer) => oauth.authorization_server(issuer),
-            None => oauth,
-        })
-    }
-
-    /// The client at the authorization server, with its secret or its key, if given.
-    fn client(&self) -> Result<Option<ClientCredentials>, ConfigError> {
-        let id = &self.client_id;
-        if let Some(variable) = &self.client_secret_env {
-            let secret = std::env::var(variable).map_err(|err| {
-                ConfigError(format!("the environment variable `{variable}`: {err}"))
-            })?;
-            return Ok(Some(ClientCredentials::confidential(id, secret.trim())));
-        }
-        let key = match (&self.private_key_file, &self.private_key_jwk_file) {
-            (Some(pem), _) => SigningKey::from_pem_file(pem),
-            (None, Some(jwk)) => SigningKey::from_jwk_file(jwk),
-            (None, None) => return Ok(None),
-        };
-        let key = key.map_err(|err| ConfigError(err.to_string()))?;
-        Ok(Some(ClientCredentials::private_key_jwt(id, key)))
-    }
-}
-
-fn source(file: &Option<String>, env: &Option<String>) -> Option<TokenSource> {
-    match (file, env) {
-        (Some(file), _) => Some(TokenSource::file(file)),
-        (None, Some(env)) => Some(TokenSource::env(env)),
-        (None, None) => None,
-    }
 }
 
 /// [`servers_from_json`] of the file at `path`.
@@ -526,5 +421,53 @@ mod tests {
         let inline =
             auth_of(r#"{"grant": "client_credentials", "client_id": "c", "client_secret": "x"}"#);
         assert!(inline.is_err(), "a secret written in the file is refused");
+    }
+
+    #[test]
+    fn an_auth_binds_its_tokens_with_dpop_to_a_key_made_afresh_or_read_from_a_file() {
+        let workload = r#""grant": "workload_identity", "client_id": "w", "token_env": "T""#;
+        let shown = |servers: BTreeMap<String, Target>| match &servers["s"] {
+            Target::Http(server) => format!("{server:?}"),
+            Target::Stdio(_) => panic!("an HTTP server"),
+        };
+        let fresh = shown(auth_of(&format!(r#"{{{workload}, "dpop": true}}"#)).expect("DPoP"));
+        assert!(fresh.contains("thumbprint"), "{fresh}");
+        let bearer = shown(auth_of(&format!(r#"{{{workload}, "dpop": false}}"#)).expect("no DPoP"));
+        assert!(!bearer.contains("thumbprint"), "{bearer}");
+        let dir = std::env::temp_dir().join(format!("mcp-dpop-key-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("key.pem");
+        let pkcs8 = ring::signature::EcdsaKeyPair::generate_pkcs8(
+            &ring::signature::ECDSA_P256_SHA256_FIXED_SIGNING,
+            &ring::rand::SystemRandom::new(),
+        )
+        .unwrap();
+        std::fs::write(
+            &file,
+            pem::encode(&pem::Pem::new("PRIVATE KEY", pkcs8.as_ref())),
+        )
+        .unwrap();
+        let thumbprint = oauth::DpopKey::from_pem_file(&file)
+            .unwrap()
+            .thumbprint()
+            .to_owned();
+        let path = serde_json::to_string(&file).unwrap();
+        let read = shown(
+            auth_of(&format!(r#"{{{workload}, "dpop_key_file": {path}}}"#)).expect("a key file"),
+        );
+        assert!(read.contains(&thumbprint), "{read}");
+        let both = auth_of(&format!(
+            r#"{{{workload}, "dpop": false, "dpop_key_file": {path}}}"#
+        ))
+        .unwrap_err();
+        assert!(both.0.contains("leave one out"), "{both}");
+        let missing = dir.join("none.pem");
+        let path = serde_json::to_string(&missing).unwrap();
+        let unread = auth_of(&format!(r#"{{{workload}, "dpop_key_file": {path}}}"#)).unwrap_err();
+        assert!(
+            unread.0.contains("none.pem") && unread.0.starts_with("`s`: `auth`: "),
+            "{unread}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

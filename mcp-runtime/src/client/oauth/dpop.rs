@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use base64::Engine as _;
-use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use ring::rand::SystemRandom;
 use ring::signature::{ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair, KeyPair as _};
 use serde_json::{Value, json};
@@ -108,13 +108,11 @@ impl DpopKey {
     /// The key of a PEM `PRIVATE KEY` block (PKCS#8), as `openssl genpkey -algorithm EC
     /// -pkeyopt ec_paramgen_curve:P-256` writes it.
     pub fn from_pem(pem: &str) -> Result<Self, DpopError> {
-        let body = pem
-            .split("-----BEGIN PRIVATE KEY-----")
-            .nth(1)
-            .and_then(|rest| rest.split("-----END PRIVATE KEY-----").next())
-            .ok_or(DpopError::NotPem)?;
-        let text: String = body.split_whitespace().collect();
-        let der = STANDARD.decode(text).map_err(|_| DpopError::NotPem)?;
+        let block = pem::parse(pem).map_err(|_| DpopError::NotPem)?;
+        if block.tag() != "PRIVATE KEY" {
+            return Err(DpopError::NotPem);
+        }
+        let der = block.into_contents();
         Self::from_pkcs8_der(&der)
     }
 
@@ -546,14 +544,16 @@ mod tests {
         let pkcs8 =
             EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &SystemRandom::new())
                 .unwrap();
-        let body = STANDARD.encode(pkcs8.as_ref());
-        let pem = format!("-----BEGIN PRIVATE KEY-----\n{body}\n-----END PRIVATE KEY-----\n");
+        let pem = pem::encode(&pem::Pem::new("PRIVATE KEY", pkcs8.as_ref()));
+        let body = pem.lines().nth(1).unwrap().to_owned();
         let one = DpopKey::from_pem(&pem).unwrap();
         let again = DpopKey::from_pem(&pem).unwrap();
         assert_eq!(one.thumbprint(), again.thumbprint());
         assert_eq!(DpopKey::from_pem("hello").unwrap_err(), DpopError::NotPem);
         let wrong = "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----";
         assert!(matches!(DpopKey::from_pem(wrong), Err(DpopError::Key(_))));
+        let sec1 = pem.replace("PRIVATE KEY", "EC PRIVATE KEY");
+        assert_eq!(DpopKey::from_pem(&sec1).unwrap_err(), DpopError::NotPem);
         assert!(!format!("{one:?}").contains(&body));
     }
 }

@@ -85,6 +85,7 @@ mod dpop;
 mod flow;
 mod grants;
 mod keys;
+mod settings;
 mod store;
 
 use std::collections::HashMap;
@@ -96,6 +97,7 @@ pub(crate) use challenge::Challenge;
 pub use dpop::{DpopError, DpopKey};
 pub use grants::{IdentityProvider, TokenSource};
 pub use keys::{KeyError, SigningKey};
+pub(crate) use settings::oauth_of;
 pub use store::{ClientCredentials, FileStore, MemoryStore, TokenStore, Tokens};
 
 use super::chain;
