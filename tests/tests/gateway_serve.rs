@@ -6,6 +6,7 @@
 //! that the connection to the mount it names was lost), and is back in use once it
 //! restarts. An upstream's resource update reaches the gateway's client subscribed to the
 //! resource. A follower of an upstream ends by itself once the server it updates is dropped.
+//! An upstream's skills are served under the mount's name, and read verified.
 
 use std::time::{Duration, Instant};
 
@@ -546,4 +547,35 @@ async fn an_upstream_resource_update_reaches_the_gateways_client_subscribed_to_i
         );
     }
     serving.abort();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn serve_mount_passes_an_upstreams_skills_on_under_the_mounts_name_verified() {
+    let folder =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/quickstart/skills");
+    let mount = format!(
+        "guide={} serve --stdio --skills {}",
+        quickstart_bin().to_string_lossy(),
+        folder.to_string_lossy()
+    );
+    let client = Client::builder()
+        .timeout(Duration::from_secs(20))
+        .stdio(gateway(&mount))
+        .await
+        .expect("connects");
+    let skills = client.skills();
+    assert!(
+        skills.offered(),
+        "the gateway declares the skills extension"
+    );
+    let listed = skills.list().await.expect("listed");
+    let uris: Vec<&str> = listed.iter().map(|entry| entry.uri.as_str()).collect();
+    assert_eq!(uris, ["skill://guide/quickstart-guide/SKILL.md"]);
+    let skill = skills.load(listed[0].clone()).await.expect("loaded");
+    let on_disk = std::fs::read_to_string(folder.join("quickstart-guide/SKILL.md")).unwrap();
+    assert_eq!(skill.instructions().text(), Some(on_disk.as_str()));
+    assert!(
+        skill.instructions().verified,
+        "checked against the listed digest"
+    );
 }

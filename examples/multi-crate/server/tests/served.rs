@@ -37,6 +37,21 @@ fn the_library_tools_are_listed_and_callable() {
 }
 
 #[test]
+fn check_counts_the_library_skill_with_the_tools() {
+    let output = Command::new(env!("CARGO_BIN_EXE_multi-crate-server"))
+        .arg("check")
+        .output()
+        .expect("the server runs");
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{said}");
+    assert!(
+        said.lines()
+            .any(|line| line == "checked 2 tool(s), 1 skill(s): 0 error(s), 0 warning(s)"),
+        "{said}"
+    );
+}
+
+#[test]
 fn the_library_skill_is_registered_in_a_binary_that_uses_it() {
     use mcp_runtime::__private::{SkillRegistration, inventory};
     use multi_crate_tools as _;
