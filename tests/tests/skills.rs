@@ -451,3 +451,47 @@ async fn a_change_to_the_folder_is_served_and_told() {
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_edit_that_keeps_the_size_and_the_modification_time_is_served() {
+    let (scratch, skills) = skills_folder();
+    let client = serve(&skills, &["--skills-interval", "50ms"], false).await;
+    // Long enough for the folder to settle and be looked at as it is.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let forms = skills.join("pdf-processing/references/FORMS.md");
+    let modified = fs::metadata(&forms).unwrap().modified().unwrap();
+    // As a tool that keeps timestamps does (`touch -r`, `rsync -t`), or a clock that stood
+    // still between two writes.
+    scratch.write("skills/pdf-processing/references/FORMS.md", "# Fxrms\n");
+    fs::File::options()
+        .write(true)
+        .open(&forms)
+        .unwrap()
+        .set_modified(modified)
+        .unwrap();
+    let wanted = digest(b"# Fxrms\n");
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let got = request(
+            &client,
+            "skills/get",
+            json!({ "uri": "skill://pdf-processing/SKILL.md" }),
+        )
+        .await
+        .expect("got");
+        let listed = got["skill"]["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["uri"] == "skill://pdf-processing/references/FORMS.md")
+            .map(|r| r["digest"].clone());
+        if listed == Some(json!(wanted)) {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the manifest still lists {listed:?}, not the new bytes' {wanted}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}

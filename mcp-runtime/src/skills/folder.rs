@@ -17,7 +17,7 @@ use std::hash::{Hash, Hasher};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::UNIX_EPOCH;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use mcp_runtime_core::skill::{
     FrontMatterError, MAX_RESOURCES_PER_SKILL, MAX_TOTAL_SIZE, SKILL_FILE, front_matter,
@@ -253,12 +253,23 @@ impl Folder {
     }
 
     /// A number that changes when anything the folder serves does: every entry's path,
-    /// kind, size and modification time, hashed. A watcher compares it, and loads the
-    /// folder again when it differs.
+    /// kind, size and modification time (on Unix its inode and change time too, which
+    /// setting the modification time back does not hide), hashed. A watcher compares it,
+    /// and loads the folder again when it differs.
     pub fn fingerprint(&self) -> u64 {
+        self.look_at(SystemTime::now()).fingerprint
+    }
+
+    /// The folder's fingerprint at `now`, and whether it has settled: whether its last
+    /// change is at least [`SETTLE`] older than `now`.
+    pub(crate) fn look_at(&self, now: SystemTime) -> Look {
         let mut hasher = DefaultHasher::new();
-        stamp(&self.root, 0, &mut hasher);
-        hasher.finish()
+        let mut latest = UNIX_EPOCH;
+        stamp(&self.root, 0, &mut hasher, &mut latest);
+        Look {
+            fingerprint: hasher.finish(),
+            settled: latest + SETTLE <= now,
+        }
     }
 
     /// Reads `path` of the skill at `skill`, at most `limit` bytes. What it opens is
@@ -397,8 +408,24 @@ pub(crate) fn digest(bytes: &[u8]) -> String {
     out
 }
 
-/// Hashes every entry under `dir` into `hasher`: path, kind, size, modification time.
-fn stamp(dir: &Path, depth: usize, hasher: &mut DefaultHasher) {
+/// How long a file system's clock may stand still: an entry changed twice within that
+/// time may keep the same timestamps (ext4 takes them from a clock of a few milliseconds,
+/// FAT of two seconds). A folder whose last change is more recent than this may change
+/// again unseen, so a watcher loads it again only once it is older.
+pub(crate) const SETTLE: Duration = Duration::from_secs(2);
+
+/// A look at a folder's entries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Look {
+    /// See [`Folder::fingerprint`].
+    pub(crate) fingerprint: u64,
+    /// Whether its entries' last change is at least [`SETTLE`] old.
+    pub(crate) settled: bool,
+}
+
+/// Hashes every entry under `dir` into `hasher`: path, kind, size, modification time, and
+/// on Unix inode and change time; `latest` becomes the latest of those times it saw.
+fn stamp(dir: &Path, depth: usize, hasher: &mut DefaultHasher, latest: &mut SystemTime) {
     let Ok(entries) = fs::read_dir(dir) else {
         return;
     };
@@ -412,11 +439,58 @@ fn stamp(dir: &Path, depth: usize, hasher: &mut DefaultHasher) {
         meta.len().hash(hasher);
         meta.is_dir().hash(hasher);
         meta.file_type().is_symlink().hash(hasher);
-        if let Ok(since) = meta.modified().map(|at| at.duration_since(UNIX_EPOCH)) {
-            since.unwrap_or_default().as_nanos().hash(hasher);
+        if let Ok(modified) = meta.modified() {
+            let since = modified.duration_since(UNIX_EPOCH).unwrap_or_default();
+            since.as_nanos().hash(hasher);
+            *latest = (*latest).max(modified);
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt as _;
+            meta.ino().hash(hasher);
+            let (secs, nanos) = (meta.ctime(), meta.ctime_nsec());
+            (secs, nanos).hash(hasher);
+            if let (Ok(secs), Ok(nanos)) = (u64::try_from(secs), u32::try_from(nanos)) {
+                *latest = (*latest).max(UNIX_EPOCH + Duration::new(secs, nanos));
+            }
         }
         if meta.is_dir() && depth < MAX_DEPTH * 2 {
-            stamp(&entry.path(), depth + 1, hasher);
+            stamp(&entry.path(), depth + 1, hasher, latest);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_folder_settles_once_its_last_change_is_old_and_a_time_set_back_still_shows() {
+        let root = std::env::temp_dir().join(format!("mcp-skills-look-{}", std::process::id()));
+        fs::create_dir_all(root.join("a")).unwrap();
+        let file = root.join("a/SKILL.md");
+        fs::write(&file, "one").unwrap();
+        let folder = Folder::new(&root).unwrap();
+        let now = SystemTime::now();
+        let fresh = folder.look_at(now);
+        assert!(!fresh.settled, "just written");
+        let later = folder.look_at(now + SETTLE + Duration::from_millis(50));
+        assert!(later.settled);
+        assert_eq!(later.fingerprint, fresh.fingerprint);
+
+        // The same size, and the modification time set back as it was: the change time
+        // still shows the edit.
+        let modified = fs::metadata(&file).unwrap().modified().unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+        fs::write(&file, "two").unwrap();
+        fs::File::options()
+            .write(true)
+            .open(&file)
+            .unwrap()
+            .set_modified(modified)
+            .unwrap();
+        assert_eq!(fs::metadata(&file).unwrap().modified().unwrap(), modified);
+        assert_ne!(folder.fingerprint(), fresh.fingerprint);
+        fs::remove_dir_all(&root).unwrap();
     }
 }

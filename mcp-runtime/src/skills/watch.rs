@@ -6,13 +6,18 @@
 //! every system, including network and container file systems where events do not come,
 //! and it gathers the many events of one edit (an editor's temporary file, a `git
 //! checkout`) into one reload. Skill folders are small (at most 512 files each), so a
-//! look at their metadata every second costs little. A change within one interval is
-//! seen at the next; one that keeps a file's size and modification time is not seen.
+//! look at their metadata every second costs little.
+//!
+//! A change is loaded once the folder has settled: once its last change is older than a
+//! file system's clock may stand still (two seconds). Two changes of a file
+//! within one tick of that clock may keep its size and timestamps, and the second would go
+//! unseen if the first were loaded at once; so the load waits, and sees both. On Unix a
+//! file's inode and change time count too, so a modification time set back is seen.
 
 use std::sync::Arc;
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use super::{Folder, Loaded};
 
@@ -47,17 +52,20 @@ pub fn watch(
     let thread = std::thread::Builder::new()
         .name("mcp-skills-watch".to_owned())
         .spawn(move || {
-            let mut seen = folder.fingerprint();
+            // The fingerprint of what is served, when the folder had settled as it was
+            // loaded; otherwise it may have changed since, unseen, and is loaded again.
+            let first = folder.look_at(SystemTime::now());
+            let mut served = first.settled.then_some(first.fingerprint);
             loop {
                 match stopped.recv_timeout(interval) {
                     Err(RecvTimeoutError::Timeout) => {}
                     Ok(()) | Err(RecvTimeoutError::Disconnected) => return,
                 }
-                let now = folder.fingerprint();
-                if now == seen {
+                let look = folder.look_at(SystemTime::now());
+                if !look.settled || served == Some(look.fingerprint) {
                     continue;
                 }
-                seen = now;
+                served = Some(look.fingerprint);
                 match folder.load() {
                     Ok(loaded) => changed(loaded),
                     Err(err) => tracing::warn!(%err, "the skills folder cannot be read"),
