@@ -123,6 +123,9 @@ pub enum FrontMatterError {
         /// What it uses.
         what: &'static str,
     },
+    /// Front matter given as fields nests deeper than a `SKILL.md`'s may.
+    #[error("the front matter nests deeper than {MAX_DEPTH} levels")]
+    TooDeep,
     /// The front matter is not a mapping of fields.
     #[error("the front matter is not a mapping of fields")]
     NotAMapping,
@@ -189,6 +192,38 @@ pub fn front_matter(text: &str) -> Result<FrontMatter, FrontMatterError> {
     let Value::Object(fields) = value else {
         return Err(FrontMatterError::NotAMapping);
     };
+    checked(fields)
+}
+
+impl FrontMatter {
+    /// Front matter given as its fields, as a skill entry's `frontmatter` carries it, held
+    /// to what a `SKILL.md`'s is: at most [`MAX_FRONT_MATTER_BYTES`] written as JSON,
+    /// nested at most as deep, a `name` that keeps the naming rules, and a `description`.
+    pub fn from_fields(fields: Map<String, Value>) -> Result<Self, FrontMatterError> {
+        let size = serde_json::to_vec(&fields).map_or(usize::MAX, |bytes| bytes.len());
+        if size > MAX_FRONT_MATTER_BYTES {
+            return Err(FrontMatterError::TooLong);
+        }
+        // The fields are one level, as a file's top mapping is; each array or object in
+        // them one more.
+        let mut open: Vec<(&Value, usize)> = fields.values().map(|value| (value, 2)).collect();
+        while let Some((value, depth)) = open.pop() {
+            let children: Box<dyn Iterator<Item = &Value>> = match value {
+                Value::Array(items) => Box::new(items.iter()),
+                Value::Object(fields) => Box::new(fields.values()),
+                _ => continue,
+            };
+            if depth > MAX_DEPTH {
+                return Err(FrontMatterError::TooDeep);
+            }
+            open.extend(children.map(|child| (child, depth + 1)));
+        }
+        checked(fields)
+    }
+}
+
+/// `fields` as front matter, once its `name` and `description` are checked.
+fn checked(fields: Map<String, Value>) -> Result<FrontMatter, FrontMatterError> {
     let name = required_text(&fields, "name")?;
     check_name(name).map_err(|reason| FrontMatterError::Name {
         name: name.to_owned(),
@@ -573,5 +608,63 @@ mod tests {
         )
         .unwrap();
         assert_eq!(dynamic.resources, SkillResources::Dynamic(Dynamic::Dynamic));
+    }
+
+    /// `depth` nested objects, the innermost holding a number, as the one field `deep`.
+    fn nested(depth: usize) -> Value {
+        (0..depth).fold(json!(1), |inner, _| json!({ "x": inner }))
+    }
+
+    #[test]
+    fn fields_are_held_to_what_a_skill_md_is() {
+        let fields = |extra: Value| {
+            let mut fields = json!({ "name": "pdf-processing", "description": "Fill forms." });
+            fields
+                .as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            fields.as_object().unwrap().clone()
+        };
+        let given = fields(json!({ "metadata": { "version": "2" } }));
+        let file = format!("---\n{}\n---\n", serde_json::to_string(&given).unwrap());
+        assert_eq!(
+            FrontMatter::from_fields(given.clone()).unwrap(),
+            front_matter(&file).unwrap()
+        );
+        // As deep as a file's may nest, and one more: the same answer from both.
+        for (depth, ok) in [(MAX_DEPTH - 1, true), (MAX_DEPTH, false)] {
+            let given = fields(json!({ "deep": nested(depth) }));
+            let file = format!("---\n{}\n---\n", serde_json::to_string(&given).unwrap());
+            assert_eq!(front_matter(&file).is_ok(), ok, "{depth}");
+            let from_fields = FrontMatter::from_fields(given);
+            assert_eq!(from_fields.is_ok(), ok, "{depth}");
+            if !ok {
+                assert_eq!(from_fields.unwrap_err(), FrontMatterError::TooDeep);
+            }
+        }
+        // Kept as given, whatever the text holds.
+        let verbatim = fields(json!({
+            "description": "Fill \"PDF\" forms: fast\n---\nreally",
+            "metadata": { "version": 1.5, "tags": ["a", "b: c"], "draft": false },
+            "license": null,
+        }));
+        let read = FrontMatter::from_fields(verbatim.clone()).unwrap();
+        assert_eq!(read.fields(), &verbatim);
+        let long = fields(json!({ "notes": "x".repeat(MAX_FRONT_MATTER_BYTES) }));
+        assert_eq!(
+            FrontMatter::from_fields(long).unwrap_err(),
+            FrontMatterError::TooLong
+        );
+        let mut nameless = fields(json!({}));
+        nameless.remove("name");
+        assert_eq!(
+            FrontMatter::from_fields(nameless).unwrap_err(),
+            FrontMatterError::Field("name")
+        );
+        let bad_name = fields(json!({ "name": "PDF" }));
+        assert!(matches!(
+            FrontMatter::from_fields(bad_name),
+            Err(FrontMatterError::Name { .. })
+        ));
     }
 }

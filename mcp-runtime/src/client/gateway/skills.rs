@@ -18,9 +18,8 @@ use std::fmt;
 use std::sync::Arc;
 
 use mcp_runtime_core::skill::{
-    FrontMatter, FrontMatterError, SCHEME, SKILL_FILE, SkillEntry, SkillResources, front_matter,
+    FrontMatter, FrontMatterError, SCHEME, SKILL_FILE, SkillEntry, SkillResources,
 };
-use serde_json::{Map, Value};
 
 use super::{Mounted, Upstream};
 use crate::client::SkillError as ReadError;
@@ -130,13 +129,6 @@ fn within(root: &str, uri: &str) -> Option<FilePath> {
     FilePath::parse(rest).ok().filter(|path| !path.is_root())
 }
 
-/// The front matter an entry gives, read as a `SKILL.md`'s is, with the same checks and
-/// limits: JSON is YAML, so the entry's fields, written as JSON, are a front matter block.
-fn front_matter_of(fields: &Map<String, Value>) -> Result<FrontMatter, FrontMatterError> {
-    let json = serde_json::to_string_pretty(fields).unwrap_or_default();
-    front_matter(&format!("---\n{json}\n---\n"))
-}
-
 /// Why a listed skill is not passed on.
 #[derive(Debug, thiserror::Error)]
 enum Unpassable {
@@ -168,7 +160,8 @@ fn passed_on(
         .and_then(|path| path.strip_suffix('/'))
         .ok_or(Unpassable::NotSkillFile)?;
     let root = format!("{SCHEME}://{path}");
-    let front_matter = front_matter_of(&entry.frontmatter).map_err(Unpassable::FrontMatter)?;
+    let front_matter =
+        FrontMatter::from_fields(entry.frontmatter.clone()).map_err(Unpassable::FrontMatter)?;
     let manifest = match &entry.resources {
         SkillResources::Dynamic(_) => Manifest::Dynamic,
         SkillResources::Listed(files) => Manifest::Listed(
@@ -266,28 +259,6 @@ pub(super) fn mount_skills(
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn an_entrys_front_matter_is_read_as_a_skill_files_is() {
-        let fields = json!({
-            "name": "pdf-processing",
-            "description": "Fill \"PDF\" forms: fast\n---\nreally",
-            "metadata": { "version": 1.5, "tags": ["a", "b: c"], "count": 3, "draft": false },
-            "license": null,
-        });
-        let Value::Object(fields) = fields else {
-            unreachable!()
-        };
-        let read = front_matter_of(&fields).unwrap();
-        assert_eq!(read.fields(), &fields);
-        let Value::Object(nameless) = json!({ "description": "d" }) else {
-            unreachable!()
-        };
-        assert_eq!(
-            front_matter_of(&nameless),
-            Err(FrontMatterError::Field("name"))
-        );
-    }
 
     #[test]
     fn a_mounted_skill_is_under_the_mounts_name_and_keeps_its_own() {
