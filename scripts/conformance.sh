@@ -96,24 +96,28 @@ client_extensions=(auth/client-credentials-jwt auth/client-credentials-basic
   auth/enterprise-managed-authorization auth/dpop auth/dpop-nonce auth/wif-jwt-bearer
   sep-2640-client-no-prefetch sep-2640-client-verify-digest sep-2640-client-verify-size
   sep-2640-client-verify-frontmatter)
+# Runs one scenario by name: SIDE (server or client), SCENARIO, where its results go, and
+# the flags that say what is tested (`--url URL` or `--command PROGRAM`); prints its result
+# lines, each led by the side and the scenario.
+run_scenario() {
+  local side=$1 scenario=$2 out=$3
+  shift 3
+  conformance "$side" "$@" --scenario "$scenario" --spec-version 2026-07-28 --force \
+    --output-dir "$out" 2>&1 | grep -E '^(Passed|Total)|FAILURE|WARNING|SKIPPED' \
+    | sed "s|^|$side $scenario: |"
+}
 (
   for scenario in "${server_extensions[@]}"; do
-    conformance server --url "$extensions_url" --scenario "$scenario" --spec-version 2026-07-28 \
-      --force --output-dir "$results/extensions" 2>&1 | grep -E '^(Passed|Total)|FAILURE|WARNING|SKIPPED' \
-      | sed "s|^|server $scenario: |"
+    run_scenario server "$scenario" "$results/extensions" --url "$extensions_url"
   done
   for scenario in "${client_extensions[@]}"; do
-    conformance client --command "$client_bin" --scenario "$scenario" --spec-version 2026-07-28 \
-      --force --output-dir "$results/extensions" 2>&1 | grep -E '^(Passed|Total)|FAILURE|WARNING|SKIPPED' \
-      | sed "s|^|client $scenario: |"
+    run_scenario client "$scenario" "$results/extensions" --command "$client_bin"
   done
 ) > "$results/extensions.log" 2>&1 &
 extensions_run=$!
 (
   for scenario in "${tasks_scenarios[@]}"; do
-    conformance server --url "$redis_url" --scenario "$scenario" --spec-version 2026-07-28 \
-      --force --output-dir "$results/redis" 2>&1 | grep -E '^(Passed|Total)|FAILURE|WARNING|SKIPPED' \
-      | sed "s|^|server $scenario: |"
+    run_scenario server "$scenario" "$results/redis" --url "$redis_url"
   done
 ) > "$results/tasks-redis.log" 2>&1 &
 redis_run=$!
