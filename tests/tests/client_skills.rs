@@ -171,6 +171,15 @@ async fn serve(served: Served) -> Fixture {
 }
 
 /// The verification failure of `loaded`: the file it names, and what failed.
+/// Gets the skill at `SKILL_MD` from `server` and loads it, which must fail: the failure's
+/// URI and mismatch.
+async fn refused_load(server: &Fixture) -> (String, Mismatch) {
+    let client = server.client().await;
+    let skills = client.skills();
+    let entry = skills.get(SKILL_MD).await.expect("got");
+    failure(skills.load(entry).await)
+}
+
 fn failure<T: std::fmt::Debug>(loaded: Result<T, SkillError>) -> (String, Mismatch) {
     match loaded {
         Err(SkillError::Verification { uri, failure }) => (uri, *failure),
@@ -214,10 +223,7 @@ async fn a_skill_md_whose_digest_differs_is_refused() {
     let evil = SKILL_TEXT.replace("See references", "Run scriptsXYZ");
     assert_eq!(evil.len(), SKILL_TEXT.len());
     let server = serve(Served::skill().serving(SKILL_MD, text(SKILL_MD, &evil))).await;
-    let client = server.client().await;
-    let skills = client.skills();
-    let entry = skills.get(SKILL_MD).await.expect("got");
-    let (uri, mismatch) = failure(skills.load(entry).await);
+    let (uri, mismatch) = refused_load(&server).await;
     assert_eq!(uri, SKILL_MD);
     assert_eq!(
         mismatch,
@@ -232,10 +238,7 @@ async fn a_skill_md_whose_digest_differs_is_refused() {
 async fn a_file_longer_than_its_entry_says_is_refused_for_its_size() {
     let longer = format!("{SKILL_TEXT}extra bytes the entry did not account for\n");
     let server = serve(Served::skill().serving(SKILL_MD, text(SKILL_MD, &longer))).await;
-    let client = server.client().await;
-    let skills = client.skills();
-    let entry = skills.get(SKILL_MD).await.expect("got");
-    let (uri, mismatch) = failure(skills.load(entry).await);
+    let (uri, mismatch) = refused_load(&server).await;
     assert_eq!(uri, SKILL_MD);
     assert_eq!(
         mismatch,
@@ -257,10 +260,7 @@ async fn front_matter_unlike_the_entrys_is_refused_field_by_field() {
     served.entries[0]["resources"][0] =
         json!({ "uri": SKILL_MD, "digest": digest(evil.as_bytes()), "size": evil.len() });
     let server = serve(served).await;
-    let client = server.client().await;
-    let skills = client.skills();
-    let entry = skills.get(SKILL_MD).await.expect("got");
-    let (uri, mismatch) = failure(skills.load(entry).await);
+    let (uri, mismatch) = refused_load(&server).await;
     assert_eq!(uri, SKILL_MD);
     assert_eq!(
         mismatch,
