@@ -716,12 +716,25 @@ where
     }
 }
 
+/// Runs `body` with `captured` as this thread's subscriber.
+///
+/// While a single dispatcher is registered, tracing-core decides whether a callsite is
+/// wanted, when it first fires, by asking that thread's default alone. A tool's span first
+/// fired by another test's thread (which has no subscriber) would then be cached as never
+/// wanted, and stay silent here too. A second dispatcher kept for the whole run, which
+/// wants nothing, has every callsite decided by all the registered dispatchers instead.
+fn capturing(captured: &Captured, body: impl FnOnce()) {
+    use tracing_subscriber::layer::SubscriberExt;
+    static ANOTHER: std::sync::OnceLock<tracing::Dispatch> = std::sync::OnceLock::new();
+    ANOTHER.get_or_init(|| tracing::Dispatch::new(tracing::subscriber::NoSubscriber::default()));
+    let subscriber = tracing_subscriber::registry().with(captured.clone());
+    tracing::subscriber::with_default(subscriber, body);
+}
+
 #[test]
 fn every_call_emits_an_audit_event_with_tool_duration_and_status() {
-    use tracing_subscriber::layer::SubscriberExt;
     let captured = Captured::default();
-    let subscriber = tracing_subscriber::registry().with(captured.clone());
-    tracing::subscriber::with_default(subscriber, || {
+    capturing(&captured, || {
         call("exec.add_inline", json!({ "a": 1, "b": 2 }));
         call("exec.add_inline", json!({ "a": "x", "b": 2 }));
     });
@@ -740,10 +753,8 @@ fn every_call_emits_an_audit_event_with_tool_duration_and_status() {
 
 #[test]
 fn a_tool_logs_inside_the_span_of_its_call() {
-    use tracing_subscriber::layer::SubscriberExt;
     let captured = Captured::default();
-    let subscriber = tracing_subscriber::registry().with(captured.clone());
-    tracing::subscriber::with_default(subscriber, || {
+    capturing(&captured, || {
         call("exec.traced", json!({}));
     });
     let events = captured.0.lock().unwrap();
