@@ -13,7 +13,7 @@ use axum::http::header::CONTENT_TYPE;
 use axum::response::Response;
 use base64::Engine as _;
 use mcp_runtime::Registry;
-use mcp_runtime::client::{self, Client, HttpServer, Mismatch, SkillError};
+use mcp_runtime::client::{self, Client, HttpServer, LoadedSkill, Mismatch, SkillError, Skills};
 use mcp_runtime_core::ResourceBody;
 use serde_json::{Value, json};
 use sha2::{Digest as _, Sha256};
@@ -171,6 +171,12 @@ async fn serve(served: Served) -> Fixture {
 }
 
 /// The verification failure of `loaded`: the file it names, and what failed.
+/// The skill at `SKILL_MD`, got and loaded, which must succeed.
+async fn loaded(skills: &Skills<'_>) -> LoadedSkill {
+    let entry = skills.get(SKILL_MD).await.expect("got");
+    skills.load(entry).await.expect("SKILL.md is as listed")
+}
+
 /// Gets the skill at `SKILL_MD` from `server` and loads it, which must fail: the failure's
 /// URI and mismatch.
 async fn refused_load(server: &Fixture) -> (String, Mismatch) {
@@ -282,10 +288,7 @@ async fn a_supporting_file_that_fails_is_refused_and_a_blob_that_matches_is_read
             .await;
     let client = server.client().await;
     let skills = client.skills();
-    let skill = skills
-        .load(skills.get(SKILL_MD).await.expect("got"))
-        .await
-        .expect("SKILL.md is as listed");
+    let skill = loaded(&skills).await;
     let (uri, mismatch) = failure(skills.read(&skill, "references/FORMS.md").await);
     assert_eq!(uri, FORMS);
     assert!(matches!(mismatch, Mismatch::Digest { .. }), "{mismatch:?}");
@@ -295,10 +298,7 @@ async fn a_supporting_file_that_fails_is_refused_and_a_blob_that_matches_is_read
             .await;
     let client = server.client().await;
     let skills = client.skills();
-    let skill = skills
-        .load(skills.get(SKILL_MD).await.expect("got"))
-        .await
-        .expect("loaded");
+    let skill = loaded(&skills).await;
     let forms = skills.read(&skill, FORMS).await.expect("read");
     assert_eq!(forms.bytes, FORMS_TEXT.as_bytes());
 }
@@ -312,10 +312,7 @@ async fn an_unlisted_file_or_one_outside_the_skill_is_refused_unread() {
     .await;
     let client = server.client().await;
     let skills = client.skills();
-    let skill = skills
-        .load(skills.get(SKILL_MD).await.expect("got"))
-        .await
-        .expect("loaded");
+    let skill = loaded(&skills).await;
     let (uri, mismatch) = failure(skills.read(&skill, "references/SECRET.md").await);
     assert_eq!(uri, "skill://pdf-processing/references/SECRET.md");
     assert_eq!(mismatch, Mismatch::Unlisted);
@@ -338,10 +335,7 @@ async fn a_dynamic_skill_is_read_unverified_but_its_front_matter_is_compared() {
     let server = serve(served.clone()).await;
     let client = server.client().await;
     let skills = client.skills();
-    let skill = skills
-        .load(skills.get(SKILL_MD).await.expect("got"))
-        .await
-        .expect("loaded");
+    let skill = loaded(&skills).await;
     assert!(!skill.instructions().verified);
     assert_eq!(skill.files(), None);
     let forms = skills

@@ -382,6 +382,22 @@ async fn a_file_over_the_read_limit_is_listed_but_not_inlined() {
     }
 }
 
+/// The digest `pdf-processing`'s manifest lists for `references/FORMS.md`, if it lists it.
+async fn forms_digest(client: &Client) -> Option<Value> {
+    let got = request(
+        client,
+        "skills/get",
+        json!({ "uri": "skill://pdf-processing/SKILL.md" }),
+    )
+    .await
+    .expect("got");
+    got["skill"]["resources"]
+        .as_array()?
+        .iter()
+        .find(|r| r["uri"] == "skill://pdf-processing/references/FORMS.md")
+        .map(|r| r["digest"].clone())
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_change_to_the_folder_is_served_and_told() {
     let (scratch, skills) = skills_folder();
@@ -431,23 +447,9 @@ async fn a_change_to_the_folder_is_served_and_told() {
         )
         .await;
         assert!(heard, "handshake {handshake}: the edit is told");
-        let got = request(
-            &client,
-            "skills/get",
-            json!({ "uri": "skill://pdf-processing/SKILL.md" }),
-        )
-        .await
-        .expect("got");
-        let forms_entry = got["skill"]["resources"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["uri"] == "skill://pdf-processing/references/FORMS.md")
-            .cloned()
-            .expect("listed");
         assert_eq!(
-            forms_entry["digest"],
-            digest(&fs::read(forms).expect("read"))
+            forms_digest(&client).await,
+            Some(json!(digest(&fs::read(forms).expect("read"))))
         );
     }
 }
@@ -472,19 +474,7 @@ async fn an_edit_that_keeps_the_size_and_the_modification_time_is_served() {
     let wanted = digest(b"# Fxrms\n");
     let deadline = std::time::Instant::now() + Duration::from_secs(20);
     loop {
-        let got = request(
-            &client,
-            "skills/get",
-            json!({ "uri": "skill://pdf-processing/SKILL.md" }),
-        )
-        .await
-        .expect("got");
-        let listed = got["skill"]["resources"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["uri"] == "skill://pdf-processing/references/FORMS.md")
-            .map(|r| r["digest"].clone());
+        let listed = forms_digest(&client).await;
         if listed == Some(json!(wanted)) {
             break;
         }
