@@ -14,28 +14,14 @@ use jsonwebtoken::{Algorithm, DecodingKey, Validation, errors::ErrorKind};
 use serde_json::{Map, Value};
 
 use super::issuer::{Issuer, IssuerError};
+use super::proof::{ALGORITHMS, RSA};
 use super::refusal::Refusal;
 use super::{OAuthConfig, names_this_server};
 use crate::auth::AuthInfo;
 
-/// The signing algorithms an RSA key checks: PKCS#1 v1.5 and PSS.
-const RSA: [Algorithm; 6] = [
-    Algorithm::RS256,
-    Algorithm::RS384,
-    Algorithm::RS512,
-    Algorithm::PS256,
-    Algorithm::PS384,
-    Algorithm::PS512,
-];
-
-/// Whether tokens signed with `algorithm` are accepted: public-key algorithms only. `none`
-/// is no algorithm at all, and an HMAC one would let anyone who has the public key sign.
+/// Whether tokens signed with `algorithm` are accepted: see [`ALGORITHMS`].
 fn accepted(algorithm: Algorithm) -> bool {
-    RSA.contains(&algorithm)
-        || matches!(
-            algorithm,
-            Algorithm::ES256 | Algorithm::ES384 | Algorithm::EdDSA
-        )
+    ALGORITHMS.contains(&algorithm)
 }
 
 /// How long fetched keys are used before they are fetched again.

@@ -1,20 +1,32 @@
 //! What a DPoP refusal says: which of the request's scheme or proof was wrong, and the
 //! algorithms the challenge offers. Both the proof's checks (`dpop`) and the refusal's
-//! response (`refusal`) name them.
+//! response (`refusal`) name them; the algorithms are those tokens are taken with too
+//! (`jwt`).
 
 use jsonwebtoken::Algorithm;
 
-/// The algorithms a proof may be signed with: asymmetric ones only (RFC 9449, section
-/// 4.2), as `jsonwebtoken` checks them.
-pub(super) const ALGORITHMS: [Algorithm; 9] = [
-    Algorithm::ES256,
-    Algorithm::ES384,
+/// The signing algorithms an RSA key checks: PKCS#1 v1.5 and PSS.
+pub(super) const RSA: [Algorithm; 6] = [
     Algorithm::RS256,
     Algorithm::RS384,
     Algorithm::RS512,
     Algorithm::PS256,
     Algorithm::PS384,
     Algorithm::PS512,
+];
+
+/// The algorithms an access token or a DPoP proof may be signed with, as `jsonwebtoken`
+/// checks them: public-key ones only (RFC 9449, section 4.2). `none` is no algorithm at
+/// all, and an HMAC one would let anyone who has the public key sign.
+pub(super) const ALGORITHMS: [Algorithm; 9] = [
+    Algorithm::ES256,
+    Algorithm::ES384,
+    RSA[0],
+    RSA[1],
+    RSA[2],
+    RSA[3],
+    RSA[4],
+    RSA[5],
     Algorithm::EdDSA,
 ];
 
