@@ -72,6 +72,14 @@ pub const RATE_LIMITED: i64 = -32029;
 /// `scope` (`connection` or `server`) and `retryAfterSeconds`.
 pub const BUSY: i64 = -32030;
 
+/// A request names a session (`Mcp-Session-Id`) the server does not hold: never opened,
+/// ended, or idle too long (HTTP 404). Its client opens a new one with `initialize`.
+pub const SESSION_NOT_FOUND: i64 = -32001;
+
+/// The store that keeps sessions could not be used (HTTP 503, with `Retry-After`), or the
+/// client already holds as many sessions as it may (HTTP 429).
+pub const SESSION_UNAVAILABLE: i64 = -32031;
+
 /// The protocol revisions served, newest first (their strings are [`Revision`]'s).
 pub const PROTOCOL_VERSIONS: [&str; 3] = [
     Revision::V2026_07_28.as_str(),

@@ -317,17 +317,24 @@ async fn notifications_and_responses_are_accepted_with_202_and_no_body() {
 }
 
 #[tokio::test]
-async fn get_and_delete_are_refused_with_405_allowing_post() {
+async fn a_get_without_a_session_is_refused_with_405_allowing_post() {
     let to = serve(HttpConfig::default()).await;
-    for method in ["GET", "DELETE"] {
-        let answer = send(to, method, &[("Accept", "text/event-stream")], "").await;
-        assert_eq!(answer.status, 405, "{method}: {answer:?}");
-        assert_eq!(answer.header("Allow"), Some("POST"), "{method}");
-        assert_eq!(
-            answer.body, "this server answers POST /mcp only",
-            "{method}"
-        );
-    }
+    let answer = send(to, "GET", &[("Accept", "text/event-stream")], "").await;
+    assert_eq!(answer.status, 405, "{answer:?}");
+    assert_eq!(answer.header("Allow"), Some("POST"));
+    assert_eq!(answer.body, "this server answers POST /mcp only");
+    // A session not open has no stream either.
+    let answer = send(
+        to,
+        "GET",
+        &[
+            ("Accept", "text/event-stream"),
+            ("Mcp-Session-Id", "0123456789abcdef0123456789abcdef"),
+        ],
+        "",
+    )
+    .await;
+    assert_eq!(answer.json_with(404)["error"]["code"], -32_001);
 }
 
 #[tokio::test]
@@ -1048,7 +1055,7 @@ async fn a_listen_stream_is_acknowledged_then_told_of_changes_tagged_with_its_id
 }
 
 #[tokio::test]
-async fn a_stateful_initialize_gets_a_session_id_that_nothing_depends_on() {
+async fn a_stateful_initialize_opens_a_session_and_a_session_not_open_gets_404() {
     let to = serve(HttpConfig::default()).await;
     let initialize = json!({
         "jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -1071,11 +1078,12 @@ async fn a_stateful_initialize_gets_a_session_id_that_nothing_depends_on() {
         );
         id
     };
-    assert_ne!(session(&first), session(&second), "each a new id");
-    // Any id, or none, is taken: no request needs a session this process knows.
+    let (first, second) = (session(&first), session(&second));
+    assert_ne!(first, second, "each a new id");
+    // An open session's id, or none, is taken.
     for headers in [
-        vec![("Mcp-Session-Id", "0123456789abcdef0123456789abcdef")],
-        vec![("Mcp-Session-Id", "unknown")],
+        vec![("Mcp-Session-Id", first.as_str())],
+        vec![("Mcp-Session-Id", second.as_str())],
         vec![],
     ] {
         let answer = post(to, &headers, &ping(2)).await;
@@ -1089,6 +1097,42 @@ async fn a_stateful_initialize_gets_a_session_id_that_nothing_depends_on() {
             "only initialize assigns one"
         );
     }
+    // An id never opened gets 404, as the specification prescribes, and says what to do;
+    // so does a notification naming one.
+    for id in ["0123456789abcdef0123456789abcdef", "unknown"] {
+        for message in [
+            ping(3),
+            json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }),
+        ] {
+            let refused = post(to, &[("Mcp-Session-Id", id)], &message).await;
+            let error = refused.json_with(404);
+            assert_eq!(error["error"]["code"], -32_001, "{error}");
+            assert!(
+                error["error"]["message"]
+                    .as_str()
+                    .is_some_and(|message| message.contains("initialize")),
+                "{error}"
+            );
+        }
+    }
+    // An initialize that names an old session opens a new one.
+    let again = post(to, &[("Mcp-Session-Id", "unknown")], &initialize).await;
+    assert_eq!(again.status, 200);
+    session(&again);
+    // DELETE ends a session: its id then gets 404, and a second DELETE too.
+    let ended = send(to, "DELETE", &[("Mcp-Session-Id", first.as_str())], "").await;
+    assert_eq!(ended.status, 204, "{ended:?}");
+    let after = post(to, &[("Mcp-Session-Id", first.as_str())], &ping(4)).await;
+    after.json_with(404);
+    let again = send(to, "DELETE", &[("Mcp-Session-Id", first.as_str())], "").await;
+    assert_eq!(again.status, 404, "{again:?}");
+    let unnamed = send(to, "DELETE", &[], "").await;
+    assert_eq!(unnamed.status, 400, "{unnamed:?}");
+    assert!(unnamed.body.contains("Mcp-Session-Id"), "{unnamed:?}");
+    // The other session goes on.
+    post(to, &[("Mcp-Session-Id", second.as_str())], &ping(5))
+        .await
+        .json_with(200);
     // Not at 2026-07-28, which has no sessions.
     let discover = json!({
         "jsonrpc": "2.0", "id": 3, "method": "server/discover", "params": { "_meta": stateless_meta() },
@@ -1364,7 +1408,8 @@ async fn a_session_that_set_a_log_level_gets_the_messages_at_or_above_it_on_its_
             },
         })
     };
-    let session = ("Mcp-Session-Id", "0123456789abcdef0123456789abcdef");
+    let opened = open_session(to).await;
+    let session = ("Mcp-Session-Id", opened.as_str());
     // Before the session sets a level, nothing is logged: a plain JSON answer.
     assert_eq!(
         post(to, &[session], &call(1)).await.json_with(200),
@@ -1402,7 +1447,8 @@ async fn a_session_that_set_a_log_level_gets_the_messages_at_or_above_it_on_its_
         ]
     );
     // Another session, or none, set no level.
-    let other = ("Mcp-Session-Id", "fedcba9876543210fedcba9876543210");
+    let other_session = open_session(to).await;
+    let other = ("Mcp-Session-Id", other_session.as_str());
     assert_eq!(post(to, &[other], &call(6)).await.json_with(200), answer(6));
     assert_eq!(post(to, &[], &call(7)).await.json_with(200), answer(7));
     // A client that takes JSON only gets its answer, without the messages.
@@ -1498,7 +1544,8 @@ async fn a_session_hears_on_its_stream_of_the_resources_it_subscribed_to_and_of_
     .await;
     assert_eq!(ok.json_with(200)["result"], json!({}));
     // Another session's subscription is not this one's.
-    let other = [("Mcp-Session-Id", "fedcba9876543210fedcba9876543210")];
+    let other_session = open_session(to).await;
+    let other = [("Mcp-Session-Id", other_session.as_str())];
     post(
         to,
         &other,

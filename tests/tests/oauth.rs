@@ -1337,3 +1337,72 @@ async fn the_command_line_introspects_every_token_with_the_secret_from_the_envir
     let description = body["error_description"].as_str().unwrap_or_default();
     assert!(description.contains("not active"), "{description}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_is_its_subjects_alone_and_another_subject_naming_it_gets_404() {
+    let served = Served::start().await;
+    let token = |subject: &'static str| {
+        let served = &served;
+        async move {
+            served
+                .issuer
+                .token(
+                    "/test/token",
+                    json!({ "aud": served.resource, "sub": subject, "scope": "notes:read" }),
+                )
+                .await
+        }
+    };
+    let (alice, bob) = (token("alice").await, token("bob").await);
+    let http = reqwest::Client::new();
+    let send = |token: &str, session: Option<&str>, method: &str, message: Value| {
+        let mut request = http
+            .request(method.parse().expect("a method"), &served.resource)
+            .header("Accept", "application/json, text/event-stream")
+            .header("MCP-Protocol-Version", HANDSHAKE)
+            .header("Authorization", format!("Bearer {token}"));
+        if method == "POST" {
+            request = request.json(&message);
+        }
+        if let Some(session) = session {
+            request = request.header("Mcp-Session-Id", session);
+        }
+        async move { request.send().await.expect("the server answers") }
+    };
+    let initialize = request(
+        HANDSHAKE,
+        "initialize",
+        json!({ "protocolVersion": HANDSHAKE, "capabilities": {}, "clientInfo": { "name": "t", "version": "1" } }),
+    );
+    let opened = send(&alice, None, "POST", initialize).await;
+    assert_eq!(opened.status(), 200);
+    let session = opened.headers()["mcp-session-id"]
+        .to_str()
+        .expect("text")
+        .to_owned();
+    let ping = request(HANDSHAKE, "ping", json!({}));
+    // Alice's session answers Alice.
+    let answer = send(&alice, Some(&session), "POST", ping.clone()).await;
+    assert_eq!(answer.status(), 200);
+    // Bob, naming it, is told no such session, as for one never opened: he cannot use it,
+    // end it, or learn that it exists.
+    for method in ["POST", "GET", "DELETE"] {
+        let refused = send(&bob, Some(&session), method, ping.clone()).await;
+        assert_eq!(refused.status(), 404, "{method}");
+        let body: Value = refused.json().await.expect("a JSON error");
+        assert_eq!(body["error"]["code"], -32_001, "{method}: {body}");
+    }
+    // Alice's session goes on, with its stream, and she may end it: its stream then ends.
+    let answer = send(&alice, Some(&session), "POST", ping.clone()).await;
+    assert_eq!(answer.status(), 200);
+    let stream = send(&alice, Some(&session), "GET", Value::Null).await;
+    assert_eq!(stream.status(), 200);
+    let ended = send(&alice, Some(&session), "DELETE", Value::Null).await;
+    assert_eq!(ended.status(), 204);
+    tokio::time::timeout(std::time::Duration::from_secs(5), stream.text())
+        .await
+        .expect("the session's stream ends with it")
+        .expect("a stream read to its end");
+    let after = send(&alice, Some(&session), "POST", ping).await;
+    assert_eq!(after.status(), 404);
+}

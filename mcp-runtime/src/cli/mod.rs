@@ -53,6 +53,8 @@ mod remote;
 mod sandbox;
 mod schema;
 mod serve;
+#[cfg(feature = "http")]
+mod sessions;
 mod spec;
 
 /// Exit code of a failed tool or a broken registry.

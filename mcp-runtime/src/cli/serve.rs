@@ -83,6 +83,9 @@ pub(super) struct ServeArgs {
     pub(super) sandbox: SandboxArgs,
     #[command(flatten)]
     pub(super) limits: super::limits::LimitArgs,
+    #[cfg(feature = "http")]
+    #[command(flatten)]
+    pub(super) sessions: super::sessions::SessionArgs,
     #[command(flatten)]
     pub(super) pool: super::pool::PoolArgs,
     /// How many workers of each sandboxed tool to keep started and isolated, waiting for
@@ -170,6 +173,8 @@ impl ServeArgs {
             ("--rate-limit", self.rate_limit.is_some()),
             #[cfg(feature = "http")]
             ("--metrics", self.metrics.is_some()),
+            #[cfg(feature = "http")]
+            ("--session-store", self.sessions.given()),
         ];
         given
             .iter()
@@ -265,7 +270,7 @@ pub(super) fn run(
             return USAGE;
         }
         #[cfg(feature = "http")]
-        Some(address) => Transport::Http(address, Box::new(http_config)),
+        Some(address) => Transport::Http(address, Box::new(http_config), args.sessions),
     };
     let options = Options {
         task_store: (task_store, task_namespace),
@@ -414,7 +419,7 @@ fn exposure_warning(address: SocketAddr, has_token: bool) -> Option<String> {
 enum Transport {
     Stdio,
     #[cfg(feature = "http")]
-    Http(SocketAddr, Box<HttpConfig>),
+    Http(SocketAddr, Box<HttpConfig>, super::sessions::SessionArgs),
 }
 
 fn serve(
@@ -510,7 +515,14 @@ fn serve(
             runtime.block_on(server::serve_stdio(server))
         }
         #[cfg(feature = "http")]
-        Transport::Http(address, config) => {
+        Transport::Http(address, mut config, sessions) => {
+            config.sessions = match runtime.block_on(sessions.store()) {
+                Ok(store) => store,
+                Err(err) => {
+                    eprintln!("error: {err}");
+                    return FAILURE;
+                }
+            };
             let warning = exposure_warning(address, config.requires_credentials());
             let limit = config.rate_limit;
             runtime.block_on(server::serve_http(server, address, *config, |bound| {
@@ -549,7 +561,7 @@ fn install_telemetry(
     let prometheus = match transport {
         Transport::Stdio => false,
         #[cfg(feature = "http")]
-        Transport::Http(_, config) => config.metrics_path.is_some(),
+        Transport::Http(_, config, _) => config.metrics_path.is_some(),
     };
     let config = crate::telemetry::Config::new()
         .with_prometheus(prometheus)

@@ -68,6 +68,8 @@ pub use jsonrpc::{INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FO
 pub use oauth::{Introspection, OAuthConfig};
 use served::Snapshot;
 pub use served::{CacheHints, CacheScope, Changed, LlmNameError, ServedRegistry, ServedView};
+#[cfg(feature = "http")]
+pub use sessions::{SessionError, SessionLimits, SessionStore};
 pub use stateless::{HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY};
 pub use stdio::{MAX_IN_FLIGHT, MAX_MESSAGE_BYTES, serve_stdio};
 
@@ -81,6 +83,8 @@ pub(crate) use jsonrpc::parse;
 use jsonrpc::{Id, Incoming};
 use listen::{ListKind, Listen, ListenGuard, Listeners};
 use lists::Listing;
+#[cfg(feature = "http")]
+pub(crate) use peer::{Opening, opening};
 pub(crate) use peer::{Peer, declared_capabilities, set_level, sets_level, subscribes};
 pub(crate) use rounds::input_required_result;
 use rounds::round_context;
@@ -639,17 +643,23 @@ impl Server {
                 wrong.join(", ")
             )));
         }
-        let requested = params.get("protocolVersion").and_then(Value::as_str);
-        let version = match requested {
-            Some(requested) if HANDSHAKE_VERSIONS.contains(&requested) => requested,
-            _ => HANDSHAKE_VERSIONS[0],
-        };
+        let version = negotiated(params.get("protocolVersion").and_then(Value::as_str));
         Ok(json!({
             "protocolVersion": version,
             "capabilities": capabilities(self.serves_skills()),
             "serverInfo": { "name": self.name, "version": self.version },
         }))
     }
+}
+
+/// The revision `initialize` answers a client that asked for `requested` with: the one it
+/// asked for, when the server speaks it, else the newest the server has.
+pub(crate) fn negotiated(requested: Option<&str>) -> &'static str {
+    HANDSHAKE_VERSIONS
+        .iter()
+        .find(|version| Some(**version) == requested)
+        .copied()
+        .unwrap_or(HANDSHAKE_VERSIONS[0])
 }
 
 impl std::fmt::Debug for Server {

@@ -64,12 +64,47 @@ pub(crate) fn declared_capabilities(incoming: &Incoming) -> Option<Arc<Map<Strin
             method: Method::Initialize,
             params,
             ..
-        } => params
-            .get("capabilities")
-            .and_then(Value::as_object)
-            .map(|capabilities| Arc::new(capabilities.clone())),
+        } => capabilities_in(params),
         _ => None,
     }
+}
+
+/// The `capabilities` of an `initialize` request's `params`.
+fn capabilities_in(params: &Map<String, Value>) -> Option<Arc<Map<String, Value>>> {
+    params
+        .get("capabilities")
+        .and_then(Value::as_object)
+        .map(|capabilities| Arc::new(capabilities.clone()))
+}
+
+/// What an `initialize` request tells of the session it opens.
+#[cfg(feature = "http")]
+#[derive(Debug, Clone)]
+pub(crate) struct Opening {
+    /// The revision the server answers with.
+    pub(crate) revision: &'static str,
+    /// The capabilities it declares.
+    pub(crate) capabilities: Option<Arc<Map<String, Value>>>,
+    /// Its `clientInfo`.
+    pub(crate) client_info: Option<Value>,
+}
+
+/// What `incoming` tells of the session it opens, when it is an `initialize`.
+#[cfg(feature = "http")]
+pub(crate) fn opening(incoming: &Incoming) -> Option<Opening> {
+    let Incoming::Request {
+        method: Method::Initialize,
+        params,
+        ..
+    } = incoming
+    else {
+        return None;
+    };
+    Some(Opening {
+        revision: super::negotiated(params.get("protocolVersion").and_then(Value::as_str)),
+        capabilities: capabilities_in(params),
+        client_info: params.get("clientInfo").cloned(),
+    })
 }
 
 /// The resource a handshake revision's `resources/subscribe` (`true`) or

@@ -401,7 +401,7 @@ fn expiry(record: &TaskRecord) -> String {
 }
 
 /// The address `client` connects to, without user name or password.
-fn address(client: &Client) -> String {
+pub(crate) fn address(client: &Client) -> String {
     let info = client.get_connection_info();
     let db = info.redis_settings().db();
     let host_port = |host: &str, port: u16| {
@@ -423,7 +423,7 @@ fn address(client: &Client) -> String {
 
 /// `url` without the password it may hold: after the user name, or as a `pass` or
 /// `password` query parameter (`unix://`).
-fn redact(url: &str) -> String {
+pub(crate) fn redact(url: &str) -> String {
     let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
     let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
     let (authority, tail) = rest.split_at(authority_end);

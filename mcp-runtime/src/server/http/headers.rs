@@ -10,9 +10,8 @@ use crate::server::stateless::Mirrored;
 /// The header of the session id the handshake's streamable HTTP may assign at `initialize`.
 pub(super) const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
 
-/// A new session id: 128 random bits, in hex, which the client echoes. Any process behind
-/// a load balancer takes any request, with the id or without it, and none is ever refused
-/// for it; only a log level is kept by it.
+/// A new session id: 128 random bits, in hex, which the client echoes; too many to guess
+/// one that is open.
 pub(super) fn session_id() -> Option<HeaderValue> {
     let hex = crate::base::ids::random_hex::<16>().ok()?;
     HeaderValue::from_str(&hex).ok()

@@ -4,13 +4,16 @@
 //! (`text/event-stream`) when it is a call that may notify before its answer (it carries a
 //! `progressToken`, or its client asked for log messages) and the client accepts one: the
 //! notifications, then the answer. Notifications and responses get 202. No state is kept
-//! per connection, so several processes behind an ordinary load balancer serve one tool
-//! set. A stateful `initialize` (2025-06-18, 2025-11-25) is answered with an
-//! `Mcp-Session-Id`, as clients of those revisions expect; no request is refused for
-//! carrying another one, or none. What is kept by session id, in the process that took the
-//! requests, is the log level a session set, the capabilities it declared, and the
-//! resources it subscribed to; `GET /mcp` with a session id opens the session's stream of
-//! notifications (list changes, updates of those resources).
+//! per connection. A stateful `initialize` (2025-06-18, 2025-11-25) is answered with an
+//! `Mcp-Session-Id`, as clients of those revisions expect, and the session is kept in
+//! [`HttpConfig::sessions`]: this process's memory, or Redis shared by every replica, so
+//! that several processes behind an ordinary load balancer serve one session. A session
+//! keeps the revision, the capabilities and the `clientInfo` its `initialize` declared, the
+//! log level it set, and the resources it subscribed to. A request naming a session the
+//! store does not hold (never opened, ended, idle too long, or another OAuth subject's)
+//! gets 404, and one without a session id is taken as ever; `DELETE /mcp` ends a session;
+//! `GET /mcp` with a session id opens the session's stream of notifications (list changes,
+//! updates of those resources) on this process.
 //!
 //! At most as many requests as [`Server::with_max_in_flight`] says are handled at once,
 //! across every transport; one more gets 503 with `Retry-After` and the JSON-RPC error
@@ -55,10 +58,12 @@ pub(super) mod headers;
 mod limit;
 mod post;
 pub(super) mod reply;
+mod session;
 mod sse;
 
 use super::Server;
 use super::jsonrpc::Incoming;
+use super::sessions::{SessionStore, Streams};
 use limit::ClientLimiter;
 pub use limit::{ParseRateLimitError, RATE_LIMITED, RateLimitConfig};
 
@@ -93,6 +98,10 @@ pub struct HttpConfig {
     /// [`Config::prometheus`](crate::telemetry::Config::prometheus) on; until then the
     /// path answers 404. The guards of `/mcp` (origin, token, rate limit) guard it too.
     pub metrics_path: Option<String>,
+    /// Where the sessions of the handshake's revisions are kept: this process's memory by
+    /// default, or Redis shared by every replica ([`SessionStore::redis`], feature
+    /// `redis`), with their idle time and caps.
+    pub sessions: SessionStore,
 }
 
 impl HttpConfig {
@@ -117,6 +126,7 @@ impl Default for HttpConfig {
             body_limit: 4 * 1024 * 1024,
             rate_limit: None,
             metrics_path: None,
+            sessions: SessionStore::default(),
         }
     }
 }
@@ -125,8 +135,10 @@ struct HttpState {
     server: Arc<Server>,
     config: HttpConfig,
     limiter: Option<ClientLimiter>,
-    /// The log levels the handshake's sessions set.
-    sessions: super::sessions::Sessions,
+    /// The handshake's sessions.
+    sessions: SessionStore,
+    /// The sessions' streams of notifications this process holds open.
+    streams: Streams,
     /// The checks of OAuth access tokens, when the server takes them.
     #[cfg(feature = "oauth")]
     verifier: Option<Arc<super::oauth::Verifier>>,
@@ -147,8 +159,9 @@ pub fn router(server: Arc<Server>, config: HttpConfig) -> Router {
     let state = Arc::new(HttpState {
         server,
         limiter: config.rate_limit.map(ClientLimiter::new),
+        sessions: config.sessions.clone(),
         config,
-        sessions: super::sessions::Sessions::default(),
+        streams: Streams::default(),
         #[cfg(feature = "oauth")]
         verifier,
     });
@@ -157,7 +170,7 @@ pub fn router(server: Arc<Server>, config: HttpConfig) -> Router {
         "/mcp",
         post(post::post_mcp)
             .get(sse::get_mcp)
-            .delete(sse::no_stream),
+            .delete(sse::end_session),
     );
     #[cfg(feature = "oauth")]
     if let Some(verifier) = &state.verifier {

@@ -9,18 +9,21 @@ use axum::body::Bytes;
 use axum::extract::{ConnectInfo, FromRequest, Request, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use serde_json::{Map, Value};
+use mcp_runtime_core::LoggingLevel;
+use serde_json::Value;
 
 use super::headers::{SESSION_ID, accepts, mirrored, session_id};
 use super::reply::json_response;
+use super::session::{session_not_found, session_refusal};
 use super::sse::{listen_stream, progress_stream};
 use super::{Carried, HttpState};
 use crate::auth::AuthInfo;
 use crate::server::admission::{Admitted, Busy};
 use crate::server::fault::Status;
 use crate::server::jsonrpc::{Id, Incoming};
+use crate::server::sessions::{Change, SessionRecord};
 use crate::server::stateless::Mirrored;
-use crate::server::{Answer, Peer, PendingCall, Step, observe};
+use crate::server::{Answer, Opening, Peer, PendingCall, Step, observe};
 use crate::telemetry::{ServerOperation, Transport};
 
 /// A `POST /mcp`: its body read within the limit, its message parsed and answered, and
@@ -78,16 +81,26 @@ async fn answer(
     incoming: Incoming,
 ) -> Response {
     let mirrored = mirrored(headers);
+    let opening = crate::server::opening(&incoming);
+    // The session a message names must be open, and its caller's; an `initialize` opens a
+    // new one whatever it names.
+    let named = headers
+        .get(SESSION_ID)
+        .and_then(|value| value.to_str().ok())
+        .filter(|_| opening.is_none());
+    let session = match named {
+        Some(id) => match super::session::open_session(state, id, auth.as_deref()).await {
+            Ok(record) => Some((id, record)),
+            Err(refusal) => return refusal,
+        },
+        None => None,
+    };
     if !matches!(incoming, Incoming::Request { .. } | Incoming::Call { .. }) {
         return take_unanswered(state, client, incoming, &mirrored).await;
     }
-    let session = headers
-        .get(SESSION_ID)
-        .and_then(|value| value.to_str().ok());
-    keep_for_session(state, session, &incoming);
-    let subscription = session.zip(crate::server::subscribes(&incoming));
-    let declared = crate::server::declared_capabilities(&incoming);
-    let peer = peer(state, session, client, auth);
+    let change = session.as_ref().and_then(|_| change_of(&incoming));
+    let peer = peer(state, session.as_ref(), client, auth.clone());
+    let session = session.map(|(id, _)| id);
     let operation = observe::begin(&incoming, Transport::Tcp, session, Some(&mirrored), None);
     let pending = match state.server.begin_for(incoming, &peer, Some(&mirrored)) {
         Step::Answered(Some(answer)) => {
@@ -97,10 +110,12 @@ async fn answer(
             }
             // A subscription the server refused (to a resource the caller may not read)
             // is not kept.
-            if let Some((session, (uri, on))) = subscription {
-                state.sessions.subscribe(session, &uri, on);
+            if let (Some(session), Some(change)) = (session, change) {
+                if let Err(refusal) = keep(state, session, change.as_change()).await {
+                    return refusal;
+                }
             }
-            return answered(state, answer, declared);
+            return answered(state, answer, opening, auth.as_deref(), client).await;
         }
         Step::Answered(None) => {
             observe::end(operation, None);
@@ -178,53 +193,102 @@ async fn take_unanswered(
     StatusCode::ACCEPTED.into_response()
 }
 
-/// Keeps what `incoming` sets for the handshake's `session`, for the requests that follow:
-/// its log level. The resources it subscribes to are kept once the server accepts them.
-fn keep_for_session(state: &HttpState, session: Option<&str>, incoming: &Incoming) {
-    if let (Some(session), Some(level)) = (session, crate::server::sets_level(incoming)) {
-        state.sessions.set_log_level(session, level);
+/// What a request changes of its session, once the server accepted it.
+enum SessionChange {
+    Level(LoggingLevel),
+    Subscribe(String, bool),
+}
+
+impl SessionChange {
+    fn as_change(&self) -> Change<'_> {
+        match self {
+            Self::Level(level) => Change::Level(*level),
+            Self::Subscribe(uri, on) => Change::Subscribe(uri, *on),
+        }
     }
 }
 
-/// Who sends a request: `client`, with what its `session` keeps and its access token says.
+/// What `incoming` changes of its session: the log level it sets, or the resource it
+/// subscribes to or unsubscribes from.
+fn change_of(incoming: &Incoming) -> Option<SessionChange> {
+    if let Some(level) = crate::server::sets_level(incoming) {
+        return Some(SessionChange::Level(level));
+    }
+    crate::server::subscribes(incoming).map(|(uri, on)| SessionChange::Subscribe(uri, on))
+}
+
+/// Keeps `change` for `session`, and tells its stream here of a subscription.
+async fn keep(state: &HttpState, session: &str, change: Change<'_>) -> Result<(), Response> {
+    match state.sessions.change(session, change).await {
+        Ok(true) => {
+            if let Change::Subscribe(uri, on) = change {
+                state.streams.subscribe(session, uri, on);
+            }
+            Ok(())
+        }
+        // Ended (on another replica, say) since this request found it.
+        Ok(false) => Err(session_not_found()),
+        Err(error) => Err(session_refusal(&error)),
+    }
+}
+
+/// Who sends a request: `client`, with what its session keeps and its access token says.
 fn peer<'a>(
     state: &HttpState,
-    session: Option<&'a str>,
+    session: Option<&(&'a str, Arc<SessionRecord>)>,
     client: &'a str,
     auth: Option<Arc<AuthInfo>>,
 ) -> Peer<'a> {
-    let known = session.and_then(|session| state.sessions.get(session));
     Peer {
         client,
-        session: session.filter(|_| known.is_some()),
-        log_level: known.as_ref().and_then(|known| known.log_level),
-        capabilities: known.and_then(|known| known.capabilities),
+        session: session.map(|(id, _)| *id),
+        log_level: session.and_then(|(_, record)| record.log_level),
+        capabilities: session.and_then(|(_, record)| record.capabilities.clone()),
         auth,
         hide_unauthorized: state.hides_unauthorized(),
     }
 }
 
 /// The response carrying `answer`, at its status; an answer that opens a session gets a
-/// new session id, which keeps the capabilities its client `declared`.
-fn answered(
+/// new session id, kept with what its `initialize` declared, for `client` (as its access
+/// token's subject, if any).
+async fn answered(
     state: &HttpState,
     answer: Answer,
-    declared: Option<Arc<Map<String, Value>>>,
+    opening: Option<Opening>,
+    auth: Option<&AuthInfo>,
+    client: &str,
 ) -> Response {
     let status = match answer.status {
         Status::Ok => StatusCode::OK,
         Status::BadRequest => StatusCode::BAD_REQUEST,
         Status::NotFound => StatusCode::NOT_FOUND,
     };
+    let opening = opening.filter(|_| answer.opens_session);
     let mut response = json_response(status, answer.text);
-    if answer.opens_session {
-        if let Some(session) = session_id() {
-            if let (Some(capabilities), Ok(id)) = (declared, session.to_str()) {
-                state.sessions.set_capabilities(id, capabilities);
-            }
-            response.headers_mut().insert(SESSION_ID, session);
-        }
+    let Some(opening) = opening else {
+        return response;
+    };
+    let Some(session) = session_id() else {
+        return response;
+    };
+    let subject = auth.and_then(AuthInfo::subject).map(str::to_owned);
+    let record = SessionRecord {
+        revision: opening.revision.to_owned(),
+        capabilities: opening.capabilities,
+        client_info: opening.client_info,
+        log_level: None,
+        subscriptions: std::collections::BTreeSet::new(),
+        client: subject
+            .as_ref()
+            .map_or_else(|| client.to_owned(), |subject| format!("subject:{subject}")),
+        subject,
+    };
+    let id = session.to_str().unwrap_or_default();
+    if let Err(error) = state.sessions.open(id, record).await {
+        return session_refusal(&error);
     }
+    response.headers_mut().insert(SESSION_ID, session);
     response
 }
 

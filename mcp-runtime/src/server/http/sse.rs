@@ -7,16 +7,19 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use axum::extract::State;
+use axum::extract::{Extension, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use mcp_runtime_core::method::Method;
 use serde_json::json;
 use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
 use super::HttpState;
 use super::headers::{SESSION_ID, accepts};
+use super::session::{open_session, session_not_found, session_refusal};
+use crate::auth::AuthInfo;
 use crate::server::jsonrpc::{self, Id};
 use crate::server::listen::Listen;
 use crate::server::{Notifier, PendingCall, Server, observe};
@@ -24,8 +27,13 @@ use crate::telemetry::ServerOperation;
 
 /// A session's stream of notifications (the handshake's revisions): the changes of the
 /// lists, and updates of the resources the session subscribed to, as SSE events, until the
-/// client hangs up. A request without a session id gets no stream.
-pub(super) async fn get_mcp(State(state): State<Arc<HttpState>>, headers: HeaderMap) -> Response {
+/// client hangs up or the session ends. A request without a session id gets no stream; one
+/// naming a session that is not open, or not its caller's, gets 404.
+pub(super) async fn get_mcp(
+    State(state): State<Arc<HttpState>>,
+    auth: Option<Extension<Arc<AuthInfo>>>,
+    headers: HeaderMap,
+) -> Response {
     let Some(session) = headers
         .get(SESSION_ID)
         .and_then(|value| value.to_str().ok())
@@ -39,10 +47,46 @@ pub(super) async fn get_mcp(State(state): State<Arc<HttpState>>, headers: Header
         )
             .into_response();
     }
+    let auth = auth.map(|Extension(auth)| auth);
+    let record = match open_session(&state, session, auth.as_deref()).await {
+        Ok(record) => record,
+        Err(refusal) => return refusal,
+    };
     let (send, receiver) = notices();
     let guard = Arc::new(state.server.hear_changes(send));
-    state.sessions.stream(session, &guard);
-    notice_stream(receiver, guard, Behind::Resync)
+    let ended = state.streams.attach(session, &guard, &record.subscriptions);
+    notice_stream(receiver, (guard, ended), Behind::Resync)
+}
+
+/// `DELETE /mcp`: ends the session it names, on every replica that shares the store (204);
+/// its stream here closes. A session that is not open, or not the caller's, gets 404.
+pub(super) async fn end_session(
+    State(state): State<Arc<HttpState>>,
+    auth: Option<Extension<Arc<AuthInfo>>>,
+    headers: HeaderMap,
+) -> Response {
+    let Some(session) = headers
+        .get(SESSION_ID)
+        .and_then(|value| value.to_str().ok())
+    else {
+        return (
+            StatusCode::BAD_REQUEST,
+            "DELETE /mcp ends the session its Mcp-Session-Id names: name one",
+        )
+            .into_response();
+    };
+    let auth = auth.map(|Extension(auth)| auth);
+    if let Err(refusal) = open_session(&state, session, auth.as_deref()).await {
+        return refusal;
+    }
+    match state.sessions.end(session).await {
+        Ok(true) => {
+            state.streams.end(session);
+            StatusCode::NO_CONTENT.into_response()
+        }
+        Ok(false) => session_not_found(),
+        Err(error) => session_refusal(&error),
+    }
 }
 
 /// No stream without a session: clients get answers on their POSTs.
@@ -61,7 +105,11 @@ pub(super) async fn no_stream() -> Response {
 pub(super) fn listen_stream(server: &Server, listen: &Listen, client: &str) -> Response {
     let (send, receiver) = notices();
     let guard = server.listen(listen, client, send);
-    notice_stream(receiver, guard, Behind::End(listen.id.clone()))
+    notice_stream(
+        receiver,
+        (guard, CancellationToken::new()),
+        Behind::End(listen.id.clone()),
+    )
 }
 
 /// The most notices a stream queues for a client that has not read them.
@@ -133,17 +181,23 @@ impl Behind {
 /// The notices of `queue` as SSE events, with a comment every so often to keep idle
 /// connections open, for as long as the client keeps the stream; `guard` (the listener)
 /// lives as long. A client that fell behind gets what `behind` sends once it has read
-/// what was queued.
-fn notice_stream<G: Send + 'static>(queue: Queue, guard: G, behind: Behind) -> Response {
+/// what was queued. The stream ends, too, once `ended` is cancelled (its session ended).
+fn notice_stream<G: Send + Sync + 'static>(
+    queue: Queue,
+    (guard, ended): (G, CancellationToken),
+    behind: Behind,
+) -> Response {
     struct Reading<G> {
         queue: Queue,
         guard: Option<G>,
+        ended: CancellationToken,
         behind: Behind,
         then: std::vec::IntoIter<String>,
     }
     let reading = Reading {
         queue,
         guard: Some(guard),
+        ended,
         behind,
         then: Vec::new().into_iter(),
     };
@@ -169,7 +223,10 @@ fn notice_stream<G: Send + 'static>(queue: Queue, guard: G, behind: Behind) -> R
                     }
                 }
             }
-            let message = reading.queue.receiver.recv().await?;
+            let message = tokio::select! {
+                message = reading.queue.receiver.recv() => message?,
+                () = reading.ended.cancelled() => return None,
+            };
             return Some((event(message), reading));
         }
     });
