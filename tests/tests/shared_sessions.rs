@@ -5,10 +5,18 @@
 //! request gets 503 with `Retry-After`, and the replicas recover by themselves when it is
 //! back.
 //!
-//! `scripts/test.sh` installs redis-server; without it this test fails rather than skips.
+//! Changes cross the replicas too: a resource updated and a list changed on one reach the
+//! session streams and the 2026-07-28 listen streams the others hold, once each, as do a
+//! session's subscriptions and its end.
+//!
+//! `scripts/test.sh` installs redis-server; without it these tests fail rather than skip.
 
+use std::collections::VecDeque;
+use std::sync::Arc;
 use std::time::Duration;
 
+use mcp_runtime::server::{HttpConfig, Server, SessionLimits, SessionStore, serve_http};
+use mcp_runtime::{Registry, mcp_tool};
 use mcp_tests::redis::Redis;
 use mcp_tests::{HttpServer, quickstart_bin};
 use reqwest::StatusCode;
@@ -236,4 +244,232 @@ fn replicas_share_sessions_through_redis_and_a_session_outlives_its_replica() {
         assert_eq!(gone.status, StatusCode::NOT_FOUND, "{gone:?}");
     });
     drop(redis);
+}
+
+/// A tool for the in-process replicas, whose list changes when it is disabled.
+#[mcp_tool(namespace = "probe")]
+fn echo(
+    /// What to say back.
+    text: String,
+) -> String {
+    text
+}
+
+/// A replica of an in-process server keeping its sessions in the Redis at `url`: the
+/// server, and where it listens.
+async fn in_process(url: &str) -> (Arc<Server>, String) {
+    let registry = Registry::builder()
+        .inventory()
+        .build()
+        .expect("a valid registry");
+    let server = Arc::new(Server::new(registry));
+    let sessions = SessionStore::redis(url, "changes", SessionLimits::default())
+        .await
+        .expect("Redis answers");
+    let config = HttpConfig {
+        sessions,
+        ..HttpConfig::default()
+    };
+    let (bound, address) = tokio::sync::oneshot::channel();
+    tokio::spawn(serve_http(
+        Arc::clone(&server),
+        "127.0.0.1:0".parse().expect("an address"),
+        config,
+        move |address| bound.send(address).expect("the test listens"),
+    ));
+    let address = address.await.expect("bound");
+    (server, format!("http://{address}/mcp"))
+}
+
+/// The JSON messages of an SSE response, as they come.
+struct Events {
+    response: reqwest::Response,
+    unread: String,
+    ready: VecDeque<Value>,
+}
+
+impl Events {
+    async fn open(request: reqwest::RequestBuilder) -> Self {
+        let response = request
+            .header("Accept", "text/event-stream, application/json")
+            .send()
+            .await
+            .expect("a stream");
+        assert_eq!(response.status(), StatusCode::OK, "{response:?}");
+        Self {
+            response,
+            unread: String::new(),
+            ready: VecDeque::new(),
+        }
+    }
+
+    /// The next message within `within`; `None` when none came, or the stream ended.
+    async fn next_within(&mut self, within: Duration) -> Option<Value> {
+        tokio::time::timeout(within, async {
+            loop {
+                if let Some(message) = self.ready.pop_front() {
+                    return Some(message);
+                }
+                let chunk = self.response.chunk().await.ok()??;
+                self.unread.push_str(&String::from_utf8_lossy(&chunk));
+                while let Some(end) = self.unread.find("\n\n") {
+                    let event: String = self.unread.drain(..end + 2).collect();
+                    for data in event.lines().filter_map(|line| line.strip_prefix("data:")) {
+                        self.ready
+                            .push_back(serde_json::from_str(data.trim()).expect("JSON events"));
+                    }
+                }
+            }
+        })
+        .await
+        .ok()
+        .flatten()
+    }
+
+    /// Whether the stream ends within `within`, with no other message before.
+    async fn ends_within(&mut self, within: Duration) -> bool {
+        tokio::time::timeout(within, async {
+            loop {
+                match self.response.chunk().await {
+                    Ok(Some(chunk)) if chunk.starts_with(b":") => {}
+                    Ok(Some(chunk)) => panic!("a message before the end: {chunk:?}"),
+                    Ok(None) | Err(_) => return,
+                }
+            }
+        })
+        .await
+        .is_ok()
+    }
+}
+
+fn updated(uri: &str) -> Value {
+    json!({ "jsonrpc": "2.0", "method": "notifications/resources/updated", "params": { "uri": uri } })
+}
+
+/// Updates `uri` on `server` until `events` hears of it: then the changes sent before it
+/// reached `events`' replica, which hears the other's in order.
+async fn until_heard(server: &Server, events: &mut Events, uri: &str) {
+    for _ in 0..100 {
+        server.notify_resource_updated(uri);
+        if let Some(message) = events.next_within(Duration::from_millis(100)).await {
+            assert_eq!(message, updated(uri), "only the probe was updated yet");
+            // Later probes may still come: taken, so that they are not counted after.
+            while let Some(message) = events.next_within(Duration::from_millis(300)).await {
+                assert_eq!(message, updated(uri));
+            }
+            return;
+        }
+    }
+    panic!("the replicas never heard of each other's changes");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn changes_on_one_replica_reach_the_streams_the_others_hold_once_each() {
+    let redis = Redis::start();
+    let (first, first_url) = in_process(&redis.url).await;
+    let (second, second_url) = in_process(&redis.url).await;
+    let http = reqwest::Client::new();
+    let session = open(&first_url).await;
+
+    // The session's stream is held by the first replica; it subscribes through the second.
+    let mut stream = Events::open(
+        http.get(&first_url)
+            .header("Mcp-Session-Id", &session)
+            .header("MCP-Protocol-Version", "2025-11-25"),
+    )
+    .await;
+    let subscribe = |id: u64, uri: &str| json!({ "jsonrpc": "2.0", "id": id, "method": "resources/subscribe", "params": { "uri": uri } });
+    for (id, uri) in [(2, "probe://ready"), (3, "a://one")] {
+        let answer = post(&second_url, Some(&session), &subscribe(id, uri)).await;
+        assert_eq!(answer.status, StatusCode::OK, "{answer:?}");
+    }
+    until_heard(&second, &mut stream, "probe://ready").await;
+
+    // A 2026-07-28 listen stream on the second replica, for `a://one` and the tool list.
+    let listen = json!({
+        "jsonrpc": "2.0", "id": 9, "method": "subscriptions/listen",
+        "params": {
+            "notifications": { "toolsListChanged": true, "resourceSubscriptions": ["a://one"] },
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+            },
+        },
+    });
+    let mut listening = Events::open(
+        http.post(&second_url)
+            .header("MCP-Protocol-Version", "2026-07-28")
+            .header("Mcp-Method", "subscriptions/listen")
+            .json(&listen),
+    )
+    .await;
+    let acknowledged = listening.next_within(Duration::from_secs(5)).await;
+    assert_eq!(
+        acknowledged.as_ref().map(|message| &message["method"]),
+        Some(&json!("notifications/subscriptions/acknowledged")),
+        "{acknowledged:?}"
+    );
+
+    // An update made on either replica reaches both streams, once each.
+    for (server, uri) in [(&second, "a://one"), (&first, "a://one")] {
+        server.notify_resource_updated(uri);
+        assert_eq!(
+            stream.next_within(Duration::from_secs(5)).await,
+            Some(updated(uri))
+        );
+        let heard = listening
+            .next_within(Duration::from_secs(5))
+            .await
+            .expect("heard");
+        assert_eq!(
+            heard["method"], "notifications/resources/updated",
+            "{heard}"
+        );
+        assert_eq!(heard["params"]["uri"], uri, "{heard}");
+    }
+    // The tool list changed on the first replica: both hear of it, once.
+    assert!(
+        first
+            .change(|registry| registry.disable("probe.echo"))
+            .expect("changed")
+    );
+    let changed =
+        json!({ "jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {} });
+    assert_eq!(
+        stream.next_within(Duration::from_secs(5)).await,
+        Some(changed)
+    );
+    let heard = listening
+        .next_within(Duration::from_secs(5))
+        .await
+        .expect("heard");
+    assert_eq!(
+        heard["method"], "notifications/tools/list_changed",
+        "{heard}"
+    );
+    // Nothing more came: each was told once.
+    assert_eq!(stream.next_within(Duration::from_millis(500)).await, None);
+    assert_eq!(
+        listening.next_within(Duration::from_millis(100)).await,
+        None
+    );
+
+    // Unsubscribed through the second replica: the first's stream no longer hears of it.
+    let unsubscribe = json!({ "jsonrpc": "2.0", "id": 4, "method": "resources/unsubscribe", "params": { "uri": "a://one" } });
+    post(&second_url, Some(&session), &unsubscribe).await;
+    until_heard(&second, &mut stream, "probe://ready").await;
+    second.notify_resource_updated("a://one");
+    first.notify_resource_updated("probe://ready");
+    assert_eq!(
+        stream.next_within(Duration::from_secs(5)).await,
+        Some(updated("probe://ready")),
+        "a://one is no longer heard of, and what came after it is"
+    );
+
+    // The session ended through the second replica: its stream on the first ends.
+    assert_eq!(delete(&second_url, &session).await, StatusCode::NO_CONTENT);
+    assert!(
+        stream.ends_within(Duration::from_secs(5)).await,
+        "the stream ends"
+    );
 }

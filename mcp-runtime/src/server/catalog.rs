@@ -424,9 +424,14 @@ impl Server {
 
     /// Tells every client subscribed to `uri` that the resource changed
     /// (`notifications/resources/updated`): the handshake's connections that sent
-    /// `resources/subscribe`, and the `subscriptions/listen` streams that named it.
+    /// `resources/subscribe`, and the `subscriptions/listen` streams that named it. With
+    /// sessions in Redis (`SessionStore::redis`, features `http` and `redis`), those that
+    /// every other replica of the server holds too.
     pub fn notify_resource_updated(&self, uri: &str) {
         self.listeners.updated(uri);
+        if let Some(fanout) = self.fanout.get() {
+            fanout.resource_updated(uri);
+        }
     }
 }
 

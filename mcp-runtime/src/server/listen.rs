@@ -56,6 +56,33 @@ impl ListKind {
     }
 }
 
+#[cfg(all(feature = "http", feature = "redis"))]
+impl ListKind {
+    /// Its name, as the lists are named in capabilities: `tools`, `prompts`, `resources`.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Self::Tools => "tools",
+            Self::Prompts => "prompts",
+            Self::Resources => "resources",
+        }
+    }
+
+    /// The kind `name` names.
+    pub(crate) fn named(name: &str) -> Option<Self> {
+        [Self::Tools, Self::Prompts, Self::Resources]
+            .into_iter()
+            .find(|kind| kind.name() == name)
+    }
+}
+
+/// What tells the listeners of the server's other replicas of the changes made here.
+pub(crate) trait Fanout: Send + Sync {
+    /// The resource `uri` was updated here.
+    fn resource_updated(&self, uri: &str);
+    /// The list of `kind` changed here.
+    fn list_changed(&self, kind: ListKind);
+}
+
 /// Why a `subscriptions/listen` request's filter cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub(crate) enum FilterError {

@@ -135,6 +135,8 @@ pub struct Server {
     changing: Mutex<()>,
     /// Who hears of changes.
     listeners: Arc<Listeners>,
+    /// Who tells the other replicas' listeners of the changes made here, once one shares.
+    fanout: OnceLock<Arc<dyn listen::Fanout>>,
     name: String,
     version: String,
     page_size: usize,
@@ -179,6 +181,7 @@ impl Server {
             portable: false,
             changing: Mutex::new(()),
             listeners: Arc::default(),
+            fanout: OnceLock::new(),
             name,
             version: env!("CARGO_PKG_VERSION").to_owned(),
             page_size: DEFAULT_PAGE_SIZE,
@@ -329,6 +332,9 @@ impl Server {
             ] {
                 if changed {
                     self.listeners.changed(kind);
+                    if let Some(fanout) = self.fanout.get() {
+                        fanout.list_changed(kind);
+                    }
                 }
             }
         }
@@ -441,6 +447,19 @@ impl Server {
     /// untagged, as the stateful revisions do, until the guard is dropped.
     pub(crate) fn hear_changes(&self, send: Notifier) -> ListenGuard {
         self.listeners.connection(send)
+    }
+
+    /// The listeners that the other replicas' changes are told to.
+    #[cfg(all(feature = "http", feature = "redis"))]
+    pub(crate) fn listeners(&self) -> Arc<Listeners> {
+        Arc::clone(&self.listeners)
+    }
+
+    /// Has `fanout` tell the other replicas of the changes made here, unless another does
+    /// already.
+    #[cfg(all(feature = "http", feature = "redis"))]
+    pub(crate) fn share_changes(&self, fanout: Arc<dyn listen::Fanout>) {
+        let _ = self.fanout.set(fanout);
     }
 
     /// Routes a request by its method, once it is admitted: the one place that names what

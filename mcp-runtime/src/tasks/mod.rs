@@ -19,7 +19,9 @@ pub use memory::{DEFAULT_MEMORY_CAPACITY, MemoryStore};
 #[cfg(feature = "redis")]
 pub use redis::{DEFAULT_NAMESPACE, RedisStore};
 #[cfg(all(feature = "redis", feature = "http"))]
-pub(crate) use redis::{address as redis_address, redact as redact_redis_url};
+pub(crate) use redis::{
+    address as redis_address, redact as redact_redis_url, subscribe as redis_subscribe,
+};
 pub use store::{
     Change, DEFAULT_LEASE, DOORBELL_CAPACITY, Doorbell, StoreError, StoreFuture, TaskRecord,
     TaskStatus, TaskStore, Versioned, iso8601, modify, now_ms,

@@ -367,7 +367,7 @@ impl Listening {
 }
 
 /// A new pub/sub connection subscribed to `channel`, once Redis confirmed it.
-async fn subscribe(client: &Client, channel: &str) -> redis::RedisResult<PubSubStream> {
+pub(crate) async fn subscribe(client: &Client, channel: &str) -> redis::RedisResult<PubSubStream> {
     let subscribing = async {
         let mut pubsub = client.get_async_pubsub().await?;
         pubsub.subscribe(channel).await?;

@@ -138,7 +138,7 @@ struct HttpState {
     /// The handshake's sessions.
     sessions: SessionStore,
     /// The sessions' streams of notifications this process holds open.
-    streams: Streams,
+    streams: Arc<Streams>,
     /// The checks of OAuth access tokens, when the server takes them.
     #[cfg(feature = "oauth")]
     verifier: Option<Arc<super::oauth::Verifier>>,
@@ -156,12 +156,14 @@ pub fn router(server: Arc<Server>, config: HttpConfig) -> Router {
         .oauth
         .clone()
         .map(|oauth| Arc::new(super::oauth::Verifier::new(oauth)));
+    let streams = Arc::new(Streams::default());
+    config.sessions.share(&server, &streams);
     let state = Arc::new(HttpState {
         server,
         limiter: config.rate_limit.map(ClientLimiter::new),
         sessions: config.sessions.clone(),
         config,
-        streams: Streams::default(),
+        streams,
         #[cfg(feature = "oauth")]
         verifier,
     });

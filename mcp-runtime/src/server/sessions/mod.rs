@@ -15,6 +15,8 @@
 //! The 2026-07-28 revision keeps nothing: each request carries its own level and
 //! capabilities.
 
+#[cfg(feature = "redis")]
+mod bus;
 mod memory;
 #[cfg(feature = "redis")]
 mod redis;
@@ -231,6 +233,30 @@ impl SessionStore {
             Kind::Memory(_) => "memory".to_owned(),
             #[cfg(feature = "redis")]
             Kind::Redis(redis) => redis.describe().to_owned(),
+        }
+    }
+
+    /// With sessions in Redis, has `server` tell the other replicas of its changes (a
+    /// resource updated, a list changed), and `streams` of subscriptions made and sessions
+    /// ended, and has both hear of theirs. Nothing to do in memory.
+    pub(crate) fn share(&self, server: &crate::server::Server, streams: &Arc<Streams>) {
+        match &self.kind {
+            Kind::Memory(_) => {
+                let _ = (server, streams);
+            }
+            #[cfg(feature = "redis")]
+            Kind::Redis(redis) => {
+                if tokio::runtime::Handle::try_current().is_err() {
+                    tracing::warn!(
+                        "the HTTP router was made outside a tokio runtime: changes are not \
+                         shared with the other replicas"
+                    );
+                    return;
+                }
+                let bus = redis.share(server.listeners(), Arc::clone(streams));
+                server.share_changes(Arc::clone(&bus) as Arc<dyn crate::server::listen::Fanout>);
+                streams.share(bus);
+            }
         }
     }
 

@@ -75,10 +75,13 @@ return 1
 const SUBSCRIBED: &str = "s:";
 
 pub(super) struct RedisSessions {
+    client: Client,
     commands: ConnectionManager,
     open: Script,
     change: Script,
     end: Script,
+    /// `{namespace}:changes`, the channel of the replicas' changes.
+    channel: String,
     /// `{namespace}:session:`.
     session_prefix: String,
     /// `{namespace}:sessions-of:`.
@@ -113,7 +116,7 @@ impl RedisSessions {
             .set_response_timeout(Some(TIMEOUT))
             .set_number_of_retries(2)
             .set_max_delay(Duration::from_secs(1));
-        let mut commands = ConnectionManager::new_with_config(client, config)
+        let mut commands = ConnectionManager::new_with_config(client.clone(), config)
             .await
             .map_err(|err| {
                 SessionError::Config(format!("cannot connect to Redis at {shown}: {err}"))
@@ -125,10 +128,12 @@ impl RedisSessions {
             })?;
         }
         Ok(Self {
+            client,
             commands,
             open,
             change,
             end,
+            channel: format!("{namespace}:changes"),
             session_prefix: format!("{namespace}:session:"),
             client_prefix: format!("{namespace}:sessions-of:"),
             description,
@@ -137,6 +142,20 @@ impl RedisSessions {
 
     pub(super) fn describe(&self) -> &str {
         &self.description
+    }
+
+    /// Starts telling the other replicas of this one's changes, and hearing of theirs.
+    pub(super) fn share(
+        &self,
+        listeners: Arc<crate::server::listen::Listeners>,
+        streams: Arc<super::Streams>,
+    ) -> Arc<super::bus::Bus> {
+        super::bus::Bus::start(
+            (self.client.clone(), self.commands.clone()),
+            self.channel.clone(),
+            self.description.clone(),
+            (listeners, streams),
+        )
     }
 
     pub(super) async fn open(

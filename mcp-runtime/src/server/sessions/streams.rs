@@ -1,6 +1,7 @@
 //! The sessions' streams of notifications (`GET /mcp`) this process holds open: what no
-//! store can share. A subscription a session makes here reaches its stream here at once;
-//! a session ended here closes its stream.
+//! store can share. A subscription a session makes reaches its stream at once, and a
+//! session ended closes its stream: here, and with sessions in Redis on the replica that
+//! holds it, told through the replicas' changes (`Relay`).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
@@ -13,6 +14,16 @@ use crate::server::listen::ListenGuard;
 #[derive(Debug, Default)]
 pub(crate) struct Streams {
     open: Mutex<HashMap<String, Open>>,
+    /// What tells the other replicas, with sessions in Redis.
+    relay: std::sync::OnceLock<Arc<dyn Relay>>,
+}
+
+/// What tells the replicas that hold a session's stream of its subscriptions and its end.
+pub(crate) trait Relay: Send + Sync + std::fmt::Debug {
+    /// `session` subscribed to `uri` (`on`), or ended that subscription.
+    fn subscribed(&self, session: &str, uri: &str, on: bool);
+    /// `session` ended.
+    fn ended(&self, session: &str);
 }
 
 #[derive(Debug)]
@@ -48,9 +59,32 @@ impl Streams {
         ended
     }
 
+    /// Tells the stream of `session`, wherever it is held, that it subscribed to `uri`
+    /// (`on`) or ended that subscription.
+    pub(crate) fn subscribe(&self, session: &str, uri: &str, on: bool) {
+        self.subscribe_here(session, uri, on);
+        if let Some(relay) = self.relay.get() {
+            relay.subscribed(session, uri, on);
+        }
+    }
+
+    /// Closes the stream of `session`, wherever it is held.
+    pub(crate) fn end(&self, session: &str) {
+        self.end_here(session);
+        if let Some(relay) = self.relay.get() {
+            relay.ended(session);
+        }
+    }
+
+    /// Has `relay` tell the other replicas of subscriptions and ends, from now on.
+    #[cfg(feature = "redis")]
+    pub(super) fn share(&self, relay: Arc<dyn Relay>) {
+        let _ = self.relay.set(relay);
+    }
+
     /// Tells the stream of `session`, if this process holds one, that it subscribed to
     /// `uri` (`on`) or ended that subscription.
-    pub(crate) fn subscribe(&self, session: &str, uri: &str, on: bool) {
+    pub(crate) fn subscribe_here(&self, session: &str, uri: &str, on: bool) {
         let listener = self
             .lock()
             .get(session)
@@ -61,7 +95,7 @@ impl Streams {
     }
 
     /// Closes the stream of `session`, if this process holds one.
-    pub(crate) fn end(&self, session: &str) {
+    pub(crate) fn end_here(&self, session: &str) {
         if let Some(stream) = self.lock().remove(session) {
             stream.ended.cancel();
         }

@@ -1,0 +1,260 @@
+//! The changes every replica of a server tells the others, through Redis pub/sub on the
+//! channel `{namespace}:changes`: a resource updated and a list changed (for the sessions'
+//! streams and the 2026-07-28 listen streams each replica holds), a session's subscription
+//! made or ended, and a session ended (for its stream, on whichever replica holds it).
+//!
+//! Each message names the replica that sent it, which skips its own: it told its own
+//! listeners already, so each listener hears of a change once. Messages are sent in order,
+//! by one task, and read by another, which subscribes again, at growing intervals, when its
+//! connection drops; what is sent while a replica is not subscribed does not reach it.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use redis::Client;
+use redis::aio::ConnectionManager;
+use serde::{Deserialize, Serialize};
+use tokio::sync::mpsc;
+
+use super::streams::{Relay, Streams};
+use crate::server::listen::{Fanout, ListKind, Listeners};
+
+/// The longest wait between two attempts to subscribe again.
+const MAX_RESUBSCRIBE_DELAY: Duration = Duration::from_secs(5);
+
+/// A change, as sent on the channel.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "change", rename_all = "snake_case")]
+pub(crate) enum Change {
+    /// A resource was updated.
+    Updated { uri: String },
+    /// A list changed: `tools`, `prompts` or `resources`.
+    Listed { list: String },
+    /// A session subscribed to a resource (`on`), or ended that subscription.
+    Subscribed {
+        session: String,
+        uri: String,
+        on: bool,
+    },
+    /// A session ended.
+    Ended { session: String },
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Message {
+    /// The replica that sent it.
+    from: String,
+    #[serde(flatten)]
+    change: Change,
+}
+
+/// What sends this replica's changes to the others.
+pub(crate) struct Bus {
+    replica: String,
+    outbox: mpsc::UnboundedSender<String>,
+}
+
+impl std::fmt::Debug for Bus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Bus")
+            .field("replica", &self.replica)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Bus {
+    /// Starts telling the other replicas on `channel` of the changes sent here, and hearing
+    /// of theirs: told to `listeners` and `streams`. Its tasks run on the current tokio
+    /// runtime, for as long as the returned bus is kept.
+    pub(crate) fn start(
+        (client, commands): (Client, ConnectionManager),
+        channel: String,
+        description: String,
+        (listeners, streams): (Arc<Listeners>, Arc<Streams>),
+    ) -> Arc<Self> {
+        let replica = crate::base::ids::random_hex::<8>().unwrap_or_default();
+        let (outbox, unsent) = mpsc::unbounded_channel();
+        let bus = Arc::new(Self {
+            replica: replica.clone(),
+            outbox,
+        });
+        tokio::spawn(send(unsent, commands, channel.clone(), description.clone()));
+        let hearing = Hearing {
+            client,
+            channel,
+            description,
+            replica,
+            listeners,
+            streams,
+        };
+        let bus_alive = Arc::downgrade(&bus);
+        tokio::spawn(async move { hearing.hear(bus_alive).await });
+        bus
+    }
+
+    /// Tells the other replicas of `change`.
+    fn tell(&self, change: Change) {
+        let message = Message {
+            from: self.replica.clone(),
+            change,
+        };
+        if let Ok(text) = serde_json::to_string(&message) {
+            let _ = self.outbox.send(text);
+        }
+    }
+}
+
+impl Fanout for Bus {
+    fn resource_updated(&self, uri: &str) {
+        self.tell(Change::Updated {
+            uri: uri.to_owned(),
+        });
+    }
+
+    fn list_changed(&self, kind: ListKind) {
+        self.tell(Change::Listed {
+            list: kind.name().to_owned(),
+        });
+    }
+}
+
+impl Relay for Bus {
+    fn subscribed(&self, session: &str, uri: &str, on: bool) {
+        self.tell(Change::Subscribed {
+            session: session.to_owned(),
+            uri: uri.to_owned(),
+            on,
+        });
+    }
+
+    fn ended(&self, session: &str) {
+        self.tell(Change::Ended {
+            session: session.to_owned(),
+        });
+    }
+}
+
+/// Publishes each message of `unsent`, in order, until the bus is dropped.
+async fn send(
+    mut unsent: mpsc::UnboundedReceiver<String>,
+    mut commands: ConnectionManager,
+    channel: String,
+    description: String,
+) {
+    while let Some(message) = unsent.recv().await {
+        let sent: redis::RedisResult<()> = redis::cmd("PUBLISH")
+            .arg(&channel)
+            .arg(&message)
+            .query_async(&mut commands)
+            .await;
+        if let Err(err) = sent {
+            tracing::warn!(store = %description, "a change was not told to the other replicas: {err}");
+        }
+    }
+}
+
+/// What hears of the other replicas' changes, and whom it tells.
+struct Hearing {
+    client: Client,
+    channel: String,
+    description: String,
+    replica: String,
+    listeners: Arc<Listeners>,
+    streams: Arc<Streams>,
+}
+
+impl Hearing {
+    /// Hears of changes until the bus is dropped, subscribing again when the connection
+    /// drops.
+    async fn hear(self, bus: std::sync::Weak<Bus>) {
+        let mut delay = Duration::from_millis(100);
+        while bus.strong_count() > 0 {
+            match crate::tasks::redis_subscribe(&self.client, &self.channel).await {
+                Ok(mut messages) => {
+                    delay = Duration::from_millis(100);
+                    while let Some(message) = messages.next().await {
+                        if bus.strong_count() == 0 {
+                            return;
+                        }
+                        match message.get_payload::<String>() {
+                            Ok(text) => self.take(&text),
+                            Err(err) => {
+                                tracing::warn!(store = %self.description, "a change that is no text: {err}")
+                            }
+                        }
+                    }
+                    tracing::warn!(store = %self.description, "the changes' connection dropped; subscribing again");
+                }
+                Err(err) => {
+                    tracing::warn!(store = %self.description, "cannot hear of the other replicas' changes yet: {err}");
+                    delay = (delay * 2).min(MAX_RESUBSCRIBE_DELAY);
+                }
+            }
+            tokio::time::sleep(delay).await;
+        }
+    }
+
+    /// Tells this replica's listeners and streams of the change `text` says, unless this
+    /// replica sent it.
+    fn take(&self, text: &str) {
+        let message: Message = match serde_json::from_str(text) {
+            Ok(message) => message,
+            Err(err) => {
+                tracing::warn!(store = %self.description, "a change that cannot be read: {err}");
+                return;
+            }
+        };
+        if message.from == self.replica {
+            return;
+        }
+        match message.change {
+            Change::Updated { uri } => self.listeners.updated(&uri),
+            Change::Listed { list } => {
+                if let Some(kind) = ListKind::named(&list) {
+                    self.listeners.changed(kind);
+                }
+            }
+            Change::Subscribed { session, uri, on } => {
+                self.streams.subscribe_here(&session, &uri, on);
+            }
+            Change::Ended { session } => self.streams.end_here(&session),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_change_reads_back_as_it_was_sent() {
+        for change in [
+            Change::Updated {
+                uri: "file:///a".to_owned(),
+            },
+            Change::Listed {
+                list: "tools".to_owned(),
+            },
+            Change::Subscribed {
+                session: "s".to_owned(),
+                uri: "file:///a".to_owned(),
+                on: false,
+            },
+            Change::Ended {
+                session: "s".to_owned(),
+            },
+        ] {
+            let text = serde_json::to_string(&Message {
+                from: "r".to_owned(),
+                change: change.clone(),
+            })
+            .unwrap();
+            let read: Message = serde_json::from_str(&text).unwrap();
+            assert_eq!((read.from.as_str(), read.change), ("r", change), "{text}");
+        }
+        for kind in [ListKind::Tools, ListKind::Prompts, ListKind::Resources] {
+            assert_eq!(ListKind::named(kind.name()), Some(kind));
+        }
+    }
+}
