@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_runtime::server::{HttpConfig, Server, SessionLimits, SessionStore, serve_http};
-use mcp_runtime::{Registry, mcp_tool};
+use mcp_runtime::{Registry, ToolContext, ToolError, mcp_tool};
 use mcp_tests::redis::Redis;
 use mcp_tests::{HttpServer, quickstart_bin};
 use reqwest::StatusCode;
@@ -255,6 +255,21 @@ fn echo(
     text
 }
 
+/// Asks its client whether to go on: what it answered.
+#[mcp_tool(namespace = "probe")]
+async fn ask(ctx: &ToolContext) -> Result<String, ToolError> {
+    let form = json!({
+        "type": "object",
+        "properties": { "go": { "type": "boolean" } },
+        "required": ["go"],
+    });
+    let answer = ctx.elicit_with("go", "Go on?", form).await?;
+    let go = answer
+        .accepted()
+        .and_then(|content| content.get("go").cloned());
+    Ok(format!("go: {go:?}"))
+}
+
 /// A replica of an in-process server keeping its sessions in the Redis at `url`: the
 /// server, and where it listens.
 async fn in_process(url: &str) -> (Arc<Server>, String) {
@@ -471,5 +486,52 @@ async fn changes_on_one_replica_reach_the_streams_the_others_hold_once_each() {
     assert!(
         stream.ends_within(Duration::from_secs(5)).await,
         "the stream ends"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_tools_question_is_answered_through_another_replica() {
+    let redis = Redis::start();
+    let (first, first_url) = in_process(&redis.url).await;
+    let (_second, second_url) = in_process(&redis.url).await;
+    let http = reqwest::Client::new();
+    let session = open(&second_url).await;
+    // Both replicas hear each other before the call: a probe subscription, as above.
+    let mut stream = Events::open(
+        http.get(&first_url)
+            .header("Mcp-Session-Id", &session)
+            .header("MCP-Protocol-Version", "2025-11-25"),
+    )
+    .await;
+    let subscribe = json!({ "jsonrpc": "2.0", "id": 2, "method": "resources/subscribe", "params": { "uri": "probe://ready" } });
+    post(&second_url, Some(&session), &subscribe).await;
+    until_heard(&first, &mut stream, "probe://ready").await;
+
+    // The call runs on the first replica, whose tool asks the client on the call's stream.
+    let call = json!({ "jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": { "name": "probe.ask" } });
+    let mut calling = Events::open(
+        http.post(&first_url)
+            .header("Mcp-Session-Id", &session)
+            .header("MCP-Protocol-Version", "2025-11-25")
+            .json(&call),
+    )
+    .await;
+    let asked = calling
+        .next_within(Duration::from_secs(5))
+        .await
+        .expect("the tool asks");
+    assert_eq!(asked["method"], "elicitation/create", "{asked}");
+    // The client's answer reaches the second replica, which passes it on.
+    let answer = json!({ "jsonrpc": "2.0", "id": asked["id"], "result": { "action": "accept", "content": { "go": true } } });
+    let taken = post(&second_url, Some(&session), &answer).await;
+    assert_eq!(taken.status, StatusCode::ACCEPTED, "{taken:?}");
+    let result = calling
+        .next_within(Duration::from_secs(5))
+        .await
+        .expect("the call is answered");
+    assert_eq!(result["id"], 3, "{result}");
+    assert_eq!(
+        result["result"]["structuredContent"]["result"], "go: Some(Bool(true))",
+        "{result}"
     );
 }

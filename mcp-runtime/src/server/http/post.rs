@@ -178,6 +178,19 @@ async fn take_unanswered(
             crate::server::fault_response(&Id::NONE, fault),
         );
     }
+    // A response to a request a tool of another replica sent goes on to that replica.
+    if let Incoming::Response {
+        id: Some(id),
+        outcome,
+    } = &incoming
+    {
+        if let Some(key) = id.as_string() {
+            if !state.server.deliver_response(&key, outcome.clone()) {
+                state.streams.relay_response(&key, outcome);
+            }
+            return StatusCode::ACCEPTED.into_response();
+        }
+    }
     state
         .server
         .dispatch_for(

@@ -1,7 +1,8 @@
 //! The changes every replica of a server tells the others, through Redis pub/sub on the
 //! channel `{namespace}:changes`: a resource updated and a list changed (for the sessions'
 //! streams and the 2026-07-28 listen streams each replica holds), a session's subscription
-//! made or ended, and a session ended (for its stream, on whichever replica holds it).
+//! made or ended, and a session ended (for its stream, on whichever replica holds it), and a
+//! client's response to a request a tool sent it (for the replica whose tool awaits it).
 //!
 //! Each message names the replica that sent it, which skips its own: it told its own
 //! listeners already, so each listener hears of a change once. Messages are sent in order,
@@ -17,8 +18,11 @@ use redis::aio::ConnectionManager;
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
+use serde_json::Value;
+
 use super::streams::{Relay, Streams};
-use crate::server::listen::{Fanout, ListKind, Listeners};
+use crate::server::Server;
+use crate::server::listen::{Fanout, ListKind};
 
 /// The longest wait between two attempts to subscribe again.
 const MAX_RESUBSCRIBE_DELAY: Duration = Duration::from_secs(5);
@@ -39,6 +43,15 @@ pub(crate) enum Change {
     },
     /// A session ended.
     Ended { session: String },
+    /// A client's response to a request a tool sent it from another replica: its
+    /// `result`, or its `error`.
+    Responded {
+        id: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        result: Option<Value>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<Value>,
+    },
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -65,13 +78,13 @@ impl std::fmt::Debug for Bus {
 
 impl Bus {
     /// Starts telling the other replicas on `channel` of the changes sent here, and hearing
-    /// of theirs: told to `listeners` and `streams`. Its tasks run on the current tokio
+    /// of theirs: told to `server` and `streams`. Its tasks run on the current tokio
     /// runtime, for as long as the returned bus is kept.
     pub(crate) fn start(
         (client, commands): (Client, ConnectionManager),
         channel: String,
         description: String,
-        (listeners, streams): (Arc<Listeners>, Arc<Streams>),
+        (server, streams): (std::sync::Weak<Server>, Arc<Streams>),
     ) -> Arc<Self> {
         let replica = crate::base::ids::random_hex::<8>().unwrap_or_default();
         let (outbox, unsent) = mpsc::unbounded_channel();
@@ -85,7 +98,7 @@ impl Bus {
             channel,
             description,
             replica,
-            listeners,
+            server,
             streams,
         };
         let bus_alive = Arc::downgrade(&bus);
@@ -133,6 +146,18 @@ impl Relay for Bus {
             session: session.to_owned(),
         });
     }
+
+    fn responded(&self, id: &str, outcome: &Result<Value, Value>) {
+        let (result, error) = match outcome {
+            Ok(result) => (Some(result.clone()), None),
+            Err(error) => (None, Some(error.clone())),
+        };
+        self.tell(Change::Responded {
+            id: id.to_owned(),
+            result,
+            error,
+        });
+    }
 }
 
 /// Publishes each message of `unsent`, in order, until the bus is dropped.
@@ -160,7 +185,7 @@ struct Hearing {
     channel: String,
     description: String,
     replica: String,
-    listeners: Arc<Listeners>,
+    server: std::sync::Weak<Server>,
     streams: Arc<Streams>,
 }
 
@@ -208,17 +233,27 @@ impl Hearing {
         if message.from == self.replica {
             return;
         }
+        let Some(server) = self.server.upgrade() else {
+            return;
+        };
         match message.change {
-            Change::Updated { uri } => self.listeners.updated(&uri),
+            Change::Updated { uri } => server.hear_resource_updated(&uri),
             Change::Listed { list } => {
                 if let Some(kind) = ListKind::named(&list) {
-                    self.listeners.changed(kind);
+                    server.hear_list_changed(kind);
                 }
             }
             Change::Subscribed { session, uri, on } => {
                 self.streams.subscribe_here(&session, &uri, on);
             }
             Change::Ended { session } => self.streams.end_here(&session),
+            Change::Responded { id, result, error } => {
+                let outcome = match (result, error) {
+                    (Some(result), _) => Ok(result),
+                    (None, error) => Err(error.unwrap_or(Value::Null)),
+                };
+                server.deliver_response(&id, outcome);
+            }
         }
     }
 }
@@ -243,6 +278,11 @@ mod tests {
             },
             Change::Ended {
                 session: "s".to_owned(),
+            },
+            Change::Responded {
+                id: "q".to_owned(),
+                result: Some(serde_json::json!({ "action": "accept" })),
+                error: None,
             },
         ] {
             let text = serde_json::to_string(&Message {

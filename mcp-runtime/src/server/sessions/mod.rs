@@ -237,9 +237,10 @@ impl SessionStore {
     }
 
     /// With sessions in Redis, has `server` tell the other replicas of its changes (a
-    /// resource updated, a list changed), and `streams` of subscriptions made and sessions
-    /// ended, and has both hear of theirs. Nothing to do in memory.
-    pub(crate) fn share(&self, server: &crate::server::Server, streams: &Arc<Streams>) {
+    /// resource updated, a list changed), and `streams` of subscriptions made, sessions
+    /// ended and responses no tool here awaits, and has both hear of theirs. Nothing to do
+    /// in memory.
+    pub(crate) fn share(&self, server: &Arc<crate::server::Server>, streams: &Arc<Streams>) {
         match &self.kind {
             Kind::Memory(_) => {
                 let _ = (server, streams);
@@ -253,7 +254,7 @@ impl SessionStore {
                     );
                     return;
                 }
-                let bus = redis.share(server.listeners(), Arc::clone(streams));
+                let bus = redis.share(Arc::downgrade(server), Arc::clone(streams));
                 server.share_changes(Arc::clone(&bus) as Arc<dyn crate::server::listen::Fanout>);
                 streams.share(bus);
             }

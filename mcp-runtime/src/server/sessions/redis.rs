@@ -147,14 +147,14 @@ impl RedisSessions {
     /// Starts telling the other replicas of this one's changes, and hearing of theirs.
     pub(super) fn share(
         &self,
-        listeners: Arc<crate::server::listen::Listeners>,
+        server: std::sync::Weak<crate::server::Server>,
         streams: Arc<super::Streams>,
     ) -> Arc<super::bus::Bus> {
         super::bus::Bus::start(
             (self.client.clone(), self.commands.clone()),
             self.channel.clone(),
             self.description.clone(),
-            (listeners, streams),
+            (server, streams),
         )
     }
 

@@ -24,6 +24,8 @@ pub(crate) trait Relay: Send + Sync + std::fmt::Debug {
     fn subscribed(&self, session: &str, uri: &str, on: bool);
     /// `session` ended.
     fn ended(&self, session: &str);
+    /// A client answered the request `id`, which no tool of this replica awaits.
+    fn responded(&self, id: &str, outcome: &Result<serde_json::Value, serde_json::Value>);
 }
 
 #[derive(Debug)]
@@ -74,6 +76,20 @@ impl Streams {
         if let Some(relay) = self.relay.get() {
             relay.ended(session);
         }
+    }
+
+    /// Hands the response `id`, which no tool here awaits, to the other replicas; whether
+    /// there are any.
+    pub(crate) fn relay_response(
+        &self,
+        id: &str,
+        outcome: &Result<serde_json::Value, serde_json::Value>,
+    ) -> bool {
+        let Some(relay) = self.relay.get() else {
+            return false;
+        };
+        relay.responded(id, outcome);
+        true
     }
 
     /// Has `relay` tell the other replicas of subscriptions and ends, from now on.
