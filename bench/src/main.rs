@@ -83,6 +83,11 @@ enum Command {
         /// An access token to send with every request (`Authorization: Bearer TOKEN`).
         #[arg(long, value_name = "TOKEN")]
         bearer: Option<String>,
+        /// Send each call in the session its connection's `initialize` opened
+        /// (`Mcp-Session-Id`), as clients of the handshake's revisions do, so that the
+        /// server looks the session up in its store at every call.
+        #[arg(long)]
+        session: bool,
         #[command(flatten)]
         output: Output,
     },
@@ -385,6 +390,7 @@ fn run(cli: Cli) -> std::io::Result<ExitCode> {
             threads,
             pid,
             bearer,
+            session,
             output,
         } => {
             let options = http::HttpOptions {
@@ -394,6 +400,7 @@ fn run(cli: Cli) -> std::io::Result<ExitCode> {
                 tool: target.tool,
                 threads: threads.threads,
                 bearer,
+                session,
             };
             output.finish(&http::run(&endpoint.url, &options, pid)?)
         }

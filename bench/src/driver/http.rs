@@ -33,7 +33,12 @@ pub(crate) struct HttpOptions {
     pub(crate) threads: usize,
     /// An access token every request carries (`Authorization: Bearer …`), if any.
     pub(crate) bearer: Option<String>,
+    /// Whether each call names the session its connection's `initialize` opened.
+    pub(crate) session: bool,
 }
+
+/// The header of the session a request names.
+const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
 
 /// An answer to a POST.
 #[derive(Debug)]
@@ -54,6 +59,10 @@ pub(crate) struct Connection {
     /// Whether an answer said `Connection: close`: the server (an nginx after
     /// `keepalive_requests`, say) takes no more requests on this connection.
     closing: bool,
+    /// The session every request names (`Mcp-Session-Id`), once one is kept.
+    session: Option<HeaderValue>,
+    /// The session id the last answer gave, if it gave one.
+    opened: Option<HeaderValue>,
 }
 
 impl Connection {
@@ -75,6 +84,8 @@ impl Connection {
             host: HeaderValue::try_from(authority).map_err(io::Error::other)?,
             authorization: authorization.cloned(),
             closing: false,
+            session: None,
+            opened: None,
         })
     }
 
@@ -128,6 +139,9 @@ impl Connection {
         if let Some(authorization) = &self.authorization {
             headers.insert(AUTHORIZATION, authorization.clone());
         }
+        if let Some(session) = &self.session {
+            headers.insert(SESSION_ID, session.clone());
+        }
         self.sender.ready().await.map_err(io::Error::other)?;
         let response = self
             .sender
@@ -135,6 +149,7 @@ impl Connection {
             .await
             .map_err(io::Error::other)?;
         let status = response.status();
+        self.opened = response.headers().get(SESSION_ID).cloned();
         self.closing |= response
             .headers()
             .get(CONNECTION)
@@ -274,6 +289,12 @@ pub(crate) fn run(
                     String::from_utf8_lossy(&body)
                 )));
             }
+            if options.session {
+                connection.session = connection.opened.take();
+                if connection.session.is_none() {
+                    return Err(io::Error::other("initialize opened no session"));
+                }
+            }
             connections.push(connection);
         }
         // Warm-up, all connections at once.
@@ -321,6 +342,7 @@ pub(crate) fn run_spawned(
         tool: proto::DEFAULT_TOOL.to_owned(),
         threads: 1,
         bearer,
+        session: false,
     };
     run(&server.url, &options, Some(server.pid()))
 }
