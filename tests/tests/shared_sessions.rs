@@ -239,8 +239,18 @@ fn replicas_share_sessions_through_redis_and_a_session_outlives_its_replica() {
         let reopened = reopened.expect("a session opens once Redis is back");
         let called = post(&third.url(), Some(&reopened), &read_call(10)).await;
         assert_eq!(called.status, StatusCode::OK, "{called:?}");
-        // The old session went with Redis's memory: 404, and the client opens a new one.
-        let gone = post(&third.url(), Some(&session), &read_call(11)).await;
+        // The old session went with Redis's memory: 404 (once the replica's memory of it,
+        // a second at most, is over), and the client opens a new one.
+        let mut gone = None;
+        for id in 11..50 {
+            let answer = post(&third.url(), Some(&session), &read_call(id)).await;
+            if answer.status != StatusCode::OK {
+                gone = Some(answer);
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let gone = gone.expect("the session Redis forgot is refused");
         assert_eq!(gone.status, StatusCode::NOT_FOUND, "{gone:?}");
     });
     drop(redis);
@@ -268,6 +278,13 @@ async fn ask(ctx: &ToolContext) -> Result<String, ToolError> {
         .accepted()
         .and_then(|content| content.get("go").cloned());
     Ok(format!("go: {go:?}"))
+}
+
+/// Says something at `info`, for the sessions that asked for log messages.
+#[mcp_tool(namespace = "probe")]
+fn say(ctx: &ToolContext) -> u8 {
+    ctx.info("said");
+    1
 }
 
 /// A replica of an in-process server keeping its sessions in the Redis at `url`: the
@@ -533,5 +550,51 @@ async fn a_tools_question_is_answered_through_another_replica() {
     assert_eq!(
         result["result"]["structuredContent"]["result"], "go: Some(Bool(true))",
         "{result}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_level_set_on_one_replica_holds_on_another_that_read_the_session_before() {
+    let redis = Redis::start();
+    let (_first, first_url) = in_process(&redis.url).await;
+    let (_second, second_url) = in_process(&redis.url).await;
+    let session = open(&first_url).await;
+    let say = |id: u64| json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": { "name": "probe.say" } });
+    // The second replica reads the session, which wants no log messages yet.
+    let quiet = post(&second_url, Some(&session), &say(2)).await;
+    assert_eq!(quiet.status, StatusCode::OK, "{quiet:?}");
+    assert_eq!(logged(&quiet).len(), 0, "{quiet:?}");
+    let set = json!({ "jsonrpc": "2.0", "id": 3, "method": "logging/setLevel", "params": { "level": "info" } });
+    assert_eq!(
+        post(&first_url, Some(&session), &set).await.status,
+        StatusCode::OK
+    );
+    // The second replica answers by the new level once it hears of it, within the second
+    // for which it may answer by what it read.
+    let mut heard = None;
+    for id in 4..40 {
+        let answer = post(&second_url, Some(&session), &say(id)).await;
+        assert_eq!(answer.status, StatusCode::OK, "{answer:?}");
+        if !logged(&answer).is_empty() {
+            heard = Some(answer);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let heard = heard.expect("the level set on the first replica holds on the second");
+    assert_eq!(logged(&heard)[0]["params"]["data"], "said", "{heard:?}");
+    // A session ended on the first is refused on the second just as soon.
+    assert_eq!(delete(&first_url, &session).await, StatusCode::NO_CONTENT);
+    let mut refused = false;
+    for id in 40..80 {
+        if post(&second_url, Some(&session), &say(id)).await.status == StatusCode::NOT_FOUND {
+            refused = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(
+        refused,
+        "the session ended on the first replica is refused on the second"
     );
 }

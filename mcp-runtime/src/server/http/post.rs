@@ -234,8 +234,9 @@ fn change_of(incoming: &Incoming) -> Option<SessionChange> {
 async fn keep(state: &HttpState, session: &str, change: Change<'_>) -> Result<(), Response> {
     match state.sessions.change(session, change).await {
         Ok(true) => {
-            if let Change::Subscribe(uri, on) = change {
-                state.streams.subscribe(session, uri, on);
+            match change {
+                Change::Subscribe(uri, on) => state.streams.subscribe(session, uri, on),
+                Change::Level(_) => state.streams.changed(session),
             }
             Ok(())
         }

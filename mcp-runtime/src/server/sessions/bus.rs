@@ -1,7 +1,8 @@
 //! The changes every replica of a server tells the others, through Redis pub/sub on the
 //! channel `{namespace}:changes`: a resource updated and a list changed (for the sessions'
 //! streams and the 2026-07-28 listen streams each replica holds), a session's subscription
-//! made or ended, and a session ended (for its stream, on whichever replica holds it), and a
+//! made or ended, its log level set, and a session ended (for its stream, on whichever
+//! replica holds it, and for the sessions each replica read lately, `recent`), and a
 //! client's response to a request a tool sent it (for the replica whose tool awaits it).
 //!
 //! Each message names the replica that sent it, which skips its own: it told its own
@@ -20,6 +21,7 @@ use tokio::sync::mpsc;
 
 use serde_json::Value;
 
+use super::recent::Recent;
 use super::streams::{Relay, Streams};
 use crate::server::Server;
 use crate::server::listen::{Fanout, ListKind};
@@ -43,6 +45,8 @@ pub(crate) enum Change {
     },
     /// A session ended.
     Ended { session: String },
+    /// A session changed otherwise (its log level).
+    Changed { session: String },
     /// A client's response to a request a tool sent it from another replica: its
     /// `result`, or its `error`.
     Responded {
@@ -84,7 +88,7 @@ impl Bus {
         (client, commands): (Client, ConnectionManager),
         channel: String,
         description: String,
-        (server, streams): (std::sync::Weak<Server>, Arc<Streams>),
+        (server, streams, recent): (std::sync::Weak<Server>, Arc<Streams>, Arc<Recent>),
     ) -> Arc<Self> {
         let replica = crate::base::ids::random_hex::<8>().unwrap_or_default();
         let (outbox, unsent) = mpsc::unbounded_channel();
@@ -100,6 +104,7 @@ impl Bus {
             replica,
             server,
             streams,
+            recent,
         };
         let bus_alive = Arc::downgrade(&bus);
         tokio::spawn(async move { hearing.hear(bus_alive).await });
@@ -147,6 +152,12 @@ impl Relay for Bus {
         });
     }
 
+    fn changed(&self, session: &str) {
+        self.tell(Change::Changed {
+            session: session.to_owned(),
+        });
+    }
+
     fn responded(&self, id: &str, outcome: &Result<Value, Value>) {
         let (result, error) = match outcome {
             Ok(result) => (Some(result.clone()), None),
@@ -187,6 +198,7 @@ struct Hearing {
     replica: String,
     server: std::sync::Weak<Server>,
     streams: Arc<Streams>,
+    recent: Arc<Recent>,
 }
 
 impl Hearing {
@@ -244,9 +256,14 @@ impl Hearing {
                 }
             }
             Change::Subscribed { session, uri, on } => {
+                self.recent.forget(&session);
                 self.streams.subscribe_here(&session, &uri, on);
             }
-            Change::Ended { session } => self.streams.end_here(&session),
+            Change::Ended { session } => {
+                self.recent.forget(&session);
+                self.streams.end_here(&session);
+            }
+            Change::Changed { session } => self.recent.forget(&session),
             Change::Responded { id, result, error } => {
                 let outcome = match (result, error) {
                     (Some(result), _) => Ok(result),
@@ -277,6 +294,9 @@ mod tests {
                 on: false,
             },
             Change::Ended {
+                session: "s".to_owned(),
+            },
+            Change::Changed {
                 session: "s".to_owned(),
             },
             Change::Responded {

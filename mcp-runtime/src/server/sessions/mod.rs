@@ -19,6 +19,8 @@
 mod bus;
 mod memory;
 #[cfg(feature = "redis")]
+mod recent;
+#[cfg(feature = "redis")]
 mod redis;
 mod streams;
 
@@ -275,10 +277,7 @@ impl SessionStore {
         match &self.kind {
             Kind::Memory(memory) => Ok(memory.load(id, &self.limits)),
             #[cfg(feature = "redis")]
-            Kind::Redis(redis) => redis
-                .load(id, &self.limits)
-                .await
-                .map(|found| found.map(Arc::new)),
+            Kind::Redis(redis) => redis.load(id, &self.limits).await,
         }
     }
 

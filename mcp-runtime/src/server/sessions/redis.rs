@@ -5,21 +5,23 @@
 //! been idle for [`SessionLimits::idle`]: fields `rev`, `caps` and `info` (JSON), `level`,
 //! `subject`, `client`, and one field `s:{uri}` for each resource it subscribed to. Each
 //! client's open sessions are a sorted set, `{namespace}:sessions-of:{client}`, scored by
-//! when they expire unused, which the cap counts. One request's look-up is one round trip
-//! (`HGETALL` and `PEXPIRE`, pipelined); opening, changing and ending are one script each,
-//! so that a session ended on one replica is never brought back by a change on another.
+//! when they expire unused, which the cap counts. A look-up is one round trip (`HGETALL`
+//! and `PEXPIRE`, pipelined), at most once a second for a session in use (`recent`);
+//! opening, changing and ending are one script each, so that a session ended on one replica
+//! is never brought back by a change on another.
 //!
 //! A session kept in use for longer than the idle time stays open, but no longer counts
 //! against its client's cap: the cap is a bound on sessions opened, and then left.
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{Client, Script};
 use serde_json::Value;
 
+use super::recent::Recent;
 use super::{Change, SessionError, SessionLimits, SessionRecord};
 
 /// How long connecting, or an answer, may take before the store counts as unavailable.
@@ -75,6 +77,8 @@ return 1
 const SUBSCRIBED: &str = "s:";
 
 pub(super) struct RedisSessions {
+    /// The sessions read within the last second.
+    recent: Arc<Recent>,
     client: Client,
     commands: ConnectionManager,
     open: Script,
@@ -128,6 +132,7 @@ impl RedisSessions {
             })?;
         }
         Ok(Self {
+            recent: Arc::default(),
             client,
             commands,
             open,
@@ -154,7 +159,7 @@ impl RedisSessions {
             (self.client.clone(), self.commands.clone()),
             self.channel.clone(),
             self.description.clone(),
-            (server, streams),
+            (server, streams, Arc::clone(&self.recent)),
         )
     }
 
@@ -191,6 +196,23 @@ impl RedisSessions {
         &self,
         id: &str,
         limits: &SessionLimits,
+    ) -> Result<Option<Arc<SessionRecord>>, SessionError> {
+        if let Some(record) = self.recent.get(id, Instant::now()) {
+            return Ok(Some(record));
+        }
+        let read = Instant::now();
+        let found = self.read(id, limits).await?.map(Arc::new);
+        if let Some(record) = &found {
+            self.recent.put(id, Arc::clone(record), read);
+        }
+        Ok(found)
+    }
+
+    /// The session `id` as Redis holds it, its idle time started again.
+    async fn read(
+        &self,
+        id: &str,
+        limits: &SessionLimits,
     ) -> Result<Option<SessionRecord>, SessionError> {
         let key = self.key(id);
         let mut pipe = redis::pipe();
@@ -224,6 +246,7 @@ impl RedisSessions {
         change: Change<'_>,
         limits: &SessionLimits,
     ) -> Result<bool, SessionError> {
+        self.recent.forget(id);
         let (field, value) = match change {
             Change::Level(level) => ("level".to_owned(), level.as_str().to_owned()),
             Change::Subscribe(uri, on) => (
@@ -247,6 +270,7 @@ impl RedisSessions {
     }
 
     pub(super) async fn end(&self, id: &str) -> Result<bool, SessionError> {
+        self.recent.forget(id);
         let mut invocation = self.end.prepare_invoke();
         invocation
             .key(self.key(id))

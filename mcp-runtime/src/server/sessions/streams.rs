@@ -24,6 +24,8 @@ pub(crate) trait Relay: Send + Sync + std::fmt::Debug {
     fn subscribed(&self, session: &str, uri: &str, on: bool);
     /// `session` ended.
     fn ended(&self, session: &str);
+    /// `session` changed otherwise (its log level).
+    fn changed(&self, session: &str);
     /// A client answered the request `id`, which no tool of this replica awaits.
     fn responded(&self, id: &str, outcome: &Result<serde_json::Value, serde_json::Value>);
 }
@@ -67,6 +69,14 @@ impl Streams {
         self.subscribe_here(session, uri, on);
         if let Some(relay) = self.relay.get() {
             relay.subscribed(session, uri, on);
+        }
+    }
+
+    /// Tells the other replicas that `session` changed otherwise (its log level), so that
+    /// they read it again.
+    pub(crate) fn changed(&self, session: &str) {
+        if let Some(relay) = self.relay.get() {
+            relay.changed(session);
         }
     }
 
