@@ -32,19 +32,10 @@ stdio_run() { # label server [args...]
   "$driver" stdio --window 64 -n "$stdio_calls" --json -- "$@" >>"$out/$label.jsonl"
 }
 
+source scripts/bench-common.sh
 http_run() { # label server-binary [args...]
   local label=$1 server=$2; shift 2
-  "$server" serve --http 127.0.0.1:0 --quiet "$@" 2>"$out/listen" &
-  local pid=$!
-  # The address once its whole line is written: a line read half-written names no URL.
-  local url=
-  until [ -n "$url" ]; do
-    kill -0 "$pid" 2>/dev/null || { cat "$out/listen" >&2; exit 1; }
-    sleep 0.05
-    url=$(sed -n 's/.*listening on \(http[^ ]*\/mcp\)$/\1/p' "$out/listen" | head -1)
-  done
-  "$driver" http "$url" --clients 16 -n "$http_calls" --json >>"$out/$label.jsonl"
-  kill "$pid"; wait "$pid" 2>/dev/null || true
+  serve_and_drive "$label" "$server" "" "$@"
 }
 
 # An OTLP/HTTP receiver that takes every export and answers 200, so the exporter does its

@@ -17,20 +17,10 @@ driver=$bin/mcp-bench
 out=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$out"' EXIT
 
+source scripts/bench-common.sh
 http_run() { # label driver-flags server-args...
   local label=$1 flags=$2; shift 2
-  "$bin/bench-server" serve --http 127.0.0.1:0 --quiet "$@" 2>"$out/listen" &
-  local pid=$!
-  # The address once its whole line is written: a line read half-written names no URL.
-  local url=
-  until [ -n "$url" ]; do
-    kill -0 "$pid" 2>/dev/null || { cat "$out/listen" >&2; exit 1; }
-    sleep 0.05
-    url=$(sed -n 's/.*listening on \(http[^ ]*\/mcp\)$/\1/p' "$out/listen" | head -1)
-  done
-  # shellcheck disable=SC2086
-  "$driver" http "$url" --clients 16 -n "$http_calls" $flags --json >>"$out/$label.jsonl"
-  kill "$pid"; wait "$pid" 2>/dev/null || true
+  serve_and_drive "$label" "$bin/bench-server" "$flags" "$@"
 }
 
 redis_port=$((20000 + RANDOM % 20000))

@@ -140,14 +140,9 @@ pub(crate) fn negotiated(incoming: &Incoming) -> Option<&'static str> {
     else {
         return None;
     };
-    let requested = params.get("protocolVersion").and_then(Value::as_str);
-    let versions = super::HANDSHAKE_VERSIONS;
-    Some(
-        versions
-            .iter()
-            .find(|version| Some(**version) == requested)
-            .unwrap_or(&versions[0]),
-    )
+    Some(super::negotiated(
+        params.get("protocolVersion").and_then(Value::as_str),
+    ))
 }
 
 /// `jsonrpc.request.id`: a string id as itself, a number as written.

@@ -92,16 +92,12 @@ pub(crate) struct Opening {
 /// What `incoming` tells of the session it opens, when it is an `initialize`.
 #[cfg(feature = "http")]
 pub(crate) fn opening(incoming: &Incoming) -> Option<Opening> {
-    let Incoming::Request {
-        method: Method::Initialize,
-        params,
-        ..
-    } = incoming
-    else {
+    let revision = super::observe::negotiated(incoming)?;
+    let Incoming::Request { params, .. } = incoming else {
         return None;
     };
     Some(Opening {
-        revision: super::negotiated(params.get("protocolVersion").and_then(Value::as_str)),
+        revision,
         capabilities: capabilities_in(params),
         client_info: params.get("clientInfo").cloned(),
     })

@@ -17,6 +17,13 @@ pub(super) fn session_id() -> Option<HeaderValue> {
     HeaderValue::from_str(&hex).ok()
 }
 
+/// The session `headers` name (`Mcp-Session-Id`), if they name one.
+pub(super) fn named_session(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get(SESSION_ID)
+        .and_then(|value| value.to_str().ok())
+}
+
 /// What a request mirrors from its body into headers (2026-07-28): read, not yet checked.
 pub(super) fn mirrored(headers: &HeaderMap) -> Mirrored<'_> {
     // Names made once: a name given as text is checked and lowered at every look-up.

@@ -12,7 +12,7 @@ use axum::response::{IntoResponse, Response};
 use mcp_runtime_core::LoggingLevel;
 use serde_json::Value;
 
-use super::headers::{SESSION_ID, accepts, mirrored, session_id};
+use super::headers::{SESSION_ID, accepts, mirrored, named_session, session_id};
 use super::reply::json_response;
 use super::session::{session_not_found, session_refusal};
 use super::sse::{listen_stream, progress_stream};
@@ -84,10 +84,7 @@ async fn answer(
     let opening = crate::server::opening(&incoming);
     // The session a message names must be open, and its caller's; an `initialize` opens a
     // new one whatever it names.
-    let named = headers
-        .get(SESSION_ID)
-        .and_then(|value| value.to_str().ok())
-        .filter(|_| opening.is_none());
+    let named = named_session(headers).filter(|_| opening.is_none());
     let session = match named {
         Some(id) => match super::session::open_session(state, id, auth.as_deref()).await {
             Ok(record) => Some((id, record)),

@@ -17,7 +17,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::HttpState;
-use super::headers::{SESSION_ID, accepts};
+use super::headers::{accepts, named_session};
 use super::session::{open_session, session_not_found, session_refusal};
 use crate::auth::AuthInfo;
 use crate::server::jsonrpc::{self, Id};
@@ -34,10 +34,7 @@ pub(super) async fn get_mcp(
     auth: Option<Extension<Arc<AuthInfo>>>,
     headers: HeaderMap,
 ) -> Response {
-    let Some(session) = headers
-        .get(SESSION_ID)
-        .and_then(|value| value.to_str().ok())
-    else {
+    let Some(session) = named_session(&headers) else {
         return no_stream().await;
     };
     if !accepts(&headers, "text/event-stream") {
@@ -65,10 +62,7 @@ pub(super) async fn end_session(
     auth: Option<Extension<Arc<AuthInfo>>>,
     headers: HeaderMap,
 ) -> Response {
-    let Some(session) = headers
-        .get(SESSION_ID)
-        .and_then(|value| value.to_str().ok())
-    else {
+    let Some(session) = named_session(&headers) else {
         return (
             StatusCode::BAD_REQUEST,
             "DELETE /mcp ends the session its Mcp-Session-Id names: name one",

@@ -1,0 +1,21 @@
+# What the benchmark scripts share; sourced by them, from the repository root, after they
+# set `out` (a scratch directory), `driver` (mcp-bench) and `http_calls`.
+
+# Serves over HTTP with SERVER (`serve --http 127.0.0.1:0 --quiet ARGS`), drives it with 16
+# keep-alive clients and the driver's FLAGS (a word list, possibly empty), appends the
+# driver's JSON line to $out/LABEL.jsonl, then stops the server.
+serve_and_drive() { # label server "flags" [args...]
+  local label=$1 server=$2 flags=$3; shift 3
+  "$server" serve --http 127.0.0.1:0 --quiet "$@" 2>"$out/listen" &
+  local pid=$!
+  # The address once its whole line is written: a line read half-written names no URL.
+  local url=
+  until [ -n "$url" ]; do
+    kill -0 "$pid" 2>/dev/null || { cat "$out/listen" >&2; exit 1; }
+    sleep 0.05
+    url=$(sed -n 's/.*listening on \(http[^ ]*\/mcp\)$/\1/p' "$out/listen" | head -1)
+  done
+  # shellcheck disable=SC2086
+  "$driver" http "$url" --clients 16 -n "$http_calls" $flags --json >>"$out/$label.jsonl"
+  kill "$pid"; wait "$pid" 2>/dev/null || true
+}
