@@ -1,13 +1,16 @@
 // The official MCP TypeScript SDK's client, and the official MCP Inspector's CLI (built on
-// it), against the quickstart server over stdio. Both check a result's structuredContent
+// it), against the quickstart server over stdio, and the CLI over streamable HTTP through
+// nginx to three replicas that share their sessions through Redis. Both check a result's structuredContent
 // against the tool's output schema: a failure must reach them as the tool's own failure
 // (isError, the text a model reads, the error detail in _meta), never as a schema mismatch,
 // and a success must still pass the check. Run by scripts/test.sh with node's test runner;
 // QUICKSTART_BIN names the server binary.
 
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
+import { execFile, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createConnection, createServer } from "node:net";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -169,5 +172,116 @@ describe("the official MCP Inspector's CLI", () => {
       type: "ValidationError",
       message: "invalid arguments for tool `calculator.add`: `/a`: ",
     });
+  });
+});
+
+/** A free loopback port. */
+async function freePort() {
+  const server = createServer();
+  await new Promise((done) => server.listen(0, "127.0.0.1", done));
+  const { port } = server.address();
+  await new Promise((done) => server.close(done));
+  return port;
+}
+
+/** Resolves once something listens on `port`; fails after 20 s, or once `child` exits. */
+async function listening(port, what, child) {
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    assert.equal(child.exitCode, null, `${what} exited`);
+    const open = await new Promise((done) => {
+      const socket = createConnection({ port, host: "127.0.0.1" }, () => {
+        socket.end();
+        done(true);
+      });
+      socket.on("error", () => done(false));
+    });
+    if (open) return;
+    await new Promise((done) => setTimeout(done, 50));
+  }
+  assert.fail(`${what} does not listen on ${port}`);
+}
+
+/** Debian's `name`, where its package puts it. */
+function system(name, dir) {
+  const path = join(dir, name);
+  assert.ok(existsSync(path), `${path} is missing: the test command installs ${name}`);
+  return path;
+}
+
+describe("the official MCP Inspector's CLI, across three replicas behind nginx", () => {
+  const children = [];
+  let dir;
+  let url;
+  let ports;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), "mcp-inspector-replicas-"));
+    const redisPort = await freePort();
+    const redis = spawn(system("redis-server", "/usr/bin"), [
+      "--port", String(redisPort), "--save", "", "--appendonly", "no", "--bind", "127.0.0.1", "--dir", dir,
+    ], { stdio: "ignore" });
+    children.push(redis);
+    await listening(redisPort, "redis-server", redis);
+    ports = [await freePort(), await freePort(), await freePort()];
+    for (const [index, port] of ports.entries()) {
+      const replica = spawn(QUICKSTART, [
+        "serve", "--http", `127.0.0.1:${port}`,
+        "--session-store", `redis://127.0.0.1:${redisPort}`, "--session-namespace", "inspector",
+      ], { stdio: "ignore" });
+      children.push(replica);
+      await listening(port, `replica ${index}`, replica);
+    }
+    const nginxPort = await freePort();
+    const upstreams = ports.map((port) => `server 127.0.0.1:${port};`).join(" ");
+    writeFileSync(join(dir, "nginx.conf"), `daemon off; worker_processes 1; pid nginx.pid;
+      error_log error.log notice; events { worker_connections 64; }
+      http {
+        log_format upstreams '$request $status upstream="$upstream_addr"';
+        access_log access.log upstreams;
+        client_body_temp_path client_body_temp; proxy_temp_path proxy_temp;
+        fastcgi_temp_path fastcgi_temp; uwsgi_temp_path uwsgi_temp; scgi_temp_path scgi_temp;
+        upstream mcp { ${upstreams} keepalive 8; }
+        server {
+          listen 127.0.0.1:${nginxPort};
+          location = /mcp {
+            proxy_pass http://mcp; proxy_http_version 1.1; proxy_set_header Connection "";
+            proxy_buffering off; proxy_read_timeout 120s;
+          }
+        }
+      }`);
+    const nginx = spawn(system("nginx", "/usr/sbin"), ["-p", dir, "-c", join(dir, "nginx.conf"), "-e", join(dir, "error.log")], { stdio: "ignore" });
+    children.push(nginx);
+    await listening(nginxPort, "nginx", nginx);
+    url = `http://127.0.0.1:${nginxPort}/mcp`;
+  });
+
+  after(() => {
+    for (const child of children) child.kill("SIGKILL");
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** `method` through the inspector over streamable HTTP, with `extra` arguments. */
+  async function inspect(method, extra = []) {
+    const command = ["cli.js", "--cli", url, "--transport", "http", "--method", method, ...extra];
+    const { stdout } = await promisify(execFile)(process.execPath, command, { cwd: INSPECTOR, timeout: 60_000 });
+    return JSON.parse(stdout);
+  }
+
+  test("lists and calls, each session's requests answered by whichever replica they reach", async () => {
+    for (let round = 0; round < 4; round += 1) {
+      const { tools } = await inspect("tools/list");
+      assert.ok(tools.some((tool) => tool.name === "calculator.add"), JSON.stringify(tools));
+      const result = await inspect("tools/call", ["--tool-name", "calculator.add", "--tool-arg", "a=2", "b=40"]);
+      assert.equal(result.isError, false, JSON.stringify(result));
+      assert.deepEqual(result.structuredContent, { sum: 42 });
+    }
+    // Round robin without affinity: every replica answered some of the sessions' requests.
+    const log = readFileSync(join(dir, "access.log"), "utf8");
+    for (const port of ports) {
+      assert.ok(log.includes(`upstream="127.0.0.1:${port}"`), log);
+    }
+    // No request was refused for its session.
+    assert.ok(!/ 404 upstream=/.test(log), log);
   });
 });
