@@ -16,7 +16,7 @@
 //!   (`listen.rs`); the requests tools sent clients, awaiting their responses; the tasks, in
 //!   a [`TaskStore`](crate::tasks::TaskStore) (this process's memory unless one is given).
 //! - by the transport, on the handshake's revisions, per stdio connection or HTTP session
-//!   (`sessions.rs`): the capabilities declared at `initialize`, the level of
+//!   (`sessions/`): the capabilities declared at `initialize`, the level of
 //!   `logging/setLevel` and the resources subscribed to. A transport hands them in with each
 //!   message (`Peer`).
 //! - at 2026-07-28, nothing between requests: a request carries its own level and
@@ -26,6 +26,7 @@ pub(crate) mod admission;
 mod call;
 mod catalog;
 mod fault;
+mod handshake;
 #[cfg(feature = "http")]
 mod http;
 mod jsonrpc;
@@ -53,7 +54,7 @@ use mcp_runtime_core::method::Method;
 use mcp_runtime_core::wire::CallToolResult;
 use mcp_runtime_core::{MCPToolResult, ToolStatus};
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 pub use admission::{BUSY, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION};
@@ -79,6 +80,7 @@ use crate::talk::{StateKey, StateKeyError};
 pub(crate) use call::PendingCall;
 use fault::Status;
 use fault::{Fault, Refusal};
+pub(crate) use handshake::{negotiated, unsupported_version};
 pub(crate) use jsonrpc::parse;
 use jsonrpc::{Id, Incoming};
 use listen::{ListKind, Listen, ListenGuard, Listeners};
@@ -418,17 +420,6 @@ impl Server {
         }
     }
 
-    /// The answer to `initialize`, which opens a session where its transport has them
-    /// (streamable HTTP) once it succeeds.
-    fn handshake(&self, request: &Request<'_>) -> Answer {
-        let result = self.initialize(request.params);
-        let opens_session = result.is_ok();
-        Answer {
-            opens_session,
-            ..self.answered(request, result)
-        }
-    }
-
     /// Cancels `client`'s call `id`, if it is still running.
     fn cancel(&self, id: &Id, client: &str) {
         let key = in_flight_key(client, id);
@@ -447,32 +438,6 @@ impl Server {
     /// untagged, as the stateful revisions do, until the guard is dropped.
     pub(crate) fn hear_changes(&self, send: Notifier) -> ListenGuard {
         self.listeners.connection(send)
-    }
-
-    /// Tells the other replicas' change of `kind` to this one's listeners.
-    #[cfg(all(feature = "http", feature = "redis"))]
-    pub(crate) fn hear_list_changed(&self, kind: listen::ListKind) {
-        self.listeners.changed(kind);
-    }
-
-    /// Tells the other replicas' update of `uri` to this one's listeners.
-    #[cfg(all(feature = "http", feature = "redis"))]
-    pub(crate) fn hear_resource_updated(&self, uri: &str) {
-        self.listeners.updated(uri);
-    }
-
-    /// Hands the response `id` to the request a tool sent its client from this process;
-    /// whether one awaited it.
-    #[cfg(feature = "http")]
-    pub(crate) fn deliver_response(&self, id: &str, outcome: Result<Value, Value>) -> bool {
-        self.outgoing.deliver(id, outcome)
-    }
-
-    /// Has `fanout` tell the other replicas of the changes made here, unless another does
-    /// already.
-    #[cfg(all(feature = "http", feature = "redis"))]
-    pub(crate) fn share_changes(&self, fanout: Arc<dyn listen::Fanout>) {
-        let _ = self.fanout.set(fanout);
     }
 
     /// Routes a request by its method, once it is admitted: the one place that names what
@@ -631,67 +596,6 @@ impl Server {
             Err(fault) => fault_response(request.id, fault),
         })
     }
-
-    /// Whether the registry served now serves skills, which the capabilities then declare.
-    fn serves_skills(&self) -> bool {
-        self.served.load().registry.skills().serves()
-    }
-
-    /// `server/discover` (2026-07-28): the versions and capabilities, without a handshake.
-    fn discover(&self, peer: &Peer<'_>) -> Value {
-        json!({
-            "supportedVersions": PROTOCOL_VERSIONS,
-            "capabilities": capabilities(self.serves_skills()),
-            "ttlMs": self.cache.ttl_ms(),
-            "cacheScope": self.cache_scope(peer),
-        })
-    }
-
-    /// `initialize`: the version both speak, offered the newest this server has when it
-    /// does not speak the client's. The parameters MCP requires are checked, each named when
-    /// it is missing or of the wrong type.
-    fn initialize(&self, params: &Map<String, Value>) -> Result<Value, Fault> {
-        let wrong: Vec<&str> = [
-            (
-                "`protocolVersion` (a string)",
-                params.get("protocolVersion").is_some_and(Value::is_string),
-            ),
-            (
-                "`capabilities` (an object)",
-                params.get("capabilities").is_some_and(Value::is_object),
-            ),
-            (
-                "`clientInfo` (an object)",
-                params.get("clientInfo").is_some_and(Value::is_object),
-            ),
-        ]
-        .into_iter()
-        .filter_map(|(field, present)| (!present).then_some(field))
-        .collect();
-        if !wrong.is_empty() {
-            return Err(Fault::invalid_params(format!(
-                "{} needs {}",
-                Method::Initialize,
-                wrong.join(", ")
-            )));
-        }
-        let version = negotiated(params.get("protocolVersion").and_then(Value::as_str));
-        Ok(json!({
-            "protocolVersion": version,
-            "capabilities": capabilities(self.serves_skills()),
-            "serverInfo": { "name": self.name, "version": self.version },
-        }))
-    }
-}
-
-/// The revision `initialize` answers a client that asked for `requested` with: the one it
-/// asked for, when the server speaks it, else the newest the server has.
-pub(crate) fn negotiated(requested: Option<&str>) -> &'static str {
-    HANDSHAKE_VERSIONS
-        .iter()
-        .find(|version| Some(**version) == requested)
-        .copied()
-        .unwrap_or(HANDSHAKE_VERSIONS[0])
 }
 
 impl std::fmt::Debug for Server {
@@ -873,44 +777,6 @@ pub(crate) fn admit(
         }
     }
     Ok(stateless)
-}
-
-/// What every server offers: tools, resources (with subscriptions), prompts and
-/// completion, each list telling of its changes, and log messages; the tasks extension,
-/// and the skills extension where `skills` are served.
-fn capabilities(skills: bool) -> Value {
-    let mut extensions = Map::new();
-    extensions.insert(crate::tasks::EXTENSION.to_owned(), json!({}));
-    if skills {
-        extensions.insert(
-            mcp_runtime_core::method::SKILLS_EXTENSION.to_owned(),
-            skills::capability(),
-        );
-    }
-    json!({
-        "logging": {},
-        "tools": { "listChanged": true },
-        "resources": { "subscribe": true, "listChanged": true },
-        "prompts": { "listChanged": true },
-        "completions": {},
-        "extensions": extensions,
-    })
-}
-
-/// The `UnsupportedProtocolVersionError` for `requested`.
-pub(crate) fn unsupported_version(requested: &Value) -> Fault {
-    let requested = match requested {
-        Value::String(version) => version.clone(),
-        other => other.to_string(),
-    };
-    Fault::new(
-        UNSUPPORTED_PROTOCOL_VERSION,
-        format!(
-            "protocol version `{requested}` is not supported; this server speaks {}",
-            PROTOCOL_VERSIONS.join(", ")
-        ),
-    )
-    .with_data(json!({ "requested": requested, "supported": PROTOCOL_VERSIONS }))
 }
 
 /// The JSON-RPC error response to `id` carrying `fault`.

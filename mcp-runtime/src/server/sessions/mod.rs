@@ -299,3 +299,32 @@ impl SessionStore {
         }
     }
 }
+
+/// What the replicas' changes reach of a server, and what they take from it.
+impl crate::server::Server {
+    /// Tells the other replicas' change of `kind` to this one's listeners.
+    #[cfg(all(feature = "http", feature = "redis"))]
+    pub(crate) fn hear_list_changed(&self, kind: crate::server::listen::ListKind) {
+        self.listeners.changed(kind);
+    }
+
+    /// Tells the other replicas' update of `uri` to this one's listeners.
+    #[cfg(all(feature = "http", feature = "redis"))]
+    pub(crate) fn hear_resource_updated(&self, uri: &str) {
+        self.listeners.updated(uri);
+    }
+
+    /// Hands the response `id` to the request a tool sent its client from this process;
+    /// whether one awaited it.
+    #[cfg(feature = "http")]
+    pub(crate) fn deliver_response(&self, id: &str, outcome: Result<Value, Value>) -> bool {
+        self.outgoing.deliver(id, outcome)
+    }
+
+    /// Has `fanout` tell the other replicas of the changes made here, unless another does
+    /// already.
+    #[cfg(all(feature = "http", feature = "redis"))]
+    pub(crate) fn share_changes(&self, fanout: Arc<dyn crate::server::listen::Fanout>) {
+        let _ = self.fanout.set(fanout);
+    }
+}
