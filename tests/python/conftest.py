@@ -96,6 +96,17 @@ def serving_http(binary):
 
 
 @pytest.fixture
+def fleet(quickstart):
+    """Three quickstart replicas sharing their sessions through Redis, behind nginx: see
+    `replicas.Fleet`."""
+    from replicas import Fleet
+
+    fleet = Fleet(quickstart)
+    yield fleet
+    fleet.stop()
+
+
+@pytest.fixture
 def http_server(quickstart):
     """The quickstart serving streamable HTTP: see `serving_http`."""
     yield from serving_http(quickstart)

@@ -13,6 +13,9 @@ import time
 
 from conftest import ROOT, free_port
 
+CALLS = 30
+"""Calls of the logging tool; a replica is killed after a third of them, started again after two."""
+
 
 def _binary(name, *dirs):
     found = shutil.which(name) or next(
@@ -131,3 +134,46 @@ class Fleet:
                 process.kill()
                 process.wait(timeout=10)
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class Heard:
+    """What the client was told: its log messages, and the questions it answered (each
+    accepted with `go`, as `accept(content)` makes the SDK's answer)."""
+
+    def __init__(self, accept):
+        self.logs = []
+        self.asked = []
+        self._accept = accept
+
+    async def on_log(self, params):
+        self.logs.append(params)
+
+    async def on_elicit(self, context, params):
+        self.asked.append(params.message)
+        return self._accept({"go": True})
+
+
+async def one_session_across_the_replicas(fleet, heard, set_level, call):
+    """Sets the session's log level, makes `CALLS` calls while replica 0 is killed and
+    started again, then answers a tool's question: `call(tool, arguments)` gives the SDK's
+    (is_error, structured content) of a call."""
+    readme = str(ROOT / "README.md")
+    await set_level("info")
+    for number in range(CALLS):
+        if number == CALLS // 3:
+            fleet.kill(0)
+        if number == 2 * CALLS // 3:
+            fleet.start(0)
+        failed, _ = await call("file_utility.read_file_content", {"file_path": readme, "max_chars": 5})
+        assert failed is False, number
+        # Its log message came with it, whichever replica ran it: the level is the
+        # session's, kept in Redis.
+        assert len(heard.logs) == number + 1, (number, heard.logs)
+        assert heard.logs[-1].data == f"reading {readme}", heard.logs[-1]
+    # A question the tool asks is answered, though the answer may reach another replica.
+    failed, counted = await call("text.slow_count", {"text": "one two three", "delay_ms": 10, "confirm": True})
+    assert failed is False, counted
+    assert heard.asked == ["Count this text?"], heard.asked
+    assert counted["words"] == 3, counted
+    answered = fleet.answered_by()
+    assert all(answered.get(f"127.0.0.1:{port}", 0) > 0 for port in fleet.ports), answered

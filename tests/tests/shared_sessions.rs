@@ -99,6 +99,25 @@ async fn delete(url: &str, session: &str) -> StatusCode {
         .status()
 }
 
+/// Sends `message(id)` in `session` to `url` for each id of `ids`, 100 ms apart, until an
+/// answer is `done`: that answer, or `None` when none was.
+async fn until_answered(
+    url: &str,
+    session: &str,
+    ids: std::ops::Range<u64>,
+    message: impl Fn(u64) -> Value,
+    done: impl Fn(&Answer) -> bool,
+) -> Option<Answer> {
+    for id in ids {
+        let answer = post(url, Some(session), &message(id)).await;
+        if done(&answer) {
+            return Some(answer);
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    None
+}
+
 fn initialize() -> Value {
     json!({
         "jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -241,16 +260,11 @@ fn replicas_share_sessions_through_redis_and_a_session_outlives_its_replica() {
         assert_eq!(called.status, StatusCode::OK, "{called:?}");
         // The old session went with Redis's memory: 404 (once the replica's memory of it,
         // a second at most, is over), and the client opens a new one.
-        let mut gone = None;
-        for id in 11..50 {
-            let answer = post(&third.url(), Some(&session), &read_call(id)).await;
-            if answer.status != StatusCode::OK {
-                gone = Some(answer);
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        let gone = gone.expect("the session Redis forgot is refused");
+        let gone = until_answered(&third.url(), &session, 11..50, read_call, |answer| {
+            answer.status != StatusCode::OK
+        })
+        .await
+        .expect("the session Redis forgot is refused");
         assert_eq!(gone.status, StatusCode::NOT_FOUND, "{gone:?}");
     });
     drop(redis);
@@ -571,30 +585,21 @@ async fn a_level_set_on_one_replica_holds_on_another_that_read_the_session_befor
     );
     // The second replica answers by the new level once it hears of it, within the second
     // for which it may answer by what it read.
-    let mut heard = None;
-    for id in 4..40 {
-        let answer = post(&second_url, Some(&session), &say(id)).await;
+    let heard = until_answered(&second_url, &session, 4..40, say, |answer| {
         assert_eq!(answer.status, StatusCode::OK, "{answer:?}");
-        if !logged(&answer).is_empty() {
-            heard = Some(answer);
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    let heard = heard.expect("the level set on the first replica holds on the second");
+        !logged(answer).is_empty()
+    })
+    .await
+    .expect("the level set on the first replica holds on the second");
     assert_eq!(logged(&heard)[0]["params"]["data"], "said", "{heard:?}");
     // A session ended on the first is refused on the second just as soon.
     assert_eq!(delete(&first_url, &session).await, StatusCode::NO_CONTENT);
-    let mut refused = false;
-    for id in 40..80 {
-        if post(&second_url, Some(&session), &say(id)).await.status == StatusCode::NOT_FOUND {
-            refused = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let refused = until_answered(&second_url, &session, 40..80, say, |answer| {
+        answer.status == StatusCode::NOT_FOUND
+    })
+    .await;
     assert!(
-        refused,
+        refused.is_some(),
         "the session ended on the first replica is refused on the second"
     );
 }

@@ -17,7 +17,7 @@ use super::reply::json_response;
 use super::session::{session_not_found, session_refusal};
 use super::sse::{listen_stream, progress_stream};
 use super::{Carried, HttpState};
-use crate::auth::AuthInfo;
+use crate::auth::{AuthInfo, Caller};
 use crate::server::admission::{Admitted, Busy};
 use crate::server::fault::Status;
 use crate::server::jsonrpc::{Id, Incoming};
@@ -290,9 +290,11 @@ async fn answered(
         client_info: opening.client_info,
         log_level: None,
         subscriptions: std::collections::BTreeSet::new(),
-        client: subject
-            .as_ref()
-            .map_or_else(|| client.to_owned(), |subject| format!("subject:{subject}")),
+        client: match &subject {
+            Some(subject) => Caller::Subject(subject.as_str().into()),
+            None => Caller::Address(client.into()),
+        }
+        .key(),
         subject,
     };
     let id = session.to_str().unwrap_or_default();
