@@ -56,6 +56,7 @@ use serde_json::Value;
 mod guard;
 pub(super) mod headers;
 mod limit;
+mod logged;
 mod post;
 pub(super) mod reply;
 mod session;

@@ -13,6 +13,7 @@ use mcp_runtime_core::LoggingLevel;
 use serde_json::Value;
 
 use super::headers::{SESSION_ID, accepts, mirrored, named_session, session_id};
+use super::logged::Logging;
 use super::reply::json_response;
 use super::session::{session_not_found, session_refusal};
 use super::sse::{listen_stream, progress_stream};
@@ -97,6 +98,11 @@ async fn answer(
     }
     let change = session.as_ref().and_then(|_| change_of(&incoming));
     let peer = peer(state, session.as_ref(), client, auth.clone());
+    let logging = session.as_ref().map(|(id, record)| Logging {
+        events: Arc::clone(state.sessions.events()),
+        session: (*id).to_owned(),
+        primes: Logging::primes(&record.revision),
+    });
     let session = session.map(|(id, _)| id);
     let operation = observe::begin(&incoming, Transport::Tcp, session, Some(&mirrored), None);
     let pending = match state.server.begin_for(incoming, &peer, Some(&mirrored)) {
@@ -141,7 +147,7 @@ async fn answer(
         Ok(permit) => permit,
         Err(busy) => return busy_response(&pending.id, busy, operation),
     };
-    run_call(state, pending, headers, (permit, operation)).await
+    run_call(state, pending, headers, (permit, operation), logging).await
 }
 
 /// 503 for a request refused because the server has as many in flight as it takes, with
@@ -313,9 +319,15 @@ async fn run_call(
     pending: Box<PendingCall>,
     headers: &HeaderMap,
     (permit, operation): (Admitted, Option<ServerOperation>),
+    logging: Option<Logging>,
 ) -> Response {
     if pending.reports() && accepts(headers, "text/event-stream") {
-        return progress_stream(Arc::clone(&state.server), pending, (permit, operation));
+        return progress_stream(
+            Arc::clone(&state.server),
+            pending,
+            (permit, operation),
+            logging,
+        );
     }
     let _permit = permit;
     let answer = observe::scoped(&operation, state.server.finish(pending, None)).await;

@@ -5,11 +5,10 @@
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
 
 use axum::extract::{Extension, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::sse::Event;
 use axum::response::{IntoResponse, Response};
 use mcp_runtime_core::method::Method;
 use serde_json::json;
@@ -18,17 +17,21 @@ use tokio_util::sync::CancellationToken;
 
 use super::HttpState;
 use super::headers::{accepts, named_session};
+use super::logged::{self, Logging};
 use super::session::{open_session, session_not_found, session_refusal};
 use crate::auth::AuthInfo;
 use crate::server::jsonrpc::{self, Id};
 use crate::server::listen::Listen;
+use crate::server::sessions::{EventId, EventKind, Events, GET_STREAM};
 use crate::server::{Notifier, PendingCall, Server, observe};
 use crate::telemetry::ServerOperation;
 
 /// A session's stream of notifications (the handshake's revisions): the changes of the
-/// lists, and updates of the resources the session subscribed to, as SSE events, until the
-/// client hangs up or the session ends. A request without a session id gets no stream; one
-/// naming a session that is not open, or not its caller's, gets 404.
+/// lists, and updates of the resources the session subscribed to, as SSE events with ids,
+/// until the client hangs up or the session ends. A client that names the last event it
+/// received (`Last-Event-ID`) gets the events after it first: of this stream, or of a
+/// call's stream that dropped before its answer. A request without a session id gets no
+/// stream; one naming a session that is not open, or not its caller's, gets 404.
 pub(super) async fn get_mcp(
     State(state): State<Arc<HttpState>>,
     auth: Option<Extension<Arc<AuthInfo>>>,
@@ -44,15 +47,69 @@ pub(super) async fn get_mcp(
         )
             .into_response();
     }
+    let resume = match headers.get(LAST_EVENT_ID) {
+        None => None,
+        Some(value) => match value.to_str().ok().and_then(EventId::parse) {
+            Some(id) => Some(id),
+            None => {
+                return (
+                    StatusCode::BAD_REQUEST,
+                    "`Last-Event-ID` names no event this server sent: reconnect without it",
+                )
+                    .into_response();
+            }
+        },
+    };
     let auth = auth.map(|Extension(auth)| auth);
     let record = match open_session(&state, session, auth.as_deref()).await {
         Ok(record) => record,
         Err(refusal) => return refusal,
     };
-    let (send, receiver) = notices();
+    let events = Arc::clone(state.sessions.events());
+    if let Some(id) = resume.clone().filter(|id| id.stream != GET_STREAM) {
+        return logged::call_stream_resumed(events, session, id).await;
+    }
+    // From the event named, or from the log's end; events the client missed that are no
+    // longer kept make it read the lists again.
+    let start = match events
+        .read(session, GET_STREAM, resume.as_ref().map(|id| id.n))
+        .await
+    {
+        Ok(read) => match (&resume, read) {
+            (Some(id), Some(read)) => (id.n.min(read.last), read.lost && read.last >= id.n),
+            (Some(id), None) => (0, id.n > 0),
+            (None, read) => (read.map_or(0, |read| read.last), false),
+        },
+        Err(error) => return session_refusal(&error),
+    };
+    let (send, queue) = notices();
     let guard = Arc::new(state.server.hear_changes(send));
-    let ended = state.streams.attach(session, &guard, &record.subscriptions);
-    notice_stream(receiver, (guard, ended), Behind::Resync)
+    let ended = state.streams.attach(session, &guard);
+    tokio::spawn(log_notices(queue, Arc::clone(&events), session.to_owned()));
+    let primes = Logging::primes(&record.revision);
+    logged::session_stream(events, session, start, (primes, ended, Box::new(guard)))
+}
+
+/// The header a reconnecting client names the last event it received in.
+const LAST_EVENT_ID: &str = "last-event-id";
+
+/// Adds the notices heard for `session`'s stream to its log, until its listener is dropped;
+/// when some were lost (the log could not keep up), that every list changed.
+async fn log_notices(mut queue: Queue, events: Arc<Events>, session: String) {
+    while let Some(message) = queue.receiver.recv().await {
+        let mut messages = vec![message];
+        if queue.lost.swap(false, Ordering::Relaxed) {
+            messages.extend(logged::lists_changed());
+        }
+        for message in messages {
+            if let Err(error) = events
+                .append(&session, GET_STREAM, EventKind::Message, &message)
+                .await
+            {
+                tracing::warn!(%error, "a session's notification is lost");
+            }
+        }
+    }
 }
 
 /// `DELETE /mcp`: ends the session it names, on every replica that shares the store (204);
@@ -102,7 +159,7 @@ pub(super) fn listen_stream(server: &Server, listen: &Listen, client: &str) -> R
     notice_stream(
         receiver,
         (guard, CancellationToken::new()),
-        Behind::End(listen.id.clone()),
+        Behind(listen.id.clone()),
     )
 }
 
@@ -129,53 +186,31 @@ struct Queue {
     lost: Arc<AtomicBool>,
 }
 
-/// What a stream does once its client fell behind and lost notices: never nothing.
-enum Behind {
-    /// A session's stream (the handshake's revisions) goes on, after telling the client
-    /// that every list changed: whatever it missed, reading them again catches up.
-    Resync,
-    /// A listen stream (2026-07-28) ends, as the server tears the subscription down:
-    /// `notifications/cancelled` naming it says why, then the stream closes, and the
-    /// client listens again.
-    End(Id),
-}
+/// What a listen stream does once its client fell behind and lost notices (2026-07-28): it
+/// ends, as the server tears the subscription down: `notifications/cancelled` naming it
+/// says why, then the stream closes, and the client listens again.
+struct Behind(Id);
 
 impl Behind {
     /// The notices a stream sends once its client has read what was queued before it fell
-    /// behind; whether the stream ends after them.
-    fn notices(&self) -> (Vec<String>, bool) {
-        match self {
-            Self::Resync => {
-                let changed = [
-                    Method::ToolsListChanged,
-                    Method::PromptsListChanged,
-                    Method::ResourcesListChanged,
-                ];
-                let notices = changed
-                    .iter()
-                    .map(|method| jsonrpc::notification(method, json!({})))
-                    .collect();
-                (notices, false)
-            }
-            Self::End(id) => {
-                let reason = format!(
-                    "the client fell more than {QUEUED} notifications behind this stream, so \
-                     some were lost: listen again, and read again what it tells of"
-                );
-                let cancelled = jsonrpc::notification(
-                    &Method::Cancelled,
-                    json!({ "requestId": id, "reason": reason }),
-                );
-                (vec![cancelled], true)
-            }
-        }
+    /// behind.
+    fn notices(&self) -> Vec<String> {
+        let reason = format!(
+            "the client fell more than {QUEUED} notifications behind this stream, so some \
+             were lost: listen again, and read again what it tells of"
+        );
+        let cancelled = jsonrpc::notification(
+            &Method::Cancelled,
+            json!({ "requestId": self.0, "reason": reason }),
+        );
+        vec![cancelled]
     }
 }
 
 /// The notices of `queue` as SSE events, with a comment every so often to keep idle
 /// connections open, for as long as the client keeps the stream; `guard` (the listener)
 /// lives as long. A client that fell behind gets what `behind` sends once it has read
-/// what was queued. The stream ends, too, once `ended` is cancelled (its session ended).
+/// what was queued, and the stream ends. It ends, too, once `ended` is cancelled.
 fn notice_stream<G: Send + Sync + 'static>(
     queue: Queue,
     (guard, ended): (G, CancellationToken),
@@ -208,11 +243,8 @@ fn notice_stream<G: Send + Sync + 'static>(
                     Ok(message) => return Some((event(message), reading)),
                     Err(_) => {
                         reading.queue.lost.store(false, Ordering::Relaxed);
-                        let (notices, ends) = reading.behind.notices();
-                        if ends {
-                            reading.guard = None;
-                        }
-                        reading.then = notices.into_iter();
+                        reading.guard = None;
+                        reading.then = reading.behind.notices().into_iter();
                         continue;
                     }
                 }
@@ -224,50 +256,45 @@ fn notice_stream<G: Send + Sync + 'static>(
             return Some((event(message), reading));
         }
     });
-    let mut response = Sse::new(events)
-        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
-        .into_response();
-    unbuffered(&mut response);
-    response
+    logged::sse(events)
 }
 
-/// Asks reverse proxies (nginx) to pass an SSE stream's events on at once.
-fn unbuffered(response: &mut Response) {
-    response
-        .headers_mut()
-        .insert("x-accel-buffering", HeaderValue::from_static("no"));
-}
-
-/// The progress notifications of a call as they come, then its answer, as SSE events.
+/// The progress notifications of a call as they come, then its answer, as SSE events: with
+/// ids, kept for a client that reconnects, in a session (`logging`).
 pub(super) fn progress_stream(
     server: Arc<Server>,
     pending: Box<PendingCall>,
     (permit, operation): (crate::server::admission::Admitted, Option<ServerOperation>),
+    logging: Option<Logging>,
 ) -> Response {
-    let (sender, receiver) = mpsc::channel::<String>(64);
+    let (sender, receiver) = mpsc::channel::<(String, bool)>(64);
     let notify: Notifier = {
         let sender = sender.clone();
         // A client too slow to read loses progress reports, never the answer.
         Arc::new(move |message| {
-            let _ = sender.try_send(message);
+            let _ = sender.try_send((message, false));
         })
     };
+    let id = pending.id.clone();
     tokio::spawn(async move {
         let answer = observe::scoped(&operation, server.finish(pending, Some(notify))).await;
         observe::end(operation, answer.as_deref());
         if let Some(answer) = answer {
-            let _ = sender.send(answer).await;
+            let _ = sender.send((answer, true)).await;
         }
         drop(permit);
     });
-    let events = futures_util::stream::unfold(receiver, |mut receiver| async move {
-        let message = receiver.recv().await?;
-        Some((
-            Ok::<_, Infallible>(Event::default().data(message)),
-            receiver,
-        ))
-    });
-    let mut response = Sse::new(events).into_response();
-    unbuffered(&mut response);
-    response
+    if let Some(logging) = logging {
+        return logged::call_stream(receiver, &id, logging);
+    }
+    logged::sse(futures_util::stream::unfold(
+        receiver,
+        |mut receiver| async move {
+            let (message, _) = receiver.recv().await?;
+            Some((
+                Ok::<_, Infallible>(Event::default().data(message)),
+                receiver,
+            ))
+        },
+    ))
 }

@@ -2,8 +2,12 @@
 //! channel `{namespace}:changes`: a resource updated and a list changed (for the sessions'
 //! streams and the 2026-07-28 listen streams each replica holds), a session's subscription
 //! made or ended, its log level set, and a session ended (for its stream, on whichever
-//! replica holds it, and for the sessions each replica read lately, `recent`), and a
-//! client's response to a request a tool sent it (for the replica whose tool awaits it).
+//! replica holds it, and for the sessions each replica read lately, `recent`), a stream's
+//! log grown (for its readers), and a client's response to a request a tool sent it (for
+//! the replica whose tool awaits it).
+//!
+//! A resource updated here is first added to the logs of the sessions subscribed to it
+//! (`Events::updated`), in the same order as the other changes.
 //!
 //! Each message names the replica that sent it, which skips its own: it told its own
 //! listeners already, so each listener hears of a change once. Messages are sent in order,
@@ -21,6 +25,7 @@ use tokio::sync::mpsc;
 
 use serde_json::Value;
 
+use super::events::{Events, GET_STREAM};
 use super::recent::Recent;
 use super::streams::{Relay, Streams};
 use crate::server::Server;
@@ -47,6 +52,8 @@ pub(crate) enum Change {
     Ended { session: String },
     /// A session changed otherwise (its log level).
     Changed { session: String },
+    /// The log of a session's stream grew.
+    Appended { session: String, stream: String },
     /// A client's response to a request a tool sent it from another replica: its
     /// `result`, or its `error`.
     Responded {
@@ -69,7 +76,15 @@ struct Message {
 /// What sends this replica's changes to the others.
 pub(crate) struct Bus {
     replica: String,
-    outbox: mpsc::UnboundedSender<String>,
+    outbox: mpsc::UnboundedSender<Outgoing>,
+}
+
+/// What the bus sends, in order.
+enum Outgoing {
+    /// A change, as written for the channel.
+    Tell(String),
+    /// A resource updated: added to its subscribers' logs, then told.
+    Updated(String),
 }
 
 impl std::fmt::Debug for Bus {
@@ -88,15 +103,27 @@ impl Bus {
         (client, commands): (Client, ConnectionManager),
         channel: String,
         description: String,
-        (server, streams, recent): (std::sync::Weak<Server>, Arc<Streams>, Arc<Recent>),
+        (server, streams, recent, events): (
+            std::sync::Weak<Server>,
+            Arc<Streams>,
+            Arc<Recent>,
+            Arc<Events>,
+        ),
     ) -> Arc<Self> {
-        let replica = crate::base::ids::random_hex::<8>().unwrap_or_default();
+        let replica = events.replica().to_owned();
         let (outbox, unsent) = mpsc::unbounded_channel();
         let bus = Arc::new(Self {
             replica: replica.clone(),
             outbox,
         });
-        tokio::spawn(send(unsent, commands, channel.clone(), description.clone()));
+        let sender = Sender {
+            commands,
+            channel: channel.clone(),
+            description: description.clone(),
+            replica: replica.clone(),
+            events: Arc::clone(&events),
+        };
+        tokio::spawn(sender.send(unsent));
         let hearing = Hearing {
             client,
             channel,
@@ -105,6 +132,7 @@ impl Bus {
             server,
             streams,
             recent,
+            events,
         };
         let bus_alive = Arc::downgrade(&bus);
         tokio::spawn(async move { hearing.hear(bus_alive).await });
@@ -113,21 +141,24 @@ impl Bus {
 
     /// Tells the other replicas of `change`.
     fn tell(&self, change: Change) {
-        let message = Message {
-            from: self.replica.clone(),
-            change,
-        };
-        if let Ok(text) = serde_json::to_string(&message) {
-            let _ = self.outbox.send(text);
+        if let Some(text) = written(&self.replica, change) {
+            let _ = self.outbox.send(Outgoing::Tell(text));
         }
     }
 }
 
+/// `change`, from `replica`, as written on the channel.
+fn written(replica: &str, change: Change) -> Option<String> {
+    let message = Message {
+        from: replica.to_owned(),
+        change,
+    };
+    serde_json::to_string(&message).ok()
+}
+
 impl Fanout for Bus {
     fn resource_updated(&self, uri: &str) {
-        self.tell(Change::Updated {
-            uri: uri.to_owned(),
-        });
+        let _ = self.outbox.send(Outgoing::Updated(uri.to_owned()));
     }
 
     fn list_changed(&self, kind: ListKind) {
@@ -158,6 +189,13 @@ impl Relay for Bus {
         });
     }
 
+    fn appended(&self, session: &str, stream: &str) {
+        self.tell(Change::Appended {
+            session: session.to_owned(),
+            stream: stream.to_owned(),
+        });
+    }
+
     fn responded(&self, id: &str, outcome: &Result<Value, Value>) {
         let (result, error) = match outcome {
             Ok(result) => (Some(result.clone()), None),
@@ -171,21 +209,54 @@ impl Relay for Bus {
     }
 }
 
-/// Publishes each message of `unsent`, in order, until the bus is dropped.
-async fn send(
-    mut unsent: mpsc::UnboundedReceiver<String>,
-    mut commands: ConnectionManager,
+/// What publishes this replica's changes.
+struct Sender {
+    commands: ConnectionManager,
     channel: String,
     description: String,
-) {
-    while let Some(message) = unsent.recv().await {
+    replica: String,
+    events: Arc<Events>,
+}
+
+impl Sender {
+    /// Publishes each change of `unsent`, in order, until the bus is dropped.
+    async fn send(mut self, mut unsent: mpsc::UnboundedReceiver<Outgoing>) {
+        while let Some(outgoing) = unsent.recv().await {
+            match outgoing {
+                Outgoing::Tell(text) => self.publish(&text).await,
+                Outgoing::Updated(uri) => {
+                    match self.events.updated(&uri).await {
+                        Ok(sessions) => {
+                            for session in sessions {
+                                let appended = Change::Appended {
+                                    session,
+                                    stream: GET_STREAM.to_owned(),
+                                };
+                                if let Some(text) = written(&self.replica, appended) {
+                                    self.publish(&text).await;
+                                }
+                            }
+                        }
+                        Err(error) => {
+                            tracing::warn!(%error, uri, "an update did not reach the sessions subscribed to it");
+                        }
+                    }
+                    if let Some(text) = written(&self.replica, Change::Updated { uri }) {
+                        self.publish(&text).await;
+                    }
+                }
+            }
+        }
+    }
+
+    async fn publish(&mut self, message: &str) {
         let sent: redis::RedisResult<()> = redis::cmd("PUBLISH")
-            .arg(&channel)
-            .arg(&message)
-            .query_async(&mut commands)
+            .arg(&self.channel)
+            .arg(message)
+            .query_async(&mut self.commands)
             .await;
         if let Err(err) = sent {
-            tracing::warn!(store = %description, "a change was not told to the other replicas: {err}");
+            tracing::warn!(store = %self.description, "a change was not told to the other replicas: {err}");
         }
     }
 }
@@ -199,6 +270,7 @@ struct Hearing {
     server: std::sync::Weak<Server>,
     streams: Arc<Streams>,
     recent: Arc<Recent>,
+    events: Arc<Events>,
 }
 
 impl Hearing {
@@ -255,15 +327,14 @@ impl Hearing {
                     server.hear_list_changed(kind);
                 }
             }
-            Change::Subscribed { session, uri, on } => {
+            Change::Subscribed { session, .. } | Change::Changed { session } => {
                 self.recent.forget(&session);
-                self.streams.subscribe_here(&session, &uri, on);
             }
+            Change::Appended { session, stream } => self.events.wake(&session, &stream),
             Change::Ended { session } => {
                 self.recent.forget(&session);
                 self.streams.end_here(&session);
             }
-            Change::Changed { session } => self.recent.forget(&session),
             Change::Responded { id, result, error } => {
                 let outcome = match (result, error) {
                     (Some(result), _) => Ok(result),
@@ -298,6 +369,10 @@ mod tests {
             },
             Change::Changed {
                 session: "s".to_owned(),
+            },
+            Change::Appended {
+                session: "s".to_owned(),
+                stream: "g".to_owned(),
             },
             Change::Responded {
                 id: "q".to_owned(),

@@ -3,7 +3,7 @@
 //! it is next asked for, or when a cap is reached (at most once a second, so that a client
 //! at its cap cannot make every attempt walk the whole map).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -21,6 +21,8 @@ pub(super) struct Memory {
 struct Known {
     sessions: HashMap<String, (Arc<SessionRecord>, Instant)>,
     per_client: HashMap<String, usize>,
+    /// The sessions subscribed to each URI.
+    subscribers: HashMap<String, HashSet<String>>,
     swept: Option<Instant>,
 }
 
@@ -44,21 +46,37 @@ impl Memory {
         if known.expire(id, limits, now) {
             return false;
         }
+        let known = &mut *known;
         let Some((record, seen)) = known.sessions.get_mut(id) else {
             return false;
         };
         let record = Arc::make_mut(record);
+        *seen = now;
         match change {
             Change::Level(level) => record.log_level = Some(level),
             Change::Subscribe(uri, true) => {
                 record.subscriptions.insert(uri.to_owned());
+                known
+                    .subscribers
+                    .entry(uri.to_owned())
+                    .or_default()
+                    .insert(id.to_owned());
             }
             Change::Subscribe(uri, false) => {
                 record.subscriptions.remove(uri);
+                known.unsubscribe(uri, id);
             }
         }
-        *seen = now;
         true
+    }
+
+    /// The sessions subscribed to `uri`.
+    pub(super) fn subscribers(&self, uri: &str) -> Vec<String> {
+        self.lock()
+            .subscribers
+            .get(uri)
+            .map(|sessions| sessions.iter().cloned().collect())
+            .unwrap_or_default()
     }
 
     pub(super) fn end(&self, id: &str) -> bool {
@@ -154,7 +172,19 @@ impl Known {
             return false;
         };
         self.uncount(&record.client);
+        for uri in &record.subscriptions {
+            self.unsubscribe(uri, id);
+        }
         true
+    }
+
+    fn unsubscribe(&mut self, uri: &str, id: &str) {
+        if let Some(sessions) = self.subscribers.get_mut(uri) {
+            sessions.remove(id);
+            if sessions.is_empty() {
+                self.subscribers.remove(uri);
+            }
+        }
     }
 
     fn uncount(&mut self, client: &str) {
@@ -258,6 +288,13 @@ mod tests {
         assert_eq!(
             found.subscriptions.iter().collect::<Vec<_>>(),
             ["file:///b"]
+        );
+        assert_eq!(memory.subscribers("file:///b"), ["a"]);
+        assert!(memory.subscribers("file:///a").is_empty());
+        assert!(memory.end("a"));
+        assert!(
+            memory.subscribers("file:///b").is_empty(),
+            "ended, no longer told"
         );
         assert!(!memory.change("nope", Change::Level(LoggingLevel::Debug), &limits));
     }

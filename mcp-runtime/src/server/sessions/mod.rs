@@ -17,11 +17,15 @@
 
 #[cfg(feature = "redis")]
 mod bus;
+mod events;
 mod memory;
+mod memory_log;
 #[cfg(feature = "redis")]
 mod recent;
 #[cfg(feature = "redis")]
 mod redis;
+#[cfg(feature = "redis")]
+mod redis_log;
 mod streams;
 
 use std::collections::BTreeSet;
@@ -31,6 +35,7 @@ use std::time::Duration;
 use mcp_runtime_core::LoggingLevel;
 use serde_json::{Map, Value};
 
+pub(crate) use events::{EventId, EventKind, Events, GET_STREAM, stream_owner};
 pub(crate) use streams::Streams;
 
 /// How long a session may stay unused before it ends, how many one client may hold open,
@@ -48,6 +53,15 @@ pub struct SessionLimits {
     /// How many sessions the memory store keeps in all: 100,000 by default. Redis keeps
     /// as many as its memory holds.
     pub total: usize,
+    /// How many of a stream's latest SSE events are kept for a client that reconnects
+    /// with `Last-Event-ID`: 1,000 by default.
+    pub events_per_stream: usize,
+    /// How long an SSE event is kept for a client that reconnects: 5 minutes by default.
+    pub events_age: Duration,
+    /// How many bytes the SSE events kept in memory take in all, their data and
+    /// 160 bytes each for what keeps them: 16 MiB by default; past it, the oldest go
+    /// first. Redis keeps as many as its memory holds.
+    pub events_memory: usize,
 }
 
 impl Default for SessionLimits {
@@ -56,6 +70,9 @@ impl Default for SessionLimits {
             idle: Duration::from_secs(60 * 60),
             per_client: 1_000,
             total: 100_000,
+            events_per_stream: 1_000,
+            events_age: Duration::from_secs(5 * 60),
+            events_memory: 16 << 20,
         }
     }
 }
@@ -79,6 +96,22 @@ impl SessionLimits {
     #[must_use]
     pub fn with_total(mut self, total: usize) -> Self {
         self.total = total;
+        self
+    }
+
+    /// These limits, with at most `per_stream` of a stream's SSE events kept, none for
+    /// longer than `age`.
+    #[must_use]
+    pub fn with_events(mut self, per_stream: usize, age: Duration) -> Self {
+        self.events_per_stream = per_stream;
+        self.events_age = age;
+        self
+    }
+
+    /// These limits, with the SSE events kept in memory taking at most `bytes`.
+    #[must_use]
+    pub fn with_events_memory(mut self, bytes: usize) -> Self {
+        self.events_memory = bytes;
         self
     }
 }
@@ -167,6 +200,8 @@ pub(crate) enum Change<'a> {
 pub struct SessionStore {
     kind: Kind,
     limits: SessionLimits,
+    /// The logs of the sessions' SSE streams, where the sessions are.
+    events: Arc<Events>,
 }
 
 #[derive(Clone)]
@@ -199,6 +234,7 @@ impl SessionStore {
         Self {
             kind: Kind::Memory(Arc::new(memory::Memory::default())),
             limits,
+            events: Arc::new(Events::memory(limits)),
         }
     }
 
@@ -216,9 +252,11 @@ impl SessionStore {
         limits: SessionLimits,
     ) -> Result<Self, SessionError> {
         let store = redis::RedisSessions::connect(url, namespace).await?;
+        let events = Arc::new(Events::redis(Arc::clone(store.logs()), limits));
         Ok(Self {
             kind: Kind::Redis(Arc::new(store)),
             limits,
+            events,
         })
     }
 
@@ -226,6 +264,11 @@ impl SessionStore {
     #[must_use]
     pub fn limits(&self) -> SessionLimits {
         self.limits
+    }
+
+    /// The logs of its sessions' SSE streams.
+    pub(crate) fn events(&self) -> &Arc<Events> {
+        &self.events
     }
 
     /// Where it keeps sessions, its password left out: `memory`, or a Redis address.
@@ -244,8 +287,12 @@ impl SessionStore {
     /// in memory.
     pub(crate) fn share(&self, server: &Arc<crate::server::Server>, streams: &Arc<Streams>) {
         match &self.kind {
-            Kind::Memory(_) => {
-                let _ = (server, streams);
+            Kind::Memory(memory) => {
+                let _ = streams;
+                server.share_changes(Arc::new(Logged {
+                    memory: Arc::clone(memory),
+                    events: Arc::clone(&self.events),
+                }));
             }
             #[cfg(feature = "redis")]
             Kind::Redis(redis) => {
@@ -256,9 +303,17 @@ impl SessionStore {
                     );
                     return;
                 }
-                let bus = redis.share(Arc::downgrade(server), Arc::clone(streams));
+                let bus = redis.share(
+                    Arc::downgrade(server),
+                    Arc::clone(streams),
+                    Arc::clone(&self.events),
+                );
+                redis
+                    .logs()
+                    .keep_alive(self.events.replica(), Arc::downgrade(&bus));
                 server.share_changes(Arc::clone(&bus) as Arc<dyn crate::server::listen::Fanout>);
-                streams.share(bus);
+                streams.share(Arc::clone(&bus) as Arc<dyn streams::Relay>);
+                self.events.share(bus);
             }
         }
     }
@@ -300,6 +355,31 @@ impl SessionStore {
     }
 }
 
+/// What puts a resource's update into the logs of the sessions in memory subscribed to it.
+struct Logged {
+    memory: Arc<memory::Memory>,
+    events: Arc<Events>,
+}
+
+impl crate::server::listen::Fanout for Logged {
+    fn resource_updated(&self, uri: &str) {
+        let sessions = self.memory.subscribers(uri);
+        if !sessions.is_empty() {
+            self.events.append_here(&sessions, &updated(uri));
+        }
+    }
+
+    fn list_changed(&self, _: crate::server::listen::ListKind) {}
+}
+
+/// `notifications/resources/updated` for `uri`.
+pub(crate) fn updated(uri: &str) -> String {
+    crate::server::jsonrpc::notification(
+        &mcp_runtime_core::method::Method::ResourcesUpdated,
+        serde_json::json!({ "uri": uri }),
+    )
+}
+
 /// What the replicas' changes reach of a server, and what they take from it.
 impl crate::server::Server {
     /// Tells the other replicas' change of `kind` to this one's listeners.
@@ -323,7 +403,7 @@ impl crate::server::Server {
 
     /// Has `fanout` tell the other replicas of the changes made here, unless another does
     /// already.
-    #[cfg(all(feature = "http", feature = "redis"))]
+    #[cfg(feature = "http")]
     pub(crate) fn share_changes(&self, fanout: Arc<dyn crate::server::listen::Fanout>) {
         let _ = self.fanout.set(fanout);
     }

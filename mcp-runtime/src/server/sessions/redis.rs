@@ -47,7 +47,8 @@ return {1, open + 1}
 ";
 
 /// KEYS[1] the session. ARGV[1] the field, ARGV[2] its value (empty: the field removed),
-/// ARGV[3] the idle time (ms). 1 when changed, 0 when the session is not open.
+/// ARGV[3] the idle time (ms); for a subscription, ARGV[4] the URI's subscribers and ARGV[5]
+/// the id. 1 when changed, 0 when the session is not open.
 const CHANGE: &str = r"
 if redis.call('EXISTS', KEYS[1]) == 0 then
   return 0
@@ -58,15 +59,27 @@ else
   redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 end
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
+if ARGV[4] then
+  if ARGV[2] == '' then
+    redis.call('SREM', ARGV[4], ARGV[5])
+  else
+    redis.call('SADD', ARGV[4], ARGV[5])
+  end
+end
 return 1
 ";
 
-/// KEYS[1] the session. ARGV[1] the prefix of the clients' sets, ARGV[2] the id. 1 when
-/// ended, 0 when it was not open.
+/// KEYS[1] the session. ARGV[1] the prefix of the clients' sets, ARGV[2] the id, ARGV[3] the
+/// prefix of the URIs' subscribers. 1 when ended, 0 when it was not open.
 const END: &str = r"
 local client = redis.call('HGET', KEYS[1], 'client')
 if not client then
   return 0
+end
+for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
+  if string.sub(field, 1, 2) == 's:' then
+    redis.call('SREM', ARGV[3] .. string.sub(field, 3), ARGV[2])
+  end
 end
 redis.call('DEL', KEYS[1])
 redis.call('ZREM', ARGV[1] .. client, ARGV[2])
@@ -90,6 +103,10 @@ pub(super) struct RedisSessions {
     session_prefix: String,
     /// `{namespace}:sessions-of:`.
     client_prefix: String,
+    /// `{namespace}:subscribers:`.
+    subscribers_prefix: String,
+    /// The streams' logs, on the same connection.
+    logs: Arc<super::redis_log::RedisLogs>,
     description: String,
 }
 
@@ -131,6 +148,10 @@ impl RedisSessions {
                 SessionError::Config(format!("Redis at {shown} refuses the scripts: {err}"))
             })?;
         }
+        let logs =
+            super::redis_log::RedisLogs::new(commands.clone(), namespace, description.clone())
+                .await
+                .map(Arc::new)?;
         Ok(Self {
             recent: Arc::default(),
             client,
@@ -141,6 +162,8 @@ impl RedisSessions {
             channel: format!("{namespace}:changes"),
             session_prefix: format!("{namespace}:session:"),
             client_prefix: format!("{namespace}:sessions-of:"),
+            subscribers_prefix: super::redis_log::subscribers_prefix(namespace),
+            logs,
             description,
         })
     }
@@ -149,17 +172,23 @@ impl RedisSessions {
         &self.description
     }
 
+    /// The streams' logs, kept in the same Redis.
+    pub(super) fn logs(&self) -> &Arc<super::redis_log::RedisLogs> {
+        &self.logs
+    }
+
     /// Starts telling the other replicas of this one's changes, and hearing of theirs.
     pub(super) fn share(
         &self,
         server: std::sync::Weak<crate::server::Server>,
         streams: Arc<super::Streams>,
+        events: Arc<super::Events>,
     ) -> Arc<super::bus::Bus> {
         super::bus::Bus::start(
             (self.client.clone(), self.commands.clone()),
             self.channel.clone(),
             self.description.clone(),
-            (server, streams, Arc::clone(&self.recent)),
+            (server, streams, Arc::clone(&self.recent), events),
         )
     }
 
@@ -260,6 +289,11 @@ impl RedisSessions {
             .arg(field)
             .arg(value)
             .arg(millis(limits.idle));
+        if let Change::Subscribe(uri, _) = change {
+            invocation
+                .arg(format!("{}{uri}", self.subscribers_prefix))
+                .arg(id);
+        }
         let changed: u8 = self
             .again_once_dropped(|mut commands| {
                 let invocation = &invocation;
@@ -275,7 +309,8 @@ impl RedisSessions {
         invocation
             .key(self.key(id))
             .arg(&self.client_prefix)
-            .arg(id);
+            .arg(id)
+            .arg(&self.subscribers_prefix);
         let ended: u8 = self
             .again_once_dropped(|mut commands| {
                 let invocation = &invocation;
@@ -285,39 +320,46 @@ impl RedisSessions {
         Ok(ended == 1)
     }
 
-    /// What `command` answers; sent again, once, when it found the connection dropped
-    /// (Redis restarted, say): the connection is made anew for the second, so that the
-    /// first request after Redis returns is answered, not refused. Sent twice, each
-    /// command of this store leaves Redis as sent once.
     async fn again_once_dropped<T, F, Fut>(&self, command: F) -> Result<T, SessionError>
     where
         F: Fn(ConnectionManager) -> Fut,
         Fut: Future<Output = redis::RedisResult<T>>,
     {
-        match command(self.commands.clone()).await {
-            Ok(answer) => Ok(answer),
-            Err(err) if err.is_io_error() || err.is_connection_dropped() => {
-                command(self.commands.clone())
-                    .await
-                    .map_err(|err| self.unavailable(&err))
-            }
-            Err(err) => Err(self.unavailable(&err)),
-        }
+        again_once_dropped(&self.commands, &self.description, command).await
     }
 
     fn key(&self, id: &str) -> String {
         format!("{}{id}", self.session_prefix)
     }
+}
 
-    fn unavailable(&self, err: &redis::RedisError) -> SessionError {
-        SessionError::Unavailable {
-            store: self.description.clone(),
-            reason: err.to_string(),
+/// What `command` answers; sent again, once, when it found the connection dropped (Redis
+/// restarted, say): the connection is made anew for the second, so that the first request
+/// after Redis returns is answered, not refused. Sent twice, each command of this store
+/// leaves Redis as sent once.
+pub(super) async fn again_once_dropped<T, F, Fut>(
+    commands: &ConnectionManager,
+    description: &str,
+    command: F,
+) -> Result<T, SessionError>
+where
+    F: Fn(ConnectionManager) -> Fut,
+    Fut: Future<Output = redis::RedisResult<T>>,
+{
+    let unavailable = |err: redis::RedisError| SessionError::Unavailable {
+        store: description.to_owned(),
+        reason: err.to_string(),
+    };
+    match command(commands.clone()).await {
+        Ok(answer) => Ok(answer),
+        Err(err) if err.is_io_error() || err.is_connection_dropped() => {
+            command(commands.clone()).await.map_err(unavailable)
         }
+        Err(err) => Err(unavailable(err)),
     }
 }
 
-fn millis(duration: Duration) -> u64 {
+pub(super) fn millis(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis())
         .unwrap_or(u64::MAX)
         .max(1)

@@ -1,7 +1,7 @@
 //! The sessions' streams of notifications (`GET /mcp`) this process holds open: what no
-//! store can share. A subscription a session makes reaches its stream at once, and a
-//! session ended closes its stream: here, and with sessions in Redis on the replica that
-//! holds it, told through the replicas' changes (`Relay`).
+//! store can share. A session ended closes its stream: here, and with sessions in Redis on
+//! the replica that holds it, told through the replicas' changes (`Relay`), which also tell
+//! the other replicas of a session's changes and of its streams' logs grown.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
@@ -26,6 +26,8 @@ pub(crate) trait Relay: Send + Sync + std::fmt::Debug {
     fn ended(&self, session: &str);
     /// `session` changed otherwise (its log level).
     fn changed(&self, session: &str);
+    /// The log of `session`'s `stream` grew.
+    fn appended(&self, session: &str, stream: &str);
     /// A client answered the request `id`, which no tool of this replica awaits.
     fn responded(&self, id: &str, outcome: &Result<serde_json::Value, serde_json::Value>);
 }
@@ -37,18 +39,9 @@ struct Open {
 }
 
 impl Streams {
-    /// Makes `listener` the stream of `session`, subscribed to `subscriptions`; the token
-    /// returned is cancelled when the session ends here. A stream the session opened
-    /// before goes on, but no longer hears of its subscriptions' changes.
-    pub(crate) fn attach<'a>(
-        &self,
-        session: &str,
-        listener: &Arc<ListenGuard>,
-        subscriptions: impl IntoIterator<Item = &'a String>,
-    ) -> CancellationToken {
-        for uri in subscriptions {
-            listener.subscribe(uri, true);
-        }
+    /// Makes `listener` the stream of `session`; the token returned is cancelled when the
+    /// session ends here.
+    pub(crate) fn attach(&self, session: &str, listener: &Arc<ListenGuard>) -> CancellationToken {
         let ended = CancellationToken::new();
         let mut open = self.lock();
         // Streams whose clients hung up are forgotten as others open.
@@ -63,10 +56,9 @@ impl Streams {
         ended
     }
 
-    /// Tells the stream of `session`, wherever it is held, that it subscribed to `uri`
-    /// (`on`) or ended that subscription.
+    /// Tells the other replicas that `session` subscribed to `uri` (`on`) or ended that
+    /// subscription, so that they read it again.
     pub(crate) fn subscribe(&self, session: &str, uri: &str, on: bool) {
-        self.subscribe_here(session, uri, on);
         if let Some(relay) = self.relay.get() {
             relay.subscribed(session, uri, on);
         }
@@ -106,18 +98,6 @@ impl Streams {
     #[cfg(feature = "redis")]
     pub(super) fn share(&self, relay: Arc<dyn Relay>) {
         let _ = self.relay.set(relay);
-    }
-
-    /// Tells the stream of `session`, if this process holds one, that it subscribed to
-    /// `uri` (`on`) or ended that subscription.
-    pub(crate) fn subscribe_here(&self, session: &str, uri: &str, on: bool) {
-        let listener = self
-            .lock()
-            .get(session)
-            .and_then(|stream| stream.listener.upgrade());
-        if let Some(listener) = listener {
-            listener.subscribe(uri, on);
-        }
     }
 
     /// Closes the stream of `session`, if this process holds one.

@@ -1,0 +1,364 @@
+//! A session's SSE streams, whose events are logged (`sessions::Events`) and carry ids, so
+//! that a client whose stream dropped reconnects, to this replica or any other, with
+//! `Last-Event-ID`, and receives what it missed, in order and once:
+//! - the session's `GET /mcp` stream, read from its log, which the changes of the lists
+//!   heard here and the updates of the resources it subscribed to (raised on any replica)
+//!   are added to;
+//! - a call's stream, its progress, log messages and questions, then its answer, each
+//!   added to the call's log as it is sent;
+//! - a call's stream resumed (`GET` with the id of one of its events), read from its log
+//!   until its answer. When the replica that runs it is gone, and the answer never will
+//!   come, the client is answered with an error that says so.
+//!
+//! From 2025-11-25 on, each stream opens with an event that carries an id and no data, and
+//! the time to wait before reconnecting (`retry`), so that even a stream that drops before
+//! its first message is resumed where it began.
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use serde_json::value::RawValue;
+use tokio::sync::{mpsc, watch};
+use tokio_util::sync::CancellationToken;
+
+use mcp_runtime_core::method::Method;
+
+use crate::server::jsonrpc::{self, Id};
+use crate::server::sessions::{EventId, EventKind, Events, GET_STREAM, stream_owner};
+
+/// How long a client waits before it reconnects a stream that dropped.
+const RECONNECT: Duration = Duration::from_millis(500);
+
+/// How often a reader looks at its log though nothing woke it: a wake-up lost while the
+/// replicas' channel reconnected delays an event by this much at most.
+const LOOK_EVERY: Duration = Duration::from_secs(2);
+
+/// The first revision whose clients read an event without data.
+const PRIMING_FROM: &str = "2025-11-25";
+
+/// What a session's call stream is logged in.
+pub(super) struct Logging {
+    pub(super) events: Arc<Events>,
+    pub(super) session: String,
+    /// Whether the session's revision takes an event without data.
+    pub(super) primes: bool,
+}
+
+impl Logging {
+    pub(super) fn primes(revision: &str) -> bool {
+        revision >= PRIMING_FROM
+    }
+}
+
+/// The event `n` of `stream`, sending `data`.
+fn event(stream: &str, n: u64, data: &str) -> SseEvent {
+    SseEvent::default().id(EventId::text(stream, n)).data(data)
+}
+
+/// The event that opens a stream at `n`, without data.
+fn priming(stream: &str, n: u64) -> SseEvent {
+    SseEvent::default()
+        .id(EventId::text(stream, n))
+        .retry(RECONNECT)
+        .data("")
+}
+
+/// The response that sends `events` as an SSE stream, unbuffered by reverse proxies.
+pub(super) fn sse<S>(events: S) -> Response
+where
+    S: futures_util::Stream<Item = Result<SseEvent, Infallible>> + Send + 'static,
+{
+    let mut response = Sse::new(events)
+        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+        .into_response();
+    response.headers_mut().insert(
+        "x-accel-buffering",
+        axum::http::HeaderValue::from_static("no"),
+    );
+    response
+}
+
+/// A call's messages, `(message, last)`, each added to a new log of `logging`'s session as
+/// it comes, then sent with its id. The log is written whether or not the client still
+/// reads, so that it finds the answer when it reconnects.
+pub(super) fn call_stream(
+    mut messages: mpsc::Receiver<(String, bool)>,
+    id: &Id,
+    logging: Logging,
+) -> Response {
+    let Logging {
+        events,
+        session,
+        primes,
+    } = logging;
+    let stream = events.call_stream();
+    let request = format!(r#"{{"request":{}}}"#, id.written().unwrap_or("null"));
+    let (out, sent) = mpsc::channel::<SseEvent>(64);
+    tokio::spawn(async move {
+        match events
+            .append(&session, &stream, EventKind::Prime, &request)
+            .await
+        {
+            Ok(n) if primes => {
+                let _ = out.try_send(priming(&stream, n));
+            }
+            Ok(_) => {}
+            Err(error) => tracing::warn!(%error, "a call's stream is not kept for resuming"),
+        }
+        while let Some((message, last)) = messages.recv().await {
+            let kind = if last {
+                EventKind::Last
+            } else {
+                EventKind::Message
+            };
+            let sent_event = match events.append(&session, &stream, kind, &message).await {
+                Ok(n) => event(&stream, n, &message),
+                // Sent all the same: a message is not held back for want of its log.
+                Err(error) => {
+                    tracing::warn!(%error, "a call's message is not kept for resuming");
+                    SseEvent::default().data(message)
+                }
+            };
+            if last {
+                let _ = out.send(sent_event).await;
+            } else {
+                // A client too slow to read loses progress here, and reads it from the log.
+                let _ = out.try_send(sent_event);
+            }
+        }
+    });
+    sse(futures_util::stream::unfold(sent, |mut sent| async move {
+        let event = sent.recv().await?;
+        Some((Ok(event), sent))
+    }))
+}
+
+/// What reads a stream's log for a client, from after the event it last received.
+struct Reader {
+    events: Arc<Events>,
+    session: String,
+    stream: String,
+    after: u64,
+    watcher: watch::Receiver<()>,
+    /// Cancelled when the session ends.
+    ended: CancellationToken,
+    /// What lives as long as the client reads (the session's listener).
+    _keep: Option<Box<dyn Send + Sync>>,
+    /// The events read, not yet sent.
+    ready: VecDeque<SseEvent>,
+    /// Whether the call's answer is among them: the stream ends after it.
+    done: bool,
+}
+
+/// The log of `session`'s `GET` stream, read after `after`, until the session ends or the
+/// client hangs up; `keep` lives as long. A client that reconnected after events it missed
+/// were dropped is first told that every list changed (`missed`): reading them again
+/// catches it up.
+pub(super) fn session_stream(
+    events: Arc<Events>,
+    session: &str,
+    (after, missed): (u64, bool),
+    (primes, ended, keep): (bool, CancellationToken, Box<dyn Send + Sync>),
+) -> Response {
+    let watcher = events.watch(session, GET_STREAM);
+    let mut ready = VecDeque::new();
+    if primes {
+        ready.push_back(priming(GET_STREAM, after));
+    }
+    if missed {
+        ready.extend(
+            lists_changed()
+                .into_iter()
+                .map(|message| SseEvent::default().data(message)),
+        );
+    }
+    Reader {
+        events,
+        session: session.to_owned(),
+        stream: GET_STREAM.to_owned(),
+        after,
+        watcher,
+        ended,
+        _keep: Some(keep),
+        ready,
+        done: false,
+    }
+    .respond()
+}
+
+/// A call's stream in `session`, resumed after the event `id` names: read from its log
+/// until its answer; 404 when the log is no longer kept.
+pub(super) async fn call_stream_resumed(
+    events: Arc<Events>,
+    session: &str,
+    EventId { stream, n }: EventId,
+) -> Response {
+    let watcher = events.watch(session, &stream);
+    match events.read(session, &stream, Some(n)).await {
+        Ok(Some(_)) => {}
+        Ok(None) => {
+            return (
+                axum::http::StatusCode::NOT_FOUND,
+                "the events of this stream are no longer kept (past their age or their \
+                 count): send the request again",
+            )
+                .into_response();
+        }
+        Err(error) => return super::session::session_refusal(&error),
+    }
+    Reader {
+        events,
+        session: session.to_owned(),
+        stream,
+        after: n,
+        watcher,
+        ended: CancellationToken::new(),
+        _keep: None,
+        ready: VecDeque::new(),
+        done: false,
+    }
+    .respond()
+}
+
+/// `notifications/*/list_changed` for each list: what a session's stream sends when it
+/// cannot send what it missed.
+pub(super) fn lists_changed() -> Vec<String> {
+    [
+        Method::ToolsListChanged,
+        Method::PromptsListChanged,
+        Method::ResourcesListChanged,
+    ]
+    .iter()
+    .map(|method| jsonrpc::notification(method, serde_json::json!({})))
+    .collect()
+}
+
+impl Reader {
+    fn respond(self) -> Response {
+        sse(futures_util::stream::unfold(
+            self,
+            |mut reader| async move {
+                loop {
+                    if let Some(event) = reader.ready.pop_front() {
+                        return Some((Ok::<_, Infallible>(event), reader));
+                    }
+                    if reader.done || !reader.fill().await {
+                        return None;
+                    }
+                }
+            },
+        ))
+    }
+
+    fn is_call(&self) -> bool {
+        self.stream != GET_STREAM
+    }
+
+    /// Reads what follows in the log, or waits until it may have grown; false once the
+    /// session ended.
+    async fn fill(&mut self) -> bool {
+        match self
+            .events
+            .read(&self.session, &self.stream, Some(self.after))
+            .await
+        {
+            Ok(Some(read)) => {
+                if read.lost && !self.is_call() {
+                    self.ready.extend(
+                        lists_changed()
+                            .into_iter()
+                            .map(|message| SseEvent::default().data(message)),
+                    );
+                }
+                if read.last < self.after {
+                    // The log began again: all it holds is new.
+                    self.after = 0;
+                    return true;
+                }
+                for logged in read.events {
+                    self.after = logged.n;
+                    match logged.kind {
+                        EventKind::Prime => {}
+                        EventKind::Message => {
+                            self.ready
+                                .push_back(event(&self.stream, logged.n, &logged.data));
+                        }
+                        EventKind::Last => {
+                            self.ready
+                                .push_back(event(&self.stream, logged.n, &logged.data));
+                            self.done = true;
+                            break;
+                        }
+                    }
+                }
+                if !self.ready.is_empty() || self.done {
+                    return true;
+                }
+            }
+            // A call's log gone: its events outlived their age. A session's: nothing new.
+            Ok(None) if self.is_call() => {
+                self.done = true;
+                return true;
+            }
+            Ok(None) => {}
+            Err(error) => tracing::warn!(%error, "a stream's events cannot be read yet"),
+        }
+        tokio::select! {
+            _ = self.watcher.changed() => {}
+            () = self.ended.cancelled() => return false,
+            () = tokio::time::sleep(LOOK_EVERY) => {
+                if self.is_call() {
+                    self.answer_if_abandoned().await;
+                }
+            }
+        }
+        true
+    }
+
+    /// Answers the call with an error when the replica that ran it is gone and never
+    /// answered: the client would wait for ever.
+    async fn answer_if_abandoned(&self) {
+        if self.events.alive(stream_owner(&self.stream)).await {
+            return;
+        }
+        let Ok(Some(read)) = self.events.read(&self.session, &self.stream, Some(0)).await else {
+            return;
+        };
+        if read
+            .events
+            .iter()
+            .any(|logged| logged.kind == EventKind::Last)
+        {
+            return;
+        }
+        #[derive(serde::Deserialize)]
+        struct Prime {
+            request: Box<RawValue>,
+        }
+        let id = read
+            .events
+            .iter()
+            .find(|logged| logged.kind == EventKind::Prime)
+            .and_then(|logged| serde_json::from_str::<Prime>(&logged.data).ok())
+            .and_then(|prime| Id::of(&prime.request))
+            .unwrap_or(Id::NONE);
+        let answer = jsonrpc::error_response(
+            &id,
+            crate::server::INTERNAL_ERROR,
+            "the server replica that ran this call stopped before it answered: whether the \
+             call took effect is not known",
+            None,
+        );
+        if let Err(error) = self
+            .events
+            .append(&self.session, &self.stream, EventKind::Last, &answer)
+            .await
+        {
+            tracing::warn!(%error, "an abandoned call could not be answered yet");
+        }
+    }
+}
