@@ -7,7 +7,9 @@ use std::num::NonZeroU32;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mcp_runtime::server::{HttpConfig, RateLimitConfig, STATELESS_VERSION, Server, serve_http};
+use mcp_runtime::server::{
+    HttpConfig, RateLimitConfig, STATELESS_VERSION, Server, SessionLimits, SessionStore, serve_http,
+};
 use mcp_runtime::{Registry, ToolContext, mcp_tool};
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
@@ -763,6 +765,8 @@ struct Events {
     read: String,
     /// The response's head.
     head: String,
+    /// The id of the last event read, if it had one.
+    last_id: Option<String>,
 }
 
 impl Events {
@@ -788,6 +792,7 @@ impl Events {
             stream,
             read: String::new(),
             head: String::new(),
+            last_id: None,
         }
     }
 
@@ -808,6 +813,7 @@ impl Events {
             stream,
             read: String::new(),
             head: String::new(),
+            last_id: None,
         }
     }
 
@@ -839,7 +845,17 @@ impl Events {
             if let Some(start) = self.read.find("data: ") {
                 if let Some(length) = self.read[start..].find('\n') {
                     let line = self.read[start + 6..start + length].trim().to_owned();
+                    // The event's id, on a line before its data.
+                    let block = self.read[..start].rfind("\n\n").map_or(0, |end| end + 2);
+                    if let Some(id) = self.read[block..start].find("id: ") {
+                        let id = &self.read[block + id + 4..start];
+                        self.last_id = Some(id.lines().next().unwrap_or_default().to_owned());
+                    }
                     self.read.drain(..start + length);
+                    // A priming event: an id, and no data.
+                    if line.is_empty() {
+                        continue;
+                    }
                     return serde_json::from_str(&line).expect("a JSON event");
                 }
             }
@@ -956,9 +972,19 @@ async fn a_listen_stream_whose_client_fell_behind_ends_saying_so() {
 }
 
 #[tokio::test]
-async fn a_sessions_stream_whose_client_fell_behind_is_told_every_list_changed_and_goes_on() {
+async fn a_sessions_stream_whose_client_fell_behind_its_log_is_told_every_list_changed_and_goes_on()
+{
     let server = server();
-    let to = serve_this(Arc::clone(&server), HttpConfig::default()).await;
+    let sessions =
+        SessionStore::memory(SessionLimits::default().with_events(10, Duration::from_secs(60)));
+    let to = serve_this(
+        Arc::clone(&server),
+        HttpConfig {
+            sessions,
+            ..HttpConfig::default()
+        },
+    )
+    .await;
     let session = open_session(to).await;
     let with_session = [("Mcp-Session-Id", session.as_str())];
     let subscribe = json!({ "jsonrpc": "2.0", "id": 2, "method": "resources/subscribe", "params": { "uri": "a://one" } });
@@ -968,29 +994,25 @@ async fn a_sessions_stream_whose_client_fell_behind_is_told_every_list_changed_a
     );
     let mut stream = Events::get(to, &with_session).await;
     stream.opened().await;
+    // 500 updates, of which the stream's log keeps the last 10.
     updated_many_times(&server, "a://one", 500);
     let updated = json!({ "jsonrpc": "2.0", "method": "notifications/resources/updated", "params": { "uri": "a://one" } });
-    let mut told = 0;
-    let mut event = stream.next().await;
-    while event == updated {
-        told += 1;
-        event = stream.next().await;
-    }
-    assert!(told > 0 && told < 500, "{told}");
     // Whatever it missed, reading every list again catches up.
     let changed = |method: &str| json!({ "jsonrpc": "2.0", "method": method, "params": {} });
-    assert_eq!(event, changed("notifications/tools/list_changed"));
-    assert_eq!(
-        stream.next().await,
-        changed("notifications/prompts/list_changed")
-    );
-    assert_eq!(
-        stream.next().await,
-        changed("notifications/resources/list_changed")
-    );
+    for list in ["tools", "prompts", "resources"] {
+        assert_eq!(
+            stream.next().await,
+            changed(&format!("notifications/{list}/list_changed"))
+        );
+    }
+    for n in 491..=500 {
+        assert_eq!(stream.next().await, updated);
+        assert_eq!(stream.last_id, Some(format!("g.{n}")));
+    }
     // And the stream goes on.
     server.notify_resource_updated("a://one");
     assert_eq!(stream.next().await, updated);
+    assert_eq!(stream.last_id.as_deref(), Some("g.501"));
 }
 
 #[tokio::test]
@@ -1366,8 +1388,17 @@ async fn a_mirrored_boolean_is_true_or_false_in_its_header() {
     }
 }
 
-/// The data of each SSE event of `answer`, as JSON.
+/// The data of each SSE event of `answer` that has data, as JSON.
 fn events(answer: &Answer) -> Vec<Value> {
+    sse_events(answer)
+        .into_iter()
+        .filter(|(_, data)| !data.is_empty())
+        .map(|(_, data)| serde_json::from_str(&data).expect("an event's data is JSON"))
+        .collect()
+}
+
+/// Each SSE event of `answer`: its id, if any, and its data (one line).
+fn sse_events(answer: &Answer) -> Vec<(Option<String>, String)> {
     assert_eq!(
         answer.header("Content-Type"),
         Some("text/event-stream"),
@@ -1377,10 +1408,20 @@ fn events(answer: &Answer) -> Vec<Value> {
         .body
         .split_terminator("\n\n")
         .map(|event| {
-            let data = event
-                .strip_prefix("data: ")
-                .unwrap_or_else(|| panic!("one data line per event: {answer:?}"));
-            serde_json::from_str(data).expect("an event's data is JSON")
+            let mut id = None;
+            let mut data = None;
+            for line in event.lines() {
+                if let Some(value) = line.strip_prefix("id: ") {
+                    id = Some(value.to_owned());
+                } else if let Some(value) = line.strip_prefix("data:") {
+                    assert!(data.is_none(), "one data line per event: {answer:?}");
+                    data = Some(value.strip_prefix(' ').unwrap_or(value).to_owned());
+                }
+            }
+            (
+                id,
+                data.unwrap_or_else(|| panic!("a data line per event: {answer:?}")),
+            )
         })
         .collect()
 }
@@ -1589,4 +1630,137 @@ async fn a_session_hears_on_its_stream_of_the_resources_it_subscribed_to_and_of_
     )
     .await;
     assert_eq!(refused.status, 406, "{refused:?}");
+}
+
+#[tokio::test]
+async fn a_calls_stream_in_a_session_carries_ids_and_resumes_after_any_of_them_once_each() {
+    let to = serve(HttpConfig::default()).await;
+    let opened = open_session(to).await;
+    let session = ("Mcp-Session-Id", opened.as_str());
+    let set_level = json!({ "jsonrpc": "2.0", "id": 2, "method": "logging/setLevel", "params": { "level": "info" } });
+    post(to, &[session], &set_level).await.json_with(200);
+    let call = json!({ "jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": { "name": "logs.noisy" } });
+    let answer = post(to, &[session], &call).await;
+    let sent = sse_events(&answer);
+    // The stream opens with an id, the time to wait before reconnecting, and no data.
+    assert!(answer.body.starts_with("id: "), "{answer:?}");
+    assert!(
+        answer
+            .body
+            .split("\n\n")
+            .next()
+            .unwrap()
+            .contains("\nretry: 500\n"),
+        "{answer:?}"
+    );
+    assert_eq!(
+        sent.len(),
+        4,
+        "priming, two log messages, the answer: {sent:?}"
+    );
+    assert_eq!(sent[0].1, "");
+    let ids: Vec<&str> = sent
+        .iter()
+        .map(|(id, _)| id.as_deref().expect("an id"))
+        .collect();
+    let stream = ids[0].split_once('.').expect("{stream}.{n}").0;
+    for (n, id) in ids.iter().enumerate() {
+        assert_eq!(*id, format!("{stream}.{}", n + 1));
+    }
+    // Reconnecting after any event gives what followed it, through the answer, once.
+    for after in 0..3 {
+        let resumed = send(
+            to,
+            "GET",
+            &[
+                ("Accept", "text/event-stream"),
+                session,
+                ("Last-Event-ID", ids[after]),
+            ],
+            "",
+        )
+        .await;
+        assert_eq!(resumed.status, 200, "{resumed:?}");
+        assert_eq!(
+            sse_events(&resumed),
+            sent[after + 1..],
+            "after {}",
+            ids[after]
+        );
+    }
+    // Only ids this server gives are taken; a stream it does not keep is said to be gone.
+    for (last, status) in [
+        ("../g.1", 400),
+        ("g.x", 400),
+        ("0123456789abcdef0123456789abcdef.1", 404),
+    ] {
+        let refused = send(
+            to,
+            "GET",
+            &[
+                ("Accept", "text/event-stream"),
+                session,
+                ("Last-Event-ID", last),
+            ],
+            "",
+        )
+        .await;
+        assert_eq!(refused.status, status, "{last}: {refused:?}");
+    }
+    // Another session cannot read this one's stream: the id names a stream of its own.
+    let other = open_session(to).await;
+    let refused = send(
+        to,
+        "GET",
+        &[
+            ("Accept", "text/event-stream"),
+            ("Mcp-Session-Id", other.as_str()),
+            ("Last-Event-ID", ids[0]),
+        ],
+        "",
+    )
+    .await;
+    assert_eq!(refused.status, 404, "{refused:?}");
+}
+
+#[tokio::test]
+async fn a_sessions_stream_resumed_gets_the_updates_raised_while_it_was_gone_in_order_once() {
+    let server = server();
+    let to = serve_this(Arc::clone(&server), HttpConfig::default()).await;
+    let session = open_session(to).await;
+    let with_session = [("Mcp-Session-Id", session.as_str())];
+    let subscribe = |uri: &str| json!({ "jsonrpc": "2.0", "id": 2, "method": "resources/subscribe", "params": { "uri": uri } });
+    for uri in ["a://one", "a://two"] {
+        post(to, &with_session, &subscribe(uri))
+            .await
+            .json_with(200);
+    }
+    let updated = |uri: &str| json!({ "jsonrpc": "2.0", "method": "notifications/resources/updated", "params": { "uri": uri } });
+    let mut stream = Events::get(to, &with_session).await;
+    stream.opened().await;
+    server.notify_resource_updated("a://one");
+    assert_eq!(stream.next().await, updated("a://one"));
+    let last = stream.last_id.clone().expect("an id");
+    assert_eq!(last, "g.1");
+    drop(stream);
+    // Raised while no stream is open: kept for the client that reconnects.
+    server.notify_resource_updated("a://two");
+    server.notify_resource_updated("a://one");
+    let mut headers = with_session.to_vec();
+    headers.push(("Last-Event-ID", last.as_str()));
+    let mut resumed = Events::get(to, &headers).await;
+    resumed.opened().await;
+    assert_eq!(resumed.next().await, updated("a://two"));
+    assert_eq!(resumed.last_id.as_deref(), Some("g.2"));
+    assert_eq!(resumed.next().await, updated("a://one"));
+    assert_eq!(resumed.last_id.as_deref(), Some("g.3"));
+    server.notify_resource_updated("a://two");
+    assert_eq!(resumed.next().await, updated("a://two"));
+    assert_eq!(resumed.last_id.as_deref(), Some("g.4"));
+    // A stream opened without an id starts at the log's end: nothing is sent twice.
+    let mut fresh = Events::get(to, &with_session).await;
+    fresh.opened().await;
+    server.notify_resource_updated("a://one");
+    assert_eq!(fresh.next().await, updated("a://one"));
+    assert_eq!(fresh.last_id.as_deref(), Some("g.5"));
 }

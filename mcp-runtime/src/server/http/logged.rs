@@ -19,7 +19,8 @@ use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use axum::body::{Body, Bytes};
+use axum::http::{HeaderName, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::value::RawValue;
 use tokio::sync::{mpsc, watch};
@@ -54,32 +55,52 @@ impl Logging {
     }
 }
 
-/// The event `n` of `stream`, sending `data`.
+/// An SSE event, as written on the stream.
+pub(super) type SseEvent = Bytes;
+
+/// The event `n` of `stream`, sending `data` (one line of JSON).
 fn event(stream: &str, n: u64, data: &str) -> SseEvent {
-    SseEvent::default().id(EventId::text(stream, n)).data(data)
+    Bytes::from(format!(
+        "id: {}\ndata: {data}\n\n",
+        EventId::text(stream, n)
+    ))
 }
 
-/// The event that opens a stream at `n`, without data.
-fn priming(stream: &str, n: u64) -> SseEvent {
-    SseEvent::default()
-        .id(EventId::text(stream, n))
-        .retry(RECONNECT)
-        .data("")
+/// An event without id, sending `data` (one line of JSON).
+fn unnamed(data: &str) -> SseEvent {
+    Bytes::from(format!("data: {data}\n\n"))
 }
+
+/// The event that opens a stream at `n`: an id, the time to wait before reconnecting, and
+/// an empty data field (which axum's events cannot write).
+fn priming(stream: &str, n: u64) -> SseEvent {
+    Bytes::from(format!(
+        "id: {}\nretry: {}\ndata: \n\n",
+        EventId::text(stream, n),
+        RECONNECT.as_millis()
+    ))
+}
+
+/// What keeps an idle stream open through proxies: a comment.
+const KEEP_OPEN: &[u8] = b": keep open\n\n";
+
+/// How long a stream may stay silent before it sends [`KEEP_OPEN`].
+const KEEP_OPEN_EVERY: Duration = Duration::from_secs(15);
 
 /// The response that sends `events` as an SSE stream, unbuffered by reverse proxies.
 pub(super) fn sse<S>(events: S) -> Response
 where
     S: futures_util::Stream<Item = Result<SseEvent, Infallible>> + Send + 'static,
 {
-    let mut response = Sse::new(events)
-        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
-        .into_response();
-    response.headers_mut().insert(
-        "x-accel-buffering",
-        axum::http::HeaderValue::from_static("no"),
-    );
-    response
+    (
+        [
+            (header::CONTENT_TYPE, "text/event-stream"),
+            (header::CACHE_CONTROL, "no-cache"),
+            (HeaderName::from_static("x-accel-buffering"), "no"),
+        ],
+        Body::from_stream(events),
+    )
+        .into_response()
 }
 
 /// A call's messages, `(message, last)`, each added to a new log of `logging`'s session as
@@ -120,7 +141,7 @@ pub(super) fn call_stream(
                 // Sent all the same: a message is not held back for want of its log.
                 Err(error) => {
                     tracing::warn!(%error, "a call's message is not kept for resuming");
-                    SseEvent::default().data(message)
+                    unnamed(&message)
                 }
             };
             if last {
@@ -132,7 +153,10 @@ pub(super) fn call_stream(
         }
     });
     sse(futures_util::stream::unfold(sent, |mut sent| async move {
-        let event = sent.recv().await?;
+        let event = match tokio::time::timeout(KEEP_OPEN_EVERY, sent.recv()).await {
+            Ok(event) => event?,
+            Err(_) => Bytes::from_static(KEEP_OPEN),
+        };
         Some((Ok(event), sent))
     }))
 }
@@ -152,6 +176,8 @@ struct Reader {
     ready: VecDeque<SseEvent>,
     /// Whether the call's answer is among them: the stream ends after it.
     done: bool,
+    /// How long the stream has been silent.
+    silent: Duration,
 }
 
 /// The log of `session`'s `GET` stream, read after `after`, until the session ends or the
@@ -170,11 +196,7 @@ pub(super) fn session_stream(
         ready.push_back(priming(GET_STREAM, after));
     }
     if missed {
-        ready.extend(
-            lists_changed()
-                .into_iter()
-                .map(|message| SseEvent::default().data(message)),
-        );
+        ready.extend(lists_changed().iter().map(|message| unnamed(message)));
     }
     Reader {
         events,
@@ -186,6 +208,7 @@ pub(super) fn session_stream(
         _keep: Some(keep),
         ready,
         done: false,
+        silent: Duration::ZERO,
     }
     .respond()
 }
@@ -220,6 +243,7 @@ pub(super) async fn call_stream_resumed(
         _keep: None,
         ready: VecDeque::new(),
         done: false,
+        silent: Duration::ZERO,
     }
     .respond()
 }
@@ -268,11 +292,8 @@ impl Reader {
         {
             Ok(Some(read)) => {
                 if read.lost && !self.is_call() {
-                    self.ready.extend(
-                        lists_changed()
-                            .into_iter()
-                            .map(|message| SseEvent::default().data(message)),
-                    );
+                    self.ready
+                        .extend(lists_changed().iter().map(|message| unnamed(message)));
                 }
                 if read.last < self.after {
                     // The log began again: all it holds is new.
@@ -313,6 +334,10 @@ impl Reader {
             () = tokio::time::sleep(LOOK_EVERY) => {
                 if self.is_call() {
                     self.answer_if_abandoned().await;
+                }
+                self.silent += LOOK_EVERY;
+                if self.silent >= KEEP_OPEN_EVERY {
+                    self.ready.push_back(Bytes::from_static(KEEP_OPEN));
                 }
             }
         }

@@ -5,10 +5,11 @@
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use axum::extract::{Extension, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::sse::Event;
+use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use mcp_runtime_core::method::Method;
 use serde_json::json;
@@ -256,7 +257,19 @@ fn notice_stream<G: Send + Sync + 'static>(
             return Some((event(message), reading));
         }
     });
-    logged::sse(events)
+    unbuffered(
+        Sse::new(events)
+            .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+            .into_response(),
+    )
+}
+
+/// `response`, with reverse proxies (nginx) asked to pass its events on at once.
+fn unbuffered(mut response: Response) -> Response {
+    response
+        .headers_mut()
+        .insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
 }
 
 /// The progress notifications of a call as they come, then its answer, as SSE events: with
@@ -287,14 +300,12 @@ pub(super) fn progress_stream(
     if let Some(logging) = logging {
         return logged::call_stream(receiver, &id, logging);
     }
-    logged::sse(futures_util::stream::unfold(
-        receiver,
-        |mut receiver| async move {
-            let (message, _) = receiver.recv().await?;
-            Some((
-                Ok::<_, Infallible>(Event::default().data(message)),
-                receiver,
-            ))
-        },
-    ))
+    let events = futures_util::stream::unfold(receiver, |mut receiver| async move {
+        let (message, _) = receiver.recv().await?;
+        Some((
+            Ok::<_, Infallible>(Event::default().data(message)),
+            receiver,
+        ))
+    });
+    unbuffered(Sse::new(events).into_response())
 }
