@@ -72,8 +72,10 @@ async fn post(url: &str, session: Option<&str>, message: &Value) -> Answer {
     let streamed = header("content-type").is_some_and(|kind| kind.starts_with("text/event-stream"));
     let body = response.text().await.expect("a body");
     let messages = if streamed {
+        // A priming event has no data.
         body.lines()
             .filter_map(|line| line.strip_prefix("data:"))
+            .filter(|data| !data.trim().is_empty())
             .map(|data| serde_json::from_str(data.trim()).expect("JSON events"))
             .collect()
     } else if body.is_empty() {
@@ -327,11 +329,13 @@ async fn in_process(url: &str) -> (Arc<Server>, String) {
     (server, format!("http://{address}/mcp"))
 }
 
-/// The JSON messages of an SSE response, as they come.
+/// The JSON messages of an SSE response, as they come, each with its event's id.
 struct Events {
     response: reqwest::Response,
     unread: String,
-    ready: VecDeque<Value>,
+    ready: VecDeque<(Option<String>, Value)>,
+    /// The id of the last event read, priming ones too.
+    last_id: Option<String>,
 }
 
 impl Events {
@@ -346,6 +350,7 @@ impl Events {
             response,
             unread: String::new(),
             ready: VecDeque::new(),
+            last_id: None,
         }
     }
 
@@ -353,16 +358,32 @@ impl Events {
     async fn next_within(&mut self, within: Duration) -> Option<Value> {
         tokio::time::timeout(within, async {
             loop {
-                if let Some(message) = self.ready.pop_front() {
+                if let Some((id, message)) = self.ready.pop_front() {
+                    if id.is_some() {
+                        self.last_id = id;
+                    }
                     return Some(message);
                 }
                 let chunk = self.response.chunk().await.ok()??;
                 self.unread.push_str(&String::from_utf8_lossy(&chunk));
                 while let Some(end) = self.unread.find("\n\n") {
                     let event: String = self.unread.drain(..end + 2).collect();
-                    for data in event.lines().filter_map(|line| line.strip_prefix("data:")) {
-                        self.ready
-                            .push_back(serde_json::from_str(data.trim()).expect("JSON events"));
+                    let id = event
+                        .lines()
+                        .find_map(|line| line.strip_prefix("id: "))
+                        .map(str::to_owned);
+                    // A priming event has no data: its id is kept all the same.
+                    let data = event
+                        .lines()
+                        .filter_map(|line| line.strip_prefix("data:"))
+                        .find(|data| !data.trim().is_empty());
+                    match data {
+                        Some(data) => self.ready.push_back((
+                            id,
+                            serde_json::from_str(data.trim()).expect("JSON events"),
+                        )),
+                        None if id.is_some() => self.last_id = id,
+                        None => {}
                     }
                 }
             }
@@ -377,7 +398,9 @@ impl Events {
         tokio::time::timeout(within, async {
             loop {
                 match self.response.chunk().await {
-                    Ok(Some(chunk)) if chunk.starts_with(b":") => {}
+                    // A comment, or a priming event.
+                    Ok(Some(chunk))
+                        if chunk.starts_with(b":") || chunk.ends_with(b"data: \n\n") => {}
                     Ok(Some(chunk)) => panic!("a message before the end: {chunk:?}"),
                     Ok(None) | Err(_) => return,
                 }
@@ -602,4 +625,153 @@ async fn a_level_set_on_one_replica_holds_on_another_that_read_the_session_befor
         refused.is_some(),
         "the session ended on the first replica is refused on the second"
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_sessions_stream_resumed_on_another_replica_gets_what_was_raised_meanwhile_once() {
+    let redis = Redis::start();
+    let (first, first_url) = in_process(&redis.url).await;
+    let (second, second_url) = in_process(&redis.url).await;
+    let (third, _) = in_process(&redis.url).await;
+    let http = reqwest::Client::new();
+    let session = open(&first_url).await;
+    let subscribe = |id: u64, uri: &str| json!({ "jsonrpc": "2.0", "id": id, "method": "resources/subscribe", "params": { "uri": uri } });
+    for (id, uri) in [(2, "a://one"), (3, "a://two")] {
+        let answer = post(&second_url, Some(&session), &subscribe(id, uri)).await;
+        assert_eq!(answer.status, StatusCode::OK, "{answer:?}");
+    }
+    let get = |url: &str, last: Option<&str>| {
+        let mut request = http
+            .get(url)
+            .header("Mcp-Session-Id", &session)
+            .header("MCP-Protocol-Version", "2025-11-25");
+        if let Some(last) = last {
+            request = request.header("Last-Event-ID", last);
+        }
+        request
+    };
+    // The first replica holds the stream; an update raised on the third reaches it.
+    let mut stream = Events::open(get(&first_url, None)).await;
+    third.notify_resource_updated("a://one");
+    assert_eq!(
+        stream.next_within(Duration::from_secs(5)).await,
+        Some(updated("a://one"))
+    );
+    let last = stream.last_id.clone().expect("an event id");
+    assert_eq!(last, "g.1");
+    // The stream is gone (its replica's connection dropped); updates are raised meanwhile,
+    // by the replica that held it. (Those of one replica are logged in the order raised;
+    // two replicas' are logged in the order they reach Redis.)
+    drop(stream);
+    first.notify_resource_updated("a://two");
+    first.notify_resource_updated("a://one");
+    // Reconnected to the second replica: what was missed, in order, then what comes.
+    let mut resumed = Events::open(get(&second_url, Some(&last))).await;
+    for (uri, id) in [("a://two", "g.2"), ("a://one", "g.3")] {
+        assert_eq!(
+            resumed.next_within(Duration::from_secs(5)).await,
+            Some(updated(uri))
+        );
+        assert_eq!(resumed.last_id.as_deref(), Some(id));
+    }
+    second.notify_resource_updated("a://two");
+    assert_eq!(
+        resumed.next_within(Duration::from_secs(5)).await,
+        Some(updated("a://two"))
+    );
+    assert_eq!(resumed.last_id.as_deref(), Some("g.4"));
+    // Each once.
+    assert_eq!(resumed.next_within(Duration::from_millis(500)).await, None);
+}
+
+#[test]
+fn a_calls_stream_resumes_on_another_replica_and_a_call_whose_replica_died_is_answered() {
+    let redis = Redis::start();
+    let first = replica(&redis);
+    let second = replica(&redis);
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    let http = reqwest::Client::new();
+    let slow_count = |id: u64, delay_ms: u64| {
+        json!({
+            "jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {
+                "name": "text.slow_count",
+                "arguments": { "text": "one two three", "delay_ms": delay_ms },
+                "_meta": { "progressToken": id },
+            },
+        })
+    };
+    let call = |url: &str, session: &str, message: Value| {
+        http.post(url)
+            .header("Mcp-Session-Id", session)
+            .header("MCP-Protocol-Version", "2025-11-25")
+            .json(&message)
+    };
+    let resume = |url: &str, session: &str, last: &str| {
+        http.get(url)
+            .header("Mcp-Session-Id", session)
+            .header("MCP-Protocol-Version", "2025-11-25")
+            .header("Last-Event-ID", last)
+    };
+    let session = runtime.block_on(async {
+        let session = open(&first.url()).await;
+        // A call's stream dropped after its progress: resumed on the other replica, which
+        // sends the answer the first one logs.
+        let mut stream = Events::open(call(&first.url(), &session, slow_count(2, 1500))).await;
+        let progress = stream
+            .next_within(Duration::from_secs(5))
+            .await
+            .expect("progress");
+        assert_eq!(progress["method"], "notifications/progress", "{progress}");
+        let last = stream.last_id.clone().expect("an event id");
+        drop(stream);
+        let mut resumed = Events::open(resume(&second.url(), &session, &last)).await;
+        let answer = resumed
+            .next_within(Duration::from_secs(10))
+            .await
+            .expect("the answer");
+        assert_eq!(answer["id"], 2, "{answer}");
+        assert_eq!(
+            answer["result"]["structuredContent"]["words"], 3,
+            "{answer}"
+        );
+        assert_eq!(
+            resumed.next_within(Duration::from_secs(1)).await,
+            None,
+            "then the end"
+        );
+        session
+    });
+    // A call whose replica is killed before it answers: resumed on the other replica, it
+    // is answered with an error that says so, not left waiting.
+    let (mut stream, last) = runtime.block_on(async {
+        let mut stream = Events::open(call(&first.url(), &session, slow_count(3, 60_000))).await;
+        stream
+            .next_within(Duration::from_secs(5))
+            .await
+            .expect("progress");
+        let last = stream.last_id.clone().expect("an event id");
+        (stream, last)
+    });
+    first.stop();
+    runtime.block_on(async {
+        assert_eq!(
+            stream.next_within(Duration::from_secs(2)).await,
+            None,
+            "the stream dropped"
+        );
+        let mut resumed = Events::open(resume(&second.url(), &session, &last)).await;
+        let answer = resumed
+            .next_within(Duration::from_secs(15))
+            .await
+            .expect("an answer");
+        assert_eq!(answer["id"], 3, "{answer}");
+        assert_eq!(answer["error"]["code"], -32603, "{answer}");
+        assert!(
+            answer["error"]["message"]
+                .as_str()
+                .is_some_and(|message| message.contains("stopped before it answered")),
+            "{answer}"
+        );
+    });
 }
