@@ -40,7 +40,12 @@ pub(crate) struct Reports {
     pub(crate) auth: Option<Arc<crate::auth::AuthInfo>>,
     /// Raised when the tool panics, for a caller that tells a panic from an error.
     pub(crate) panicked: Option<Arc<std::sync::atomic::AtomicBool>>,
+    /// Where the tool tells of the resources it updated.
+    pub(crate) updates: Option<UpdateSink>,
 }
+
+/// What a tool tells of a resource it updated, by URI.
+pub(crate) type UpdateSink = Arc<dyn Fn(&str) + Send + Sync>;
 
 impl Reports {
     /// Nowhere to report anything.
@@ -50,6 +55,7 @@ impl Reports {
         asks: None,
         auth: None,
         panicked: None,
+        updates: None,
     };
 }
 
@@ -312,6 +318,29 @@ impl ToolContext {
     /// [`ToolContext::log`] at `error`.
     pub fn error(&self, data: impl Into<Value>) {
         self.log(LoggingLevel::Error, data);
+    }
+
+    /// Tells every client subscribed to `uri` that the resource changed
+    /// (`notifications/resources/updated`), as
+    /// [`Server::notify_resource_updated`](crate::server::Server::notify_resource_updated)
+    /// does: for a tool that changes what a resource reads. Outside a server (a plain Rust
+    /// call, a sandboxed tool's worker) it does nothing.
+    ///
+    /// ```
+    /// use mcp_runtime::{ToolContext, ToolError, mcp_tool};
+    ///
+    /// /// Replaces the notes.
+    /// #[mcp_tool(namespace = "notes")]
+    /// fn write(ctx: &ToolContext, text: String) -> Result<usize, ToolError> {
+    ///     std::fs::write("notes.txt", &text)?;
+    ///     ctx.notify_resource_updated("app://notes");
+    ///     Ok(text.len())
+    /// }
+    /// ```
+    pub fn notify_resource_updated(&self, uri: &str) {
+        if let Some(updates) = &self.reports.updates {
+            updates(uri);
+        }
     }
 
     /// The call's tracing span; events a tool emits inside it carry the tool's name.

@@ -32,6 +32,13 @@ fn noisy(ctx: &ToolContext) -> u8 {
     1
 }
 
+/// Tells the clients subscribed to `uri` that it changed.
+#[mcp_tool(namespace = "notes", inline)]
+fn touch(ctx: &ToolContext, uri: String) -> bool {
+    ctx.notify_resource_updated(&uri);
+    true
+}
+
 /// Routes a query; its region and shard travel in headers too.
 #[mcp_tool(namespace = "route", inline)]
 fn query(
@@ -1743,9 +1750,15 @@ async fn a_sessions_stream_resumed_gets_the_updates_raised_while_it_was_gone_in_
     let last = stream.last_id.clone().expect("an id");
     assert_eq!(last, "g.1");
     drop(stream);
-    // Raised while no stream is open: kept for the client that reconnects.
+    // Raised while no stream is open, by the server and by a tool: kept for the client
+    // that reconnects.
     server.notify_resource_updated("a://two");
-    server.notify_resource_updated("a://one");
+    let touch = json!({ "jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": { "name": "notes.touch", "arguments": { "uri": "a://one" } } });
+    let touched = post(to, &with_session, &touch).await.json_with(200);
+    assert_eq!(
+        touched["result"]["structuredContent"]["result"], true,
+        "{touched}"
+    );
     let mut headers = with_session.to_vec();
     headers.push(("Last-Event-ID", last.as_str()));
     let mut resumed = Events::get(to, &headers).await;

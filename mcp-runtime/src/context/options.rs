@@ -100,6 +100,20 @@ impl CallOptions {
         self
     }
 
+    /// Where the tool's [`ToolContext::notify_resource_updated`](crate::ToolContext::notify_resource_updated)
+    /// goes: the URI of each resource it updated.
+    #[must_use]
+    pub fn with_resource_updates(mut self, sink: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        self.reports.updates = Some(Arc::new(sink));
+        self
+    }
+
+    /// Where the tool tells of the resources it updated: a sink made once, shared.
+    pub(crate) fn with_update_sink(mut self, sink: &crate::context::UpdateSink) -> Self {
+        self.reports.updates = Some(Arc::clone(sink));
+        self
+    }
+
     /// Who calls, which the tool reads with [`ToolContext::auth`](crate::ToolContext::auth).
     #[must_use]
     pub fn with_auth(mut self, auth: Arc<AuthInfo>) -> Self {

@@ -125,7 +125,7 @@ impl Server {
             return Step::Call(Box::new(pending));
         }
         // A tool that awaits is left as a layer that must wait leaves it.
-        let options = pending.given_up(CallOptions::new());
+        let options = pending.given_up(CallOptions::new().with_update_sink(self.update_sink()));
         match pending
             .snapshot
             .registry
@@ -160,7 +160,10 @@ impl Server {
         // A call deferred by `call_now` comes with its options already made.
         let (options, passed) = match pending.passed.take() {
             Some((passed, options)) => (options, Some(passed)),
-            None => (CallOptions::new(), None),
+            None => (
+                CallOptions::new().with_update_sink(self.update_sink()),
+                None,
+            ),
         };
         let mut options = options.with_cancellation(token.clone());
         if let (Some(least), Some(notify)) = (pending.log_level, &notify) {

@@ -428,10 +428,12 @@ impl Server {
     /// sessions in Redis (`SessionStore::redis`, features `http` and `redis`), those that
     /// every other replica of the server holds too.
     pub fn notify_resource_updated(&self, uri: &str) {
-        self.listeners.updated(uri);
-        if let Some(fanout) = self.fanout.get() {
-            fanout.resource_updated(uri);
-        }
+        (self.updates)(uri);
+    }
+
+    /// Where the calls' tools tell of the resources they updated.
+    pub(crate) fn update_sink(&self) -> &crate::context::UpdateSink {
+        &self.updates
     }
 }
 
@@ -480,6 +482,21 @@ fn invalid_data(err: &mcp_runtime_core::ToolError, key: &str) -> Option<Value> {
 
 fn failure(err: &mcp_runtime_core::ToolError) -> Fault {
     Fault::internal(err.message()).with_data(json!({ "type": err.error_type() }))
+}
+
+/// What tells `listeners`, and through `fanout` the other replicas', that a resource was
+/// updated: made once for a server, shared by every call's tool.
+pub(super) fn update_sink(
+    listeners: &Arc<super::listen::Listeners>,
+    fanout: &Arc<std::sync::OnceLock<Arc<dyn super::listen::Fanout>>>,
+) -> crate::context::UpdateSink {
+    let (listeners, fanout) = (Arc::clone(listeners), Arc::clone(fanout));
+    Arc::new(move |uri: &str| {
+        listeners.updated(uri);
+        if let Some(fanout) = fanout.get() {
+            fanout.resource_updated(uri);
+        }
+    })
 }
 
 /// What the layers around a read or a prompt see of who asks: the caller the limits count

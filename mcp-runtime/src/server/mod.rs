@@ -138,7 +138,10 @@ pub struct Server {
     /// Who hears of changes.
     listeners: Arc<Listeners>,
     /// Who tells the other replicas' listeners of the changes made here, once one shares.
-    fanout: OnceLock<Arc<dyn listen::Fanout>>,
+    fanout: Arc<OnceLock<Arc<dyn listen::Fanout>>>,
+    /// What a tool's [`ToolContext::notify_resource_updated`](crate::ToolContext::notify_resource_updated)
+    /// calls: [`Server::notify_resource_updated`].
+    updates: crate::context::UpdateSink,
     name: String,
     version: String,
     page_size: usize,
@@ -176,14 +179,18 @@ impl Server {
             portable: false,
             listing: OnceLock::new(),
         };
+        let listeners: Arc<Listeners> = Arc::default();
+        let fanout: Arc<OnceLock<Arc<dyn listen::Fanout>>> = Arc::default();
+        let updates = catalog::update_sink(&listeners, &fanout);
         Self {
             served: ArcSwap::from_pointee(snapshot),
             llm_names: false,
             bare: None,
             portable: false,
             changing: Mutex::new(()),
-            listeners: Arc::default(),
-            fanout: OnceLock::new(),
+            listeners,
+            fanout,
+            updates,
             name,
             version: env!("CARGO_PKG_VERSION").to_owned(),
             page_size: DEFAULT_PAGE_SIZE,

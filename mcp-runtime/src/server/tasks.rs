@@ -156,6 +156,7 @@ impl Server {
         let token = CancellationToken::new();
         let panicked = Arc::new(AtomicBool::new(false));
         let (options, progress_seen) = task_call_options(&token, &panicked);
+        let options = options.with_update_sink(self.update_sink());
         // The handshake's revisions: the task's asks wait in its record, not on a stream.
         let options = self.call_options(&mut pending, None, options);
         let PendingCall {
