@@ -1777,3 +1777,56 @@ async fn a_sessions_stream_resumed_gets_the_updates_raised_while_it_was_gone_in_
     assert_eq!(fresh.next().await, updated("a://one"));
     assert_eq!(fresh.last_id.as_deref(), Some("g.5"));
 }
+
+impl Events {
+    /// Whether the stream ends within `within` (its last chunk sent, or its connection
+    /// closed), whatever it sends before.
+    async fn ends_within(&mut self, within: Duration) -> bool {
+        use tokio::io::AsyncReadExt;
+        tokio::time::timeout(within, async {
+            let mut buffer = [0u8; 4096];
+            while !self.read.contains("\r\n0\r\n\r\n") {
+                match self.stream.read(&mut buffer).await {
+                    Ok(read) if read > 0 => self
+                        .read
+                        .push_str(&String::from_utf8_lossy(&buffer[..read])),
+                    _ => return,
+                }
+            }
+        })
+        .await
+        .is_ok()
+    }
+}
+
+#[tokio::test]
+async fn a_sessions_stream_closes_after_its_lifetime_and_its_client_misses_nothing() {
+    let server = server();
+    let limits = SessionLimits::default().with_stream_lifetime(Duration::from_secs(1));
+    let config = HttpConfig {
+        sessions: SessionStore::memory(limits),
+        ..HttpConfig::default()
+    };
+    let to = serve_this(Arc::clone(&server), config).await;
+    let session = open_session(to).await;
+    let with_session = [("Mcp-Session-Id", session.as_str())];
+    let subscribe = json!({ "jsonrpc": "2.0", "id": 2, "method": "resources/subscribe", "params": { "uri": "a://one" } });
+    post(to, &with_session, &subscribe).await.json_with(200);
+    let updated = json!({ "jsonrpc": "2.0", "method": "notifications/resources/updated", "params": { "uri": "a://one" } });
+    let mut stream = Events::get(to, &with_session).await;
+    stream.opened().await;
+    server.notify_resource_updated("a://one");
+    assert_eq!(stream.next().await, updated);
+    let last = stream.last_id.clone().expect("an id");
+    assert!(
+        stream.ends_within(Duration::from_secs(10)).await,
+        "closed after its lifetime"
+    );
+    server.notify_resource_updated("a://one");
+    let mut headers = with_session.to_vec();
+    headers.push(("Last-Event-ID", last.as_str()));
+    let mut again = Events::get(to, &headers).await;
+    again.opened().await;
+    assert_eq!(again.next().await, updated);
+    assert_eq!(again.last_id.as_deref(), Some("g.2"));
+}

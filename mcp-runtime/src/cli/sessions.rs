@@ -31,6 +31,11 @@ pub(super) struct SessionArgs {
     /// one more `initialize` gets 429.
     #[arg(long, value_name = "N", default_value_t = SessionLimits::default().per_client)]
     sessions_per_client: usize,
+    /// How long a session's stream of notifications (`GET /mcp`) lasts before the server
+    /// closes it; its client reconnects, with the last event's id, and misses nothing. Behind
+    /// a load balancer this spreads the streams over the replicas. None by default.
+    #[arg(long, value_name = "DURATION", value_parser = lifetime)]
+    session_stream_lifetime: Option<Duration>,
 }
 
 /// A `--session-store` that cannot be used.
@@ -52,13 +57,22 @@ pub(crate) enum SessionStoreError {
 
 /// `--session-ttl`: a duration of at least one second.
 fn idle(text: &str) -> Result<Duration, String> {
-    let idle = humantime::parse_duration(text).map_err(|err| err.to_string())?;
-    if idle < Duration::from_secs(1) {
-        return Err(format!(
-            "`{text}` is under a second: a session must outlive its requests"
-        ));
+    a_second_or_more(text, "a session must outlive its requests")
+}
+
+/// `--session-stream-lifetime`: a duration of at least one second.
+fn lifetime(text: &str) -> Result<Duration, String> {
+    a_second_or_more(text, "a client would spend its time reconnecting")
+}
+
+/// The duration `text` names, when it is a second or more; else what is wrong, and `why`
+/// it matters.
+fn a_second_or_more(text: &str, why: &str) -> Result<Duration, String> {
+    let duration = humantime::parse_duration(text).map_err(|err| err.to_string())?;
+    if duration < Duration::from_secs(1) {
+        return Err(format!("`{text}` is under a second: {why}"));
     }
-    Ok(idle)
+    Ok(duration)
 }
 
 impl SessionArgs {
@@ -69,9 +83,12 @@ impl SessionArgs {
 
     /// The store these arguments name, connected.
     pub(super) async fn store(&self) -> Result<SessionStore, SessionStoreError> {
-        let limits = SessionLimits::default()
+        let mut limits = SessionLimits::default()
             .with_idle(self.session_ttl)
             .with_per_client(self.sessions_per_client);
+        if let Some(lifetime) = self.session_stream_lifetime {
+            limits = limits.with_stream_lifetime(lifetime);
+        }
         let store = self.session_store.as_str();
         if store == "memory" {
             return Ok(SessionStore::memory(limits));
@@ -124,6 +141,11 @@ mod tests {
             .expect("a TTL under a second is refused")
             .to_string();
         assert!(refused.contains("under a second"), "{refused}");
+        let refused = parse(&["serve", "--http", "--session-stream-lifetime", "500ms"])
+            .err()
+            .expect("a stream's lifetime under a second is refused")
+            .to_string();
+        assert!(refused.contains("reconnecting"), "{refused}");
         let refused = parse(&["serve", "--session-store", "redis://127.0.0.1:1"])
             .err()
             .expect("a session store needs --http")
@@ -141,5 +163,24 @@ mod tests {
         let refused = serve.sessions.store().await.unwrap_err().to_string();
         assert!(refused.contains("`postgres://db`"), "{refused}");
         assert!(refused.contains("redis://HOST:PORT"), "{refused}");
+    }
+
+    #[tokio::test]
+    async fn a_sessions_stream_lasts_as_long_as_told() {
+        let Ok(Command::Serve(serve)) = parse(&["serve", "--http"]) else {
+            panic!("parses");
+        };
+        let store = serve.sessions.store().await.unwrap();
+        assert_eq!(store.limits().stream_lifetime, None);
+        let Ok(Command::Serve(serve)) =
+            parse(&["serve", "--http", "--session-stream-lifetime", "2s"])
+        else {
+            panic!("parses");
+        };
+        let store = serve.sessions.store().await.unwrap();
+        assert_eq!(
+            store.limits().stream_lifetime,
+            Some(std::time::Duration::from_secs(2))
+        );
     }
 }

@@ -170,6 +170,8 @@ struct Reader {
     watcher: watch::Receiver<()>,
     /// Cancelled when the session ends.
     ended: CancellationToken,
+    /// When the stream closes, its lifetime over, if it has one.
+    closes: Option<tokio::time::Instant>,
     /// What lives as long as the client reads (the session's listener).
     _keep: Option<Box<dyn Send + Sync>>,
     /// The events read, not yet sent.
@@ -180,15 +182,19 @@ struct Reader {
     silent: Duration,
 }
 
-/// The log of `session`'s `GET` stream, read after `after`, until the session ends or the
-/// client hangs up; `keep` lives as long. A client that reconnected after events it missed
-/// were dropped is first told that every list changed (`missed`): reading them again
-/// catches it up.
+/// The log of `session`'s `GET` stream, read after `after`, until the session ends, the
+/// client hangs up, or its `lifetime` is over; `keep` lives as long. A client that
+/// reconnected after events it missed were dropped is first told that every list changed
+/// (`missed`): reading them again catches it up.
 pub(super) fn session_stream(
     events: Arc<Events>,
     session: &str,
     (after, missed): (u64, bool),
-    (primes, ended, keep): (bool, CancellationToken, Box<dyn Send + Sync>),
+    (primes, (ended, lifetime), keep): (
+        bool,
+        (CancellationToken, Option<Duration>),
+        Box<dyn Send + Sync>,
+    ),
 ) -> Response {
     let watcher = events.watch(session, GET_STREAM);
     let mut ready = VecDeque::new();
@@ -205,6 +211,7 @@ pub(super) fn session_stream(
         after,
         watcher,
         ended,
+        closes: lifetime.map(|lifetime| tokio::time::Instant::now() + lifetime),
         _keep: Some(keep),
         ready,
         done: false,
@@ -240,12 +247,21 @@ pub(super) async fn call_stream_resumed(
         after: n,
         watcher,
         ended: CancellationToken::new(),
+        closes: None,
         _keep: None,
         ready: VecDeque::new(),
         done: false,
         silent: Duration::ZERO,
     }
     .respond()
+}
+
+/// Waits until `at`, or for ever.
+async fn closing(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
 }
 
 /// `notifications/*/list_changed` for each list: what a session's stream sends when it
@@ -283,7 +299,7 @@ impl Reader {
     }
 
     /// Reads what follows in the log, or waits until it may have grown; false once the
-    /// session ended.
+    /// session ended, or the stream's lifetime is over.
     async fn fill(&mut self) -> bool {
         match self
             .events
@@ -331,6 +347,7 @@ impl Reader {
         tokio::select! {
             _ = self.watcher.changed() => {}
             () = self.ended.cancelled() => return false,
+            () = closing(self.closes) => return false,
             () = tokio::time::sleep(LOOK_EVERY) => {
                 if self.is_call() {
                     self.answer_if_abandoned().await;

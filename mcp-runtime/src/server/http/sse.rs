@@ -88,7 +88,13 @@ pub(super) async fn get_mcp(
     let ended = state.streams.attach(session, &guard);
     tokio::spawn(log_notices(queue, Arc::clone(&events), session.to_owned()));
     let primes = Logging::primes(&record.revision);
-    logged::session_stream(events, session, start, (primes, ended, Box::new(guard)))
+    let lifetime = state.sessions.limits().stream_lifetime;
+    logged::session_stream(
+        events,
+        session,
+        start,
+        (primes, (ended, lifetime), Box::new(guard)),
+    )
 }
 
 /// The header a reconnecting client names the last event it received in.

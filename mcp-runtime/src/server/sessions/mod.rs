@@ -62,6 +62,11 @@ pub struct SessionLimits {
     /// 160 bytes each for what keeps them: 16 MiB by default; past it, the oldest go
     /// first. Redis keeps as many as its memory holds.
     pub events_memory: usize,
+    /// How long a session's `GET /mcp` stream lasts before the server closes it: none by
+    /// default. Its client reconnects, with the last event's id, and misses nothing (the
+    /// events are kept); on the way, behind a load balancer, the stream may move to
+    /// another replica, so that streams spread over the replicas as they come and go.
+    pub stream_lifetime: Option<Duration>,
 }
 
 impl Default for SessionLimits {
@@ -73,6 +78,7 @@ impl Default for SessionLimits {
             events_per_stream: 1_000,
             events_age: Duration::from_secs(5 * 60),
             events_memory: 16 << 20,
+            stream_lifetime: None,
         }
     }
 }
@@ -105,6 +111,13 @@ impl SessionLimits {
     pub fn with_events(mut self, per_stream: usize, age: Duration) -> Self {
         self.events_per_stream = per_stream;
         self.events_age = age;
+        self
+    }
+
+    /// These limits, with each session's `GET /mcp` stream closed after `lifetime`.
+    #[must_use]
+    pub fn with_stream_lifetime(mut self, lifetime: Duration) -> Self {
+        self.stream_lifetime = Some(lifetime);
         self
     }
 
