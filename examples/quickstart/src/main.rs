@@ -78,8 +78,10 @@ struct Written {
 
 /// Write a text file, replacing what it held.
 ///
-/// Creates the file, or replaces its content. Marked dangerous: a server runs it only when
-/// allowed (`--allow-dangerous`), or when its user confirms each call (`--confirm-dangerous`).
+/// Creates the file, or replaces its content, and tells the clients subscribed to
+/// `file://` and its absolute path that it changed, whichever replica they are connected to.
+/// Marked dangerous: a server runs it only when allowed (`--allow-dangerous`), or when its
+/// user confirms each call (`--confirm-dangerous`).
 #[mcp_tool(
     namespace = "file_utility",
     category = "filesystem",
@@ -105,6 +107,9 @@ fn write_file_content(
         content.len(),
         file_path.display()
     ));
+    if let Ok(absolute) = std::path::absolute(&file_path) {
+        ctx.notify_resource_updated(&format!("file://{}", absolute.display()));
+    }
     Ok(Written {
         bytes_written: content.len(),
     })
