@@ -78,10 +78,8 @@ struct Written {
 
 /// Write a text file, replacing what it held.
 ///
-/// Creates the file, or replaces its content, and tells the clients subscribed to
-/// `file://` and its absolute path that it changed, whichever replica they are connected to.
-/// Marked dangerous: a server runs it only when allowed (`--allow-dangerous`), or when its
-/// user confirms each call (`--confirm-dangerous`).
+/// Creates the file, or replaces its content. Marked dangerous: a server runs it only when
+/// allowed (`--allow-dangerous`), or when its user confirms each call (`--confirm-dangerous`).
 #[mcp_tool(
     namespace = "file_utility",
     category = "filesystem",
@@ -107,6 +105,9 @@ fn write_file_content(
         content.len(),
         file_path.display()
     ));
+    // The clients subscribed to `file://` and its absolute path hear that it changed,
+    // whichever replica they are connected to. (Left out of the doc comment above: it is the
+    // tool's description, which every model reads.)
     if let Ok(absolute) = std::path::absolute(&file_path) {
         ctx.notify_resource_updated(&format!("file://{}", absolute.display()));
     }
