@@ -41,6 +41,7 @@ pub(crate) enum EventKind {
     Last,
 }
 
+#[cfg(feature = "redis")]
 impl EventKind {
     pub(crate) fn code(self) -> &'static str {
         match self {
@@ -180,6 +181,7 @@ impl Events {
     }
 
     /// This process, as the other replicas know it (16 hex digits).
+    #[cfg(feature = "redis")]
     pub(crate) fn replica(&self) -> &str {
         &self.replica
     }
@@ -234,16 +236,20 @@ impl Events {
 
     /// Adds `data` to the log of each session's `GET` stream in `sessions`, in memory.
     pub(crate) fn append_here(&self, sessions: &[String], data: &str) {
-        if let Logs::Memory(logs) = &self.logs {
-            for session in sessions {
-                logs.append(
-                    &key(session, GET_STREAM),
-                    EventKind::Message,
-                    data,
-                    &self.limits,
-                );
-                self.wake(session, GET_STREAM);
+        match &self.logs {
+            Logs::Memory(logs) => {
+                for session in sessions {
+                    logs.append(
+                        &key(session, GET_STREAM),
+                        EventKind::Message,
+                        data,
+                        &self.limits,
+                    );
+                    self.wake(session, GET_STREAM);
+                }
             }
+            #[cfg(feature = "redis")]
+            Logs::Redis(_) => {}
         }
     }
 
