@@ -25,7 +25,8 @@ use tokio::sync::mpsc;
 
 use serde_json::Value;
 
-use super::events::{Events, GET_STREAM};
+use super::event::GET_STREAM;
+use super::events::Events;
 use super::recent::Recent;
 use super::streams::{Relay, Streams};
 use crate::server::Server;

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
 use super::SessionLimits;
-use super::events::{Event, EventKind, Read};
+use super::event::{Event, EventKind, Read};
 
 /// What an event costs in memory besides its data: its place in its log and in the order
 /// of all events, with its stream's key.

@@ -17,6 +17,7 @@
 
 #[cfg(feature = "redis")]
 mod bus;
+mod event;
 mod events;
 mod memory;
 mod memory_log;
@@ -35,7 +36,8 @@ use std::time::Duration;
 use mcp_runtime_core::LoggingLevel;
 use serde_json::{Map, Value};
 
-pub(crate) use events::{EventId, EventKind, Events, GET_STREAM, stream_owner};
+pub(crate) use event::{EventId, EventKind, GET_STREAM, stream_owner};
+pub(crate) use events::Events;
 pub(crate) use streams::Streams;
 
 /// How long a session may stay unused before it ends, how many one client may hold open,
@@ -265,7 +267,13 @@ impl SessionStore {
         limits: SessionLimits,
     ) -> Result<Self, SessionError> {
         let store = redis::RedisSessions::connect(url, namespace).await?;
-        let events = Arc::new(Events::redis(Arc::clone(store.logs()), limits));
+        let logs = redis_log::RedisLogs::new(
+            store.commands().clone(),
+            namespace,
+            store.describe().to_owned(),
+        )
+        .await?;
+        let events = Arc::new(Events::redis(Arc::new(logs), limits));
         Ok(Self {
             kind: Kind::Redis(Arc::new(store)),
             limits,
@@ -316,14 +324,19 @@ impl SessionStore {
                     );
                     return;
                 }
-                let bus = redis.share(
-                    Arc::downgrade(server),
-                    Arc::clone(streams),
-                    Arc::clone(&self.events),
+                let (connection, channel, description, recent) = redis.bus_parts();
+                let bus = bus::Bus::start(
+                    connection,
+                    channel,
+                    description,
+                    (
+                        Arc::downgrade(server),
+                        Arc::clone(streams),
+                        recent,
+                        Arc::clone(&self.events),
+                    ),
                 );
-                redis
-                    .logs()
-                    .keep_alive(self.events.replica(), Arc::downgrade(&bus));
+                self.events.keep_alive(Arc::downgrade(&bus));
                 server.share_changes(Arc::clone(&bus) as Arc<dyn crate::server::listen::Fanout>);
                 streams.share(Arc::clone(&bus) as Arc<dyn streams::Relay>);
                 self.events.share(bus);

@@ -105,8 +105,6 @@ pub(super) struct RedisSessions {
     client_prefix: String,
     /// `{namespace}:subscribers:`.
     subscribers_prefix: String,
-    /// The streams' logs, on the same connection.
-    logs: Arc<super::redis_log::RedisLogs>,
     description: String,
 }
 
@@ -148,10 +146,6 @@ impl RedisSessions {
                 SessionError::Config(format!("Redis at {shown} refuses the scripts: {err}"))
             })?;
         }
-        let logs =
-            super::redis_log::RedisLogs::new(commands.clone(), namespace, description.clone())
-                .await
-                .map(Arc::new)?;
         Ok(Self {
             recent: Arc::default(),
             client,
@@ -162,8 +156,7 @@ impl RedisSessions {
             channel: format!("{namespace}:changes"),
             session_prefix: format!("{namespace}:session:"),
             client_prefix: format!("{namespace}:sessions-of:"),
-            subscribers_prefix: super::redis_log::subscribers_prefix(namespace),
-            logs,
+            subscribers_prefix: subscribers_prefix(namespace),
             description,
         })
     }
@@ -172,23 +165,19 @@ impl RedisSessions {
         &self.description
     }
 
-    /// The streams' logs, kept in the same Redis.
-    pub(super) fn logs(&self) -> &Arc<super::redis_log::RedisLogs> {
-        &self.logs
+    /// Its connection, for the streams' logs kept in the same Redis.
+    pub(super) fn commands(&self) -> &ConnectionManager {
+        &self.commands
     }
 
-    /// Starts telling the other replicas of this one's changes, and hearing of theirs.
-    pub(super) fn share(
-        &self,
-        server: std::sync::Weak<crate::server::Server>,
-        streams: Arc<super::Streams>,
-        events: Arc<super::Events>,
-    ) -> Arc<super::bus::Bus> {
-        super::bus::Bus::start(
+    /// What the replicas' changes go through: its client and connection, the channel, its
+    /// description, and the sessions read lately.
+    pub(super) fn bus_parts(&self) -> ((Client, ConnectionManager), String, String, Arc<Recent>) {
+        (
             (self.client.clone(), self.commands.clone()),
             self.channel.clone(),
             self.description.clone(),
-            (server, streams, Arc::clone(&self.recent), events),
+            Arc::clone(&self.recent),
         )
     }
 
@@ -357,6 +346,11 @@ where
         }
         Err(err) => Err(unavailable(err)),
     }
+}
+
+/// The prefix of the sets of each URI's subscribers.
+pub(super) fn subscribers_prefix(namespace: &str) -> String {
+    format!("{namespace}:subscribers:")
 }
 
 pub(super) fn millis(duration: Duration) -> u64 {

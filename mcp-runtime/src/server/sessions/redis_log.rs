@@ -19,8 +19,8 @@ use redis::aio::ConnectionManager;
 
 use super::SessionError;
 use super::SessionLimits;
-use super::events::{Event, EventKind, Read};
-use super::redis::{again_once_dropped, millis};
+use super::event::{Event, EventKind, Read};
+use super::redis::{again_once_dropped, millis, subscribers_prefix};
 
 /// The function the scripts that add events share, and the time they add them at.
 const APPEND_FN: &str = r"
@@ -99,7 +99,7 @@ pub(crate) struct RedisLogs {
 }
 
 impl RedisLogs {
-    pub(super) async fn new(
+    pub(crate) async fn new(
         mut commands: ConnectionManager,
         namespace: &str,
         description: String,
@@ -230,7 +230,7 @@ impl RedisLogs {
     }
 
     /// Says, every second until `alive` is dropped, that `replica` is alive.
-    pub(super) fn keep_alive<T: Send + Sync + 'static>(
+    pub(crate) fn keep_alive<T: Send + Sync + 'static>(
         &self,
         replica: &str,
         alive: std::sync::Weak<T>,
@@ -262,11 +262,6 @@ impl RedisLogs {
             reason: format!("{what} of its events is not one this server wrote"),
         }
     }
-}
-
-/// The prefix of the sets of each URI's subscribers.
-pub(super) fn subscribers_prefix(namespace: &str) -> String {
-    format!("{namespace}:subscribers:")
 }
 
 /// The place an entry id (`0-n`) gives.
