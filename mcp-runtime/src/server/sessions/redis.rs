@@ -141,11 +141,7 @@ impl RedisSessions {
                 SessionError::Config(format!("cannot connect to Redis at {shown}: {err}"))
             })?;
         let (open, change, end) = (Script::new(OPEN), Script::new(CHANGE), Script::new(END));
-        for script in [&open, &change, &end] {
-            script.load_async(&mut commands).await.map_err(|err| {
-                SessionError::Config(format!("Redis at {shown} refuses the scripts: {err}"))
-            })?;
-        }
+        load(&mut commands, &[&open, &change, &end], &shown).await?;
         Ok(Self {
             recent: Arc::default(),
             client,
@@ -346,6 +342,22 @@ where
         }
         Err(err) => Err(unavailable(err)),
     }
+}
+
+/// Loads `scripts` into the Redis at `shown`, so that their first use is one round trip.
+pub(super) async fn load(
+    commands: &mut ConnectionManager,
+    scripts: &[&Script],
+    shown: &str,
+) -> Result<(), SessionError> {
+    for script in scripts {
+        script.load_async(commands).await.map_err(|err| {
+            SessionError::Config(format!(
+                "Redis at {shown} refuses the session store's scripts (Redis 7 is needed): {err}"
+            ))
+        })?;
+    }
+    Ok(())
 }
 
 /// The prefix of the sets of each URI's subscribers.

@@ -20,7 +20,7 @@ use redis::aio::ConnectionManager;
 use super::SessionError;
 use super::SessionLimits;
 use super::event::{Event, EventKind, Read};
-use super::redis::{again_once_dropped, millis, subscribers_prefix};
+use super::redis::{again_once_dropped, load, millis, subscribers_prefix};
 
 /// The function the scripts that add events share, and the time they add them at.
 const APPEND_FN: &str = r"
@@ -107,13 +107,7 @@ impl RedisLogs {
         let append = Script::new(&format!("{APPEND_FN}{APPEND}"));
         let updated = Script::new(&format!("{APPEND_FN}{UPDATED}"));
         let read = Script::new(READ);
-        for script in [&append, &updated, &read] {
-            script.load_async(&mut commands).await.map_err(|err| {
-                SessionError::Config(format!(
-                    "Redis at {description} refuses the event scripts (Redis 7 is needed): {err}"
-                ))
-            })?;
-        }
+        load(&mut commands, &[&append, &updated, &read], &description).await?;
         Ok(Self {
             commands,
             append,
