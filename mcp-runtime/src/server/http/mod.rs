@@ -145,6 +145,20 @@ struct HttpState {
     verifier: Option<Arc<super::oauth::Verifier>>,
 }
 
+#[cfg(test)]
+pub(super) fn test_state(server: Arc<Server>) -> Arc<HttpState> {
+    let config = HttpConfig::default();
+    Arc::new(HttpState {
+        server,
+        limiter: None,
+        sessions: config.sessions.clone(),
+        config,
+        streams: Arc::default(),
+        #[cfg(feature = "oauth")]
+        verifier: None,
+    })
+}
+
 /// The axum router serving `server` at `/mcp`.
 ///
 /// A rate limit needs the client's address: serve the router with
