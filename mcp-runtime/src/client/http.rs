@@ -530,8 +530,14 @@ impl Endpoint {
             tokio::time::sleep(place.retry).await;
             response = match self.resume(from).await {
                 Ok(resumed) => resumed,
+                // The call was in flight: its connection was lost, whatever stopped the
+                // stream being taken up again (its server gone, say).
                 Err(error) => {
-                    let _ = inbound.send(Inbound::Failed { id, error }).await;
+                    let lost = ClientError::Closed(format!(
+                        "the response stream broke off before the answer, and could not be \
+                         taken up again: {error}"
+                    ));
+                    let _ = inbound.send(Inbound::Failed { id, error: lost }).await;
                     return;
                 }
             };
