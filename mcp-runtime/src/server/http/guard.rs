@@ -18,20 +18,34 @@ use super::limit::rate_limited;
 use super::{Carried, HttpState, REQUEST_TARGET};
 
 /// The guards of every request, before its body is read ([`guarded`]), and its one line in
-/// the log: what it asked, its status and how long it took. One layer does both, as each
-/// layer costs every request a future of its own.
+/// the log: what it asked, its status and how long it took. The layer around the routes
+/// other than `/mcp`; `/mcp`'s handlers call [`admitted`] themselves, as a layer costs every
+/// request a service cloned and futures boxed.
 pub(super) async fn guard(
     State(state): State<Arc<HttpState>>,
     request: Request,
     next: Next,
 ) -> Response {
+    admitted(&state, request, |request| next.run(request)).await
+}
+
+/// The answer of `handler` to `request`, once the guards admit it ([`guarded`]), and its one
+/// line in the log.
+pub(super) async fn admitted<Fut>(
+    state: &HttpState,
+    request: Request,
+    handler: impl FnOnce(Request) -> Fut,
+) -> Response
+where
+    Fut: Future<Output = Response>,
+{
     if !tracing::enabled!(target: REQUEST_TARGET, tracing::Level::INFO) {
-        return guarded(&state, request, next).await;
+        return guarded(state, request, handler).await;
     }
     let started = Instant::now();
     let http_method = request.method().clone();
     let path = request.uri().path().to_owned();
-    let response = guarded(&state, request, next).await;
+    let response = guarded(state, request, handler).await;
     let carried = response.extensions().get::<Carried>();
     tracing::info!(
         target: REQUEST_TARGET,
@@ -46,9 +60,16 @@ pub(super) async fn guard(
     response
 }
 
-/// The guards of every request, before its body is read.
+/// The guards of every request, before its body is read; then `handler`'s answer.
 #[allow(unused_mut)]
-async fn guarded(state: &HttpState, mut request: Request, next: Next) -> Response {
+async fn guarded<Fut>(
+    state: &HttpState,
+    mut request: Request,
+    handler: impl FnOnce(Request) -> Fut,
+) -> Response
+where
+    Fut: Future<Output = Response>,
+{
     let client = request
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()
@@ -68,11 +89,11 @@ async fn guarded(state: &HttpState, mut request: Request, next: Next) -> Respons
     }
     #[cfg(feature = "oauth")]
     if let Some(verifier) = &state.verifier {
-        if let Some(refusal) = verifier.admit(&mut request).await {
+        if let Some(refusal) = Box::pin(verifier.admit(&mut request)).await {
             return before_the_body(&request, refusal);
         }
     }
-    next.run(request).await
+    handler(request).await
 }
 
 /// `refusal`, the answer to `request` given before its body is read. The server closes an

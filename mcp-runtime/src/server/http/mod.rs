@@ -46,7 +46,6 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::DefaultBodyLimit;
 use axum::middleware;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -146,7 +145,7 @@ struct HttpState {
 }
 
 #[cfg(test)]
-pub(super) fn test_state(server: Arc<Server>) -> Arc<HttpState> {
+fn test_state(server: Arc<Server>) -> Arc<HttpState> {
     let config = HttpConfig::default();
     Arc::new(HttpState {
         server,
@@ -165,7 +164,6 @@ pub(super) fn test_state(server: Arc<Server>) -> Arc<HttpState> {
 /// [`Router::into_make_service_with_connect_info::<SocketAddr>`](Router::into_make_service_with_connect_info),
 /// as [`serve_http`] does. Without it, every request counts against one shared allowance.
 pub fn router(server: Arc<Server>, config: HttpConfig) -> Router {
-    let body_limit = config.body_limit;
     #[cfg(feature = "oauth")]
     let verifier = config
         .oauth
@@ -182,32 +180,57 @@ pub fn router(server: Arc<Server>, config: HttpConfig) -> Router {
         #[cfg(feature = "oauth")]
         verifier,
     });
+    // `/mcp`'s handlers guard and log their requests themselves; a layer does it for the
+    // other routes (the OAuth metadata, the metrics, and the paths served by none).
     #[allow(unused_mut)]
-    let mut router = Router::new().route(
-        "/mcp",
-        post(post::post_mcp)
-            .get(sse::get_mcp)
-            .delete(sse::end_session),
-    );
+    let mut others = Router::new().fallback(not_found);
     #[cfg(feature = "oauth")]
     if let Some(verifier) = &state.verifier {
-        router = verifier.routes(router);
+        others = verifier.routes(others);
     }
     if let Some(path) = &state.config.metrics_path {
         match check_metrics_path(path) {
-            Ok(()) => router = router.route(path, get(metrics)),
+            Ok(()) => others = others.route(path, get(metrics)),
             Err(error) => tracing::warn!(%error, "the metrics are not served"),
         }
     }
-    router
-        .layer(DefaultBodyLimit::max(body_limit))
-        // The guards answer before the body is read, or its limit checked; the same layer
-        // logs every request, those the guards refuse too.
-        .layer(middleware::from_fn_with_state(
-            Arc::clone(&state),
-            guard::guard,
-        ))
+    let others = others.layer(middleware::from_fn_with_state(
+        Arc::clone(&state),
+        guard::guard,
+    ));
+    Router::new()
+        .route(
+            "/mcp",
+            post(post::post_mcp)
+                .get(sse::get_mcp)
+                .delete(sse::end_session)
+                .fallback(method_not_allowed),
+        )
+        .merge(others)
         .with_state(state)
+}
+
+/// 404 for a path nothing is served at.
+async fn not_found() -> Response {
+    axum::http::StatusCode::NOT_FOUND.into_response()
+}
+
+/// 405 for a method `/mcp` does not take, guarded and logged as the others.
+async fn method_not_allowed(
+    axum::extract::State(state): axum::extract::State<Arc<HttpState>>,
+    request: axum::extract::Request,
+) -> Response {
+    guard::admitted(&state, request, |_| async {
+        (
+            axum::http::StatusCode::METHOD_NOT_ALLOWED,
+            [(
+                axum::http::header::ALLOW,
+                axum::http::HeaderValue::from_static("GET, POST, DELETE"),
+            )],
+        )
+            .into_response()
+    })
+    .await
 }
 
 /// A path the metrics cannot be served at.

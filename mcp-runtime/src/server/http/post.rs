@@ -6,7 +6,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use axum::body::Bytes;
-use axum::extract::{ConnectInfo, FromRequest, Request, State};
+use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use mcp_runtime_core::LoggingLevel;
@@ -30,8 +30,13 @@ use crate::telemetry::{ServerOperation, Transport};
 /// A `POST /mcp`: its body read within the limit, its message parsed and answered, and
 /// what it carried marked on the response for its line in the log.
 pub(super) async fn post_mcp(State(state): State<Arc<HttpState>>, request: Request) -> Response {
+    super::guard::admitted(&state, request, |request| post(&state, request)).await
+}
+
+/// A `POST /mcp` the guards admitted.
+async fn post(state: &Arc<HttpState>, request: Request) -> Response {
     // The headers and what this handler reads of the extensions are taken, not copied as
-    // their extractors would; the body's limit reads the rest of the extensions.
+    // their extractors would.
     let (mut parts, body) = request.into_parts();
     let headers = std::mem::take(&mut parts.headers);
     let address = parts
@@ -39,27 +44,17 @@ pub(super) async fn post_mcp(State(state): State<Arc<HttpState>>, request: Reque
         .get::<ConnectInfo<SocketAddr>>()
         .map(|ConnectInfo(peer)| peer.ip());
     let auth = parts.extensions.get::<Arc<AuthInfo>>().cloned();
-    let body = match Bytes::from_request(Request::from_parts(parts, body), &state).await {
+    let body = match read_body(body, state.config.body_limit).await {
         Ok(body) => body,
-        // Too large (413), or unreadable: said as a JSON-RPC error too.
-        Err(rejection) => {
-            let message = match rejection.status() {
-                StatusCode::PAYLOAD_TOO_LARGE => format!(
-                    "the request body is larger than the limit of {} bytes",
-                    state.config.body_limit
-                ),
-                _ => format!(
-                    "the request body could not be read: {}",
-                    rejection.body_text()
-                ),
-            };
+        // Too large (413), or unreadable (400): said as a JSON-RPC error too.
+        Err((status, message)) => {
             let error = crate::server::jsonrpc::error_response(
                 &Id::NONE,
                 crate::server::INVALID_REQUEST,
                 &message,
                 None,
             );
-            return json_response(rejection.status(), error);
+            return json_response(status, error);
         }
     };
     // Request ids are the client's own: a cancellation reaches only calls from its address.
@@ -69,8 +64,33 @@ pub(super) async fn post_mcp(State(state): State<Arc<HttpState>>, request: Reque
         Err(refusal) => return json_response(StatusCode::BAD_REQUEST, refusal.into_response()),
     };
     let carried = Carried::of(&incoming);
-    let response = answer(&state, auth, &headers, &client, incoming).await;
+    let response = answer(state, auth, &headers, &client, incoming).await;
     Carried::mark(carried, response)
+}
+
+/// The body of a request, read whole when it is at most `limit` bytes; else its status,
+/// 413 or 400, and what was wrong. What a client sent up to the limit is read, so that it
+/// is not cut off mid-write and gets the answer. (Read here rather than under a body-limit
+/// layer, which would cost every request a service cloned and a future boxed.)
+async fn read_body(body: axum::body::Body, limit: usize) -> Result<Bytes, (StatusCode, String)> {
+    let too_large = || {
+        (
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("the request body is larger than the limit of {limit} bytes"),
+        )
+    };
+    axum::body::to_bytes(body, limit).await.map_err(|error| {
+        let past_limit = std::error::Error::source(&error)
+            .is_some_and(|source| source.is::<http_body_util::LengthLimitError>());
+        if past_limit {
+            too_large()
+        } else {
+            (
+                StatusCode::BAD_REQUEST,
+                format!("the request body could not be read: {error}"),
+            )
+        }
+    })
 }
 
 /// The answer to `incoming`, a message read from a `POST` by `client`.
@@ -145,9 +165,11 @@ async fn answer(
                 Ok(permit) => permit,
                 Err(busy) => return busy_response(&awaiting.id, busy, operation),
             };
-            let answer =
-                Box::pin(observe::scoped(&operation, state.server.finish_awaiting(awaiting)))
-                    .await;
+            let answer = Box::pin(observe::scoped(
+                &operation,
+                state.server.finish_awaiting(awaiting),
+            ))
+            .await;
             observe::end(operation, Some(&answer));
             return json_response(StatusCode::OK, answer);
         }
@@ -157,7 +179,14 @@ async fn answer(
         Ok(permit) => permit,
         Err(busy) => return busy_response(&pending.id, busy, operation),
     };
-    Box::pin(run_call(state, pending, headers, (permit, operation), logging)).await
+    Box::pin(run_call(
+        state,
+        pending,
+        headers,
+        (permit, operation),
+        logging,
+    ))
+    .await
 }
 
 /// 503 for a request refused because the server has as many in flight as it takes, with

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use axum::extract::{Extension, State};
+use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
@@ -33,9 +33,19 @@ use crate::telemetry::ServerOperation;
 /// received (`Last-Event-ID`) gets the events after it first: of this stream, or of a
 /// call's stream that dropped before its answer. A request without a session id gets no
 /// stream; one naming a session that is not open, or not its caller's, gets 404.
-pub(super) async fn get_mcp(
-    State(state): State<Arc<HttpState>>,
-    auth: Option<Extension<Arc<AuthInfo>>>,
+pub(super) async fn get_mcp(State(state): State<Arc<HttpState>>, request: Request) -> Response {
+    super::guard::admitted(&state, request, |request| {
+        let (parts, _) = request.into_parts();
+        let auth = parts.extensions.get::<Arc<AuthInfo>>().cloned();
+        session_stream(&state, auth, parts.headers)
+    })
+    .await
+}
+
+/// A session's stream, asked for with `headers` by the holder of `auth`.
+async fn session_stream(
+    state: &Arc<HttpState>,
+    auth: Option<Arc<AuthInfo>>,
     headers: HeaderMap,
 ) -> Response {
     let Some(session) = named_session(&headers) else {
@@ -61,8 +71,7 @@ pub(super) async fn get_mcp(
             }
         },
     };
-    let auth = auth.map(|Extension(auth)| auth);
-    let record = match open_session(&state, session, auth.as_deref()).await {
+    let record = match open_session(state, session, auth.as_deref()).await {
         Ok(record) => record,
         Err(refusal) => return refusal,
     };
@@ -121,11 +130,17 @@ async fn log_notices(mut queue: Queue, events: Arc<Events>, session: String) {
 
 /// `DELETE /mcp`: ends the session it names, on every replica that shares the store (204);
 /// its stream here closes. A session that is not open, or not the caller's, gets 404.
-pub(super) async fn end_session(
-    State(state): State<Arc<HttpState>>,
-    auth: Option<Extension<Arc<AuthInfo>>>,
-    headers: HeaderMap,
-) -> Response {
+pub(super) async fn end_session(State(state): State<Arc<HttpState>>, request: Request) -> Response {
+    super::guard::admitted(&state, request, |request| {
+        let (parts, _) = request.into_parts();
+        let auth = parts.extensions.get::<Arc<AuthInfo>>().cloned();
+        end(&state, auth, parts.headers)
+    })
+    .await
+}
+
+/// Ends the session `headers` name, for the holder of `auth`.
+async fn end(state: &HttpState, auth: Option<Arc<AuthInfo>>, headers: HeaderMap) -> Response {
     let Some(session) = named_session(&headers) else {
         return (
             StatusCode::BAD_REQUEST,
@@ -133,8 +148,7 @@ pub(super) async fn end_session(
         )
             .into_response();
     };
-    let auth = auth.map(|Extension(auth)| auth);
-    if let Err(refusal) = open_session(&state, session, auth.as_deref()).await {
+    if let Err(refusal) = open_session(state, session, auth.as_deref()).await {
         return refusal;
     }
     match state.sessions.end(session).await {
