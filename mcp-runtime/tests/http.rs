@@ -1830,3 +1830,24 @@ async fn a_sessions_stream_closes_after_its_lifetime_and_its_client_misses_nothi
     assert_eq!(again.next().await, updated);
     assert_eq!(again.last_id.as_deref(), Some("g.2"));
 }
+
+#[tokio::test]
+async fn a_sessions_second_stream_ends_the_first_so_that_each_update_goes_out_once() {
+    let server = server();
+    let to = serve_this(Arc::clone(&server), HttpConfig::default()).await;
+    let session = open_session(to).await;
+    let with_session = [("Mcp-Session-Id", session.as_str())];
+    let subscribe = json!({ "jsonrpc": "2.0", "id": 2, "method": "resources/subscribe", "params": { "uri": "a://one" } });
+    post(to, &with_session, &subscribe).await.json_with(200);
+    let mut first = Events::get(to, &with_session).await;
+    first.opened().await;
+    let mut second = Events::get(to, &with_session).await;
+    second.opened().await;
+    assert!(
+        first.ends_within(Duration::from_secs(10)).await,
+        "the first stream ends"
+    );
+    server.notify_resource_updated("a://one");
+    let updated = json!({ "jsonrpc": "2.0", "method": "notifications/resources/updated", "params": { "uri": "a://one" } });
+    assert_eq!(second.next().await, updated);
+}

@@ -51,6 +51,8 @@ pub(crate) enum Change {
     },
     /// A session ended.
     Ended { session: String },
+    /// A stream of a session opened: the one another replica holds ends.
+    Attached { session: String },
     /// A session changed otherwise (its log level).
     Changed { session: String },
     /// The log of a session's stream grew.
@@ -180,6 +182,12 @@ impl Relay for Bus {
 
     fn ended(&self, session: &str) {
         self.tell(Change::Ended {
+            session: session.to_owned(),
+        });
+    }
+
+    fn attached(&self, session: &str) {
+        self.tell(Change::Attached {
             session: session.to_owned(),
         });
     }
@@ -332,6 +340,7 @@ impl Hearing {
                 self.recent.forget(&session);
             }
             Change::Appended { session, stream } => self.events.wake(&session, &stream),
+            Change::Attached { session } => self.streams.end_here(&session),
             Change::Ended { session } => {
                 self.recent.forget(&session);
                 self.streams.end_here(&session);
@@ -374,6 +383,9 @@ mod tests {
             Change::Appended {
                 session: "s".to_owned(),
                 stream: "g".to_owned(),
+            },
+            Change::Attached {
+                session: "s".to_owned(),
             },
             Change::Responded {
                 id: "q".to_owned(),

@@ -24,6 +24,8 @@ pub(crate) trait Relay: Send + Sync + std::fmt::Debug {
     fn subscribed(&self, session: &str, uri: &str, on: bool);
     /// `session` ended.
     fn ended(&self, session: &str);
+    /// A stream of `session` opened here: another replica's ends.
+    fn attached(&self, session: &str);
     /// `session` changed otherwise (its log level).
     fn changed(&self, session: &str);
     /// The log of `session`'s `stream` grew.
@@ -40,19 +42,28 @@ struct Open {
 
 impl Streams {
     /// Makes `listener` the stream of `session`; the token returned is cancelled when the
-    /// session ends here.
+    /// session ends, or when another stream of it opens, here or on another replica: each
+    /// message goes out on one stream, and both would read the session's log.
     pub(crate) fn attach(&self, session: &str, listener: &Arc<ListenGuard>) -> CancellationToken {
         let ended = CancellationToken::new();
-        let mut open = self.lock();
-        // Streams whose clients hung up are forgotten as others open.
-        open.retain(|_, stream| stream.listener.strong_count() > 0);
-        open.insert(
-            session.to_owned(),
-            Open {
-                listener: Arc::downgrade(listener),
-                ended: ended.clone(),
-            },
-        );
+        let earlier = {
+            let mut open = self.lock();
+            // Streams whose clients hung up are forgotten as others open.
+            open.retain(|_, stream| stream.listener.strong_count() > 0);
+            open.insert(
+                session.to_owned(),
+                Open {
+                    listener: Arc::downgrade(listener),
+                    ended: ended.clone(),
+                },
+            )
+        };
+        if let Some(earlier) = earlier {
+            earlier.ended.cancel();
+        }
+        if let Some(relay) = self.relay.get() {
+            relay.attached(session);
+        }
         ended
     }
 
