@@ -75,7 +75,8 @@ http {{
             proxy_http_version 1.1;
             proxy_set_header Connection "";
             proxy_next_upstream error timeout non_idempotent;
-            proxy_next_upstream_tries 3;
+            proxy_next_upstream_tries 0;
+            proxy_next_upstream_timeout 10s;
             proxy_connect_timeout 2s;
             proxy_read_timeout 120s;
             proxy_buffering off;
@@ -87,7 +88,12 @@ http {{
 
 class Fleet:
     """redis-server, `count` quickstart replicas sharing their sessions through it, and nginx
-    in front of them; everything stopped by `stop`."""
+    in front of them; everything stopped by `stop`.
+
+    nginx marks no replica down (`max_fails=0`) and tries the next one until one answers
+    (`proxy_next_upstream_tries 0`, within 10 s): a replica started again is first reached on
+    nginx's kept connections to the process killed before it, whose failure would otherwise
+    mark the live replica down, and with the two others killed leave none (502)."""
 
     def __init__(self, quickstart, count=3):
         self.quickstart = quickstart
@@ -105,7 +111,7 @@ class Fleet:
             self.start(index)
         self.port = free_port()
         servers = "\n".join(
-            f"        server 127.0.0.1:{port} max_fails=1 fail_timeout=2s;" for port in self.ports
+            f"        server 127.0.0.1:{port} max_fails=0;" for port in self.ports
         )
         (self.dir / "nginx.conf").write_text(NGINX.format(servers=servers, port=self.port))
         self.nginx = subprocess.Popen(
