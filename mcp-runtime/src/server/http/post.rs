@@ -120,33 +120,21 @@ async fn answer(
     }
     let change = session.as_ref().and_then(|_| change_of(&incoming));
     let peer = peer(state, session.as_ref(), client, auth.clone());
-    let logging = session.as_ref().map(|(id, record)| Logging {
-        events: Arc::clone(state.sessions.events()),
-        session: (*id).to_owned(),
-        primes: Logging::primes(&record.revision),
-    });
+    // The session's id and revision, for a call's stream that is logged.
+    let logged = session
+        .as_ref()
+        .map(|(id, record)| (*id, Logging::primes(&record.revision)));
     let session = session.map(|(id, _)| id);
     let operation = observe::begin(&incoming, Transport::Tcp, session, Some(&mirrored), None);
     let pending = match state.server.begin_for(incoming, &peer, Some(&mirrored)) {
         Step::Answered(Some(answer)) => {
             observe::answered(operation, &answer);
-            if !answer.scopes_needed.is_empty() {
-                return insufficient_scope(state, answer);
-            }
-            // A subscription the server refused (to a resource the caller may not read)
-            // is not kept.
-            if let (Some(session), Some(change)) = (session, change) {
-                if let Err(refusal) = Box::pin(keep(state, session, change.as_change())).await {
-                    return refusal;
-                }
-            }
-            // Only an `initialize` opens a session, and awaits its store.
-            return match opening.filter(|_| answer.opens_session) {
-                Some(opening) => {
-                    Box::pin(open_new(state, answer, opening, auth.as_deref(), client)).await
-                }
-                None => answered(answer),
+            let settled = Settled {
+                session,
+                change,
+                opening,
             };
+            return settle(state, answer, settled, auth.as_deref(), client).await;
         }
         Step::Answered(None) => {
             observe::end(operation, None);
@@ -158,27 +146,18 @@ async fn answer(
             observe::succeeded(operation);
             return listen_stream(&state.server, &listen, client);
         }
-        // What awaits takes a place among the requests in flight, or is refused at once
-        // past the server's bound: a flood gets answers, not a queue.
-        Step::Await(awaiting) => {
-            let _permit = match state.server.admit(None) {
-                Ok(permit) => permit,
-                Err(busy) => return busy_response(&awaiting.id, busy, operation),
-            };
-            let answer = Box::pin(observe::scoped(
-                &operation,
-                state.server.finish_awaiting(awaiting),
-            ))
-            .await;
-            observe::end(operation, Some(&answer));
-            return json_response(StatusCode::OK, answer);
-        }
+        Step::Await(awaiting) => return Box::pin(awaited(state, awaiting, operation)).await,
         Step::Call(pending) => pending,
     };
     let permit = match state.server.admit(None) {
         Ok(permit) => permit,
         Err(busy) => return busy_response(&pending.id, busy, operation),
     };
+    let logging = logged.map(|(session, primes)| Logging {
+        events: Arc::clone(state.sessions.events()),
+        session: session.to_owned(),
+        primes,
+    });
     Box::pin(run_call(
         state,
         pending,
@@ -187,6 +166,55 @@ async fn answer(
         logging,
     ))
     .await
+}
+
+/// What an answered request's response still depends on: the session it named, what it
+/// changes of it, and the session it opens.
+struct Settled<'a> {
+    session: Option<&'a str>,
+    change: Option<SessionChange>,
+    opening: Option<Opening>,
+}
+
+/// The response to a request answered at once: refused for want of scopes, or with the
+/// change it made kept in its session (a subscription the server refused, to a resource the
+/// caller may not read, is not kept), or the session it opened.
+async fn settle(
+    state: &HttpState,
+    answer: Answer,
+    settled: Settled<'_>,
+    auth: Option<&AuthInfo>,
+    client: &str,
+) -> Response {
+    if !answer.scopes_needed.is_empty() {
+        return insufficient_scope(state, answer);
+    }
+    if let (Some(session), Some(change)) = (settled.session, settled.change) {
+        if let Err(refusal) = Box::pin(keep(state, session, change.as_change())).await {
+            return refusal;
+        }
+    }
+    // Only an `initialize` opens a session, and awaits its store.
+    match settled.opening.filter(|_| answer.opens_session) {
+        Some(opening) => Box::pin(open_new(state, answer, opening, auth, client)).await,
+        None => answered(answer),
+    }
+}
+
+/// A request that awaits: it takes a place among the requests in flight, or is refused at
+/// once past the server's bound, so that a flood gets answers, not a queue.
+async fn awaited(
+    state: &HttpState,
+    awaiting: Box<crate::server::catalog::Awaiting>,
+    operation: Option<ServerOperation>,
+) -> Response {
+    let _permit = match state.server.admit(None) {
+        Ok(permit) => permit,
+        Err(busy) => return busy_response(&awaiting.id, busy, operation),
+    };
+    let answer = observe::scoped(&operation, state.server.finish_awaiting(awaiting)).await;
+    observe::end(operation, Some(&answer));
+    json_response(StatusCode::OK, answer)
 }
 
 /// 503 for a request refused because the server has as many in flight as it takes, with
