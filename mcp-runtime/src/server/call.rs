@@ -82,7 +82,8 @@ impl Server {
             log_level,
             asks,
             capabilities,
-            client: peer.client.to_owned(),
+            // Copied only when the call waits (`call_now`), the one time it is read.
+            client: String::new(),
             auth: peer.auth.clone(),
             caller,
             passed: None,
@@ -119,9 +120,10 @@ impl Server {
 
     /// Runs an inline call that reports no progress right here, when every layer around
     /// it admits it at once; any other is left to [`Server::finish`].
-    pub(super) fn call_now(&self, mut pending: PendingCall) -> Step {
+    pub(super) fn call_now(&self, mut pending: PendingCall, client: &str) -> Step {
         let reports_progress = pending.reports();
         if reports_progress || pending.task {
+            pending.client = client.to_owned();
             return Step::Call(Box::new(pending));
         }
         // A tool that awaits is left as a layer that must wait leaves it.
@@ -140,6 +142,7 @@ impl Server {
             // awaited call, past the layers it has passed.
             Err(passed) => {
                 pending.passed = Some((passed, options));
+                pending.client = client.to_owned();
                 Step::Call(Box::new(pending))
             }
         }
@@ -418,7 +421,7 @@ pub(crate) struct PendingCall {
     pub(super) asks: Option<Arc<Asks>>,
     /// What the client declared at `initialize` (the handshake's revisions).
     pub(super) capabilities: Option<Arc<Map<String, Value>>>,
-    /// Who sent it: only they can cancel it.
+    /// Who sent it: only they can cancel it. Set when the call waits ([`Server::call_now`]).
     client: String,
     /// Who sent it, as its access token says.
     pub(super) auth: Option<Arc<crate::auth::AuthInfo>>,

@@ -422,7 +422,7 @@ impl Server {
         mirrored: Option<&Mirrored<'_>>,
     ) -> Step {
         match self.begin_call(id, params, peer, mirrored) {
-            Ok(pending) => self.call_now(pending),
+            Ok(pending) => self.call_now(pending, peer.client),
             Err(answer) => Step::Answered(Some(answer)),
         }
     }

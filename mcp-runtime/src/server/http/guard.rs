@@ -12,6 +12,7 @@ use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use futures_util::future::{BoxFuture, Either};
 
 use super::headers::bearer;
 use super::limit::rate_limited;
@@ -26,20 +27,51 @@ pub(super) async fn guard(
     request: Request,
     next: Next,
 ) -> Response {
-    admitted(&state, request, |request| next.run(request)).await
+    admitted(state, request, |_, request| next.run(request)).await
 }
 
+/// The answer to a request: its handler's own future when the guards admit it at once, any
+/// other boxed.
+pub(super) type Admitted<Fut> = Either<Fut, BoxFuture<'static, Response>>;
+
 /// The answer of `handler` to `request`, once the guards admit it ([`guarded`]), and its one
-/// line in the log.
-pub(super) async fn admitted<Fut>(
-    state: &HttpState,
+/// line in the log. Without the line or OAuth, the guards are passed or refused before
+/// anything is awaited, and the answer is the handler's own future: each layer around the
+/// request's future moves it whole, so none is added to it.
+pub(super) fn admitted<Fut>(
+    state: Arc<HttpState>,
     request: Request,
-    handler: impl FnOnce(Request) -> Fut,
+    handler: impl FnOnce(Arc<HttpState>, Request) -> Fut + Send + 'static,
+) -> Admitted<Fut>
+where
+    Fut: Future<Output = Response> + Send + 'static,
+{
+    let logs = tracing::enabled!(target: REQUEST_TARGET, tracing::Level::INFO);
+    #[cfg(feature = "oauth")]
+    let verifies = state.verifier.is_some();
+    #[cfg(not(feature = "oauth"))]
+    let verifies = false;
+    if logs || verifies {
+        return Either::Right(Box::pin(logged(state, request, handler, logs)));
+    }
+    if let Some(refusal) = refusal(&state, &request) {
+        return Either::Right(Box::pin(std::future::ready(refusal)));
+    }
+    Either::Left(handler(state, request))
+}
+
+/// [`admitted`], awaiting the OAuth guard if there is one, with its line in the log if
+/// `logs`.
+async fn logged<Fut>(
+    state: Arc<HttpState>,
+    request: Request,
+    handler: impl FnOnce(Arc<HttpState>, Request) -> Fut,
+    logs: bool,
 ) -> Response
 where
     Fut: Future<Output = Response>,
 {
-    if !tracing::enabled!(target: REQUEST_TARGET, tracing::Level::INFO) {
+    if !logs {
         return guarded(state, request, handler).await;
     }
     let started = Instant::now();
@@ -63,13 +95,28 @@ where
 /// The guards of every request, before its body is read; then `handler`'s answer.
 #[allow(unused_mut)]
 async fn guarded<Fut>(
-    state: &HttpState,
+    state: Arc<HttpState>,
     mut request: Request,
-    handler: impl FnOnce(Request) -> Fut,
+    handler: impl FnOnce(Arc<HttpState>, Request) -> Fut,
 ) -> Response
 where
     Fut: Future<Output = Response>,
 {
+    if let Some(refusal) = refusal(&state, &request) {
+        return refusal;
+    }
+    #[cfg(feature = "oauth")]
+    if let Some(verifier) = &state.verifier {
+        if let Some(refusal) = Box::pin(verifier.admit(&mut request)).await {
+            return before_the_body(&request, refusal);
+        }
+    }
+    handler(state, request).await
+}
+
+/// The refusal of `request` by the guards that need no access token, if one refuses it
+/// ([`refused`]), said before its body is read.
+fn refusal(state: &HttpState, request: &Request) -> Option<Response> {
     let client = request
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()
@@ -84,16 +131,8 @@ where
         .is_some_and(|verifier| verifier.is_metadata(request.uri().path()));
     #[cfg(not(feature = "oauth"))]
     let any_origin = false;
-    if let Some(refusal) = refusal(state, request.headers(), client, any_origin) {
-        return before_the_body(&request, refusal);
-    }
-    #[cfg(feature = "oauth")]
-    if let Some(verifier) = &state.verifier {
-        if let Some(refusal) = Box::pin(verifier.admit(&mut request)).await {
-            return before_the_body(&request, refusal);
-        }
-    }
-    handler(request).await
+    refused(state, request.headers(), client, any_origin)
+        .map(|refusal| before_the_body(request, refusal))
 }
 
 /// `refusal`, the answer to `request` given before its body is read. The server closes an
@@ -117,7 +156,7 @@ fn before_the_body(request: &Request, mut refusal: Response) -> Response {
 /// The refusal of a request by the guards that need no access token, if one refuses it: an
 /// `Origin` that is not allowed (403) unless `any_origin` may send it, a missing or wrong
 /// bearer token (401), a client past its rate limit (429).
-fn refusal(
+fn refused(
     state: &HttpState,
     headers: &HeaderMap,
     client: IpAddr,

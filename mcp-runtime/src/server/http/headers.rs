@@ -24,26 +24,40 @@ pub(super) fn named_session(headers: &HeaderMap) -> Option<&str> {
         .and_then(|value| value.to_str().ok())
 }
 
-/// What a request mirrors from its body into headers (2026-07-28): read, not yet checked.
-pub(super) fn mirrored(headers: &HeaderMap) -> Mirrored<'_> {
-    // Names made once: a name given as text is checked and lowered at every look-up.
-    const VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
-    const METHOD: HeaderName = HeaderName::from_static("mcp-method");
-    const NAME: HeaderName = HeaderName::from_static("mcp-name");
-    let text = |name: &HeaderName| headers.get(name).and_then(|value| value.to_str().ok());
-    Mirrored {
-        version: text(&VERSION),
-        method: text(&METHOD),
-        name: text(&NAME),
-        params: headers
-            .iter()
-            .filter_map(|(name, value)| {
-                // Header names arrive in lower case.
-                let param = name.as_str().strip_prefix("mcp-param-")?;
-                Some((param, value.to_str().ok()))
-            })
-            .collect(),
+/// What a `POST` mirrors from its body into headers (2026-07-28), read, not yet checked;
+/// and the session it names (`Mcp-Session-Id`). One pass over the headers: a look-up by
+/// name hashes the name, and this reads four names and a family.
+pub(super) fn mirrored_and_session(headers: &HeaderMap) -> (Mirrored<'_>, Option<&str>) {
+    // The first value of each, as `HeaderMap::get` gives it; `None` inside for a value
+    // that is not visible ASCII.
+    let (mut version, mut method, mut name, mut session) = (None, None, None, None);
+    let mut params = Vec::new();
+    for (header, value) in headers {
+        // Header names arrive in lower case; those read here all begin with `mcp-`.
+        let Some(rest) = header.as_str().strip_prefix("mcp-") else {
+            continue;
+        };
+        let slot = match rest {
+            "protocol-version" => &mut version,
+            "method" => &mut method,
+            "name" => &mut name,
+            "session-id" => &mut session,
+            _ => {
+                if let Some(param) = rest.strip_prefix("param-") {
+                    params.push((param, value.to_str().ok()));
+                }
+                continue;
+            }
+        };
+        slot.get_or_insert(value.to_str().ok());
     }
+    let mirrored = Mirrored {
+        version: version.flatten(),
+        method: method.flatten(),
+        name: name.flatten(),
+        params,
+    };
+    (mirrored, session.flatten())
 }
 
 /// The token of an `Authorization: Bearer …` header; the scheme's name in any case, as
@@ -80,5 +94,39 @@ mod tests {
         assert_eq!(bearer(Some("Bearer ")), None);
         assert_eq!(bearer(Some("Bearer")), None);
         assert_eq!(bearer(None), None);
+    }
+
+    #[test]
+    fn one_pass_reads_the_first_of_each_mirrored_header_every_param_and_the_session() {
+        let mut headers = HeaderMap::new();
+        let add = |headers: &mut HeaderMap, name: &'static str, value: &[u8]| {
+            headers.append(name, HeaderValue::from_bytes(value).unwrap());
+        };
+        add(&mut headers, "content-type", b"application/json");
+        add(&mut headers, "mcp-protocol-version", b"2026-07-28");
+        add(&mut headers, "mcp-protocol-version", b"2025-06-18");
+        add(&mut headers, "mcp-method", b"tools/call");
+        add(&mut headers, "mcp-name", b"\xffbad");
+        add(&mut headers, "mcp-name", b"good");
+        add(&mut headers, "mcp-param-city", b"Paris");
+        add(&mut headers, "mcp-param-raw", b"\xff");
+        add(&mut headers, "mcp-session-id", b"abc");
+        add(&mut headers, "mcp-other", b"x");
+        let (mirrored, session) = mirrored_and_session(&headers);
+        assert_eq!(mirrored.version, Some("2026-07-28"));
+        assert_eq!(mirrored.method, Some("tools/call"));
+        // As `HeaderMap::get` reads it: the first value, which is not text.
+        assert_eq!(mirrored.name, None);
+        assert_eq!(
+            mirrored.params,
+            vec![("city", Some("Paris")), ("raw", None)]
+        );
+        assert_eq!(session, Some("abc"));
+        let empty = HeaderMap::new();
+        let (mirrored, session) = mirrored_and_session(&empty);
+        assert_eq!(
+            (mirrored.version, mirrored.params.len(), session),
+            (None, 0, None)
+        );
     }
 }

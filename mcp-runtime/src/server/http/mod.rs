@@ -220,7 +220,7 @@ async fn method_not_allowed(
     axum::extract::State(state): axum::extract::State<Arc<HttpState>>,
     request: axum::extract::Request,
 ) -> Response {
-    guard::admitted(&state, request, |_| async {
+    guard::admitted(state, request, |_, _| async {
         (
             axum::http::StatusCode::METHOD_NOT_ALLOWED,
             [(

@@ -12,7 +12,7 @@ use axum::response::{IntoResponse, Response};
 use mcp_runtime_core::LoggingLevel;
 use serde_json::Value;
 
-use super::headers::{SESSION_ID, accepts, mirrored, named_session, session_id};
+use super::headers::{SESSION_ID, accepts, mirrored_and_session, session_id};
 use super::logged::Logging;
 use super::reply::json_response;
 use super::session::{session_not_found, session_refusal};
@@ -29,12 +29,15 @@ use crate::telemetry::{ServerOperation, Transport};
 
 /// A `POST /mcp`: its body read within the limit, its message parsed and answered, and
 /// what it carried marked on the response for its line in the log.
-pub(super) async fn post_mcp(State(state): State<Arc<HttpState>>, request: Request) -> Response {
-    super::guard::admitted(&state, request, |request| post(&state, request)).await
+pub(super) fn post_mcp(
+    State(state): State<Arc<HttpState>>,
+    request: Request,
+) -> super::guard::Admitted<impl Future<Output = Response>> {
+    super::guard::admitted(state, request, post)
 }
 
 /// A `POST /mcp` the guards admitted.
-async fn post(state: &Arc<HttpState>, request: Request) -> Response {
+async fn post(state: Arc<HttpState>, request: Request) -> Response {
     // The headers and what this handler reads of the extensions are taken, not copied as
     // their extractors would.
     let (mut parts, body) = request.into_parts();
@@ -44,6 +47,8 @@ async fn post(state: &Arc<HttpState>, request: Request) -> Response {
         .get::<ConnectInfo<SocketAddr>>()
         .map(|ConnectInfo(peer)| peer.ip());
     let auth = parts.extensions.get::<Arc<AuthInfo>>().cloned();
+    // The rest of the head is not held while the body is read.
+    drop(parts);
     let body = match read_body(body, state.config.body_limit).await {
         Ok(body) => body,
         // Too large (413), or unreadable (400): said as a JSON-RPC error too.
@@ -58,13 +63,13 @@ async fn post(state: &Arc<HttpState>, request: Request) -> Response {
         }
     };
     // Request ids are the client's own: a cancellation reaches only calls from its address.
-    let client = address.map_or_else(String::new, client_key);
+    let client = ClientKey::of(address);
     let incoming = match crate::server::parse(&body) {
         Ok(incoming) => incoming,
         Err(refusal) => return json_response(StatusCode::BAD_REQUEST, refusal.into_response()),
     };
     let carried = Carried::of(&incoming);
-    let response = answer(state, auth, &headers, &client, incoming).await;
+    let response = answer(&state, auth, &headers, client.as_str(), incoming).await;
     Carried::mark(carried, response)
 }
 
@@ -101,11 +106,11 @@ async fn answer(
     client: &str,
     incoming: Incoming,
 ) -> Response {
-    let mirrored = mirrored(headers);
+    let (mirrored, named) = mirrored_and_session(headers);
     let opening = crate::server::opening(&incoming);
     // The session a message names must be open, and its caller's; an `initialize` opens a
     // new one whatever it names.
-    let named = named_session(headers).filter(|_| opening.is_none());
+    let named = named.filter(|_| opening.is_none());
     let session = match named {
         Some(id) => match super::session::open_session(state, id, auth.as_deref()).await {
             Ok(record) => Some((id, record)),
@@ -129,12 +134,17 @@ async fn answer(
     let pending = match state.server.begin_for(incoming, &peer, Some(&mirrored)) {
         Step::Answered(Some(answer)) => {
             observe::answered(operation, &answer);
+            // Most answers change nothing that must be kept: they are sent as they are.
+            let opens = opening.is_some() && answer.opens_session;
+            if change.is_none() && !opens && answer.scopes_needed.is_empty() {
+                return answered(answer);
+            }
             let settled = Settled {
                 session,
                 change,
                 opening,
             };
-            return settle(state, answer, settled, auth.as_deref(), client).await;
+            return Box::pin(settle(state, answer, settled, auth.as_deref(), client)).await;
         }
         Step::Answered(None) => {
             observe::end(operation, None);
@@ -176,7 +186,8 @@ struct Settled<'a> {
     opening: Option<Opening>,
 }
 
-/// The response to a request answered at once: refused for want of scopes, or with the
+/// The response to a request answered at once that needs more than its text sent (boxed
+/// by its caller, which sends the others at once): refused for want of scopes, or with the
 /// change it made kept in its session (a subscription the server refused, to a resource the
 /// caller may not read, is not kept), or the session it opened.
 async fn settle(
@@ -190,13 +201,13 @@ async fn settle(
         return insufficient_scope(state, answer);
     }
     if let (Some(session), Some(change)) = (settled.session, settled.change) {
-        if let Err(refusal) = Box::pin(keep(state, session, change.as_change())).await {
+        if let Err(refusal) = keep(state, session, change.as_change()).await {
             return refusal;
         }
     }
     // Only an `initialize` opens a session, and awaits its store.
     match settled.opening.filter(|_| answer.opens_session) {
-        Some(opening) => Box::pin(open_new(state, answer, opening, auth, client)).await,
+        Some(opening) => open_new(state, answer, opening, auth, client).await,
         None => answered(answer),
     }
 }
@@ -405,26 +416,56 @@ async fn run_call(
         None => StatusCode::ACCEPTED.into_response(),
     }
 }
-/// The client's address as its requests are keyed by: an IPv4 address is written without
-/// the formatting machinery, which would cost each request more than its tool.
-fn client_key(address: IpAddr) -> String {
-    let IpAddr::V4(address) = address else {
-        return address.to_string();
-    };
-    let mut key = String::with_capacity(15);
-    for (place, octet) in address.octets().into_iter().enumerate() {
-        if place > 0 {
-            key.push('.');
+/// The client's address as its requests are keyed by, written on the stack: its text is
+/// at most 45 bytes, and a copy on the heap would cost each request more than its tool. An
+/// IPv4 address is written without the formatting machinery, for the same reason.
+struct ClientKey {
+    text: [u8; 45],
+    len: usize,
+}
+
+impl ClientKey {
+    /// The key of a client at `address`; empty when the address is not known.
+    fn of(address: Option<IpAddr>) -> Self {
+        let mut key = Self {
+            text: [0; 45],
+            len: 0,
+        };
+        match address {
+            None => {}
+            Some(IpAddr::V4(address)) => {
+                for (place, octet) in address.octets().into_iter().enumerate() {
+                    if place > 0 {
+                        key.push(b'.');
+                    }
+                    if octet >= 100 {
+                        key.push(b'0' + octet / 100);
+                    }
+                    if octet >= 10 {
+                        key.push(b'0' + octet / 10 % 10);
+                    }
+                    key.push(b'0' + octet % 10);
+                }
+            }
+            Some(address @ IpAddr::V6(_)) => {
+                let mut rest = &mut key.text[..];
+                // The longest text of an IPv6 address fits.
+                if std::io::Write::write_fmt(&mut rest, format_args!("{address}")).is_ok() {
+                    key.len = 45 - rest.len();
+                }
+            }
         }
-        if octet >= 100 {
-            key.push(char::from(b'0' + octet / 100));
-        }
-        if octet >= 10 {
-            key.push(char::from(b'0' + octet / 10 % 10));
-        }
-        key.push(char::from(b'0' + octet % 10));
+        key
     }
-    key
+
+    fn push(&mut self, byte: u8) {
+        self.text[self.len] = byte;
+        self.len += 1;
+    }
+
+    fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.text[..self.len]).unwrap_or_default()
+    }
 }
 
 /// 403 for a caller without every scope a request needs, with the challenge that names
@@ -456,10 +497,17 @@ mod tests {
                 octets.nth(6).unwrap(),
                 octets.next().unwrap(),
             ));
-            assert_eq!(client_key(address), address.to_string());
+            assert_eq!(ClientKey::of(Some(address)).as_str(), address.to_string());
         }
         let v6 = "2001:db8::1".parse().unwrap();
-        assert_eq!(client_key(v6), "2001:db8::1");
+        assert_eq!(ClientKey::of(Some(v6)).as_str(), "2001:db8::1");
+        // The longest text an IPv6 address has.
+        let longest: IpAddr = "ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255"
+            .parse()
+            .unwrap();
+        let text = longest.to_string();
+        assert_eq!(ClientKey::of(Some(longest)).as_str(), text);
+        assert_eq!(ClientKey::of(None).as_str(), "");
     }
 }
 

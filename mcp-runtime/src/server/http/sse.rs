@@ -34,10 +34,10 @@ use crate::telemetry::ServerOperation;
 /// call's stream that dropped before its answer. A request without a session id gets no
 /// stream; one naming a session that is not open, or not its caller's, gets 404.
 pub(super) async fn get_mcp(State(state): State<Arc<HttpState>>, request: Request) -> Response {
-    super::guard::admitted(&state, request, |request| {
+    super::guard::admitted(state, request, |state, request| async move {
         let (parts, _) = request.into_parts();
         let auth = parts.extensions.get::<Arc<AuthInfo>>().cloned();
-        session_stream(&state, auth, parts.headers)
+        session_stream(&state, auth, parts.headers).await
     })
     .await
 }
@@ -131,10 +131,10 @@ async fn log_notices(mut queue: Queue, events: Arc<Events>, session: String) {
 /// `DELETE /mcp`: ends the session it names, on every replica that shares the store (204);
 /// its stream here closes. A session that is not open, or not the caller's, gets 404.
 pub(super) async fn end_session(State(state): State<Arc<HttpState>>, request: Request) -> Response {
-    super::guard::admitted(&state, request, |request| {
+    super::guard::admitted(state, request, |state, request| async move {
         let (parts, _) = request.into_parts();
         let auth = parts.extensions.get::<Arc<AuthInfo>>().cloned();
-        end(&state, auth, parts.headers)
+        end(&state, auth, parts.headers).await
     })
     .await
 }

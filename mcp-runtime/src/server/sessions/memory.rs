@@ -119,11 +119,13 @@ impl Memory {
         limits: &SessionLimits,
         now: Instant,
     ) -> Option<Arc<SessionRecord>> {
+        // One look-up of the id, which every request in a session makes.
         let mut known = self.lock();
-        if known.expire(id, limits, now) {
+        let (record, seen) = known.sessions.get_mut(id)?;
+        if now.saturating_duration_since(*seen) >= limits.idle {
+            known.remove(id);
             return None;
         }
-        let (record, seen) = known.sessions.get_mut(id)?;
         *seen = now;
         Some(Arc::clone(record))
     }
