@@ -42,6 +42,9 @@ pub(crate) struct Reports {
     pub(crate) panicked: Option<Arc<std::sync::atomic::AtomicBool>>,
     /// Where the tool tells of the resources it updated.
     pub(crate) updates: Option<UpdateSink>,
+    /// Cancelled to end the SSE stream the call's answer would go on, when its client can
+    /// resume it ([`ToolContext::close_sse_stream`]).
+    pub(crate) stream_close: Option<CancellationToken>,
 }
 
 /// What a tool tells of a resource it updated, by URI.
@@ -56,6 +59,7 @@ impl Reports {
         auth: None,
         panicked: None,
         updates: None,
+        stream_close: None,
     };
 }
 
@@ -340,6 +344,37 @@ impl ToolContext {
     pub fn notify_resource_updated(&self, uri: &str) {
         if let Some(updates) = &self.reports.updates {
             updates(uri);
+        }
+    }
+
+    /// Ends the SSE stream this call's answer would be sent on, while the call goes on: the
+    /// client reconnects (`GET` with `Last-Event-ID`, after the `retry` the stream named)
+    /// and reads from the stream's log what came after, the answer among it. A
+    /// long-running call so holds no connection open (polling, SEP-1699), and a balancer
+    /// may move the client to another replica.
+    ///
+    /// It acts only where the client can resume: a call answered as SSE in an HTTP session
+    /// of revision 2025-11-25 or later, whose stream opened with an event id. Anywhere
+    /// else (stdio, a JSON answer, a registry called from code) it does nothing, and the
+    /// answer comes as it would have.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// use mcp_runtime::{ToolContext, mcp_tool};
+    ///
+    /// /// Builds the report, which takes a while.
+    /// #[mcp_tool(namespace = "reports")]
+    /// async fn build(ctx: &ToolContext) -> String {
+    ///     // The client is not kept waiting on an open connection meanwhile.
+    ///     ctx.close_sse_stream();
+    ///     tokio::time::sleep(Duration::from_millis(10)).await;
+    ///     "built".to_owned()
+    /// }
+    /// ```
+    pub fn close_sse_stream(&self) {
+        if let Some(close) = &self.reports.stream_close {
+            close.cancel();
         }
     }
 

@@ -32,6 +32,16 @@ fn noisy(ctx: &ToolContext) -> u8 {
     1
 }
 
+/// Logs, ends its SSE stream, logs again, then answers.
+#[mcp_tool(namespace = "polls")]
+async fn closes_its_stream(ctx: &ToolContext) -> u8 {
+    ctx.info("before");
+    ctx.close_sse_stream();
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    ctx.info("after");
+    2
+}
+
 /// Tells the clients subscribed to `uri` that it changed.
 #[mcp_tool(namespace = "notes", inline)]
 fn touch(ctx: &ToolContext, uri: String) -> bool {
@@ -927,9 +937,14 @@ impl Events {
 
 /// A session opened at 2025-11-25 on the server at `to`: its id.
 async fn open_session(to: SocketAddr) -> String {
+    open_session_at(to, "2025-11-25").await
+}
+
+/// A session opened at `revision` on the server at `to`: its id.
+async fn open_session_at(to: SocketAddr, revision: &str) -> String {
     let initialize = json!({
         "jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": { "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "t", "version": "1" } },
+        "params": { "protocolVersion": revision, "capabilities": {}, "clientInfo": { "name": "t", "version": "1" } },
     });
     let answer = post(to, &[], &initialize).await;
     answer
@@ -1728,6 +1743,63 @@ async fn a_calls_stream_in_a_session_carries_ids_and_resumes_after_any_of_them_o
     )
     .await;
     assert_eq!(refused.status, 404, "{refused:?}");
+}
+
+#[tokio::test]
+async fn a_tool_that_closes_its_stream_is_answered_on_the_stream_its_client_resumes() {
+    let to = serve(HttpConfig::default()).await;
+    let opened = open_session(to).await;
+    let session = ("Mcp-Session-Id", opened.as_str());
+    let set_level = json!({ "jsonrpc": "2.0", "id": 2, "method": "logging/setLevel", "params": { "level": "info" } });
+    post(to, &[session], &set_level).await.json_with(200);
+    let call = json!({ "jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": { "name": "polls.closes_its_stream" } });
+    let answer = post(to, &[session], &call).await;
+    let sent = sse_events(&answer);
+    // The priming event and what the tool logged before it closed the stream: no answer.
+    assert_eq!(sent.len(), 2, "{sent:?}");
+    assert_eq!(sent[0].1, "");
+    assert!(sent[1].1.contains(r#""data":"before""#), "{sent:?}");
+    // Resumed after either, the stream gives the rest, the answer last.
+    for (after, expected) in [(0, 3), (1, 2)] {
+        let resumed = send(
+            to,
+            "GET",
+            &[
+                ("Accept", "text/event-stream"),
+                session,
+                ("Last-Event-ID", sent[after].0.as_deref().expect("an id")),
+            ],
+            "",
+        )
+        .await;
+        let rest = sse_events(&resumed);
+        assert_eq!(rest.len(), expected, "{rest:?}");
+        if after == 0 {
+            assert_eq!(rest[0], sent[1]);
+        }
+        assert!(
+            rest[expected - 2].1.contains(r#""data":"after""#),
+            "{rest:?}"
+        );
+        let last: Value = serde_json::from_str(&rest[expected - 1].1).unwrap();
+        assert_eq!(last["id"], 3);
+        assert_eq!(last["result"]["structuredContent"]["result"], 2, "{last}");
+    }
+}
+
+#[tokio::test]
+async fn a_tool_that_closes_a_stream_its_client_cannot_resume_is_answered_on_it() {
+    let to = serve(HttpConfig::default()).await;
+    // At 2025-06-18 a stream opens with no event, so its client has no id to resume from.
+    let opened = open_session_at(to, "2025-06-18").await;
+    let session = ("Mcp-Session-Id", opened.as_str());
+    let set_level = json!({ "jsonrpc": "2.0", "id": 2, "method": "logging/setLevel", "params": { "level": "info" } });
+    post(to, &[session], &set_level).await.json_with(200);
+    let call = json!({ "jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": { "name": "polls.closes_its_stream" } });
+    let sent = sse_events(&post(to, &[session], &call).await);
+    assert_eq!(sent.len(), 3, "before, after, the answer: {sent:?}");
+    let last: Value = serde_json::from_str(&sent[2].1).unwrap();
+    assert_eq!(last["result"]["structuredContent"]["result"], 2, "{last}");
 }
 
 #[tokio::test]

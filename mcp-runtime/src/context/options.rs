@@ -114,6 +114,13 @@ impl CallOptions {
         self
     }
 
+    /// What ends the SSE stream the call's answer would go on
+    /// ([`ToolContext::close_sse_stream`](crate::ToolContext::close_sse_stream)).
+    pub(crate) fn with_stream_close(mut self, close: CancellationToken) -> Self {
+        self.reports.stream_close = Some(close);
+        self
+    }
+
     /// Who calls, which the tool reads with [`ToolContext::auth`](crate::ToolContext::auth).
     #[must_use]
     pub fn with_auth(mut self, auth: Arc<AuthInfo>) -> Self {

@@ -87,6 +87,7 @@ impl Server {
             auth: peer.auth.clone(),
             caller,
             passed: None,
+            stream_close: None,
         })
     }
 
@@ -169,6 +170,9 @@ impl Server {
             ),
         };
         let mut options = options.with_cancellation(token.clone());
+        if let Some(close) = pending.stream_close.take() {
+            options = options.with_stream_close(close);
+        }
         if let (Some(least), Some(notify)) = (pending.log_level, &notify) {
             let notify = Arc::clone(notify);
             options = options.with_log(least, move |message| {
@@ -431,6 +435,8 @@ pub(crate) struct PendingCall {
     /// A call [`Server::call_now`] began and a layer made wait: the layers it passed, and
     /// its options.
     passed: Option<(Passed, CallOptions)>,
+    /// What ends the call's SSE stream, for a call answered on one its client can resume.
+    pub(super) stream_close: Option<CancellationToken>,
 }
 
 impl PendingCall {

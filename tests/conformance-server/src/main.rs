@@ -97,6 +97,15 @@ async fn tool_with_progress(ctx: &ToolContext) -> String {
     "Progress test completed".to_owned()
 }
 
+/// Ends its SSE stream before it answers (SEP-1699's polling): the client reconnects with
+/// the last event's id and reads the answer from the stream's log.
+#[mcp_tool(namespace = "test")]
+async fn reconnection(ctx: &ToolContext) -> String {
+    ctx.close_sse_stream();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    "Reconnection test completed successfully".to_owned()
+}
+
 /// Logs three messages at `info`, 50 ms apart, then answers.
 #[mcp_tool(namespace = "test")]
 async fn tool_with_logging(ctx: &ToolContext) -> String {

@@ -29,7 +29,7 @@ use tokio_util::sync::CancellationToken;
 use mcp_runtime_core::method::Method;
 
 use crate::server::jsonrpc::{self, Id};
-use crate::server::sessions::{EventId, EventKind, Events, GET_STREAM, stream_owner};
+use crate::server::sessions::{EventId, EventKind, Events, GET_STREAM, SessionError, stream_owner};
 
 /// How long a client waits before it reconnects a stream that dropped.
 const RECONNECT: Duration = Duration::from_millis(500);
@@ -105,53 +105,24 @@ where
 
 /// A call's messages, `(message, last)`, each added to a new log of `logging`'s session as
 /// it comes, then sent with its id. The log is written whether or not the client still
-/// reads, so that it finds the answer when it reconnects.
+/// reads, so that it finds the answer when it reconnects. When `close` is cancelled (the
+/// tool ended the stream), what was sent is flushed and the stream ends; the messages that
+/// follow go to the log alone, for the client to read when it reconnects.
 pub(super) fn call_stream(
-    mut messages: mpsc::Receiver<(String, bool)>,
+    messages: mpsc::Receiver<(String, bool)>,
     id: &Id,
     logging: Logging,
+    close: Option<CancellationToken>,
 ) -> Response {
-    let Logging {
-        events,
-        session,
-        primes,
-    } = logging;
-    let stream = events.call_stream();
+    let stream = logging.events.call_stream();
     let request = format!(r#"{{"request":{}}}"#, id.written().unwrap_or("null"));
     let (out, sent) = mpsc::channel::<SseEvent>(64);
-    tokio::spawn(async move {
-        match events
-            .append(&session, &stream, EventKind::Prime, &request)
-            .await
-        {
-            Ok(n) if primes => {
-                let _ = out.try_send(priming(&stream, n));
-            }
-            Ok(_) => {}
-            Err(error) => tracing::warn!(%error, "a call's stream is not kept for resuming"),
-        }
-        while let Some((message, last)) = messages.recv().await {
-            let kind = if last {
-                EventKind::Last
-            } else {
-                EventKind::Message
-            };
-            let sent_event = match events.append(&session, &stream, kind, &message).await {
-                Ok(n) => event(&stream, n, &message),
-                // Sent all the same: a message is not held back for want of its log.
-                Err(error) => {
-                    tracing::warn!(%error, "a call's message is not kept for resuming");
-                    unnamed(&message)
-                }
-            };
-            if last {
-                let _ = out.send(sent_event).await;
-            } else {
-                // A client too slow to read loses progress here, and reads it from the log.
-                let _ = out.try_send(sent_event);
-            }
-        }
-    });
+    let log = CallLog {
+        logging,
+        stream,
+        out: Some(out),
+    };
+    tokio::spawn(log.run(request, messages, close));
     sse(futures_util::stream::unfold(sent, |mut sent| async move {
         let event = match tokio::time::timeout(KEEP_OPEN_EVERY, sent.recv()).await {
             Ok(event) => event?,
@@ -159,6 +130,93 @@ pub(super) fn call_stream(
         };
         Some((Ok(event), sent))
     }))
+}
+
+/// The log of a call's stream, and where its events go while the client reads it.
+struct CallLog {
+    logging: Logging,
+    stream: String,
+    /// `None` once the stream was ended.
+    out: Option<mpsc::Sender<SseEvent>>,
+}
+
+impl CallLog {
+    /// Logs the stream's opening (`request`, its call's id), then each of `messages`, and
+    /// sends each until `close` is cancelled.
+    async fn run(
+        mut self,
+        request: String,
+        mut messages: mpsc::Receiver<(String, bool)>,
+        mut close: Option<CancellationToken>,
+    ) {
+        match self.append(EventKind::Prime, &request).await {
+            Ok(n) if self.logging.primes => self.try_send(priming(&self.stream, n)),
+            Ok(_) => {}
+            Err(error) => tracing::warn!(%error, "a call's stream is not kept for resuming"),
+        }
+        loop {
+            let received = match &close {
+                Some(token) => tokio::select! {
+                    biased;
+                    received = messages.recv() => received,
+                    () = token.cancelled() => {
+                        // Its client resumes from the log, which the priming event named.
+                        self.out = None;
+                        close = None;
+                        continue;
+                    }
+                },
+                None => messages.recv().await,
+            };
+            let Some((message, last)) = received else {
+                break;
+            };
+            self.log_and_send(message, last).await;
+        }
+    }
+
+    /// Logs `message`, then sends it with its id if the stream is still open.
+    async fn log_and_send(&self, message: String, last: bool) {
+        let kind = if last {
+            EventKind::Last
+        } else {
+            EventKind::Message
+        };
+        let logged = self.append(kind, &message).await;
+        let Some(out) = &self.out else {
+            if let Err(error) = logged {
+                tracing::warn!(%error, "a call's message, sent after its stream ended, is lost");
+            }
+            return;
+        };
+        let sent_event = match logged {
+            Ok(n) => event(&self.stream, n, &message),
+            // Sent all the same: a message is not held back for want of its log.
+            Err(error) => {
+                tracing::warn!(%error, "a call's message is not kept for resuming");
+                unnamed(&message)
+            }
+        };
+        if last {
+            let _ = out.send(sent_event).await;
+        } else {
+            // A client too slow to read loses progress here, and reads it from the log.
+            let _ = out.try_send(sent_event);
+        }
+    }
+
+    async fn append(&self, kind: EventKind, message: &str) -> Result<u64, SessionError> {
+        let Logging {
+            events, session, ..
+        } = &self.logging;
+        events.append(session, &self.stream, kind, message).await
+    }
+
+    fn try_send(&self, event: SseEvent) {
+        if let Some(out) = &self.out {
+            let _ = out.try_send(event);
+        }
+    }
 }
 
 /// What reads a stream's log for a client, from after the event it last received.

@@ -296,7 +296,7 @@ fn unbuffered(mut response: Response) -> Response {
 /// ids, kept for a client that reconnects, in a session (`logging`).
 pub(super) fn progress_stream(
     server: Arc<Server>,
-    pending: Box<PendingCall>,
+    mut pending: Box<PendingCall>,
     (permit, operation): (crate::server::admission::Admitted, Option<ServerOperation>),
     logging: Option<Logging>,
 ) -> Response {
@@ -309,6 +309,12 @@ pub(super) fn progress_stream(
         })
     };
     let id = pending.id.clone();
+    // A stream its client can resume (it opened with an event id) the tool may end.
+    let close = logging
+        .as_ref()
+        .filter(|logging| logging.primes)
+        .map(|_| CancellationToken::new());
+    pending.stream_close.clone_from(&close);
     tokio::spawn(async move {
         let answer = observe::scoped(&operation, server.finish(pending, Some(notify))).await;
         observe::end(operation, answer.as_deref());
@@ -318,7 +324,7 @@ pub(super) fn progress_stream(
         drop(permit);
     });
     if let Some(logging) = logging {
-        return logged::call_stream(receiver, &id, logging);
+        return logged::call_stream(receiver, &id, logging, close);
     }
     let events = futures_util::stream::unfold(receiver, |mut receiver| async move {
         let (message, _) = receiver.recv().await?;
