@@ -1655,6 +1655,54 @@ async fn a_session_hears_on_its_stream_of_the_resources_it_subscribed_to_and_of_
 }
 
 #[tokio::test]
+async fn a_server_served_twice_tells_the_sessions_of_each_of_its_resources_updates_once() {
+    let server = server();
+    // Two stores of their own, and two addresses sharing one store.
+    let first = serve_this(Arc::clone(&server), HttpConfig::default()).await;
+    let shared = SessionStore::memory(SessionLimits::default());
+    let second = serve_this(
+        Arc::clone(&server),
+        HttpConfig {
+            sessions: shared.clone(),
+            ..HttpConfig::default()
+        },
+    )
+    .await;
+    let third = serve_this(
+        Arc::clone(&server),
+        HttpConfig {
+            sessions: shared,
+            ..HttpConfig::default()
+        },
+    )
+    .await;
+    let updated = json!({ "jsonrpc": "2.0", "method": "notifications/resources/updated", "params": { "uri": "a://one" } });
+    let mut streams = Vec::new();
+    for to in [first, second, third] {
+        let session = open_session(to).await;
+        let with_session = [("Mcp-Session-Id", session.as_str())];
+        let subscribe = json!({ "jsonrpc": "2.0", "id": 2, "method": "resources/subscribe", "params": { "uri": "a://one" } });
+        post(to, &with_session, &subscribe).await.json_with(200);
+        let mut stream = Events::get(to, &with_session).await;
+        stream.opened().await;
+        streams.push(stream);
+    }
+    server.notify_resource_updated("a://one");
+    // Then a list change, which must come next: the update was not told twice.
+    assert!(
+        server
+            .change(|registry| registry.disable("calc.add"))
+            .unwrap()
+    );
+    let changed =
+        json!({ "jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {} });
+    for stream in &mut streams {
+        assert_eq!(stream.next().await, updated);
+        assert_eq!(stream.next().await, changed);
+    }
+}
+
+#[tokio::test]
 async fn a_calls_stream_in_a_session_carries_ids_and_resumes_after_any_of_them_once_each() {
     let to = serve(HttpConfig::default()).await;
     let opened = open_session(to).await;

@@ -488,14 +488,12 @@ fn failure(err: &mcp_runtime_core::ToolError) -> Fault {
 /// updated: made once for a server, shared by every call's tool.
 pub(super) fn update_sink(
     listeners: &Arc<super::listen::Listeners>,
-    fanout: &Arc<std::sync::OnceLock<Arc<dyn super::listen::Fanout>>>,
+    fanout: &Arc<super::listen::Fanouts>,
 ) -> crate::context::UpdateSink {
     let (listeners, fanout) = (Arc::clone(listeners), Arc::clone(fanout));
     Arc::new(move |uri: &str| {
         listeners.updated(uri);
-        if let Some(fanout) = fanout.get() {
-            fanout.resource_updated(uri);
-        }
+        fanout.resource_updated(uri);
     })
 }
 

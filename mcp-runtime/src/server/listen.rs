@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
 
 use mcp_runtime_core::method::Method;
 use serde_json::value::RawValue;
@@ -81,6 +81,37 @@ pub(crate) trait Fanout: Send + Sync {
     fn resource_updated(&self, uri: &str);
     /// The list of `kind` changed here.
     fn list_changed(&self, kind: ListKind);
+}
+
+/// Every [`Fanout`] of a server: one for each session store its routers keep sessions in,
+/// each added by the first router that uses that store (a server may be served by several,
+/// on several addresses).
+#[derive(Default)]
+pub(crate) struct Fanouts(RwLock<Vec<(usize, Arc<dyn Fanout>)>>);
+
+impl Fanouts {
+    /// Adds `fanout` for the store known by `store`, unless that store has one already.
+    #[cfg(feature = "http")]
+    pub(crate) fn add(&self, store: usize, fanout: Arc<dyn Fanout>) {
+        let mut fanouts = self.0.write().unwrap_or_else(PoisonError::into_inner);
+        if fanouts.iter().all(|(known, _)| *known != store) {
+            fanouts.push((store, fanout));
+        }
+    }
+
+    /// The resource `uri` was updated here.
+    pub(crate) fn resource_updated(&self, uri: &str) {
+        for (_, fanout) in self.0.read().unwrap_or_else(PoisonError::into_inner).iter() {
+            fanout.resource_updated(uri);
+        }
+    }
+
+    /// The list of `kind` changed here.
+    pub(crate) fn list_changed(&self, kind: ListKind) {
+        for (_, fanout) in self.0.read().unwrap_or_else(PoisonError::into_inner).iter() {
+            fanout.list_changed(kind);
+        }
+    }
 }
 
 /// Why a `subscriptions/listen` request's filter cannot be read.

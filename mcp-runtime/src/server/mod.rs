@@ -138,7 +138,7 @@ pub struct Server {
     /// Who hears of changes.
     listeners: Arc<Listeners>,
     /// Who tells the other replicas' listeners of the changes made here, once one shares.
-    fanout: Arc<OnceLock<Arc<dyn listen::Fanout>>>,
+    fanout: Arc<listen::Fanouts>,
     /// What a tool's [`ToolContext::notify_resource_updated`](crate::ToolContext::notify_resource_updated)
     /// calls: [`Server::notify_resource_updated`].
     updates: crate::context::UpdateSink,
@@ -180,7 +180,7 @@ impl Server {
             listing: OnceLock::new(),
         };
         let listeners: Arc<Listeners> = Arc::default();
-        let fanout: Arc<OnceLock<Arc<dyn listen::Fanout>>> = Arc::default();
+        let fanout: Arc<listen::Fanouts> = Arc::default();
         let updates = catalog::update_sink(&listeners, &fanout);
         Self {
             served: ArcSwap::from_pointee(snapshot),
@@ -341,9 +341,7 @@ impl Server {
             ] {
                 if changed {
                     self.listeners.changed(kind);
-                    if let Some(fanout) = self.fanout.get() {
-                        fanout.list_changed(kind);
-                    }
+                    self.fanout.list_changed(kind);
                 }
             }
         }

@@ -307,13 +307,18 @@ impl SessionStore {
     /// ended and responses no tool here awaits, and has both hear of theirs. Nothing to do
     /// in memory.
     pub(crate) fn share(&self, server: &Arc<crate::server::Server>, streams: &Arc<Streams>) {
+        // The store, as the server knows it: by its logs, which its clones share.
+        let store = Arc::as_ptr(&self.events) as usize;
         match &self.kind {
             Kind::Memory(memory) => {
                 let _ = streams;
-                server.share_changes(Arc::new(Logged {
-                    memory: Arc::clone(memory),
-                    events: Arc::clone(&self.events),
-                }));
+                server.share_changes(
+                    store,
+                    Arc::new(Logged {
+                        memory: Arc::clone(memory),
+                        events: Arc::clone(&self.events),
+                    }),
+                );
             }
             #[cfg(feature = "redis")]
             Kind::Redis(redis) => {
@@ -337,7 +342,10 @@ impl SessionStore {
                     ),
                 );
                 self.events.keep_alive(Arc::downgrade(&bus));
-                server.share_changes(Arc::clone(&bus) as Arc<dyn crate::server::listen::Fanout>);
+                server.share_changes(
+                    store,
+                    Arc::clone(&bus) as Arc<dyn crate::server::listen::Fanout>,
+                );
                 streams.share(Arc::clone(&bus) as Arc<dyn streams::Relay>);
                 self.events.share(bus);
             }
@@ -427,10 +435,14 @@ impl crate::server::Server {
         self.outgoing.deliver(id, outcome)
     }
 
-    /// Has `fanout` tell the other replicas of the changes made here, unless another does
-    /// already.
+    /// Has `fanout` tell the sessions of the store known by `store`, and the other
+    /// replicas that share it, of the changes made here, unless that store has one already.
     #[cfg(feature = "http")]
-    pub(crate) fn share_changes(&self, fanout: Arc<dyn crate::server::listen::Fanout>) {
-        let _ = self.fanout.set(fanout);
+    pub(crate) fn share_changes(
+        &self,
+        store: usize,
+        fanout: Arc<dyn crate::server::listen::Fanout>,
+    ) {
+        self.fanout.add(store, fanout);
     }
 }
