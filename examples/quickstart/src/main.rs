@@ -109,11 +109,36 @@ fn write_file_content(
     // whichever replica they are connected to. (Left out of the doc comment above: it is the
     // tool's description, which every model reads.)
     if let Ok(absolute) = std::path::absolute(&file_path) {
-        ctx.notify_resource_updated(&format!("file://{}", absolute.display()));
+        ctx.notify_resource_updated(&file_uri(&absolute));
     }
     Ok(Written {
         bytes_written: content.len(),
     })
+}
+
+/// The `file://` URI of the absolute path `path`: its bytes that a URI's path cannot hold
+/// as they are (RFC 3986 §3.3: controls, spaces, `#`, `?`, `%`, anything not ASCII…) are
+/// percent-encoded, so that a path with a space, say, makes one valid URI.
+fn file_uri(path: &std::path::Path) -> String {
+    use percent_encoding::{AsciiSet, CONTROLS, percent_encode};
+    const NOT_IN_A_PATH: &AsciiSet = &CONTROLS
+        .add(b' ')
+        .add(b'"')
+        .add(b'#')
+        .add(b'%')
+        .add(b'<')
+        .add(b'>')
+        .add(b'?')
+        .add(b'[')
+        .add(b'\\')
+        .add(b']')
+        .add(b'^')
+        .add(b'`')
+        .add(b'{')
+        .add(b'|')
+        .add(b'}');
+    let bytes = path.as_os_str().as_encoded_bytes();
+    format!("file://{}", percent_encode(bytes, NOT_IN_A_PATH))
 }
 
 /// The sum of two integers.
@@ -362,6 +387,18 @@ mod tests {
         assert_eq!(
             missing.error_type(),
             &mcp_runtime::ErrorType::FileNotFoundError
+        );
+    }
+
+    #[test]
+    fn a_written_files_uri_is_its_path_percent_encoded() {
+        assert_eq!(
+            file_uri(std::path::Path::new("/tmp/notes.txt")),
+            "file:///tmp/notes.txt"
+        );
+        assert_eq!(
+            file_uri(std::path::Path::new("/tmp/my notes #1?%/é.txt")),
+            "file:///tmp/my%20notes%20%231%3F%25/%C3%A9.txt"
         );
     }
 
