@@ -29,7 +29,9 @@ use tokio_util::sync::CancellationToken;
 use mcp_runtime_core::method::Method;
 
 use crate::server::jsonrpc::{self, Id};
-use crate::server::sessions::{EventId, EventKind, Events, GET_STREAM, SessionError, stream_owner};
+use crate::server::sessions::{
+    Event, EventId, EventKind, Events, GET_STREAM, SessionError, stream_owner,
+};
 
 /// How long a client waits before it reconnects a stream that dropped.
 const RECONNECT: Duration = Duration::from_millis(500);
@@ -238,6 +240,9 @@ struct Reader {
     done: bool,
     /// How long the stream has been silent.
     silent: Duration,
+    /// Whether the log was just read, with the watcher made before: the first look waits
+    /// for it to grow instead of reading it again.
+    read: bool,
 }
 
 /// The log of `session`'s `GET` stream, read after `after`, until the session ends, the
@@ -245,28 +250,27 @@ struct Reader {
 /// reconnected after events it missed were dropped is first told that every list changed
 /// (`missed`): reading them again catches it up.
 pub(super) fn session_stream(
-    events: Arc<Events>,
+    (events, watcher): (Arc<Events>, watch::Receiver<()>),
     session: &str,
-    (after, missed): (u64, bool),
+    start: Start,
     (primes, (ended, lifetime), keep): (
         bool,
         (CancellationToken, Option<Duration>),
         Box<dyn Send + Sync>,
     ),
 ) -> Response {
-    let watcher = events.watch(session, GET_STREAM);
     let mut ready = VecDeque::new();
     if primes {
-        ready.push_back(priming(GET_STREAM, after));
+        ready.push_back(priming(GET_STREAM, start.after));
     }
-    if missed {
+    if start.missed {
         ready.extend(lists_changed().iter().map(|message| unnamed(message)));
     }
-    Reader {
+    let mut reader = Reader {
         events,
         session: session.to_owned(),
         stream: GET_STREAM.to_owned(),
-        after,
+        after: start.after,
         watcher,
         ended,
         closes: lifetime.map(|lifetime| tokio::time::Instant::now() + lifetime),
@@ -274,8 +278,28 @@ pub(super) fn session_stream(
         ready,
         done: false,
         silent: Duration::ZERO,
+        read: true,
+    };
+    reader.take(start.already);
+    reader.respond()
+}
+
+/// Where a session's stream starts: after the event `after`, with the events the read that
+/// found it gave after it (`already`), and whether events the client missed were dropped.
+pub(super) struct Start {
+    after: u64,
+    missed: bool,
+    already: Vec<Event>,
+}
+
+impl Start {
+    pub(super) fn new(after: u64, missed: bool, already: Vec<Event>) -> Self {
+        Self {
+            after,
+            missed,
+            already,
+        }
     }
-    .respond()
 }
 
 /// A call's stream in `session`, resumed after the event `id` names: read from its log
@@ -310,6 +334,7 @@ pub(super) async fn call_stream_resumed(
         ready: VecDeque::new(),
         done: false,
         silent: Duration::ZERO,
+        read: false,
     }
     .respond()
 }
@@ -356,14 +381,38 @@ impl Reader {
         self.stream != GET_STREAM
     }
 
+    /// Makes ready to send the events `logged`, read from the log after the last taken,
+    /// through a call's answer.
+    fn take(&mut self, logged: Vec<Event>) {
+        for logged in logged {
+            self.after = logged.n;
+            match logged.kind {
+                EventKind::Prime => {}
+                EventKind::Message => {
+                    self.ready
+                        .push_back(event(&self.stream, logged.n, &logged.data));
+                }
+                EventKind::Last => {
+                    self.ready
+                        .push_back(event(&self.stream, logged.n, &logged.data));
+                    self.done = true;
+                    break;
+                }
+            }
+        }
+    }
+
     /// Reads what follows in the log, or waits until it may have grown; false once the
     /// session ended, or the stream's lifetime is over.
     async fn fill(&mut self) -> bool {
-        match self
-            .events
-            .read(&self.session, &self.stream, Some(self.after))
-            .await
-        {
+        let read = if std::mem::take(&mut self.read) {
+            Ok(None)
+        } else {
+            self.events
+                .read(&self.session, &self.stream, Some(self.after))
+                .await
+        };
+        match read {
             Ok(Some(read)) => {
                 if read.lost && !self.is_call() {
                     self.ready
@@ -374,22 +423,7 @@ impl Reader {
                     self.after = 0;
                     return true;
                 }
-                for logged in read.events {
-                    self.after = logged.n;
-                    match logged.kind {
-                        EventKind::Prime => {}
-                        EventKind::Message => {
-                            self.ready
-                                .push_back(event(&self.stream, logged.n, &logged.data));
-                        }
-                        EventKind::Last => {
-                            self.ready
-                                .push_back(event(&self.stream, logged.n, &logged.data));
-                            self.done = true;
-                            break;
-                        }
-                    }
-                }
+                self.take(read.events);
                 if !self.ready.is_empty() || self.done {
                     return true;
                 }

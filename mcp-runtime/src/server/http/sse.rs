@@ -79,6 +79,9 @@ async fn session_stream(
     if let Some(id) = resume.clone().filter(|id| id.stream != GET_STREAM) {
         return logged::call_stream_resumed(events, session, id).await;
     }
+    // Watched before it is read: what is added after this read wakes the stream, which
+    // need not read again what this read gave.
+    let watcher = events.watch(session, GET_STREAM);
     // From the event named, or from the log's end; events the client missed that are no
     // longer kept make it read the lists again.
     let start = match events
@@ -86,9 +89,14 @@ async fn session_stream(
         .await
     {
         Ok(read) => match (&resume, read) {
-            (Some(id), Some(read)) => (id.n.min(read.last), read.lost && read.last >= id.n),
-            (Some(id), None) => (0, id.n > 0),
-            (None, read) => (read.map_or(0, |read| read.last), false),
+            (Some(id), Some(read)) => {
+                let start = id.n.min(read.last);
+                let missed = read.lost && read.last >= id.n;
+                let already = read.events.into_iter().filter(|event| event.n > start);
+                logged::Start::new(start, missed, already.collect())
+            }
+            (Some(id), None) => logged::Start::new(0, id.n > 0, Vec::new()),
+            (None, read) => logged::Start::new(read.map_or(0, |read| read.last), false, Vec::new()),
         },
         Err(error) => return session_refusal(&error),
     };
@@ -99,7 +107,7 @@ async fn session_stream(
     let primes = Logging::primes(&record.revision);
     let lifetime = state.sessions.limits().stream_lifetime;
     logged::session_stream(
-        events,
+        (events, watcher),
         session,
         start,
         (primes, (ended, lifetime), Box::new(guard)),
