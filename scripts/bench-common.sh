@@ -1,5 +1,14 @@
-# What the benchmark scripts share; sourced by them, from the repository root, after they
-# set `out` (a scratch directory), `driver` (mcp-bench) and `http_calls`.
+# What the HTTP benchmark scripts share; sourced by them, from the repository root. It
+# builds the load driver and the servers (release), and sets `bin` (their folder), `driver`
+# (mcp-bench), `http_calls` (HTTP_CALLS, 60,000 by default) and `out` (a scratch directory,
+# removed at exit, when every job the script started is stopped).
+
+http_calls=${HTTP_CALLS:-60000}
+cargo build --release --quiet -p mcp-bench
+bin=target/release
+driver=$bin/mcp-bench
+out=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$out"' EXIT
 
 # Serves over HTTP with SERVER (`serve --http 127.0.0.1:0 --quiet ARGS`), drives it with 16
 # keep-alive clients and the driver's FLAGS (a word list, possibly empty), appends the

@@ -17,12 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-5}
 stdio_calls=${STDIO_CALLS:-500000}
-http_calls=${HTTP_CALLS:-60000}
-cargo build --release --quiet -p mcp-bench
-bin=target/release
-driver=$bin/mcp-bench
-out=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$out"' EXIT
+source scripts/bench-common.sh
 
 # A limit no run reaches: the layers do all their work, and refuse nothing.
 limits=(--tool-rate-limit 'bench.*=1000000000/s' --tool-concurrency 'bench.*=1024')
@@ -32,7 +27,6 @@ stdio_run() { # label server [args...]
   "$driver" stdio --window 64 -n "$stdio_calls" --json -- "$@" >>"$out/$label.jsonl"
 }
 
-source scripts/bench-common.sh
 http_run() { # label server-binary [args...]
   local label=$1 server=$2; shift 2
   serve_and_drive "$label" "$server" "" "$@"

@@ -10,14 +10,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-5}
-http_calls=${HTTP_CALLS:-60000}
-cargo build --release --quiet -p mcp-bench
-bin=target/release
-driver=$bin/mcp-bench
-out=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$out"' EXIT
-
 source scripts/bench-common.sh
+
 http_run() { # label driver-flags server-args...
   local label=$1 flags=$2; shift 2
   serve_and_drive "$label" "$bin/bench-server" "$flags" "$@"
