@@ -287,19 +287,9 @@ pub(super) fn session_stream(
 /// Where a session's stream starts: after the event `after`, with the events the read that
 /// found it gave after it (`already`), and whether events the client missed were dropped.
 pub(super) struct Start {
-    after: u64,
-    missed: bool,
-    already: Vec<Event>,
-}
-
-impl Start {
-    pub(super) fn new(after: u64, missed: bool, already: Vec<Event>) -> Self {
-        Self {
-            after,
-            missed,
-            already,
-        }
-    }
+    pub(super) after: u64,
+    pub(super) missed: bool,
+    pub(super) already: Vec<Event>,
 }
 
 /// A call's stream in `session`, resumed after the event `id` names: read from its log
@@ -309,9 +299,11 @@ pub(super) async fn call_stream_resumed(
     session: &str,
     EventId { stream, n }: EventId,
 ) -> Response {
+    // Watched before it is read: what is added after this read wakes the stream, which
+    // need not read again what this read gave.
     let watcher = events.watch(session, &stream);
-    match events.read(session, &stream, Some(n)).await {
-        Ok(Some(_)) => {}
+    let read = match events.read(session, &stream, Some(n)).await {
+        Ok(Some(read)) => read,
         Ok(None) => {
             return (
                 axum::http::StatusCode::NOT_FOUND,
@@ -321,8 +313,8 @@ pub(super) async fn call_stream_resumed(
                 .into_response();
         }
         Err(error) => return super::session::session_refusal(&error),
-    }
-    Reader {
+    };
+    let mut reader = Reader {
         events,
         session: session.to_owned(),
         stream,
@@ -334,9 +326,10 @@ pub(super) async fn call_stream_resumed(
         ready: VecDeque::new(),
         done: false,
         silent: Duration::ZERO,
-        read: false,
-    }
-    .respond()
+        read: true,
+    };
+    reader.take(read.events);
+    reader.respond()
 }
 
 /// Waits until `at`, or for ever.
@@ -405,36 +398,9 @@ impl Reader {
     /// Reads what follows in the log, or waits until it may have grown; false once the
     /// session ended, or the stream's lifetime is over.
     async fn fill(&mut self) -> bool {
-        let read = if std::mem::take(&mut self.read) {
-            Ok(None)
-        } else {
-            self.events
-                .read(&self.session, &self.stream, Some(self.after))
-                .await
-        };
-        match read {
-            Ok(Some(read)) => {
-                if read.lost && !self.is_call() {
-                    self.ready
-                        .extend(lists_changed().iter().map(|message| unnamed(message)));
-                }
-                if read.last < self.after {
-                    // The log began again: all it holds is new.
-                    self.after = 0;
-                    return true;
-                }
-                self.take(read.events);
-                if !self.ready.is_empty() || self.done {
-                    return true;
-                }
-            }
-            // A call's log gone: its events outlived their age. A session's: nothing new.
-            Ok(None) if self.is_call() => {
-                self.done = true;
-                return true;
-            }
-            Ok(None) => {}
-            Err(error) => tracing::warn!(%error, "a stream's events cannot be read yet"),
+        // A log just read, and watched since, is not read again until it grows.
+        if !std::mem::take(&mut self.read) && self.look().await {
+            return true;
         }
         tokio::select! {
             _ = self.watcher.changed() => {}
@@ -451,6 +417,40 @@ impl Reader {
             }
         }
         true
+    }
+
+    /// Reads what follows in the log: true when there is something to send, or the stream
+    /// is done.
+    async fn look(&mut self) -> bool {
+        match self
+            .events
+            .read(&self.session, &self.stream, Some(self.after))
+            .await
+        {
+            Ok(Some(read)) => {
+                if read.lost && !self.is_call() {
+                    self.ready
+                        .extend(lists_changed().iter().map(|message| unnamed(message)));
+                }
+                if read.last < self.after {
+                    // The log began again: all it holds is new.
+                    self.after = 0;
+                    return true;
+                }
+                self.take(read.events);
+                !self.ready.is_empty() || self.done
+            }
+            // A call's log gone: its events outlived their age. A session's: nothing new.
+            Ok(None) if self.is_call() => {
+                self.done = true;
+                true
+            }
+            Ok(None) => false,
+            Err(error) => {
+                tracing::warn!(%error, "a stream's events cannot be read yet");
+                false
+            }
+        }
     }
 
     /// Answers the call with an error when the replica that ran it is gone and never

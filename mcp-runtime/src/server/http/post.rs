@@ -134,16 +134,15 @@ async fn answer(
     let pending = match state.server.begin_for(incoming, &peer, Some(&mirrored)) {
         Step::Answered(Some(answer)) => {
             observe::answered(operation, &answer);
-            // Most answers change nothing that must be kept: they are sent as they are.
-            let opens = opening.is_some() && answer.opens_session;
-            if change.is_none() && !opens && answer.scopes_needed.is_empty() {
-                return answered(answer);
-            }
             let settled = Settled {
                 session,
                 change,
                 opening,
             };
+            // Most answers need nothing more: they are sent as they are.
+            if settled.is_plain(&answer) {
+                return answered(answer);
+            }
             return Box::pin(settle(state, answer, settled, auth.as_deref(), client)).await;
         }
         Step::Answered(None) => {
@@ -184,6 +183,16 @@ struct Settled<'a> {
     session: Option<&'a str>,
     change: Option<SessionChange>,
     opening: Option<Opening>,
+}
+
+impl Settled<'_> {
+    /// Whether `answer` is sent as it is: no scope refused, no change to keep, no session
+    /// opened (what [`settle`] does otherwise).
+    fn is_plain(&self, answer: &Answer) -> bool {
+        answer.scopes_needed.is_empty()
+            && self.change.is_none()
+            && !(self.opening.is_some() && answer.opens_session)
+    }
 }
 
 /// The response to a request answered at once that needs more than its text sent (boxed

@@ -18,7 +18,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::HttpState;
 use super::headers::{accepts, named_session};
-use super::logged::{self, Logging};
+use super::logged::{self, Logging, Start};
 use super::session::{open_session, session_not_found, session_refusal};
 use crate::auth::AuthInfo;
 use crate::server::jsonrpc::{self, Id};
@@ -90,13 +90,27 @@ async fn session_stream(
     {
         Ok(read) => match (&resume, read) {
             (Some(id), Some(read)) => {
-                let start = id.n.min(read.last);
-                let missed = read.lost && read.last >= id.n;
-                let already = read.events.into_iter().filter(|event| event.n > start);
-                logged::Start::new(start, missed, already.collect())
+                let after = id.n.min(read.last);
+                Start {
+                    after,
+                    missed: read.lost && read.last >= id.n,
+                    already: read
+                        .events
+                        .into_iter()
+                        .filter(|event| event.n > after)
+                        .collect(),
+                }
             }
-            (Some(id), None) => logged::Start::new(0, id.n > 0, Vec::new()),
-            (None, read) => logged::Start::new(read.map_or(0, |read| read.last), false, Vec::new()),
+            (Some(id), None) => Start {
+                after: 0,
+                missed: id.n > 0,
+                already: Vec::new(),
+            },
+            (None, read) => Start {
+                after: read.map_or(0, |read| read.last),
+                missed: false,
+                already: Vec::new(),
+            },
         },
         Err(error) => return session_refusal(&error),
     };

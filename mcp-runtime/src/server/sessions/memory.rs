@@ -122,7 +122,7 @@ impl Memory {
         // One look-up of the id, which every request in a session makes.
         let mut known = self.lock();
         let (record, seen) = known.sessions.get_mut(id)?;
-        if now.saturating_duration_since(*seen) >= limits.idle {
+        if is_idle(*seen, limits, now) {
             known.remove(id);
             return None;
         }
@@ -136,13 +136,18 @@ impl Memory {
     }
 }
 
+/// Whether a session last used at `seen` has been idle too long at `now`.
+fn is_idle(seen: Instant, limits: &SessionLimits, now: Instant) -> bool {
+    now.saturating_duration_since(seen) >= limits.idle
+}
+
 impl Known {
     /// Forgets `id` if it has been idle too long; whether it did.
     fn expire(&mut self, id: &str, limits: &SessionLimits, now: Instant) -> bool {
         let idle = self
             .sessions
             .get(id)
-            .is_some_and(|(_, seen)| now.saturating_duration_since(*seen) >= limits.idle);
+            .is_some_and(|(_, seen)| is_idle(*seen, limits, now));
         if idle {
             self.remove(id);
         }
@@ -161,7 +166,7 @@ impl Known {
         let idle: Vec<String> = self
             .sessions
             .iter()
-            .filter(|(_, (_, seen))| now.saturating_duration_since(*seen) >= limits.idle)
+            .filter(|(_, (_, seen))| is_idle(*seen, limits, now))
             .map(|(id, _)| id.clone())
             .collect();
         for id in idle {
