@@ -411,6 +411,9 @@ probe! {
         fn parse_arguments(&self, arguments: &Value) -> Result<T, Failure> {
             parse_arguments(arguments)
         }
+        fn parse_text(&self, text: &str) -> Result<T, Failure> {
+            parse_text(text)
+        }
     }
 }
 
@@ -429,8 +432,8 @@ probe! {
 probe! {
     /// Serializes a tool's success value.
     ProbeSerialize, ProbeSerializeFallback, <T> for T where [T: Serialize] {
-        fn value_output(&self, value: T) -> Outcome {
-            value_output(value)
+        fn value_output(&self, value: T, text: bool) -> Outcome {
+            value_output(value, text)
         }
     }
 }
@@ -441,8 +444,8 @@ probe! {
 
 /// Converts a tool's `Result`: `Ok` is the data, `Err` a failure, made by `converter`.
 pub trait ProbeResult<R, E> {
-    /// See [`ProbeResult`].
-    fn result_output<C: ConvertError<E>>(&self, result: R, converter: C) -> Outcome;
+    /// See [`ProbeResult`]; the data as JSON text with `text` (see [`value_output`]).
+    fn result_output<C: ConvertError<E>>(&self, result: R, converter: C, text: bool) -> Outcome;
     /// The error type, to pick its converter.
     fn error_kind(&self) -> ErrorKind<E> {
         ErrorKind::new()
@@ -454,9 +457,14 @@ where
     R: FallibleOutput,
     R::Ok: Serialize,
 {
-    fn result_output<C: ConvertError<R::Err>>(&self, result: R, converter: C) -> Outcome {
+    fn result_output<C: ConvertError<R::Err>>(
+        &self,
+        result: R,
+        converter: C,
+        text: bool,
+    ) -> Outcome {
         match result.into_result() {
-            Ok(value) => value_output(value),
+            Ok(value) => value_output(value, text),
             Err(err) => Err(Failure::from(converter.convert(err))),
         }
     }
@@ -465,7 +473,7 @@ where
 /// The fallback of [`ProbeResult`]: reached only by code that does not compile.
 pub trait ProbeResultFallback<R> {
     /// Never runs.
-    fn result_output<C>(&self, result: R, converter: C) -> Outcome;
+    fn result_output<C>(&self, result: R, converter: C, text: bool) -> Outcome;
     /// Any error type that converts, so that nothing else fails to compile.
     fn error_kind(&self) -> ErrorKind<ToolError> {
         ErrorKind::new()
@@ -473,7 +481,7 @@ pub trait ProbeResultFallback<R> {
 }
 
 impl<R> ProbeResultFallback<R> for Probe<R> {
-    fn result_output<C>(&self, _: R, _: C) -> Outcome {
+    fn result_output<C>(&self, _: R, _: C, _: bool) -> Outcome {
         unreachable!("a tool whose types lack a required trait does not compile")
     }
 }
@@ -594,6 +602,18 @@ pub fn parse_arguments<T: DeserializeOwned>(arguments: &Value) -> Result<T, Fail
     T::deserialize(arguments).map_err(|_| unread::<T>(arguments))
 }
 
+/// Deserializes a tool's arguments from their JSON text. A failure says nothing of why:
+/// the call is then made again from the arguments read into a JSON value, which names
+/// what is wrong ([`crate::registration::Handler::InlineText`]).
+pub fn parse_text<T: DeserializeOwned>(text: &str) -> Result<T, Failure> {
+    serde_json::from_str(text).map_err(|_| {
+        Failure::Arguments(crate::registration::ArgumentsError {
+            path: String::new(),
+            message: String::new(),
+        })
+    })
+}
+
 /// Why `arguments` did not deserialize into `T`, read again with the path tracked: kept
 /// out of the call's way.
 #[cold]
@@ -642,9 +662,15 @@ pub fn unit_output(_: ()) -> Outcome {
     Ok(Output::Value(Value::Null))
 }
 
-/// A tool returning a value.
+/// A tool returning a value: serialized into a JSON value, or, with `text`, into JSON
+/// text, for a call read from its arguments' text ([`Handler::InlineText`]).
 #[inline]
-pub fn value_output<T: Serialize>(value: T) -> Outcome {
+pub fn value_output<T: Serialize>(value: T, text: bool) -> Outcome {
+    if text {
+        return serde_json::to_string(&value)
+            .map(Output::Text)
+            .map_err(unserialized);
+    }
     serde_json::to_value(&value)
         .map(Output::Value)
         .map_err(unserialized)

@@ -24,6 +24,9 @@ pub type Arguments = Map<String, Value>;
 pub enum Output {
     /// The serialized return value; `null` for a tool returning `()`.
     Value(Value),
+    /// The return value serialized as JSON text, by a tool called with its arguments'
+    /// text ([`Handler::InlineText`]).
+    Text(String),
     /// A result the tool built itself (it returned `MCPToolResult`); boxed, as the rare case.
     Result(Box<MCPToolResult>),
 }
@@ -66,6 +69,13 @@ pub(crate) type DynamicHandler = Arc<dyn Fn(Arguments, ToolContext) -> ToolFutur
 pub enum Handler {
     /// A synchronous function that returns at once, run on the caller's task.
     Inline(fn(&Value, Invocation<'_>) -> Outcome),
+    /// An [`Handler::Inline`] function that also reads its arguments straight from their
+    /// JSON text: a server runs a call whose arguments that text reads into the
+    /// function's parameters without building a JSON tree for them.
+    InlineText(
+        fn(&Value, Invocation<'_>) -> Outcome,
+        fn(&str, Invocation<'_>) -> Outcome,
+    ),
     /// A synchronous function that may block, run on the blocking thread pool.
     Blocking(fn(&Value, Invocation<'_>) -> Outcome),
     /// An `async fn`.
@@ -85,6 +95,7 @@ impl fmt::Debug for Handler {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             Self::Inline(_) => "Handler::Inline",
+            Self::InlineText(..) => "Handler::InlineText",
             Self::Blocking(_) => "Handler::Blocking",
             Self::Async(_) => "Handler::Async",
             Self::Dynamic(_) => "Handler::Dynamic",

@@ -86,6 +86,10 @@ pub(crate) struct Validation {
     /// (`additionalProperties: false`) and the tool could read another: then the
     /// arguments' names are checked on every call.
     input_names: Option<ClosedNames>,
+    /// Whether deserialization refuses a key written twice in the arguments, at any
+    /// depth: an arguments struct that refuses every name its schema does not list, with
+    /// no property that may be an object or an array.
+    input_keys_once: bool,
     /// Whether the input schema types anything as an integer: only then may arguments hold
     /// an integral float to rewrite.
     input_integers: bool,
@@ -104,6 +108,7 @@ impl Validation {
                 Reading::TypedExact => None,
                 Reading::Schema | Reading::Typed => ClosedNames::of(schema),
             },
+            input_keys_once: reading == Reading::TypedExact && scalar_properties(schema),
             input_integers: integers::mentions_integer(schema),
             input: OnceLock::new(),
             output: OnceLock::new(),
@@ -113,6 +118,13 @@ impl Validation {
     /// Whether arguments go through the schema even when they deserialize.
     pub(crate) fn validates_input(&self) -> bool {
         self.input_beyond_serde
+    }
+
+    /// Whether arguments read from their JSON `text`, as deserialization reads them, hold
+    /// no key written twice: deserialization refuses one itself when it reads every key
+    /// (see [`Validation::new`]); otherwise the text is looked through, nothing built.
+    pub(crate) fn keys_once(&self, text: &str) -> bool {
+        self.input_keys_once || serde_json::from_str::<Unrepeated>(text).is_ok()
     }
 
     /// Whether [`Validation::check_input`] has anything to check: the whole schema, or the
@@ -359,6 +371,107 @@ impl ClosedNames {
                         .any(|listed| listed.len() == name.len() && **listed == **name)
                 })
         })
+    }
+}
+
+/// Whether each property of the root schema `schema` is a number, a string, a boolean or
+/// null: no value of one holds a key. The root's own keys are then each read by the
+/// arguments struct, which refuses one written twice.
+fn scalar_properties(schema: &Value) -> bool {
+    let scalar = |kind: &Value| {
+        matches!(
+            kind.as_str(),
+            Some("integer" | "number" | "string" | "boolean" | "null")
+        )
+    };
+    schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_some_and(|properties| {
+            properties
+                .values()
+                .all(|property| match property.get("type") {
+                    Some(Value::Array(kinds)) => kinds.iter().all(scalar),
+                    Some(kind) => scalar(kind),
+                    None => false,
+                })
+        })
+}
+
+/// A JSON value looked through, not kept: read only when the keys of each of its objects
+/// are written once each, and without escapes (a key with escapes is counted as a repeat:
+/// the arguments are then read in full, which compares keys as they read).
+struct Unrepeated;
+
+impl<'de> serde::Deserialize<'de> for Unrepeated {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(UnrepeatedVisitor)
+    }
+}
+
+struct UnrepeatedVisitor;
+
+impl<'de> serde::de::Visitor<'de> for UnrepeatedVisitor {
+    type Value = Unrepeated;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Unrepeated, E> {
+        Ok(Unrepeated)
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Unrepeated, E> {
+        Ok(Unrepeated)
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Unrepeated, E> {
+        Ok(Unrepeated)
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Unrepeated, E> {
+        Ok(Unrepeated)
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Unrepeated, E> {
+        Ok(Unrepeated)
+    }
+
+    fn visit_unit<E>(self) -> Result<Unrepeated, E> {
+        Ok(Unrepeated)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Unrepeated, A::Error> {
+        while seq.next_element::<Unrepeated>()?.is_some() {}
+        Ok(Unrepeated)
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Unrepeated, A::Error> {
+        // The first keys compared on the stack; past them, a set, so that a large object
+        // costs no more than its reading.
+        const FEW: usize = 8;
+        let mut few = [""; FEW];
+        let mut count = 0;
+        let mut many = std::collections::HashSet::new();
+        while let Some(key) = map.next_key::<&'de str>()? {
+            let repeated = if count < FEW {
+                let repeated = few[..count].contains(&key);
+                few[count] = key;
+                repeated
+            } else {
+                if many.is_empty() {
+                    many.extend(few);
+                }
+                !many.insert(key)
+            };
+            if repeated {
+                return Err(serde::de::Error::custom("a key is written twice"));
+            }
+            count += 1;
+            map.next_value::<Unrepeated>()?;
+        }
+        Ok(Unrepeated)
     }
 }
 

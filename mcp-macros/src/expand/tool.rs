@@ -545,11 +545,7 @@ fn sandbox_policy(policy: &attr::SandboxArgs, private: &TokenStream) -> TokenStr
 
 /// The invoke function and the `__MCP_HANDLER` constant that names it.
 fn invoke(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
-    let mode = if args.inline.as_ref().is_some_and(|flag| flag.value) {
-        quote!(Inline)
-    } else {
-        quote!(Blocking)
-    };
+    let inline = args.inline.as_ref().is_some_and(|flag| flag.value);
     let names = InvokeLocals::new();
     let InvokeLocals {
         arguments,
@@ -578,16 +574,20 @@ fn invoke(tool: &Tool, args: &Args, private: &TokenStream) -> TokenStream {
         },
         states: &states,
         make_context,
-        convert: convert_output(tool, private, value),
+        convert: convert_output(tool, private, value, quote!(__MCP_TEXT)),
     };
     let (item, tail) = match tool.item.sig.asyncness {
         Some(asyncness) => (
             async_invoke(asyncness.span, quote!(#call.await), body, private, &names),
             quote!(#private::Handler::Async(__mcp_invoke)),
         ),
+        None if inline => (
+            sync_invoke(call, body, private, &names, true),
+            quote!(#private::Handler::InlineText(__mcp_invoke, __mcp_invoke_text)),
+        ),
         None => (
-            sync_invoke(call, body, private, &names),
-            quote!(#private::Handler::#mode(__mcp_invoke)),
+            sync_invoke(call, body, private, &names, false),
+            quote!(#private::Handler::Blocking(__mcp_invoke)),
         ),
     };
     let locals = [arguments, parsed, value, invocation, ctx, err]
@@ -685,16 +685,23 @@ impl CallArguments {
 /// `__McpOutput`: no type of the user's is written in the shielded block. Its error type
 /// comes out of the probe, which gives one that converts when the return type is no
 /// `Result`.
-fn convert_output(tool: &Tool, private: &TokenStream, value: &Ident) -> TokenStream {
+/// `text` is the expression that says whether the data is serialized as JSON text.
+fn convert_output(
+    tool: &Tool,
+    private: &TokenStream,
+    value: &Ident,
+    text: TokenStream,
+) -> TokenStream {
     match &tool.returns {
         Returns::Unit => quote!(#private::unit_output(#value)),
         Returns::Value(_) => {
-            quote!((&&#private::Probe::<__McpOutput>::new()).value_output(#value))
+            quote!((&&#private::Probe::<__McpOutput>::new()).value_output(#value, #text))
         }
         Returns::Result { .. } => quote! {
             (&&#private::Probe::<__McpOutput>::new()).result_output(
                 #value,
                 (&&&&&(&&#private::Probe::<__McpOutput>::new()).error_kind()).converter(),
+                #text,
             )
         },
         Returns::ToolResult => quote!(#private::tool_result_output(#value)),
@@ -750,6 +757,7 @@ fn async_invoke(
     quote! {
         #[allow(unused_variables)]
         fn __mcp_invoke(#arguments: &#private::Value, #invocation: #private::Invocation<'_>) -> #private::ToolFuture {
+            const __MCP_TEXT: bool = false;
             match #parse {
                 ::core::result::Result::Ok(#parsed) => {
                     #(#take_states)*
@@ -762,12 +770,15 @@ fn async_invoke(
     }
 }
 
-/// The invoke function of a plain `fn`, run inline or on a blocking thread.
+/// The invoke function of a plain `fn`, run inline or on a blocking thread; for one run
+/// inline (`text`), also the one that reads the arguments from their JSON text, both
+/// around the same body.
 fn sync_invoke(
     call: TokenStream,
     body: InvokeBody<'_>,
     private: &TokenStream,
     names: &InvokeLocals,
+    text: bool,
 ) -> TokenStream {
     let InvokeLocals {
         arguments,
@@ -785,14 +796,37 @@ fn sync_invoke(
     let take_states = states
         .iter()
         .map(|(state, taken)| quote!(let #state = #taken?;));
+    if !text {
+        return quote! {
+            #[allow(unused_variables)]
+            fn __mcp_invoke(#arguments: &#private::Value, #invocation: #private::Invocation<'_>) -> #private::Outcome {
+                const __MCP_TEXT: bool = false;
+                let #parsed = #parse?;
+                #(#take_states)*
+                #make_context
+                let #value = #call;
+                #convert
+            }
+        };
+    }
     quote! {
         #[allow(unused_variables)]
-        fn __mcp_invoke(#arguments: &#private::Value, #invocation: #private::Invocation<'_>) -> #private::Outcome {
-            let #parsed = #parse?;
+        #[inline(always)]
+        fn __mcp_run<const __MCP_TEXT: bool>(
+            #parsed: ::core::result::Result<__McpArguments, #private::Failure>,
+            #invocation: #private::Invocation<'_>,
+        ) -> #private::Outcome {
+            let #parsed = #parsed?;
             #(#take_states)*
             #make_context
             let #value = #call;
             #convert
+        }
+        fn __mcp_invoke(#arguments: &#private::Value, #invocation: #private::Invocation<'_>) -> #private::Outcome {
+            __mcp_run::<false>(#parse, #invocation)
+        }
+        fn __mcp_invoke_text(#arguments: &str, #invocation: #private::Invocation<'_>) -> #private::Outcome {
+            __mcp_run::<true>((&&#private::Probe::<__McpArguments>::new()).parse_text(#arguments), #invocation)
         }
     }
 }

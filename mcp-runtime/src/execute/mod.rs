@@ -115,14 +115,7 @@ pub(crate) fn run_inline(
                 MCPToolResult::failure(cancelled(&built.definition))
             }
             Ok(()) => {
-                let invocation = Invocation::new(
-                    tool.name_arc(),
-                    None,
-                    options.meta.as_ref(),
-                    &options.reports,
-                    &span,
-                    &settings.states,
-                );
+                let invocation = inline_invocation(tool, options, settings, &span);
                 let log = options.reports.log.as_ref();
                 let on_panic = OnPanic::new(None, settings);
                 let mut outcome = catch(&built.definition, on_panic, || {
@@ -148,6 +141,85 @@ pub(crate) fn run_inline(
     }
     audit(tool, started, &result);
     result
+}
+
+/// The signature of an inline tool's function that reads its arguments from their JSON
+/// text.
+pub(crate) type TextInvoke = fn(&str, Invocation<'_>) -> Outcome;
+
+/// Runs an inline tool on the caller's thread, its arguments read straight from `text`,
+/// their JSON text: `None`, the tool not run, when they do not read into its parameters,
+/// or the caller gave up before it began. [`run_inline`] then runs the call as any other,
+/// and explains what is wrong. Only for a tool with no check to pass first, and lenient
+/// arguments off: nothing then reads the arguments but the tool.
+pub(crate) fn run_inline_text(
+    tool: &RegisteredTool,
+    built: &Built,
+    invoke: TextInvoke,
+    text: &str,
+    options: &CallOptions,
+    settings: &Settings,
+) -> Option<Ran> {
+    if options
+        .cancellation
+        .as_ref()
+        .is_some_and(CancellationToken::is_cancelled)
+    {
+        return None;
+    }
+    let started = audit_clock();
+    let span = call_span(tool);
+    let result = {
+        let _entered = span.enter();
+        let invocation = inline_invocation(tool, options, settings, &span);
+        let log = options.reports.log.as_ref();
+        let on_panic = OnPanic::new(None, settings);
+        let outcome = catch(&built.definition, on_panic, || {
+            scoped(log, || invoke(text, invocation))
+        });
+        match outcome {
+            Err(Failure::Arguments(_)) => return None,
+            // An object, its data: nothing to wrap it in, nor to check it against.
+            Ok(Output::Text(data))
+                if data.starts_with('{')
+                    && !settings.validate_output
+                    && !built.definition.wraps_output() =>
+            {
+                Ran::Data(data)
+            }
+            outcome => Ran::Result(finish(built, settings, outcome, None)),
+        }
+    };
+    match &result {
+        Ran::Data(_) => audit_status(tool, started, ToolStatus::Success, None),
+        Ran::Result(result) => audit(tool, started, result),
+    }
+    Some(result)
+}
+
+/// What a call of [`run_inline_text`] gave.
+pub(crate) enum Ran {
+    /// The tool's data, an object written as JSON text: a success with nothing else.
+    Data(String),
+    /// Any other result.
+    Result(MCPToolResult),
+}
+
+/// What an inline tool is told of its call.
+fn inline_invocation<'a>(
+    tool: &'a RegisteredTool,
+    options: &'a CallOptions,
+    settings: &'a Settings,
+    span: &'a tracing::Span,
+) -> Invocation<'a> {
+    Invocation::new(
+        tool.name_arc(),
+        None,
+        options.meta.as_ref(),
+        &options.reports,
+        span,
+        &settings.states,
+    )
 }
 
 /// Runs an inline tool again when its `arguments` did not read, once their integral floats
@@ -222,14 +294,24 @@ fn call_span(tool: &RegisteredTool) -> tracing::Span {
 }
 
 fn audit(tool: &RegisteredTool, started: Option<Instant>, result: &MCPToolResult) {
+    let error_type = result.error().map(|error| error.error_type.as_str());
+    audit_status(tool, started, result.status(), error_type);
+}
+
+fn audit_status(
+    tool: &RegisteredTool,
+    started: Option<Instant>,
+    status: ToolStatus,
+    error_type: Option<&str>,
+) {
     if let Some(started) = started {
         let duration_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
         tracing::info!(
             target: AUDIT_TARGET,
             tool = %tool.name(),
             duration_us,
-            status = %result.status(),
-            error_type = result.error().map(|error| error.error_type.as_str()),
+            status = %status,
+            error_type,
             "tool call",
         );
     }
@@ -363,7 +445,7 @@ fn without_runtime(
 ) -> Option<ToolError> {
     let needs_runtime = sandboxed
         || match tool.handler() {
-            Handler::Inline(_) => false,
+            Handler::Inline(_) | Handler::InlineText(..) => false,
             Handler::Blocking(_) => true,
             Handler::Async(_) | Handler::Dynamic(_) => timeout.is_some(),
         };
@@ -426,7 +508,7 @@ impl Running<'_> {
         );
         let (definition, log) = (self.definition(), self.reports.log.as_ref());
         match self.tool.handler() {
-            Handler::Inline(invoke) => {
+            Handler::Inline(invoke) | Handler::InlineText(invoke, _) => {
                 let outcome = catch(definition, self.on_panic, || {
                     scoped(log, || invoke(&arguments, invocation))
                 });
@@ -634,6 +716,10 @@ fn finish(
 ) -> MCPToolResult {
     let value = match outcome {
         Ok(Output::Value(value)) => value,
+        Ok(Output::Text(text)) => match serde_json::from_str(&text) {
+            Ok(value) => value,
+            Err(err) => return MCPToolResult::failure(unread_output(&err)),
+        },
         Ok(Output::Result(result)) => return built_result(built, settings, *result),
         Err(failure) => return failed(built, failure, arguments),
     };
@@ -647,6 +733,16 @@ fn finish(
             built_result(built, settings, result)
         }
     }
+}
+
+/// The failure of a tool whose output, serialized as JSON text, does not read back into a
+/// JSON value (nested past 128 levels).
+#[cold]
+#[inline(never)]
+fn unread_output(err: &serde_json::Error) -> ToolError {
+    ToolError::execution(format!(
+        "the tool's output could not be read back as a JSON value: {err}"
+    ))
 }
 
 /// `result`, checked against the output schema when the registry says so.

@@ -190,6 +190,39 @@ impl Registry {
     }
 }
 
+impl Registry {
+    /// Runs the call of the tool `name` with the arguments whose JSON text (an object) is
+    /// `text`, if its tool reads them straight from it ([`Handler::InlineText`]) and
+    /// nothing else must: an inline tool that needs no check nor confirmation first, in a
+    /// registry with no layers and lenient arguments off. `None`, nothing run, for any
+    /// other call, or when the text does not read into the tool's parameters, or writes a
+    /// key twice: the call then goes the ordinary way ([`Registry::call_at_once`]), which
+    /// names what is wrong.
+    pub(crate) fn call_text_at_once(
+        &self,
+        name: &ToolName,
+        text: &str,
+        options: &CallOptions,
+    ) -> Option<execute::Ran> {
+        if self.has_layers() || self.settings.lenient_arguments {
+            return None;
+        }
+        let tool = self.tools.get(name.as_str()).filter(|tool| tool.enabled)?;
+        let Handler::InlineText(_, invoke) = tool.handler else {
+            return None;
+        };
+        let built = tool.built();
+        if built.error.is_some() || built.is_guarded() || self.awaits_before(built) {
+            return None;
+        }
+        // A key written twice is refused, wherever it is: the ordinary way names it.
+        if !built.validation.keys_once(text) {
+            return None;
+        }
+        execute::run_inline_text(tool, built, invoke, text, options, &self.settings)
+    }
+}
+
 /// What the first step of a call found.
 pub(super) enum First<'r> {
     /// The call's result: an inline tool ran, or the call failed before it could.
@@ -255,7 +288,11 @@ pub(super) fn first_step<'r>(
 /// `inline` tool whose user need not confirm it first, which takes an await.
 fn inline_invoke(registry: &Registry, tool: &RegisteredTool) -> Option<execute::SyncInvoke> {
     match tool.handler {
-        Handler::Inline(invoke) if !registry.awaits_before(tool.built()) => Some(invoke),
+        Handler::Inline(invoke) | Handler::InlineText(invoke, _)
+            if !registry.awaits_before(tool.built()) =>
+        {
+            Some(invoke)
+        }
         _ => None,
     }
 }

@@ -7,17 +7,19 @@ use std::sync::Arc;
 
 use mcp_runtime_core::method::Method;
 use mcp_runtime_core::{LoggingLevel, MCPToolCall, TaskSupport, ToolStatus};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::fault::Status;
 use super::fault::{Fault, Refusal};
-use super::jsonrpc::{self, CallParams, Id, Retry};
+use super::jsonrpc::{self, CallArguments, CallParams, Id, Retry};
 use super::rounds::round_context;
 use super::served::Snapshot;
 use super::stateless::{self, Mirrored};
 use super::{Answer, Notifier, Peer, Server, Step, admit, fault_response, in_flight_key, tasks};
 use crate::context::options::CallOptions;
+use crate::execute::Ran;
 use crate::outbound::{Asks, Round, TaskSlot, Way};
 use crate::registry::{Passed, closest_names, did_you_mean};
 
@@ -41,10 +43,12 @@ impl Server {
         let snapshot = self.served.load_full();
         let (sent_name, canonical) = tool_name(&snapshot, caller, params.name)?;
         let name = canonical.as_deref().unwrap_or(&sent_name);
-        let arguments = match params.arguments {
-            None => Map::new(),
-            Some(Value::Object(arguments)) => arguments,
-            Some(_) => return Err(invalid(&id, "`arguments` must be an object".to_owned())),
+        // An object's text is read into a tree only when something but the tool reads it:
+        // at 2026-07-28, the headers that mirror it and the round it binds.
+        let (arguments, text) = match params.arguments {
+            None => (Map::new(), None),
+            Some(CallArguments::Text(text)) if !stateless => (Map::new(), Some(text)),
+            Some(arguments) => (object_of(&id, arguments)?, None),
         };
         let (call, task) = admit_tool(
             &snapshot,
@@ -88,6 +92,7 @@ impl Server {
             caller,
             passed: None,
             stream_close: None,
+            text,
         })
     }
 
@@ -124,11 +129,33 @@ impl Server {
     pub(super) fn call_now(&self, mut pending: PendingCall, client: &str) -> Step {
         let reports_progress = pending.reports();
         if reports_progress || pending.task {
+            if let Err(answer) = pending.read_text() {
+                return Step::Answered(Some(answer));
+            }
             pending.client = client.to_owned();
             return Step::Call(Box::new(pending));
         }
         // A tool that awaits is left as a layer that must wait leaves it.
         let options = pending.given_up(CallOptions::new().with_update_sink(self.update_sink()));
+        if let Some(text) = &pending.text {
+            let registry = &pending.snapshot.registry;
+            if let Some(ran) =
+                registry.call_text_at_once(&pending.call.tool_name, text.get(), &options)
+            {
+                let (id, stateless) = (&pending.id, pending.stateless);
+                let (text, failed) = match ran {
+                    Ran::Data(data) => (self.respond_data(id, stateless, data), false),
+                    Ran::Result(result) => {
+                        let failed = result.status() == ToolStatus::Failure;
+                        (self.respond_call(id, stateless, result), failed)
+                    }
+                };
+                return Step::Answered(Some(Answer::called(text, failed)));
+            }
+            if let Err(answer) = pending.read_text() {
+                return Step::Answered(Some(answer));
+            }
+        }
         match pending
             .snapshot
             .registry
@@ -295,6 +322,15 @@ struct Caller<'a> {
 }
 
 /// The answer to a call whose parameters are wrong.
+/// A call's `arguments`, which must be an object; the answer to the call otherwise.
+fn object_of(id: &Id, arguments: CallArguments) -> Result<Map<String, Value>, Answer> {
+    match arguments.into_value(id) {
+        Ok(Value::Object(arguments)) => Ok(arguments),
+        Ok(_) => Err(invalid(id, "`arguments` must be an object".to_owned())),
+        Err(refusal) => Err(Answer::unread(refusal)),
+    }
+}
+
 fn invalid(id: &Id, message: String) -> Answer {
     Answer::ok(fault_response(id, Fault::invalid_params(message)))
 }
@@ -437,9 +473,21 @@ pub(crate) struct PendingCall {
     passed: Option<(Passed, CallOptions)>,
     /// What ends the call's SSE stream, for a call answered on one its client can resume.
     pub(super) stream_close: Option<CancellationToken>,
+    /// The arguments as written, an object, when they are not yet read into `call`: a
+    /// tool that reads its parameters from the text runs with no tree built for them.
+    text: Option<Box<RawValue>>,
 }
 
 impl PendingCall {
+    /// The arguments read from their text into the call, if they were left as text; the
+    /// answer to the call if they do not read.
+    fn read_text(&mut self) -> Result<(), Answer> {
+        if let Some(text) = self.text.take() {
+            self.call.arguments = object_of(&self.id, CallArguments::Text(text))?;
+        }
+        Ok(())
+    }
+
     /// `options` with the call's `_meta` and who sent it, which it gives up.
     fn given_up(&mut self, mut options: CallOptions) -> CallOptions {
         if let Some(meta) = self.meta.take() {

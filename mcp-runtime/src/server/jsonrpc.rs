@@ -239,10 +239,62 @@ pub(crate) enum Incoming {
 #[derive(Debug, Default, PartialEq)]
 pub(crate) struct CallParams {
     pub(crate) name: Option<Value>,
-    pub(crate) arguments: Option<Value>,
+    pub(crate) arguments: Option<CallArguments>,
     pub(crate) meta: Option<Value>,
     /// A 2026-07-28 retry's answers and state; boxed, as few calls have them.
     pub(crate) retry: Option<Box<Retry>>,
+}
+
+/// A call's `arguments`, as read.
+#[derive(Debug)]
+pub(crate) enum CallArguments {
+    /// Read into a JSON value: by the general reader, or because they are no object.
+    Value(Value),
+    /// An object as written, skipped by the direct reader, not yet read: the text a tool
+    /// that reads its parameters straight from it is given, with no JSON tree built
+    /// ([`crate::registration::Handler::InlineText`]). What the tool does not read is not
+    /// read, as any member the server does not use.
+    Text(Box<RawValue>),
+}
+
+impl CallArguments {
+    /// An object as written, `raw`, kept as its text; any other value read as [`Strict`]
+    /// reads it (`None` for `null`).
+    fn read(raw: &RawValue) -> Result<Option<Self>, serde_json::Error> {
+        if raw.get().starts_with('{') {
+            return Ok(Some(Self::Text(raw.to_owned())));
+        }
+        let Strict(value) = serde_json::from_str(raw.get())?;
+        Ok((!value.is_null()).then_some(Self::Value(value)))
+    }
+
+    /// The arguments as a JSON value, read as [`read_strictly`] reads a message; the
+    /// refusal it would have given the call's message, under its `id`, otherwise.
+    pub(crate) fn into_value(self, id: &Id) -> Result<Value, Refusal> {
+        let text = match self {
+            Self::Value(value) => return Ok(value),
+            Self::Text(text) => text,
+        };
+        serde_json::from_str(text.get())
+            .map(|Strict(value)| value)
+            .map_err(|err| {
+                arguments_refusal(text.get(), id).unwrap_or_else(|| Refusal {
+                    id: id.clone(),
+                    code: INVALID_PARAMS,
+                    message: format!("`params.arguments` cannot be read: {err}"),
+                })
+            })
+    }
+}
+
+impl PartialEq for CallArguments {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Self::Value(one), Self::Value(other)) => one == other,
+            (Self::Text(one), Self::Text(other)) => one.get() == other.get(),
+            _ => false,
+        }
+    }
 }
 
 /// What a 2026-07-28 call carries into a round after the first.
@@ -271,7 +323,15 @@ impl<'de> Deserialize<'de> for CallParams {
                 while let Some(key) = map.next_key::<&'de str>()? {
                     let field = match key {
                         "name" => &mut params.name,
-                        "arguments" => &mut params.arguments,
+                        "arguments" if params.arguments.is_none() => {
+                            let raw = map.next_value::<&'de RawValue>()?;
+                            params.arguments =
+                                CallArguments::read(raw).map_err(de::Error::custom)?;
+                            continue;
+                        }
+                        "arguments" => {
+                            return Err(de::Error::duplicate_field("a call's parameter"));
+                        }
                         "_meta" => &mut params.meta,
                         "inputResponses" => {
                             &mut params.retry.get_or_insert_default().input_responses
@@ -302,7 +362,7 @@ impl CallParams {
         let mut take = |key| params.remove(key).filter(|value| !value.is_null());
         Self {
             name: take("name"),
-            arguments: take("arguments"),
+            arguments: take("arguments").map(CallArguments::Value),
             meta: take("_meta"),
             retry: {
                 let retry = Retry {
@@ -599,6 +659,65 @@ fn read_strictly(bytes: &[u8]) -> Result<(Value, Option<Id>), Refusal> {
     if let Ok(value) = seed.deserialize(&mut serde_json::Deserializer::from_slice(bytes)) {
         return Ok((value, written.take()));
     }
+    match read_tracked(bytes, "") {
+        Ok(value) => Ok((value, written_id(bytes))),
+        // Which of two ids would the client look for?
+        Err(unread) if unread.is_repeated_id() => Err(unread.refusal(Id::NONE)),
+        Err(unread) => Err(unread.refusal(written_id(bytes).unwrap_or_default())),
+    }
+}
+
+/// The refusal of a call whose `arguments`, an object written as `text`, do not read as
+/// [`read_strictly`] reads a message: as it would have refused the whole message, under
+/// the call's `id`. `None` when they read.
+pub(crate) fn arguments_refusal(text: &str, id: &Id) -> Option<Refusal> {
+    read_tracked(text.as_bytes(), "params.arguments")
+        .err()
+        .map(|unread| unread.refusal(id.clone()))
+}
+
+/// What did not read, and where.
+struct Unread {
+    /// The path of the value at fault: `.` for the whole message.
+    path: String,
+    /// The key written twice, if that is what did not read.
+    repeated: Option<String>,
+    /// serde's message.
+    error: String,
+}
+
+impl Unread {
+    fn is_repeated_id(&self) -> bool {
+        self.path == "." && self.repeated.as_deref() == Some("id")
+    }
+
+    fn refusal(self, id: Id) -> Refusal {
+        let place = match self.path.as_str() {
+            "." => "the message".to_owned(),
+            path => format!("`{}`", shortened(path)),
+        };
+        match self.repeated {
+            Some(key) => Refusal {
+                id,
+                code: INVALID_REQUEST,
+                message: format!("the key `{key}` appears twice in {place}: send each key once"),
+            },
+            None => Refusal {
+                id,
+                code: if self.path == "params" || self.path.starts_with("params.") {
+                    INVALID_PARAMS
+                } else {
+                    INVALID_REQUEST
+                },
+                message: format!("{place} is valid JSON, but cannot be read: {}", self.error),
+            },
+        }
+    }
+}
+
+/// `bytes` read as [`Strict`] reads them, the path tracked to name what does not read;
+/// `under` is where in a message they are, empty for a whole message.
+fn read_tracked(bytes: &[u8], under: &str) -> Result<Value, Unread> {
     let repeated = Cell::new(None);
     let mut track = serde_path_to_error::Track::new();
     let mut reader = serde_json::Deserializer::from_slice(bytes);
@@ -611,34 +730,18 @@ fn read_strictly(bytes: &[u8]) -> Result<(Value, Option<Id>), Refusal> {
         &mut track,
     ));
     let err = match read {
-        Ok(value) => return Ok((value, written_id(bytes))),
+        Ok(value) => return Ok(value),
         Err(err) => err,
     };
-    let path = track.path().to_string();
-    let place = match path.as_str() {
-        "." => "the message".to_owned(),
-        path => format!("`{}`", shortened(path)),
+    let path = match (track.path().to_string(), under) {
+        (path, "") => path,
+        (path, under) if path == "." => under.to_owned(),
+        (path, under) => format!("{under}.{path}"),
     };
-    Err(match repeated.take() {
-        Some(key) => Refusal {
-            // Which of two ids would the client look for?
-            id: if key == "id" && path == "." {
-                Id::NONE
-            } else {
-                written_id(bytes).unwrap_or_default()
-            },
-            code: INVALID_REQUEST,
-            message: format!("the key `{key}` appears twice in {place}: send each key once"),
-        },
-        None => Refusal {
-            id: written_id(bytes).unwrap_or_default(),
-            code: if path == "params" || path.starts_with("params.") {
-                INVALID_PARAMS
-            } else {
-                INVALID_REQUEST
-            },
-            message: format!("{place} is valid JSON, but cannot be read: {err}"),
-        },
+    Err(Unread {
+        path,
+        repeated: repeated.take(),
+        error: err.to_string(),
     })
 }
 
@@ -817,16 +920,25 @@ pub(crate) fn data_call_response(
     data: &Map<String, Value>,
     complete: Option<(&str, &str)>,
 ) -> Option<String> {
-    let id = id.written()?;
     // A map of JSON values always serializes.
-    let text = serde_json::to_vec(data).ok()?;
+    let text = serde_json::to_string(data).ok()?;
+    data_text_response(id, &text, complete)
+}
+
+/// [`data_call_response`] of the data an object's JSON `text` holds, as written.
+pub(crate) fn data_text_response(
+    id: &Id,
+    text: &str,
+    complete: Option<(&str, &str)>,
+) -> Option<String> {
+    let id = id.written()?;
     let mut out = Vec::with_capacity(2 * text.len() + id.len() + 120);
     out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
     out.extend_from_slice(id.as_bytes());
     out.extend_from_slice(br#","result":{"structuredContent":"#);
-    out.extend_from_slice(&text);
+    out.extend_from_slice(text.as_bytes());
     out.extend_from_slice(br#","content":[{"type":"text","text":"#);
-    serde_json::to_writer(&mut out, std::str::from_utf8(&text).ok()?).ok()?;
+    serde_json::to_writer(&mut out, text).ok()?;
     out.extend_from_slice(br#"}],"isError":false"#);
     if let Some((name, version)) = complete {
         out.extend_from_slice(

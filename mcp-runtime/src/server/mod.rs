@@ -563,24 +563,50 @@ impl Server {
     /// one puts the server's identity in the result's own `_meta`, beside the error detail
     /// a failure keeps there.
     fn respond_call(&self, id: &Id, stateless: bool, result: MCPToolResult) -> String {
+        if let Some(data) = Self::plain_data(&result) {
+            let complete = stateless.then_some((self.name.as_str(), self.version.as_str()));
+            if let Some(answer) = jsonrpc::data_call_response(id, data, complete) {
+                return answer;
+            }
+        }
+        self.respond_wire(id, stateless, result)
+    }
+
+    /// The answer to a call whose tool gave `data`, an object's JSON text, and nothing
+    /// else: as [`Server::respond_call`] answers with that data.
+    fn respond_data(&self, id: &Id, stateless: bool, data: String) -> String {
+        let complete = stateless.then_some((self.name.as_str(), self.version.as_str()));
+        if let Some(answer) = jsonrpc::data_text_response(id, &data, complete) {
+            return answer;
+        }
+        let result = match serde_json::from_str(&data) {
+            Ok(Value::Object(data)) => MCPToolResult::success_data(Some(data)),
+            _ => MCPToolResult::failure(mcp_runtime_core::ToolError::execution(
+                "the tool's output could not be read back as a JSON object",
+            )),
+        };
+        self.respond_wire(id, stateless, result)
+    }
+
+    /// A result's data, when it holds nothing else.
+    fn plain_data(result: &MCPToolResult) -> Option<&Map<String, Value>> {
+        result.data().filter(|_| {
+            result.status() != ToolStatus::Failure
+                && result.error().is_none()
+                && result.explanation().is_none()
+                && result.content().is_empty()
+                && result.meta().is_none()
+        })
+    }
+
+    /// The answer to a call with `result`, through its wire form.
+    fn respond_wire(&self, id: &Id, stateless: bool, result: MCPToolResult) -> String {
         #[derive(Serialize)]
         struct Complete<'a> {
             #[serde(flatten)]
             result: &'a CallToolResult,
             #[serde(rename = "resultType")]
             result_type: &'static str,
-        }
-        if let Some(data) = result.data().filter(|_| {
-            result.status() != ToolStatus::Failure
-                && result.error().is_none()
-                && result.explanation().is_none()
-                && result.content().is_empty()
-                && result.meta().is_none()
-        }) {
-            let complete = stateless.then_some((self.name.as_str(), self.version.as_str()));
-            if let Some(answer) = jsonrpc::data_call_response(id, data, complete) {
-                return answer;
-            }
         }
         let wire = CallToolResult::from(result);
         if stateless {
@@ -679,6 +705,15 @@ impl Answer {
             opens_session: false,
             scopes_needed: Vec::new(),
             outcome: None,
+        }
+    }
+
+    /// The answer to a message that does not read, as the transport answers one: 400
+    /// where it has a status (HTTP).
+    pub(crate) fn unread(refusal: jsonrpc::Refusal) -> Self {
+        Self {
+            status: Status::BadRequest,
+            ..Self::ok(refusal.into_response())
         }
     }
 

@@ -616,3 +616,53 @@ fn deserialization_messages_lose_the_value_but_keep_what_was_expected() {
         assert_eq!(cleaned(&message), expected, "{message}");
     }
 }
+
+#[test]
+fn only_scalar_properties_leave_repeated_keys_to_deserialization() {
+    let schema = |properties: Value| json!({ "type": "object", "properties": properties });
+    for (properties, scalar) in [
+        (
+            json!({ "a": { "type": "integer" }, "b": { "type": ["string", "null"] } }),
+            true,
+        ),
+        (json!({}), true),
+        (json!({ "a": { "type": ["integer", "object"] } }), false),
+        (
+            json!({ "a": { "type": "array", "items": { "type": "integer" } } }),
+            false,
+        ),
+        (json!({ "a": { "$ref": "#/$defs/A" } }), false),
+        (json!({ "a": true }), false),
+        (json!({ "a": {} }), false),
+    ] {
+        assert_eq!(
+            scalar_properties(&schema(properties.clone())),
+            scalar,
+            "{properties}"
+        );
+    }
+    assert!(!scalar_properties(&json!({ "type": "object" })));
+}
+
+#[test]
+fn a_key_written_twice_is_found_at_any_depth_and_in_large_objects() {
+    let unrepeated = |text: &str| serde_json::from_str::<Unrepeated>(text).is_ok();
+    let object = |keys: &[usize]| {
+        let members: Vec<String> = keys
+            .iter()
+            .map(|key| format!(r#""k{key}":{key}"#))
+            .collect();
+        format!("{{{}}}", members.join(","))
+    };
+    let distinct: Vec<usize> = (0..20).collect();
+    assert!(unrepeated(&object(&distinct)));
+    for (first, second) in [(1, 5), (3, 12), (15, 19)] {
+        let mut keys = distinct.clone();
+        keys[second] = keys[first];
+        assert!(!unrepeated(&object(&keys)), "{first} and {second}");
+    }
+    assert!(unrepeated(r#"[{"a":1},{"a":{"a":[{"a":2}]}}]"#));
+    assert!(!unrepeated(r#"{"a":[1,{"b":1,"b":2}]}"#));
+    // A key with escapes is not compared: counted as a repeat, left to the full reader.
+    assert!(!unrepeated(r#"{"\u0061":1}"#));
+}
