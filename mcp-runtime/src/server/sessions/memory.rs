@@ -19,7 +19,9 @@ pub(super) struct Memory {
 
 #[derive(Debug, Default)]
 struct Known {
-    sessions: HashMap<String, (Arc<SessionRecord>, Instant)>,
+    /// Hashed fast: the server makes every id it keeps, so that one a client names can
+    /// only be looked up, never crowd a bucket.
+    sessions: HashMap<String, (Arc<SessionRecord>, Instant), foldhash::fast::RandomState>,
     per_client: HashMap<String, usize>,
     /// The sessions subscribed to each URI.
     subscribers: HashMap<String, HashSet<String>>,
