@@ -10,6 +10,7 @@ use mcp_runtime::__private::{
     Failure, Handler, Invocation, Location, Outcome, Output, ToolRegistration, inventory,
     parse_arguments, parse_text,
 };
+use mcp_runtime::layers::BoxLayer;
 use mcp_runtime::server::Server;
 use mcp_runtime::{DefinitionError, Registry, ToolDefinition, mcp_tool};
 use serde_json::{Value, json};
@@ -95,14 +96,21 @@ fn messages() -> Vec<String> {
         .collect()
 }
 
-/// A server of this file's tools; `layered`, with a layer that does nothing, which the
-/// text does not serve: every call goes the ordinary way.
-fn server(validate_output: bool, layered: bool) -> Server {
+/// A server of this file's tools; with `layered`, a layer that does nothing around the
+/// tools it selects (`*` for all): a call of a tool a layer wraps goes the ordinary way.
+fn server(validate_output: bool, layered: Option<&str>) -> Server {
     let mut builder = Registry::builder()
         .inventory()
         .validate_output(validate_output);
-    if layered {
-        builder = builder.layer(tower::layer::util::Identity::new());
+    if let Some(selector) = layered {
+        let identity = tower::layer::util::Identity::new();
+        builder = match selector {
+            "*" => builder.layer(identity),
+            selector => {
+                let selector = selector.parse().expect("a selector");
+                builder.layer_for(selector, BoxLayer::new(identity))
+            }
+        };
     }
     Server::new(builder.build().expect("a valid registry")).with_info("text-test", "0.1.0")
 }
@@ -118,9 +126,9 @@ async fn answers(server: &Server) -> Vec<String> {
 
 #[tokio::test]
 async fn a_call_read_from_its_text_is_answered_as_the_ordinary_way_answers_it() {
-    let ordinary = answers(&server(false, true)).await;
+    let ordinary = answers(&server(false, Some("*"))).await;
     for validate_output in [false, true] {
-        let read = answers(&server(validate_output, false)).await;
+        let read = answers(&server(validate_output, None)).await;
         for ((message, ordinary), read) in messages().iter().zip(&ordinary).zip(&read) {
             assert_eq!(
                 read, ordinary,
@@ -224,7 +232,7 @@ inventory::submit! {
 
 #[tokio::test]
 async fn only_a_call_its_text_serves_is_run_from_it() {
-    let server = server(false, false);
+    let server = server(false, None);
     let call = |arguments: &str| {
         format!(
             r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"count.n","arguments":{arguments}}}}}"#
@@ -254,8 +262,14 @@ async fn only_a_call_its_text_serves_is_run_from_it() {
     // Arguments that are no object are never text.
     let _ = server.handle(call("[4]").as_bytes(), None).await;
     assert_eq!(counts(), (3, 2));
-    // Layers around the call: the ordinary way.
-    let layered = self::server(false, true);
+    // A layer around the tool: the ordinary way. A layer around other tools only: the
+    // text.
+    let layered = self::server(false, Some("count.n"));
     let _ = layered.handle(call(r#"{"n":4}"#).as_bytes(), None).await;
     assert_eq!(counts(), (3, 3));
+    let others_layered = self::server(false, Some("text.*"));
+    let _ = others_layered
+        .handle(call(r#"{"n":4}"#).as_bytes(), None)
+        .await;
+    assert_eq!(counts(), (4, 3));
 }

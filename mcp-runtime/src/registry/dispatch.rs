@@ -193,8 +193,8 @@ impl Registry {
 impl Registry {
     /// Runs the call of the tool `name` with the arguments whose JSON text (an object) is
     /// `text`, if its tool reads them straight from it ([`Handler::InlineText`]) and
-    /// nothing else must: an inline tool that needs no check nor confirmation first, in a
-    /// registry with no layers and lenient arguments off. `None`, nothing run, for any
+    /// nothing else must: an inline tool that needs no check nor confirmation first, and
+    /// that no layer wraps, in a registry with lenient arguments off. `None`, nothing run, for any
     /// other call, or when the text does not read into the tool's parameters, or writes a
     /// key twice: the call then goes the ordinary way ([`Registry::call_at_once`]), which
     /// names what is wrong.
@@ -204,13 +204,17 @@ impl Registry {
         text: &str,
         options: &CallOptions,
     ) -> Option<execute::Ran> {
-        if self.has_layers() || self.settings.lenient_arguments {
+        if self.settings.lenient_arguments {
             return None;
         }
         let tool = self.tools.get(name.as_str()).filter(|tool| tool.enabled)?;
         let Handler::InlineText(_, invoke) = tool.handler else {
             return None;
         };
+        // A layer around the tool admits or refuses the call first: the ordinary way.
+        if self.layers.for_tool(tool).is_some() {
+            return None;
+        }
         let built = tool.built();
         if built.error.is_some() || built.is_guarded() || self.awaits_before(built) {
             return None;
