@@ -31,6 +31,9 @@ pub fn follow(
 ) -> tokio::task::JoinHandle<()> {
     let prefix = prefix.to_owned();
     let server = Arc::downgrade(&server);
+    // Listened to before anything is awaited: a change the server makes once this returns
+    // is heard, however soon.
+    let notifications = client.notifications();
     tokio::spawn(async move {
         while_served(&server.clone(), async move {
             let tools = || client.list_tools();
@@ -44,7 +47,7 @@ pub fn follow(
                 tools,
                 catalog: None,
             };
-            follower.follow(&client).await;
+            follower.follow(&client, notifications).await;
         })
         .await;
     })
@@ -92,13 +95,16 @@ async fn managed(server: Weak<Server>, prefix: String, manager: Arc<ClientManage
     loop {
         match manager.client(&name).await {
             Ok(client) => {
+                // Listened to before the list is read again, so that no change between
+                // them is missed.
+                let notifications = client.notifications();
                 // Back after an end: what it lists now.
                 if !first {
                     follower.remount().await;
                 }
                 first = false;
                 let started = tokio::time::Instant::now();
-                follower.follow(&client).await;
+                follower.follow(&client, notifications).await;
                 // Followed a good while: the next end is a new one, not more of the same.
                 if started.elapsed() > crate::client::manager::MAX_BACKOFF {
                     wait = crate::client::manager::FIRST_BACKOFF;
@@ -195,11 +201,15 @@ where
     F: Fn() -> Fut,
     Fut: Future<Output = Result<Vec<Tool>, ClientError>>,
 {
-    /// Follows `client`'s changes until its connection ends: its list changes, and the
-    /// updates of the resources it lists, passed on under their mounted URIs to the
-    /// server's clients that subscribed to them.
-    async fn follow(&mut self, client: &Client) {
-        let mut notifications = client.notifications();
+    /// Follows `client`'s changes, heard on `notifications` (taken before its list was
+    /// read), until its connection ends: its list changes, and the updates of the
+    /// resources it lists, passed on under their mounted URIs to the server's clients that
+    /// subscribed to them.
+    async fn follow(
+        &mut self,
+        client: &Client,
+        mut notifications: broadcast::Receiver<crate::client::Notification>,
+    ) {
         // Listened to again whenever the resources may have changed: the updates followed
         // are those of the resources listed.
         while self.follow_listed(client, &mut notifications).await == Next::Listen {}
