@@ -23,7 +23,7 @@ use super::session::{open_session, session_not_found, session_refusal};
 use crate::auth::AuthInfo;
 use crate::server::jsonrpc::{self, Id};
 use crate::server::listen::Listen;
-use crate::server::sessions::{EventId, EventKind, Events, GET_STREAM};
+use crate::server::sessions::{EventId, EventKind, Events, GET_STREAM, Read};
 use crate::server::{Notifier, PendingCall, Server, observe};
 use crate::telemetry::ServerOperation;
 
@@ -88,30 +88,7 @@ async fn session_stream(
         .read(session, GET_STREAM, resume.as_ref().map(|id| id.n))
         .await
     {
-        Ok(read) => match (&resume, read) {
-            (Some(id), Some(read)) => {
-                let after = id.n.min(read.last);
-                Start {
-                    after,
-                    missed: read.lost && read.last >= id.n,
-                    already: read
-                        .events
-                        .into_iter()
-                        .filter(|event| event.n > after)
-                        .collect(),
-                }
-            }
-            (Some(id), None) => Start {
-                after: 0,
-                missed: id.n > 0,
-                already: Vec::new(),
-            },
-            (None, read) => Start {
-                after: read.map_or(0, |read| read.last),
-                missed: false,
-                already: Vec::new(),
-            },
-        },
+        Ok(read) => start_of(resume.as_ref(), read),
         Err(error) => return session_refusal(&error),
     };
     let (send, queue) = notices();
@@ -126,6 +103,36 @@ async fn session_stream(
         start,
         (primes, (ended, lifetime), Box::new(guard)),
     )
+}
+
+/// Where a session's stream starts, from what its log's first read gave: after the event
+/// `resume` names, or at the log's end; events the client missed that are no longer kept
+/// make it read the lists again.
+fn start_of(resume: Option<&EventId>, read: Option<Read>) -> Start {
+    match (resume, read) {
+        (Some(id), Some(read)) => {
+            let after = id.n.min(read.last);
+            Start {
+                after,
+                missed: read.lost && read.last >= id.n,
+                already: read
+                    .events
+                    .into_iter()
+                    .filter(|event| event.n > after)
+                    .collect(),
+            }
+        }
+        (Some(id), None) => Start {
+            after: 0,
+            missed: id.n > 0,
+            already: Vec::new(),
+        },
+        (None, read) => Start {
+            after: read.map_or(0, |read| read.last),
+            missed: false,
+            already: Vec::new(),
+        },
+    }
 }
 
 /// The header a reconnecting client names the last event it received in.

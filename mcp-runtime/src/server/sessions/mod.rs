@@ -36,7 +36,7 @@ use std::time::Duration;
 use mcp_runtime_core::LoggingLevel;
 use serde_json::{Map, Value};
 
-pub(crate) use event::{Event, EventId, EventKind, GET_STREAM, stream_owner};
+pub(crate) use event::{Event, EventId, EventKind, GET_STREAM, Read, stream_owner};
 pub(crate) use events::Events;
 pub(crate) use streams::Streams;
 
