@@ -3,6 +3,7 @@
 //! notify before its answer, or with 202 for a notification or a response.
 
 use std::net::{IpAddr, SocketAddr};
+use std::pin::Pin;
 use std::sync::Arc;
 
 use axum::body::Bytes;
@@ -69,7 +70,10 @@ async fn post(state: Arc<HttpState>, request: Request) -> Response {
         Err(refusal) => return json_response(StatusCode::BAD_REQUEST, refusal.into_response()),
     };
     let carried = Carried::of(&incoming);
-    let response = answer(&state, auth, &headers, client.as_str(), incoming).await;
+    let response = match answer(&state, auth, &headers, client.as_str(), incoming) {
+        Answering::Now(response) => response,
+        Answering::Later(future) => future.await,
+    };
     Carried::mark(carried, response)
 }
 
@@ -98,30 +102,80 @@ async fn read_body(body: axum::body::Body, limit: usize) -> Result<Bytes, (Statu
     })
 }
 
+/// How a request is answered: at once, or by a future, boxed. Most calls without a
+/// session need nothing awaited; the handler's future, moved whole through every layer
+/// around it, would otherwise hold the largest of the others' and copy it at each move.
+enum Answering<'a> {
+    Now(Response),
+    Later(Pin<Box<dyn Future<Output = Response> + Send + 'a>>),
+}
+
+impl<'a> Answering<'a> {
+    fn later(future: impl Future<Output = Response> + Send + 'a) -> Self {
+        Self::Later(Box::pin(future))
+    }
+}
+
 /// The answer to `incoming`, a message read from a `POST` by `client`.
-async fn answer(
-    state: &Arc<HttpState>,
+fn answer<'a>(
+    state: &'a Arc<HttpState>,
     auth: Option<Arc<AuthInfo>>,
-    headers: &HeaderMap,
-    client: &str,
+    headers: &'a HeaderMap,
+    client: &'a str,
     incoming: Incoming,
-) -> Response {
+) -> Answering<'a> {
     let (mirrored, named) = mirrored_and_session(headers);
     let opening = crate::server::opening(&incoming);
+    let message = Message {
+        incoming,
+        mirrored,
+        opening,
+    };
     // The session a message names must be open, and its caller's; an `initialize` opens a
     // new one whatever it names.
-    let named = named.filter(|_| opening.is_none());
-    let session = match named {
-        Some(id) => match super::session::open_session(state, id, auth.as_deref()).await {
-            Ok(record) => Some((id, record)),
-            Err(refusal) => return refusal,
-        },
-        None => None,
+    let Some(id) = named.filter(|_| message.opening.is_none()) else {
+        return answer_in(state, auth, headers, client, message, None);
     };
-    // What is awaited past the fast path (an inline call answered at once) is boxed: its
-    // future would otherwise make this one, moved through every layer, kilobytes larger.
+    if let Some(found) = state.sessions.load_now(id) {
+        return match super::session::admitted(found, auth.as_deref()) {
+            Ok(record) => answer_in(state, auth, headers, client, message, Some((id, record))),
+            Err(refusal) => Answering::Now(refusal),
+        };
+    }
+    Answering::later(async move {
+        let record = match super::session::open_session(state, id, auth.as_deref()).await {
+            Ok(record) => record,
+            Err(refusal) => return refusal,
+        };
+        match answer_in(state, auth, headers, client, message, Some((id, record))) {
+            Answering::Now(response) => response,
+            Answering::Later(future) => future.await,
+        }
+    })
+}
+
+/// A message as read, with what its headers and its method say of it.
+struct Message<'a> {
+    incoming: Incoming,
+    mirrored: Mirrored<'a>,
+    opening: Option<Opening>,
+}
+
+/// The answer to `message` from `client`, in `session` when it names one.
+fn answer_in<'a>(
+    state: &'a Arc<HttpState>,
+    auth: Option<Arc<AuthInfo>>,
+    headers: &'a HeaderMap,
+    client: &'a str,
+    Message {
+        incoming,
+        mirrored,
+        opening,
+    }: Message<'a>,
+    session: Option<(&'a str, Arc<SessionRecord>)>,
+) -> Answering<'a> {
     if !matches!(incoming, Incoming::Request { .. } | Incoming::Call { .. }) {
-        return Box::pin(take_unanswered(state, client, incoming, &mirrored)).await;
+        return Answering::later(take_unanswered(state, client, incoming, mirrored));
     }
     let change = session.as_ref().and_then(|_| change_of(&incoming));
     let peer = peer(state, session.as_ref(), client, auth.clone());
@@ -141,40 +195,41 @@ async fn answer(
             };
             // Most answers need nothing more: they are sent as they are.
             if settled.is_plain(&answer) {
-                return answered(answer);
+                return Answering::Now(answered(answer));
             }
-            return Box::pin(settle(state, answer, settled, auth.as_deref(), client)).await;
+            return Answering::later(async move {
+                settle(state, answer, settled, auth.as_deref(), client).await
+            });
         }
         Step::Answered(None) => {
             observe::end(operation, None);
-            return StatusCode::ACCEPTED.into_response();
+            return Answering::Now(StatusCode::ACCEPTED.into_response());
         }
         // A listen stream lasts as long as the client keeps it: it takes no place among
         // the requests handled at once.
         Step::Listen(listen) => {
             observe::succeeded(operation);
-            return listen_stream(&state.server, &listen, client);
+            return Answering::Now(listen_stream(&state.server, &listen, client));
         }
-        Step::Await(awaiting) => return Box::pin(awaited(state, awaiting, operation)).await,
+        Step::Await(awaiting) => return Answering::later(awaited(state, awaiting, operation)),
         Step::Call(pending) => pending,
     };
     let permit = match state.server.admit(None) {
         Ok(permit) => permit,
-        Err(busy) => return busy_response(&pending.id, busy, operation),
+        Err(busy) => return Answering::Now(busy_response(&pending.id, busy, operation)),
     };
     let logging = logged.map(|(session, primes)| Logging {
         events: Arc::clone(state.sessions.events()),
         session: session.to_owned(),
         primes,
     });
-    Box::pin(run_call(
+    Answering::later(run_call(
         state,
         pending,
         headers,
         (permit, operation),
         logging,
     ))
-    .await
 }
 
 /// What an answered request's response still depends on: the session it named, what it
@@ -256,7 +311,7 @@ async fn take_unanswered(
     state: &HttpState,
     client: &str,
     incoming: Incoming,
-    mirrored: &Mirrored<'_>,
+    mirrored: Mirrored<'_>,
 ) -> Response {
     if let Some(version) = mirrored
         .version

@@ -22,8 +22,17 @@ pub(super) async fn open_session(
     id: &str,
     auth: Option<&AuthInfo>,
 ) -> Result<Arc<SessionRecord>, Response> {
+    admitted(state.sessions.load(id).await, auth)
+}
+
+/// The session found, `found`, when it is the caller's (whose access token names `auth`'s
+/// subject); else the response that refuses the request, as [`open_session`] says.
+pub(super) fn admitted(
+    found: Result<Option<Arc<SessionRecord>>, SessionError>,
+    auth: Option<&AuthInfo>,
+) -> Result<Arc<SessionRecord>, Response> {
     let subject = auth.and_then(AuthInfo::subject);
-    match state.sessions.load(id).await {
+    match found {
         Ok(Some(record)) if record.belongs_to(subject) => Ok(record),
         Ok(_) => Err(session_not_found()),
         Err(error) => Err(session_refusal(&error)),

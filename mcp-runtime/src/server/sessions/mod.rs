@@ -361,6 +361,19 @@ impl SessionStore {
         }
     }
 
+    /// The session `id` as [`Self::load`] finds it, when that needs nothing awaited: in
+    /// memory, or read from Redis within the last second. `None` when it must be awaited.
+    pub(crate) fn load_now(
+        &self,
+        id: &str,
+    ) -> Option<Result<Option<Arc<SessionRecord>>, SessionError>> {
+        match &self.kind {
+            Kind::Memory(memory) => Some(Ok(memory.load(id, &self.limits))),
+            #[cfg(feature = "redis")]
+            Kind::Redis(redis) => redis.load_now(id).map(|record| Ok(Some(record))),
+        }
+    }
+
     /// The session `id`, if it is open; using it starts its idle time again.
     pub(crate) async fn load(&self, id: &str) -> Result<Option<Arc<SessionRecord>>, SessionError> {
         match &self.kind {

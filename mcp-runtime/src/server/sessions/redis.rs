@@ -206,12 +206,17 @@ impl RedisSessions {
         }
     }
 
+    /// The session `id` as read within the last second, if it was.
+    pub(super) fn load_now(&self, id: &str) -> Option<Arc<SessionRecord>> {
+        self.recent.get(id, Instant::now())
+    }
+
     pub(super) async fn load(
         &self,
         id: &str,
         limits: &SessionLimits,
     ) -> Result<Option<Arc<SessionRecord>>, SessionError> {
-        if let Some(record) = self.recent.get(id, Instant::now()) {
+        if let Some(record) = self.load_now(id) {
             return Ok(Some(record));
         }
         let read = Instant::now();
