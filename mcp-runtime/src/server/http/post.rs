@@ -37,8 +37,10 @@ pub(super) fn post_mcp(
     super::guard::admitted(state, request, post)
 }
 
-/// A `POST /mcp` the guards admitted.
-async fn post(state: Arc<HttpState>, request: Request) -> Response {
+/// A `POST /mcp` the guards admitted. The request is taken apart before its future is made:
+/// the future holds what it reads of it (the headers, the client's address and access),
+/// not the request and its head besides, as an `async fn` taking the request would.
+fn post(state: Arc<HttpState>, request: Request) -> impl Future<Output = Response> {
     // The headers and what this handler reads of the extensions are taken, not copied as
     // their extractors would.
     let (mut parts, body) = request.into_parts();
@@ -50,31 +52,39 @@ async fn post(state: Arc<HttpState>, request: Request) -> Response {
     let auth = parts.extensions.get::<Arc<AuthInfo>>().cloned();
     // The rest of the head is not held while the body is read.
     drop(parts);
-    let body = match read_body(body, state.config.body_limit).await {
-        Ok(body) => body,
-        // Too large (413), or unreadable (400): said as a JSON-RPC error too.
-        Err((status, message)) => {
-            let error = crate::server::jsonrpc::error_response(
-                &Id::NONE,
-                crate::server::INVALID_REQUEST,
-                &message,
-                None,
-            );
-            return json_response(status, error);
-        }
-    };
-    // Request ids are the client's own: a cancellation reaches only calls from its address.
-    let client = ClientKey::of(address);
-    let incoming = match crate::server::parse(&body) {
-        Ok(incoming) => incoming,
-        Err(refusal) => return json_response(StatusCode::BAD_REQUEST, refusal.into_response()),
-    };
-    let carried = Carried::of(&incoming);
-    let response = match answer(&state, auth, &headers, client.as_str(), incoming) {
-        Answering::Now(response) => response,
-        Answering::Later(future) => future.await,
-    };
-    Carried::mark(carried, response)
+    async move {
+        let body = match read_body(body, state.config.body_limit).await {
+            Ok(body) => body,
+            // Too large (413), or unreadable (400): said as a JSON-RPC error too.
+            Err((status, message)) => {
+                let error = crate::server::jsonrpc::error_response(
+                    &Id::NONE,
+                    crate::server::INVALID_REQUEST,
+                    &message,
+                    None,
+                );
+                return json_response(status, error);
+            }
+        };
+        // Request ids are the client's own: a cancellation reaches only calls from its
+        // address.
+        let client = ClientKey::of(address);
+        // The message is moved into its answer, not held while it is awaited.
+        let (carried, answering) = match crate::server::parse(&body) {
+            Ok(incoming) => (
+                Carried::of(&incoming),
+                answer(&state, auth, &headers, client.as_str(), incoming),
+            ),
+            Err(refusal) => {
+                return json_response(StatusCode::BAD_REQUEST, refusal.into_response());
+            }
+        };
+        let response = match answering {
+            Answering::Now(response) => response,
+            Answering::Later(future) => future.await,
+        };
+        Carried::mark(carried, response)
+    }
 }
 
 /// The body of a request, read whole when it is at most `limit` bytes; else its status,
