@@ -201,7 +201,7 @@ pub fn router(server: Arc<Server>, config: HttpConfig) -> Router {
     Router::new()
         .route(
             "/mcp",
-            post(post::post_mcp)
+            post(post::PostMcp)
                 .get(sse::get_mcp)
                 .delete(sse::end_session)
                 .fallback(method_not_allowed),
