@@ -58,6 +58,7 @@ mod limit;
 mod logged;
 mod post;
 pub(super) mod reply;
+mod serve;
 mod session;
 mod sse;
 
@@ -162,7 +163,7 @@ fn test_state(server: Arc<Server>) -> Arc<HttpState> {
 ///
 /// A rate limit needs the client's address: serve the router with
 /// [`Router::into_make_service_with_connect_info::<SocketAddr>`](Router::into_make_service_with_connect_info),
-/// as [`serve_http`] does. Without it, every request counts against one shared allowance.
+/// or give each request its `ConnectInfo<SocketAddr>` as [`serve_http`] does. Without it, every request counts against one shared allowance.
 pub fn router(server: Arc<Server>, config: HttpConfig) -> Router {
     #[cfg(feature = "oauth")]
     let verifier = config
@@ -343,24 +344,14 @@ pub async fn serve_http(
 ) -> io::Result<()> {
     let listener = tokio::net::TcpListener::bind(address).await?;
     bound(listener.local_addr()?);
-    let service = router(server, config).into_make_service_with_connect_info::<SocketAddr>();
-    axum::serve(without_delay(listener), service)
-        .with_graceful_shutdown(super::stop_signal())
-        .await
+    serve::serve(listener, router(server, config), super::stop_signal()).await
 }
 
-/// `listener`, whose connections send each write at once (`TCP_NODELAY`). An event stream
-/// is written in parts (its head, then each event); with Nagle's algorithm a part waits
-/// for the client's acknowledgement of the one before, which a client delays by up to
-/// 40 ms, so that every streamed answer on a kept-alive connection would take that long.
-fn without_delay(
-    listener: tokio::net::TcpListener,
-) -> axum::serve::TapIo<tokio::net::TcpListener, fn(&mut tokio::net::TcpStream)> {
-    use axum::serve::ListenerExt;
-    listener.tap_io(no_delay)
-}
-
-fn no_delay(connection: &mut tokio::net::TcpStream) {
+/// Makes `connection` send each write at once (`TCP_NODELAY`). An event stream is written
+/// in parts (its head, then each event); with Nagle's algorithm a part waits for the
+/// client's acknowledgement of the one before, which a client delays by up to 40 ms, so
+/// that every streamed answer on a kept-alive connection would take that long.
+fn no_delay(connection: &tokio::net::TcpStream) {
     if let Err(err) = connection.set_nodelay(true) {
         tracing::debug!(error = %err, "TCP_NODELAY could not be set on a connection");
     }
@@ -381,12 +372,15 @@ impl HttpState {
 mod tests {
     #[tokio::test]
     async fn every_connection_sends_its_writes_at_once() {
-        use axum::serve::Listener;
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap();
-        let mut listener = super::without_delay(listener);
         let _client = tokio::net::TcpStream::connect(address).await.unwrap();
-        let (connection, _) = listener.accept().await;
+        let (connection, _) = listener.accept().await.unwrap();
+        assert!(
+            !connection.nodelay().unwrap(),
+            "Nagle's algorithm is on at first"
+        );
+        super::no_delay(&connection);
         assert!(connection.nodelay().unwrap(), "Nagle's algorithm is off");
     }
 }

@@ -1,0 +1,284 @@
+//! The HTTP server's connections: accepted, each served by hyper on a task of its own, until
+//! the process is asked to stop; then no connection is accepted, each connection answers
+//! the request it is reading or answering and closes, and the server returns once all
+//! have closed.
+//!
+//! In place of `axum::serve` with its graceful shutdown, whose every connection polls a
+//! channel each time it wakes (about 550 instructions a request): here a connection reads
+//! a flag, and leaves its waker where the stop can wake it only when the waker changes.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Waker};
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::ConnectInfo;
+use hyper_util::rt::TokioIo;
+use tokio::net::{TcpListener, TcpStream};
+use tower::Service;
+
+/// Serves `router` on `listener` until `stop` completes, then drains the connections.
+pub(super) async fn serve(
+    listener: TcpListener,
+    router: Router,
+    stop: impl Future<Output = ()>,
+) -> io::Result<()> {
+    let stopping = Arc::new(Stop::default());
+    // Each connection's task holds a sender: the receiver reads `None` once all have ended.
+    let (open, mut closed) = tokio::sync::mpsc::channel::<()>(1);
+    let mut stop = std::pin::pin!(stop);
+    loop {
+        let (connection, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(error) => {
+                    refused(error).await;
+                    continue;
+                }
+            },
+            () = &mut stop => break,
+        };
+        tokio::spawn(serve_connection(
+            connection,
+            peer,
+            router.clone(),
+            Arc::clone(&stopping),
+            open.clone(),
+        ));
+    }
+    drop(listener);
+    stopping.raise();
+    drop(open);
+    closed.recv().await;
+    Ok(())
+}
+
+/// After a failed `accept`: nothing for a connection the client gave up on; else (out of
+/// file descriptors, say) the error is logged and accepting waits a second, as hyper's
+/// server did, rather than spinning.
+async fn refused(error: io::Error) {
+    if matches!(
+        error.kind(),
+        io::ErrorKind::ConnectionRefused
+            | io::ErrorKind::ConnectionAborted
+            | io::ErrorKind::ConnectionReset
+    ) {
+        return;
+    }
+    tracing::error!(%error, "a connection could not be accepted");
+    tokio::time::sleep(Duration::from_secs(1)).await;
+}
+
+/// Serves one connection from `peer` until it closes, or ends it gracefully once the server
+/// stops. Its requests carry `ConnectInfo` with the peer's address.
+async fn serve_connection(
+    connection: TcpStream,
+    peer: SocketAddr,
+    router: Router,
+    stopping: Arc<Stop>,
+    _open: tokio::sync::mpsc::Sender<()>,
+) {
+    super::no_delay(&connection);
+    let service = hyper::service::service_fn(move |mut request: hyper::Request<_>| {
+        request.extensions_mut().insert(ConnectInfo(peer));
+        // `Router::call` takes it mutably; a clone of it is one reference counted.
+        router.clone().call(request)
+    });
+    let served = hyper::server::conn::http1::Builder::new()
+        .serve_connection(TokioIo::new(connection), service);
+    let mut served = std::pin::pin!(served);
+    let mut watch = Watch::new(stopping);
+    let mut ending = false;
+    let result = std::future::poll_fn(|cx| {
+        if !ending && watch.stopped(cx) {
+            served.as_mut().graceful_shutdown();
+            ending = true;
+        }
+        served.as_mut().poll(cx)
+    })
+    .await;
+    if let Err(error) = result {
+        tracing::trace!(%error, "a connection ended in error");
+    }
+}
+
+/// Whether the server is stopping, and the wakers of the connections to tell when it does.
+#[derive(Default)]
+struct Stop {
+    stopping: AtomicBool,
+    next: AtomicU64,
+    waiting: Mutex<HashMap<u64, Waker>>,
+}
+
+impl Stop {
+    /// Stops: every connection is woken, to end.
+    fn raise(&self) {
+        self.stopping.store(true, Ordering::Release);
+        let waiting = std::mem::take(&mut *self.lock());
+        for waker in waiting.into_values() {
+            waker.wake();
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Waker>> {
+        self.waiting.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// One connection's watch on [`Stop`]: its waker, left there while it is the one its task
+/// is polled with, and taken away when the connection ends.
+struct Watch {
+    stop: Arc<Stop>,
+    id: u64,
+    waker: Option<Waker>,
+}
+
+impl Watch {
+    fn new(stop: Arc<Stop>) -> Self {
+        let id = stop.next.fetch_add(1, Ordering::Relaxed);
+        Self {
+            stop,
+            id,
+            waker: None,
+        }
+    }
+
+    /// Whether the server is stopping; if not, `cx`'s waker is where the stop wakes it.
+    fn stopped(&mut self, cx: &Context<'_>) -> bool {
+        if self.stop.stopping.load(Ordering::Acquire) {
+            return true;
+        }
+        if self
+            .waker
+            .as_ref()
+            .is_some_and(|waker| waker.will_wake(cx.waker()))
+        {
+            return false;
+        }
+        self.waker = Some(cx.waker().clone());
+        self.stop.lock().insert(self.id, cx.waker().clone());
+        // A stop raised before the waker was left would not wake it: read the flag again.
+        self.stop.stopping.load(Ordering::Acquire)
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        if self.waker.is_some() {
+            self.stop.lock().remove(&self.id);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::task::Wake;
+
+    use axum::routing::get;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    use super::*;
+
+    /// Sends a `GET` of `path` on `connection` and reads its answer's first bytes.
+    async fn get_on(connection: &mut TcpStream, path: &str) -> String {
+        let request = format!("GET {path} HTTP/1.1\r\nhost: test\r\n\r\n");
+        connection.write_all(request.as_bytes()).await.unwrap();
+        let mut answer = vec![0; 1024];
+        let read = connection.read(&mut answer).await.unwrap();
+        String::from_utf8_lossy(&answer[..read]).into_owned()
+    }
+
+    #[tokio::test]
+    async fn a_stop_answers_the_request_in_flight_and_closes_idle_connections() {
+        let (started, mut slow_started) = tokio::sync::mpsc::channel::<()>(1);
+        let router = Router::new()
+            .route("/quick", get(|| async { "quick" }))
+            .route(
+                "/slow",
+                get(move || async move {
+                    started.send(()).await.unwrap();
+                    tokio::time::sleep(Duration::from_millis(300)).await;
+                    "slow"
+                }),
+            )
+            .route(
+                "/peer",
+                get(|ConnectInfo(peer): ConnectInfo<SocketAddr>| async move { peer.to_string() }),
+            );
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let server = tokio::spawn(serve(listener, router, async {
+            let _ = stopped.await;
+        }));
+
+        // A connection kept alive and idle, and one whose request is being answered.
+        let mut idle = TcpStream::connect(address).await.unwrap();
+        let answer = get_on(&mut idle, "/peer").await;
+        let peer = idle.local_addr().unwrap().to_string();
+        assert!(
+            answer.ends_with(&peer),
+            "each request knows its peer: {answer}"
+        );
+        let mut busy = TcpStream::connect(address).await.unwrap();
+        let slow = tokio::spawn(async move { get_on(&mut busy, "/slow").await });
+        slow_started.recv().await.unwrap();
+
+        stop.send(()).unwrap();
+        let answer = slow.await.unwrap();
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+        assert!(
+            answer.ends_with("slow"),
+            "the request in flight is answered: {answer}"
+        );
+        let mut rest = Vec::new();
+        let closed = tokio::time::timeout(Duration::from_secs(5), idle.read_to_end(&mut rest));
+        assert!(closed.await.is_ok(), "the idle connection is closed");
+        tokio::time::timeout(Duration::from_secs(5), server)
+            .await
+            .expect("the server returns once its connections are closed")
+            .unwrap()
+            .unwrap();
+        assert!(
+            TcpStream::connect(address).await.is_err(),
+            "nothing is accepted"
+        );
+    }
+
+    struct Count(AtomicU64);
+
+    impl Wake for Count {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    #[test]
+    fn a_stop_wakes_each_watching_connection_once_and_forgets_them() {
+        let stop = Arc::new(Stop::default());
+        let woken = Arc::new(Count(AtomicU64::new(0)));
+        let waker = Waker::from(Arc::clone(&woken));
+        let cx = Context::from_waker(&waker);
+        let mut watches: Vec<Watch> = (0..3).map(|_| Watch::new(Arc::clone(&stop))).collect();
+        for watch in &mut watches {
+            assert!(!watch.stopped(&cx));
+            // Polled again with the same waker: nothing new is left.
+            assert!(!watch.stopped(&cx));
+        }
+        assert_eq!(stop.lock().len(), 3);
+        // A connection that ended is not woken.
+        watches.pop();
+        assert_eq!(stop.lock().len(), 2);
+        stop.raise();
+        assert_eq!(woken.0.load(Ordering::SeqCst), 2);
+        assert!(stop.lock().is_empty());
+        assert!(watches.iter_mut().all(|watch| watch.stopped(&cx)));
+        // One that starts watching after the stop sees it at once.
+        assert!(Watch::new(Arc::clone(&stop)).stopped(&cx));
+    }
+}
