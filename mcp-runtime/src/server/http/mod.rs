@@ -163,8 +163,14 @@ fn test_state(server: Arc<Server>) -> Arc<HttpState> {
 ///
 /// A rate limit needs the client's address: serve the router with
 /// [`Router::into_make_service_with_connect_info::<SocketAddr>`](Router::into_make_service_with_connect_info),
-/// or give each request its `ConnectInfo<SocketAddr>` as [`serve_http`] does. Without it, every request counts against one shared allowance.
+/// or give each request its `ConnectInfo<SocketAddr>` as [`serve_http`] does. Without it,
+/// every request counts against one shared allowance.
 pub fn router(server: Arc<Server>, config: HttpConfig) -> Router {
+    routes(server, config).0
+}
+
+/// The router serving `server`, and the state its `/mcp` handlers share.
+fn routes(server: Arc<Server>, config: HttpConfig) -> (Router, Arc<HttpState>) {
     #[cfg(feature = "oauth")]
     let verifier = config
         .oauth
@@ -199,7 +205,7 @@ pub fn router(server: Arc<Server>, config: HttpConfig) -> Router {
         Arc::clone(&state),
         guard::guard,
     ));
-    Router::new()
+    let router = Router::new()
         .route(
             "/mcp",
             post(post::PostMcp)
@@ -208,7 +214,8 @@ pub fn router(server: Arc<Server>, config: HttpConfig) -> Router {
                 .fallback(method_not_allowed),
         )
         .merge(others)
-        .with_state(state)
+        .with_state(Arc::clone(&state));
+    (router, state)
 }
 
 /// 404 for a path nothing is served at.
@@ -344,7 +351,8 @@ pub async fn serve_http(
 ) -> io::Result<()> {
     let listener = tokio::net::TcpListener::bind(address).await?;
     bound(listener.local_addr()?);
-    serve::serve(listener, router(server, config), super::stop_signal()).await
+    let (router, state) = routes(server, config);
+    serve::serve(listener, router, state, super::stop_signal()).await
 }
 
 /// Makes `connection` send each write at once (`TCP_NODELAY`). An event stream is written

@@ -8,6 +8,7 @@
 //! a flag, and leaves its waker where the stop can wake it only when the waker changes.
 
 use std::collections::HashMap;
+use std::convert::Infallible;
 use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
@@ -17,15 +18,26 @@ use std::task::{Context, Waker};
 use std::time::Duration;
 
 use axum::Router;
+use axum::body::Body;
 use axum::extract::ConnectInfo;
+use axum::handler::Handler;
+use axum::http::Method;
+use futures_util::FutureExt;
+use futures_util::future::Either;
+use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
 use tokio::net::{TcpListener, TcpStream};
 use tower::Service;
 
+use super::HttpState;
+use super::post::PostMcp;
+
 /// Serves `router` on `listener` until `stop` completes, then drains the connections.
+/// `POST /mcp` is handed to its handler with `state` directly (below).
 pub(super) async fn serve(
     listener: TcpListener,
     router: Router,
+    state: Arc<HttpState>,
     stop: impl Future<Output = ()>,
 ) -> io::Result<()> {
     let stopping = Arc::new(Stop::default());
@@ -46,7 +58,7 @@ pub(super) async fn serve(
         tokio::spawn(serve_connection(
             connection,
             peer,
-            router.clone(),
+            (router.clone(), Arc::clone(&state)),
             Arc::clone(&stopping),
             open.clone(),
         ));
@@ -76,18 +88,27 @@ async fn refused(error: io::Error) {
 
 /// Serves one connection from `peer` until it closes, or ends it gracefully once the server
 /// stops. Its requests carry `ConnectInfo` with the peer's address.
+///
+/// `POST /mcp`, nearly every request, goes straight to its handler: the router would take
+/// it there after matching its path, putting its (no) parameters into the request, and
+/// boxing its future, a thousand instructions a request. The route has no layer of its
+/// own (its handler guards and logs its requests), so what it is answered is the same.
 async fn serve_connection(
     connection: TcpStream,
     peer: SocketAddr,
-    router: Router,
+    (router, state): (Router, Arc<HttpState>),
     stopping: Arc<Stop>,
     _open: tokio::sync::mpsc::Sender<()>,
 ) {
     super::no_delay(&connection);
-    let service = hyper::service::service_fn(move |mut request: hyper::Request<_>| {
+    let service = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
         request.extensions_mut().insert(ConnectInfo(peer));
+        if request.method() == Method::POST && request.uri().path() == "/mcp" {
+            let posted = PostMcp.call(request.map(Body::new), Arc::clone(&state));
+            return Either::Left(posted.map(Ok::<_, Infallible>));
+        }
         // `Router::call` takes it mutably; a clone of it is one reference counted.
-        router.clone().call(request)
+        Either::Right(router.clone().call(request))
     });
     let served = hyper::server::conn::http1::Builder::new()
         .serve_connection(TokioIo::new(connection), service);
@@ -213,7 +234,11 @@ mod tests {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap();
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let server = tokio::spawn(serve(listener, router, async {
+        let mcp = Arc::new(crate::server::Server::new(
+            crate::Registry::builder().build().unwrap(),
+        ));
+        let state = super::super::test_state(mcp);
+        let server = tokio::spawn(serve(listener, router, state, async {
             let _ = stopped.await;
         }));
 
@@ -224,6 +249,22 @@ mod tests {
         assert!(
             answer.ends_with(&peer),
             "each request knows its peer: {answer}"
+        );
+        // `POST /mcp` is answered by the MCP handler, which the test's router lacks.
+        let ping = r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#;
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nhost: test\r\ncontent-type: application/json\r\n\
+             accept: application/json, text/event-stream\r\ncontent-length: {}\r\n\r\n{ping}",
+            ping.len()
+        );
+        idle.write_all(request.as_bytes()).await.unwrap();
+        let mut answer = vec![0; 1024];
+        let read = idle.read(&mut answer).await.unwrap();
+        let answer = String::from_utf8_lossy(&answer[..read]);
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+        assert!(
+            answer.ends_with(r#"{"jsonrpc":"2.0","id":7,"result":{}}"#),
+            "{answer}"
         );
         let mut busy = TcpStream::connect(address).await.unwrap();
         let slow = tokio::spawn(async move { get_on(&mut busy, "/slow").await });
