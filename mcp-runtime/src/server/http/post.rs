@@ -162,7 +162,7 @@ fn answer<'a>(
     if let Some(found) = state.sessions.load_now(id) {
         return match super::session::admitted(found, auth.as_deref()) {
             Ok(record) => answer_in(state, auth, headers, client, message, Some((id, record))),
-            Err(refusal) => Answering::Now(refusal),
+            Err(refused) => Answering::Now(refused.response()),
         };
     }
     Answering::later(async move {

@@ -22,20 +22,38 @@ pub(super) async fn open_session(
     id: &str,
     auth: Option<&AuthInfo>,
 ) -> Result<Arc<SessionRecord>, Response> {
-    admitted(state.sessions.load(id).await, auth)
+    admitted(state.sessions.load(id).await, auth).map_err(|refused| refused.response())
 }
 
 /// The session found, `found`, when it is the caller's (whose access token names `auth`'s
-/// subject); else the response that refuses the request, as [`open_session`] says.
+/// subject); else why it is refused.
 pub(super) fn admitted(
     found: Result<Option<Arc<SessionRecord>>, SessionError>,
     auth: Option<&AuthInfo>,
-) -> Result<Arc<SessionRecord>, Response> {
+) -> Result<Arc<SessionRecord>, Refused> {
     let subject = auth.and_then(AuthInfo::subject);
     match found {
         Ok(Some(record)) if record.belongs_to(subject) => Ok(record),
-        Ok(_) => Err(session_not_found()),
-        Err(error) => Err(session_refusal(&error)),
+        Ok(_) => Err(Refused::NotFound),
+        Err(error) => Err(Refused::Store(error)),
+    }
+}
+
+/// Why a request's session is refused.
+pub(super) enum Refused {
+    /// Not open, or not the caller's: the two are not told apart.
+    NotFound,
+    /// The store failed, or the client holds as many sessions as it may.
+    Store(SessionError),
+}
+
+impl Refused {
+    /// The response that refuses the request: 404, or as [`session_refusal`] says.
+    pub(super) fn response(&self) -> Response {
+        match self {
+            Self::NotFound => session_not_found(),
+            Self::Store(error) => session_refusal(error),
+        }
     }
 }
 
