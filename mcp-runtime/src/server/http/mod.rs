@@ -36,8 +36,10 @@
 //! `Mcp-Name`, `Mcp-Param-*`) or client capabilities are not as the revision asks gets 400,
 //! and a method the revision does not have 404.
 //!
-//! The router is here; the guards are in `guard.rs`, `POST` in `post.rs`, the streams in
-//! `sse.rs`, the rate limits in `limit.rs`. What OAuth shares with the transport, the
+//! The router is here; the connections [`serve_http`] accepts are served in `serve.rs`,
+//! which hands `POST /mcp` to its handler directly and every other request to the router;
+//! the guards are in `guard.rs`, `POST` in `post.rs`, the streams in `sse.rs`, the rate
+//! limits in `limit.rs`. What OAuth shares with the transport, the
 //! headers read and the JSON answer written, is in `headers.rs` and `reply.rs`, which import
 //! nothing of the rest.
 
