@@ -73,6 +73,10 @@ pub use limit::{ParseRateLimitError, RATE_LIMITED, RateLimitConfig};
 /// The `tracing` target of the line each HTTP request is logged with, at `info`.
 pub const REQUEST_TARGET: &str = "mcp_runtime::http";
 
+/// The path MCP is served at: routed by the router, and taken straight to its handler by
+/// the connections [`serve_http`] serves.
+const MCP_PATH: &str = "/mcp";
+
 /// How the HTTP transport guards its endpoint.
 #[derive(Debug, Clone)]
 pub struct HttpConfig {
@@ -209,7 +213,7 @@ fn routes(server: Arc<Server>, config: HttpConfig) -> (Router, Arc<HttpState>) {
     ));
     let router = Router::new()
         .route(
-            "/mcp",
+            MCP_PATH,
             post(post::PostMcp)
                 .get(sse::get_mcp)
                 .delete(sse::end_session)
@@ -271,7 +275,7 @@ pub fn check_metrics_path(path: &str) -> Result<(), MetricsPathError> {
     if !path.starts_with('/') {
         return Err(MetricsPathError::NotAbsolute(path.to_owned()));
     }
-    if path == "/mcp" {
+    if path == MCP_PATH {
         return Err(MetricsPathError::TakenByMcp(path.to_owned()));
     }
     if path

@@ -29,8 +29,8 @@ use hyper_util::rt::TokioIo;
 use tokio::net::{TcpListener, TcpStream};
 use tower::Service;
 
-use super::HttpState;
 use super::post::PostMcp;
+use super::{HttpState, MCP_PATH};
 
 /// Serves `router` on `listener` until `stop` completes, then drains the connections.
 /// `POST /mcp` is handed to its handler with `state` directly (below).
@@ -103,7 +103,7 @@ async fn serve_connection(
     super::no_delay(&connection);
     let service = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
         request.extensions_mut().insert(ConnectInfo(peer));
-        if request.method() == Method::POST && request.uri().path() == "/mcp" {
+        if request.method() == Method::POST && request.uri().path() == MCP_PATH {
             let posted = PostMcp.call(request.map(Body::new), Arc::clone(&state));
             return Either::Left(posted.map(Ok::<_, Infallible>));
         }
