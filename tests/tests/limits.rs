@@ -1,11 +1,13 @@
 //! `serve`'s per-tool limits, end to end: the quickstart served over HTTP with
-//! `--tool-rate-limit`, alone and as two replicas sharing one Redis (`--limit-store`);
+//! `--tool-rate-limit`, alone and as two replicas sharing one Redis (`--limit-store`), and
+//! over stdio, where an inline tool's call runs from its arguments' text;
 //! what a call does when that Redis dies (`--limit-store-fail`); `--tool-cache`'s cached
 //! answers; and the usage errors of malformed flags.
 //!
 //! `scripts/test.sh` installs redis-server; without it this test fails rather than skips.
 
-use std::process::Command;
+use std::io::Write;
+use std::process::{Command, Stdio};
 
 use mcp_tests::redis::Redis;
 use mcp_tests::{HttpServer, quickstart_bin};
@@ -90,6 +92,57 @@ fn the_fourth_call_of_three_a_minute_is_refused_with_when_to_retry() {
         assert_answered(&call(&runtime, &server.url(), a), a);
     }
     assert_limited(&call(&runtime, &server.url(), 3));
+}
+
+/// Over stdio, on the handshake's wire, a call of an inline tool is run from its arguments'
+/// text. Its limits admit it once, whether it runs there or its arguments do not read into
+/// the tool's parameters and it goes the ordinary way, which names the wrong argument.
+#[test]
+fn a_limited_call_counts_once_whichever_way_it_runs() {
+    let mut child = Command::new(quickstart_bin())
+        .args(["serve", "--stdio", "--quiet"])
+        .args(["--tool-rate-limit", "calculator.add=3/min"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the quickstart starts");
+    let mut lines = vec![
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "limits", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    ];
+    let arguments = [
+        json!({"a": "two", "b": 1}),
+        json!({"a": 1, "b": 1}),
+        json!({"a": 2, "b": 1}),
+        json!({"a": 3, "b": 1}),
+    ];
+    for (id, arguments) in (1..).zip(arguments) {
+        lines.push(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": TOOL, "arguments": arguments}}));
+    }
+    let mut stdin = child.stdin.take().expect("stdin");
+    for line in &lines {
+        writeln!(stdin, "{line}").expect("the server reads");
+    }
+    drop(stdin);
+    let output = child.wait_with_output().expect("the server ends");
+    let mut results = std::collections::BTreeMap::new();
+    for line in String::from_utf8_lossy(&output.stdout).lines() {
+        let answer: Value = serde_json::from_str(line).expect("a JSON line");
+        results.insert(
+            answer["id"].as_i64().expect("an id"),
+            answer["result"].clone(),
+        );
+    }
+    let wrong = &results[&1];
+    assert_eq!(error_of(wrong)["error_type"], "ValidationError", "{wrong}");
+    assert!(wrong.to_string().contains("`/a`"), "{wrong}");
+    assert_answered(&results[&2], 1);
+    assert_answered(&results[&3], 2);
+    assert_limited(&results[&4]);
 }
 
 #[test]

@@ -90,6 +90,7 @@ impl<'r, O: Options + Default + 'r> Start<'r, O> {
             &self.name,
             &mut self.arguments,
             self.options.borrowed(),
+            None,
         ) {
             First::Done(result) => Begun::Finished(result),
             First::Rest(tool, None) => Begun::Running(self.running(tool)),
@@ -146,22 +147,25 @@ impl<'r, O: Options + Default + 'r> Start<'r, O> {
     }
 }
 
-/// What the layers asked directly gave a call [`Registry::call_at_once`] could not finish
-/// without waiting: the layers it has passed, and the tickets it holds.
-#[derive(Debug)]
+/// What the layers asked directly gave a call that [`Registry::call_text_at_once`] or
+/// [`Registry::call_at_once`] could not finish: the layers it has passed, and the tickets
+/// it holds. None when no layer was asked.
+#[derive(Debug, Default)]
 pub(crate) struct Passed(Option<(Arc<Wrapping>, Admitted)>);
 
 impl Registry {
     /// Runs `call` with `options` if that takes no wait: an inline tool, every layer around
-    /// it admitting the call at once (the crate's limits). Otherwise `call` is left as it
-    /// was, for [`Registry::call_passed`], with what those layers gave it.
+    /// it admitting the call at once (the crate's limits). The layers `passed` names are
+    /// not asked again. Otherwise `call` is left as it was, for [`Registry::call_passed`],
+    /// with what those layers gave it.
     pub(crate) fn call_at_once(
         &self,
         call: &mut MCPToolCall,
         options: &CallOptions,
+        passed: Passed,
     ) -> Result<MCPToolResult, Passed> {
         let mut arguments = Value::Object(std::mem::take(&mut call.arguments));
-        match first_step(self, &call.tool_name, &mut arguments, options) {
+        match first_step(self, &call.tool_name, &mut arguments, options, passed.0) {
             First::Done(result) => Ok(result),
             First::Rest(_, passed) => {
                 if let Value::Object(map) = arguments {
@@ -194,36 +198,62 @@ impl Registry {
     /// Runs the call of the tool `name` with the arguments whose JSON text (an object) is
     /// `text`, if its tool reads them straight from it ([`Handler::InlineText`]) and
     /// nothing else must: an inline tool that needs no check nor confirmation first, and
-    /// that no layer wraps, in a registry with lenient arguments off. `None`, nothing run, for any
-    /// other call, or when the text does not read into the tool's parameters, or writes a
-    /// key twice: the call then goes the ordinary way ([`Registry::call_at_once`]), which
-    /// names what is wrong.
+    /// whose layers, if any, are the crate's limits and admit it at once (or refuse it: a
+    /// failure), in a registry with lenient arguments off. For any other call, or when the
+    /// text does not read into the tool's parameters, or writes a key twice, what the
+    /// layers gave it: the call then goes the ordinary way ([`Registry::call_at_once`]),
+    /// which names what is wrong and asks no layer twice.
     pub(crate) fn call_text_at_once(
         &self,
         name: &ToolName,
         text: &str,
         options: &CallOptions,
-    ) -> Option<execute::Ran> {
+    ) -> Result<execute::Ran, Passed> {
+        let declined = || Err(Passed::default());
         if self.settings.lenient_arguments {
-            return None;
+            return declined();
         }
-        let tool = self.tools.get(name.as_str()).filter(|tool| tool.enabled)?;
-        let Handler::InlineText(_, invoke) = tool.handler else {
-            return None;
+        let Some(tool) = self.tools.get(name.as_str()).filter(|tool| tool.enabled) else {
+            return declined();
         };
-        // A layer around the tool admits or refuses the call first: the ordinary way.
-        if self.layers.for_tool(tool).is_some() {
-            return None;
-        }
+        let Handler::InlineText(_, invoke) = tool.handler else {
+            return declined();
+        };
         let built = tool.built();
         if built.error.is_some() || built.is_guarded() || self.awaits_before(built) {
-            return None;
+            return declined();
         }
         // A key written twice is refused, wherever it is: the ordinary way names it.
         if !built.validation.keys_once(text) {
-            return None;
+            return declined();
         }
-        execute::run_inline_text(tool, built, invoke, text, options, &self.settings)
+        let Some(wrapping) = self.layers.for_tool(tool) else {
+            return execute::run_inline_text(tool, built, invoke, text, options, &self.settings)
+                .ok_or_else(Passed::default);
+        };
+        let mut admitted = Admitted::default();
+        if wrapping.tower.is_none() {
+            let caller = options.caller();
+            let item = Item {
+                name: &wrapping.name,
+                caller: &caller,
+                timeout: self.timeout_of(tool),
+                cancellation: options.cancellation(),
+            };
+            match wrapping.admit_now(&item, &mut admitted) {
+                Err(refused) => return Ok(execute::Ran::Result(MCPToolResult::failure(refused))),
+                Ok(true) => {
+                    // Admitted: the tool runs as with no layer, the tickets held until it ends.
+                    if let Some(ran) =
+                        execute::run_inline_text(tool, built, invoke, text, options, &self.settings)
+                    {
+                        return Ok(ran);
+                    }
+                }
+                Ok(false) => {}
+            }
+        }
+        Err(Passed(Some((wrapping, admitted))))
     }
 }
 
@@ -243,6 +273,7 @@ pub(super) fn first_step<'r>(
     name: &ToolName,
     arguments: &mut Value,
     options: &CallOptions,
+    passed: Option<(Arc<Wrapping>, Admitted)>,
 ) -> First<'r> {
     let Some(tool) = registry
         .tools
@@ -262,8 +293,14 @@ pub(super) fn first_step<'r>(
     // confirm it first, which takes an await.
     let inline = inline_invoke(registry, tool);
     let mut wrapped = None;
-    if let Some(wrapping) = registry.layers.for_tool(tool) {
-        let mut admitted = Admitted::default();
+    let wrapping = match passed {
+        Some(passed) => Some(passed),
+        None => registry
+            .layers
+            .for_tool(tool)
+            .map(|wrapping| (wrapping, Admitted::default())),
+    };
+    if let Some((wrapping, mut admitted)) = wrapping {
         let caller = options.caller();
         let item = Item {
             name: &wrapping.name,

@@ -137,20 +137,22 @@ impl Server {
         }
         // A tool that awaits is left as a layer that must wait leaves it.
         let options = pending.given_up(CallOptions::new().with_update_sink(self.update_sink()));
+        let mut passed = Passed::default();
         if let Some(text) = &pending.text {
             let registry = &pending.snapshot.registry;
-            if let Some(ran) =
-                registry.call_text_at_once(&pending.call.tool_name, text.get(), &options)
-            {
-                let (id, stateless) = (&pending.id, pending.stateless);
-                let (text, failed) = match ran {
-                    Ran::Data(data) => (self.respond_data(id, stateless, data), false),
-                    Ran::Result(result) => {
-                        let failed = result.status() == ToolStatus::Failure;
-                        (self.respond_call(id, stateless, result), failed)
-                    }
-                };
-                return Step::Answered(Some(Answer::called(text, failed)));
+            match registry.call_text_at_once(&pending.call.tool_name, text.get(), &options) {
+                Ok(ran) => {
+                    let (id, stateless) = (&pending.id, pending.stateless);
+                    let (text, failed) = match ran {
+                        Ran::Data(data) => (self.respond_data(id, stateless, data), false),
+                        Ran::Result(result) => {
+                            let failed = result.status() == ToolStatus::Failure;
+                            (self.respond_call(id, stateless, result), failed)
+                        }
+                    };
+                    return Step::Answered(Some(Answer::called(text, failed)));
+                }
+                Err(left) => passed = left,
             }
             if let Err(answer) = pending.read_text() {
                 return Step::Answered(Some(answer));
@@ -159,7 +161,7 @@ impl Server {
         match pending
             .snapshot
             .registry
-            .call_at_once(&mut pending.call, &options)
+            .call_at_once(&mut pending.call, &options, passed)
         {
             Ok(result) => {
                 let failed = result.status() == ToolStatus::Failure;
