@@ -3,6 +3,7 @@
 //! trace its `_meta` carries), and its end, read from the answer. While telemetry is off,
 //! one atomic load and nothing else.
 
+use std::borrow::Cow;
 use std::future::Future;
 
 use mcp_runtime_core::method::Method;
@@ -146,11 +147,12 @@ pub(crate) fn negotiated(incoming: &Incoming) -> Option<&'static str> {
 }
 
 /// `jsonrpc.request.id`: a string id as itself, a number as written.
-fn request_id(id: &Id) -> Option<String> {
+fn request_id(id: &Id) -> Option<Cow<'_, str>> {
     let written = id.written()?;
     if written.starts_with('"') {
-        id.as_string()
+        id.as_string().map(Cow::Owned)
     } else {
-        Some(written.to_owned())
+        // A number, as it was written: no copy.
+        Some(Cow::Borrowed(written))
     }
 }

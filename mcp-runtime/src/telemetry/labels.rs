@@ -29,18 +29,37 @@ pub(super) struct Labels {
 #[cfg_attr(not(any(feature = "http", feature = "otel")), allow(dead_code))]
 impl Labels {
     pub(super) fn of(operation: &Operation<'_>) -> Self {
-        let (tool, prompt) = match operation.target {
-            Target::Tool(name) => (Some(name.to_owned()), None),
-            Target::Prompt(name) => (None, Some(name.to_owned())),
-            Target::None | Target::Resource(_) => (None, None),
-        };
+        let (tool, prompt) = named(operation.target);
         Self {
             method: operation.method.to_owned(),
-            tool,
-            prompt,
+            tool: tool.map(str::to_owned),
+            prompt: prompt.map(str::to_owned),
             protocol_version: operation.protocol_version.map(str::to_owned),
             transport: operation.transport.as_str(),
         }
+    }
+
+    /// Whether these are the labels of `operation`, without making them.
+    #[cfg(feature = "otel")]
+    pub(super) fn are_of(&self, operation: &Operation<'_>) -> bool {
+        let (tool, prompt) = named(operation.target);
+        self.method == operation.method
+            && self.tool.as_deref() == tool
+            && self.prompt.as_deref() == prompt
+            && self.protocol_version.as_deref() == operation.protocol_version
+            && self.transport == operation.transport.as_str()
+    }
+
+    /// A hash of the labels of `operation`, without making them: equal labels hash
+    /// alike.
+    #[cfg(feature = "otel")]
+    pub(super) fn hash_of(operation: &Operation<'_>) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = rustc_hash::FxHasher::default();
+        let (tool, prompt) = named(operation.target);
+        (operation.method, tool, prompt, operation.protocol_version).hash(&mut hasher);
+        operation.transport.as_str().hash(&mut hasher);
+        hasher.finish()
     }
 
     /// The pairs of attribute name and value, the absent ones left out; `error.type` last,
@@ -61,5 +80,14 @@ impl Labels {
         ]
         .into_iter()
         .filter_map(|(key, value)| value.map(|value| (key, value)))
+    }
+}
+
+/// The tool and the prompt a target names, each where it names one.
+fn named(target: Target<'_>) -> (Option<&str>, Option<&str>) {
+    match target {
+        Target::Tool(name) => (Some(name), None),
+        Target::Prompt(name) => (None, Some(name)),
+        Target::None | Target::Resource(_) => (None, None),
     }
 }

@@ -37,9 +37,13 @@
 #[cfg(feature = "otel")]
 mod export;
 mod labels;
+#[cfg(feature = "otel")]
+mod metrics;
 #[cfg(feature = "http")]
 mod prometheus;
 mod record;
+#[cfg(feature = "otel")]
+mod spans;
 #[cfg(all(test, feature = "otel"))]
 mod tests;
 #[cfg(feature = "otel")]
@@ -353,15 +357,15 @@ pub enum TelemetryError {
     /// It was turned on before, in this process: it is turned on once.
     #[error("telemetry is already installed in this process")]
     AlreadyInstalled,
-    /// The OTLP exporter could not be built from the environment's settings.
+    /// The thread that exports spans and metrics over OTLP could not be started.
     #[cfg(feature = "otel")]
-    #[error("the OTLP exporter for `{endpoint}` could not be built")]
-    Otlp {
+    #[error("the OTLP exporter for `{endpoint}` could not be started")]
+    ExportThread {
         /// `OTEL_EXPORTER_OTLP_ENDPOINT`.
         endpoint: String,
         /// Why.
         #[source]
-        source: opentelemetry_otlp::ExporterBuildError,
+        source: std::io::Error,
     },
 }
 

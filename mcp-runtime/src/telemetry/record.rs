@@ -6,7 +6,9 @@ use std::time::Instant;
 
 use serde_json::{Map, Value};
 
-use super::labels::{Labels, Side};
+#[cfg(feature = "http")]
+use super::labels::Labels;
+use super::labels::Side;
 use super::{Config, Installed, Operation, Outcome, Scoped, TelemetryError};
 
 /// Telemetry, turned on: the sinks an operation's record goes to.
@@ -80,26 +82,31 @@ impl Telemetry {
         operation: &Operation<'_>,
         meta: Option<&Map<String, Value>>,
     ) -> Recorded {
-        let labels = Labels::of(operation);
+        // The labels Prometheus keeps its metrics by; OTLP's find theirs without them.
         #[cfg(feature = "http")]
-        if let (Some(metrics), Side::Server) = (&self.prometheus, side) {
-            metrics.begin(&labels);
-        }
+        let labels = self.prometheus.as_ref().map(|metrics| {
+            let labels = Labels::of(operation);
+            if side == Side::Server {
+                metrics.begin(&labels);
+            }
+            labels
+        });
         #[cfg(feature = "otel")]
-        let context = self
+        let span = self
             .otel
             .as_ref()
-            .map(|otel| otel.begin(side, operation, &labels, meta));
+            .map(|otel| otel.begin(side, operation, meta));
         #[cfg(not(feature = "otel"))]
-        let _ = meta;
+        let _ = (operation, meta);
         Recorded {
             telemetry: self,
             side,
+            #[cfg(feature = "http")]
             labels,
             started: super::now(),
             ended: false,
             #[cfg(feature = "otel")]
-            context,
+            span,
         }
     }
 
@@ -129,12 +136,14 @@ impl Telemetry {
 pub(super) struct Recorded {
     telemetry: &'static Telemetry,
     side: Side,
-    labels: Labels,
+    /// The labels of Prometheus's metrics, where it keeps them.
+    #[cfg(feature = "http")]
+    labels: Option<Labels>,
     started: Instant,
     ended: bool,
-    /// The context holding the operation's span, where spans are exported.
+    /// The operation's span and metrics, where they are exported.
     #[cfg(feature = "otel")]
-    context: Option<opentelemetry::Context>,
+    span: Option<super::trace::Began>,
 }
 
 impl Recorded {
@@ -142,29 +151,28 @@ impl Recorded {
         if std::mem::replace(&mut self.ended, true) {
             return;
         }
-        let seconds = self.started.elapsed().as_secs_f64();
+        let elapsed = self.started.elapsed();
         let error = outcome.error_type();
         #[cfg(feature = "http")]
-        if let Some(metrics) = &self.telemetry.prometheus {
-            metrics.end(self.side, &self.labels, error.as_ref(), seconds);
+        if let (Some(metrics), Some(labels)) = (&self.telemetry.prometheus, &self.labels) {
+            metrics.end(self.side, labels, error.as_ref(), elapsed.as_secs_f64());
         }
         #[cfg(feature = "otel")]
-        {
-            if let Some(context) = &self.context {
-                super::trace::end_span(context, error.as_ref());
-            }
-            if let Some(otel) = &self.telemetry.otel {
-                otel.end(self.side, &self.labels, error.as_ref(), seconds);
-            }
+        if let (Some(otel), Some(span)) = (&self.telemetry.otel, &mut self.span) {
+            otel.end(self.side, span, error.as_ref(), elapsed);
         }
-        let _ = (seconds, error);
+        let _ = (elapsed, error);
     }
 
     pub(super) fn scope<F: Future>(&self, future: F) -> Scoped<F> {
         #[cfg(feature = "otel")]
         {
             use opentelemetry::context::FutureExt;
-            let context = self.context.clone().unwrap_or_default();
+            let context = self
+                .span
+                .as_ref()
+                .map(|began| super::trace::context_of(&began.span.context))
+                .unwrap_or_default();
             future.with_context(context)
         }
         #[cfg(not(feature = "otel"))]
@@ -175,8 +183,8 @@ impl Recorded {
 
     pub(super) fn inject(&self, meta: &mut Map<String, Value>) {
         #[cfg(feature = "otel")]
-        if let Some(context) = &self.context {
-            super::trace::inject(context, meta);
+        if let Some(began) = &self.span {
+            super::trace::inject(&began.span.context, meta);
         }
         let _ = meta;
     }

@@ -1,36 +1,49 @@
 //! The trace context read from `params._meta`, and the spans' names and attributes, read
 //! back from spans kept in memory.
 
-use opentelemetry::Value as OtelValue;
-use opentelemetry::trace::{SpanId, SpanKind, Status, TraceId};
-use opentelemetry_sdk::metrics::SdkMeterProvider;
-use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
+use std::sync::Arc;
+use std::time::Duration;
+
+use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
+use opentelemetry_proto::tonic::common::v1::{InstrumentationScope, KeyValue, any_value};
+use opentelemetry_proto::tonic::metrics::v1::{
+    AggregationTemporality, Histogram, Sum, metric, number_data_point,
+};
+use opentelemetry_proto::tonic::resource::v1::Resource;
+use opentelemetry_proto::tonic::trace::v1::{ScopeSpans, Span, span, status};
+use prost::Message;
 use serde_json::{Map, Value, json};
 
+use super::metrics::Metrics;
 use super::record::Telemetry;
+use super::spans::{Bounds, Queue, Spans};
 use super::trace::Otel;
 use super::{Operation, Outcome, Target, Transport};
 
 const TRACE: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
 const PARENT: &str = "00f067aa0ba902b7";
 
-/// Telemetry recording into memory: its spans, read back from `exporter`.
+/// Telemetry recording into memory: its spans, read back from `queue` as OTLP reads them.
 struct Recording {
     telemetry: &'static Telemetry,
-    exporter: InMemorySpanExporter,
+    queue: Arc<Queue>,
+    metrics: Arc<Metrics>,
 }
 
 impl Recording {
     fn new() -> Self {
-        let exporter = InMemorySpanExporter::default();
-        let tracers = SdkTracerProvider::builder()
-            .with_simple_exporter(exporter.clone())
-            .build();
-        let meters = SdkMeterProvider::default();
-        let otel = Otel::new(
-            opentelemetry::trace::TracerProvider::tracer(&tracers, "test"),
-            &opentelemetry::metrics::MeterProvider::meter(&meters, "test"),
+        Self::bounded(Bounds::default())
+    }
+
+    /// Recording, its queue of spans bounded by `bounds`.
+    fn bounded(bounds: Bounds) -> Self {
+        let queue = Arc::new(Queue::new(bounds));
+        let spans = Spans::new(
+            opentelemetry_sdk::trace::Config::default(),
+            Arc::clone(&queue),
         );
+        let metrics = Arc::new(Metrics::default());
+        let otel = Otel::new(spans, Arc::clone(&metrics));
         let telemetry = Telemetry {
             #[cfg(feature = "http")]
             prometheus: Some(super::prometheus::Metrics::new()),
@@ -38,8 +51,19 @@ impl Recording {
         };
         Self {
             telemetry: Box::leak(Box::new(telemetry)),
-            exporter,
+            queue,
+            metrics,
         }
+    }
+
+    /// The spans ended since the last call, decoded from their encoding.
+    fn finished(&self) -> Vec<Span> {
+        let batch = self.queue.next_batch(Duration::ZERO);
+        let spans = ScopeSpans::decode(&*batch.encoded)
+            .expect("spans OTLP reads")
+            .spans;
+        assert_eq!(spans.len(), batch.spans);
+        spans
     }
 
     /// The one span a server operation with `meta` made, ended with `outcome`.
@@ -48,13 +72,12 @@ impl Recording {
         operation: &Operation<'_>,
         meta: Option<&Map<String, Value>>,
         outcome: Outcome,
-    ) -> SpanData {
+    ) -> Span {
         self.telemetry
             .server_operation(operation, meta)
             .end(outcome);
-        let mut spans = self.exporter.get_finished_spans().expect("spans kept");
+        let mut spans = self.finished();
         assert_eq!(spans.len(), 1, "one span per operation");
-        self.exporter.reset();
         spans.remove(0)
     }
 }
@@ -66,11 +89,29 @@ fn meta(entries: &[(&str, Value)]) -> Map<String, Value> {
         .collect()
 }
 
-fn attribute(span: &SpanData, key: &str) -> Option<OtelValue> {
-    span.attributes
+/// The string attribute `key` of `span`.
+fn attribute<'a>(span: &'a Span, key: &str) -> Option<&'a str> {
+    let value = span
+        .attributes
         .iter()
-        .find(|attribute| attribute.key.as_str() == key)
-        .map(|attribute| attribute.value.clone())
+        .find(|attribute| attribute.key == key)?
+        .value
+        .as_ref()?;
+    match &value.value {
+        Some(any_value::Value::StringValue(text)) => Some(text),
+        other => panic!("{key} is not a string: {other:?}"),
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+/// Whether `span` is in error, as its status says.
+fn in_error(span: &Span) -> bool {
+    span.status
+        .as_ref()
+        .is_some_and(|status| status.code == status::StatusCode::Error as i32)
 }
 
 fn call(tool: &str) -> Operation<'_> {
@@ -89,15 +130,12 @@ fn a_valid_traceparent_makes_the_server_span_its_child() {
         ("tracestate", json!("rojo=00f067aa0ba902b7")),
     ]);
     let span = recording.server_span(&call("calculator.add"), Some(&meta), Outcome::Success);
-    assert_eq!(
-        span.span_context.trace_id(),
-        TraceId::from_hex(TRACE).expect("hex")
-    );
-    assert_eq!(span.parent_span_id, SpanId::from_hex(PARENT).expect("hex"));
-    assert_eq!(
-        span.span_context.trace_state().get("rojo"),
-        Some("00f067aa0ba902b7")
-    );
+    assert_eq!(hex(&span.trace_id), TRACE);
+    assert_eq!(hex(&span.parent_span_id), PARENT);
+    assert_eq!(span.trace_state, "rojo=00f067aa0ba902b7");
+    assert_eq!(span.span_id.len(), 8);
+    // Sampled, its parent remote, as OTLP's flags say it.
+    assert_eq!(span.flags, 0x301);
 }
 
 #[test]
@@ -119,19 +157,15 @@ fn a_hostile_traceparent_starts_a_fresh_trace() {
         let meta = meta(&[("traceparent", traceparent.clone())]);
         let span = recording.server_span(&call("calculator.add"), Some(&meta), Outcome::Success);
         assert!(
-            span.span_context.is_valid(),
+            span.trace_id.len() == 16 && span.trace_id.iter().any(|byte| *byte != 0),
             "{traceparent}: a span all the same"
         );
         assert_ne!(
-            span.span_context.trace_id(),
-            TraceId::from_hex(TRACE).expect("hex"),
+            hex(&span.trace_id),
+            TRACE,
             "{traceparent}: a trace of its own"
         );
-        assert_eq!(
-            span.parent_span_id,
-            SpanId::INVALID,
-            "{traceparent}: no parent"
-        );
+        assert!(span.parent_span_id.is_empty(), "{traceparent}: no parent");
     }
 }
 
@@ -141,7 +175,7 @@ fn a_call_span_is_named_after_its_method_and_tool_with_the_conventions_attribute
     let operation = call("calculator.add").with_session_id(Some("s-1"));
     let span = recording.server_span(&operation, None, Outcome::Success);
     assert_eq!(span.name, "tools/call calculator.add");
-    assert_eq!(span.span_kind, SpanKind::Server);
+    assert_eq!(span.kind, span::SpanKind::Server as i32);
     for (key, value) in [
         ("mcp.method.name", "tools/call"),
         ("gen_ai.tool.name", "calculator.add"),
@@ -151,10 +185,11 @@ fn a_call_span_is_named_after_its_method_and_tool_with_the_conventions_attribute
         ("jsonrpc.request.id", "7"),
         ("network.transport", "pipe"),
     ] {
-        assert_eq!(attribute(&span, key), Some(value.into()), "{key}");
+        assert_eq!(attribute(&span, key), Some(value), "{key}");
     }
     assert_eq!(attribute(&span, "error.type"), None);
-    assert_eq!(span.status, Status::Unset);
+    assert!(!in_error(&span));
+    assert!(span.end_time_unix_nano >= span.start_time_unix_nano && span.start_time_unix_nano > 0);
 }
 
 #[test]
@@ -164,11 +199,8 @@ fn prompts_are_named_in_the_span_and_resources_only_in_an_attribute() {
         Operation::new("prompts/get", Transport::Tcp).with_target(Target::Prompt("review"));
     let span = recording.server_span(&prompt, None, Outcome::Success);
     assert_eq!(span.name, "prompts/get review");
-    assert_eq!(
-        attribute(&span, "gen_ai.prompt.name"),
-        Some("review".into())
-    );
-    assert_eq!(attribute(&span, "network.transport"), Some("tcp".into()));
+    assert_eq!(attribute(&span, "gen_ai.prompt.name"), Some("review"));
+    assert_eq!(attribute(&span, "network.transport"), Some("tcp"));
 
     let read = Operation::new("resources/read", Transport::Tcp)
         .with_target(Target::Resource("file:///notes/1"));
@@ -176,7 +208,7 @@ fn prompts_are_named_in_the_span_and_resources_only_in_an_attribute() {
     assert_eq!(span.name, "resources/read");
     assert_eq!(
         attribute(&span, "mcp.resource.uri"),
-        Some("file:///notes/1".into())
+        Some("file:///notes/1")
     );
     assert_eq!(attribute(&span, "mcp.session.id"), None);
 }
@@ -192,14 +224,18 @@ fn a_failure_sets_error_type_and_the_error_status() {
         let span = recording.server_span(&call("calculator.add"), None, outcome);
         assert_eq!(
             attribute(&span, "error.type"),
-            Some(error_type.into()),
+            Some(error_type),
             "{outcome:?}"
         );
-        assert!(
-            matches!(span.status, Status::Error { .. }),
-            "{outcome:?}: {:?}",
-            span.status
+        let code = (error_type == "-32602").then_some("-32602");
+        assert_eq!(
+            attribute(&span, "rpc.response.status_code"),
+            code,
+            "{outcome:?}"
         );
+        assert!(in_error(&span), "{outcome:?}: {:?}", span.status);
+        // The attributes the span began with are kept beside those its end added.
+        assert_eq!(attribute(&span, "gen_ai.tool.name"), Some("calculator.add"));
     }
 }
 
@@ -207,9 +243,9 @@ fn a_failure_sets_error_type_and_the_error_status() {
 fn an_operation_dropped_unended_is_recorded_as_cancelled() {
     let recording = Recording::new();
     drop(recording.telemetry.server_operation(&call("slow"), None));
-    let spans = recording.exporter.get_finished_spans().expect("spans kept");
+    let spans = recording.finished();
     assert_eq!(spans.len(), 1);
-    assert_eq!(attribute(&spans[0], "error.type"), Some("cancelled".into()));
+    assert_eq!(attribute(&spans[0], "error.type"), Some("cancelled"));
 }
 
 #[test]
@@ -226,23 +262,214 @@ fn a_client_injects_the_context_a_server_continues() {
         .expect("a traceparent injected")
         .to_owned();
     client.end(Outcome::Success);
-    let client_span = recording.exporter.get_finished_spans().expect("spans")[0].clone();
-    recording.exporter.reset();
-    assert_eq!(client_span.span_kind, SpanKind::Client);
+    let client_span = recording.finished().remove(0);
+    assert_eq!(client_span.kind, span::SpanKind::Client as i32);
     assert_eq!(
         traceparent,
         format!(
             "00-{}-{}-01",
-            client_span.span_context.trace_id(),
-            client_span.span_context.span_id()
+            hex(&client_span.trace_id),
+            hex(&client_span.span_id)
         )
     );
     let server = recording.server_span(&call("calculator.add"), Some(&meta), Outcome::Success);
-    assert_eq!(
-        server.span_context.trace_id(),
-        client_span.span_context.trace_id()
+    assert_eq!(server.trace_id, client_span.trace_id);
+    assert_eq!(server.parent_span_id, client_span.span_id);
+}
+
+#[test]
+fn a_trace_its_caller_did_not_sample_is_continued_unrecorded() {
+    let recording = Recording::new();
+    let meta = meta(&[("traceparent", json!(format!("00-{TRACE}-{PARENT}-00")))]);
+    let server = recording
+        .telemetry
+        .server_operation(&call("calculator.add"), Some(&meta));
+    server.end(Outcome::Success);
+    assert!(recording.finished().is_empty(), "not sampled, not exported");
+}
+
+#[test]
+fn a_span_after_one_with_more_attributes_has_only_its_own() {
+    let recording = Recording::new();
+    let busy = call("calculator.add").with_session_id(Some("s-1"));
+    let _ = recording.server_span(&busy, None, Outcome::RpcError(-32602));
+    let ping = recording.server_span(
+        &Operation::new("ping", Transport::Tcp),
+        None,
+        Outcome::Success,
     );
-    assert_eq!(server.parent_span_id, client_span.span_context.span_id());
+    let keys: Vec<_> = ping.attributes.iter().map(|kv| kv.key.as_str()).collect();
+    assert_eq!(keys, ["mcp.method.name", "network.transport"]);
+    assert_eq!(ping.name, "ping");
+    assert!(ping.parent_span_id.is_empty());
+    assert!(!in_error(&ping));
+}
+
+#[test]
+fn spans_past_the_queue_bound_are_dropped_and_counted() {
+    let recording = Recording::bounded(Bounds { queue: 2, batch: 2 });
+    for _ in 0..3 {
+        recording
+            .telemetry
+            .server_operation(&call("calculator.add"), None)
+            .end(Outcome::Success);
+    }
+    let batch = recording.queue.next_batch(Duration::ZERO);
+    assert_eq!((batch.spans, batch.dropped), (2, 1));
+    assert_eq!(recording.finished().len(), 0, "the batch took them all");
+}
+
+/// The data points of the metric `name` in `request`, with their string attributes.
+fn points(
+    request: &ExportMetricsServiceRequest,
+    name: &str,
+) -> Vec<(Vec<(String, String)>, metric::Data)> {
+    let metrics = &request.resource_metrics[0].scope_metrics[0].metrics;
+    let Some(found) = metrics.iter().find(|metric| metric.name == name) else {
+        return Vec::new();
+    };
+    let attributes = |list: &[KeyValue]| -> Vec<(String, String)> {
+        list.iter()
+            .map(|kv| {
+                let value = match kv.value.as_ref().and_then(|value| value.value.as_ref()) {
+                    Some(any_value::Value::StringValue(text)) => text.clone(),
+                    other => format!("{other:?}"),
+                };
+                (kv.key.clone(), value)
+            })
+            .collect()
+    };
+    match found.data.as_ref().expect("data") {
+        metric::Data::Histogram(histogram) => histogram
+            .data_points
+            .iter()
+            .map(|point| {
+                let one = Histogram {
+                    data_points: vec![point.clone()],
+                    ..*histogram
+                };
+                (attributes(&point.attributes), metric::Data::Histogram(one))
+            })
+            .collect(),
+        metric::Data::Sum(sum) => sum
+            .data_points
+            .iter()
+            .map(|point| {
+                let one = Sum {
+                    data_points: vec![point.clone()],
+                    ..*sum
+                };
+                (attributes(&point.attributes), metric::Data::Sum(one))
+            })
+            .collect(),
+        other => panic!("{name}: {other:?}"),
+    }
+}
+
+fn pair(key: &str, value: &str) -> (String, String) {
+    (key.to_owned(), value.to_owned())
+}
+
+#[test]
+fn the_metrics_count_durations_by_labels_and_error_in_flight_calls_and_refusals() {
+    let recording = Recording::new();
+    for outcome in [Outcome::Success, Outcome::Success, Outcome::ToolError] {
+        let _ = recording.server_span(&call("calculator.add"), None, outcome);
+    }
+    let waiting = recording.telemetry.server_operation(&call("slow"), None);
+    recording.telemetry.refused("rate_limit", "calculator.add");
+    recording.telemetry.refused("rate_limit", "calculator.add");
+    let request = recording
+        .metrics
+        .request(&Resource::default(), &InstrumentationScope::default());
+    let durations = points(&request, "mcp.server.operation.duration");
+    let succeeded = vec![
+        pair("mcp.method.name", "tools/call"),
+        pair("gen_ai.tool.name", "calculator.add"),
+        pair("gen_ai.operation.name", "execute_tool"),
+        pair("mcp.protocol.version", "2025-11-25"),
+        pair("network.transport", "pipe"),
+    ];
+    let mut failed = succeeded.clone();
+    failed.push(pair("error.type", "tool_error"));
+    for (attributes, count) in [(succeeded, 2), (failed, 1)] {
+        let (_, data) = durations
+            .iter()
+            .find(|(of, _)| *of == attributes)
+            .unwrap_or_else(|| panic!("{attributes:?} in {durations:?}"));
+        let metric::Data::Histogram(histogram) = data else {
+            panic!("{data:?}")
+        };
+        let point = &histogram.data_points[0];
+        assert_eq!(point.count, count);
+        assert_eq!(point.bucket_counts.iter().sum::<u64>(), count);
+        assert_eq!(point.explicit_bounds.len() + 1, point.bucket_counts.len());
+        assert!(point.time_unix_nano >= point.start_time_unix_nano);
+        assert_eq!(
+            histogram.aggregation_temporality,
+            AggregationTemporality::Cumulative as i32
+        );
+    }
+    let in_flight = points(&request, "mcp.server.operations.in_flight");
+    let count = |tool: &str| {
+        in_flight.iter().find_map(|(attributes, data)| match data {
+            metric::Data::Sum(sum) if attributes.contains(&pair("gen_ai.tool.name", tool)) => {
+                sum.data_points[0].value
+            }
+            _ => None,
+        })
+    };
+    assert_eq!(count("slow"), Some(number_data_point::Value::AsInt(1)));
+    assert_eq!(
+        count("calculator.add"),
+        Some(number_data_point::Value::AsInt(0))
+    );
+    let refusals = points(&request, "mcp.server.refusals");
+    assert_eq!(refusals.len(), 1, "{refusals:?}");
+    let metric::Data::Sum(sum) = &refusals[0].1 else {
+        panic!("{refusals:?}")
+    };
+    assert!(sum.is_monotonic);
+    assert_eq!(
+        sum.data_points[0].value,
+        Some(number_data_point::Value::AsInt(2))
+    );
+    assert!(points(&request, "mcp.client.operation.duration").is_empty());
+    drop(waiting);
+}
+
+#[test]
+fn label_sets_past_the_bound_are_counted_together_as_overflow() {
+    let recording = Recording::new();
+    let names: Vec<String> = (0..2001).map(|index| format!("tool{index}")).collect();
+    for name in &names {
+        recording
+            .telemetry
+            .server_operation(&call(name), None)
+            .end(Outcome::Success);
+    }
+    let spans = recording.finished();
+    assert_eq!(
+        spans.last().map(|span| span.name.as_str()),
+        Some("tools/call tool2000")
+    );
+    let request = recording
+        .metrics
+        .request(&Resource::default(), &InstrumentationScope::default());
+    let durations = points(&request, "mcp.server.operation.duration");
+    assert_eq!(durations.len(), 2001);
+    let overflow = durations
+        .iter()
+        .find(|(attributes, _)| {
+            attributes
+                .iter()
+                .any(|(key, _)| key == "otel.metric.overflow")
+        })
+        .expect("an overflow point");
+    let metric::Data::Histogram(histogram) = &overflow.1 else {
+        panic!("{overflow:?}")
+    };
+    assert_eq!(histogram.data_points[0].count, 1);
 }
 
 #[test]
