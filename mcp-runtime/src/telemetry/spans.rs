@@ -123,8 +123,10 @@ impl Queue {
                 .unwrap_or_else(PoisonError::into_inner)
                 .0;
         }
+        // The next batch is likely as large: room for it now, rather than grown span by span.
+        let room = Vec::with_capacity(queued.encoded.len());
         Batch {
-            encoded: std::mem::take(&mut queued.encoded),
+            encoded: std::mem::replace(&mut queued.encoded, room),
             spans: std::mem::take(&mut queued.spans),
             dropped: std::mem::take(&mut queued.dropped),
             last: queued.stopping,
