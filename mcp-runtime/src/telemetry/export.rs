@@ -104,10 +104,10 @@ impl Exporters {
     /// Exports what is left, then stops.
     pub(super) fn shutdown(mut self) {
         self.queue.stop();
-        if let Some(thread) = self.thread.take()
-            && thread.join().is_err()
-        {
-            tracing::warn!("the OTLP exporter panicked");
+        if let Some(thread) = self.thread.take() {
+            if thread.join().is_err() {
+                tracing::warn!("the OTLP exporter panicked");
+            }
         }
     }
 }
