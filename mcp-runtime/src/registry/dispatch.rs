@@ -233,14 +233,7 @@ impl Registry {
         };
         let mut admitted = Admitted::default();
         if wrapping.tower.is_none() {
-            let caller = options.caller();
-            let item = Item {
-                name: &wrapping.name,
-                caller: &caller,
-                timeout: self.timeout_of(tool),
-                cancellation: options.cancellation(),
-            };
-            match wrapping.admit_now(&item, &mut admitted) {
+            match self.admit_now(tool, &wrapping, options, &mut admitted) {
                 Err(refused) => return Ok(execute::Ran::Result(MCPToolResult::failure(refused))),
                 Ok(true) => {
                     // Admitted: the tool runs as with no layer, the tickets held until it ends.
@@ -254,6 +247,27 @@ impl Registry {
             }
         }
         Err(Passed(Some((wrapping, admitted))))
+    }
+}
+
+impl Registry {
+    /// Asks the layers of `wrapping` that decide at once about a call of `tool` with
+    /// `options`, from the next one `admitted` names ([`Wrapping::admit_now`]).
+    fn admit_now(
+        &self,
+        tool: &RegisteredTool,
+        wrapping: &Wrapping,
+        options: &CallOptions,
+        admitted: &mut Admitted,
+    ) -> Result<bool, ToolError> {
+        let caller = options.caller();
+        let item = Item {
+            name: &wrapping.name,
+            caller: &caller,
+            timeout: self.timeout_of(tool),
+            cancellation: options.cancellation(),
+        };
+        wrapping.admit_now(&item, admitted)
     }
 }
 
@@ -301,14 +315,7 @@ pub(super) fn first_step<'r>(
             .map(|wrapping| (wrapping, Admitted::default())),
     };
     if let Some((wrapping, mut admitted)) = wrapping {
-        let caller = options.caller();
-        let item = Item {
-            name: &wrapping.name,
-            caller: &caller,
-            timeout: registry.timeout_of(tool),
-            cancellation: options.cancellation(),
-        };
-        match wrapping.admit_now(&item, &mut admitted) {
+        match registry.admit_now(tool, &wrapping, options, &mut admitted) {
             Err(refused) => return First::Done(MCPToolResult::failure(refused)),
             Ok(true) if wrapping.tower.is_none() && inline.is_some() => {
                 // Admitted: the tool runs as with no layer, the tickets held until it ends.

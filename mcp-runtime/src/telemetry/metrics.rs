@@ -11,7 +11,7 @@
 
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
 use opentelemetry_proto::tonic::common::v1::{AnyValue, InstrumentationScope, KeyValue, any_value};
@@ -23,7 +23,7 @@ use opentelemetry_proto::tonic::resource::v1::Resource;
 use rustc_hash::FxHashMap;
 
 use super::labels::{Labels, Side};
-use super::spans::unix_nanos;
+use super::spans::{lock, string_attribute, unix_nanos};
 use super::{DURATION_BUCKETS, Operation};
 
 /// How many sets of labels each side keeps apart, at most: those past it are counted
@@ -257,7 +257,7 @@ impl Metrics {
                 let attributes = match labels {
                     Some(labels) => labels
                         .pairs(error.as_ref())
-                        .map(|(key, value)| attribute(key, value))
+                        .map(|(key, value)| string_attribute(key, value))
                         .collect(),
                     None => vec![overflowed()],
                 };
@@ -296,11 +296,11 @@ impl Metrics {
         let mut points: Vec<_> = by_attributes
             .into_iter()
             .map(|((method, tool, transport), count)| {
-                let mut attributes = vec![attribute("mcp.method.name", method)];
+                let mut attributes = vec![string_attribute("mcp.method.name", method)];
                 if let Some(tool) = tool {
-                    attributes.push(attribute("gen_ai.tool.name", tool));
+                    attributes.push(string_attribute("gen_ai.tool.name", tool));
                 }
-                attributes.push(attribute("network.transport", transport));
+                attributes.push(string_attribute("network.transport", transport));
                 number(attributes, self.since, now, count)
             })
             .collect();
@@ -316,8 +316,8 @@ impl Metrics {
             .iter()
             .map(|((layer, tool), count)| {
                 let attributes = vec![
-                    attribute("mcp.layer", layer),
-                    attribute("gen_ai.tool.name", tool),
+                    string_attribute("mcp.layer", layer),
+                    string_attribute("gen_ai.tool.name", tool),
                 ];
                 number(
                     attributes,
@@ -365,15 +365,6 @@ fn number(attributes: Vec<KeyValue>, since: u64, now: u64, value: i64) -> Number
     }
 }
 
-fn attribute(key: &str, value: &str) -> KeyValue {
-    KeyValue {
-        key: key.to_owned(),
-        value: Some(AnyValue {
-            value: Some(any_value::Value::StringValue(value.to_owned())),
-        }),
-    }
-}
-
 /// The attribute of the points past [`KEPT`] sets of labels.
 fn overflowed() -> KeyValue {
     KeyValue {
@@ -382,9 +373,4 @@ fn overflowed() -> KeyValue {
             value: Some(any_value::Value::BoolValue(true)),
         }),
     }
-}
-
-/// A lock whose holder panicked still holds good counts.
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }

@@ -284,7 +284,8 @@ pub(super) fn encode_head(side: Side, operation: &Operation<'_>) -> Vec<u8> {
     .encode_to_vec()
 }
 
-fn string_attribute(key: &str, value: &str) -> KeyValue {
+/// The attribute `key`, a string.
+pub(super) fn string_attribute(key: &str, value: &str) -> KeyValue {
     KeyValue {
         key: key.to_owned(),
         value: Some(AnyValue {
@@ -403,7 +404,7 @@ pub(super) fn unix_nanos() -> u64 {
         })
 }
 
-/// A lock whose holder panicked still holds good spans.
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+/// A lock whose holder panicked still holds good spans and counts.
+pub(super) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
