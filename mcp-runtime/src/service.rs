@@ -301,6 +301,10 @@ pub(crate) trait Admit: Send + Sync {
     /// The decision, waiting as long as it must (within the call's timeout, and until the
     /// caller cancels).
     fn wait<'a>(&'a self, item: Item<'a>) -> Deciding<'a>;
+
+    /// The limit as the stack of the item `name` keeps it: with the item's own state, when
+    /// the limit keeps one per item, so that its calls find it without a lookup.
+    fn item(self: Arc<Self>, name: &Arc<str>) -> Arc<dyn Admit>;
 }
 
 /// The call of a limit's tower form: `request` through `admit`, then through `inner` (the

@@ -218,6 +218,31 @@ fn calls_at_once_through_two_replicas_sharing_a_redis_each_count_once() {
     }
 }
 
+/// Two limits of one tool keep their own state in Redis, as in memory: the looser one
+/// moving the caller's state does not use up the stricter one's calls.
+#[test]
+fn two_limits_of_one_tool_in_redis_count_apart() {
+    let redis = Redis::start();
+    let server = HttpServer::spawn(
+        quickstart_bin(),
+        &[
+            "--tool-rate-limit",
+            "calculator.*=100/min",
+            "--tool-rate-limit",
+            "calculator.add=3/min",
+            "--limit-store",
+            redis.url.as_str(),
+        ],
+    );
+    let runtime = runtime();
+    for a in 0..3 {
+        assert_answered(&call(&runtime, &server.url(), a), a);
+    }
+    assert_limited(&call(&runtime, &server.url(), 3));
+    let keys = redis.command(&["KEYS", "mcp-runtime:limit:*"]);
+    assert_eq!(keys.as_deref(), Some("*2"), "one key for each limit");
+}
+
 #[test]
 fn a_cached_answer_says_so_in_its_meta() {
     let server = HttpServer::spawn(quickstart_bin(), &["--tool-cache", "calculator.add=1m"]);

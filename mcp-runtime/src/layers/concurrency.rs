@@ -179,6 +179,11 @@ impl Admit for Shared {
                 .map(Ticket::Slot)
         })
     }
+
+    /// Its permits are the layer's, shared by every item it wraps.
+    fn item(self: Arc<Self>, _: &Arc<str>) -> Arc<dyn Admit> {
+        self
+    }
 }
 
 impl Shared {

@@ -11,8 +11,8 @@ use std::future::Future;
 use std::num::NonZeroU32;
 use std::pin::Pin;
 use std::str::FromStr;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -21,9 +21,10 @@ use governor::clock::{Clock, DefaultClock};
 use governor::middleware::NoOpMiddleware;
 use governor::state::keyed::DashMapStateStore;
 use mcp_runtime_core::{ErrorType, ToolError};
+use rustc_hash::FxHashMap;
 use tower::{Layer, Service};
 
-use super::store::{LimitStore, LimitStoreError, OnFailure, Verdict};
+use super::store::{GcraKey, LimitStore, LimitStoreError, OnFailure, Verdict};
 use crate::auth::Caller;
 use crate::service::{
     Admission, Admit, BoxError, Deciding, Item, Request, Response, Ticket, admit_then_call,
@@ -186,22 +187,83 @@ pub struct RateLimitLayer {
 
 struct Shared {
     quota: Quota,
+    /// `quota` as written, which names its state in a shared store.
+    written: Box<str>,
     store: LimitStore,
-    /// The memory's state: by item and caller.
-    memory: Memory,
-    /// Checks since the memory's stale keys were last dropped.
+    /// Each item's state in this process's memory, made on its first call. An item's
+    /// stack keeps its own ([`ItemLimit`]), and asks no map for it.
+    items: Mutex<FxHashMap<Arc<str>, Arc<Memory>>>,
+}
+
+/// One item's limit state in this process's memory, by caller. The two callers that are
+/// no one's address or identity, a stdio connection's client and the application itself,
+/// have a state of their own, found without a lookup.
+struct Memory {
+    callers: Callers,
+    connection: One,
+    local: One,
+    /// Checks since its stale keys were last dropped.
     checks: AtomicU32,
 }
 
-/// A limit's state in this process's memory, by item and caller, in a map with a hasher
-/// seeded per process: cheaper than the standard one, and still no key an outsider can
-/// make collide at will.
-type Memory = RateLimiter<
-    (Arc<str>, Caller),
-    DashMapStateStore<(Arc<str>, Caller), foldhash::fast::RandomState>,
+/// The callers' states of one item, in a map with a hasher seeded per process: cheaper
+/// than the standard one, and still no key an outsider can make collide at will.
+type Callers = RateLimiter<
+    Caller,
+    DashMapStateStore<Caller, foldhash::fast::RandomState>,
     DefaultClock,
     NoOpMiddleware<<DefaultClock as Clock>::Instant>,
 >;
+
+/// The state of one caller.
+type One = RateLimiter<
+    governor::state::NotKeyed,
+    governor::state::InMemoryState,
+    DefaultClock,
+    NoOpMiddleware<<DefaultClock as Clock>::Instant>,
+>;
+
+impl Memory {
+    fn new(quota: Quota) -> Self {
+        let one = || RateLimiter::direct_with_clock(quota.governor(), DefaultClock::default());
+        Self {
+            callers: RateLimiter::dashmap_with_clock_and_hasher(
+                quota.governor(),
+                DefaultClock::default(),
+                foldhash::fast::RandomState::default(),
+            ),
+            connection: one(),
+            local: one(),
+            checks: AtomicU32::new(0),
+        }
+    }
+
+    /// The decision on a call by `caller`.
+    fn check(&self, caller: &Caller) -> Verdict {
+        let checked = match caller {
+            Caller::Connection => self.connection.check(),
+            Caller::Local => self.local.check(),
+            keyed => {
+                if self.checks.fetch_add(1, Ordering::Relaxed) % SWEEP_EVERY == SWEEP_EVERY - 1 {
+                    self.callers.retain_recent();
+                }
+                self.callers.check_key(keyed)
+            }
+        };
+        match checked {
+            Ok(()) => Verdict::Allowed,
+            Err(not_until) => {
+                Verdict::Wait(not_until.wait_time_from(DefaultClock::default().now()))
+            }
+        }
+    }
+}
+
+/// The limit as one item's stack asks it: the layer's, with the item's own state.
+struct ItemLimit {
+    shared: Arc<Shared>,
+    memory: Arc<Memory>,
+}
 
 /// How many checks between two sweeps of the keys whose limit no longer holds anything.
 const SWEEP_EVERY: u32 = 4096;
@@ -231,13 +293,9 @@ impl RateLimitLayer {
         Self {
             shared: Arc::new(Shared {
                 quota,
+                written: quota.to_string().into(),
                 store,
-                memory: RateLimiter::dashmap_with_clock_and_hasher(
-                    quota.governor(),
-                    DefaultClock::default(),
-                    foldhash::fast::RandomState::default(),
-                ),
-                checks: AtomicU32::new(0),
+                items: Mutex::default(),
             }),
         }
     }
@@ -280,33 +338,44 @@ impl<S> fmt::Debug for RateLimit<S> {
 }
 
 impl Shared {
+    /// The state in this process's memory of the item `name`.
+    fn memory_of(&self, name: &Arc<str>) -> Arc<Memory> {
+        // A panic while the lock was held leaves the map as it was: keep using it.
+        let mut items = self.items.lock().unwrap_or_else(PoisonError::into_inner);
+        let memory = items
+            .entry(Arc::clone(name))
+            .or_insert_with(|| Arc::new(Memory::new(self.quota)));
+        Arc::clone(memory)
+    }
+
+    /// The decision at once on the call of `item`, whose state in this process's memory
+    /// is `memory`; none while the shared store (Redis) must be asked.
+    fn now_with(&self, memory: &Memory, item: &Item<'_>) -> Admission {
+        if !self.store.is_memory() {
+            return Admission::Later;
+        }
+        match self.decided(item.name, memory.check(item.caller)) {
+            Ok(ticket) => Admission::Go(ticket),
+            Err(refused) => Admission::Refused(refused),
+        }
+    }
+
     /// The decision of the shared store (Redis) on the call of `item`.
     async fn check_store(&self, item: Item<'_>) -> Result<Ticket, ToolError> {
         let (name, quota) = (&**item.name, self.quota);
         let tolerance = quota.interval() * (quota.calls.get() - 1);
-        let asked = self
-            .store
-            .gcra((name, item.caller), quota.interval(), tolerance);
+        let key = GcraKey {
+            tool: name,
+            limit: &self.written,
+            caller: item.caller,
+        };
+        let asked = self.store.gcra(key, quota.interval(), tolerance);
         let verdict = match asked.await {
-            None => self.check_memory(item.name, item.caller),
+            None => self.memory_of(item.name).check(item.caller),
             Some(Ok(verdict)) => verdict,
             Some(Err(error)) => return self.unreachable(name, &error).map(|()| Ticket::Free),
         };
         self.decided(name, verdict)
-    }
-
-    /// The decision of this process's memory on a call of `name` by `caller`.
-    fn check_memory(&self, name: &Arc<str>, caller: &Caller) -> Verdict {
-        if self.checks.fetch_add(1, Ordering::Relaxed) % SWEEP_EVERY == SWEEP_EVERY - 1 {
-            self.memory.retain_recent();
-        }
-        // Two reference counts, and no copy of either name, for a key the memory has.
-        match self.memory.check_key(&(Arc::clone(name), caller.clone())) {
-            Ok(()) => Verdict::Allowed,
-            Err(not_until) => {
-                Verdict::Wait(not_until.wait_time_from(DefaultClock::default().now()))
-            }
-        }
     }
 
     /// A call of `name` on `verdict`: admitted, or refused saying when to retry.
@@ -337,20 +406,40 @@ impl Shared {
     }
 }
 
+/// The limit as a stack the registry does not ask directly asks it (around a resource or
+/// a prompt, or inside another layer): the item's state found by its name at each call.
 impl Admit for Shared {
     fn now(&self, item: &Item<'_>) -> Admission {
         if !self.store.is_memory() {
             return Admission::Later;
         }
-        let verdict = self.check_memory(item.name, item.caller);
-        match self.decided(item.name, verdict) {
-            Ok(ticket) => Admission::Go(ticket),
-            Err(refused) => Admission::Refused(refused),
-        }
+        self.now_with(&self.memory_of(item.name), item)
     }
 
     fn wait<'a>(&'a self, item: Item<'a>) -> Deciding<'a> {
         Box::pin(self.check_store(item))
+    }
+
+    fn item(self: Arc<Self>, name: &Arc<str>) -> Arc<dyn Admit> {
+        let memory = self.memory_of(name);
+        Arc::new(ItemLimit {
+            shared: self,
+            memory,
+        })
+    }
+}
+
+impl Admit for ItemLimit {
+    fn now(&self, item: &Item<'_>) -> Admission {
+        self.shared.now_with(&self.memory, item)
+    }
+
+    fn wait<'a>(&'a self, item: Item<'a>) -> Deciding<'a> {
+        Box::pin(self.shared.check_store(item))
+    }
+
+    fn item(self: Arc<Self>, name: &Arc<str>) -> Arc<dyn Admit> {
+        Arc::clone(&self.shared).item(name)
     }
 }
 
@@ -494,6 +583,40 @@ mod tests {
             assert!(retry_after_ms(&refused) > 29 * 60 * 1000, "{refused:?}");
         }
         assert_eq!(runs.load(Ordering::SeqCst), 6);
+    }
+
+    /// The stdio connection's client and the application have states of their own, kept
+    /// apart from each other's, from the keyed callers', and per tool, as theirs are.
+    #[tokio::test]
+    async fn the_connection_and_the_application_each_get_their_own_quota() {
+        let runs = Arc::new(AtomicUsize::new(0));
+        let registry = registry(RateLimitLayer::new("2/h".parse().unwrap()), &runs);
+        let as_caller = |caller: Caller| CallOptions::new().with_caller(caller);
+        let call_as = |tool: &'static str, options: CallOptions| {
+            let registry = &registry;
+            async move {
+                registry
+                    .call_with(MCPToolCall::new(tool, json!({})).unwrap(), options)
+                    .await
+            }
+        };
+        for tool in ["t.a", "t.b"] {
+            for _ in 0..2 {
+                assert!(
+                    call_as(tool, as_caller(Caller::Connection))
+                        .await
+                        .is_success()
+                );
+                // No caller given: the application's own call.
+                assert!(call_as(tool, CallOptions::new()).await.is_success());
+            }
+            let refused = call_as(tool, as_caller(Caller::Connection)).await;
+            assert!(retry_after_ms(&refused) > 29 * 60 * 1000, "{refused:?}");
+            let refused = call_as(tool, as_caller(Caller::Local)).await;
+            assert!(retry_after_ms(&refused) > 29 * 60 * 1000, "{refused:?}");
+        }
+        assert!(call(&registry, "t.a", "one").await.is_success());
+        assert_eq!(runs.load(Ordering::SeqCst), 9);
     }
 
     #[tokio::test]

@@ -3,11 +3,12 @@
 //! a Redis every replica shares, so that N calls a minute means N across the fleet.
 //!
 //! With Redis, a limited call costs a round trip at most: an atomic script checks and
-//! updates the caller's GCRA state, `{namespace}:limit:{tool}:{caller}`, which expires
-//! once it no longer holds anything back; the checks asked while one is on its way go
-//! together in the next script call. A cached result is one `GET`, and one `SET … PX` when it
-//! was not there, under `{namespace}:cache:…`. When Redis cannot be reached, the failure
-//! is logged (at most once every ten seconds) and the [`OnFailure`] policy decides.
+//! updates the caller's GCRA state, `{namespace}:limit:{tool}:{limit}:{caller}`, which
+//! expires once it no longer holds anything back; the checks asked while one is on its
+//! way go together in the next script call, which reads and writes each key once. A
+//! cached result is one `GET`, and one `SET … PX` when it was not there, under
+//! `{namespace}:cache:…`. When Redis cannot be reached, the failure is logged (at most
+//! once every ten seconds) and the [`OnFailure`] policy decides.
 
 use crate::auth::Caller;
 use std::fmt;
@@ -110,6 +111,17 @@ impl Default for LimitStore {
     }
 }
 
+/// What a GCRA state in the shared store belongs to: a caller's calls of one tool under
+/// one limit.
+#[derive(Debug, Clone, Copy)]
+#[cfg_attr(not(feature = "redis"), allow(dead_code))]
+pub(crate) struct GcraKey<'a> {
+    pub(crate) tool: &'a str,
+    /// The limit as written (`3/min`).
+    pub(crate) limit: &'a str,
+    pub(crate) caller: &'a Caller,
+}
+
 /// What a GCRA check decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Verdict {
@@ -162,22 +174,23 @@ impl LimitStore {
         matches!(self.place, Place::Memory)
     }
 
-    /// One GCRA check of the shared store, for `caller`'s calls of `tool` (the key
-    /// `{tool}:{caller}`): a call each `interval`, `tolerance` ahead at most. `None` for
+    /// One GCRA check of the shared store, for `caller`'s calls of `tool` under the
+    /// limit written `limit` (the key `{tool}:{limit}:{caller}`, so that two limits of one
+    /// tool count apart): a call each `interval`, `tolerance` ahead at most. `None` for
     /// the memory store, which its layer checks itself.
     pub(crate) async fn gcra(
         &self,
-        (tool, caller): (&str, &Caller),
+        key: GcraKey<'_>,
         interval: Duration,
         tolerance: Duration,
     ) -> Option<Result<Verdict, LimitStoreError>> {
         match &self.place {
             Place::Memory => {
-                let _ = (tool, caller, interval, tolerance);
+                let _ = (key, interval, tolerance);
                 None
             }
             #[cfg(feature = "redis")]
-            Place::Redis(redis) => Some(redis.gcra((tool, caller), interval, tolerance).await),
+            Place::Redis(redis) => Some(redis.gcra(key, interval, tolerance).await),
         }
     }
 

@@ -223,7 +223,7 @@ impl Layers {
         let direct = if admits {
             layers
                 .iter()
-                .map_while(|layer| layer.admit().cloned())
+                .map_while(|layer| layer.admit().map(|admit| Arc::clone(admit).item(&name)))
                 .collect()
         } else {
             Vec::new()

@@ -5,39 +5,44 @@ use std::time::Duration;
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{AsyncCommands, Client, Script};
+use rustc_hash::FxHashMap;
 use tokio::sync::{OnceCell, mpsc, oneshot};
 
-use super::{LimitStoreError, Verdict};
-use crate::auth::Caller;
+use super::{GcraKey, LimitStoreError, Verdict};
 
 /// How long connecting, or an answer, may take before the store counts as unreachable.
 const TIMEOUT: Duration = Duration::from_millis(500);
 
-/// GCRA in one atomic step for each of a batch of checks, in microseconds of Redis's own
-/// clock, so that replicas whose clocks differ agree. KEYS[i]: the i-th caller's key;
-/// ARGV[2i-1]: the interval between its calls; ARGV[2i]: how far ahead of now its
-/// theoretical arrival time may be. Returns, for each, 0 when the call may proceed (and
-/// records it), else how long to wait. Checks of one key in one batch count in order. A key
-/// expires once its arrival time has passed, when it holds nothing back.
+/// GCRA in one atomic step for each key of a batch of checks, in microseconds of Redis's
+/// own clock, so that replicas whose clocks differ agree. KEYS[i]: a limit's key for one
+/// caller; ARGV[3i-2]: the interval between its calls; ARGV[3i-1]: how far ahead of now its
+/// theoretical arrival time may be; ARGV[3i]: how many checks of it the batch holds, in the
+/// order they were asked. Returns, for each key, how many of its checks may proceed (the
+/// first ones, which it records), then how long the others must wait. A key is read and
+/// written once however many checks it has: the checks of one caller arriving together
+/// cost Redis no more than one. A key expires once its arrival time has passed, when it
+/// holds nothing back.
 const GCRA: &str = r"
 local now = redis.call('TIME')
 now = tonumber(now[1]) * 1000000 + tonumber(now[2])
-local waits = {}
+local answers = {}
 for i, key in ipairs(KEYS) do
-  local interval = tonumber(ARGV[2 * i - 1])
-  local tolerance = tonumber(ARGV[2 * i])
+  local interval = tonumber(ARGV[3 * i - 2])
+  local tolerance = tonumber(ARGV[3 * i - 1])
+  local count = tonumber(ARGV[3 * i])
   local tat = tonumber(redis.call('GET', key))
   if not tat or tat < now then tat = now end
-  local wait = tat - tolerance - now
-  if wait > 0 then
-    waits[i] = wait
-  else
-    tat = tat + interval
+  local room = now + tolerance - tat
+  local allowed = 0
+  if room >= 0 then allowed = math.min(count, math.floor(room / interval) + 1) end
+  if allowed > 0 then
+    tat = tat + allowed * interval
     redis.call('SET', key, string.format('%d', tat), 'PX', math.ceil((tat - now) / 1000) + 1)
-    waits[i] = 0
   end
+  answers[2 * i - 1] = allowed
+  answers[2 * i] = math.max(tat - tolerance - now, 1)
 end
-return waits
+return answers
 ";
 
 /// The most checks one script call makes.
@@ -49,6 +54,43 @@ struct Check {
     interval_us: u64,
     tolerance_us: u64,
     answer: oneshot::Sender<Result<u64, LimitStoreError>>,
+}
+
+/// The keys of a batch, each once: a batch of one caller's checks reads and writes one
+/// key. Kept between batches, so that its lists are made once.
+#[derive(Default)]
+struct Keys {
+    /// The place of each key's first check in the batch, in the order of the keys.
+    firsts: Vec<usize>,
+    /// Each key's count of checks.
+    counts: Vec<u64>,
+    /// Each check's key, by its place in `firsts`.
+    of: Vec<usize>,
+    /// Each key's checks answered so far.
+    answered: Vec<u64>,
+}
+
+impl Keys {
+    /// Groups the checks of `batch` by key and limit.
+    fn group(&mut self, batch: &[Check]) {
+        self.firsts.clear();
+        self.counts.clear();
+        self.of.clear();
+        let mut places = FxHashMap::default();
+        for (at, check) in batch.iter().enumerate() {
+            let limit = (check.key.as_str(), check.interval_us, check.tolerance_us);
+            let next = self.firsts.len();
+            let place = *places.entry(limit).or_insert(next);
+            if place == next {
+                self.firsts.push(at);
+                self.counts.push(0);
+            }
+            self.counts[place] += 1;
+            self.of.push(place);
+        }
+        self.answered.clear();
+        self.answered.resize(self.firsts.len(), 0);
+    }
 }
 
 /// A Redis, connected on first use.
@@ -105,18 +147,23 @@ impl RedisLimits {
             .map_err(|err| self.unreachable(err))
     }
 
-    /// One GCRA check of `caller`'s calls of `tool`. Checks asked while a batch is on its way go together in
-    /// the next: one script call and one round trip for all of them, in the order asked.
+    /// One GCRA check of `caller`'s calls of `tool` under `limit`. Checks asked while a
+    /// batch is on its way go together in the next: one script call and one round trip for
+    /// all of them, counted in the order asked.
     pub(super) async fn gcra(
         self: &Arc<Self>,
-        (tool, caller): (&str, &Caller),
+        GcraKey {
+            tool,
+            limit,
+            caller,
+        }: GcraKey<'_>,
         interval: Duration,
         tolerance: Duration,
     ) -> Result<Verdict, LimitStoreError> {
         let (answer, answered) = oneshot::channel();
-        // `{namespace}:limit:{tool}:{caller}`, written once.
-        let mut key = String::with_capacity(self.namespace.len() + tool.len() + 48);
-        for part in [&*self.namespace, ":limit:", tool, ":"] {
+        // `{namespace}:limit:{tool}:{limit}:{caller}`, written once.
+        let mut key = String::with_capacity(self.namespace.len() + tool.len() + 64);
+        for part in [&*self.namespace, ":limit:", tool, ":", limit, ":"] {
             key.push_str(part);
         }
         caller.push_key(&mut key);
@@ -146,51 +193,58 @@ impl RedisLimits {
     /// Sends the checks waiting, a batch at a time, until the store is dropped.
     async fn batches(store: Weak<Self>, mut waiting: mpsc::UnboundedReceiver<Check>) {
         let mut batch = Vec::with_capacity(BATCH);
+        let mut keys = Keys::default();
         while waiting.recv_many(&mut batch, BATCH).await > 0 {
             let Some(store) = store.upgrade() else {
                 return;
             };
-            store.check_batch(std::mem::take(&mut batch)).await;
+            store.check_batch(&mut batch, &mut keys).await;
         }
     }
 
-    /// Makes the checks of `batch` in one script call, and answers each.
-    async fn check_batch(&self, batch: Vec<Check>) {
+    /// Makes the checks of `batch` in one script call, each key once, and answers each
+    /// check; `batch` is left empty, and `keys` is the scratch it groups them in.
+    async fn check_batch(&self, batch: &mut Vec<Check>, keys: &mut Keys) {
+        keys.group(batch);
         let mut invocation = self.gcra.prepare_invoke();
-        for check in &batch {
+        for &first in &keys.firsts {
+            let check = &batch[first];
             invocation
                 .key(&check.key)
                 .arg(check.interval_us)
-                .arg(check.tolerance_us);
+                .arg(check.tolerance_us)
+                .arg(keys.counts[keys.of[first]]);
         }
-        let waits: Result<Vec<u64>, LimitStoreError> = match self.connection().await {
+        let answers: Result<Vec<u64>, LimitStoreError> = match self.connection().await {
             Ok(mut connection) => invocation
                 .invoke_async(&mut connection)
                 .await
                 .map_err(|err| self.unreachable(err)),
             Err(err) => Err(err),
         };
-        match waits {
-            Ok(waits) if waits.len() == batch.len() => {
-                for (check, wait) in batch.into_iter().zip(waits) {
-                    let _ = check.answer.send(Ok(wait));
-                }
+        let answers = answers.and_then(|answers| {
+            if answers.len() == 2 * keys.firsts.len() {
+                Ok(answers)
+            } else {
+                Err(self.unreachable(format!(
+                    "the GCRA script answered {} numbers for {} keys",
+                    answers.len(),
+                    keys.firsts.len()
+                )))
             }
-            Ok(waits) => {
-                let wrong = self.unreachable(format!(
-                    "the GCRA script answered {} checks of {}",
-                    waits.len(),
-                    batch.len()
-                ));
-                for check in batch {
-                    let _ = check.answer.send(Err(wrong.clone()));
+        });
+        // Each key's first checks, in the order asked, as many as Redis allowed.
+        for (check, key) in batch.drain(..).zip(&keys.of) {
+            let answer = match &answers {
+                Ok(answers) => {
+                    let (allowed, wait) = (answers[2 * key], answers[2 * key + 1]);
+                    let answered = &mut keys.answered[*key];
+                    *answered += 1;
+                    Ok(if *answered <= allowed { 0 } else { wait })
                 }
-            }
-            Err(err) => {
-                for check in batch {
-                    let _ = check.answer.send(Err(err.clone()));
-                }
-            }
+                Err(err) => Err(err.clone()),
+            };
+            let _ = check.answer.send(answer);
         }
     }
 
