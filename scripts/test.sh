@@ -9,6 +9,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Each part's heading, with the seconds the suite has taken so far: where its time goes.
+say() { echo "== [${SECONDS} s] $*"; }
+
 # nginx, for the scale-out and TLS tests (tests/tests/scale_out.rs, client_https.rs), which
 # start their own instances; openssl, which makes the TLS test's certificate; redis-server,
 # for the task store's tests and the tasks scale-out test (tests/tests/task_store.rs,
@@ -20,7 +23,7 @@ command -v redis-server >/dev/null || [ -x /usr/bin/redis-server ] || missing+=(
 command -v openssl >/dev/null || missing+=(openssl)
 command -v prometheus >/dev/null || [ -x /usr/bin/prometheus ] || missing+=(prometheus)
 if [ ${#missing[@]} -gt 0 ]; then
-  echo "== installing ${missing[*]}"
+  say "installing ${missing[*]}"
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -qq
@@ -34,26 +37,26 @@ fi
 if [ "${CI:-}" = "true" ]; then
   export CARGO_INCREMENTAL=0 CARGO_PROFILE_DEV_DEBUG=false
 fi
-echo "== disk free where the build goes: $(df -h --output=avail . | tail -1 | tr -d ' ')"
+say "disk free where the build goes: $(df -h --output=avail . | tail -1 | tr -d ' ')"
 
-echo "== cargo fmt --check"
+say "cargo fmt --check"
 cargo fmt --all -- --check
 
-echo "== cargo clippy"
+say "cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
-echo "== cargo doc"
+say "cargo doc"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 
 # The authorization server of the OAuth tests (tests/tests/oauth.rs, and the Python SDKs'
 # OAuth clients in tests/python): oauth2-mock-server, pinned by tests/oauth/package-lock.json,
 # under the machine's `node`.
-echo "== npm ci: the OAuth tests' authorization server"
+say "npm ci: the OAuth tests' authorization server"
 npm ci --prefix tests/oauth --no-audit --no-fund --loglevel=error
 
 # The three published crates packaged as crates.io would take them, and each built from its
 # package alone, every feature on: what a user who depends on mcp-runtime compiles.
-echo "== cargo package: mcp-runtime-core, mcp-runtime-macros, mcp-runtime"
+say "cargo package: mcp-runtime-core, mcp-runtime-macros, mcp-runtime"
 # cargo verifies each crate against the others through a registry in target/package, and
 # unpacks them under $CARGO_HOME/registry/src/-<hash of that folder>/. It does not unpack
 # again a version already there, so a second run from the same folder would verify against
@@ -61,7 +64,7 @@ echo "== cargo package: mcp-runtime-core, mcp-runtime-macros, mcp-runtime"
 rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/mcp-runtime-{core-,macros-,}[0-9]*
 cargo package --locked --quiet --all-features -p mcp-runtime-core -p mcp-runtime-macros -p mcp-runtime
 
-echo "== cargo test"
+say "cargo test"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 # The hostile-input tests and the Python SDKs drive the quickstart binary; the Python SDKs
@@ -72,7 +75,7 @@ export CONFORMANCE_SERVER_BIN="$PWD/target/debug/conformance-server"
 cargo test --workspace --locked 2>&1 | tee "$log"
 # The workspace's crates turn mcp-runtime's features on together. A tool binary that turns
 # none on, built alone, links no HTTP stack, and refuses `serve --http` saying why.
-echo "== a tool binary without mcp-runtime's features"
+say "a tool binary without mcp-runtime's features"
 cargo build --locked --quiet -p multi-crate-server
 if cargo tree --locked -p multi-crate-server -e normal --prefix none | grep -qE '^(axum|hyper|reqwest) '; then
   echo "error: multi-crate-server, which turns no feature on, depends on an HTTP stack"
@@ -129,7 +132,7 @@ echo "mcp-runtime without its default features: no clap, indicatif or tracing-su
 # toolchain that `rust-version` names (installed through rustup), in a target directory of
 # their own, in the background while the Python SDKs and the conformance suite run.
 msrv=$(sed -n 's/^rust-version = "\(.*\)"$/\1/p' Cargo.toml)
-echo "== the supported Rust version: building with rust $msrv, in the background"
+say "the supported Rust version: building with rust $msrv, in the background"
 rustup toolchain install "$msrv" --profile minimal --no-self-update >/dev/null 2>&1 ||
   rustup toolchain install "$msrv" --profile minimal
 msrv_log=target/msrv.log
@@ -140,7 +143,7 @@ msrv_log=target/msrv.log
 msrv_build=$!
 
 for sdk in sdk1 sdk2; do
-  echo "== Python: the official MCP SDK ($sdk) against the quickstart server"
+  say "Python: the official MCP SDK ($sdk) against the quickstart server"
   venv=target/python-$sdk
   [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
   "$venv/bin/pip" install --quiet --disable-pip-version-check -r "tests/python/$sdk/requirements.txt"
@@ -151,7 +154,7 @@ done
 # decodes them with the official OTLP definitions (PyPI opentelemetry-proto), a trace begun by
 # the official OpenTelemetry SDK and passed in a call's `_meta`, one trace through the gateway
 # across three processes, and Debian's Prometheus scraping `serve --http … --metrics`.
-echo "== Python: OpenTelemetry: OTLP export, trace context and Prometheus against the quickstart server"
+say "Python: OpenTelemetry: OTLP export, trace context and Prometheus against the quickstart server"
 venv=target/python-otel
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
 "$venv/bin/pip" install --quiet --disable-pip-version-check -r tests/python/otel/requirements.txt
@@ -160,14 +163,14 @@ venv=target/python-otel
 # The official MCP TypeScript SDK's client and the official MCP Inspector's CLI, pinned by
 # tests/typescript/package-lock.json, against the quickstart server, under the machine's
 # `node` and its test runner: both check a result against the tool's output schema.
-echo "== TypeScript: the official MCP SDK's client and the MCP Inspector's CLI against the quickstart server"
+say "TypeScript: the official MCP SDK's client and the MCP Inspector's CLI against the quickstart server"
 npm ci --prefix tests/typescript --no-audit --no-fund --loglevel=error
 node --test --test-reporter=tap tests/typescript/quickstart.test.mjs 2>&1 | tee -a "$log"
 
-echo "== The official MCP conformance suite (server and client sides)"
+say "The official MCP conformance suite (server and client sides)"
 bash scripts/conformance.sh
 
-echo "== the supported Rust version (rust $msrv)"
+say "the supported Rust version (rust $msrv)"
 if wait "$msrv_build"; then
   echo "mcp-runtime-core, mcp-runtime-macros and mcp-runtime build with rust $msrv, every feature on"
 else
@@ -176,7 +179,7 @@ else
   exit 1
 fi
 
-echo "== disk free at the end: $(df -h --output=avail . | tail -1 | tr -d ' '), target: $(du -sh target | cut -f1)"
+say "disk free at the end: $(df -h --output=avail . | tail -1 | tr -d ' '), target: $(du -sh target | cut -f1)"
 
 # One closing line for the whole suite, summed over every cargo test binary, the doc tests,
 # pytest and node's test runner (a cancelled test is a failed one).
