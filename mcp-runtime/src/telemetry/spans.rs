@@ -41,9 +41,9 @@ pub(super) struct Begun {
     start: u64,
 }
 
-/// How many spans wait for export, at most, and how many make a batch worth sending at
-/// once: `OTEL_BSP_MAX_QUEUE_SIZE` and `OTEL_BSP_MAX_EXPORT_BATCH_SIZE`, as the SDK's batch
-/// processor reads them.
+/// How many spans wait for export, at most, and how many make a batch, sent as soon as it is
+/// full, and never more: `OTEL_BSP_MAX_QUEUE_SIZE` and `OTEL_BSP_MAX_EXPORT_BATCH_SIZE`, as
+/// the SDK's batch processor reads them.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Bounds {
     pub(super) queue: usize,
@@ -72,6 +72,8 @@ struct Queued {
     /// The spans, each an entry of `ScopeSpans.spans`.
     encoded: Vec<u8>,
     spans: usize,
+    /// Where each span's entry ends in `encoded`: where a batch is cut.
+    ends: Vec<usize>,
     /// Spans dropped because the queue was full, since the last batch.
     dropped: u64,
     stopping: bool,
@@ -103,13 +105,16 @@ impl Queue {
             return;
         }
         prost::encoding::bytes::encode(SCOPE_SPANS_SPANS, &span, &mut queued.encoded);
+        let end = queued.encoded.len();
+        queued.ends.push(end);
         queued.spans += 1;
         if queued.spans == self.bounds.batch {
             self.ready.notify_one();
         }
     }
 
-    /// The spans queued, once a batch of them is, or `delay` has passed, or the queue stops.
+    /// The spans queued, once a batch of them is, or `delay` has passed, or the queue stops:
+    /// a batch at most, the rest left for the next.
     pub(super) fn next_batch(&self, delay: Duration) -> Batch {
         let deadline = Instant::now() + delay;
         let mut queued = lock(&self.state);
@@ -123,13 +128,33 @@ impl Queue {
                 .unwrap_or_else(PoisonError::into_inner)
                 .0;
         }
-        // The next batch is likely as large: room for it now, rather than grown span by span.
-        let room = Vec::with_capacity(queued.encoded.len());
+        let queued = &mut *queued;
+        let (encoded, spans) = if queued.spans > self.bounds.batch {
+            // A full batch, the spans after it left queued.
+            let cut = queued.ends[self.bounds.batch - 1];
+            let rest = queued.encoded.split_off(cut);
+            queued.ends.drain(..self.bounds.batch);
+            for end in &mut queued.ends {
+                *end -= cut;
+            }
+            queued.spans -= self.bounds.batch;
+            (
+                std::mem::replace(&mut queued.encoded, rest),
+                self.bounds.batch,
+            )
+        } else {
+            // The next batch is likely as large: room for it now, rather than grown span
+            // by span.
+            let room = Vec::with_capacity(queued.encoded.len());
+            queued.ends.clear();
+            let spans = std::mem::take(&mut queued.spans);
+            (std::mem::replace(&mut queued.encoded, room), spans)
+        };
         Batch {
-            encoded: std::mem::replace(&mut queued.encoded, room),
-            spans: std::mem::take(&mut queued.spans),
+            encoded,
+            spans,
             dropped: std::mem::take(&mut queued.dropped),
-            last: queued.stopping,
+            last: queued.stopping && queued.spans == 0,
         }
     }
 

@@ -56,14 +56,20 @@ impl Recording {
         }
     }
 
-    /// The spans ended since the last call, decoded from their encoding.
+    /// The spans ended since the last call, decoded from their encoding, batch after batch.
     fn finished(&self) -> Vec<Span> {
-        let batch = self.queue.next_batch(Duration::ZERO);
-        let spans = ScopeSpans::decode(&*batch.encoded)
-            .expect("spans OTLP reads")
-            .spans;
-        assert_eq!(spans.len(), batch.spans);
-        spans
+        let mut all = Vec::new();
+        loop {
+            let batch = self.queue.next_batch(Duration::ZERO);
+            let spans = ScopeSpans::decode(&*batch.encoded)
+                .expect("spans OTLP reads")
+                .spans;
+            assert_eq!(spans.len(), batch.spans);
+            if spans.is_empty() {
+                return all;
+            }
+            all.extend(spans);
+        }
     }
 
     /// The one span a server operation with `meta` made, ended with `outcome`.
@@ -317,6 +323,46 @@ fn spans_past_the_queue_bound_are_dropped_and_counted() {
     let batch = recording.queue.next_batch(Duration::ZERO);
     assert_eq!((batch.spans, batch.dropped), (2, 1));
     assert_eq!(recording.finished().len(), 0, "the batch took them all");
+}
+
+#[test]
+fn a_batch_holds_at_most_the_batch_size_and_the_rest_waits_for_the_next() {
+    let recording = Recording::bounded(Bounds {
+        queue: 16,
+        batch: 3,
+    });
+    let tools = ["t.a", "t.b", "t.c", "t.d", "t.e", "t.f", "t.g"];
+    for tool in tools {
+        recording
+            .telemetry
+            .server_operation(&call(tool), None)
+            .end(Outcome::Success);
+    }
+    recording.queue.stop();
+    let (mut sizes, mut names) = (Vec::new(), Vec::new());
+    loop {
+        let batch = recording.queue.next_batch(Duration::ZERO);
+        let spans = ScopeSpans::decode(&*batch.encoded)
+            .expect("spans OTLP reads")
+            .spans;
+        assert_eq!(spans.len(), batch.spans);
+        sizes.push(spans.len());
+        names.extend(spans.into_iter().map(|span| span.name));
+        if batch.last {
+            break;
+        }
+        assert!(sizes.len() < 10, "no batch was the last: {sizes:?}");
+    }
+    let expected: Vec<String> = tools
+        .iter()
+        .map(|tool| format!("tools/call {tool}"))
+        .collect();
+    assert_eq!(names, expected, "every span, once, in the order they ended");
+    assert_eq!(
+        sizes,
+        [3, 3, 1],
+        "batches of three, the last one holding the rest"
+    );
 }
 
 /// The data points of the metric `name` in `request`, with their string attributes.
