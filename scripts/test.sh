@@ -66,13 +66,23 @@ cargo package --locked --quiet --all-features -p mcp-runtime-core -p mcp-runtime
 
 say "cargo test"
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+ui_log=$(mktemp)
+# Whatever still runs in the background when the suite stops is stopped with it.
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -f "$log" "$ui_log"' EXIT
 # The hostile-input tests and the Python SDKs drive the quickstart binary; the Python SDKs
 # and the conformance suite the conformance server. Built once, here.
 cargo build --locked -p quickstart --features quickstart/full -p conformance-server -p conformance-client
 export QUICKSTART_BIN="$PWD/target/debug/quickstart"
 export CONFORMANCE_SERVER_BIN="$PWD/target/debug/conformance-server"
-cargo test --workspace --locked 2>&1 | tee "$log"
+# Every test binary is built first. The compile-time cases of the attributes
+# (tests/tests/ui.rs, trybuild) take longest by far, about eight minutes on two cores, most
+# of it compiling each case in a target directory of its own: they run in the background,
+# beside the other tests and the clients below, which mostly wait, and their output joins
+# the log once they end (`the attributes' compile-time cases`, below).
+cargo test --workspace --locked --no-run
+cargo test --workspace --locked --test ui >"$ui_log" 2>&1 &
+ui_run=$!
+cargo test --workspace --locked -- --exact --skip ui 2>&1 | tee "$log"
 # The workspace's crates turn mcp-runtime's features on together. A tool binary that turns
 # none on, built alone, links no HTTP stack, and refuses `serve --http` saying why.
 say "a tool binary without mcp-runtime's features"
@@ -169,6 +179,15 @@ node --test --test-reporter=tap tests/typescript/quickstart.test.mjs 2>&1 | tee 
 
 say "The official MCP conformance suite (server and client sides)"
 bash scripts/conformance.sh
+
+say "the attributes' compile-time cases (tests/tests/ui.rs), run in the background"
+ui_status=0
+wait "$ui_run" || ui_status=$?
+tee -a "$log" <"$ui_log"
+if [ "$ui_status" -ne 0 ]; then
+  echo "error: the compile-time cases failed (exit $ui_status)"
+  exit 1
+fi
 
 say "the supported Rust version (rust $msrv)"
 if wait "$msrv_build"; then
