@@ -190,10 +190,24 @@ struct Shared {
     /// `quota` as written, which names its state in a shared store.
     written: Box<str>,
     store: LimitStore,
-    /// Each item's state in this process's memory, made on its first call. An item's
-    /// stack keeps its own ([`ItemLimit`]), and asks no map for it.
+    /// Each tool's state in this process's memory, made with its stack, which keeps it
+    /// ([`ItemLimit`]) and asks no map for it: as many as the tools the layer wraps.
     items: Mutex<FxHashMap<Arc<str>, Arc<Memory>>>,
+    /// The state of the items whose stack asks the limit as a tower layer (a resource, a
+    /// prompt, a tool with another layer outside this one), by item and caller: a
+    /// resource's item is the URI read, of which there is no end, and its keys are swept.
+    keyed: Keyed,
+    /// Checks of `keyed` since its stale keys were last dropped.
+    keyed_checks: AtomicU32,
 }
+
+/// [`Shared::keyed`].
+type Keyed = RateLimiter<
+    (Arc<str>, Caller),
+    DashMapStateStore<(Arc<str>, Caller), foldhash::fast::RandomState>,
+    DefaultClock,
+    NoOpMiddleware<<DefaultClock as Clock>::Instant>,
+>;
 
 /// One item's limit state in this process's memory, by caller. The two callers that are
 /// no one's address or identity, a stdio connection's client and the application itself,
@@ -250,12 +264,15 @@ impl Memory {
                 self.callers.check_key(keyed)
             }
         };
-        match checked {
-            Ok(()) => Verdict::Allowed,
-            Err(not_until) => {
-                Verdict::Wait(not_until.wait_time_from(DefaultClock::default().now()))
-            }
-        }
+        verdict(checked)
+    }
+}
+
+/// What governor's check decided.
+fn verdict(checked: Result<(), governor::NotUntil<<DefaultClock as Clock>::Instant>>) -> Verdict {
+    match checked {
+        Ok(()) => Verdict::Allowed,
+        Err(not_until) => Verdict::Wait(not_until.wait_time_from(DefaultClock::default().now())),
     }
 }
 
@@ -296,6 +313,12 @@ impl RateLimitLayer {
                 written: quota.to_string().into(),
                 store,
                 items: Mutex::default(),
+                keyed: RateLimiter::dashmap_with_clock_and_hasher(
+                    quota.governor(),
+                    DefaultClock::default(),
+                    foldhash::fast::RandomState::default(),
+                ),
+                keyed_checks: AtomicU32::new(0),
             }),
         }
     }
@@ -338,7 +361,7 @@ impl<S> fmt::Debug for RateLimit<S> {
 }
 
 impl Shared {
-    /// The state in this process's memory of the item `name`.
+    /// The state in this process's memory of the tool `name`.
     fn memory_of(&self, name: &Arc<str>) -> Arc<Memory> {
         // A panic while the lock was held leaves the map as it was: keep using it.
         let mut items = self.items.lock().unwrap_or_else(PoisonError::into_inner);
@@ -348,13 +371,23 @@ impl Shared {
         Arc::clone(memory)
     }
 
-    /// The decision at once on the call of `item`, whose state in this process's memory
-    /// is `memory`; none while the shared store (Redis) must be asked.
-    fn now_with(&self, memory: &Memory, item: &Item<'_>) -> Admission {
+    /// The decision of this process's memory on a call of `name` by `caller`, for a stack
+    /// that holds no state of the item's own.
+    fn check_keyed(&self, name: &Arc<str>, caller: &Caller) -> Verdict {
+        if self.keyed_checks.fetch_add(1, Ordering::Relaxed) % SWEEP_EVERY == SWEEP_EVERY - 1 {
+            self.keyed.retain_recent();
+        }
+        // Two reference counts, and no copy of either name, for a key the memory has.
+        verdict(self.keyed.check_key(&(Arc::clone(name), caller.clone())))
+    }
+
+    /// The decision at once on the call of `item`, `verdict` deciding it in this process's
+    /// memory; none while the shared store (Redis) must be asked.
+    fn now_with(&self, item: &Item<'_>, verdict: impl FnOnce() -> Verdict) -> Admission {
         if !self.store.is_memory() {
             return Admission::Later;
         }
-        match self.decided(item.name, memory.check(item.caller)) {
+        match self.decided(item.name, verdict()) {
             Ok(ticket) => Admission::Go(ticket),
             Err(refused) => Admission::Refused(refused),
         }
@@ -371,7 +404,7 @@ impl Shared {
         };
         let asked = self.store.gcra(key, quota.interval(), tolerance);
         let verdict = match asked.await {
-            None => self.memory_of(item.name).check(item.caller),
+            None => self.check_keyed(item.name, item.caller),
             Some(Ok(verdict)) => verdict,
             Some(Err(error)) => return self.unreachable(name, &error).map(|()| Ticket::Free),
         };
@@ -407,13 +440,10 @@ impl Shared {
 }
 
 /// The limit as a stack the registry does not ask directly asks it (around a resource or
-/// a prompt, or inside another layer): the item's state found by its name at each call.
+/// a prompt, or inside another layer): the state by item and caller.
 impl Admit for Shared {
     fn now(&self, item: &Item<'_>) -> Admission {
-        if !self.store.is_memory() {
-            return Admission::Later;
-        }
-        self.now_with(&self.memory_of(item.name), item)
+        self.now_with(item, || self.check_keyed(item.name, item.caller))
     }
 
     fn wait<'a>(&'a self, item: Item<'a>) -> Deciding<'a> {
@@ -431,7 +461,8 @@ impl Admit for Shared {
 
 impl Admit for ItemLimit {
     fn now(&self, item: &Item<'_>) -> Admission {
-        self.shared.now_with(&self.memory, item)
+        self.shared
+            .now_with(item, || self.memory.check(item.caller))
     }
 
     fn wait<'a>(&'a self, item: Item<'a>) -> Deciding<'a> {
@@ -572,6 +603,45 @@ mod tests {
     async fn each_caller_and_each_tool_gets_its_own_quota() {
         let runs = Arc::new(AtomicUsize::new(0));
         let registry = registry(RateLimitLayer::new("2/h".parse().unwrap()), &runs);
+        for (tool, caller) in [("t.a", "one"), ("t.a", "two"), ("t.b", "one")] {
+            for _ in 0..2 {
+                assert!(
+                    call(&registry, tool, caller).await.is_success(),
+                    "{tool} {caller}"
+                );
+            }
+            let refused = call(&registry, tool, caller).await;
+            assert!(retry_after_ms(&refused) > 29 * 60 * 1000, "{refused:?}");
+        }
+        assert_eq!(runs.load(Ordering::SeqCst), 6);
+    }
+
+    /// Inside another layer the limit is asked as a tower layer, which finds the state by
+    /// item and caller: each still gets its own quota.
+    #[tokio::test]
+    async fn inside_another_layer_each_caller_and_tool_still_gets_its_own_quota() {
+        let runs = Arc::new(AtomicUsize::new(0));
+        let mut builder = Registry::builder();
+        for name in ["t.a", "t.b"] {
+            let runs = Arc::clone(&runs);
+            let definition = mcp_runtime_core::ToolDefinition::new(
+                name,
+                schemars::json_schema!({ "type": "object" }),
+            )
+            .unwrap();
+            builder = builder.tool(definition, move |_, _| {
+                runs.fetch_add(1, Ordering::SeqCst);
+                std::future::ready(Ok::<_, ToolError>(json!({ "ok": true })))
+            });
+        }
+        let registry = builder
+            .layer(tower::layer::util::Identity::new())
+            .layer_for(
+                "t.*".parse::<Selector>().unwrap(),
+                BoxLayer::new(RateLimitLayer::new("2/h".parse().unwrap())),
+            )
+            .build()
+            .unwrap();
         for (tool, caller) in [("t.a", "one"), ("t.a", "two"), ("t.b", "one")] {
             for _ in 0..2 {
                 assert!(
