@@ -8,6 +8,7 @@
 
 use std::fmt;
 use std::future::Future;
+use std::hash::Hash;
 use std::num::NonZeroU32;
 use std::pin::Pin;
 use std::str::FromStr;
@@ -196,38 +197,52 @@ struct Shared {
     /// The state of the items whose stack asks the limit as a tower layer (a resource, a
     /// prompt, a tool with another layer outside this one), by item and caller: a
     /// resource's item is the URI read, of which there is no end, and its keys are swept.
-    keyed: Keyed,
-    /// Checks of `keyed` since its stale keys were last dropped.
-    keyed_checks: AtomicU32,
+    keyed: Swept<(Arc<str>, Caller)>,
 }
 
-/// [`Shared::keyed`].
-type Keyed = RateLimiter<
-    (Arc<str>, Caller),
-    DashMapStateStore<(Arc<str>, Caller), foldhash::fast::RandomState>,
-    DefaultClock,
-    NoOpMiddleware<<DefaultClock as Clock>::Instant>,
->;
-
-/// One item's limit state in this process's memory, by caller. The two callers that are
-/// no one's address or identity, a stdio connection's client and the application itself,
-/// have a state of their own, found without a lookup.
-struct Memory {
-    callers: Callers,
-    connection: One,
-    local: One,
-    /// Checks since its stale keys were last dropped.
+/// States by key in this process's memory, in a map with a hasher seeded per process
+/// (cheaper than the standard one, and still no key an outsider can make collide at will),
+/// the keys that no longer hold anything back dropped every [`SWEEP_EVERY`] checks.
+struct Swept<K: Hash + Eq + Clone> {
+    states: RateLimiter<
+        K,
+        DashMapStateStore<K, foldhash::fast::RandomState>,
+        DefaultClock,
+        NoOpMiddleware<<DefaultClock as Clock>::Instant>,
+    >,
+    /// Checks since the stale keys were last dropped.
     checks: AtomicU32,
 }
 
-/// The callers' states of one item, in a map with a hasher seeded per process: cheaper
-/// than the standard one, and still no key an outsider can make collide at will.
-type Callers = RateLimiter<
-    Caller,
-    DashMapStateStore<Caller, foldhash::fast::RandomState>,
-    DefaultClock,
-    NoOpMiddleware<<DefaultClock as Clock>::Instant>,
->;
+impl<K: Hash + Eq + Clone> Swept<K> {
+    fn new(quota: Quota) -> Self {
+        Self {
+            states: RateLimiter::dashmap_with_clock_and_hasher(
+                quota.governor(),
+                DefaultClock::default(),
+                foldhash::fast::RandomState::default(),
+            ),
+            checks: AtomicU32::new(0),
+        }
+    }
+
+    /// The decision on a call under `key`.
+    fn check(&self, key: &K) -> Verdict {
+        if self.checks.fetch_add(1, Ordering::Relaxed) % SWEEP_EVERY == SWEEP_EVERY - 1 {
+            self.states.retain_recent();
+        }
+        verdict(self.states.check_key(key))
+    }
+}
+
+/// One tool's limit state in this process's memory, by caller. The two callers that are
+/// no one's address or identity, a stdio connection's client and the application itself,
+/// have a state of their own, found without a lookup.
+struct Memory {
+    callers: Swept<Caller>,
+    connection: One,
+    local: One,
+}
 
 /// The state of one caller.
 type One = RateLimiter<
@@ -241,30 +256,19 @@ impl Memory {
     fn new(quota: Quota) -> Self {
         let one = || RateLimiter::direct_with_clock(quota.governor(), DefaultClock::default());
         Self {
-            callers: RateLimiter::dashmap_with_clock_and_hasher(
-                quota.governor(),
-                DefaultClock::default(),
-                foldhash::fast::RandomState::default(),
-            ),
+            callers: Swept::new(quota),
             connection: one(),
             local: one(),
-            checks: AtomicU32::new(0),
         }
     }
 
     /// The decision on a call by `caller`.
     fn check(&self, caller: &Caller) -> Verdict {
-        let checked = match caller {
-            Caller::Connection => self.connection.check(),
-            Caller::Local => self.local.check(),
-            keyed => {
-                if self.checks.fetch_add(1, Ordering::Relaxed) % SWEEP_EVERY == SWEEP_EVERY - 1 {
-                    self.callers.retain_recent();
-                }
-                self.callers.check_key(keyed)
-            }
-        };
-        verdict(checked)
+        match caller {
+            Caller::Connection => verdict(self.connection.check()),
+            Caller::Local => verdict(self.local.check()),
+            keyed => self.callers.check(keyed),
+        }
     }
 }
 
@@ -313,12 +317,7 @@ impl RateLimitLayer {
                 written: quota.to_string().into(),
                 store,
                 items: Mutex::default(),
-                keyed: RateLimiter::dashmap_with_clock_and_hasher(
-                    quota.governor(),
-                    DefaultClock::default(),
-                    foldhash::fast::RandomState::default(),
-                ),
-                keyed_checks: AtomicU32::new(0),
+                keyed: Swept::new(quota),
             }),
         }
     }
@@ -374,20 +373,17 @@ impl Shared {
     /// The decision of this process's memory on a call of `name` by `caller`, for a stack
     /// that holds no state of the item's own.
     fn check_keyed(&self, name: &Arc<str>, caller: &Caller) -> Verdict {
-        if self.keyed_checks.fetch_add(1, Ordering::Relaxed) % SWEEP_EVERY == SWEEP_EVERY - 1 {
-            self.keyed.retain_recent();
-        }
         // Two reference counts, and no copy of either name, for a key the memory has.
-        verdict(self.keyed.check_key(&(Arc::clone(name), caller.clone())))
+        self.keyed.check(&(Arc::clone(name), caller.clone()))
     }
 
-    /// The decision at once on the call of `item`, `verdict` deciding it in this process's
+    /// The decision at once on the call of `item`, `decide` deciding it in this process's
     /// memory; none while the shared store (Redis) must be asked.
-    fn now_with(&self, item: &Item<'_>, verdict: impl FnOnce() -> Verdict) -> Admission {
+    fn now_with(&self, item: &Item<'_>, decide: impl FnOnce() -> Verdict) -> Admission {
         if !self.store.is_memory() {
             return Admission::Later;
         }
-        match self.decided(item.name, verdict()) {
+        match self.decided(item.name, decide()) {
             Ok(ticket) => Admission::Go(ticket),
             Err(refused) => Admission::Refused(refused),
         }
@@ -451,6 +447,10 @@ impl Admit for Shared {
     }
 
     fn item(self: Arc<Self>, name: &Arc<str>) -> Arc<dyn Admit> {
+        // With a shared store every decision is the store's: no state here to keep.
+        if !self.store.is_memory() {
+            return self;
+        }
         let memory = self.memory_of(name);
         Arc::new(ItemLimit {
             shared: self,
@@ -523,11 +523,19 @@ mod tests {
     use crate::auth::Caller;
     use crate::context::options::CallOptions;
     use crate::layers::{BoxLayer, Selector};
-    use crate::registry::Registry;
+    use crate::registry::{Registry, RegistryBuilder};
 
     /// A registry of two tools, `t.a` and `t.b`, each counting its runs in `runs`, both
     /// wrapped in `limit`.
     fn registry(limit: RateLimitLayer, runs: &Arc<AtomicUsize>) -> Registry {
+        two_tools(runs)
+            .layer_for("t.*".parse::<Selector>().unwrap(), BoxLayer::new(limit))
+            .build()
+            .unwrap()
+    }
+
+    /// A builder of the two tools of [`registry`], with no layer yet.
+    fn two_tools(runs: &Arc<AtomicUsize>) -> RegistryBuilder {
         let mut builder = Registry::builder();
         for name in ["t.a", "t.b"] {
             let runs = Arc::clone(runs);
@@ -542,16 +550,33 @@ mod tests {
             });
         }
         builder
-            .layer_for("t.*".parse::<Selector>().unwrap(), BoxLayer::new(limit))
-            .build()
-            .unwrap()
     }
 
     async fn call(registry: &Registry, name: &str, caller: &str) -> MCPToolResult {
         let options = CallOptions::new().with_caller(Caller::Address(caller.into()));
+        call_as(registry, name, options).await
+    }
+
+    async fn call_as(registry: &Registry, name: &str, options: CallOptions) -> MCPToolResult {
         registry
             .call_with(MCPToolCall::new(name, json!({})).unwrap(), options)
             .await
+    }
+
+    /// Asserts that a limit of 2 an hour on `registry` gives each caller of each tool its
+    /// own two calls, the third refused.
+    async fn assert_two_an_hour_each(registry: &Registry, runs: &AtomicUsize) {
+        for (tool, caller) in [("t.a", "one"), ("t.a", "two"), ("t.b", "one")] {
+            for _ in 0..2 {
+                assert!(
+                    call(registry, tool, caller).await.is_success(),
+                    "{tool} {caller}"
+                );
+            }
+            let refused = call(registry, tool, caller).await;
+            assert!(retry_after_ms(&refused) > 29 * 60 * 1000, "{refused:?}");
+        }
+        assert_eq!(runs.load(Ordering::SeqCst), 6);
     }
 
     fn retry_after_ms(result: &MCPToolResult) -> u64 {
@@ -603,17 +628,7 @@ mod tests {
     async fn each_caller_and_each_tool_gets_its_own_quota() {
         let runs = Arc::new(AtomicUsize::new(0));
         let registry = registry(RateLimitLayer::new("2/h".parse().unwrap()), &runs);
-        for (tool, caller) in [("t.a", "one"), ("t.a", "two"), ("t.b", "one")] {
-            for _ in 0..2 {
-                assert!(
-                    call(&registry, tool, caller).await.is_success(),
-                    "{tool} {caller}"
-                );
-            }
-            let refused = call(&registry, tool, caller).await;
-            assert!(retry_after_ms(&refused) > 29 * 60 * 1000, "{refused:?}");
-        }
-        assert_eq!(runs.load(Ordering::SeqCst), 6);
+        assert_two_an_hour_each(&registry, &runs).await;
     }
 
     /// Inside another layer the limit is asked as a tower layer, which finds the state by
@@ -621,20 +636,7 @@ mod tests {
     #[tokio::test]
     async fn inside_another_layer_each_caller_and_tool_still_gets_its_own_quota() {
         let runs = Arc::new(AtomicUsize::new(0));
-        let mut builder = Registry::builder();
-        for name in ["t.a", "t.b"] {
-            let runs = Arc::clone(&runs);
-            let definition = mcp_runtime_core::ToolDefinition::new(
-                name,
-                schemars::json_schema!({ "type": "object" }),
-            )
-            .unwrap();
-            builder = builder.tool(definition, move |_, _| {
-                runs.fetch_add(1, Ordering::SeqCst);
-                std::future::ready(Ok::<_, ToolError>(json!({ "ok": true })))
-            });
-        }
-        let registry = builder
+        let registry = two_tools(&runs)
             .layer(tower::layer::util::Identity::new())
             .layer_for(
                 "t.*".parse::<Selector>().unwrap(),
@@ -642,17 +644,7 @@ mod tests {
             )
             .build()
             .unwrap();
-        for (tool, caller) in [("t.a", "one"), ("t.a", "two"), ("t.b", "one")] {
-            for _ in 0..2 {
-                assert!(
-                    call(&registry, tool, caller).await.is_success(),
-                    "{tool} {caller}"
-                );
-            }
-            let refused = call(&registry, tool, caller).await;
-            assert!(retry_after_ms(&refused) > 29 * 60 * 1000, "{refused:?}");
-        }
-        assert_eq!(runs.load(Ordering::SeqCst), 6);
+        assert_two_an_hour_each(&registry, &runs).await;
     }
 
     /// The stdio connection's client and the application have states of their own, kept
@@ -662,27 +654,20 @@ mod tests {
         let runs = Arc::new(AtomicUsize::new(0));
         let registry = registry(RateLimitLayer::new("2/h".parse().unwrap()), &runs);
         let as_caller = |caller: Caller| CallOptions::new().with_caller(caller);
-        let call_as = |tool: &'static str, options: CallOptions| {
-            let registry = &registry;
-            async move {
-                registry
-                    .call_with(MCPToolCall::new(tool, json!({})).unwrap(), options)
-                    .await
-            }
-        };
         for tool in ["t.a", "t.b"] {
             for _ in 0..2 {
+                let options = as_caller(Caller::Connection);
+                assert!(call_as(&registry, tool, options).await.is_success());
+                // No caller given: the application's own call.
                 assert!(
-                    call_as(tool, as_caller(Caller::Connection))
+                    call_as(&registry, tool, CallOptions::new())
                         .await
                         .is_success()
                 );
-                // No caller given: the application's own call.
-                assert!(call_as(tool, CallOptions::new()).await.is_success());
             }
-            let refused = call_as(tool, as_caller(Caller::Connection)).await;
+            let refused = call_as(&registry, tool, as_caller(Caller::Connection)).await;
             assert!(retry_after_ms(&refused) > 29 * 60 * 1000, "{refused:?}");
-            let refused = call_as(tool, as_caller(Caller::Local)).await;
+            let refused = call_as(&registry, tool, as_caller(Caller::Local)).await;
             assert!(retry_after_ms(&refused) > 29 * 60 * 1000, "{refused:?}");
         }
         assert!(call(&registry, "t.a", "one").await.is_success());

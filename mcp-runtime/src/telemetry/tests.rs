@@ -60,16 +60,23 @@ impl Recording {
     fn finished(&self) -> Vec<Span> {
         let mut all = Vec::new();
         loop {
-            let batch = self.queue.next_batch(Duration::ZERO);
-            let spans = ScopeSpans::decode(&*batch.encoded)
-                .expect("spans OTLP reads")
-                .spans;
-            assert_eq!(spans.len(), batch.spans);
+            let (spans, _) = self.next_batch();
             if spans.is_empty() {
                 return all;
             }
             all.extend(spans);
         }
+    }
+
+    /// The next batch's spans, decoded from their encoding, and whether it is the queue's
+    /// last.
+    fn next_batch(&self) -> (Vec<Span>, bool) {
+        let batch = self.queue.next_batch(Duration::ZERO);
+        let spans = ScopeSpans::decode(&*batch.encoded)
+            .expect("spans OTLP reads")
+            .spans;
+        assert_eq!(spans.len(), batch.spans);
+        (spans, batch.last)
     }
 
     /// The one span a server operation with `meta` made, ended with `outcome`.
@@ -341,14 +348,10 @@ fn a_batch_holds_at_most_the_batch_size_and_the_rest_waits_for_the_next() {
     recording.queue.stop();
     let (mut sizes, mut names) = (Vec::new(), Vec::new());
     loop {
-        let batch = recording.queue.next_batch(Duration::ZERO);
-        let spans = ScopeSpans::decode(&*batch.encoded)
-            .expect("spans OTLP reads")
-            .spans;
-        assert_eq!(spans.len(), batch.spans);
+        let (spans, last) = recording.next_batch();
         sizes.push(spans.len());
         names.extend(spans.into_iter().map(|span| span.name));
-        if batch.last {
+        if last {
             break;
         }
         assert!(sizes.len() < 10, "no batch was the last: {sizes:?}");

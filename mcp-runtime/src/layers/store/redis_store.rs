@@ -207,13 +207,13 @@ impl RedisLimits {
     async fn check_batch(&self, batch: &mut Vec<Check>, keys: &mut Keys) {
         keys.group(batch);
         let mut invocation = self.gcra.prepare_invoke();
-        for &first in &keys.firsts {
+        for (&first, &count) in keys.firsts.iter().zip(&keys.counts) {
             let check = &batch[first];
             invocation
                 .key(&check.key)
                 .arg(check.interval_us)
                 .arg(check.tolerance_us)
-                .arg(keys.counts[keys.of[first]]);
+                .arg(count);
         }
         let answers: Result<Vec<u64>, LimitStoreError> = match self.connection().await {
             Ok(mut connection) => invocation
