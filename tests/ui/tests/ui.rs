@@ -7,7 +7,7 @@
 //! name as `$MCP_UI_SKILLS`: trybuild compiles them in a crate of its own, elsewhere.
 //!
 //! After a deliberate change to a message, regenerate the expected output with
-//! `TRYBUILD=overwrite cargo test -p mcp-tests --test ui` and read the diff.
+//! `TRYBUILD=overwrite cargo test -p mcp-ui-tests` and read the diff.
 
 #[test]
 fn ui() {
