@@ -26,15 +26,21 @@ conformance() {
   npx --yes -p node@22 -p "$suite" -- conformance "$@" 2> >(grep -v '^npm warn' >&2)
 }
 
-cargo build --locked --quiet -p conformance-server -p conformance-client
-client_bin="$PWD/target/debug/conformance-client"
+# The server and the client, as the test command built them, or else built here.
+server_bin=${CONFORMANCE_SERVER_BIN:-}
+client_bin=${CONFORMANCE_CLIENT_BIN:-}
+if [ -z "$server_bin" ] || [ -z "$client_bin" ]; then
+  cargo build --locked --quiet -p conformance-server -p conformance-client
+  server_bin="$PWD/target/debug/conformance-server"
+  client_bin="$PWD/target/debug/conformance-client"
+fi
 mkdir -p "$results"
 # Starts the conformance server with ARGS, its log in LOG, and sets the variable named VAR to
 # its URL once it listens (empty if it did not).
 start_server() {
   local var=$1 log=$2
   shift 2
-  target/debug/conformance-server serve --http 127.0.0.1:0 --llm-names --llm-names-bare tasks \
+  "$server_bin" serve --http 127.0.0.1:0 --llm-names --llm-names-bare tasks \
     "$@" > /dev/null 2> "$log" &
   for _ in $(seq 1 100); do
     grep -q '^listening on ' "$log" && break
