@@ -12,13 +12,16 @@ cd "$(dirname "$0")/.."
 # Each part's heading, with the seconds the suite has taken so far and the processor time
 # its finished parts used (user and system, summed over every process waited for): where
 # its time goes, on a machine whose two cores the parts share.
+# (`times` is read from a file: in a command substitution it would report that subshell's.)
+times_file=$(mktemp)
 say() {
   local cpu
-  cpu=$(times | awk 'NR == 2 {
+  times >"$times_file"
+  cpu=$(awk 'NR == 2 {
     n = 0
     for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); n += t[1] * 60 + t[2] }
     printf "%d", n
-  }')
+  }' "$times_file")
   echo "== [${SECONDS} s, ${cpu} s of processor time] $*"
 }
 
@@ -68,7 +71,7 @@ say "cargo test"
 logs=$(mktemp -d)
 log=$logs/summary
 # Whatever still runs in the background when the suite stops is stopped with it.
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$logs"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$logs" "$times_file"' EXIT
 
 # The parts after the tests run at once, each in the background with its output in a log of
 # its own: `begin NAME COMMAND…` starts one, and `end NAME HEADING` waits for it, prints its
