@@ -1,18 +1,18 @@
 //! The spans of operations, recorded for OTLP: each is encoded in protobuf as it begins and
-//! as it ends, with the official OTLP messages (`opentelemetry-proto`) and `prost`, and is
-//! queued for the exporter ([`super::export`]) as an entry of `ScopeSpans.spans`.
+//! as it ends, as the official OTLP messages (`opentelemetry-proto`) define it, and is queued
+//! for the exporter ([`super::export`]) as an entry of `ScopeSpans.spans`.
 //!
 //! A span is written in parts, by protobuf's rule that a message's encoding followed by
 //! another's reads as the two merged (their repeated fields joined): its head, the name,
 //! kind and attributes that its labels fix, encoded once for each set of labels
 //! ([`encode_head`]); what else is known at its start (ids, start time, the request's id);
-//! then what its end adds (end time, `error.type`, status). The parts are built in
-//! messages each thread keeps, whose strings and vectors are reused: recording a span
-//! costs a copy of its head, two small encodings and one allocation, where a span of the
-//! SDK's allocates a dozen strings and is converted again for export.
+//! then what its end adds (end time, `error.type`, status). The parts a span writes itself
+//! are written field by field from the values it borrows, with `prost`'s encoding of keys,
+//! lengths and numbers ([`fields`]): recording a span costs a copy of its head, a few
+//! dozen bytes written, and one allocation, where a span of the SDK's allocates a dozen
+//! strings and is converted again for export.
 
 use std::borrow::Cow;
-use std::cell::RefCell;
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -21,7 +21,7 @@ use opentelemetry::trace::{
     SamplingDecision, SpanContext, SpanId, SpanKind, TraceContextExt, TraceFlags,
 };
 use opentelemetry_proto::tonic::common::v1::{AnyValue, KeyValue, any_value};
-use opentelemetry_proto::tonic::trace::v1::{Span, SpanFlags, Status, span, status};
+use opentelemetry_proto::tonic::trace::v1::{Span, SpanFlags, span, status};
 use opentelemetry_sdk::trace::Config;
 use prost::Message;
 
@@ -238,42 +238,20 @@ impl Spans {
             return;
         };
         let elapsed = u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX);
-        SCRATCH.with_borrow_mut(|scratch| {
-            let end = &mut scratch.end;
-            end.end_time_unix_nano = begun.start.saturating_add(elapsed);
-            let mut attributes = Attributes::new(&mut end.attributes, &mut scratch.spare);
-            end.status = None;
-            if let Some(error) = error {
-                attributes.put("error.type", error);
-                if error.parse::<i64>().is_ok() {
-                    attributes.put("rpc.response.status_code", error);
-                }
-                end.status = Some(Status {
-                    message: error.to_string(),
-                    code: status::StatusCode::Error as i32,
-                });
+        fields::fixed64(
+            fields::END_TIME,
+            begun.start.saturating_add(elapsed),
+            &mut encoded,
+        );
+        if let Some(error) = error {
+            fields::string_attribute("error.type", error, &mut encoded);
+            if error.parse::<i64>().is_ok() {
+                fields::string_attribute("rpc.response.status_code", error, &mut encoded);
             }
-            attributes.finish();
-            end.encode(&mut encoded)
-                .expect("a vector takes an encoding of any length");
-        });
+            fields::error_status(error, &mut encoded);
+        }
         self.queue.push(encoded);
     }
-}
-
-/// A thread's messages, reused from span to span.
-#[derive(Default)]
-struct Scratch {
-    /// What a span's start writes.
-    start: Span,
-    /// What its end adds.
-    end: Span,
-    /// Attributes left over from a span that had more, for the next that has more.
-    spare: Vec<KeyValue>,
-}
-
-thread_local! {
-    static SCRATCH: RefCell<Scratch> = RefCell::default();
 }
 
 /// The encoding of what a span's labels fix: its name, kind, and the attributes the
@@ -328,96 +306,116 @@ fn encode_start(
     (operation, start): (&Operation<'_>, u64),
     head: &[u8],
 ) -> Vec<u8> {
-    SCRATCH.with_borrow_mut(|scratch| {
-        let span = &mut scratch.start;
-        put_bytes(&mut span.trace_id, &context.trace_id().to_bytes());
-        put_bytes(&mut span.span_id, &context.span_id().to_bytes());
-        match parent {
-            Some((id, _)) => put_bytes(&mut span.parent_span_id, &id.to_bytes()),
-            None => span.parent_span_id.clear(),
-        }
-        span.trace_state = context.trace_state().header();
-        let mut flags = u32::from(context.trace_flags().to_u8());
-        flags |= SpanFlags::ContextHasIsRemoteMask as u32;
-        if parent.is_some_and(|(_, remote)| remote) {
-            flags |= SpanFlags::ContextIsRemoteMask as u32;
-        }
-        span.flags = flags;
-        span.start_time_unix_nano = start;
-        let mut attributes = Attributes::new(&mut span.attributes, &mut scratch.spare);
-        let own = [
-            ("mcp.session.id", operation.session_id),
-            ("jsonrpc.request.id", operation.request_id),
-        ];
-        for (key, value) in own {
-            if let Some(value) = value {
-                attributes.put(key, value);
-            }
-        }
-        if let Target::Resource(uri) = operation.target {
-            attributes.put("mcp.resource.uri", uri);
-        }
-        attributes.finish();
-        let mut encoded = Vec::with_capacity(head.len() + 192);
-        encoded.extend_from_slice(head);
-        span.encode(&mut encoded)
-            .expect("a vector takes an encoding of any length");
-        encoded
-    })
-}
-
-/// The attributes of a scratch message, written over those of the last span: their
-/// strings are reused, and those it has more than this one go to the spare ones.
-struct Attributes<'a> {
-    list: &'a mut Vec<KeyValue>,
-    spare: &'a mut Vec<KeyValue>,
-    written: usize,
-}
-
-impl<'a> Attributes<'a> {
-    fn new(list: &'a mut Vec<KeyValue>, spare: &'a mut Vec<KeyValue>) -> Self {
-        Self {
-            list,
-            spare,
-            written: 0,
+    let mut encoded = Vec::with_capacity(head.len() + 192);
+    encoded.extend_from_slice(head);
+    fields::bytes(
+        fields::TRACE_ID,
+        &context.trace_id().to_bytes(),
+        &mut encoded,
+    );
+    fields::bytes(fields::SPAN_ID, &context.span_id().to_bytes(), &mut encoded);
+    let trace_state = context.trace_state().header();
+    if !trace_state.is_empty() {
+        fields::bytes(fields::TRACE_STATE, trace_state.as_bytes(), &mut encoded);
+    }
+    if let Some((id, _)) = parent {
+        fields::bytes(fields::PARENT_SPAN_ID, &id.to_bytes(), &mut encoded);
+    }
+    let mut flags = u32::from(context.trace_flags().to_u8());
+    flags |= SpanFlags::ContextHasIsRemoteMask as u32;
+    if parent.is_some_and(|(_, remote)| remote) {
+        flags |= SpanFlags::ContextIsRemoteMask as u32;
+    }
+    fields::fixed32(fields::FLAGS, flags, &mut encoded);
+    fields::fixed64(fields::START_TIME, start, &mut encoded);
+    let own = [
+        ("mcp.session.id", operation.session_id),
+        ("jsonrpc.request.id", operation.request_id),
+    ];
+    for (key, value) in own {
+        if let Some(value) = value {
+            fields::string_attribute(key, value, &mut encoded);
         }
     }
-
-    /// Writes the string attribute `key`.
-    fn put(&mut self, key: &str, value: &str) {
-        if self.written == self.list.len() {
-            let slot = self.spare.pop().unwrap_or_default();
-            self.list.push(slot);
-        }
-        let slot = &mut self.list[self.written];
-        self.written += 1;
-        slot.key.clear();
-        slot.key.push_str(key);
-        match &mut slot.value {
-            Some(AnyValue {
-                value: Some(any_value::Value::StringValue(text)),
-            }) => {
-                text.clear();
-                text.push_str(value);
-            }
-            other => {
-                *other = Some(AnyValue {
-                    value: Some(any_value::Value::StringValue(value.to_owned())),
-                });
-            }
-        }
+    if let Target::Resource(uri) = operation.target {
+        fields::string_attribute("mcp.resource.uri", uri, &mut encoded);
     }
-
-    /// Leaves the attributes written, no others.
-    fn finish(self) {
-        self.spare.extend(self.list.drain(self.written..));
-    }
+    encoded
 }
 
-/// Writes `bytes` over `to`, reusing its allocation.
-fn put_bytes(to: &mut Vec<u8>, bytes: &[u8]) {
-    to.clear();
-    to.extend_from_slice(bytes);
+/// The fields of `Span` (opentelemetry/proto/trace/v1/trace.proto) that a span writes
+/// itself, each from a value it borrows: the key and length by `prost`'s encoding, the
+/// bytes as they are. Each writes its field as the generated `Span` would, and, as there,
+/// a field is left out where the generated code would leave it out (an empty string or
+/// list, a zero); `spans::tests` decodes them with the generated types.
+mod fields {
+    use prost::encoding::{WireType, encode_key, encode_varint, encoded_len_varint, key_len};
+
+    use super::status;
+
+    pub(super) const TRACE_ID: u32 = 1;
+    pub(super) const SPAN_ID: u32 = 2;
+    pub(super) const TRACE_STATE: u32 = 3;
+    pub(super) const PARENT_SPAN_ID: u32 = 4;
+    pub(super) const START_TIME: u32 = 7;
+    pub(super) const END_TIME: u32 = 8;
+    /// `repeated KeyValue attributes = 9`.
+    const ATTRIBUTES: u32 = 9;
+    /// `Status status = 15`.
+    const STATUS: u32 = 15;
+    pub(super) const FLAGS: u32 = 16;
+
+    /// A `bytes` or `string` field.
+    pub(super) fn bytes(tag: u32, value: &[u8], to: &mut Vec<u8>) {
+        encode_key(tag, WireType::LengthDelimited, to);
+        encode_varint(value.len() as u64, to);
+        to.extend_from_slice(value);
+    }
+
+    pub(super) fn fixed64(tag: u32, value: u64, to: &mut Vec<u8>) {
+        prost::encoding::fixed64::encode(tag, &value, to);
+    }
+
+    pub(super) fn fixed32(tag: u32, value: u32, to: &mut Vec<u8>) {
+        prost::encoding::fixed32::encode(tag, &value, to);
+    }
+
+    /// The length of a `bytes` or `string` field.
+    fn bytes_len(tag: u32, length: usize) -> usize {
+        key_len(tag) + encoded_len_varint(length as u64) + length
+    }
+
+    /// An entry of `attributes`: `KeyValue { key = 1; value = 2 }`, the value an
+    /// `AnyValue { string_value = 1 }`.
+    pub(super) fn string_attribute(key: &str, value: &str, to: &mut Vec<u8>) {
+        let any_value = bytes_len(1, value.len());
+        let key_value =
+            bytes_len(1, key.len()) + key_len(2) + encoded_len_varint(any_value as u64) + any_value;
+        encode_key(ATTRIBUTES, WireType::LengthDelimited, to);
+        encode_varint(key_value as u64, to);
+        bytes(1, key.as_bytes(), to);
+        encode_key(2, WireType::LengthDelimited, to);
+        encode_varint(any_value as u64, to);
+        bytes(1, value.as_bytes(), to);
+    }
+
+    /// `status`: `Status { message = 2; code = 3 }`, the code `STATUS_CODE_ERROR`.
+    pub(super) fn error_status(message: &str, to: &mut Vec<u8>) {
+        let code = status::StatusCode::Error as u64;
+        let message_len = if message.is_empty() {
+            0
+        } else {
+            bytes_len(2, message.len())
+        };
+        let status = message_len + key_len(3) + encoded_len_varint(code);
+        encode_key(STATUS, WireType::LengthDelimited, to);
+        encode_varint(status as u64, to);
+        if !message.is_empty() {
+            bytes(2, message.as_bytes(), to);
+        }
+        encode_key(3, WireType::Varint, to);
+        encode_varint(code, to);
+    }
 }
 
 /// Now, in nanoseconds since the Unix epoch.
@@ -432,4 +430,116 @@ pub(super) fn unix_nanos() -> u64 {
 /// A lock whose holder panicked still holds good spans and counts.
 pub(super) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+#[cfg(test)]
+mod tests {
+    use opentelemetry::trace::{TraceId, TraceState};
+    use opentelemetry_proto::tonic::trace::v1::Status;
+
+    use super::*;
+    use crate::telemetry::Transport;
+
+    /// The span the generated types encode for the same values: what the fields written
+    /// one by one must decode to.
+    fn generated(
+        context: &SpanContext,
+        parent: Option<(SpanId, bool)>,
+        (operation, start, end): (&Operation<'_>, u64, u64),
+        error: Option<&str>,
+    ) -> Span {
+        let mut span = Span::decode(&*encode_head(Side::Server, operation)).expect("a head");
+        span.trace_id = context.trace_id().to_bytes().to_vec();
+        span.span_id = context.span_id().to_bytes().to_vec();
+        span.trace_state = context.trace_state().header();
+        span.parent_span_id = parent
+            .map(|(id, _)| id.to_bytes().to_vec())
+            .unwrap_or_default();
+        span.flags = u32::from(context.trace_flags().to_u8())
+            | SpanFlags::ContextHasIsRemoteMask as u32
+            | if parent.is_some_and(|(_, remote)| remote) {
+                SpanFlags::ContextIsRemoteMask as u32
+            } else {
+                0
+            };
+        span.start_time_unix_nano = start;
+        span.end_time_unix_nano = end;
+        for (key, value) in [
+            ("mcp.session.id", operation.session_id),
+            ("jsonrpc.request.id", operation.request_id),
+        ] {
+            if let Some(value) = value {
+                span.attributes.push(string_attribute(key, value));
+            }
+        }
+        if let Target::Resource(uri) = operation.target {
+            span.attributes
+                .push(string_attribute("mcp.resource.uri", uri));
+        }
+        if let Some(error) = error {
+            span.attributes.push(string_attribute("error.type", error));
+            if error.parse::<i64>().is_ok() {
+                span.attributes
+                    .push(string_attribute("rpc.response.status_code", error));
+            }
+            span.status = Some(Status {
+                message: error.to_owned(),
+                code: status::StatusCode::Error as i32,
+            });
+        }
+        // Re-encoded and decoded, as the written span is: a field at its default is absent
+        // from both.
+        Span::decode(&*span.encode_to_vec()).expect("a span")
+    }
+
+    #[test]
+    fn the_fields_written_one_by_one_decode_as_the_generated_span_would() {
+        let trace = TraceId::from_hex("4bf92f3577b34da6a3ce929d0e0e4736").expect("an id");
+        let id = SpanId::from_hex("00f067aa0ba902b7").expect("an id");
+        let parent_id = SpanId::from_hex("b7ad6b7169203331").expect("an id");
+        let state = TraceState::from_key_value([("vendor", "opaque.1"), ("other", "2")]).expect("a trace state");
+        let long = "é".repeat(100);
+        let call = Operation::new("tools/call", Transport::Tcp)
+            .with_target(Target::Tool("calculator.add"))
+            .with_request_id("7")
+            .with_protocol_version(Some("2025-11-25"))
+            .with_session_id(Some("b1c2"));
+        let read = Operation::new("resources/read", Transport::Pipe)
+            .with_target(Target::Resource(&long))
+            .with_request_id(&long);
+        let ping = Operation::new("ping", Transport::Pipe);
+        let cases = [
+            (&call, None, TraceState::default(), None),
+            (
+                &call,
+                Some((parent_id, true)),
+                state.clone(),
+                Some("tool_error"),
+            ),
+            (
+                &read,
+                Some((parent_id, false)),
+                TraceState::default(),
+                Some("-32602"),
+            ),
+            (&ping, None, state, Some("")),
+        ];
+        for (operation, parent, trace_state, error) in cases {
+            let context = SpanContext::new(trace, id, TraceFlags::SAMPLED, false, trace_state);
+            let (start, end) = (1_700_000_000_000_000_000, 1_700_000_000_000_250_000);
+            let head = encode_head(Side::Server, operation);
+            let mut written = encode_start(&context, parent, (operation, start), &head);
+            fields::fixed64(fields::END_TIME, end, &mut written);
+            if let Some(error) = error {
+                fields::string_attribute("error.type", error, &mut written);
+                if error.parse::<i64>().is_ok() {
+                    fields::string_attribute("rpc.response.status_code", error, &mut written);
+                }
+                fields::error_status(error, &mut written);
+            }
+            let decoded = Span::decode(&*written).expect("the written span decodes");
+            let expected = generated(&context, parent, (operation, start, end), error);
+            assert_eq!(decoded, expected, "{}", operation.method);
+        }
+    }
 }
