@@ -33,10 +33,13 @@ http_run() { # label server-binary [args...]
 }
 
 # An OTLP/HTTP receiver that takes every export and answers 200, so the exporter does its
-# whole work.
+# whole work. It keeps the connection open between exports (HTTP/1.1), as a collector does:
+# a receiver that closed it after each (Python's default, HTTP/1.0) would add a connection
+# a batch to the server's cost, which no deployment pays.
 python3 - "$out/otlp.port" <<'PY' &
 import http.server, sys
 class Take(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
     def do_POST(self):
         self.rfile.read(int(self.headers.get("content-length", 0)))
         self.send_response(200); self.send_header("content-type", "application/x-protobuf")

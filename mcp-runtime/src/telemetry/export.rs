@@ -261,14 +261,29 @@ struct Sending {
 
 impl Sending {
     fn run(self) {
-        // Made here, off any async runtime, as a blocking client must be.
-        let client = match reqwest::blocking::Client::builder().build() {
+        // The thread's own runtime, driven only while it sends: the request is written, and
+        // its answer read, on this thread, with no hand-over to another.
+        let runtime = match tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        {
+            Ok(runtime) => runtime,
+            Err(error) => {
+                tracing::warn!(%error, "no runtime for the OTLP export: nothing is exported");
+                self.queue.stop();
+                return;
+            }
+        };
+        let client = match reqwest::Client::builder().build() {
             Ok(client) => client,
             Err(error) => {
                 tracing::warn!(%error, "no HTTP client for the OTLP export: nothing is exported");
                 self.queue.stop();
                 return;
             }
+        };
+        let post = |target: &Target, body: Vec<u8>, what: &str| {
+            runtime.block_on(send(&client, target, body, what));
         };
         let mut next_metrics = Instant::now() + self.interval;
         loop {
@@ -284,14 +299,14 @@ impl Sending {
             }
             if !batch.encoded.is_empty() {
                 let body = self.envelope.spans_request(&batch.encoded);
-                send(&client, &self.traces, body, &spans_of(&batch));
+                post(&self.traces, body, &spans_of(&batch));
             }
             if batch.last || Instant::now() >= next_metrics {
                 let request = self
                     .metrics
                     .request(&self.envelope.resource, &self.envelope.scope);
                 let body = request.encode_to_vec();
-                send(&client, &self.metrics_target, body, "metrics");
+                post(&self.metrics_target, body, "metrics");
                 next_metrics = Instant::now() + self.interval;
             }
             if batch.last {
@@ -305,9 +320,10 @@ fn spans_of(batch: &Batch) -> String {
     format!("{} spans", batch.spans)
 }
 
-/// Posts `body` to `target`; a failure is logged, and what it carried dropped, as the SDK's
+/// Posts `body` to `target`, and reads the answer to its end, so that the connection serves
+/// the next export; a failure is logged, and what it carried dropped, as the SDK's
 /// exporters do.
-fn send(client: &reqwest::blocking::Client, target: &Target, body: Vec<u8>, what: &str) {
+async fn send(client: &reqwest::Client, target: &Target, body: Vec<u8>, what: &str) {
     let mut request = client
         .post(&target.url)
         .timeout(target.timeout)
@@ -316,8 +332,12 @@ fn send(client: &reqwest::blocking::Client, target: &Target, body: Vec<u8>, what
     for (key, value) in &target.headers {
         request = request.header(key, value);
     }
-    match request.send() {
-        Ok(response) if response.status().is_success() => {}
+    match request.send().await {
+        Ok(response) if response.status().is_success() => {
+            if let Err(error) = response.bytes().await {
+                tracing::debug!(url = %target.url, %error, "the OTLP endpoint's answer to {what} broke off");
+            }
+        }
         Ok(response) => tracing::warn!(
             url = %target.url,
             status = %response.status(),

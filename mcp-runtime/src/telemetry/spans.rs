@@ -497,7 +497,8 @@ mod tests {
         let trace = TraceId::from_hex("4bf92f3577b34da6a3ce929d0e0e4736").expect("an id");
         let id = SpanId::from_hex("00f067aa0ba902b7").expect("an id");
         let parent_id = SpanId::from_hex("b7ad6b7169203331").expect("an id");
-        let state = TraceState::from_key_value([("vendor", "opaque.1"), ("other", "2")]).expect("a trace state");
+        let state = TraceState::from_key_value([("vendor", "opaque.1"), ("other", "2")])
+            .expect("a trace state");
         let long = "é".repeat(100);
         let call = Operation::new("tools/call", Transport::Tcp)
             .with_target(Target::Tool("calculator.add"))
