@@ -6,6 +6,11 @@
 //! In place of `axum::serve` with its graceful shutdown, whose every connection polls a
 //! channel each time it wakes (about 550 instructions a request): here a connection reads
 //! a flag, and leaves its waker where the stop can wake it only when the waker changes.
+//!
+//! A connection has [`HEADER_READ_TIMEOUT`] to send each request's headers, counted from
+//! when the server begins to wait for them: a client that sends them a byte at a time, or
+//! leaves a kept-alive connection idle, is disconnected rather than holding its task and
+//! its file descriptor for ever.
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -25,12 +30,17 @@ use axum::http::Method;
 use futures_util::FutureExt;
 use futures_util::future::Either;
 use hyper::body::Incoming;
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::{TcpListener, TcpStream};
 use tower::Service;
 
 use super::post::PostMcp;
 use super::{HttpState, MCP_PATH};
+
+/// How long a connection has to send a request's headers, from when the server begins to
+/// wait for them (after the connection opens, and after each answer on a kept-alive one).
+/// hyper's own default, which takes effect only with a timer.
+pub(super) const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Serves `router` on `listener` until `stop` completes, then drains the connections.
 /// `POST /mcp` is handed to its handler with `state` directly (below).
@@ -111,6 +121,8 @@ async fn serve_connection(
         Either::Right(router.clone().call(request))
     });
     let served = hyper::server::conn::http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(HEADER_READ_TIMEOUT)
         .serve_connection(TokioIo::new(connection), service);
     let mut served = std::pin::pin!(served);
     let mut watch = Watch::new(stopping);
@@ -288,6 +300,70 @@ mod tests {
         assert!(
             TcpStream::connect(address).await.is_err(),
             "nothing is accepted"
+        );
+    }
+
+    /// Serves an empty router, with the MCP handler, until the test ends.
+    async fn serving() -> SocketAddr {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let mcp = Arc::new(crate::server::Server::new(
+            crate::Registry::builder().build().unwrap(),
+        ));
+        let state = super::super::test_state(mcp);
+        tokio::spawn(serve(
+            listener,
+            Router::new(),
+            state,
+            std::future::pending(),
+        ));
+        address
+    }
+
+    /// Whether the server closes `connection` within twice the header timeout, and when:
+    /// on a paused clock, which moves on whenever every task waits.
+    async fn closed_after(connection: &mut TcpStream) -> Option<Duration> {
+        let began = tokio::time::Instant::now();
+        let mut rest = Vec::new();
+        tokio::time::timeout(HEADER_READ_TIMEOUT * 2, connection.read_to_end(&mut rest))
+            .await
+            .ok()
+            .map(|_| began.elapsed())
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_client_that_never_ends_its_headers_is_disconnected_after_the_timeout() {
+        let address = serving().await;
+        let mut slow = TcpStream::connect(address).await.unwrap();
+        slow.write_all(b"POST /mcp HTTP/1.1\r\nhost: test\r\ncontent-")
+            .await
+            .unwrap();
+        let closed = closed_after(&mut slow).await;
+        assert!(
+            closed.is_some_and(|after| after >= HEADER_READ_TIMEOUT),
+            "a connection whose headers never end is closed after {HEADER_READ_TIMEOUT:?}, not \
+             before: {closed:?}"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_kept_alive_connection_left_idle_is_closed_after_the_timeout() {
+        let address = serving().await;
+        let mut idle = TcpStream::connect(address).await.unwrap();
+        let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nhost: test\r\ncontent-type: application/json\r\n\
+             accept: application/json, text/event-stream\r\ncontent-length: {}\r\n\r\n{ping}",
+            ping.len()
+        );
+        idle.write_all(request.as_bytes()).await.unwrap();
+        let mut answer = vec![0; 1024];
+        let read = idle.read(&mut answer).await.unwrap();
+        assert!(answer[..read].starts_with(b"HTTP/1.1 200"));
+        let closed = closed_after(&mut idle).await;
+        assert!(
+            closed.is_some_and(|after| after >= HEADER_READ_TIMEOUT),
+            "an idle connection is closed after {HEADER_READ_TIMEOUT:?}: {closed:?}"
         );
     }
 
