@@ -188,6 +188,7 @@ featureless() {
   fi
   echo "mcp-runtime without its default features: no clap, indicatif or tracing-subscriber formatting"
 }
+say "the clients, the conformance suite and the builds left, at once in the background"
 # Both build what the tests did not, one after the other: they share cargo's build lock.
 builds() {
   package
