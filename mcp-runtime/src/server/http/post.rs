@@ -232,7 +232,11 @@ fn answer_in<'a>(
         // the requests handled at once.
         Step::Listen(listen) => {
             observe::succeeded(operation);
-            return Answering::Now(listen_stream(&state.server, &listen, client));
+            return Answering::Now(listen_stream(
+                &state.server,
+                (&listen, client),
+                state.streams.until_stop(),
+            ));
         }
         Step::Await(awaiting) => return Answering::later(awaited(state, awaiting, operation)),
         Step::Call(pending) => pending,

@@ -1,7 +1,8 @@
 //! The HTTP server's connections: accepted, each served by hyper on a task of its own, until
 //! the process is asked to stop; then no connection is accepted, each connection answers
-//! the request it is reading or answering and closes, and the server returns once all
-//! have closed.
+//! the request it is reading or answering and closes, the streams of notifications (a
+//! session's `GET /mcp`, a listen stream) end, and the server returns once all have
+//! closed.
 //!
 //! In place of `axum::serve` with its graceful shutdown, whose every connection polls a
 //! channel each time it wakes (about 550 instructions a request): here a connection reads
@@ -75,6 +76,9 @@ pub(super) async fn serve(
     }
     drop(listener);
     stopping.raise();
+    // The streams of notifications would last as long as their clients: they end, and
+    // their clients reconnect elsewhere.
+    state.streams.stop();
     drop(open);
     closed.recv().await;
     Ok(())
@@ -365,6 +369,85 @@ mod tests {
             closed.is_some_and(|after| after >= HEADER_READ_TIMEOUT),
             "an idle connection is closed after {HEADER_READ_TIMEOUT:?}: {closed:?}"
         );
+    }
+
+    /// Sends `method /mcp` with `headers` and `body` on a new connection to `address`; the
+    /// connection, and its answer's head.
+    async fn open(
+        address: SocketAddr,
+        (method, headers): (&str, &str),
+        body: &str,
+    ) -> (TcpStream, String) {
+        let mut connection = TcpStream::connect(address).await.unwrap();
+        let request = format!(
+            "{method} /mcp HTTP/1.1\r\nhost: test\r\n{headers}content-length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        connection.write_all(request.as_bytes()).await.unwrap();
+        let mut head = Vec::new();
+        while !head.ends_with(b"\r\n\r\n") {
+            let mut byte = [0u8; 1];
+            connection.read_exact(&mut byte).await.unwrap();
+            head.push(byte[0]);
+        }
+        (connection, String::from_utf8(head).unwrap())
+    }
+
+    #[tokio::test]
+    async fn a_stop_ends_the_streams_of_notifications_and_the_server_returns() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let mcp = Arc::new(crate::server::Server::new(
+            crate::Registry::builder().build().unwrap(),
+        ));
+        let (router, state) = super::super::routes(mcp, super::super::HttpConfig::default());
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let serving = tokio::spawn(serve(listener, router, state, async {
+            let _ = stopped.await;
+        }));
+        let json =
+            "content-type: application/json\r\naccept: application/json, text/event-stream\r\n";
+
+        // A session of the handshake's wire, and its stream.
+        let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#;
+        let (_, head) = open(address, ("POST", json), initialize).await;
+        let session = head
+            .lines()
+            .find_map(|line| {
+                let (name, value) = line.split_once(':')?;
+                name.eq_ignore_ascii_case("mcp-session-id")
+                    .then(|| value.trim().to_owned())
+            })
+            .unwrap_or_else(|| panic!("a session: {head}"));
+        let get = format!(
+            "accept: text/event-stream\r\nmcp-session-id: {session}\r\n\
+             mcp-protocol-version: 2025-11-25\r\n"
+        );
+        let (mut session_stream, head) = open(address, ("GET", &get), "").await;
+        assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+        // A listen stream of the stateless wire.
+        let listen = r#"{"jsonrpc":"2.0","id":2,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+        let post = format!(
+            "{json}mcp-protocol-version: 2026-07-28\r\nmcp-method: subscriptions/listen\r\n"
+        );
+        let (mut listen_stream, head) = open(address, ("POST", &post), listen).await;
+        assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+
+        stop.send(()).unwrap();
+        for (name, stream) in [
+            ("the session's stream", &mut session_stream),
+            ("the listen stream", &mut listen_stream),
+        ] {
+            let mut rest = Vec::new();
+            let ended =
+                tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut rest)).await;
+            assert!(ended.is_ok(), "{name} ends when the server stops");
+        }
+        tokio::time::timeout(Duration::from_secs(5), serving)
+            .await
+            .expect("the server returns once its streams have ended")
+            .unwrap()
+            .unwrap();
     }
 
     struct Count(AtomicU64);

@@ -202,15 +202,15 @@ pub(super) async fn no_stream() -> Response {
 
 /// A `subscriptions/listen` stream: its acknowledgement, then the changes it asked for, as
 /// SSE events, with a comment every so often to keep idle connections open. It ends when
-/// the client hangs up.
-pub(super) fn listen_stream(server: &Server, listen: &Listen, client: &str) -> Response {
+/// the client hangs up, or once `ended` is cancelled (the server stops).
+pub(super) fn listen_stream(
+    server: &Server,
+    (listen, client): (&Listen, &str),
+    ended: CancellationToken,
+) -> Response {
     let (send, receiver) = notices();
     let guard = server.listen(listen, client, send);
-    notice_stream(
-        receiver,
-        (guard, CancellationToken::new()),
-        Behind(listen.id.clone()),
-    )
+    notice_stream(receiver, (guard, ended), Behind(listen.id.clone()))
 }
 
 /// The most notices a stream queues for a client that has not read them.

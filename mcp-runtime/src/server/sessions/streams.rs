@@ -16,6 +16,8 @@ pub(crate) struct Streams {
     open: Mutex<HashMap<String, Open>>,
     /// What tells the other replicas, with sessions in Redis.
     relay: std::sync::OnceLock<Arc<dyn Relay>>,
+    /// Cancelled when the server stops: every stream's own token is a child of it.
+    stopping: CancellationToken,
 }
 
 /// What tells the replicas that hold a session's stream of its subscriptions and its end.
@@ -44,8 +46,9 @@ impl Streams {
     /// Makes `listener` the stream of `session`; the token returned is cancelled when the
     /// session ends, or when another stream of it opens, here or on another replica: each
     /// message goes out on one stream, and both would read the session's log.
+    /// It is cancelled too when the server stops ([`Streams::stop`]).
     pub(crate) fn attach(&self, session: &str, listener: &Arc<ListenGuard>) -> CancellationToken {
-        let ended = CancellationToken::new();
+        let ended = self.stopping.child_token();
         let earlier = {
             let mut open = self.lock();
             // Streams whose clients hung up are forgotten as others open.
@@ -65,6 +68,19 @@ impl Streams {
             relay.attached(session);
         }
         ended
+    }
+
+    /// A token for a stream that no session holds (a 2026-07-28 listen stream): cancelled
+    /// when the server stops.
+    pub(crate) fn until_stop(&self) -> CancellationToken {
+        self.stopping.child_token()
+    }
+
+    /// Ends every stream, open or opened from now on: the server stops. A stream's client
+    /// reconnects, to another replica, with the `Last-Event-ID` of the last event it read,
+    /// and a stopping server need not wait for clients that would never hang up.
+    pub(crate) fn stop(&self) {
+        self.stopping.cancel();
     }
 
     /// Tells the other replicas that `session` subscribed to `uri` (`on`) or ended that
