@@ -9,6 +9,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Seconds of processor time in the output of `times` in FILE (its second line: the
+# processes waited for).
+cpu_of() {
+  awk 'NR == 2 {
+    n = 0
+    for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); n += t[1] * 60 + t[2] }
+    printf "%d", n
+  }' "$1"
+}
+
 # Each part's heading, with the seconds the suite has taken so far and the processor time
 # its finished parts used (user and system, summed over every process waited for): where
 # its time goes, on a machine whose two cores the parts share.
@@ -17,11 +27,7 @@ times_file=$(mktemp)
 say() {
   local cpu
   times >"$times_file"
-  cpu=$(awk 'NR == 2 {
-    n = 0
-    for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); n += t[1] * 60 + t[2] }
-    printf "%d", n
-  }' "$times_file")
+  cpu=$(cpu_of "$times_file")
   echo "== [${SECONDS} s, ${cpu} s of processor time] $*"
 }
 
@@ -52,6 +58,58 @@ if [ "${CI:-}" = "true" ]; then
 fi
 say "disk free where the build goes: $(df -h --output=avail . | tail -1 | tr -d ' ')"
 
+logs=$(mktemp -d)
+log=$logs/summary
+# Whatever still runs in the background when the suite stops is stopped with it.
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$logs" "$times_file"' EXIT
+
+# Parts run in the background, each with its output in a log of its own: `begin [--low]
+# NAME COMMAND…` starts one (`--low`: at a lower priority, for builds, which then take the
+# cores only while the parts in front leave them idle), and `end NAME HEADING` waits for
+# it, prints its output under its heading with the processor time it took, adds it to the
+# summary's log, and stops the suite if it failed.
+declare -A running
+begin() {
+  local low=""
+  if [ "$1" = --low ]; then
+    low=1
+    shift
+  fi
+  local name=$1
+  shift
+  (
+    trap 'times >"$logs/$name.cpu"' EXIT
+    if [ -n "$low" ]; then
+      renice -n 10 -p "$BASHPID" >/dev/null
+    fi
+    "$@"
+  ) >"$logs/$name" 2>&1 &
+  running[$name]=$!
+}
+end() {
+  local name=$1 heading=$2 status=0
+  wait "${running[$name]}" || status=$?
+  say "$heading ($(cpu_of "$logs/$name.cpu") s of processor time)"
+  tee -a "$log" <"$logs/$name"
+  if [ "$status" -ne 0 ]; then
+    echo "error: $heading: failed (exit $status)"
+    exit 1
+  fi
+}
+
+# The supported Rust version: the three published crates, every feature, compiled (`cargo
+# check`) with the toolchain that `rust-version` names (installed through rustup), in a
+# target directory of their own, in the background from the start.
+msrv=$(sed -n 's/^rust-version = "\(.*\)"$/\1/p' Cargo.toml)
+rustup toolchain install "$msrv" --profile minimal --no-self-update >/dev/null 2>&1 ||
+  rustup toolchain install "$msrv" --profile minimal
+msrv_check() {
+  CARGO_TARGET_DIR=target/msrv cargo "+$msrv" check --locked --all-features \
+    -p mcp-runtime-core -p mcp-runtime-macros -p mcp-runtime
+  echo "mcp-runtime-core, mcp-runtime-macros and mcp-runtime compile with rust $msrv, every feature on"
+}
+begin --low msrv msrv_check
+
 say "cargo fmt --check"
 cargo fmt --all -- --check
 
@@ -68,32 +126,6 @@ say "npm ci: the OAuth tests' authorization server"
 npm ci --prefix tests/oauth --no-audit --no-fund --loglevel=error
 
 say "cargo test"
-logs=$(mktemp -d)
-log=$logs/summary
-# Whatever still runs in the background when the suite stops is stopped with it.
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$logs" "$times_file"' EXIT
-
-# The parts after the tests run at once, each in the background with its output in a log of
-# its own: `begin NAME COMMAND…` starts one, and `end NAME HEADING` waits for it, prints its
-# output under its heading, adds it to the summary's log, and stops the suite if it failed.
-declare -A running
-begin() {
-  local name=$1
-  shift
-  ("$@") >"$logs/$name" 2>&1 &
-  running[$name]=$!
-}
-end() {
-  local name=$1 heading=$2 status=0
-  wait "${running[$name]}" || status=$?
-  say "$heading"
-  tee -a "$log" <"$logs/$name"
-  if [ "$status" -ne 0 ]; then
-    echo "error: $heading: failed (exit $status)"
-    exit 1
-  fi
-}
-
 # The hostile-input tests and the Python SDKs drive the quickstart binary; the Python SDKs
 # and the conformance suite the conformance server and client. Built once, here.
 cargo build --locked -p quickstart --features quickstart/full -p conformance-server -p conformance-client
@@ -106,20 +138,7 @@ cargo test --workspace --locked --no-run
 # The compile-time cases of the attributes (tests/ui, trybuild) take longest by far, most of
 # it compiling each case in a target directory of their own: they run in the background from
 # here on, beside the other tests and the clients below, which mostly wait.
-begin ui cargo test --locked -p mcp-ui-tests
-
-# The supported Rust version: the three published crates, every feature, compiled (`cargo
-# check`) with the toolchain that `rust-version` names (installed through rustup), in a
-# target directory of their own, in the background too.
-msrv=$(sed -n 's/^rust-version = "\(.*\)"$/\1/p' Cargo.toml)
-rustup toolchain install "$msrv" --profile minimal --no-self-update >/dev/null 2>&1 ||
-  rustup toolchain install "$msrv" --profile minimal
-msrv_check() {
-  CARGO_TARGET_DIR=target/msrv cargo "+$msrv" check --locked --all-features \
-    -p mcp-runtime-core -p mcp-runtime-macros -p mcp-runtime
-  echo "mcp-runtime-core, mcp-runtime-macros and mcp-runtime compile with rust $msrv, every feature on"
-}
-begin msrv msrv_check
+begin --low ui cargo test --locked -p mcp-ui-tests
 
 cargo test --workspace --locked --exclude mcp-ui-tests 2>&1 | tee -a "$log"
 
@@ -194,7 +213,7 @@ builds() {
   package
   featureless
 }
-begin builds builds
+begin --low builds builds
 
 # The clients, all at once: they mostly wait on the servers they start.
 # The official MCP Python SDK, 1.x (sdk1) and 2.x (sdk2), and the telemetry tests (otel), each
@@ -229,7 +248,7 @@ end typescript "TypeScript: the official MCP SDK's client and the MCP Inspector'
 end conformance "The official MCP conformance suite (server and client sides)"
 end builds "cargo package: mcp-runtime-core, mcp-runtime-macros, mcp-runtime; a tool binary without mcp-runtime's features"
 end ui "the attributes' compile-time cases (tests/ui), run in the background"
-end msrv "the supported Rust version (rust $msrv), checked in the background"
+end msrv "the supported Rust version (rust $msrv), checked in the background from the start"
 
 say "disk free at the end: $(df -h --output=avail . | tail -1 | tr -d ' '), target: $(du -sh target | cut -f1)"
 
