@@ -5,12 +5,14 @@
 use std::net::{IpAddr, SocketAddr};
 use std::pin::Pin;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::extract::{ConnectInfo, Request};
 use axum::handler::Handler;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
+use futures_util::FutureExt;
 use futures_util::future::{BoxFuture, Either};
 use mcp_runtime_core::LoggingLevel;
 use serde_json::Value;
@@ -68,7 +70,8 @@ fn post(state: Arc<HttpState>, request: Request) -> impl Future<Output = Respons
     async move {
         let body = match read_body(body, state.config.body_limit).await {
             Ok(body) => body,
-            // Too large (413), or unreadable (400): said as a JSON-RPC error too.
+            // Too large (413), too slow (408), or unreadable (400): said as a JSON-RPC
+            // error too.
             Err((status, message)) => {
                 let error = crate::server::jsonrpc::error_response(
                     &Id::NONE,
@@ -100,10 +103,18 @@ fn post(state: Arc<HttpState>, request: Request) -> impl Future<Output = Respons
     }
 }
 
-/// The body of a request, read whole when it is at most `limit` bytes; else its status,
-/// 413 or 400, and what was wrong. What a client sent up to the limit is read, so that it
-/// is not cut off mid-write and gets the answer. (Read here rather than under a body-limit
-/// layer, which would cost every request a service cloned and a future boxed.)
+/// How long a request's body may take to arrive once its headers have: a client that sends
+/// it a byte at a time, or never ends it, is answered 408 and its connection closed, rather
+/// than holding them for ever. (The headers have their own timeout, hyper's:
+/// [`super::serve::HEADER_READ_TIMEOUT`].)
+pub(super) const BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The body of a request, read whole when it is at most `limit` bytes and arrives within
+/// [`BODY_READ_TIMEOUT`]; else its status, 413, 408 or 400, and what was wrong. What a
+/// client sent up to the limit is read, so that it is not cut off mid-write and gets the
+/// answer. (Read here rather than under a body-limit layer, which would cost every request a
+/// service cloned and a future boxed; and the timer is set only for a body that has not
+/// arrived whole with its headers.)
 async fn read_body(body: axum::body::Body, limit: usize) -> Result<Bytes, (StatusCode, String)> {
     let too_large = || {
         (
@@ -111,7 +122,23 @@ async fn read_body(body: axum::body::Body, limit: usize) -> Result<Bytes, (Statu
             format!("the request body is larger than the limit of {limit} bytes"),
         )
     };
-    axum::body::to_bytes(body, limit).await.map_err(|error| {
+    let mut reading = std::pin::pin!(axum::body::to_bytes(body, limit));
+    let read = match reading.as_mut().now_or_never() {
+        Some(read) => read,
+        None => match tokio::time::timeout(BODY_READ_TIMEOUT, reading).await {
+            Ok(read) => read,
+            Err(_) => {
+                return Err((
+                    StatusCode::REQUEST_TIMEOUT,
+                    format!(
+                        "the request body did not arrive within {} s of its headers",
+                        BODY_READ_TIMEOUT.as_secs()
+                    ),
+                ));
+            }
+        },
+    };
+    read.map_err(|error| {
         let past_limit = std::error::Error::source(&error)
             .is_some_and(|source| source.is::<http_body_util::LengthLimitError>());
         if past_limit {

@@ -351,6 +351,38 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
+    async fn a_body_that_never_ends_is_answered_408_after_the_timeout() {
+        use super::super::post::BODY_READ_TIMEOUT;
+        let address = serving().await;
+        let mut slow = TcpStream::connect(address).await.unwrap();
+        slow.write_all(
+            b"POST /mcp HTTP/1.1\r\nhost: test\r\ncontent-type: application/json\r\n\
+              accept: application/json, text/event-stream\r\ncontent-length: 100\r\n\r\n\
+              {\"jsonrpc\":",
+        )
+        .await
+        .unwrap();
+        let began = tokio::time::Instant::now();
+        let mut answer = Vec::new();
+        let read = tokio::time::timeout(BODY_READ_TIMEOUT * 2, slow.read_to_end(&mut answer)).await;
+        let answer = String::from_utf8_lossy(&answer);
+        assert!(
+            read.is_ok(),
+            "the connection is answered and closed: {answer}"
+        );
+        assert!(
+            began.elapsed() >= BODY_READ_TIMEOUT,
+            "not before {BODY_READ_TIMEOUT:?}: {:?}",
+            began.elapsed()
+        );
+        assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+        assert!(
+            answer.contains("the request body did not arrive within 30 s of its headers"),
+            "{answer}"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
     async fn a_kept_alive_connection_left_idle_is_closed_after_the_timeout() {
         let address = serving().await;
         let mut idle = TcpStream::connect(address).await.unwrap();
