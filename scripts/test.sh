@@ -135,7 +135,7 @@ export CONFORMANCE_CLIENT_BIN="$PWD/target/debug/conformance-client"
 # Every test binary is built first.
 cargo test --workspace --locked --no-run
 
-# The compile-time cases of the attributes (tests/ui, trybuild) take longest by far, most of
+# The compile-time cases of the attributes (tests/compile-time, trybuild) take longest by far, most of
 # it compiling each case in a target directory of their own: they run in the background from
 # here on, beside the other tests and the clients below, which mostly wait.
 begin --low ui cargo test --locked -p mcp-ui-tests
@@ -247,7 +247,7 @@ end otel "Python: OpenTelemetry: OTLP export, trace context and Prometheus again
 end typescript "TypeScript: the official MCP SDK's client and the MCP Inspector's CLI against the quickstart server"
 end conformance "The official MCP conformance suite (server and client sides)"
 end builds "cargo package: mcp-runtime-core, mcp-runtime-macros, mcp-runtime; a tool binary without mcp-runtime's features"
-end ui "the attributes' compile-time cases (tests/ui), run in the background"
+end ui "the attributes' compile-time cases (tests/compile-time), run in the background"
 end msrv "the supported Rust version (rust $msrv), checked in the background from the start"
 
 say "disk free at the end: $(df -h --output=avail . | tail -1 | tr -d ' '), target: $(du -sh target | cut -f1)"
