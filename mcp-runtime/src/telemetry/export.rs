@@ -263,21 +263,20 @@ impl Sending {
     fn run(self) {
         // The thread's own runtime, driven only while it sends: the request is written, and
         // its answer read, on this thread, with no hand-over to another.
-        let runtime = match tokio::runtime::Builder::new_current_thread()
+        let built = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
-        {
-            Ok(runtime) => runtime,
+            .map_err(|error| format!("no runtime: {error}"))
+            .and_then(|runtime| {
+                let client = reqwest::Client::builder()
+                    .build()
+                    .map_err(|error| format!("no HTTP client: {error}"))?;
+                Ok((runtime, client))
+            });
+        let (runtime, client) = match built {
+            Ok(built) => built,
             Err(error) => {
-                tracing::warn!(%error, "no runtime for the OTLP export: nothing is exported");
-                self.queue.stop();
-                return;
-            }
-        };
-        let client = match reqwest::Client::builder().build() {
-            Ok(client) => client,
-            Err(error) => {
-                tracing::warn!(%error, "no HTTP client for the OTLP export: nothing is exported");
+                tracing::warn!(%error, "nothing is exported over OTLP");
                 self.queue.stop();
                 return;
             }

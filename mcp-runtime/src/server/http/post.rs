@@ -12,7 +12,6 @@ use axum::extract::{ConnectInfo, Request};
 use axum::handler::Handler;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use futures_util::FutureExt;
 use futures_util::future::{BoxFuture, Either};
 use mcp_runtime_core::LoggingLevel;
 use serde_json::Value;
@@ -113,8 +112,7 @@ pub(super) const BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
 /// [`BODY_READ_TIMEOUT`]; else its status, 413, 408 or 400, and what was wrong. What a
 /// client sent up to the limit is read, so that it is not cut off mid-write and gets the
 /// answer. (Read here rather than under a body-limit layer, which would cost every request a
-/// service cloned and a future boxed; and the timer is set only for a body that has not
-/// arrived whole with its headers.)
+/// service cloned and a future boxed.)
 async fn read_body(body: axum::body::Body, limit: usize) -> Result<Bytes, (StatusCode, String)> {
     let too_large = || {
         (
@@ -122,21 +120,15 @@ async fn read_body(body: axum::body::Body, limit: usize) -> Result<Bytes, (Statu
             format!("the request body is larger than the limit of {limit} bytes"),
         )
     };
-    let mut reading = std::pin::pin!(axum::body::to_bytes(body, limit));
-    let read = match reading.as_mut().now_or_never() {
-        Some(read) => read,
-        None => match tokio::time::timeout(BODY_READ_TIMEOUT, reading).await {
-            Ok(read) => read,
-            Err(_) => {
-                return Err((
-                    StatusCode::REQUEST_TIMEOUT,
-                    format!(
-                        "the request body did not arrive within {} s of its headers",
-                        BODY_READ_TIMEOUT.as_secs()
-                    ),
-                ));
-            }
-        },
+    let Ok(read) = tokio::time::timeout(BODY_READ_TIMEOUT, axum::body::to_bytes(body, limit)).await
+    else {
+        return Err((
+            StatusCode::REQUEST_TIMEOUT,
+            format!(
+                "the request body did not arrive within {} s of its headers",
+                BODY_READ_TIMEOUT.as_secs()
+            ),
+        ));
     };
     read.map_err(|error| {
         let past_limit = std::error::Error::source(&error)

@@ -223,6 +223,15 @@ mod tests {
 
     use super::*;
 
+    /// A `POST /mcp` of the JSON-RPC message `body`, whole.
+    fn post_mcp(body: &str) -> String {
+        format!(
+            "POST /mcp HTTP/1.1\r\nhost: test\r\ncontent-type: application/json\r\n\
+             accept: application/json, text/event-stream\r\ncontent-length: {}\r\n\r\n{body}",
+            body.len()
+        )
+    }
+
     /// Sends a `GET` of `path` on `connection` and reads its answer's first bytes.
     async fn get_on(connection: &mut TcpStream, path: &str) -> String {
         let request = format!("GET {path} HTTP/1.1\r\nhost: test\r\n\r\n");
@@ -269,12 +278,7 @@ mod tests {
             "each request knows its peer: {answer}"
         );
         // `POST /mcp` is answered by the MCP handler, which the test's router lacks.
-        let ping = r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#;
-        let request = format!(
-            "POST /mcp HTTP/1.1\r\nhost: test\r\ncontent-type: application/json\r\n\
-             accept: application/json, text/event-stream\r\ncontent-length: {}\r\n\r\n{ping}",
-            ping.len()
-        );
+        let request = post_mcp(r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#);
         idle.write_all(request.as_bytes()).await.unwrap();
         let mut answer = vec![0; 1024];
         let read = idle.read(&mut answer).await.unwrap();
@@ -326,15 +330,19 @@ mod tests {
         address
     }
 
-    /// Whether the server closes `connection` within twice the header timeout, and when:
-    /// on a paused clock, which moves on whenever every task waits.
-    async fn closed_after(connection: &mut TcpStream) -> Option<Duration> {
+    /// Whether the server closes `connection` within twice `timeout`, and when, with what it
+    /// sent before: on a paused clock, which moves on whenever every task waits.
+    async fn closed_after(
+        connection: &mut TcpStream,
+        timeout: Duration,
+    ) -> (Option<Duration>, String) {
         let began = tokio::time::Instant::now();
         let mut rest = Vec::new();
-        tokio::time::timeout(HEADER_READ_TIMEOUT * 2, connection.read_to_end(&mut rest))
+        let closed = tokio::time::timeout(timeout * 2, connection.read_to_end(&mut rest))
             .await
             .ok()
-            .map(|_| began.elapsed())
+            .map(|_| began.elapsed());
+        (closed, String::from_utf8_lossy(&rest).into_owned())
     }
 
     #[tokio::test(start_paused = true)]
@@ -344,7 +352,7 @@ mod tests {
         slow.write_all(b"POST /mcp HTTP/1.1\r\nhost: test\r\ncontent-")
             .await
             .unwrap();
-        let closed = closed_after(&mut slow).await;
+        let (closed, _) = closed_after(&mut slow, HEADER_READ_TIMEOUT).await;
         assert!(
             closed.is_some_and(|after| after >= HEADER_READ_TIMEOUT),
             "a connection whose headers never end is closed after {HEADER_READ_TIMEOUT:?}, not \
@@ -364,18 +372,14 @@ mod tests {
         )
         .await
         .unwrap();
-        let began = tokio::time::Instant::now();
-        let mut answer = Vec::new();
-        let read = tokio::time::timeout(BODY_READ_TIMEOUT * 2, slow.read_to_end(&mut answer)).await;
-        let answer = String::from_utf8_lossy(&answer);
+        let (closed, answer) = closed_after(&mut slow, BODY_READ_TIMEOUT).await;
         assert!(
-            read.is_ok(),
+            closed.is_some(),
             "the connection is answered and closed: {answer}"
         );
         assert!(
-            began.elapsed() >= BODY_READ_TIMEOUT,
-            "not before {BODY_READ_TIMEOUT:?}: {:?}",
-            began.elapsed()
+            closed.is_some_and(|after| after >= BODY_READ_TIMEOUT),
+            "not before {BODY_READ_TIMEOUT:?}: {closed:?}"
         );
         assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
         assert!(
@@ -388,12 +392,7 @@ mod tests {
     async fn a_kept_alive_connection_left_idle_is_closed_after_the_timeout() {
         let address = serving().await;
         let mut idle = TcpStream::connect(address).await.unwrap();
-        let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
-        let request = format!(
-            "POST /mcp HTTP/1.1\r\nhost: test\r\ncontent-type: application/json\r\n\
-             accept: application/json, text/event-stream\r\ncontent-length: {}\r\n\r\n{ping}",
-            ping.len()
-        );
+        let request = post_mcp(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
         // A request, then another two thirds of the timeout later: the timeout counts from
         // the second answer, not from the first request's.
         for _ in 0..2 {
@@ -403,9 +402,8 @@ mod tests {
             assert!(answer[..read].starts_with(b"HTTP/1.1 200"));
             tokio::time::sleep(HEADER_READ_TIMEOUT * 2 / 3).await;
         }
-        let closed = closed_after(&mut idle)
-            .await
-            .map(|after| after + HEADER_READ_TIMEOUT * 2 / 3);
+        let (closed, _) = closed_after(&mut idle, HEADER_READ_TIMEOUT).await;
+        let closed = closed.map(|after| after + HEADER_READ_TIMEOUT * 2 / 3);
         assert!(
             closed.is_some_and(|after| after >= HEADER_READ_TIMEOUT),
             "an idle connection is closed after {HEADER_READ_TIMEOUT:?}: {closed:?}"
