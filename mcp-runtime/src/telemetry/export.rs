@@ -16,6 +16,8 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use bytes::Bytes;
+
 use opentelemetry_proto::tonic::common::v1::{InstrumentationScope, KeyValue};
 use opentelemetry_proto::tonic::resource::v1::Resource as ProtoResource;
 use opentelemetry_proto::tonic::trace::v1::{ResourceSpans, ScopeSpans};
@@ -57,12 +59,13 @@ impl Exporters {
             return Ok(None);
         };
         let resource = Resource::builder().build();
-        let queue = Arc::new(Queue::new(bounds_from_env()));
+        let envelope = Envelope::new(&resource);
+        let queue = Arc::new(Queue::with_room(bounds_from_env(), envelope.room()));
         let metrics = Arc::new(Metrics::default());
         let sending = Sending {
             queue: Arc::clone(&queue),
             metrics: Arc::clone(&metrics),
-            envelope: Envelope::new(&resource),
+            envelope,
             traces: Target::from_env(&endpoint, "TRACES", "/v1/traces"),
             metrics_target: Target::from_env(&endpoint, "METRICS", "/v1/metrics"),
             delay: Duration::from_millis(number("OTEL_BSP_SCHEDULE_DELAY").unwrap_or(5000)),
@@ -94,10 +97,7 @@ impl Exporters {
 
     /// What records into this exporter.
     pub(super) fn instruments(&self) -> Otel {
-        let spans = Spans::new(
-            opentelemetry_sdk::trace::Config::default(),
-            Arc::clone(&self.queue),
-        );
+        let spans = Spans::from_env(Arc::clone(&self.queue));
         Otel::new(spans, Arc::clone(&self.metrics))
     }
 
@@ -218,33 +218,48 @@ impl Envelope {
         }
     }
 
-    /// The request that exports `spans` (entries of `ScopeSpans.spans`): the scope's
-    /// message and the spans read as one `ScopeSpans`, within one `ResourceSpans`. The
-    /// fields that hold them are written around them, so that the spans are copied once.
-    fn spans_request(&self, spans: &[u8]) -> Vec<u8> {
-        use prost::encoding::{WireType, encode_key, encode_varint, encoded_len_varint, key_len};
-        let scope_spans = self.scope_spans.len() + spans.len();
-        let resource_spans = self.resource_spans.len()
+    /// The most bytes [`Self::spans_request`] writes before a batch's spans.
+    fn room(&self) -> usize {
+        use prost::encoding::key_len;
+        const LONGEST_VARINT: usize = 10;
+        key_len(REQUEST_RESOURCE_SPANS)
+            + LONGEST_VARINT
+            + self.resource_spans.len()
             + key_len(RESOURCE_SPANS_SCOPE_SPANS)
+            + LONGEST_VARINT
+            + self.scope_spans.len()
+    }
+
+    /// The request that exports the spans of `batch` (entries of `ScopeSpans.spans`, after
+    /// [`Self::room`] bytes left free): the scope's message and the spans read as one
+    /// `ScopeSpans`, within one `ResourceSpans`. The fields that hold them are written in
+    /// the room before the spans, so that the spans are sent where they were queued.
+    fn spans_request(&self, mut batch: Vec<u8>) -> Bytes {
+        use prost::encoding::{WireType, encode_key, encode_varint, encoded_len_varint};
+        let room = self.room();
+        let scope_spans = self.scope_spans.len() + batch.len() - room;
+        let resource_spans = self.resource_spans.len()
+            + prost::encoding::key_len(RESOURCE_SPANS_SCOPE_SPANS)
             + encoded_len_varint(scope_spans as u64)
             + scope_spans;
-        let request = key_len(REQUEST_RESOURCE_SPANS)
-            + encoded_len_varint(resource_spans as u64)
-            + resource_spans;
-        let mut body = Vec::with_capacity(request);
-        encode_key(REQUEST_RESOURCE_SPANS, WireType::LengthDelimited, &mut body);
-        encode_varint(resource_spans as u64, &mut body);
-        body.extend_from_slice(&self.resource_spans);
+        let mut front = Vec::with_capacity(room);
+        encode_key(
+            REQUEST_RESOURCE_SPANS,
+            WireType::LengthDelimited,
+            &mut front,
+        );
+        encode_varint(resource_spans as u64, &mut front);
+        front.extend_from_slice(&self.resource_spans);
         encode_key(
             RESOURCE_SPANS_SCOPE_SPANS,
             WireType::LengthDelimited,
-            &mut body,
+            &mut front,
         );
-        encode_varint(scope_spans as u64, &mut body);
-        body.extend_from_slice(&self.scope_spans);
-        body.extend_from_slice(spans);
-        debug_assert_eq!(body.len(), request);
-        body
+        encode_varint(scope_spans as u64, &mut front);
+        front.extend_from_slice(&self.scope_spans);
+        let start = room - front.len();
+        batch[start..room].copy_from_slice(&front);
+        Bytes::from(batch).slice(start..)
     }
 }
 
@@ -281,7 +296,7 @@ impl Sending {
                 return;
             }
         };
-        let post = |target: &Target, body: Vec<u8>, what: &str| {
+        let post = |target: &Target, body: Bytes, what: &str| {
             runtime.block_on(send(&client, target, body, what));
         };
         let mut next_metrics = Instant::now() + self.interval;
@@ -296,15 +311,16 @@ impl Sending {
                     "spans dropped: the OTLP export queue was full"
                 );
             }
-            if !batch.encoded.is_empty() {
-                let body = self.envelope.spans_request(&batch.encoded);
-                post(&self.traces, body, &spans_of(&batch));
+            if batch.spans > 0 {
+                let what = spans_of(&batch);
+                let body = self.envelope.spans_request(batch.encoded);
+                post(&self.traces, body, &what);
             }
             if batch.last || Instant::now() >= next_metrics {
                 let request = self
                     .metrics
                     .request(&self.envelope.resource, &self.envelope.scope);
-                let body = request.encode_to_vec();
+                let body = Bytes::from(request.encode_to_vec());
                 post(&self.metrics_target, body, "metrics");
                 next_metrics = Instant::now() + self.interval;
             }
@@ -322,7 +338,7 @@ fn spans_of(batch: &Batch) -> String {
 /// Posts `body` to `target`, and reads the answer to its end, so that the connection serves
 /// the next export; a failure is logged, and what it carried dropped, as the SDK's
 /// exporters do.
-async fn send(client: &reqwest::Client, target: &Target, body: Vec<u8>, what: &str) {
+async fn send(client: &reqwest::Client, target: &Target, body: Bytes, what: &str) {
     let mut request = client
         .post(&target.url)
         .timeout(target.timeout)
@@ -401,7 +417,7 @@ mod tests {
             .with_service_name("calculator")
             .build();
         let envelope = Envelope::new(&resource);
-        let mut spans = Vec::new();
+        let mut spans = vec![0; envelope.room()];
         for name in ["tools/call add", "ping"] {
             let span = Span {
                 name: name.to_owned(),
@@ -413,7 +429,7 @@ mod tests {
                 &mut spans,
             );
         }
-        let request = ExportTraceServiceRequest::decode(&*envelope.spans_request(&spans))
+        let request = ExportTraceServiceRequest::decode(envelope.spans_request(spans))
             .expect("a request OTLP reads");
         assert_eq!(request.resource_spans.len(), 1);
         let resource_spans = &request.resource_spans[0];

@@ -91,11 +91,12 @@ impl Telemetry {
             }
             labels
         });
+        let started = super::now();
         #[cfg(feature = "otel")]
         let span = self
             .otel
             .as_ref()
-            .map(|otel| otel.begin(side, operation, meta));
+            .map(|otel| otel.begin(side, operation, meta, started));
         #[cfg(not(feature = "otel"))]
         let _ = (operation, meta);
         Recorded {
@@ -103,7 +104,7 @@ impl Telemetry {
             side,
             #[cfg(feature = "http")]
             labels,
-            started: super::now(),
+            started,
             ended: false,
             #[cfg(feature = "otel")]
             span,

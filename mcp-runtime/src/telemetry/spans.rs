@@ -13,6 +13,7 @@
 //! strings and is converted again for export.
 
 use std::borrow::Cow;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -65,11 +66,16 @@ pub(super) struct Queue {
     state: Mutex<Queued>,
     ready: Condvar,
     bounds: Bounds,
+    /// The bytes left free at the front of each batch: room for what the exporter writes
+    /// around its spans, so that a batch is sent where it was queued.
+    room: usize,
+    /// The spans' wall clock.
+    pub(super) clock: Clock,
 }
 
 #[derive(Debug, Default)]
 struct Queued {
-    /// The spans, each an entry of `ScopeSpans.spans`.
+    /// The spans, each an entry of `ScopeSpans.spans`, after the queue's room.
     encoded: Vec<u8>,
     spans: usize,
     /// Where each span's entry ends in `encoded`: where a batch is cut.
@@ -82,7 +88,7 @@ struct Queued {
 /// A batch taken for export.
 #[derive(Debug, Default)]
 pub(super) struct Batch {
-    /// The spans, each an entry of `ScopeSpans.spans`.
+    /// The queue's room, then the spans, each an entry of `ScopeSpans.spans`.
     pub(super) encoded: Vec<u8>,
     pub(super) spans: usize,
     pub(super) dropped: u64,
@@ -91,11 +97,15 @@ pub(super) struct Batch {
 }
 
 impl Queue {
-    pub(super) fn new(bounds: Bounds) -> Self {
-        Self {
+    /// A queue whose batches leave `room` bytes free before their spans.
+    pub(super) fn with_room(bounds: Bounds, room: usize) -> Self {
+        let queue = Self {
             bounds,
+            room,
             ..Self::default()
-        }
+        };
+        lock(&queue.state).encoded.resize(room, 0);
+        queue
     }
 
     fn push(&self, span: Vec<u8>) {
@@ -104,7 +114,7 @@ impl Queue {
             queued.dropped += 1;
             return;
         }
-        prost::encoding::bytes::encode(SCOPE_SPANS_SPANS, &span, &mut queued.encoded);
+        fields::bytes(SCOPE_SPANS_SPANS, &span, &mut queued.encoded);
         let end = queued.encoded.len();
         queued.ends.push(end);
         queued.spans += 1;
@@ -114,8 +124,10 @@ impl Queue {
     }
 
     /// The spans queued, once a batch of them is, or `delay` has passed, or the queue stops:
-    /// a batch at most, the rest left for the next.
+    /// a batch at most, the rest left for the next. The spans' clock is set anew from the
+    /// wall clock's.
     pub(super) fn next_batch(&self, delay: Duration) -> Batch {
+        self.clock.set();
         let deadline = Instant::now() + delay;
         let mut queued = lock(&self.state);
         while queued.spans < self.bounds.batch && !queued.stopping {
@@ -130,12 +142,15 @@ impl Queue {
         }
         let queued = &mut *queued;
         let (encoded, spans) = if queued.spans > self.bounds.batch {
-            // A full batch, the spans after it left queued.
+            // A full batch, the spans after it left queued, after the room of their own.
             let cut = queued.ends[self.bounds.batch - 1];
-            let rest = queued.encoded.split_off(cut);
+            let mut rest = Vec::with_capacity(self.room + cut);
+            rest.resize(self.room, 0);
+            rest.extend_from_slice(&queued.encoded[cut..]);
+            queued.encoded.truncate(cut);
             queued.ends.drain(..self.bounds.batch);
             for end in &mut queued.ends {
-                *end -= cut;
+                *end = *end - cut + self.room;
             }
             queued.spans -= self.bounds.batch;
             (
@@ -145,10 +160,11 @@ impl Queue {
         } else {
             // The next batch is likely as large: room for it now, rather than grown span
             // by span.
-            let room = Vec::with_capacity(queued.encoded.len());
+            let mut next = Vec::with_capacity(queued.encoded.len());
+            next.resize(self.room, 0);
             queued.ends.clear();
             let spans = std::mem::take(&mut queued.spans);
-            (std::mem::replace(&mut queued.encoded, room), spans)
+            (std::mem::replace(&mut queued.encoded, next), spans)
         };
         Batch {
             encoded,
@@ -165,27 +181,133 @@ impl Queue {
     }
 }
 
+/// The spans' wall clock, read from the monotonic clock that times their operations: a
+/// span's start is the wall-clock time its operation began at, with no clock read of its
+/// own. The exporter sets it from the wall clock at each batch, so that the wall clock's
+/// changes show within a batch's delay.
+#[derive(Debug)]
+pub(super) struct Clock {
+    base: Instant,
+    /// The wall-clock time at `base`, in nanoseconds since the Unix epoch, as last set.
+    at_base: AtomicU64,
+}
+
+impl Default for Clock {
+    fn default() -> Self {
+        let clock = Self {
+            base: Instant::now(),
+            at_base: AtomicU64::new(0),
+        };
+        clock.set();
+        clock
+    }
+}
+
+impl Clock {
+    /// Reads the wall clock.
+    pub(super) fn set(&self) {
+        let since = self.since_base(Instant::now());
+        self.at_base
+            .store(unix_nanos().saturating_sub(since), Ordering::Relaxed);
+    }
+
+    fn since_base(&self, at: Instant) -> u64 {
+        u64::try_from(at.saturating_duration_since(self.base).as_nanos()).unwrap_or(u64::MAX)
+    }
+
+    /// The wall-clock time of `at`, in nanoseconds since the Unix epoch.
+    pub(super) fn unix_nanos_at(&self, at: Instant) -> u64 {
+        self.at_base
+            .load(Ordering::Relaxed)
+            .saturating_add(self.since_base(at))
+    }
+}
+
 /// What begins spans: the SDK's sampler and id generator (as `OTEL_TRACES_SAMPLER` sets
 /// them), and the queue the spans go to.
 #[derive(Debug)]
 pub(super) struct Spans {
     config: Config,
+    sampling: Sampling,
     queue: std::sync::Arc<Queue>,
 }
 
+/// Who decides whether a span is sampled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sampling {
+    /// The SDK's default, `parentbased_always_on`, decided here as its sampler decides it,
+    /// without the result it allocates: a span is sampled when its parent is, or when it
+    /// has none.
+    ParentOrAlways,
+    /// The sampler the configuration holds.
+    Configured,
+}
+
+impl Sampling {
+    /// The sampling `OTEL_TRACES_SAMPLER` (read by the SDK's configuration) asks for.
+    fn from_env() -> Self {
+        match std::env::var("OTEL_TRACES_SAMPLER") {
+            Err(std::env::VarError::NotPresent) => Self::ParentOrAlways,
+            Ok(sampler) if sampler == "parentbased_always_on" => Self::ParentOrAlways,
+            _ => Self::Configured,
+        }
+    }
+}
+
 impl Spans {
-    pub(super) fn new(config: Config, queue: std::sync::Arc<Queue>) -> Self {
-        Self { config, queue }
+    /// Spans sampled, and their ids made, as the SDK's configuration from the environment
+    /// has it.
+    pub(super) fn from_env(queue: std::sync::Arc<Queue>) -> Self {
+        Self {
+            config: Config::default(),
+            sampling: Sampling::from_env(),
+            queue,
+        }
     }
 
-    /// Begins `operation`'s span, a child of the span `parent` holds, if any; `head` is the
-    /// encoding of its name, kind and the attributes its labels fix ([`encode_head`]).
+    /// Whether a span of `operation` whose parent `parent` holds is sampled, and the trace
+    /// state it carries.
+    fn sample(
+        &self,
+        parent: &Context,
+        trace_id: opentelemetry::trace::TraceId,
+        operation: &Operation<'_>,
+        kind: &SpanKind,
+    ) -> (bool, opentelemetry::trace::TraceState) {
+        match self.sampling {
+            Sampling::ParentOrAlways => {
+                let span = parent.span();
+                let context = span.span_context();
+                let sampled = !parent.has_active_span() || context.is_sampled();
+                (sampled, context.trace_state().clone())
+            }
+            Sampling::Configured => {
+                let sampling = self.config.sampler.should_sample(
+                    Some(parent),
+                    trace_id,
+                    operation.method,
+                    kind,
+                    &[],
+                    &[],
+                );
+                (
+                    sampling.decision == SamplingDecision::RecordAndSample,
+                    sampling.trace_state,
+                )
+            }
+        }
+    }
+
+    /// Begins `operation`'s span, a child of the span `parent` holds, if any, at `started`;
+    /// `head` is the encoding of its name, kind and the attributes its labels fix
+    /// ([`encode_head`]).
     pub(super) fn begin(
         &self,
         side: Side,
         operation: &Operation<'_>,
         parent: &Context,
         head: &[u8],
+        started: Instant,
     ) -> Begun {
         let parent_span = parent.span();
         let parent_context = parent_span.span_context();
@@ -198,23 +320,15 @@ impl Spans {
             Side::Server => SpanKind::Server,
             Side::Client => SpanKind::Client,
         };
-        let sampling = self.config.sampler.should_sample(
-            Some(parent),
-            trace_id,
-            operation.method,
-            &kind,
-            &[],
-            &[],
-        );
-        let sampled = sampling.decision == SamplingDecision::RecordAndSample;
+        let (sampled, trace_state) = self.sample(parent, trace_id, operation, &kind);
         let flags = if sampled {
             TraceFlags::SAMPLED
         } else {
             TraceFlags::default()
         };
         let span_id = self.config.id_generator.new_span_id();
-        let context = SpanContext::new(trace_id, span_id, flags, false, sampling.trace_state);
-        let start = unix_nanos();
+        let context = SpanContext::new(trace_id, span_id, flags, false, trace_state);
+        let start = self.queue.clock.unix_nanos_at(started);
         let encoded = sampled.then(|| {
             let parent = parent_id.map(|id| (id, parent_context.is_remote()));
             encode_start(&context, parent, (operation, start), head)
@@ -349,7 +463,7 @@ fn encode_start(
 /// a field is left out where the generated code would leave it out (an empty string or
 /// list, a zero); `spans::tests` decodes them with the generated types.
 mod fields {
-    use prost::encoding::{WireType, encode_key, encode_varint, encoded_len_varint, key_len};
+    use prost::encoding::{WireType, encode_varint, encoded_len_varint, key_len};
 
     use super::status;
 
@@ -365,19 +479,36 @@ mod fields {
     const STATUS: u32 = 15;
     pub(super) const FLAGS: u32 = 16;
 
-    /// A `bytes` or `string` field.
-    pub(super) fn bytes(tag: u32, value: &[u8], to: &mut Vec<u8>) {
-        encode_key(tag, WireType::LengthDelimited, to);
-        encode_varint(value.len() as u64, to);
+    /// A varint: one byte below 128, as nearly every key and length of a span is.
+    #[inline]
+    fn varint(value: u64, to: &mut Vec<u8>) {
+        match u8::try_from(value) {
+            Ok(byte) if byte < 0x80 => to.push(byte),
+            _ => encode_varint(value, to),
+        }
+    }
+
+    /// A field's key: its tag and wire type.
+    #[inline]
+    fn write_key(tag: u32, wire_type: WireType, to: &mut Vec<u8>) {
+        varint(u64::from(tag << 3 | wire_type as u32), to);
+    }
+
+    /// A `bytes` or `string` field, or an embedded message already encoded.
+    pub(in super::super) fn bytes(tag: u32, value: &[u8], to: &mut Vec<u8>) {
+        write_key(tag, WireType::LengthDelimited, to);
+        varint(value.len() as u64, to);
         to.extend_from_slice(value);
     }
 
     pub(super) fn fixed64(tag: u32, value: u64, to: &mut Vec<u8>) {
-        prost::encoding::fixed64::encode(tag, &value, to);
+        write_key(tag, WireType::SixtyFourBit, to);
+        to.extend_from_slice(&value.to_le_bytes());
     }
 
     pub(super) fn fixed32(tag: u32, value: u32, to: &mut Vec<u8>) {
-        prost::encoding::fixed32::encode(tag, &value, to);
+        write_key(tag, WireType::ThirtyTwoBit, to);
+        to.extend_from_slice(&value.to_le_bytes());
     }
 
     /// The length of a `bytes` or `string` field.
@@ -391,11 +522,11 @@ mod fields {
         let any_value = bytes_len(1, value.len());
         let key_value =
             bytes_len(1, key.len()) + key_len(2) + encoded_len_varint(any_value as u64) + any_value;
-        encode_key(ATTRIBUTES, WireType::LengthDelimited, to);
-        encode_varint(key_value as u64, to);
+        write_key(ATTRIBUTES, WireType::LengthDelimited, to);
+        varint(key_value as u64, to);
         bytes(1, key.as_bytes(), to);
-        encode_key(2, WireType::LengthDelimited, to);
-        encode_varint(any_value as u64, to);
+        write_key(2, WireType::LengthDelimited, to);
+        varint(any_value as u64, to);
         bytes(1, value.as_bytes(), to);
     }
 
@@ -408,13 +539,13 @@ mod fields {
             bytes_len(2, message.len())
         };
         let status = message_len + key_len(3) + encoded_len_varint(code);
-        encode_key(STATUS, WireType::LengthDelimited, to);
-        encode_varint(status as u64, to);
+        write_key(STATUS, WireType::LengthDelimited, to);
+        varint(status as u64, to);
         if !message.is_empty() {
             bytes(2, message.as_bytes(), to);
         }
-        encode_key(3, WireType::Varint, to);
-        encode_varint(code, to);
+        write_key(3, WireType::Varint, to);
+        varint(code, to);
     }
 }
 
@@ -490,6 +621,84 @@ mod tests {
         // Re-encoded and decoded, as the written span is: a field at its default is absent
         // from both.
         Span::decode(&*span.encode_to_vec()).expect("a span")
+    }
+
+    #[test]
+    fn the_spans_clock_is_the_wall_clock_and_each_batch_sets_it_anew() {
+        let near = |clock: &Clock| {
+            let (before, at, after) = (unix_nanos(), Instant::now(), unix_nanos());
+            let read = clock.unix_nanos_at(at);
+            before.saturating_sub(1_000_000) <= read && read <= after + 1_000_000
+        };
+        let queue = Queue::with_room(Bounds::default(), 0);
+        assert!(near(&queue.clock), "a new clock reads the wall clock");
+        // A clock an hour off, as after the wall clock was set back: the next batch sets it.
+        let hour = 3_600_000_000_000;
+        let at_base = queue.clock.at_base.load(Ordering::Relaxed);
+        queue.clock.at_base.store(at_base + hour, Ordering::Relaxed);
+        assert!(!near(&queue.clock));
+        let _ = queue.next_batch(Duration::ZERO);
+        assert!(
+            near(&queue.clock),
+            "the batch set the clock from the wall clock"
+        );
+    }
+
+    #[test]
+    fn the_default_sampling_decides_as_the_sdks_parent_based_always_on() {
+        use opentelemetry_sdk::trace::{Sampler, ShouldSample};
+
+        let sdk = Sampler::ParentBased(Box::new(Sampler::AlwaysOn));
+        let spans = Spans {
+            config: Config::default(),
+            sampling: Sampling::ParentOrAlways,
+            queue: std::sync::Arc::default(),
+        };
+        let trace = TraceId::from_hex("4bf92f3577b34da6a3ce929d0e0e4736").expect("an id");
+        let parent_id = SpanId::from_hex("b7ad6b7169203331").expect("an id");
+        let state = TraceState::from_key_value([("vendor", "opaque.1")]).expect("a trace state");
+        let remote = |flags, state: &TraceState| {
+            Context::new().with_remote_span_context(SpanContext::new(
+                trace,
+                parent_id,
+                flags,
+                true,
+                state.clone(),
+            ))
+        };
+        let parents = [
+            ("no parent", Context::new()),
+            ("a sampled parent", remote(TraceFlags::SAMPLED, &state)),
+            (
+                "a parent not sampled",
+                remote(TraceFlags::default(), &state),
+            ),
+            (
+                "an invalid parent",
+                Context::new().with_remote_span_context(SpanContext::empty_context()),
+            ),
+        ];
+        let operation = Operation::new("tools/call", Transport::Pipe);
+        for (case, parent) in parents {
+            let expected = sdk.should_sample(
+                Some(&parent),
+                trace,
+                "tools/call",
+                &SpanKind::Server,
+                &[],
+                &[],
+            );
+            let (sampled, trace_state) =
+                spans.sample(&parent, trace, &operation, &SpanKind::Server);
+            assert_eq!(
+                (sampled, trace_state),
+                (
+                    expected.decision == SamplingDecision::RecordAndSample,
+                    expected.trace_state
+                ),
+                "{case}"
+            );
+        }
     }
 
     #[test]

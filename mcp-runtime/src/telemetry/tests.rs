@@ -23,6 +23,9 @@ use super::{Operation, Outcome, Target, Transport};
 const TRACE: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
 const PARENT: &str = "00f067aa0ba902b7";
 
+/// The room the tests' queues leave before their batches' spans, as the exporter's does.
+const ROOM: usize = 13;
+
 /// Telemetry recording into memory: its spans, read back from `queue` as OTLP reads them.
 struct Recording {
     telemetry: &'static Telemetry,
@@ -37,11 +40,8 @@ impl Recording {
 
     /// Recording, its queue of spans bounded by `bounds`.
     fn bounded(bounds: Bounds) -> Self {
-        let queue = Arc::new(Queue::new(bounds));
-        let spans = Spans::new(
-            opentelemetry_sdk::trace::Config::default(),
-            Arc::clone(&queue),
-        );
+        let queue = Arc::new(Queue::with_room(bounds, ROOM));
+        let spans = Spans::from_env(Arc::clone(&queue));
         let metrics = Arc::new(Metrics::default());
         let otel = Otel::new(spans, Arc::clone(&metrics));
         let telemetry = Telemetry {
@@ -72,7 +72,8 @@ impl Recording {
     /// last.
     fn next_batch(&self) -> (Vec<Span>, bool) {
         let batch = self.queue.next_batch(Duration::ZERO);
-        let spans = ScopeSpans::decode(&*batch.encoded)
+        assert!(batch.encoded[..ROOM].iter().all(|byte| *byte == 0));
+        let spans = ScopeSpans::decode(&batch.encoded[ROOM..])
             .expect("spans OTLP reads")
             .spans;
         assert_eq!(spans.len(), batch.spans);
@@ -186,7 +187,9 @@ fn a_hostile_traceparent_starts_a_fresh_trace() {
 fn a_call_span_is_named_after_its_method_and_tool_with_the_conventions_attributes() {
     let recording = Recording::new();
     let operation = call("calculator.add").with_session_id(Some("s-1"));
+    let before = super::spans::unix_nanos();
     let span = recording.server_span(&operation, None, Outcome::Success);
+    let after = super::spans::unix_nanos();
     assert_eq!(span.name, "tools/call calculator.add");
     assert_eq!(span.kind, span::SpanKind::Server as i32);
     for (key, value) in [
@@ -202,7 +205,17 @@ fn a_call_span_is_named_after_its_method_and_tool_with_the_conventions_attribute
     }
     assert_eq!(attribute(&span, "error.type"), None);
     assert!(!in_error(&span));
-    assert!(span.end_time_unix_nano >= span.start_time_unix_nano && span.start_time_unix_nano > 0);
+    // The wall clock, read from the monotonic one, may be off by the time between the two
+    // clocks' reads: well under a millisecond.
+    let slack = 1_000_000;
+    assert!(
+        before <= span.start_time_unix_nano + slack
+            && span.start_time_unix_nano <= span.end_time_unix_nano
+            && span.end_time_unix_nano <= after + slack,
+        "{before} ≤ {} ≤ {} ≤ {after}",
+        span.start_time_unix_nano,
+        span.end_time_unix_nano
+    );
 }
 
 #[test]

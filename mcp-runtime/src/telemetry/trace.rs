@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use opentelemetry::Context;
 use opentelemetry::propagation::{Extractor, Injector, TextMapPropagator};
@@ -36,13 +36,14 @@ impl Otel {
         Self { spans, metrics }
     }
 
-    /// Begins `operation`'s span: a server's continues the trace `meta` carries, a
-    /// client's the active context's.
+    /// Begins `operation`'s span, at `started`: a server's continues the trace `meta`
+    /// carries, a client's the active context's.
     pub(super) fn begin(
         &self,
         side: Side,
         operation: &Operation<'_>,
         meta: Option<&Map<String, Value>>,
+        started: Instant,
     ) -> Began {
         let kept = self.metrics.kept(side, operation);
         kept.began(side);
@@ -50,7 +51,9 @@ impl Otel {
             Side::Server => parent(meta),
             Side::Client => Context::current(),
         };
-        let span = self.spans.begin(side, operation, &parent, &kept.head);
+        let span = self
+            .spans
+            .begin(side, operation, &parent, &kept.head, started);
         Began { kept, span }
     }
 
