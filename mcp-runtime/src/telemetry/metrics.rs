@@ -119,6 +119,8 @@ struct LabelSets {
 /// Everything the metrics keep.
 #[derive(Debug)]
 pub(super) struct Metrics {
+    /// Tells these metrics apart from others in [`LAST_KEPT`].
+    id: u64,
     server: LabelSets,
     client: LabelSets,
     refusals: Mutex<FxHashMap<(&'static str, String), u64>>,
@@ -129,7 +131,9 @@ pub(super) struct Metrics {
 
 impl Default for Metrics {
     fn default() -> Self {
+        static IDS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         Self {
+            id: IDS.fetch_add(1, Ordering::Relaxed),
             server: LabelSets::default(),
             client: LabelSets::default(),
             refusals: Mutex::default(),
@@ -138,9 +142,33 @@ impl Default for Metrics {
     }
 }
 
+thread_local! {
+    /// The set of labels this thread found last, with the metrics and the side it is of: a
+    /// thread that serves one operation over and over finds its labels without a lock.
+    static LAST_KEPT: std::cell::RefCell<Option<(u64, Side, Arc<Kept>)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
 impl Metrics {
     /// What the labels of `operation` keep on `side`, made the first time.
     pub(super) fn kept(&self, side: Side, operation: &Operation<'_>) -> Arc<Kept> {
+        let last = LAST_KEPT.with_borrow(|last| match last {
+            Some((id, of, kept))
+                if *id == self.id && *of == side && kept.labels.are_of(operation) =>
+            {
+                Some(Arc::clone(kept))
+            }
+            _ => None,
+        });
+        if let Some(kept) = last {
+            return kept;
+        }
+        let kept = self.find_or_make(side, operation);
+        LAST_KEPT.set(Some((self.id, side, Arc::clone(&kept))));
+        kept
+    }
+
+    fn find_or_make(&self, side: Side, operation: &Operation<'_>) -> Arc<Kept> {
         let of = self.side(side);
         let hash = Labels::hash_of(operation);
         let mut kept = lock(&of.kept);

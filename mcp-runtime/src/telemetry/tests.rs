@@ -432,6 +432,39 @@ fn pair(key: &str, value: &str) -> (String, String) {
     (key.to_owned(), value.to_owned())
 }
 
+/// How many `tools/call` operations of `tool` ended, by the duration histograms of `recording`.
+fn calls_counted(recording: &Recording, tool: &str) -> u64 {
+    let request = recording
+        .metrics
+        .request(&Resource::default(), &InstrumentationScope::default());
+    points(&request, "mcp.server.operation.duration")
+        .iter()
+        .filter(|(attributes, _)| attributes.contains(&pair("gen_ai.tool.name", tool)))
+        .map(|(_, data)| match data {
+            metric::Data::Histogram(histogram) => histogram.data_points[0].count,
+            _ => panic!("{data:?}"),
+        })
+        .sum()
+}
+
+#[test]
+fn each_recorder_counts_its_own_operations_on_a_thread_that_serves_two() {
+    let (first, second) = (Recording::new(), Recording::new());
+    for (recording, tool) in [
+        (&first, "calculator.add"),
+        (&second, "calculator.add"),
+        (&first, "calculator.add"),
+        (&first, "calculator.sub"),
+        (&first, "calculator.add"),
+    ] {
+        let _ = recording.server_span(&call(tool), None, Outcome::Success);
+    }
+    assert_eq!(calls_counted(&first, "calculator.add"), 3);
+    assert_eq!(calls_counted(&first, "calculator.sub"), 1);
+    assert_eq!(calls_counted(&second, "calculator.add"), 1);
+    assert_eq!(calls_counted(&second, "calculator.sub"), 0);
+}
+
 #[test]
 fn the_metrics_count_durations_by_labels_and_error_in_flight_calls_and_refusals() {
     let recording = Recording::new();
