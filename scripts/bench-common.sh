@@ -1,7 +1,8 @@
 # What the HTTP benchmark scripts share; sourced by them, from the repository root. It
 # builds the load driver and the servers (release), and sets `bin` (their folder), `driver`
 # (mcp-bench), `http_calls` (HTTP_CALLS, 60,000 by default) and `out` (a scratch directory,
-# removed at exit, when every job the script started is stopped).
+# removed at exit, when every job the script started is stopped); `start_otlp_receiver`
+# starts a receiver of OTLP exports.
 
 http_calls=${HTTP_CALLS:-60000}
 cargo build --release --quiet -p mcp-bench
@@ -27,4 +28,27 @@ serve_and_drive() { # label server "flags" [args...]
   # shellcheck disable=SC2086
   "$driver" http "$url" --clients 16 -n "$http_calls" $flags --json >>"$out/$label.jsonl"
   kill "$pid"; wait "$pid" 2>/dev/null || true
+}
+
+# Starts an OTLP/HTTP receiver that takes every export and answers 200, so that an
+# exporter does its whole work, and sets `otlp` to its address. It keeps the connection open
+# between exports (HTTP/1.1), as a collector does: a receiver that closed it after each
+# (Python's default, HTTP/1.0) would add a connection a batch to the server's cost, which no
+# deployment pays.
+start_otlp_receiver() {
+  python3 - "$out/otlp.port" <<'PY' &
+import http.server, sys
+class Take(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("content-length", 0)))
+        self.send_response(200); self.send_header("content-type", "application/x-protobuf")
+        self.send_header("content-length", "0"); self.end_headers()
+    def log_message(self, *args): pass
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Take)
+open(sys.argv[1], "w").write(str(server.server_address[1]))
+server.serve_forever()
+PY
+  until [ -s "$out/otlp.port" ]; do sleep 0.05; done
+  otlp="http://127.0.0.1:$(cat "$out/otlp.port")"
 }

@@ -32,25 +32,7 @@ http_run() { # label server-binary [args...]
   serve_and_drive "$label" "$server" "" "$@"
 }
 
-# An OTLP/HTTP receiver that takes every export and answers 200, so the exporter does its
-# whole work. It keeps the connection open between exports (HTTP/1.1), as a collector does:
-# a receiver that closed it after each (Python's default, HTTP/1.0) would add a connection
-# a batch to the server's cost, which no deployment pays.
-python3 - "$out/otlp.port" <<'PY' &
-import http.server, sys
-class Take(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    def do_POST(self):
-        self.rfile.read(int(self.headers.get("content-length", 0)))
-        self.send_response(200); self.send_header("content-type", "application/x-protobuf")
-        self.send_header("content-length", "0"); self.end_headers()
-    def log_message(self, *args): pass
-server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Take)
-open(sys.argv[1], "w").write(str(server.server_address[1]))
-server.serve_forever()
-PY
-until [ -s "$out/otlp.port" ]; do sleep 0.05; done
-otlp="http://127.0.0.1:$(cat "$out/otlp.port")"
+start_otlp_receiver
 
 redis_port=$((20000 + RANDOM % 20000))
 redis-server --port "$redis_port" --save '' --appendonly no --daemonize no >/dev/null &
