@@ -235,28 +235,32 @@ impl Envelope {
     /// `ScopeSpans`, within one `ResourceSpans`. The fields that hold them are written in
     /// the room before the spans, so that the spans are sent where they were queued.
     fn spans_request(&self, mut batch: Vec<u8>) -> Bytes {
-        use prost::encoding::{WireType, encode_key, encode_varint, encoded_len_varint};
+        use prost::encoding::{WireType, encode_key, encode_varint, encoded_len_varint, key_len};
+        // A field of `tag` holding `length` bytes, the first of them `first`.
+        let open = |tag: u32, length: usize, first: &[u8], to: &mut Vec<u8>| {
+            encode_key(tag, WireType::LengthDelimited, to);
+            encode_varint(length as u64, to);
+            to.extend_from_slice(first);
+        };
         let room = self.room();
         let scope_spans = self.scope_spans.len() + batch.len() - room;
         let resource_spans = self.resource_spans.len()
-            + prost::encoding::key_len(RESOURCE_SPANS_SCOPE_SPANS)
+            + key_len(RESOURCE_SPANS_SCOPE_SPANS)
             + encoded_len_varint(scope_spans as u64)
             + scope_spans;
         let mut front = Vec::with_capacity(room);
-        encode_key(
+        open(
             REQUEST_RESOURCE_SPANS,
-            WireType::LengthDelimited,
+            resource_spans,
+            &self.resource_spans,
             &mut front,
         );
-        encode_varint(resource_spans as u64, &mut front);
-        front.extend_from_slice(&self.resource_spans);
-        encode_key(
+        open(
             RESOURCE_SPANS_SCOPE_SPANS,
-            WireType::LengthDelimited,
+            scope_spans,
+            &self.scope_spans,
             &mut front,
         );
-        encode_varint(scope_spans as u64, &mut front);
-        front.extend_from_slice(&self.scope_spans);
         let start = room - front.len();
         batch[start..room].copy_from_slice(&front);
         Bytes::from(batch).slice(start..)
