@@ -62,7 +62,7 @@ pub use catalog::RESOURCE_NOT_FOUND;
 #[cfg(feature = "http")]
 pub use http::{
     HttpConfig, MetricsPathError, ParseRateLimitError, RATE_LIMITED, REQUEST_TARGET,
-    RateLimitConfig, check_metrics_path, router, serve_http,
+    RateLimitConfig, StopStreams, check_metrics_path, router, serve_http, stoppable_router,
 };
 pub use jsonrpc::{INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR};
 #[cfg(feature = "oauth")]

@@ -171,8 +171,50 @@ fn test_state(server: Arc<Server>) -> Arc<HttpState> {
 /// [`Router::into_make_service_with_connect_info::<SocketAddr>`](Router::into_make_service_with_connect_info),
 /// or give each request its `ConnectInfo<SocketAddr>` as [`serve_http`] does. Without it,
 /// every request counts against one shared allowance.
+///
+/// Its streams of notifications (a session's `GET /mcp`, a `subscriptions/listen` stream)
+/// last as long as their clients, which never hang up: a graceful shutdown would wait for
+/// them for ever. [`stoppable_router`] gives the router with what ends them.
 pub fn router(server: Arc<Server>, config: HttpConfig) -> Router {
     routes(server, config).0
+}
+
+/// The axum router serving `server` at `/mcp`, as [`router`] makes it, and what ends its
+/// streams of notifications when the application stops.
+///
+/// ```no_run
+/// # async fn run(server: std::sync::Arc<mcp_runtime::server::Server>) -> std::io::Result<()> {
+/// use std::net::SocketAddr;
+/// use mcp_runtime::server::{self, HttpConfig};
+///
+/// let (mcp, streams) = server::stoppable_router(server, HttpConfig::default());
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+/// axum::serve(listener, mcp.into_make_service_with_connect_info::<SocketAddr>())
+///     .with_graceful_shutdown(async move {
+///         let _ = tokio::signal::ctrl_c().await;
+///         // The requests in flight are answered; the streams end, their clients
+///         // reconnect elsewhere, and the server returns.
+///         streams.stop();
+///     })
+///     .await
+/// # }
+/// ```
+pub fn stoppable_router(server: Arc<Server>, config: HttpConfig) -> (Router, StopStreams) {
+    let (router, state) = routes(server, config);
+    (router, StopStreams(Arc::clone(&state.streams)))
+}
+
+/// Ends the streams of notifications of a router ([`stoppable_router`]).
+#[derive(Debug, Clone)]
+pub struct StopStreams(Arc<Streams>);
+
+impl StopStreams {
+    /// Ends every stream of notifications the router holds open, and each one opened
+    /// after: their clients reconnect from the last event they read, to another replica or
+    /// to the server once it is back. Requests are still answered.
+    pub fn stop(&self) {
+        self.0.stop();
+    }
 }
 
 /// The router serving `server`, and the state its `/mcp` handlers share.

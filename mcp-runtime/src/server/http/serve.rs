@@ -432,22 +432,11 @@ mod tests {
         (connection, String::from_utf8(head).unwrap())
     }
 
-    #[tokio::test]
-    async fn a_stop_ends_the_streams_of_notifications_and_the_server_returns() {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let address = listener.local_addr().unwrap();
-        let mcp = Arc::new(crate::server::Server::new(
-            crate::Registry::builder().build().unwrap(),
-        ));
-        let (router, state) = super::super::routes(mcp, super::super::HttpConfig::default());
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let serving = tokio::spawn(serve(listener, router, state, async {
-            let _ = stopped.await;
-        }));
+    /// Opens, on the server at `address`, a session's stream of the handshake's wire and a
+    /// listen stream of the stateless wire: each named, with its connection.
+    async fn open_streams(address: SocketAddr) -> [(&'static str, TcpStream); 2] {
         let json =
             "content-type: application/json\r\naccept: application/json, text/event-stream\r\n";
-
-        // A session of the handshake's wire, and its stream.
         let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#;
         let (_, head) = open(address, ("POST", json), initialize).await;
         let session = head
@@ -462,21 +451,26 @@ mod tests {
             "accept: text/event-stream\r\nmcp-session-id: {session}\r\n\
              mcp-protocol-version: 2025-11-25\r\n"
         );
-        let (mut session_stream, head) = open(address, ("GET", &get), "").await;
+        let (session_stream, head) = open(address, ("GET", &get), "").await;
         assert!(head.starts_with("HTTP/1.1 200"), "{head}");
-        // A listen stream of the stateless wire.
         let listen = r#"{"jsonrpc":"2.0","id":2,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
         let post = format!(
             "{json}mcp-protocol-version: 2026-07-28\r\nmcp-method: subscriptions/listen\r\n"
         );
-        let (mut listen_stream, head) = open(address, ("POST", &post), listen).await;
+        let (listen_stream, head) = open(address, ("POST", &post), listen).await;
         assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+        [
+            ("the session's stream", session_stream),
+            ("the listen stream", listen_stream),
+        ]
+    }
 
-        stop.send(()).unwrap();
-        for (name, stream) in [
-            ("the session's stream", &mut session_stream),
-            ("the listen stream", &mut listen_stream),
-        ] {
+    /// Asserts that each of `streams` ends within 5 s, then that `serving` returns as soon.
+    async fn assert_streams_end_and_serving_returns<E: std::fmt::Debug>(
+        streams: [(&'static str, TcpStream); 2],
+        serving: tokio::task::JoinHandle<Result<(), E>>,
+    ) {
+        for (name, mut stream) in streams {
             let mut rest = Vec::new();
             let ended =
                 tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut rest)).await;
@@ -487,6 +481,48 @@ mod tests {
             .expect("the server returns once its streams have ended")
             .unwrap()
             .unwrap();
+    }
+
+    fn empty_server() -> Arc<crate::server::Server> {
+        Arc::new(crate::server::Server::new(
+            crate::Registry::builder().build().unwrap(),
+        ))
+    }
+
+    #[tokio::test]
+    async fn a_stop_ends_the_streams_of_notifications_and_the_server_returns() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let (router, state) =
+            super::super::routes(empty_server(), super::super::HttpConfig::default());
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let serving = tokio::spawn(serve(listener, router, state, async {
+            let _ = stopped.await;
+        }));
+        let streams = open_streams(address).await;
+        stop.send(()).unwrap();
+        assert_streams_end_and_serving_returns(streams, serving).await;
+    }
+
+    #[tokio::test]
+    async fn an_application_serving_the_router_ends_its_streams_on_its_own_shutdown() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let (router, streams) =
+            super::super::stoppable_router(empty_server(), super::super::HttpConfig::default());
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let app = router.into_make_service_with_connect_info::<SocketAddr>();
+        let serving = tokio::spawn(
+            axum::serve(listener, app)
+                .with_graceful_shutdown(async move {
+                    let _ = stopped.await;
+                    streams.stop();
+                })
+                .into_future(),
+        );
+        let open = open_streams(address).await;
+        stop.send(()).unwrap();
+        assert_streams_end_and_serving_returns(open, serving).await;
     }
 
     struct Count(AtomicU64);
