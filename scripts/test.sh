@@ -135,9 +135,9 @@ export CONFORMANCE_CLIENT_BIN="$PWD/target/debug/conformance-client"
 # Every test binary is built first.
 cargo test --workspace --locked --no-run
 
-# The compile-time cases of the attributes (tests/compile-time, trybuild) take longest by far, most of
-# it compiling each case in a target directory of their own: they run in the background from
-# here on, beside the other tests and the clients below, which mostly wait.
+# The compile-time cases of the attributes (tests/compile-time, trybuild) take longest by
+# far, most of it compiling each case in a target directory of their own: they run in the
+# background from here on, beside the other tests and the clients below, which mostly wait.
 begin --low ui cargo test --locked -p mcp-ui-tests
 
 cargo test --workspace --locked --exclude mcp-ui-tests 2>&1 | tee -a "$log"

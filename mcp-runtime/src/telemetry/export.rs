@@ -235,32 +235,20 @@ impl Envelope {
     /// `ScopeSpans`, within one `ResourceSpans`. The fields that hold them are written in
     /// the room before the spans, so that the spans are sent where they were queued.
     fn spans_request(&self, mut batch: Vec<u8>) -> Bytes {
-        use prost::encoding::{WireType, encode_key, encode_varint, encoded_len_varint, key_len};
-        // A field of `tag` holding `length` bytes, the first of them `first`.
-        let open = |tag: u32, length: usize, first: &[u8], to: &mut Vec<u8>| {
-            encode_key(tag, WireType::LengthDelimited, to);
-            encode_varint(length as u64, to);
-            to.extend_from_slice(first);
-        };
+        use super::spans::fields::open;
+        use prost::encoding::{encoded_len_varint, key_len};
         let room = self.room();
         let scope_spans = self.scope_spans.len() + batch.len() - room;
         let resource_spans = self.resource_spans.len()
             + key_len(RESOURCE_SPANS_SCOPE_SPANS)
             + encoded_len_varint(scope_spans as u64)
             + scope_spans;
+        // Each field's head, then the first of what it holds.
         let mut front = Vec::with_capacity(room);
-        open(
-            REQUEST_RESOURCE_SPANS,
-            resource_spans,
-            &self.resource_spans,
-            &mut front,
-        );
-        open(
-            RESOURCE_SPANS_SCOPE_SPANS,
-            scope_spans,
-            &self.scope_spans,
-            &mut front,
-        );
+        open(REQUEST_RESOURCE_SPANS, resource_spans, &mut front);
+        front.extend_from_slice(&self.resource_spans);
+        open(RESOURCE_SPANS_SCOPE_SPANS, scope_spans, &mut front);
+        front.extend_from_slice(&self.scope_spans);
         let start = room - front.len();
         batch[start..room].copy_from_slice(&front);
         Bytes::from(batch).slice(start..)

@@ -462,7 +462,7 @@ fn encode_start(
 /// bytes as they are. Each writes its field as the generated `Span` would, and, as there,
 /// a field is left out where the generated code would leave it out (an empty string or
 /// list, a zero); `spans::tests` decodes them with the generated types.
-mod fields {
+pub(super) mod fields {
     use prost::encoding::{WireType, encode_varint, encoded_len_varint, key_len};
 
     use super::status;
@@ -494,10 +494,16 @@ mod fields {
         varint(u64::from(tag << 3 | wire_type as u32), to);
     }
 
+    /// The head of a length-delimited field of `tag` whose value is `length` bytes: its key
+    /// and its length, the value to follow.
+    pub(in super::super) fn open(tag: u32, length: usize, to: &mut Vec<u8>) {
+        write_key(tag, WireType::LengthDelimited, to);
+        varint(length as u64, to);
+    }
+
     /// A `bytes` or `string` field, or an embedded message already encoded.
     pub(in super::super) fn bytes(tag: u32, value: &[u8], to: &mut Vec<u8>) {
-        write_key(tag, WireType::LengthDelimited, to);
-        varint(value.len() as u64, to);
+        open(tag, value.len(), to);
         to.extend_from_slice(value);
     }
 

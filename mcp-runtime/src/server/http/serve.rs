@@ -223,13 +223,21 @@ mod tests {
 
     use super::*;
 
-    /// A `POST /mcp` of the JSON-RPC message `body`, whole.
-    fn post_mcp(body: &str) -> String {
+    /// The headers of a `POST /mcp` of JSON-RPC.
+    const JSON: &str =
+        "content-type: application/json\r\naccept: application/json, text/event-stream\r\n";
+
+    /// A request of `method /mcp` with `headers` and `body`, whole.
+    fn request(method: &str, headers: &str, body: &str) -> String {
         format!(
-            "POST /mcp HTTP/1.1\r\nhost: test\r\ncontent-type: application/json\r\n\
-             accept: application/json, text/event-stream\r\ncontent-length: {}\r\n\r\n{body}",
+            "{method} /mcp HTTP/1.1\r\nhost: test\r\n{headers}content-length: {}\r\n\r\n{body}",
             body.len()
         )
+    }
+
+    /// A `POST /mcp` of the JSON-RPC message `body`, whole.
+    fn post_mcp(body: &str) -> String {
+        request("POST", JSON, body)
     }
 
     /// Sends a `GET` of `path` on `connection` and reads its answer's first bytes.
@@ -313,14 +321,24 @@ mod tests {
         );
     }
 
-    /// Serves an empty router, with the MCP handler, until the test ends.
-    async fn serving() -> SocketAddr {
+    /// A listener on a free loopback port, and its address.
+    async fn listening() -> (TcpListener, SocketAddr) {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap();
-        let mcp = Arc::new(crate::server::Server::new(
+        (listener, address)
+    }
+
+    /// A server of an empty registry.
+    fn empty_server() -> Arc<crate::server::Server> {
+        Arc::new(crate::server::Server::new(
             crate::Registry::builder().build().unwrap(),
-        ));
-        let state = super::super::test_state(mcp);
+        ))
+    }
+
+    /// Serves an empty router, with the MCP handler, until the test ends.
+    async fn serving() -> SocketAddr {
+        let (listener, address) = listening().await;
+        let state = super::super::test_state(empty_server());
         tokio::spawn(serve(
             listener,
             Router::new(),
@@ -418,10 +436,7 @@ mod tests {
         body: &str,
     ) -> (TcpStream, String) {
         let mut connection = TcpStream::connect(address).await.unwrap();
-        let request = format!(
-            "{method} /mcp HTTP/1.1\r\nhost: test\r\n{headers}content-length: {}\r\n\r\n{body}",
-            body.len()
-        );
+        let request = request(method, headers, body);
         connection.write_all(request.as_bytes()).await.unwrap();
         let mut head = Vec::new();
         while !head.ends_with(b"\r\n\r\n") {
@@ -435,10 +450,8 @@ mod tests {
     /// Opens, on the server at `address`, a session's stream of the handshake's wire and a
     /// listen stream of the stateless wire: each named, with its connection.
     async fn open_streams(address: SocketAddr) -> [(&'static str, TcpStream); 2] {
-        let json =
-            "content-type: application/json\r\naccept: application/json, text/event-stream\r\n";
         let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#;
-        let (_, head) = open(address, ("POST", json), initialize).await;
+        let (_, head) = open(address, ("POST", JSON), initialize).await;
         let session = head
             .lines()
             .find_map(|line| {
@@ -455,7 +468,7 @@ mod tests {
         assert!(head.starts_with("HTTP/1.1 200"), "{head}");
         let listen = r#"{"jsonrpc":"2.0","id":2,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
         let post = format!(
-            "{json}mcp-protocol-version: 2026-07-28\r\nmcp-method: subscriptions/listen\r\n"
+            "{JSON}mcp-protocol-version: 2026-07-28\r\nmcp-method: subscriptions/listen\r\n"
         );
         let (listen_stream, head) = open(address, ("POST", &post), listen).await;
         assert!(head.starts_with("HTTP/1.1 200"), "{head}");
@@ -483,16 +496,9 @@ mod tests {
             .unwrap();
     }
 
-    fn empty_server() -> Arc<crate::server::Server> {
-        Arc::new(crate::server::Server::new(
-            crate::Registry::builder().build().unwrap(),
-        ))
-    }
-
     #[tokio::test]
     async fn a_stop_ends_the_streams_of_notifications_and_the_server_returns() {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let address = listener.local_addr().unwrap();
+        let (listener, address) = listening().await;
         let (router, state) =
             super::super::routes(empty_server(), super::super::HttpConfig::default());
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -506,8 +512,7 @@ mod tests {
 
     #[tokio::test]
     async fn an_application_serving_the_router_ends_its_streams_on_its_own_shutdown() {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let address = listener.local_addr().unwrap();
+        let (listener, address) = listening().await;
         let (router, streams) =
             super::super::stoppable_router(empty_server(), super::super::HttpConfig::default());
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
