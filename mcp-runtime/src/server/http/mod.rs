@@ -56,6 +56,7 @@ use serde_json::Value;
 
 mod guard;
 pub(super) mod headers;
+mod idle;
 mod limit;
 mod logged;
 mod post;

@@ -11,7 +11,8 @@
 //! A connection has [`HEADER_READ_TIMEOUT`] to send each request's headers, counted from
 //! when the server begins to wait for them: a client that sends them a byte at a time, or
 //! leaves a kept-alive connection idle, is disconnected rather than holding its task and
-//! its file descriptor for ever.
+//! its file descriptor for ever. One timer a connection asks whether it has waited that
+//! long (`idle.rs`), and is set again when it has not.
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -20,7 +21,7 @@ use std::io;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::task::{Context, Waker};
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use axum::Router;
@@ -31,18 +32,18 @@ use axum::http::Method;
 use futures_util::FutureExt;
 use futures_util::future::Either;
 use hyper::body::Incoming;
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::TokioIo;
 use tokio::net::{TcpListener, TcpStream};
 use tower::Service;
 
+use super::idle::{Idle, Tracked, Waited};
 use super::post::PostMcp;
 use super::{HttpState, MCP_PATH};
 
 /// How long a connection has to send a request's headers, from when the server begins to
-/// wait for them (after the connection opens, and after each answer on a kept-alive one).
-/// hyper's own default, which takes effect only with a timer. With the body's timeout, it
-/// costs a request about 1,400 instructions (5%): hyper makes a sleep for each request's
-/// headers, and tokio's timer wheel takes each in and out.
+/// wait for them (after the connection opens, and after each answer on a kept-alive one):
+/// hyper's default. Counted here (`idle.rs`) rather than by hyper, whose timer for each
+/// request's headers cost a request about 1,400 instructions (5%).
 pub(super) const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Serves `router` on `listener` until `stop` completes, then drains the connections.
@@ -117,32 +118,64 @@ async fn serve_connection(
     _open: tokio::sync::mpsc::Sender<()>,
 ) {
     super::no_delay(&connection);
-    let service = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
-        request.extensions_mut().insert(ConnectInfo(peer));
-        if request.method() == Method::POST && request.uri().path() == MCP_PATH {
-            let posted = PostMcp.call(request.map(Body::new), Arc::clone(&state));
-            return Either::Left(posted.map(Ok::<_, Infallible>));
-        }
-        // `Router::call` takes it mutably; a clone of it is one reference counted.
-        Either::Right(router.clone().call(request))
-    });
+    let idle = Idle::new();
+    let service = {
+        let idle = Arc::clone(&idle);
+        hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
+            let answering = idle.answering();
+            let tracked = |response: axum::response::Response| {
+                Ok::<_, Infallible>(response.map(|body| Tracked::new(body, answering)))
+            };
+            request.extensions_mut().insert(ConnectInfo(peer));
+            if request.method() == Method::POST && request.uri().path() == MCP_PATH {
+                let posted = PostMcp.call(request.map(Body::new), Arc::clone(&state));
+                return Either::Left(posted.map(tracked));
+            }
+            // `Router::call` takes it mutably; a clone of it is one reference counted.
+            Either::Right(
+                router
+                    .clone()
+                    .call(request)
+                    .map(|routed| tracked(routed.unwrap_or_else(|never| match never {}))),
+            )
+        })
+    };
     let served = hyper::server::conn::http1::Builder::new()
-        .timer(TokioTimer::new())
-        .header_read_timeout(HEADER_READ_TIMEOUT)
         .serve_connection(TokioIo::new(connection), service);
     let mut served = std::pin::pin!(served);
     let mut watch = Watch::new(stopping);
     let mut ending = false;
+    let mut ask = std::pin::pin!(tokio::time::sleep_until(
+        idle.first_ask(HEADER_READ_TIMEOUT)
+    ));
     let result = std::future::poll_fn(|cx| {
-        if !ending && watch.stopped(cx) {
+        let woken_anew = watch.wake_with(cx);
+        if !ending && watch.stopped() {
             served.as_mut().graceful_shutdown();
             ending = true;
         }
-        served.as_mut().poll(cx)
+        if let Poll::Ready(result) = served.as_mut().poll(cx) {
+            return Poll::Ready(Some(result));
+        }
+        // The timer keeps the waker it was polled with: polled again only when that changes
+        // or it rang, not each time the connection is.
+        if woken_anew || ask.is_elapsed() {
+            while ask.as_mut().poll(cx).is_ready() {
+                match idle.waited(HEADER_READ_TIMEOUT, tokio::time::Instant::now()) {
+                    Waited::Over => return Poll::Ready(None),
+                    Waited::AskAt(at) => ask.as_mut().reset(at),
+                }
+            }
+        }
+        Poll::Pending
     })
     .await;
-    if let Err(error) = result {
-        tracing::trace!(%error, "a connection ended in error");
+    match result {
+        Some(Ok(())) => {}
+        Some(Err(error)) => tracing::trace!(%error, "a connection ended in error"),
+        None => tracing::trace!(
+            "a connection ended: no request's headers came within {HEADER_READ_TIMEOUT:?}"
+        ),
     }
 }
 
@@ -187,11 +220,9 @@ impl Watch {
         }
     }
 
-    /// Whether the server is stopping; if not, `cx`'s waker is where the stop wakes it.
-    fn stopped(&mut self, cx: &Context<'_>) -> bool {
-        if self.stop.stopping.load(Ordering::Acquire) {
-            return true;
-        }
+    /// Leaves `cx`'s waker where the stop wakes it, unless it is the one left already:
+    /// whether it was a new one (on the first poll, it is).
+    fn wake_with(&mut self, cx: &Context<'_>) -> bool {
         if self
             .waker
             .as_ref()
@@ -201,7 +232,12 @@ impl Watch {
         }
         self.waker = Some(cx.waker().clone());
         self.stop.lock().insert(self.id, cx.waker().clone());
-        // A stop raised before the waker was left would not wake it: read the flag again.
+        true
+    }
+
+    /// Whether the server is stopping. Read after [`Watch::wake_with`], a stop raised before
+    /// the waker was left is seen here.
+    fn stopped(&self) -> bool {
         self.stop.stopping.load(Ordering::Acquire)
     }
 }
@@ -335,16 +371,11 @@ mod tests {
         ))
     }
 
-    /// Serves an empty router, with the MCP handler, until the test ends.
-    async fn serving() -> SocketAddr {
+    /// Serves `router`, with the MCP handler, until the test ends.
+    async fn serving(router: Router) -> SocketAddr {
         let (listener, address) = listening().await;
         let state = super::super::test_state(empty_server());
-        tokio::spawn(serve(
-            listener,
-            Router::new(),
-            state,
-            std::future::pending(),
-        ));
+        tokio::spawn(serve(listener, router, state, std::future::pending()));
         address
     }
 
@@ -365,7 +396,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn a_client_that_never_ends_its_headers_is_disconnected_after_the_timeout() {
-        let address = serving().await;
+        let address = serving(Router::new()).await;
         let mut slow = TcpStream::connect(address).await.unwrap();
         slow.write_all(b"POST /mcp HTTP/1.1\r\nhost: test\r\ncontent-")
             .await
@@ -381,7 +412,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_body_that_never_ends_is_answered_408_after_the_timeout() {
         use super::super::post::BODY_READ_TIMEOUT;
-        let address = serving().await;
+        let address = serving(Router::new()).await;
         let mut slow = TcpStream::connect(address).await.unwrap();
         slow.write_all(
             b"POST /mcp HTTP/1.1\r\nhost: test\r\ncontent-type: application/json\r\n\
@@ -407,8 +438,45 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
+    async fn an_answer_longer_than_the_timeout_is_not_cut_and_the_wait_counts_from_its_end() {
+        // A body that takes twice the timeout to write: no headers are read meanwhile.
+        let slow = || async {
+            let chunks = futures_util::stream::unfold(0, |sent| async move {
+                (sent < 2).then_some(())?;
+                tokio::time::sleep(HEADER_READ_TIMEOUT).await;
+                Some((Ok::<_, Infallible>("x"), sent + 1))
+            });
+            Body::from_stream(chunks)
+        };
+        let address = serving(Router::new().route("/slow", get(slow))).await;
+        let mut connection = TcpStream::connect(address).await.unwrap();
+        let began = tokio::time::Instant::now();
+        connection
+            .write_all(b"GET /slow HTTP/1.1\r\nhost: test\r\n\r\n")
+            .await
+            .unwrap();
+        let mut answer = Vec::new();
+        while !answer.ends_with(b"\r\n0\r\n\r\n") {
+            let mut chunk = [0; 256];
+            let read = connection.read(&mut chunk).await.unwrap();
+            assert!(
+                read > 0,
+                "the connection was closed while answering: {}",
+                String::from_utf8_lossy(&answer)
+            );
+            answer.extend_from_slice(&chunk[..read]);
+        }
+        assert!(began.elapsed() >= HEADER_READ_TIMEOUT * 2);
+        let (closed, _) = closed_after(&mut connection, HEADER_READ_TIMEOUT).await;
+        assert!(
+            closed.is_some_and(|after| after >= HEADER_READ_TIMEOUT),
+            "closed {HEADER_READ_TIMEOUT:?} after the answer ended: {closed:?}"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
     async fn a_kept_alive_connection_left_idle_is_closed_after_the_timeout() {
-        let address = serving().await;
+        let address = serving(Router::new()).await;
         let mut idle = TcpStream::connect(address).await.unwrap();
         let request = post_mcp(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
         // A request, then another two thirds of the timeout later: the timeout counts from
@@ -546,9 +614,10 @@ mod tests {
         let cx = Context::from_waker(&waker);
         let mut watches: Vec<Watch> = (0..3).map(|_| Watch::new(Arc::clone(&stop))).collect();
         for watch in &mut watches {
-            assert!(!watch.stopped(&cx));
+            assert!(watch.wake_with(&cx), "the first poll's waker is new");
+            assert!(!watch.stopped());
             // Polled again with the same waker: nothing new is left.
-            assert!(!watch.stopped(&cx));
+            assert!(!watch.wake_with(&cx));
         }
         assert_eq!(stop.lock().len(), 3);
         // A connection that ended is not woken.
@@ -557,8 +626,8 @@ mod tests {
         stop.raise();
         assert_eq!(woken.0.load(Ordering::SeqCst), 2);
         assert!(stop.lock().is_empty());
-        assert!(watches.iter_mut().all(|watch| watch.stopped(&cx)));
+        assert!(watches.iter().all(Watch::stopped));
         // One that starts watching after the stop sees it at once.
-        assert!(Watch::new(Arc::clone(&stop)).stopped(&cx));
+        assert!(Watch::new(Arc::clone(&stop)).stopped());
     }
 }
