@@ -5,6 +5,7 @@
 use std::net::{IpAddr, SocketAddr};
 use std::pin::Pin;
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::Duration;
 
 use axum::body::Bytes;
@@ -104,7 +105,7 @@ fn post(state: Arc<HttpState>, request: Request) -> impl Future<Output = Respons
 
 /// How long a request's body may take to arrive once its headers have: a client that sends
 /// it a byte at a time, or never ends it, is answered 408 and its connection closed, rather
-/// than holding them for ever. (The headers have their own timeout, hyper's:
+/// than holding them for ever. (The headers have their own timeout:
 /// [`super::serve::HEADER_READ_TIMEOUT`].)
 pub(super) const BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -120,8 +121,14 @@ async fn read_body(body: axum::body::Body, limit: usize) -> Result<Bytes, (Statu
             format!("the request body is larger than the limit of {limit} bytes"),
         )
     };
-    let Ok(read) = tokio::time::timeout(BODY_READ_TIMEOUT, axum::body::to_bytes(body, limit)).await
-    else {
+    // A body that came with its headers is read at once, with no timer made for it.
+    let mut reading = std::pin::pin!(axum::body::to_bytes(body, limit));
+    let at_once = std::future::poll_fn(|cx| Poll::Ready(reading.as_mut().poll(cx))).await;
+    let read = match at_once {
+        Poll::Ready(read) => Ok(read),
+        Poll::Pending => tokio::time::timeout(BODY_READ_TIMEOUT, reading).await,
+    };
+    let Ok(read) = read else {
         return Err((
             StatusCode::REQUEST_TIMEOUT,
             format!(
