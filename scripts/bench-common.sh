@@ -13,7 +13,11 @@ trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$out"' EXIT
 
 # Serves over HTTP with SERVER (`serve --http 127.0.0.1:0 --quiet ARGS`), drives it with 16
 # keep-alive clients and the driver's FLAGS (a word list, possibly empty), appends the
-# driver's JSON line to $out/LABEL.jsonl, then stops the server.
+# driver's JSON line to $out/LABEL.jsonl, then stops the server. The line gains
+# `server_cpu_us_per_call`: the server's CPU time from `/proc` (start-up and the driver's
+# 2,000 warm-up calls included) over the calls made. Where other work shares the machine,
+# it moves less from run to run than calls/s, which the driver's own share of the cores
+# and the other work's both move.
 serve_and_drive() { # label server "flags" [args...]
   local label=$1 server=$2 flags=$3; shift 3
   "$server" serve --http 127.0.0.1:0 --quiet "$@" 2>"$out/listen" &
@@ -25,9 +29,15 @@ serve_and_drive() { # label server "flags" [args...]
     sleep 0.05
     url=$(sed -n 's/.*listening on \(http[^ ]*\/mcp\)$/\1/p' "$out/listen" | head -1)
   done
+  local line ticks
   # shellcheck disable=SC2086
-  "$driver" http "$url" --clients 16 -n "$http_calls" $flags --json >>"$out/$label.jsonl"
+  line=$("$driver" http "$url" --clients 16 -n "$http_calls" $flags --json)
+  ticks=$(awk '{print $14 + $15}' "/proc/$pid/stat")
   kill "$pid"; wait "$pid" 2>/dev/null || true
+  python3 -c 'import json, sys
+line, ticks, hz = json.loads(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+line["server_cpu_us_per_call"] = ticks / hz * 1e6 / (line["n"] + 2000)
+print(json.dumps(line))' "$line" "$ticks" "$(getconf CLK_TCK)" >>"$out/$label.jsonl"
 }
 
 # Starts an OTLP/HTTP receiver that takes every export and answers 200, so that an

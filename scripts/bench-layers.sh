@@ -4,10 +4,11 @@
 # ratios. The cases of docs/benchmarks.md ("Layers, limits and telemetry"):
 #
 #   no layer, against an earlier build (BEFORE=dir holding its bench-server): stdio server
-#     CPU per call, HTTP calls/s;
+#     CPU per call, HTTP calls/s and HTTP server CPU per call;
 #   the rate-limit and concurrency layers in memory, against none: stdio server CPU per call;
 #   OTLP export on, against off: stdio server CPU per call (a receiver in this script);
-#   rate limits in Redis, against in memory: HTTP calls/s (a redis-server it starts).
+#   rate limits in Redis, against in memory: HTTP calls/s and server CPU per call (a
+#     redis-server it starts).
 #
 # Usage: bash scripts/bench-layers.sh [ROUNDS]   (BEFORE=/path/to/old/release to compare)
 #
@@ -40,12 +41,18 @@ until redis-cli -p "$redis_port" ping >/dev/null 2>&1; do sleep 0.05; done
 
 for round in $(seq "$rounds"); do
   echo "round $round of $rounds" >&2
-  if [ -n "${BEFORE:-}" ]; then
+  # The earlier build runs first in odd rounds and last in even ones: whichever runs
+  # first in a round is otherwise favoured or not by what the machine did just before.
+  if [ -n "${BEFORE:-}" ] && [ $((round % 2)) = 1 ]; then
     stdio_run before_stdio "$BEFORE/bench-server" serve --stdio
     http_run before_http "$BEFORE/bench-server"
   fi
   stdio_run plain_stdio "$bin/bench-server" serve --stdio
   http_run plain_http "$bin/bench-server"
+  if [ -n "${BEFORE:-}" ] && [ $((round % 2)) = 0 ]; then
+    stdio_run before_stdio "$BEFORE/bench-server" serve --stdio
+    http_run before_http "$BEFORE/bench-server"
+  fi
   stdio_run limits_stdio "$bin/bench-server" serve --stdio "${limits[@]}"
   OTEL_EXPORTER_OTLP_ENDPOINT=$otlp OTEL_SERVICE_NAME=bench \
     "$driver" stdio --window 64 -n "$stdio_calls" --json -- "$bin/bench-server" serve --stdio >>"$out/otel_stdio.jsonl"
@@ -68,9 +75,11 @@ def ratio(case, base, key):
 rows = [
     ("no layer, stdio server CPU per call (µs), against BEFORE", "plain_stdio", "before_stdio", "server_cpu_us_per_call"),
     ("no layer, HTTP calls/s, against BEFORE", "plain_http", "before_http", "calls_per_s"),
+    ("no layer, HTTP server CPU per call (µs), against BEFORE", "plain_http", "before_http", "server_cpu_us_per_call"),
     ("rate-limit + concurrency layers in memory, stdio server CPU per call (µs)", "limits_stdio", "plain_stdio", "server_cpu_us_per_call"),
     ("OTLP export on, stdio server CPU per call (µs)", "otel_stdio", "plain_stdio", "server_cpu_us_per_call"),
     ("rate limits in Redis, HTTP calls/s, against in memory", "redis_limits_http", "memory_limits_http", "calls_per_s"),
+    ("rate limits in Redis, HTTP server CPU per call (µs), against in memory", "redis_limits_http", "memory_limits_http", "server_cpu_us_per_call"),
 ]
 print("| case | median ratio | case | baseline |")
 print("|---|---|---|---|")

@@ -2,7 +2,8 @@
 # The instructions of one call over stdio, counted by callgrind (which stays the same from
 # run to run on a noisy machine): `bench-server serve --stdio` answering `bench.add` calls
 # from the load driver (a window of 64), with telemetry off, then with OTLP export on (to a
-# receiver in this script that takes every export).
+# receiver in this script that takes every export), then with the rate-limit and concurrency
+# layers in memory (limits no run reaches, as in bench-layers.sh).
 #
 # Each case runs twice under callgrind, answering N calls (default 22,000) and 2,000 calls;
 # a call's count is the difference between the two runs over the calls between them, so
@@ -16,11 +17,14 @@ short=2000
 source scripts/bench-common.sh
 start_otlp_receiver
 
+# The server's arguments past `serve --stdio`.
+server_args=()
+
 total() { # calls [VARIABLE=value...]: the instructions callgrind counted in a run
   local calls=$1; shift
   env "$@" "$driver" stdio --window 64 -n "$calls" --json -- \
     valgrind --tool=callgrind --callgrind-out-file="$out/callgrind.$calls" \
-    "$bin/bench-server" serve --stdio >/dev/null 2>"$out/log.$calls"
+    "$bin/bench-server" serve --stdio "${server_args[@]}" >/dev/null 2>"$out/log.$calls"
   sed -n 's/^\(summary\|totals\): \([0-9]*\).*/\2/p' "$out/callgrind.$calls" | head -1
 }
 
@@ -34,3 +38,5 @@ per_call() { # label [VARIABLE=value...]
 
 per_call "telemetry off"
 per_call "OTLP export on" OTEL_EXPORTER_OTLP_ENDPOINT="$otlp" OTEL_SERVICE_NAME=bench
+server_args=(--tool-rate-limit 'bench.*=1000000000/s' --tool-concurrency 'bench.*=1024')
+per_call "rate-limit and concurrency layers in memory"
