@@ -270,7 +270,7 @@ pub(crate) enum Ticket {
     Free,
     Slot(
         // Never read: held, and given back when dropped.
-        #[allow(dead_code)] tokio::sync::OwnedSemaphorePermit,
+        #[allow(dead_code)] crate::base::slots::Slot,
     ),
 }
 

@@ -22,10 +22,10 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use mcp_runtime_core::{ErrorType, ToolError};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tower::{Layer, Service};
 
 use crate::base::duration::format_duration;
+use crate::base::slots::{Slot, Slots};
 use crate::service::{
     Admission, Admit, BoxError, Deciding, Item, Request, Response, Ticket, admit_then_call,
 };
@@ -56,7 +56,7 @@ pub struct ConcurrencyLayer {
 
 /// What every service of one layer shares: its permits, and how long a call waits.
 struct Shared {
-    permits: Arc<Semaphore>,
+    slots: Arc<Slots>,
     limit: usize,
     max_wait: Option<Duration>,
 }
@@ -65,10 +65,10 @@ impl ConcurrencyLayer {
     /// At most `limit` calls at once, the others waiting without a bound of their own
     /// until [`max_wait`](Self::max_wait) sets one.
     pub fn new(limit: NonZeroUsize) -> Self {
-        let limit = limit.get().min(Semaphore::MAX_PERMITS);
+        let limit = limit.get();
         Self {
             shared: Arc::new(Shared {
-                permits: Arc::new(Semaphore::new(limit)),
+                slots: Slots::new(limit),
                 limit,
                 max_wait: None,
             }),
@@ -82,7 +82,7 @@ impl ConcurrencyLayer {
     pub fn max_wait(self, max_wait: Option<Duration>) -> Self {
         Self {
             shared: Arc::new(Shared {
-                permits: Arc::new(Semaphore::new(self.shared.limit)),
+                slots: Slots::new(self.shared.limit),
                 limit: self.shared.limit,
                 max_wait,
             }),
@@ -104,10 +104,7 @@ impl fmt::Debug for ConcurrencyLayer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ConcurrencyLayer")
             .field("limit", &self.shared.limit)
-            .field(
-                "running",
-                &(self.shared.limit - self.shared.permits.available_permits()),
-            )
+            .field("running", &(self.shared.limit - self.shared.slots.free()))
             .field("max_wait", &self.shared.max_wait)
             .finish()
     }
@@ -162,9 +159,9 @@ where
 
 impl Admit for Shared {
     fn now(&self, _: &Item<'_>) -> Admission {
-        match Arc::clone(&self.permits).try_acquire_owned() {
-            Ok(permit) => Admission::Go(Ticket::Slot(permit)),
-            Err(_) => Admission::Later,
+        match self.slots.try_take() {
+            Some(slot) => Admission::Go(Ticket::Slot(slot)),
+            None => Admission::Later,
         }
     }
 
@@ -187,18 +184,18 @@ impl Admit for Shared {
 }
 
 impl Shared {
-    /// A permit for a call of `name`: at once when one is free; otherwise once a call
+    /// A slot for a call of `name`: at once when one is free; otherwise once a call
     /// ends, up to the layer's wait, or until the caller cancels through `cancellation`.
     async fn acquire(
         &self,
         name: &str,
         max_wait: Option<Duration>,
         cancellation: Option<&tokio_util::sync::CancellationToken>,
-    ) -> Result<OwnedSemaphorePermit, ToolError> {
-        if let Ok(permit) = Arc::clone(&self.permits).try_acquire_owned() {
-            return Ok(permit);
+    ) -> Result<Slot, ToolError> {
+        if let Some(slot) = self.slots.try_take() {
+            return Ok(slot);
         }
-        let acquire = Arc::clone(&self.permits).acquire_owned();
+        let acquire = self.slots.take();
         let waited = async {
             match max_wait {
                 Some(wait) => tokio::time::timeout(wait, acquire)
@@ -207,7 +204,7 @@ impl Shared {
                 None => Ok(acquire.await),
             }
         };
-        let outcome = match cancellation {
+        match cancellation {
             Some(cancellation) => tokio::select! {
                 biased;
                 () = cancellation.cancelled() => Err(ToolError::execution(format!(
@@ -217,9 +214,7 @@ impl Shared {
                 outcome = waited => outcome,
             },
             None => waited.await,
-        };
-        // The permits are never closed: their error cannot happen.
-        outcome?.map_err(|closed| ToolError::execution(closed.to_string()))
+        }
     }
 
     /// The failure of a call of `name` that waited `wait` in vain.
