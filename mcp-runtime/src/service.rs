@@ -338,6 +338,81 @@ pub(crate) async fn admitted(admit: &dyn Admit, item: Item<'_>) -> Result<Ticket
     }
 }
 
+/// What wraps one item's calls: the layers asked directly, outermost first, then the
+/// tower stack of the others, if there are any.
+pub(crate) struct Wrapping {
+    /// The item's key: a tool's or prompt's name, a resource's URI or URI template.
+    pub(crate) name: Arc<str>,
+    pub(crate) admits: Box<[Arc<dyn Admit>]>,
+    pub(crate) tower: Option<Stack>,
+}
+
+/// What the layers asked directly gave a call so far: the tickets it holds until it ends,
+/// and the next layer to ask.
+#[derive(Debug, Default)]
+pub(crate) struct Admitted {
+    /// The first ticket that holds something, in place: most calls hold at most one.
+    first: Option<Ticket>,
+    more: Vec<Ticket>,
+    next: usize,
+}
+
+impl Wrapping {
+    /// Asks the layers that admit, from the next one `admitted` names, as long as they
+    /// decide at once: `Ok(true)` once every one admitted the call, `Ok(false)` when one
+    /// must wait; the refusal of one that refused.
+    pub(crate) fn admit_now(
+        &self,
+        item: &Item<'_>,
+        admitted: &mut Admitted,
+    ) -> Result<bool, ToolError> {
+        while let Some(admit) = self.admits.get(admitted.next) {
+            match admit.now(item) {
+                Admission::Go(ticket) => admitted.hold(ticket),
+                Admission::Refused(refused) => return Err(refused),
+                Admission::Later => return Ok(false),
+            }
+        }
+        Ok(true)
+    }
+
+    /// Asks the layers that admit, from the next one `admitted` names, waiting where one
+    /// must: `Ok` once every one admitted the call.
+    pub(crate) async fn admit_all(
+        &self,
+        item: Item<'_>,
+        admitted: &mut Admitted,
+    ) -> Result<(), ToolError> {
+        while let Some(admit) = self.admits.get(admitted.next) {
+            let ticket = self::admitted(&**admit, item).await?;
+            admitted.hold(ticket);
+        }
+        Ok(())
+    }
+}
+
+impl Admitted {
+    fn hold(&mut self, ticket: Ticket) {
+        if let Ticket::Slot(_) = ticket {
+            match self.first {
+                None => self.first = Some(ticket),
+                Some(_) => self.more.push(ticket),
+            }
+        }
+        self.next += 1;
+    }
+}
+
+impl std::fmt::Debug for Wrapping {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Wrapping")
+            .field("name", &self.name)
+            .field("admits", &self.admits.len())
+            .field("tower", &self.tower.is_some())
+            .finish()
+    }
+}
+
 /// Runs `request` through `stack`: waits until the stack is ready, calls it, and makes a
 /// failure of the request's kind of any error on the way. Never fails.
 pub(crate) async fn through(stack: &Stack, request: Request) -> Response {

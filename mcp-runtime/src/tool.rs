@@ -25,6 +25,9 @@ pub struct RegisteredTool {
     pub(crate) states: &'static [StateNeedFn],
     /// Makes the tool's own layer (`#[mcp_tool(layer = …)]`), innermost of its stack.
     pub(crate) layer: Option<fn() -> crate::layers::BoxLayer>,
+    /// What wraps its calls (`None`: nothing does), as the layers of its registry found it,
+    /// with their id: set on its first call, and read on each after.
+    pub(crate) wrapped: OnceLock<(u64, Option<Arc<crate::service::Wrapping>>)>,
 }
 
 /// A tool's definition and its validation state: built when registered for a dynamic
@@ -130,6 +133,7 @@ impl RegisteredTool {
             relayed: false,
             states: &[],
             layer: None,
+            wrapped: OnceLock::new(),
         }
     }
 
@@ -154,6 +158,7 @@ impl RegisteredTool {
             relayed: false,
             states: registration.states,
             layer: registration.layer,
+            wrapped: OnceLock::new(),
         })
     }
 

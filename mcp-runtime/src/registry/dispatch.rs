@@ -12,10 +12,10 @@ use mcp_runtime_core::{MCPToolCall, MCPToolResult, ToolError, ToolName};
 use serde_json::{Map, Value};
 
 use super::Registry;
-use super::layered::{Admitted, Wrapping};
 use crate::context::options::{CallOptions, Options};
 use crate::execute;
 use crate::registration::Handler;
+use crate::service::{Admitted, Wrapping};
 use crate::service::{Item, Kind, Request, Response, Running};
 use crate::tool::RegisteredTool;
 

@@ -11,92 +11,17 @@
 //! directly ([`Wrapping::admit_now`]), before the tower stack of the rest, if any: a call
 //! they admit at once, of an inline tool with no other layer, runs where it was read.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 
-use mcp_runtime_core::ToolError;
 use rustc_hash::FxHashMap;
 
 use crate::layers::BoxLayer;
-use crate::service::{Admission, Admit, Innermost, Item, Kind, Selector, Stack, Ticket};
+use crate::service::{Innermost, Kind, Selector, Stack, Wrapping};
 use crate::tool::RegisteredTool;
 
 /// Each kind's items' wrappings, by key; `None` for an item no layer wraps.
 type Stacks = [FxHashMap<Arc<str>, Option<Arc<Wrapping>>>; 3];
-
-/// What wraps one item's calls: the layers asked directly, outermost first, then the
-/// tower stack of the others, if there are any.
-pub(crate) struct Wrapping {
-    /// The item's key: a tool's or prompt's name, a resource's URI or URI template.
-    pub(crate) name: Arc<str>,
-    pub(crate) admits: Box<[Arc<dyn Admit>]>,
-    pub(crate) tower: Option<Stack>,
-}
-
-/// What the layers asked directly gave a call so far: the tickets it holds until it ends,
-/// and the next layer to ask.
-#[derive(Debug, Default)]
-pub(crate) struct Admitted {
-    /// The first ticket that holds something, in place: most calls hold at most one.
-    first: Option<Ticket>,
-    more: Vec<Ticket>,
-    next: usize,
-}
-
-impl Wrapping {
-    /// Asks the layers that admit, from the next one `admitted` names, as long as they
-    /// decide at once: `Ok(true)` once every one admitted the call, `Ok(false)` when one
-    /// must wait; the refusal of one that refused.
-    pub(crate) fn admit_now(
-        &self,
-        item: &Item<'_>,
-        admitted: &mut Admitted,
-    ) -> Result<bool, ToolError> {
-        while let Some(admit) = self.admits.get(admitted.next) {
-            match admit.now(item) {
-                Admission::Go(ticket) => admitted.hold(ticket),
-                Admission::Refused(refused) => return Err(refused),
-                Admission::Later => return Ok(false),
-            }
-        }
-        Ok(true)
-    }
-
-    /// Asks the layers that admit, from the next one `admitted` names, waiting where one
-    /// must: `Ok` once every one admitted the call.
-    pub(crate) async fn admit_all(
-        &self,
-        item: Item<'_>,
-        admitted: &mut Admitted,
-    ) -> Result<(), ToolError> {
-        while let Some(admit) = self.admits.get(admitted.next) {
-            let ticket = crate::service::admitted(&**admit, item).await?;
-            admitted.hold(ticket);
-        }
-        Ok(())
-    }
-}
-
-impl Admitted {
-    fn hold(&mut self, ticket: Ticket) {
-        if let Ticket::Slot(_) = ticket {
-            match self.first {
-                None => self.first = Some(ticket),
-                Some(_) => self.more.push(ticket),
-            }
-        }
-        self.next += 1;
-    }
-}
-
-impl std::fmt::Debug for Wrapping {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Wrapping")
-            .field("name", &self.name)
-            .field("admits", &self.admits.len())
-            .field("tower", &self.tower.is_some())
-            .finish()
-    }
-}
 
 /// A layer, and which items it wraps: every one, or those its selector picks.
 #[derive(Debug, Clone)]
@@ -106,8 +31,11 @@ pub(crate) struct Spec {
 }
 
 /// The application's layers and the stacks built of them, shared by a registry's clones.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub(crate) struct Layers {
+    /// Told apart from every other set of layers: a tool keeps what wraps it with the id
+    /// of the layers that found it ([`Layers::for_tool`]).
+    id: u64,
     /// In the order the builder was given them: the first is outermost.
     specs: Arc<[Spec]>,
     /// Each item's stack, by kind and key (a tool's or prompt's name, a resource's URI or
@@ -117,9 +45,17 @@ pub(crate) struct Layers {
     own: bool,
 }
 
+impl Default for Layers {
+    fn default() -> Self {
+        Self::new(Vec::new())
+    }
+}
+
 impl Layers {
     pub(crate) fn new(specs: Vec<Spec>) -> Self {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
         Self {
+            id: NEXT.fetch_add(1, Ordering::Relaxed),
             specs: specs.into(),
             stacks: Arc::default(),
             own: false,
@@ -152,11 +88,23 @@ impl Layers {
         &self.specs
     }
 
-    /// What wraps `tool`'s calls; `None` when no layer does.
+    /// What wraps `tool`'s calls; `None` when no layer does. Kept in the tool on its first
+    /// call, with these layers' id, and read there after: no lock, no lookup by name.
     pub(crate) fn for_tool(&self, tool: &RegisteredTool) -> Option<Arc<Wrapping>> {
         if self.specs.is_empty() && tool.layer.is_none() {
             return None;
         }
+        match tool.wrapped.get() {
+            Some((id, wrapping)) if *id == self.id => return wrapping.clone(),
+            _ => {}
+        }
+        let wrapping = self.find_for_tool(tool);
+        // A tool another registry's layers found first keeps theirs; these look it up.
+        let _ = tool.wrapped.set((self.id, wrapping.clone()));
+        wrapping
+    }
+
+    fn find_for_tool(&self, tool: &RegisteredTool) -> Option<Arc<Wrapping>> {
         self.wrapping(Kind::Tool, tool.name.as_str(), |name| {
             let own = tool.layer.map(|make| make());
             let definition = tool.definition();
@@ -240,5 +188,87 @@ impl Layers {
             admits: direct.into_boxed_slice(),
             tower,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::num::NonZeroU32;
+
+    use mcp_runtime_core::{MCPToolCall, ToolError};
+    use serde_json::json;
+
+    use super::*;
+    use crate::layers::{Period, Quota, RateLimitLayer};
+    use crate::registry::Registry;
+
+    /// A layer around every call: a rate limit that no test reaches.
+    fn limit() -> Spec {
+        let quota = Quota::new(NonZeroU32::new(100).unwrap(), Period::Minute);
+        Spec {
+            selector: None,
+            layer: BoxLayer::new(RateLimitLayer::new(quota)),
+        }
+    }
+
+    /// A registry of one tool, `t.a`.
+    fn one_tool() -> Registry {
+        let definition = mcp_runtime_core::ToolDefinition::new(
+            "t.a",
+            schemars::json_schema!({ "type": "object" }),
+        )
+        .unwrap();
+        Registry::builder()
+            .tool(definition, |_, _| {
+                std::future::ready(Ok::<_, ToolError>(json!({ "ok": true })))
+            })
+            .build()
+            .unwrap()
+    }
+
+    #[test]
+    fn a_tool_keeps_what_its_layers_found_and_other_layers_find_their_own() {
+        let registry = one_tool();
+        let tool = &registry.tools["t.a"];
+        let (first, second) = (Layers::new(vec![limit()]), Layers::new(vec![limit()]));
+        let found = first.for_tool(tool).expect("wrapped");
+        assert!(tool.wrapped.get().is_some_and(|(id, _)| *id == first.id));
+        assert!(Arc::ptr_eq(&found, &first.for_tool(tool).unwrap()));
+        // Other layers asked about the same tool find their own wrapping, not the one kept.
+        let other = second.for_tool(tool).expect("wrapped");
+        assert!(!Arc::ptr_eq(&found, &other));
+        assert!(Arc::ptr_eq(&other, &second.for_tool(tool).unwrap()));
+    }
+
+    #[test]
+    fn a_layer_added_to_a_registry_wraps_the_calls_after_and_is_kept_in_turn() {
+        let mut registry = one_tool();
+        let call = || MCPToolCall::new("t.a", json!({})).unwrap();
+        assert!(registry.call_blocking(call()).is_success());
+        assert!(
+            registry.tools["t.a"].wrapped.get().is_none(),
+            "no layer yet"
+        );
+        let once = Quota::new(NonZeroU32::new(1).unwrap(), Period::Hour);
+        registry
+            .add_layer(None, BoxLayer::new(RateLimitLayer::new(once)))
+            .unwrap();
+        assert!(registry.call_blocking(call()).is_success());
+        let id = registry.layers.id;
+        assert!(
+            registry.tools["t.a"]
+                .wrapped
+                .get()
+                .is_some_and(|(kept, _)| *kept == id)
+        );
+        let refused = registry.call_blocking(call());
+        assert!(refused.error().is_some(), "{refused:?}");
+        // Another layer, added after: the tool finds what wraps it anew.
+        registry.add_layer(None, limit().layer).unwrap();
+        assert!(registry.tools["t.a"].wrapped.get().is_none());
+        assert!(
+            registry.call_blocking(call()).error().is_some(),
+            "the quota is still spent"
+        );
     }
 }

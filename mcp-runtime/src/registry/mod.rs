@@ -618,6 +618,10 @@ impl Registry {
         );
         RegistryError::of(problems)?;
         self.layers = self.layers.with(spec);
+        // What wraps each tool is found again, by the new layers.
+        for tool in self.tools.values_mut() {
+            tool.wrapped = std::sync::OnceLock::new();
+        }
         Ok(())
     }
 
