@@ -224,13 +224,14 @@ impl RegisteredTool {
         &self.name
     }
 
-    /// The same tool under another name, from `source` (a mount).
+    /// The same tool under another name, from `source` (a mount), with its own layer.
     pub(crate) fn renamed(&self, name: ToolName, source: &str) -> Self {
         let definition = self.definition().clone().with_name(name);
         let mut tool = Self::new(definition, self.handler.clone(), self.location, source);
         tool.enabled = self.enabled;
         tool.relayed = self.relayed;
         tool.states = self.states;
+        tool.layer = self.layer;
         tool
     }
 }

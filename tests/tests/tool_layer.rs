@@ -145,6 +145,36 @@ async fn the_tools_own_layer_refuses_before_the_tool_runs_and_lets_the_rest_thro
 }
 
 #[tokio::test]
+async fn a_tool_mounted_in_another_registry_keeps_its_own_layer() {
+    let mut mounting = Registry::builder().build().expect("an empty registry");
+    let conflicts = mounting
+        .mount("outer", &registry())
+        .expect("a valid prefix");
+    assert!(conflicts.is_empty(), "{conflicts:?}");
+    let refused = call(
+        &mounting,
+        "outer.tool_layer.guarded_greet",
+        json!({ "who": "mallory" }),
+    )
+    .await;
+    let error = refused
+        .error()
+        .expect("mallory is refused where the tool is mounted");
+    assert_eq!(error.error_type, ErrorType::PermissionError, "{error:?}");
+    let served = call(
+        &mounting,
+        "outer.tool_layer.guarded_greet",
+        json!({ "who": "alice" }),
+    )
+    .await;
+    assert_eq!(
+        served.data().map(|data| data["result"].clone()),
+        Some(json!("hello alice")),
+        "{served:?}"
+    );
+}
+
+#[tokio::test]
 async fn a_layer_wraps_only_the_tool_that_names_it() {
     let result = call(
         &registry(),

@@ -454,6 +454,9 @@ impl Registry {
     ///   `docs://pages/{n}` becomes `docs://prefix/pages/{n}`; their functions are given
     ///   the URI the client read.
     ///
+    /// A tool keeps its own layer (`#[mcp_tool(layer = …)]`). The layers `other` was built
+    /// with stay with `other`: this registry's layers wrap what it mounts, by the new names.
+    ///
     /// A name or URI already taken is not overwritten: the one already there stays, and
     /// the conflict is reported (a prefix conflict, `ToolConflict`). A prefix that
     /// cannot begin a tool name (`a-z`, digits, `_`, `-`, dots between) is refused before
