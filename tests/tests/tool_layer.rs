@@ -113,35 +113,30 @@ async fn call(registry: &Registry, name: &str, arguments: Value) -> MCPToolResul
     registry.call(call).await
 }
 
-#[tokio::test]
-async fn the_tools_own_layer_refuses_before_the_tool_runs_and_lets_the_rest_through() {
-    let registry = registry();
-    let refused = call(
-        &registry,
-        "tool_layer.guarded_greet",
-        json!({ "who": "mallory" }),
-    )
-    .await;
+/// Asserts that `name`, `tool_layer.guarded_greet` in `registry`, refuses mallory in its
+/// layer, naming itself, and greets alice.
+async fn assert_guarded(registry: &Registry, name: &str) {
+    let refused = call(registry, name, json!({ "who": "mallory" })).await;
     let error = refused.error().expect("mallory is refused");
     assert_eq!(error.error_type, ErrorType::PermissionError, "{error:?}");
     assert!(
         error
             .error_message
-            .contains("`tool_layer.guarded_greet` does not serve mallory"),
+            .contains(&format!("`{name}` does not serve mallory")),
         "{error:?}"
     );
 
-    let served = call(
-        &registry,
-        "tool_layer.guarded_greet",
-        json!({ "who": "alice" }),
-    )
-    .await;
+    let served = call(registry, name, json!({ "who": "alice" })).await;
     assert_eq!(
         served.data().map(|data| data["result"].clone()),
         Some(json!("hello alice")),
         "{served:?}"
     );
+}
+
+#[tokio::test]
+async fn the_tools_own_layer_refuses_before_the_tool_runs_and_lets_the_rest_through() {
+    assert_guarded(&registry(), "tool_layer.guarded_greet").await;
 }
 
 #[tokio::test]
@@ -151,27 +146,7 @@ async fn a_tool_mounted_in_another_registry_keeps_its_own_layer() {
         .mount("outer", &registry())
         .expect("a valid prefix");
     assert!(conflicts.is_empty(), "{conflicts:?}");
-    let refused = call(
-        &mounting,
-        "outer.tool_layer.guarded_greet",
-        json!({ "who": "mallory" }),
-    )
-    .await;
-    let error = refused
-        .error()
-        .expect("mallory is refused where the tool is mounted");
-    assert_eq!(error.error_type, ErrorType::PermissionError, "{error:?}");
-    let served = call(
-        &mounting,
-        "outer.tool_layer.guarded_greet",
-        json!({ "who": "alice" }),
-    )
-    .await;
-    assert_eq!(
-        served.data().map(|data| data["result"].clone()),
-        Some(json!("hello alice")),
-        "{served:?}"
-    );
+    assert_guarded(&mounting, "outer.tool_layer.guarded_greet").await;
 }
 
 #[tokio::test]
