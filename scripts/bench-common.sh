@@ -1,7 +1,8 @@
 # What the HTTP benchmark scripts share; sourced by them, from the repository root. It
 # builds the load driver and the servers (release), and sets `bin` (their folder), `driver`
 # (mcp-bench), `http_calls` (HTTP_CALLS, 60,000 by default) and `out` (a scratch directory,
-# removed at exit, when every job the script started is stopped); `start_otlp_receiver`
+# removed at exit, when every job the script started is stopped), and `limits` (the
+# server's arguments for the rate-limit and concurrency layers); `start_otlp_receiver`
 # starts a receiver of OTLP exports.
 
 http_calls=${HTTP_CALLS:-60000}
@@ -10,6 +11,9 @@ bin=target/release
 driver=$bin/mcp-bench
 out=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$out"' EXIT
+
+# Limits no run reaches: the layers do all their work, and refuse nothing.
+limits=(--tool-rate-limit 'bench.*=1000000000/s' --tool-concurrency 'bench.*=1024')
 
 # Serves over HTTP with SERVER (`serve --http 127.0.0.1:0 --quiet ARGS`), drives it with 16
 # keep-alive clients and the driver's FLAGS (a word list, possibly empty), appends the

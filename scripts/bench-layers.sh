@@ -20,9 +20,6 @@ rounds=${1:-5}
 stdio_calls=${STDIO_CALLS:-500000}
 source scripts/bench-common.sh
 
-# A limit no run reaches: the layers do all their work, and refuse nothing.
-limits=(--tool-rate-limit 'bench.*=1000000000/s' --tool-concurrency 'bench.*=1024')
-
 stdio_run() { # label server [args...]
   local label=$1; shift
   "$driver" stdio --window 64 -n "$stdio_calls" --json -- "$@" >>"$out/$label.jsonl"
@@ -31,6 +28,13 @@ stdio_run() { # label server [args...]
 http_run() { # label server-binary [args...]
   local label=$1 server=$2; shift 2
   serve_and_drive "$label" "$server" "" "$@"
+}
+
+before_runs() { # the earlier build's runs, with BEFORE set
+  if [ -n "${BEFORE:-}" ]; then
+    stdio_run before_stdio "$BEFORE/bench-server" serve --stdio
+    http_run before_http "$BEFORE/bench-server"
+  fi
 }
 
 start_otlp_receiver
@@ -43,16 +47,10 @@ for round in $(seq "$rounds"); do
   echo "round $round of $rounds" >&2
   # The earlier build runs first in odd rounds and last in even ones: whichever runs
   # first in a round is otherwise favoured or not by what the machine did just before.
-  if [ -n "${BEFORE:-}" ] && [ $((round % 2)) = 1 ]; then
-    stdio_run before_stdio "$BEFORE/bench-server" serve --stdio
-    http_run before_http "$BEFORE/bench-server"
-  fi
+  if [ $((round % 2)) = 1 ]; then before_runs; fi
   stdio_run plain_stdio "$bin/bench-server" serve --stdio
   http_run plain_http "$bin/bench-server"
-  if [ -n "${BEFORE:-}" ] && [ $((round % 2)) = 0 ]; then
-    stdio_run before_stdio "$BEFORE/bench-server" serve --stdio
-    http_run before_http "$BEFORE/bench-server"
-  fi
+  if [ $((round % 2)) = 0 ]; then before_runs; fi
   stdio_run limits_stdio "$bin/bench-server" serve --stdio "${limits[@]}"
   OTEL_EXPORTER_OTLP_ENDPOINT=$otlp OTEL_SERVICE_NAME=bench \
     "$driver" stdio --window 64 -n "$stdio_calls" --json -- "$bin/bench-server" serve --stdio >>"$out/otel_stdio.jsonl"

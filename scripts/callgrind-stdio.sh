@@ -3,7 +3,7 @@
 # run to run on a noisy machine): `bench-server serve --stdio` answering `bench.add` calls
 # from the load driver (a window of 64), with telemetry off, then with OTLP export on (to a
 # receiver in this script that takes every export), then with the rate-limit and concurrency
-# layers in memory (limits no run reaches, as in bench-layers.sh).
+# layers in memory (bench-common.sh's `limits`, which no run reaches).
 #
 # Each case runs twice under callgrind, answering N calls (default 22,000) and 2,000 calls;
 # a call's count is the difference between the two runs over the calls between them, so
@@ -38,5 +38,5 @@ per_call() { # label [VARIABLE=value...]
 
 per_call "telemetry off"
 per_call "OTLP export on" OTEL_EXPORTER_OTLP_ENDPOINT="$otlp" OTEL_SERVICE_NAME=bench
-server_args=(--tool-rate-limit 'bench.*=1000000000/s' --tool-concurrency 'bench.*=1024')
+server_args=("${limits[@]}")
 per_call "rate-limit and concurrency layers in memory"

@@ -22,6 +22,8 @@ use tokio::time::Instant;
 /// One connection's requests being answered, and since when none has been.
 #[derive(Debug)]
 pub(super) struct Idle {
+    /// How long it may wait for a request's headers.
+    timeout: Duration,
     /// When the connection was served: the counts below are from it.
     opened: Instant,
     /// Requests handed over whose answers' bodies have not been dropped.
@@ -33,33 +35,35 @@ pub(super) struct Idle {
 /// What [`Idle::waited`] found.
 #[derive(Debug, PartialEq, Eq)]
 pub(super) enum Waited {
-    /// The connection has waited for headers `timeout` or longer.
+    /// The connection has waited for headers its timeout or longer.
     Over,
     /// Not yet: ask again at this instant.
     AskAt(Instant),
 }
 
 impl Idle {
-    pub(super) fn new() -> Arc<Self> {
+    /// A connection opened now, which may wait `timeout` for each request's headers.
+    pub(super) fn new(timeout: Duration) -> Arc<Self> {
         Arc::new(Self {
+            timeout,
             opened: Instant::now(),
             answering: AtomicUsize::new(0),
             since: AtomicU64::new(0),
         })
     }
 
-    /// When to ask first whether the connection has waited `timeout` for headers.
-    pub(super) fn first_ask(&self, timeout: Duration) -> Instant {
-        self.opened + timeout
+    /// When to ask first whether the connection has waited its timeout for headers.
+    pub(super) fn first_ask(&self) -> Instant {
+        self.opened + self.timeout
     }
 
-    /// Whether, at `now`, the connection has waited `timeout` or longer for headers.
-    pub(super) fn waited(&self, timeout: Duration, now: Instant) -> Waited {
+    /// Whether, at `now`, the connection has waited its timeout or longer for headers.
+    pub(super) fn waited(&self, now: Instant) -> Waited {
         if self.answering.load(Ordering::Relaxed) > 0 {
-            return Waited::AskAt(now + timeout);
+            return Waited::AskAt(now + self.timeout);
         }
         let since = self.opened + Duration::from_nanos(self.since.load(Ordering::Relaxed));
-        let due = since + timeout;
+        let due = since + self.timeout;
         if now >= due {
             Waited::Over
         } else {
@@ -133,40 +137,34 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn a_connection_waits_from_its_opening_and_from_its_last_answers_end() {
-        let idle = Idle::new();
+        let idle = Idle::new(TIMEOUT);
         let opened = Instant::now();
-        assert_eq!(idle.first_ask(TIMEOUT), opened + TIMEOUT);
+        assert_eq!(idle.first_ask(), opened + TIMEOUT);
         tokio::time::advance(Duration::from_secs(10)).await;
-        assert_eq!(
-            idle.waited(TIMEOUT, Instant::now()),
-            Waited::AskAt(opened + TIMEOUT)
-        );
+        assert_eq!(idle.waited(Instant::now()), Waited::AskAt(opened + TIMEOUT));
 
         // Two requests answered at once: the connection waits once both have ended.
         let first = idle.answering();
         let second = idle.answering();
         tokio::time::advance(TIMEOUT * 2).await;
         let now = Instant::now();
-        assert_eq!(idle.waited(TIMEOUT, now), Waited::AskAt(now + TIMEOUT));
+        assert_eq!(idle.waited(now), Waited::AskAt(now + TIMEOUT));
         drop(first);
         tokio::time::advance(Duration::from_secs(5)).await;
         let now = Instant::now();
-        assert_eq!(idle.waited(TIMEOUT, now), Waited::AskAt(now + TIMEOUT));
+        assert_eq!(idle.waited(now), Waited::AskAt(now + TIMEOUT));
         drop(second);
         let ended = Instant::now();
         tokio::time::advance(TIMEOUT - Duration::from_secs(1)).await;
-        assert_eq!(
-            idle.waited(TIMEOUT, Instant::now()),
-            Waited::AskAt(ended + TIMEOUT)
-        );
+        assert_eq!(idle.waited(Instant::now()), Waited::AskAt(ended + TIMEOUT));
         tokio::time::advance(Duration::from_secs(1)).await;
-        assert_eq!(idle.waited(TIMEOUT, Instant::now()), Waited::Over);
+        assert_eq!(idle.waited(Instant::now()), Waited::Over);
     }
 
     #[tokio::test]
     async fn a_tracked_body_is_its_body_and_ends_its_answer_when_dropped() {
         use http_body_util::BodyExt;
-        let idle = Idle::new();
+        let idle = Idle::new(TIMEOUT);
         let body = Tracked::new(axum::body::Body::from("answer"), idle.answering());
         assert_eq!(body.size_hint().exact(), Some(6));
         assert_eq!(idle.answering.load(Ordering::Relaxed), 1);

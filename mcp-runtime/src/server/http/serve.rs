@@ -118,7 +118,7 @@ async fn serve_connection(
     _open: tokio::sync::mpsc::Sender<()>,
 ) {
     super::no_delay(&connection);
-    let idle = Idle::new();
+    let idle = Idle::new(HEADER_READ_TIMEOUT);
     let service = {
         let idle = Arc::clone(&idle);
         hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
@@ -145,9 +145,7 @@ async fn serve_connection(
     let mut served = std::pin::pin!(served);
     let mut watch = Watch::new(stopping);
     let mut ending = false;
-    let mut ask = std::pin::pin!(tokio::time::sleep_until(
-        idle.first_ask(HEADER_READ_TIMEOUT)
-    ));
+    let mut ask = std::pin::pin!(tokio::time::sleep_until(idle.first_ask()));
     let result = std::future::poll_fn(|cx| {
         let woken_anew = watch.wake_with(cx);
         if !ending && watch.stopped() {
@@ -161,7 +159,7 @@ async fn serve_connection(
         // or it rang, not each time the connection is.
         if woken_anew || ask.is_elapsed() {
             while ask.as_mut().poll(cx).is_ready() {
-                match idle.waited(HEADER_READ_TIMEOUT, tokio::time::Instant::now()) {
+                match idle.waited(tokio::time::Instant::now()) {
                     Waited::Over => return Poll::Ready(None),
                     Waited::AskAt(at) => ask.as_mut().reset(at),
                 }
@@ -564,38 +562,51 @@ mod tests {
             .unwrap();
     }
 
-    #[tokio::test]
-    async fn a_stop_ends_the_streams_of_notifications_and_the_server_returns() {
+    /// Serves an empty server's router with `spawn_serving` (given the listener and what
+    /// completes once the test stops it), opens its two streams, stops, and asserts that
+    /// they end and the serving task returns.
+    async fn assert_a_stop_ends_the_streams(
+        spawn_serving: impl FnOnce(
+            TcpListener,
+            tokio::sync::oneshot::Receiver<()>,
+        ) -> tokio::task::JoinHandle<io::Result<()>>,
+    ) {
         let (listener, address) = listening().await;
-        let (router, state) =
-            super::super::routes(empty_server(), super::super::HttpConfig::default());
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let serving = tokio::spawn(serve(listener, router, state, async {
-            let _ = stopped.await;
-        }));
+        let serving = spawn_serving(listener, stopped);
         let streams = open_streams(address).await;
         stop.send(()).unwrap();
         assert_streams_end_and_serving_returns(streams, serving).await;
     }
 
     #[tokio::test]
+    async fn a_stop_ends_the_streams_of_notifications_and_the_server_returns() {
+        assert_a_stop_ends_the_streams(|listener, stopped| {
+            let (router, state) =
+                super::super::routes(empty_server(), super::super::HttpConfig::default());
+            tokio::spawn(serve(listener, router, state, async {
+                let _ = stopped.await;
+            }))
+        })
+        .await;
+    }
+
+    #[tokio::test]
     async fn an_application_serving_the_router_ends_its_streams_on_its_own_shutdown() {
-        let (listener, address) = listening().await;
-        let (router, streams) =
-            super::super::stoppable_router(empty_server(), super::super::HttpConfig::default());
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let app = router.into_make_service_with_connect_info::<SocketAddr>();
-        let serving = tokio::spawn(
-            axum::serve(listener, app)
-                .with_graceful_shutdown(async move {
-                    let _ = stopped.await;
-                    streams.stop();
-                })
-                .into_future(),
-        );
-        let open = open_streams(address).await;
-        stop.send(()).unwrap();
-        assert_streams_end_and_serving_returns(open, serving).await;
+        assert_a_stop_ends_the_streams(|listener, stopped| {
+            let (router, streams) =
+                super::super::stoppable_router(empty_server(), super::super::HttpConfig::default());
+            let app = router.into_make_service_with_connect_info::<SocketAddr>();
+            tokio::spawn(
+                axum::serve(listener, app)
+                    .with_graceful_shutdown(async move {
+                        let _ = stopped.await;
+                        streams.stop();
+                    })
+                    .into_future(),
+            )
+        })
+        .await;
     }
 
     struct Count(AtomicU64);
