@@ -218,6 +218,78 @@ fn calls_at_once_through_two_replicas_sharing_a_redis_each_count_once() {
     }
 }
 
+/// The scripts Redis ran (`EVALSHA`, and `EVAL` when it did not have the script yet).
+fn script_calls(redis: &Redis) -> u64 {
+    redis
+        .info("commandstats")
+        .into_iter()
+        .filter(|(name, _)| name == "cmdstat_evalsha" || name == "cmdstat_eval")
+        .filter_map(|(_, stats)| {
+            let calls = stats
+                .split(',')
+                .find_map(|stat| stat.strip_prefix("calls="));
+            calls?.parse::<u64>().ok()
+        })
+        .sum()
+}
+
+/// Calls `TOOL` at `url` until a call is refused for its rate limit, at most `most` times:
+/// how many were answered.
+fn answered_until_refused(runtime: &tokio::runtime::Runtime, url: &str, most: i64) -> i64 {
+    for a in 0..most {
+        let result = call(runtime, url, a);
+        if result["isError"] == true {
+            assert_eq!(
+                error_of(&result)["error_type"],
+                "ApiLimitExceeded",
+                "{result}"
+            );
+            return a;
+        }
+        assert_answered(&result, a);
+    }
+    panic!("{most} calls answered at {url}, none refused");
+}
+
+/// A caller whose calls come fast has some granted ahead, which its replica admits without
+/// asking Redis; what it did not admit in time goes back, and the fleet admits the quota,
+/// no more and no less.
+#[test]
+fn a_fast_callers_calls_granted_ahead_count_once_across_the_fleet() {
+    let redis = Redis::start();
+    let args = [
+        "--tool-rate-limit",
+        "calculator.add=320/h",
+        "--limit-store",
+        redis.url.as_str(),
+    ];
+    let replicas = [
+        HttpServer::spawn(quickstart_bin(), &args),
+        HttpServer::spawn(quickstart_bin(), &args),
+    ];
+    let runtime = runtime();
+    let first = replicas[0].url();
+    for a in 0..200 {
+        assert_answered(&call(&runtime, &first, a), a);
+    }
+    let scripts = script_calls(&redis);
+    assert!(
+        scripts < 50,
+        "{scripts} script calls for 200 calls one after another"
+    );
+    // The other replica gets what the first did not take; the first, once what it holds
+    // is past its time, gives that back and admits it again.
+    let second = answered_until_refused(&runtime, &replicas[1].url(), 400);
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    let back = answered_until_refused(&runtime, &first, 400);
+    // 320 an hour is one more every 11.25 s: one more at most while the test runs.
+    let total = 200 + second + back;
+    assert!(
+        (320..=321).contains(&total),
+        "the fleet admitted {total} calls (200, then {second}, then {back}) of 320 an hour"
+    );
+}
+
 /// Two limits of one tool keep their own state in Redis, as in memory: the looser one
 /// moving the caller's state does not use up the stricter one's calls.
 #[test]

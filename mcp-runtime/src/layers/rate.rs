@@ -26,11 +26,15 @@ use mcp_runtime_core::{ErrorType, ToolError};
 use rustc_hash::FxHashMap;
 use tower::{Layer, Service};
 
-use super::store::{GcraKey, LimitStore, LimitStoreError, OnFailure, Verdict};
+use super::store::{Ask, GcraKey, LimitStore, LimitStoreError, OnFailure, Verdict};
 use crate::auth::Caller;
 use crate::service::{
     Admission, Admit, BoxError, Deciding, Item, Request, Response, Ticket, admit_then_call,
 };
+
+mod lease;
+
+use lease::Leases;
 
 /// The period of a [`Quota`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -238,11 +242,13 @@ impl<K: Hash + Eq + Clone> Swept<K> {
 
 /// One tool's limit state in this process's memory, by caller. The two callers that are
 /// no one's address or identity, a stdio connection's client and the application itself,
-/// have a state of their own, found without a lookup.
+/// have a state of their own, found without a lookup. With a shared store, what this
+/// replica was granted ahead ([`Leases`]).
 struct Memory {
     callers: Swept<Caller>,
     connection: One,
     local: One,
+    leases: Leases,
 }
 
 /// The state of one caller.
@@ -260,6 +266,7 @@ impl Memory {
             callers: Swept::new(quota),
             connection: one(),
             local: one(),
+            leases: Leases::new(quota.calls.get()),
         }
     }
 
@@ -408,19 +415,38 @@ impl Shared {
         }
     }
 
-    /// The decision of the shared store (Redis) on the call of `item`.
-    async fn check_store(&self, item: Item<'_>) -> Result<Ticket, ToolError> {
+    /// The decision of the shared store (Redis) on the call of `item`, asking ahead for
+    /// the caller's next calls when `leases` keeps them.
+    async fn check_store(
+        &self,
+        item: Item<'_>,
+        leases: Option<&Leases>,
+    ) -> Result<Ticket, ToolError> {
         let (name, quota) = (&**item.name, self.quota);
+        let ask = match leases.map(|leases| leases.ask(item.caller)) {
+            // Granted ahead while this call waited.
+            Some(None) => return Ok(Ticket::Free),
+            Some(Some(ask)) => ask,
+            None => Ask::ONE,
+        };
         let tolerance = quota.interval() * (quota.calls.get() - 1);
         let key = GcraKey {
             tool: name,
             limit: &self.written,
             caller: item.caller,
         };
-        let asked = self.store.gcra(key, quota.interval(), tolerance);
+        let asked = self.store.gcra(key, quota.interval(), tolerance, ask);
         let verdict = match asked.await {
             None => self.check_keyed(item.name, item.caller),
-            Some(Ok(verdict)) => verdict,
+            Some(Ok(grant)) => {
+                if let Some(leases) = leases {
+                    leases.granted(item.caller, grant.granted);
+                }
+                match grant.granted {
+                    0 => Verdict::Wait(grant.wait),
+                    _ => Verdict::Allowed,
+                }
+            }
             Some(Err(error)) => return self.unreachable(name, &error).map(|()| Ticket::Free),
         };
         self.decided(name, verdict)
@@ -462,14 +488,10 @@ impl Admit for Shared {
     }
 
     fn wait<'a>(&'a self, item: Item<'a>) -> Deciding<'a> {
-        Box::pin(self.check_store(item))
+        Box::pin(self.check_store(item, None))
     }
 
     fn item(self: Arc<Self>, name: &Arc<str>) -> Arc<dyn Admit> {
-        // With a shared store every decision is the store's: no state here to keep.
-        if !self.store.is_memory() {
-            return self;
-        }
         let memory = self.memory_of(name);
         Arc::new(ItemLimit {
             shared: self,
@@ -480,12 +502,15 @@ impl Admit for Shared {
 
 impl Admit for ItemLimit {
     fn now(&self, item: &Item<'_>) -> Admission {
+        if !self.shared.store.is_memory() && self.memory.leases.take(item.caller) {
+            return Admission::Go(Ticket::Free);
+        }
         self.shared
             .now_with(item, || self.memory.check(item.caller))
     }
 
     fn wait<'a>(&'a self, item: Item<'a>) -> Deciding<'a> {
-        Box::pin(self.shared.check_store(item))
+        Box::pin(self.shared.check_store(item, Some(&self.memory.leases)))
     }
 
     fn item(self: Arc<Self>, name: &Arc<str>) -> Arc<dyn Admit> {

@@ -6,6 +6,8 @@
 //! updates the caller's GCRA state, `{namespace}:limit:{tool}:{limit}:{caller}`, which
 //! expires once it no longer holds anything back; the checks asked while one is on its
 //! way go together in the next script call, which reads and writes each key once. A
+//! caller whose calls come faster than that has some granted ahead, which its replica
+//! admits for a short while without asking (see the rate limit's leases). A
 //! cached result is one `GET`, and one `SET … PX` when it was not there, under
 //! `{namespace}:cache:…`. When Redis cannot be reached, the failure is logged (at most
 //! once every ten seconds) and the [`OnFailure`] policy decides.
@@ -122,6 +124,32 @@ pub(crate) struct GcraKey<'a> {
     pub(crate) caller: &'a Caller,
 }
 
+/// What one GCRA check of the shared store asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Ask {
+    /// Calls to admit: the one asking, and those taken ahead for the caller's next calls.
+    pub(crate) want: u64,
+    /// Calls taken ahead before and not admitted, given back first.
+    pub(crate) returned: u64,
+}
+
+impl Ask {
+    /// One call, and nothing given back.
+    pub(crate) const ONE: Self = Self {
+        want: 1,
+        returned: 0,
+    };
+}
+
+/// What the shared store granted on an [`Ask`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Grant {
+    /// How many of the calls asked for may proceed: the first ones.
+    pub(crate) granted: u64,
+    /// When none may, how long the first must wait.
+    pub(crate) wait: Duration,
+}
+
 /// What a GCRA check decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Verdict {
@@ -176,21 +204,23 @@ impl LimitStore {
 
     /// One GCRA check of the shared store, for `caller`'s calls of `tool` under the
     /// limit written `limit` (the key `{tool}:{limit}:{caller}`, so that two limits of one
-    /// tool count apart): a call each `interval`, `tolerance` ahead at most. `None` for
-    /// the memory store, which its layer checks itself.
+    /// tool count apart): a call each `interval`, `tolerance` ahead at most, `ask`
+    /// saying how many calls and what it gives back. `None` for the memory store, which
+    /// its layer checks itself.
     pub(crate) async fn gcra(
         &self,
         key: GcraKey<'_>,
         interval: Duration,
         tolerance: Duration,
-    ) -> Option<Result<Verdict, LimitStoreError>> {
+        ask: Ask,
+    ) -> Option<Result<Grant, LimitStoreError>> {
         match &self.place {
             Place::Memory => {
-                let _ = (key, interval, tolerance);
+                let _ = (key, interval, tolerance, ask);
                 None
             }
             #[cfg(feature = "redis")]
-            Place::Redis(redis) => Some(redis.gcra(key, interval, tolerance).await),
+            Place::Redis(redis) => Some(redis.gcra(key, interval, tolerance, ask).await),
         }
     }
 

@@ -8,35 +8,45 @@ use redis::{AsyncCommands, Client, Script};
 use rustc_hash::FxHashMap;
 use tokio::sync::{OnceCell, mpsc, oneshot};
 
-use super::{GcraKey, LimitStoreError, Verdict};
+use super::{Ask, GcraKey, Grant, LimitStoreError};
 
 /// How long connecting, or an answer, may take before the store counts as unreachable.
 const TIMEOUT: Duration = Duration::from_millis(500);
 
 /// GCRA in one atomic step for each key of a batch of checks, in microseconds of Redis's
 /// own clock, so that replicas whose clocks differ agree. KEYS[i]: a limit's key for one
-/// caller; ARGV[3i-2]: the interval between its calls; ARGV[3i-1]: how far ahead of now its
-/// theoretical arrival time may be; ARGV[3i]: how many checks of it the batch holds, in the
-/// order they were asked. Returns, for each key, how many of its checks may proceed (the
-/// first ones, which it records), then how long the others must wait. A key is read and
-/// written once however many checks it has: the checks of one caller arriving together
-/// cost Redis no more than one. A key expires once its arrival time has passed, when it
-/// holds nothing back.
+/// caller; ARGV[4i-3]: the interval between its calls; ARGV[4i-2]: how far ahead of now its
+/// theoretical arrival time may be; ARGV[4i-1]: how many calls the batch asks of it, in the
+/// order asked; ARGV[4i]: how many calls granted before it gives back, which move the
+/// arrival time back as if never granted (never before now). Returns, for each key, how
+/// many of its calls may proceed (the first ones, which it records), then how long the
+/// others must wait. A key is read and written once however many checks it has: the checks
+/// of one caller arriving together cost Redis no more than one. A key expires once its
+/// arrival time has passed, when it holds nothing back.
 const GCRA: &str = r"
 local now = redis.call('TIME')
 now = tonumber(now[1]) * 1000000 + tonumber(now[2])
 local answers = {}
 for i, key in ipairs(KEYS) do
-  local interval = tonumber(ARGV[3 * i - 2])
-  local tolerance = tonumber(ARGV[3 * i - 1])
-  local count = tonumber(ARGV[3 * i])
+  local interval = tonumber(ARGV[4 * i - 3])
+  local tolerance = tonumber(ARGV[4 * i - 2])
+  local count = tonumber(ARGV[4 * i - 1])
+  local returned = tonumber(ARGV[4 * i])
   local tat = tonumber(redis.call('GET', key))
   if not tat or tat < now then tat = now end
+  local moved = false
+  if returned > 0 and tat > now then
+    tat = math.max(tat - returned * interval, now)
+    moved = true
+  end
   local room = now + tolerance - tat
   local allowed = 0
   if room >= 0 then allowed = math.min(count, math.floor(room / interval) + 1) end
   if allowed > 0 then
     tat = tat + allowed * interval
+    moved = true
+  end
+  if moved then
     redis.call('SET', key, string.format('%d', tat), 'PX', math.ceil((tat - now) / 1000) + 1)
   end
   answers[2 * i - 1] = allowed
@@ -53,7 +63,8 @@ struct Check {
     key: String,
     interval_us: u64,
     tolerance_us: u64,
-    answer: oneshot::Sender<Result<u64, LimitStoreError>>,
+    ask: Ask,
+    answer: oneshot::Sender<Result<Grant, LimitStoreError>>,
 }
 
 /// The keys of a batch, each once: a batch of one caller's checks reads and writes one
@@ -62,11 +73,13 @@ struct Check {
 struct Keys {
     /// The place of each key's first check in the batch, in the order of the keys.
     firsts: Vec<usize>,
-    /// Each key's count of checks.
+    /// Each key's count of calls asked for.
     counts: Vec<u64>,
+    /// Each key's count of calls given back.
+    returned: Vec<u64>,
     /// Each check's key, by its place in `firsts`.
     of: Vec<usize>,
-    /// Each key's checks answered so far.
+    /// Each key's calls granted so far, to its first checks.
     answered: Vec<u64>,
 }
 
@@ -75,6 +88,7 @@ impl Keys {
     fn group(&mut self, batch: &[Check]) {
         self.firsts.clear();
         self.counts.clear();
+        self.returned.clear();
         self.of.clear();
         let mut places = FxHashMap::default();
         for (at, check) in batch.iter().enumerate() {
@@ -84,8 +98,10 @@ impl Keys {
             if place == next {
                 self.firsts.push(at);
                 self.counts.push(0);
+                self.returned.push(0);
             }
-            self.counts[place] += 1;
+            self.counts[place] += check.ask.want;
+            self.returned[place] += check.ask.returned;
             self.of.push(place);
         }
         self.answered.clear();
@@ -147,9 +163,9 @@ impl RedisLimits {
             .map_err(|err| self.unreachable(err))
     }
 
-    /// One GCRA check of `caller`'s calls of `tool` under `limit`. Checks asked while a
-    /// batch is on its way go together in the next: one script call and one round trip for
-    /// all of them, counted in the order asked.
+    /// One GCRA check of `caller`'s calls of `tool` under `limit`, for the calls `ask`
+    /// wants. Checks asked while a batch is on its way go together in the next: one
+    /// script call and one round trip for all of them, granted in the order asked.
     pub(super) async fn gcra(
         self: &Arc<Self>,
         GcraKey {
@@ -159,7 +175,8 @@ impl RedisLimits {
         }: GcraKey<'_>,
         interval: Duration,
         tolerance: Duration,
-    ) -> Result<Verdict, LimitStoreError> {
+        ask: Ask,
+    ) -> Result<Grant, LimitStoreError> {
         let (answer, answered) = oneshot::channel();
         // `{namespace}:limit:{tool}:{limit}:{caller}`, written once.
         let mut key = String::with_capacity(self.namespace.len() + tool.len() + 64);
@@ -171,6 +188,7 @@ impl RedisLimits {
             key,
             interval_us: interval.as_micros().max(1) as u64,
             tolerance_us: tolerance.as_micros() as u64,
+            ask,
             answer,
         };
         let checks = self.checks.get_or_init(|| {
@@ -181,13 +199,9 @@ impl RedisLimits {
         if checks.send(check).is_err() {
             return Err(self.unreachable("the limit store's checks ended"));
         }
-        let wait = answered
+        answered
             .await
-            .map_err(|_| self.unreachable("the limit store's checks ended"))??;
-        Ok(match wait {
-            0 => Verdict::Allowed,
-            micros => Verdict::Wait(Duration::from_micros(micros)),
-        })
+            .map_err(|_| self.unreachable("the limit store's checks ended"))?
     }
 
     /// Sends the checks waiting, a batch at a time, until the store is dropped.
@@ -207,13 +221,16 @@ impl RedisLimits {
     async fn check_batch(&self, batch: &mut Vec<Check>, keys: &mut Keys) {
         keys.group(batch);
         let mut invocation = self.gcra.prepare_invoke();
-        for (&first, &count) in keys.firsts.iter().zip(&keys.counts) {
+        for ((&first, &count), &returned) in
+            keys.firsts.iter().zip(&keys.counts).zip(&keys.returned)
+        {
             let check = &batch[first];
             invocation
                 .key(&check.key)
                 .arg(check.interval_us)
                 .arg(check.tolerance_us)
-                .arg(count);
+                .arg(count)
+                .arg(returned);
         }
         let answers: Result<Vec<u64>, LimitStoreError> = match self.connection().await {
             Ok(mut connection) => invocation
@@ -233,14 +250,18 @@ impl RedisLimits {
                 )))
             }
         });
-        // Each key's first checks, in the order asked, as many as Redis allowed.
+        // Each key's first calls, in the order asked, as many as Redis allowed.
         for (check, key) in batch.drain(..).zip(&keys.of) {
             let answer = match &answers {
                 Ok(answers) => {
                     let (allowed, wait) = (answers[2 * key], answers[2 * key + 1]);
                     let answered = &mut keys.answered[*key];
-                    *answered += 1;
-                    Ok(if *answered <= allowed { 0 } else { wait })
+                    let granted = check.ask.want.min(allowed.saturating_sub(*answered));
+                    *answered += granted;
+                    Ok(Grant {
+                        granted,
+                        wait: Duration::from_micros(wait),
+                    })
                 }
                 Err(err) => Err(err.clone()),
             };
