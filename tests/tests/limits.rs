@@ -315,6 +315,35 @@ fn two_limits_of_one_tool_in_redis_count_apart() {
     assert_eq!(keys.as_deref(), Some("*2"), "one key for each limit");
 }
 
+/// Two limits of one tool with the same quota, picked by two selectors, each count a call
+/// once in Redis, as they do in memory: they keep their state apart.
+#[test]
+fn two_limits_of_one_tool_with_the_same_quota_count_apart_in_redis() {
+    let redis = Redis::start();
+    let server = HttpServer::spawn(
+        quickstart_bin(),
+        &[
+            "--tool-rate-limit",
+            "calculator.*=3/min",
+            "--tool-rate-limit",
+            "calculator.add=3/min",
+            "--limit-store",
+            redis.url.as_str(),
+        ],
+    );
+    let runtime = runtime();
+    for a in 0..3 {
+        assert_answered(&call(&runtime, &server.url(), a), a);
+    }
+    assert_limited(&call(&runtime, &server.url(), 3));
+    let keys = redis.command(&["KEYS", "mcp-runtime:limit:calculator.add:*"]);
+    assert_eq!(keys.as_deref(), Some("*2"), "a key for each limit");
+    // One of them named by the selector `calculator.*`, escaped in the pattern.
+    let pattern = r"mcp-runtime:limit:calculator.add:calculator.\*=3/min:*";
+    let named = redis.command(&["KEYS", pattern]);
+    assert_eq!(named.as_deref(), Some("*1"), "a key named by its selector");
+}
+
 #[test]
 fn a_cached_answer_says_so_in_its_meta() {
     let server = HttpServer::spawn(quickstart_bin(), &["--tool-cache", "calculator.add=1m"]);

@@ -165,7 +165,11 @@ impl LimitArgs {
             layers.push((Some(selector.clone()), BoxLayer::new(cache)));
         }
         for RateSpec { selector, quota } in &self.tool_rate_limit {
-            let limit = RateLimitLayer::new(*quota).store(store.clone());
+            // Named by its selector: two limits of one tool with the same quota count
+            // apart in a shared store too.
+            let limit = RateLimitLayer::new(*quota)
+                .named(&selector.to_string())
+                .store(store.clone());
             layers.push((Some(selector.clone()), BoxLayer::new(limit)));
         }
         Ok(layers)

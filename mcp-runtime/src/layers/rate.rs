@@ -193,7 +193,8 @@ pub struct RateLimitLayer {
 
 struct Shared {
     quota: Quota,
-    /// `quota` as written, which names its state in a shared store.
+    /// `quota` as written, after the limit's name where it has one: what names its state
+    /// in a shared store.
     written: Box<str>,
     store: LimitStore,
     /// Each tool's state in this process's memory, made with its stack, which keeps it
@@ -327,20 +328,33 @@ impl fmt::Debug for RateLimitLayer {
 impl RateLimitLayer {
     /// A limit of `quota` per caller and item, kept in this process's memory.
     pub fn new(quota: Quota) -> Self {
-        Self::with_store(quota, LimitStore::memory())
+        Self::made(quota, quota.to_string().into(), LimitStore::memory())
     }
 
     /// The same limit, kept in `store` (shared by every replica when it is Redis).
     #[must_use]
     pub fn store(self, store: LimitStore) -> Self {
-        Self::with_store(self.shared.quota, store)
+        let shared = &self.shared;
+        Self::made(shared.quota, shared.written.clone(), store)
     }
 
-    fn with_store(quota: Quota, store: LimitStore) -> Self {
+    /// The same limit, its state in a shared store named `name` as well as by its quota
+    /// (`{tool}:{name}={quota}:{caller}`, where it is `{tool}:{quota}:{caller}` unnamed):
+    /// two limits of one tool with the same quota count apart in Redis, as they do in
+    /// memory, when their names differ. `serve` names each `--tool-rate-limit` by its
+    /// selector. Every replica must name a limit alike to share it.
+    #[must_use]
+    pub fn named(self, name: &str) -> Self {
+        let shared = &self.shared;
+        let written = format!("{name}={}", shared.quota).into();
+        Self::made(shared.quota, written, shared.store.clone())
+    }
+
+    fn made(quota: Quota, written: Box<str>, store: LimitStore) -> Self {
         Self {
             shared: Arc::new(Shared {
                 quota,
-                written: quota.to_string().into(),
+                written,
                 store,
                 items: Mutex::default(),
                 keyed: Swept::new(quota),
@@ -643,6 +657,21 @@ mod tests {
         assert_eq!(error.error_type, ErrorType::ApiLimitExceeded, "{result:?}");
         let details = serde_json::to_value(&error.error_details).unwrap();
         details["retry_after_ms"].as_u64().expect("retry_after_ms")
+    }
+
+    #[cfg(feature = "redis")]
+    #[test]
+    fn a_named_limit_keeps_its_name_and_its_store_whichever_is_given_first() {
+        let quota: Quota = "3/min".parse().expect("a quota");
+        let redis = || LimitStore::redis("redis://127.0.0.1:1", "ns").expect("an address");
+        let named_first = RateLimitLayer::new(quota).named("weather.*").store(redis());
+        let stored_first = RateLimitLayer::new(quota).store(redis()).named("weather.*");
+        for limit in [named_first, stored_first] {
+            assert_eq!(&*limit.shared.written, "weather.*=3/min");
+            assert!(!limit.shared.store.is_memory());
+            assert_eq!(limit.quota(), quota);
+        }
+        assert_eq!(&*RateLimitLayer::new(quota).shared.written, "3/min");
     }
 
     #[test]

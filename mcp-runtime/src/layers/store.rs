@@ -119,7 +119,8 @@ impl Default for LimitStore {
 #[cfg_attr(not(feature = "redis"), allow(dead_code))]
 pub(crate) struct GcraKey<'a> {
     pub(crate) tool: &'a str,
-    /// The limit as written (`3/min`).
+    /// The limit as written: its name and quota (`calculator.*=3/min`), or its quota
+    /// alone (`3/min`).
     pub(crate) limit: &'a str,
     pub(crate) caller: &'a Caller,
 }
