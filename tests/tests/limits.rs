@@ -290,41 +290,17 @@ fn a_fast_callers_calls_granted_ahead_count_once_across_the_fleet() {
     );
 }
 
-/// Two limits of one tool keep their own state in Redis, as in memory: the looser one
-/// moving the caller's state does not use up the stricter one's calls.
-#[test]
-fn two_limits_of_one_tool_in_redis_count_apart() {
+/// Serves the quickstart with `calculator.*=OTHER` and `calculator.add=3/min` in Redis,
+/// and asserts that the caller gets its three calls of `calculator.add` and that each limit
+/// has a key of its own: the Redis, for the caller to look further.
+fn assert_two_limits_count_apart_in_redis(other: &str) -> Redis {
     let redis = Redis::start();
+    let looser = format!("calculator.*={other}");
     let server = HttpServer::spawn(
         quickstart_bin(),
         &[
             "--tool-rate-limit",
-            "calculator.*=100/min",
-            "--tool-rate-limit",
-            "calculator.add=3/min",
-            "--limit-store",
-            redis.url.as_str(),
-        ],
-    );
-    let runtime = runtime();
-    for a in 0..3 {
-        assert_answered(&call(&runtime, &server.url(), a), a);
-    }
-    assert_limited(&call(&runtime, &server.url(), 3));
-    let keys = redis.command(&["KEYS", "mcp-runtime:limit:*"]);
-    assert_eq!(keys.as_deref(), Some("*2"), "one key for each limit");
-}
-
-/// Two limits of one tool with the same quota, picked by two selectors, each count a call
-/// once in Redis, as they do in memory: they keep their state apart.
-#[test]
-fn two_limits_of_one_tool_with_the_same_quota_count_apart_in_redis() {
-    let redis = Redis::start();
-    let server = HttpServer::spawn(
-        quickstart_bin(),
-        &[
-            "--tool-rate-limit",
-            "calculator.*=3/min",
+            &looser,
             "--tool-rate-limit",
             "calculator.add=3/min",
             "--limit-store",
@@ -337,8 +313,23 @@ fn two_limits_of_one_tool_with_the_same_quota_count_apart_in_redis() {
     }
     assert_limited(&call(&runtime, &server.url(), 3));
     let keys = redis.command(&["KEYS", "mcp-runtime:limit:calculator.add:*"]);
-    assert_eq!(keys.as_deref(), Some("*2"), "a key for each limit");
-    // One of them named by the selector `calculator.*`, escaped in the pattern.
+    assert_eq!(keys.as_deref(), Some("*2"), "one key for each limit");
+    redis
+}
+
+/// Two limits of one tool keep their own state in Redis, as in memory: the looser one
+/// moving the caller's state does not use up the stricter one's calls.
+#[test]
+fn two_limits_of_one_tool_in_redis_count_apart() {
+    assert_two_limits_count_apart_in_redis("100/min");
+}
+
+/// Two limits of one tool with the same quota, picked by two selectors, each count a call
+/// once in Redis, as they do in memory: they keep their state apart.
+#[test]
+fn two_limits_of_one_tool_with_the_same_quota_count_apart_in_redis() {
+    let redis = assert_two_limits_count_apart_in_redis("3/min");
+    // One of the keys named by the selector `calculator.*`, escaped in the pattern.
     let pattern = r"mcp-runtime:limit:calculator.add:calculator.\*=3/min:*";
     let named = redis.command(&["KEYS", pattern]);
     assert_eq!(named.as_deref(), Some("*1"), "a key named by its selector");
