@@ -67,6 +67,33 @@ fn a_burst_is_answered_whole() {
     }
 }
 
+/// A burst past a stdio connection's bound of requests in flight: the calls past it are
+/// refused at once as busy, which is an overloaded answer, not a wrong one.
+#[test]
+fn a_burst_past_the_connections_bound_is_answered_or_refused_as_overloaded() {
+    let report = bench(&[
+        "burst",
+        "-n",
+        "600",
+        "--",
+        SERVER,
+        "serve",
+        "--stdio",
+        "--max-in-flight-per-connection",
+        "100",
+    ]);
+    let (answered, overloaded) = (report["answered"].as_u64(), report["overloaded"].as_u64());
+    assert!(answered.is_some_and(|n| n >= 100), "{report}");
+    assert!(overloaded.is_some_and(|n| n > 0), "{report}");
+    assert_eq!(
+        answered.zip(overloaded).map(|(a, o)| a + o),
+        Some(600),
+        "{report}"
+    );
+    assert_eq!(report["errors"], 0, "{report}");
+    assert_eq!(report["lost"], 0, "{report}");
+}
+
 #[test]
 fn startup_is_timed_to_the_first_answer() {
     for list in [false, true] {

@@ -27,7 +27,8 @@ pub(crate) struct BurstReport {
     pub(crate) elapsed: Duration,
     /// Calls answered with the right result.
     pub(crate) answered: u64,
-    /// Calls refused as overloaded (`ApiLimitExceeded`).
+    /// Calls refused as overloaded: `ApiLimitExceeded`, or the server's refusal of a
+    /// request past its bound of requests in flight (`BUSY`).
     pub(crate) overloaded: u64,
     /// Other failures, and wrong or unreadable answers.
     pub(crate) errors: u64,

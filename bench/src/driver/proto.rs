@@ -131,6 +131,17 @@ struct Answer {
     error: Option<IgnoredAny>,
 }
 
+/// A JSON-RPC error, as far as [`overloaded`] reads it.
+#[derive(Deserialize)]
+struct Refusal {
+    error: Option<Code>,
+}
+
+#[derive(Deserialize)]
+struct Code {
+    code: i64,
+}
+
 #[derive(Deserialize)]
 struct CallResult {
     #[serde(rename = "structuredContent")]
@@ -273,11 +284,17 @@ impl Tally {
     }
 }
 
-/// Whether `line` answers a call with a failure of type `ApiLimitExceeded`: refused as
-/// overloaded, not wrong.
+/// Whether `line` answers a call with a failure of type `ApiLimitExceeded`, or with the
+/// server's refusal of a request past its bound of requests in flight
+/// ([`BUSY`](mcp_runtime_core::wire::BUSY)): refused as overloaded, not wrong.
 fn overloaded(line: &[u8]) -> bool {
     const TYPE: &[u8] = b"ApiLimitExceeded";
     line.windows(TYPE.len()).any(|window| window == TYPE)
+        || serde_json::from_slice::<Refusal>(line).is_ok_and(|refusal| {
+            refusal
+                .error
+                .is_some_and(|error| error.code == mcp_runtime_core::wire::BUSY)
+        })
 }
 
 #[cfg(test)]
