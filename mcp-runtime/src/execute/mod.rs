@@ -562,9 +562,16 @@ impl Running<'_> {
             Ok(slot) => slot,
             Err(refused) => return (Err(refused.into()), None),
         };
-        let timeout = self
-            .timeout
-            .map(|timeout| timeout.saturating_sub(waiting.elapsed()));
+        let waited = waiting.elapsed();
+        let timeout = match self.timeout {
+            // The slot came as the timeout ran out: the tool is not started for a call that
+            // has already failed.
+            Some(timeout) if timeout <= waited => {
+                let refused = (self.settings.blocking).overloaded(definition, timeout);
+                return (Err(refused.into()), None);
+            }
+            timeout => timeout.map(|timeout| timeout - waited),
+        };
         let name = self.tool.shared_name();
         let parts = (
             self.token.clone(),
@@ -604,7 +611,8 @@ impl Running<'_> {
                 )))),
             }
         };
-        let outcome = limited(definition, timeout, self.parent, self.token, work).await;
+        let limit = Limit { timeout, waited };
+        let outcome = limited(definition, limit, self.parent, self.token, work).await;
         (outcome, kept_arguments)
     }
 }
@@ -654,7 +662,11 @@ async fn run_future(
         .map(|caught| {
             caught.unwrap_or_else(|panic| Err(panicked(definition.name(), on_panic, panic).into()))
         });
-    limited(definition, timeout, parent, token, work).await
+    let limit = Limit {
+        timeout,
+        waited: Duration::ZERO,
+    };
+    limited(definition, limit, parent, token, work).await
 }
 
 /// The failure of a call its caller cancelled.
@@ -665,10 +677,36 @@ fn cancelled(definition: &ToolDefinition) -> ToolError {
     ))
 }
 
+/// How long a tool may still run: what is left of its timeout, if it has one, after the
+/// call `waited` for a thread of synchronous tools.
+#[derive(Debug, Clone, Copy)]
+struct Limit {
+    timeout: Option<Duration>,
+    waited: Duration,
+}
+
+impl Limit {
+    /// The failure of a call past it, `left` after it started: the whole timeout, and the
+    /// part of it spent waiting for a thread when there was one worth saying.
+    fn passed(self, definition: &ToolDefinition, left: Duration) -> ToolError {
+        let name = definition.name();
+        let whole = format_duration(left + self.waited);
+        let message = if self.waited < Duration::from_millis(1) {
+            format!("tool `{name}` did not finish within {whole}")
+        } else {
+            format!(
+                "tool `{name}` did not finish within its {whole} timeout, {} of which it waited for a thread of synchronous tools",
+                format_duration(self.waited)
+            )
+        };
+        ToolError::new(ErrorType::TimeoutError, message)
+    }
+}
+
 /// Runs `work` until it finishes, the timeout passes, or the caller cancels.
 async fn limited(
     definition: &ToolDefinition,
-    timeout: Option<Duration>,
+    limit: Limit,
     parent: Option<&CancellationToken>,
     token: &CancellationToken,
     work: impl Future<Output = Outcome>,
@@ -685,19 +723,12 @@ async fn limited(
             None => work.await,
         }
     };
-    match timeout {
-        Some(limit) => match tokio::time::timeout(limit, cancellable).await {
+    match limit.timeout {
+        Some(left) => match tokio::time::timeout(left, cancellable).await {
             Ok(outcome) => outcome,
             Err(_) => {
                 token.cancel();
-                Err(Failure::from(ToolError::new(
-                    ErrorType::TimeoutError,
-                    format!(
-                        "tool `{}` did not finish within {}",
-                        definition.name(),
-                        format_duration(limit)
-                    ),
-                )))
+                Err(Failure::from(limit.passed(definition, left)))
             }
         },
         None => cancellable.await,

@@ -89,7 +89,7 @@ impl BlockingSlots {
     }
 
     /// The failure of a call that waited `wait` for a slot in vain.
-    fn overloaded(&self, definition: &ToolDefinition, wait: Duration) -> ToolError {
+    pub(super) fn overloaded(&self, definition: &ToolDefinition, wait: Duration) -> ToolError {
         crate::telemetry::refused("blocking_threads", definition.name().as_str());
         ToolError::new(
             ErrorType::ApiLimitExceeded,
@@ -180,6 +180,13 @@ mod tests {
         n
     }
 
+    /// Sleeps `ms` milliseconds.
+    #[crate::mcp_tool(crate = crate, namespace = "pool")]
+    fn slept(ms: u64) -> u64 {
+        std::thread::sleep(Duration::from_millis(ms));
+        ms
+    }
+
     fn registry(tool: &str, threads: usize, timeout: Duration) -> Registry {
         Registry::builder()
             .inventory()
@@ -248,6 +255,47 @@ mod tests {
         }
         let peak = BURST.peak.load(Ordering::SeqCst);
         assert!((1..=4).contains(&peak), "{peak} ran at once");
+    }
+
+    /// A call that waited for the thread and then ran past its timeout is told its whole
+    /// timeout and how much of it went on the wait, not the remainder alone; one that did
+    /// not wait, its timeout.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_call_past_its_timeout_after_waiting_for_a_thread_is_told_both() {
+        let shared = Arc::new(registry("pool.slept", 1, Duration::from_secs(1)));
+        let call = |ms: u64| {
+            let registry = Arc::clone(&shared);
+            tokio::spawn(async move {
+                let call = MCPToolCall::new("pool.slept", json!({ "ms": ms })).expect("call");
+                registry.call(call).await
+            })
+        };
+        let first = call(400);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let second = call(1_500).await.expect("joined");
+        let error = second.error().expect("past its timeout");
+        assert_eq!(error.error_type, ErrorType::TimeoutError, "{error:?}");
+        let message = &error.error_message;
+        assert!(
+            message.starts_with("tool `pool.slept` did not finish within its 1s timeout, ")
+                && message.ends_with("ms of which it waited for a thread of synchronous tools"),
+            "{message}"
+        );
+        let first = first.await.expect("joined");
+        assert_eq!(
+            first.data(),
+            json!({ "result": 400 }).as_object(),
+            "{first:?}"
+        );
+        // Another registry: the first's thread is still held by the tool that timed out.
+        let alone = registry("pool.slept", 1, Duration::from_secs(1))
+            .call(MCPToolCall::new("pool.slept", json!({ "ms": 1_500 })).expect("call"))
+            .await;
+        let error = alone.error().expect("past its timeout");
+        assert_eq!(
+            error.error_message,
+            "tool `pool.slept` did not finish within 1s"
+        );
     }
 
     #[tokio::test]
