@@ -131,17 +131,6 @@ struct Answer {
     error: Option<IgnoredAny>,
 }
 
-/// A JSON-RPC error, as far as [`overloaded`] reads it.
-#[derive(Deserialize)]
-struct Refusal {
-    error: Option<Code>,
-}
-
-#[derive(Deserialize)]
-struct Code {
-    code: i64,
-}
-
 #[derive(Deserialize)]
 struct CallResult {
     #[serde(rename = "structuredContent")]
@@ -284,22 +273,50 @@ impl Tally {
     }
 }
 
-/// Whether `line` answers a call with a failure of type `ApiLimitExceeded`, or with the
-/// server's refusal of a request past its bound of requests in flight
-/// ([`BUSY`](mcp_runtime_core::wire::BUSY)): refused as overloaded, not wrong.
+/// Whether `line` answers a call as refused for overload, not wrongly: a failure of type
+/// `ApiLimitExceeded`; the server's refusal of a request past its bound of requests in
+/// flight ([`BUSY`](mcp_runtime_core::wire::BUSY)); or a timeout that the call spent
+/// waiting for a thread of synchronous tools (its details say `waited_ms`).
 fn overloaded(line: &[u8]) -> bool {
-    const TYPE: &[u8] = b"ApiLimitExceeded";
-    line.windows(TYPE.len()).any(|window| window == TYPE)
-        || serde_json::from_slice::<Refusal>(line).is_ok_and(|refusal| {
-            refusal
-                .error
-                .is_some_and(|error| error.code == mcp_runtime_core::wire::BUSY)
-        })
+    let Ok(answer) = serde_json::from_slice::<serde_json::Value>(line) else {
+        return false;
+    };
+    if answer["error"]["code"].as_i64() == Some(mcp_runtime_core::wire::BUSY) {
+        return true;
+    }
+    let error = &answer["result"]["_meta"][mcp_runtime_core::wire::ERROR_META];
+    match error["error_type"].as_str() {
+        Some("ApiLimitExceeded") => true,
+        Some("TimeoutError") => error["error_details"]["waited_ms"].is_u64(),
+        _ => false,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn refusals_for_overload_are_told_from_wrong_answers() {
+        let failed = |error: &str| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":3,"result":{{"isError":true,"_meta":{{"io.github.mcp-runtime/error":{error}}}}}}}"#
+            )
+        };
+        let busy = r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32030,"message":"too many"}}"#;
+        let limited = failed(r#"{"error_type":"ApiLimitExceeded","error_message":"x"}"#);
+        let waited = failed(
+            r#"{"error_type":"TimeoutError","error_message":"x","error_details":{"timeout_ms":5000,"waited_ms":4999}}"#,
+        );
+        let timed_out = failed(r#"{"error_type":"TimeoutError","error_message":"x"}"#);
+        let invalid = r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"x"}}"#;
+        for line in [busy, &limited, &waited] {
+            assert!(overloaded(line.as_bytes()), "{line}");
+        }
+        for line in [&timed_out, invalid, "not json"] {
+            assert!(!overloaded(line.as_bytes()), "{line}");
+        }
+    }
 
     #[test]
     fn calls_are_well_formed_and_answers_checked() {

@@ -687,19 +687,27 @@ struct Limit {
 
 impl Limit {
     /// The failure of a call past it, `left` after it started: the whole timeout, and the
-    /// part of it spent waiting for a thread when there was one worth saying.
+    /// part of it spent waiting for a thread when there was one worth saying, also in the
+    /// details (`timeout_ms`, `waited_ms`): a call that timed out for want of a thread.
     fn passed(self, definition: &ToolDefinition, left: Duration) -> ToolError {
         let name = definition.name();
-        let whole = format_duration(left + self.waited);
-        let message = if self.waited < Duration::from_millis(1) {
-            format!("tool `{name}` did not finish within {whole}")
-        } else {
-            format!(
-                "tool `{name}` did not finish within its {whole} timeout, {} of which it waited for a thread of synchronous tools",
-                format_duration(self.waited)
-            )
-        };
-        ToolError::new(ErrorType::TimeoutError, message)
+        let whole = left + self.waited;
+        if self.waited < Duration::from_millis(1) {
+            let message = format!(
+                "tool `{name}` did not finish within {}",
+                format_duration(whole)
+            );
+            return ToolError::new(ErrorType::TimeoutError, message);
+        }
+        let message = format!(
+            "tool `{name}` did not finish within its {} timeout, {} of which it waited for a thread of synchronous tools",
+            format_duration(whole),
+            format_duration(self.waited)
+        );
+        ToolError::new(ErrorType::TimeoutError, message).with_details(serde_json::json!({
+            "timeout_ms": whole.as_millis() as u64,
+            "waited_ms": self.waited.as_millis() as u64,
+        }))
     }
 }
 

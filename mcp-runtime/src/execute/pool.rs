@@ -111,7 +111,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::{MCPToolCall, Registry};
+    use crate::{ErrorDetails, MCPToolCall, Registry};
 
     /// How many calls of a tool are inside it now, and the most there were at once.
     struct Gauge {
@@ -280,6 +280,15 @@ mod tests {
             message.starts_with("tool `pool.slept` did not finish within its 1s timeout, ")
                 && message.ends_with("ms of which it waited for a thread of synchronous tools"),
             "{message}"
+        );
+        let waited_ms = match &error.error_details {
+            Some(ErrorDetails::Object(details)) => details["waited_ms"].as_u64(),
+            _ => None,
+        };
+        assert!(
+            waited_ms.is_some_and(|ms| (100..1_000).contains(&ms)),
+            "{:?}",
+            error.error_details
         );
         let first = first.await.expect("joined");
         assert_eq!(
