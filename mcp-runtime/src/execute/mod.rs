@@ -492,7 +492,16 @@ impl Running<'_> {
             expose_panics: self.settings.expose_panics,
         };
         let meta = self.meta.map(|meta| Map::clone(meta));
-        crate::isolation::run_sandboxed(runs, arguments, meta, self.reports, self.token).await
+        // Boxed: its future, some 3 KiB, would otherwise be part of every call's, sandboxed or
+        // not, and a call waiting for a thread or a slot holds its whole future.
+        Box::pin(crate::isolation::run_sandboxed(
+            runs,
+            arguments,
+            meta,
+            self.reports,
+            self.token,
+        ))
+        .await
     }
 
     /// Runs the tool in this process, as its handler does: the outcome, and the arguments,

@@ -6,6 +6,7 @@
 use std::borrow::Cow;
 use std::future::Future;
 
+use futures_util::future::Either;
 use mcp_runtime_core::method::Method;
 use serde_json::{Map, Value};
 
@@ -89,12 +90,16 @@ pub(crate) fn succeeded(operation: Option<ServerOperation>) {
     }
 }
 
-/// Runs `future` within `operation`'s span, where there is one: what it starts (a call to
-/// another server) continues the trace.
-pub(crate) async fn scoped<F: Future>(operation: &Option<ServerOperation>, future: F) -> F::Output {
+/// `future`, run within `operation`'s span where there is one: what it starts (a call to
+/// another server) continues the trace. Not an `async fn`: one would hold `future` twice,
+/// as its argument and as what it awaits, and a call's future is some 6 KiB.
+pub(crate) fn scoped<F: Future>(
+    operation: &Option<ServerOperation>,
+    future: F,
+) -> Either<telemetry::Scoped<F>, F> {
     match operation {
-        Some(operation) => operation.scope(future).await,
-        None => future.await,
+        Some(operation) => Either::Left(operation.scope(future)),
+        None => Either::Right(future),
     }
 }
 
@@ -154,5 +159,26 @@ fn request_id(id: &Id) -> Option<Cow<'_, str>> {
     } else {
         // A number, as it was written: no copy.
         Some(Cow::Borrowed(written))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_future_run_in_an_operations_span_is_held_once() {
+        let big = [7_u8; 4096];
+        let future = async move { big.iter().map(|&byte| u64::from(byte)).sum::<u64>() };
+        let alone = std::mem::size_of_val(&future);
+        let scoped = scoped(&None, future);
+        // One future, and what tells the span's from none: not the future twice.
+        assert!(
+            std::mem::size_of_val(&scoped) < alone + 64,
+            "{} bytes for a future of {alone}",
+            std::mem::size_of_val(&scoped)
+        );
+        let sum = futures_util::FutureExt::now_or_never(scoped);
+        assert_eq!(sum, Some(7 * 4096));
     }
 }
