@@ -6,13 +6,11 @@
 //! ends with one `tracing` event on the `mcp_runtime::audit` target.
 
 use std::any::Any;
-use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use futures_util::FutureExt;
-use mcp_runtime_core::schema::output_data;
 use mcp_runtime_core::{
     ErrorType, LoggingLevel, MCPToolResult, ToolDefinition, ToolError, ToolStatus,
 };
@@ -20,7 +18,6 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use crate::base::duration::format_duration;
 use crate::context::{Invocation, LogSink, Reports};
 use crate::isolation::Placement;
 use crate::panics;
@@ -29,7 +26,7 @@ use crate::registration::{Failure, Handler, Outcome, Output, ToolFuture};
 use crate::state::States;
 use crate::talk::log::{Scoped, scoped};
 use crate::tool::{Built, RegisteredTool};
-use crate::validate::{Lenience, deserialize_violation, invalid_arguments};
+use crate::validate::Lenience;
 
 /// The `tracing` target of the event every call emits.
 pub const AUDIT_TARGET: &str = "mcp_runtime::audit";
@@ -72,7 +69,12 @@ impl Default for Settings {
 }
 
 mod confirm;
+mod limit;
 mod pool;
+mod result;
+
+use limit::{Limit, cancelled, limited};
+use result::finish;
 
 use crate::context::options::CallOptions;
 use confirm::confirm;
@@ -676,160 +678,6 @@ async fn run_future(
         waited: Duration::ZERO,
     };
     limited(definition, limit, parent, token, work).await
-}
-
-/// The failure of a call its caller cancelled.
-fn cancelled(definition: &ToolDefinition) -> ToolError {
-    ToolError::execution(format!(
-        "the call of tool `{}` was cancelled",
-        definition.name()
-    ))
-}
-
-/// How long a tool may still run: what is left of its timeout, if it has one, after the
-/// call `waited` for a thread of synchronous tools.
-#[derive(Debug, Clone, Copy)]
-struct Limit {
-    timeout: Option<Duration>,
-    waited: Duration,
-}
-
-impl Limit {
-    /// The failure of a call past it, `left` after it started: the whole timeout, and the
-    /// part of it spent waiting for a thread when there was one worth saying, also in the
-    /// details (`timeout_ms`, `waited_ms`): a call that timed out for want of a thread.
-    fn passed(self, definition: &ToolDefinition, left: Duration) -> ToolError {
-        let name = definition.name();
-        let whole = left + self.waited;
-        if self.waited < Duration::from_millis(1) {
-            let message = format!(
-                "tool `{name}` did not finish within {}",
-                format_duration(whole)
-            );
-            return ToolError::new(ErrorType::TimeoutError, message);
-        }
-        let message = format!(
-            "tool `{name}` did not finish within its {} timeout, {} of which it waited for a thread of synchronous tools",
-            format_duration(whole),
-            format_duration(self.waited)
-        );
-        ToolError::new(ErrorType::TimeoutError, message).with_details(serde_json::json!({
-            "timeout_ms": whole.as_millis() as u64,
-            "waited_ms": self.waited.as_millis() as u64,
-        }))
-    }
-}
-
-/// Runs `work` until it finishes, the timeout passes, or the caller cancels.
-async fn limited(
-    definition: &ToolDefinition,
-    limit: Limit,
-    parent: Option<&CancellationToken>,
-    token: &CancellationToken,
-    work: impl Future<Output = Outcome>,
-) -> Outcome {
-    let cancellable = async {
-        match parent {
-            // Cancellation first: a tool that ends because it saw the cancellation has not
-            // answered the call.
-            Some(parent) => tokio::select! {
-                biased;
-                () = parent.cancelled() => Err(Failure::from(cancelled(definition))),
-                outcome = work => outcome,
-            },
-            None => work.await,
-        }
-    };
-    match limit.timeout {
-        Some(left) => match tokio::time::timeout(left, cancellable).await {
-            Ok(outcome) => outcome,
-            Err(_) => {
-                token.cancel();
-                Err(Failure::from(limit.passed(definition, left)))
-            }
-        },
-        None => cancellable.await,
-    }
-}
-
-/// The result of a tool's `outcome`: its data, checked against the output schema when the
-/// registry says so, or its failure. Each way out builds the result once, where the caller
-/// wants it: an object that is the data moves into it, and nothing else is on the way.
-#[inline]
-fn finish(
-    built: &Built,
-    settings: &Settings,
-    outcome: Outcome,
-    arguments: Option<&Value>,
-) -> MCPToolResult {
-    let value = match outcome {
-        Ok(Output::Value(value)) => value,
-        Ok(Output::Text(text)) => match serde_json::from_str(&text) {
-            Ok(value) => value,
-            Err(err) => return MCPToolResult::failure(unread_output(&err)),
-        },
-        Ok(Output::Result(result)) => return built_result(built, settings, *result),
-        Err(failure) => return failed(built, failure, arguments),
-    };
-    match value {
-        Value::Object(map) if !settings.validate_output && !built.definition.wraps_output() => {
-            MCPToolResult::success_data(Some(map))
-        }
-        value => {
-            let result =
-                MCPToolResult::success_data(output_data(value, built.definition.wraps_output()));
-            built_result(built, settings, result)
-        }
-    }
-}
-
-/// The failure of a tool whose output, serialized as JSON text, does not read back into a
-/// JSON value (nested past 128 levels).
-#[cold]
-#[inline(never)]
-fn unread_output(err: &serde_json::Error) -> ToolError {
-    ToolError::execution(format!(
-        "the tool's output could not be read back as a JSON value: {err}"
-    ))
-}
-
-/// `result`, checked against the output schema when the registry says so.
-#[inline(never)]
-fn built_result(built: &Built, settings: &Settings, result: MCPToolResult) -> MCPToolResult {
-    if settings.validate_output && result.status() != ToolStatus::Failure {
-        return output_checked(built, result);
-    }
-    result
-}
-
-/// The result of a tool that failed: with its own error, or with arguments that did not
-/// read, every violation of the input schema listed.
-#[cold]
-#[inline(never)]
-fn failed(built: &Built, failure: Failure, arguments: Option<&Value>) -> MCPToolResult {
-    let (definition, validation) = (&built.definition, &built.validation);
-    match failure {
-        Failure::Tool(err) => MCPToolResult::failure(*err),
-        Failure::Arguments(err) => {
-            let arguments = arguments.unwrap_or(&Value::Null);
-            let violations = match validation.input_violations(definition, arguments) {
-                Ok(violations) if !violations.is_empty() => violations,
-                _ => vec![deserialize_violation(err.path, &err.message, arguments)],
-            };
-            MCPToolResult::failure(invalid_arguments(definition, &violations))
-        }
-    }
-}
-
-/// `result`, or a failure if its data breaks the tool's output schema.
-#[inline(never)]
-fn output_checked(built: &Built, result: MCPToolResult) -> MCPToolResult {
-    if let Some(data) = result.data() {
-        if let Err(err) = built.validation.check_output(&built.definition, data) {
-            return MCPToolResult::failure(err);
-        }
-    }
-    result
 }
 
 /// What a tool's panic is told to, besides its log: a flag the caller keeps (a task reports

@@ -197,9 +197,9 @@ struct Shared {
     /// in a shared store.
     written: Box<str>,
     store: LimitStore,
-    /// Each tool's state in this process's memory, made with its stack, which keeps it
+    /// Each tool's state in this process, made with its stack, which keeps it
     /// ([`ItemLimit`]) and asks no map for it: as many as the tools the layer wraps.
-    items: Mutex<FxHashMap<Arc<str>, Arc<Memory>>>,
+    items: Mutex<FxHashMap<Arc<str>, Arc<ItemState>>>,
     /// The state of the items whose stack asks the limit as a tower layer (a resource, a
     /// prompt, a tool with another layer outside this one), by item and caller: a
     /// resource's item is the URI read, of which there is no end, and its keys are swept.
@@ -241,15 +241,21 @@ impl<K: Hash + Eq + Clone> Swept<K> {
     }
 }
 
+/// One tool's limit state in this process, by the store the limit is kept in.
+enum ItemState {
+    /// The whole state, in this process's memory.
+    Memory(Memory),
+    /// With a shared store: what this replica was granted ahead.
+    Leased(Leases),
+}
+
 /// One tool's limit state in this process's memory, by caller. The two callers that are
 /// no one's address or identity, a stdio connection's client and the application itself,
-/// have a state of their own, found without a lookup. With a shared store, what this
-/// replica was granted ahead ([`Leases`]).
+/// have a state of their own, found without a lookup.
 struct Memory {
     callers: Swept<Caller>,
     connection: One,
     local: One,
-    leases: Leases,
 }
 
 /// The state of one caller.
@@ -267,7 +273,6 @@ impl Memory {
             callers: Swept::new(quota),
             connection: one(),
             local: one(),
-            leases: Leases::new(quota.calls.get()),
         }
     }
 
@@ -310,7 +315,7 @@ fn verdict(checked: Result<(), governor::NotUntil<Nanos>>) -> Verdict {
 /// The limit as one item's stack asks it: the layer's, with the item's own state.
 struct ItemLimit {
     shared: Arc<Shared>,
-    memory: Arc<Memory>,
+    state: Arc<ItemState>,
 }
 
 /// How many checks between two sweeps of the keys whose limit no longer holds anything.
@@ -400,14 +405,18 @@ impl<S> fmt::Debug for RateLimit<S> {
 }
 
 impl Shared {
-    /// The state in this process's memory of the tool `name`.
-    fn memory_of(&self, name: &Arc<str>) -> Arc<Memory> {
+    /// The state in this process of the tool `name`.
+    fn state_of(&self, name: &Arc<str>) -> Arc<ItemState> {
         // A panic while the lock was held leaves the map as it was: keep using it.
         let mut items = self.items.lock().unwrap_or_else(PoisonError::into_inner);
-        let memory = items
-            .entry(Arc::clone(name))
-            .or_insert_with(|| Arc::new(Memory::new(self.quota)));
-        Arc::clone(memory)
+        let state = items.entry(Arc::clone(name)).or_insert_with(|| {
+            Arc::new(if self.store.is_memory() {
+                ItemState::Memory(Memory::new(self.quota))
+            } else {
+                ItemState::Leased(Leases::new(self.quota.calls.get()))
+            })
+        });
+        Arc::clone(state)
     }
 
     /// The decision of this process's memory on a call of `name` by `caller`, for a stack
@@ -506,25 +515,29 @@ impl Admit for Shared {
     }
 
     fn item(self: Arc<Self>, name: &Arc<str>) -> Arc<dyn Admit> {
-        let memory = self.memory_of(name);
+        let state = self.state_of(name);
         Arc::new(ItemLimit {
             shared: self,
-            memory,
+            state,
         })
     }
 }
 
 impl Admit for ItemLimit {
     fn now(&self, item: &Item<'_>) -> Admission {
-        if !self.shared.store.is_memory() && self.memory.leases.take(item.caller) {
-            return Admission::Go(Ticket::Free);
+        match &*self.state {
+            ItemState::Memory(memory) => self.shared.now_with(item, || memory.check(item.caller)),
+            ItemState::Leased(leases) if leases.take(item.caller) => Admission::Go(Ticket::Free),
+            ItemState::Leased(_) => Admission::Later,
         }
-        self.shared
-            .now_with(item, || self.memory.check(item.caller))
     }
 
     fn wait<'a>(&'a self, item: Item<'a>) -> Deciding<'a> {
-        Box::pin(self.shared.check_store(item, Some(&self.memory.leases)))
+        let leases = match &*self.state {
+            ItemState::Leased(leases) => Some(leases),
+            ItemState::Memory(_) => None,
+        };
+        Box::pin(self.shared.check_store(item, leases))
     }
 
     fn item(self: Arc<Self>, name: &Arc<str>) -> Arc<dyn Admit> {
