@@ -26,6 +26,7 @@ use prost::Message;
 
 use super::TelemetryError;
 use super::metrics::Metrics;
+use super::post::{Failure, Route};
 use super::spans::{Batch, Bounds, Queue, Spans};
 use super::trace::Otel;
 
@@ -116,8 +117,7 @@ impl Exporters {
 #[derive(Debug)]
 struct Target {
     url: String,
-    headers: Vec<(String, String)>,
-    timeout: Duration,
+    route: Route,
 }
 
 impl Target {
@@ -144,11 +144,8 @@ impl Target {
         let timeout = number(&format!("OTEL_EXPORTER_OTLP_{signal}_TIMEOUT"))
             .or_else(|| number("OTEL_EXPORTER_OTLP_TIMEOUT"))
             .unwrap_or(10_000);
-        Self {
-            url,
-            headers,
-            timeout: Duration::from_millis(timeout),
-        }
+        let route = Route::new(&url, &headers, Duration::from_millis(timeout));
+        Self { url, route }
     }
 }
 
@@ -230,11 +227,12 @@ impl Envelope {
             + self.scope_spans.len()
     }
 
-    /// The request that exports the spans of `batch` (entries of `ScopeSpans.spans`, after
-    /// [`Self::room`] bytes left free): the scope's message and the spans read as one
+    /// Makes `batch` (entries of `ScopeSpans.spans`, after [`Self::room`] bytes left free)
+    /// the request that exports its spans, from the offset returned: the scope's message and
+    /// the spans read as one
     /// `ScopeSpans`, within one `ResourceSpans`. The fields that hold them are written in
     /// the room before the spans, so that the spans are sent where they were queued.
-    fn spans_request(&self, mut batch: Vec<u8>) -> Bytes {
+    fn spans_request(&self, batch: &mut [u8]) -> usize {
         use super::spans::fields::open;
         use prost::encoding::{encoded_len_varint, key_len};
         let room = self.room();
@@ -251,7 +249,7 @@ impl Envelope {
         front.extend_from_slice(&self.scope_spans);
         let start = room - front.len();
         batch[start..room].copy_from_slice(&front);
-        Bytes::from(batch).slice(start..)
+        start
     }
 }
 
@@ -267,29 +265,22 @@ struct Sending {
 }
 
 impl Sending {
-    fn run(self) {
+    fn run(mut self) {
         // The thread's own runtime, driven only while it sends: the request is written, and
         // its answer read, on this thread, with no hand-over to another.
-        let built = tokio::runtime::Builder::new_current_thread()
+        let runtime = match tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
-            .map_err(|error| format!("no runtime: {error}"))
-            .and_then(|runtime| {
-                let client = reqwest::Client::builder()
-                    .build()
-                    .map_err(|error| format!("no HTTP client: {error}"))?;
-                Ok((runtime, client))
-            });
-        let (runtime, client) = match built {
-            Ok(built) => built,
+        {
+            Ok(runtime) => runtime,
             Err(error) => {
-                tracing::warn!(%error, "nothing is exported over OTLP");
+                tracing::warn!(%error, "no runtime: nothing is exported over OTLP");
                 self.queue.stop();
                 return;
             }
         };
-        let post = |target: &Target, body: Bytes, what: &str| {
-            runtime.block_on(send(&client, target, body, what));
+        let post = |target: &mut Target, body: Bytes, what: &str| {
+            runtime.block_on(send(target, body, what));
         };
         let mut next_metrics = Instant::now() + self.interval;
         loop {
@@ -305,15 +296,21 @@ impl Sending {
             }
             if batch.spans > 0 {
                 let what = spans_of(&batch);
-                let body = self.envelope.spans_request(batch.encoded);
-                post(&self.traces, body, &what);
+                let mut encoded = batch.encoded;
+                let start = self.envelope.spans_request(&mut encoded);
+                let body = Bytes::from_owner(Outgoing {
+                    encoded,
+                    start,
+                    queue: Arc::clone(&self.queue),
+                });
+                post(&mut self.traces, body, &what);
             }
             if batch.last || Instant::now() >= next_metrics {
                 let request = self
                     .metrics
                     .request(&self.envelope.resource, &self.envelope.scope);
                 let body = Bytes::from(request.encode_to_vec());
-                post(&self.metrics_target, body, "metrics");
+                post(&mut self.metrics_target, body, "metrics");
                 next_metrics = Instant::now() + self.interval;
             }
             if batch.last {
@@ -323,34 +320,40 @@ impl Sending {
     }
 }
 
+/// A batch's request on its way: its bytes given back to the queue once sent.
+struct Outgoing {
+    encoded: Vec<u8>,
+    start: usize,
+    queue: Arc<Queue>,
+}
+
+impl AsRef<[u8]> for Outgoing {
+    fn as_ref(&self) -> &[u8] {
+        &self.encoded[self.start..]
+    }
+}
+
+impl Drop for Outgoing {
+    fn drop(&mut self) {
+        self.queue.give_back(std::mem::take(&mut self.encoded));
+    }
+}
+
 fn spans_of(batch: &Batch) -> String {
     format!("{} spans", batch.spans)
 }
 
-/// Posts `body` to `target`, and reads the answer to its end, so that the connection serves
-/// the next export; a failure is logged, and what it carried dropped, as the SDK's
+/// Posts `body` to `target`; a failure is logged, and what it carried dropped, as the SDK's
 /// exporters do.
-async fn send(client: &reqwest::Client, target: &Target, body: Bytes, what: &str) {
-    let mut request = client
-        .post(&target.url)
-        .timeout(target.timeout)
-        .header("content-type", "application/x-protobuf")
-        .body(body);
-    for (key, value) in &target.headers {
-        request = request.header(key, value);
-    }
-    match request.send().await {
-        Ok(response) if response.status().is_success() => {
-            if let Err(error) = response.bytes().await {
-                tracing::debug!(url = %target.url, %error, "the OTLP endpoint's answer to {what} broke off");
-            }
-        }
-        Ok(response) => tracing::warn!(
+async fn send(target: &mut Target, body: Bytes, what: &str) {
+    match target.route.post(body).await {
+        Ok(()) => {}
+        Err(Failure::Refused(status)) => tracing::warn!(
             url = %target.url,
-            status = %response.status(),
+            %status,
             "the OTLP endpoint refused {what}"
         ),
-        Err(error) => tracing::warn!(
+        Err(Failure::Failed(error)) => tracing::warn!(
             url = %target.url,
             %error,
             "{what} could not be exported over OTLP"
@@ -421,8 +424,9 @@ mod tests {
                 &mut spans,
             );
         }
-        let request = ExportTraceServiceRequest::decode(envelope.spans_request(spans))
-            .expect("a request OTLP reads");
+        let start = envelope.spans_request(&mut spans);
+        let request =
+            ExportTraceServiceRequest::decode(&spans[start..]).expect("a request OTLP reads");
         assert_eq!(request.resource_spans.len(), 1);
         let resource_spans = &request.resource_spans[0];
         let attributes = &resource_spans

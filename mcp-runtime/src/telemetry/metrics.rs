@@ -7,10 +7,12 @@
 //!
 //! An operation finds what its labels keep once, as it begins, and holds it: its end
 //! records its duration there without another lookup. What a set of labels keeps also
-//! holds its spans' head ([`super::spans::encode_head`]), encoded once.
+//! holds its spans' head ([`super::spans::encode_head`]), encoded once. It is made once,
+//! and kept as long as the process runs (at most [`KEPT`] sets a side): an operation holds
+//! it by reference, with no count of its holders to keep.
 
 use std::borrow::Cow;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
@@ -22,8 +24,9 @@ use opentelemetry_proto::tonic::metrics::v1::{
 use opentelemetry_proto::tonic::resource::v1::Resource;
 use rustc_hash::FxHashMap;
 
+use super::clock::unix_nanos;
 use super::labels::{Labels, Side};
-use super::spans::{lock, string_attribute, unix_nanos};
+use super::spans::{lock, string_attribute};
 use super::{DURATION_BUCKETS, Operation};
 
 /// How many sets of labels each side keeps apart, at most: those past it are counted
@@ -42,15 +45,13 @@ impl Kept {
     /// An operation of these labels began.
     pub(super) fn began(&self, side: Side) {
         if side == Side::Server {
-            self.counts.in_flight.fetch_add(1, Ordering::Relaxed);
+            self.counts.began.fetch_add(1, Ordering::Relaxed);
         }
     }
 
-    /// An operation of these labels ended, failed with `error` if any, after `seconds`.
-    pub(super) fn ended(&self, side: Side, error: Option<&Cow<'static, str>>, seconds: f64) {
-        if side == Side::Server {
-            self.counts.in_flight.fetch_sub(1, Ordering::Relaxed);
-        }
+    /// An operation of these labels ended, failed with `error` if any, after `seconds`: its
+    /// duration counted, which also counts it out of those in flight ([`Counts::in_flight`]).
+    pub(super) fn ended(&self, error: Option<&Cow<'static, str>>, seconds: f64) {
         let mut durations = lock(&self.counts.durations);
         let index = match durations.iter().position(|(of, _)| of.as_ref() == error) {
             Some(index) => index,
@@ -66,9 +67,24 @@ impl Kept {
 /// The counts of a set of labels (or of those past [`KEPT`]).
 #[derive(Debug, Default)]
 struct Counts {
-    in_flight: AtomicI64,
+    /// The server's operations begun.
+    began: AtomicU64,
     /// The durations, by `error.type`: an operation has few.
     durations: Mutex<Vec<(Option<Cow<'static, str>>, Durations)>>,
+}
+
+impl Counts {
+    /// The server's operations in flight: those begun, less those whose duration is
+    /// counted. The durations are read first: an operation counted there began before,
+    /// and its beginning is counted in what is read after.
+    fn in_flight(&self) -> i64 {
+        let ended: u64 = lock(&self.durations)
+            .iter()
+            .map(|(_, durations)| durations.count)
+            .sum();
+        let began = self.began.load(Ordering::Relaxed);
+        i64::try_from(began.saturating_sub(ended)).unwrap_or(i64::MAX)
+    }
 }
 
 /// A histogram of durations, in seconds.
@@ -110,7 +126,7 @@ impl Durations {
 /// operation finds its own without making them.
 #[derive(Debug, Default)]
 struct LabelSets {
-    kept: Mutex<FxHashMap<u64, Vec<Arc<Kept>>>>,
+    kept: Mutex<FxHashMap<u64, Vec<&'static Kept>>>,
     /// How many sets are kept apart.
     count: std::sync::atomic::AtomicUsize,
     overflow: Arc<Counts>,
@@ -145,30 +161,46 @@ impl Default for Metrics {
 thread_local! {
     /// The set of labels this thread found last, with the metrics and the side it is of: a
     /// thread that serves one operation over and over finds its labels without a lock.
-    static LAST_KEPT: std::cell::RefCell<Option<(u64, Side, Arc<Kept>)>> =
-        const { std::cell::RefCell::new(None) };
+    static LAST_KEPT: std::cell::Cell<Option<(u64, Side, &'static Kept)>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// What an operation holds of what its labels keep, until it ends.
+#[derive(Debug)]
+pub(super) enum Held {
+    /// A set of labels kept apart, for as long as the process runs.
+    Kept(&'static Kept),
+    /// A set past [`KEPT`], counted with the others past it: made for this operation.
+    Overflow(Arc<Kept>),
+}
+
+impl std::ops::Deref for Held {
+    type Target = Kept;
+
+    fn deref(&self) -> &Kept {
+        match self {
+            Self::Kept(kept) => kept,
+            Self::Overflow(kept) => kept,
+        }
+    }
 }
 
 impl Metrics {
     /// What the labels of `operation` keep on `side`, made the first time.
-    pub(super) fn kept(&self, side: Side, operation: &Operation<'_>) -> Arc<Kept> {
-        let last = LAST_KEPT.with_borrow(|last| match last {
-            Some((id, of, kept))
-                if *id == self.id && *of == side && kept.labels.are_of(operation) =>
-            {
-                Some(Arc::clone(kept))
+    pub(super) fn kept(&self, side: Side, operation: &Operation<'_>) -> Held {
+        if let Some((id, of, kept)) = LAST_KEPT.get() {
+            if id == self.id && of == side && kept.labels.are_of(operation) {
+                return Held::Kept(kept);
             }
-            _ => None,
-        });
-        if let Some(kept) = last {
-            return kept;
         }
-        let kept = self.find_or_make(side, operation);
-        LAST_KEPT.set(Some((self.id, side, Arc::clone(&kept))));
-        kept
+        let held = self.find_or_make(side, operation);
+        if let Held::Kept(kept) = held {
+            LAST_KEPT.set(Some((self.id, side, kept)));
+        }
+        held
     }
 
-    fn find_or_make(&self, side: Side, operation: &Operation<'_>) -> Arc<Kept> {
+    fn find_or_make(&self, side: Side, operation: &Operation<'_>) -> Held {
         let of = self.side(side);
         let hash = Labels::hash_of(operation);
         let mut kept = lock(&of.kept);
@@ -176,25 +208,25 @@ impl Metrics {
             .get(&hash)
             .and_then(|alike| alike.iter().find(|kept| kept.labels.are_of(operation)));
         if let Some(found) = found {
-            return Arc::clone(found);
+            return Held::Kept(found);
         }
         let labels = Labels::of(operation);
         let head = super::spans::encode_head(side, operation);
         if of.count.load(Ordering::Relaxed) >= KEPT {
-            return Arc::new(Kept {
+            return Held::Overflow(Arc::new(Kept {
                 labels,
                 head,
                 counts: Arc::clone(&of.overflow),
-            });
+            }));
         }
         of.count.fetch_add(1, Ordering::Relaxed);
-        let made = Arc::new(Kept {
+        let made: &'static Kept = Box::leak(Box::new(Kept {
             labels,
             head,
             counts: Arc::default(),
-        });
-        kept.entry(hash).or_default().push(Arc::clone(&made));
-        made
+        }));
+        kept.entry(hash).or_default().push(made);
+        Held::Kept(made)
     }
 
     pub(super) fn refused(&self, layer: &'static str, tool: &str) {
@@ -319,7 +351,7 @@ impl Metrics {
                 labels.tool.as_deref(),
                 labels.transport,
             );
-            *by_attributes.entry(key).or_default() += kept.counts.in_flight.load(Ordering::Relaxed);
+            *by_attributes.entry(key).or_default() += kept.counts.in_flight();
         }
         let mut points: Vec<_> = by_attributes
             .into_iter()
@@ -333,7 +365,7 @@ impl Metrics {
             })
             .collect();
         if self.server.count.load(Ordering::Relaxed) >= KEPT {
-            let count = self.server.overflow.in_flight.load(Ordering::Relaxed);
+            let count = self.server.overflow.in_flight();
             points.push(number(vec![overflowed()], self.since, now, count));
         }
         points

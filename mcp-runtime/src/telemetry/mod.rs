@@ -34,11 +34,14 @@
 //! # let _ = Outcome::Success;
 //! ```
 
+mod clock;
 #[cfg(feature = "otel")]
 mod export;
 mod labels;
 #[cfg(feature = "otel")]
 mod metrics;
+#[cfg(feature = "otel")]
+mod post;
 #[cfg(feature = "http")]
 mod prometheus;
 mod record;
@@ -52,7 +55,6 @@ mod trace;
 use std::borrow::Cow;
 use std::future::Future;
 use std::sync::OnceLock;
-use std::time::Instant;
 
 use serde_json::{Map, Value};
 
@@ -491,8 +493,3 @@ pub type Scoped<F> = opentelemetry::context::WithContext<F>;
 /// `otel` feature there are no spans, and the future is itself.
 #[cfg(not(feature = "otel"))]
 pub type Scoped<F> = F;
-
-/// When an operation began, for its duration.
-fn now() -> Instant {
-    Instant::now()
-}

@@ -1,10 +1,8 @@
 //! The recorder behind the public face: where an operation's span and duration go, by
 //! what was turned on.
 
-use std::future::Future;
-use std::time::Instant;
-
 use serde_json::{Map, Value};
+use std::future::Future;
 
 #[cfg(feature = "http")]
 use super::labels::Labels;
@@ -91,16 +89,17 @@ impl Telemetry {
             }
             labels
         });
-        let started = super::now();
+        let started = super::clock::now();
         #[cfg(feature = "otel")]
         let span = self
             .otel
             .as_ref()
             .map(|otel| otel.begin(side, operation, meta, started));
         #[cfg(not(feature = "otel"))]
-        let _ = (operation, meta);
+        let _ = (side, operation, meta);
         Recorded {
             telemetry: self,
+            #[cfg(feature = "http")]
             side,
             #[cfg(feature = "http")]
             labels,
@@ -136,11 +135,13 @@ impl Telemetry {
 #[cfg_attr(not(any(feature = "http", feature = "otel")), allow(dead_code))]
 pub(super) struct Recorded {
     telemetry: &'static Telemetry,
+    /// The side Prometheus's metrics are kept by (OTLP's are kept by side already).
+    #[cfg(feature = "http")]
     side: Side,
     /// The labels of Prometheus's metrics, where it keeps them.
     #[cfg(feature = "http")]
     labels: Option<Labels>,
-    started: Instant,
+    started: super::clock::Moment,
     ended: bool,
     /// The operation's span and metrics, where they are exported.
     #[cfg(feature = "otel")]
@@ -160,7 +161,7 @@ impl Recorded {
         }
         #[cfg(feature = "otel")]
         if let (Some(otel), Some(span)) = (&self.telemetry.otel, &mut self.span) {
-            otel.end(self.side, span, error.as_ref(), elapsed);
+            otel.end(span, error.as_ref(), elapsed);
         }
         let _ = (elapsed, error);
     }

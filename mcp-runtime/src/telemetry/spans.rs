@@ -13,19 +13,19 @@
 //! strings and is converted again for export.
 
 use std::borrow::Cow;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use opentelemetry::Context;
 use opentelemetry::trace::{
-    SamplingDecision, SpanContext, SpanId, SpanKind, TraceContextExt, TraceFlags,
+    SamplingDecision, SpanContext, SpanId, SpanKind, TraceContextExt, TraceFlags, TraceState,
 };
 use opentelemetry_proto::tonic::common::v1::{AnyValue, KeyValue, any_value};
 use opentelemetry_proto::tonic::trace::v1::{Span, SpanFlags, span, status};
 use opentelemetry_sdk::trace::Config;
 use prost::Message;
 
+use super::clock::{Moment, WallClock};
 use super::labels::Side;
 use super::{Operation, Target};
 
@@ -70,7 +70,7 @@ pub(super) struct Queue {
     /// around its spans, so that a batch is sent where it was queued.
     room: usize,
     /// The spans' wall clock.
-    pub(super) clock: Clock,
+    pub(super) clock: WallClock,
 }
 
 #[derive(Debug, Default)]
@@ -83,6 +83,9 @@ struct Queued {
     /// Spans dropped because the queue was full, since the last batch.
     dropped: u64,
     stopping: bool,
+    /// A batch's bytes, sent and given back ([`Queue::give_back`]): where the spans after
+    /// it are written, rather than in memory allocated anew and grown.
+    spare: Option<Vec<u8>>,
 }
 
 /// A batch taken for export.
@@ -144,8 +147,7 @@ impl Queue {
         let (encoded, spans) = if queued.spans > self.bounds.batch {
             // A full batch, the spans after it left queued, after the room of their own.
             let cut = queued.ends[self.bounds.batch - 1];
-            let mut rest = Vec::with_capacity(self.room + cut);
-            rest.resize(self.room, 0);
+            let mut rest = self.fresh(&mut queued.spare, 2 * cut);
             rest.extend_from_slice(&queued.encoded[cut..]);
             queued.encoded.truncate(cut);
             queued.ends.drain(..self.bounds.batch);
@@ -160,8 +162,7 @@ impl Queue {
         } else {
             // The next batch is likely as large: room for it now, rather than grown span
             // by span.
-            let mut next = Vec::with_capacity(queued.encoded.len());
-            next.resize(self.room, 0);
+            let next = self.fresh(&mut queued.spare, 2 * queued.encoded.len());
             queued.ends.clear();
             let spans = std::mem::take(&mut queued.spans);
             (std::mem::replace(&mut queued.encoded, next), spans)
@@ -174,52 +175,41 @@ impl Queue {
         }
     }
 
+    /// An empty buffer for the spans to come, its room left free, with room for `capacity`
+    /// bytes: the spare one where it has as much, one allocated otherwise. A full batch is
+    /// cut from spans queued past it, while the exporter was on its way: twice a batch's
+    /// bytes leaves room for them, and for the batch after.
+    fn fresh(&self, spare: &mut Option<Vec<u8>>, capacity: usize) -> Vec<u8> {
+        let mut buffer = match spare.take() {
+            Some(spare) if spare.capacity() >= capacity => spare,
+            _ => Vec::with_capacity(capacity),
+        };
+        buffer.clear();
+        buffer.resize(self.room, 0);
+        buffer
+    }
+
+    /// Gives back a batch's bytes once they are sent: the next buffer of spans is written
+    /// there, in memory already the process's, rather than in memory allocated anew.
+    pub(super) fn give_back(&self, buffer: Vec<u8>) {
+        let mut queued = lock(&self.state);
+        let larger = queued
+            .spare
+            .as_ref()
+            .is_none_or(|spare| spare.capacity() < buffer.capacity());
+        let unused = if larger {
+            queued.spare.replace(buffer)
+        } else {
+            Some(buffer)
+        };
+        drop(queued);
+        drop(unused);
+    }
+
     /// Stops the queue: its exporter sends what is left, and ends.
     pub(super) fn stop(&self) {
         lock(&self.state).stopping = true;
         self.ready.notify_all();
-    }
-}
-
-/// The spans' wall clock, read from the monotonic clock that times their operations: a
-/// span's start is the wall-clock time its operation began at, with no clock read of its
-/// own. The exporter sets it from the wall clock at each batch, so that the wall clock's
-/// changes show within a batch's delay.
-#[derive(Debug)]
-pub(super) struct Clock {
-    base: Instant,
-    /// The wall-clock time at `base`, in nanoseconds since the Unix epoch, as last set.
-    at_base: AtomicU64,
-}
-
-impl Default for Clock {
-    fn default() -> Self {
-        let clock = Self {
-            base: Instant::now(),
-            at_base: AtomicU64::new(0),
-        };
-        clock.set();
-        clock
-    }
-}
-
-impl Clock {
-    /// Reads the wall clock.
-    pub(super) fn set(&self) {
-        let since = self.since_base(Instant::now());
-        self.at_base
-            .store(unix_nanos().saturating_sub(since), Ordering::Relaxed);
-    }
-
-    fn since_base(&self, at: Instant) -> u64 {
-        u64::try_from(at.saturating_duration_since(self.base).as_nanos()).unwrap_or(u64::MAX)
-    }
-
-    /// The wall-clock time of `at`, in nanoseconds since the Unix epoch.
-    pub(super) fn unix_nanos_at(&self, at: Instant) -> u64 {
-        self.at_base
-            .load(Ordering::Relaxed)
-            .saturating_add(self.since_base(at))
     }
 }
 
@@ -307,7 +297,7 @@ impl Spans {
         operation: &Operation<'_>,
         parent: &Context,
         head: &[u8],
-        started: Instant,
+        started: Moment,
     ) -> Begun {
         let parent_span = parent.span();
         let parent_context = parent_span.span_context();
@@ -428,9 +418,12 @@ fn encode_start(
         &mut encoded,
     );
     fields::bytes(fields::SPAN_ID, &context.span_id().to_bytes(), &mut encoded);
-    let trace_state = context.trace_state().header();
-    if !trace_state.is_empty() {
-        fields::bytes(fields::TRACE_STATE, trace_state.as_bytes(), &mut encoded);
+    // Most traces carry no state: its header, a string made, is left unmade.
+    if *context.trace_state() != TraceState::NONE {
+        let trace_state = context.trace_state().header();
+        if !trace_state.is_empty() {
+            fields::bytes(fields::TRACE_STATE, trace_state.as_bytes(), &mut encoded);
+        }
     }
     if let Some((id, _)) = parent {
         fields::bytes(fields::PARENT_SPAN_ID, &id.to_bytes(), &mut encoded);
@@ -555,15 +548,6 @@ pub(super) mod fields {
     }
 }
 
-/// Now, in nanoseconds since the Unix epoch.
-pub(super) fn unix_nanos() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |since| {
-            u64::try_from(since.as_nanos()).unwrap_or(u64::MAX)
-        })
-}
-
 /// A lock whose holder panicked still holds good spans and counts.
 pub(super) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
@@ -576,6 +560,8 @@ mod tests {
 
     use super::*;
     use crate::telemetry::Transport;
+    use crate::telemetry::clock::{now, unix_nanos};
+    use std::sync::atomic::Ordering;
 
     /// The span the generated types encode for the same values: what the fields written
     /// one by one must decode to.
@@ -631,8 +617,8 @@ mod tests {
 
     #[test]
     fn the_spans_clock_is_the_wall_clock_and_each_batch_sets_it_anew() {
-        let near = |clock: &Clock| {
-            let (before, at, after) = (unix_nanos(), Instant::now(), unix_nanos());
+        let near = |clock: &WallClock| {
+            let (before, at, after) = (unix_nanos(), now(), unix_nanos());
             let read = clock.unix_nanos_at(at);
             before.saturating_sub(1_000_000) <= read && read <= after + 1_000_000
         };

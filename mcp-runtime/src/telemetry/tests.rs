@@ -187,9 +187,9 @@ fn a_hostile_traceparent_starts_a_fresh_trace() {
 fn a_call_span_is_named_after_its_method_and_tool_with_the_conventions_attributes() {
     let recording = Recording::new();
     let operation = call("calculator.add").with_session_id(Some("s-1"));
-    let before = super::spans::unix_nanos();
+    let before = super::clock::unix_nanos();
     let span = recording.server_span(&operation, None, Outcome::Success);
-    let after = super::spans::unix_nanos();
+    let after = super::clock::unix_nanos();
     assert_eq!(span.name, "tools/call calculator.add");
     assert_eq!(span.kind, span::SpanKind::Server as i32);
     for (key, value) in [

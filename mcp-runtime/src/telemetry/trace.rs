@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use opentelemetry::Context;
 use opentelemetry::propagation::{Extractor, Injector, TextMapPropagator};
@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 
 use super::Operation;
 use super::labels::Side;
-use super::metrics::{Kept, Metrics};
+use super::metrics::{Held, Metrics};
 use super::spans::{Begun, Spans};
 
 /// What begins spans, and what keeps the metrics.
@@ -27,7 +27,7 @@ pub(super) struct Otel {
 /// An operation begun: what its labels keep, and its span.
 #[derive(Debug)]
 pub(super) struct Began {
-    kept: Arc<Kept>,
+    kept: Held,
     pub(super) span: Begun,
 }
 
@@ -43,7 +43,7 @@ impl Otel {
         side: Side,
         operation: &Operation<'_>,
         meta: Option<&Map<String, Value>>,
-        started: Instant,
+        started: super::clock::Moment,
     ) -> Began {
         let kept = self.metrics.kept(side, operation);
         kept.began(side);
@@ -60,13 +60,12 @@ impl Otel {
     /// Ends the operation `began`, `elapsed` after it began: its span, and its duration.
     pub(super) fn end(
         &self,
-        side: Side,
         began: &mut Began,
         error: Option<&Cow<'static, str>>,
         elapsed: Duration,
     ) {
         self.spans.end(&mut began.span, error, elapsed);
-        began.kept.ended(side, error, elapsed.as_secs_f64());
+        began.kept.ended(error, elapsed.as_secs_f64());
     }
 
     pub(super) fn refused(&self, layer: &'static str, tool: &str) {
