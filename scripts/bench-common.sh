@@ -45,12 +45,16 @@ print(json.dumps(line))' "$line" "$ticks" "$(getconf CLK_TCK)" >>"$out/$label.js
 }
 
 # Starts an OTLP/HTTP receiver that takes every export and answers 200, so that an
-# exporter does its whole work, and sets `otlp` to its address. It keeps the connection open
-# between exports (HTTP/1.1), as a collector does: a receiver that closed it after each
-# (Python's default, HTTP/1.0) would add a connection a batch to the server's cost, which no
-# deployment pays.
+# exporter does its whole work, and sets `otlp` to its address: the load driver's
+# `otlp-sink`, or with OTLP_RECEIVER=python one in Python's standard library. Both keep the
+# connection open between exports (HTTP/1.1), as a collector does: a receiver that closed it
+# after each (Python's default, HTTP/1.0) would add a connection a batch to the server's
+# cost, which no deployment pays. The Python one falls behind on two busy cores: the
+# server's queue of 2,048 spans fills, and it drops spans (about 5% of them in a run of
+# bench-layers.sh), sending less than a server whose receiver keeps up.
 start_otlp_receiver() {
-  python3 - "$out/otlp.port" <<'PY' &
+  if [ "${OTLP_RECEIVER:-sink}" = python ]; then
+    python3 - "$out/otlp.port" <<'PY' &
 import http.server, sys
 class Take(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
@@ -63,6 +67,9 @@ server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Take)
 open(sys.argv[1], "w").write(str(server.server_address[1]))
 server.serve_forever()
 PY
+  else
+    "$driver" otlp-sink --port-file "$out/otlp.port" 2>/dev/null &
+  fi
   until [ -s "$out/otlp.port" ]; do sleep 0.05; done
   otlp="http://127.0.0.1:$(cat "$out/otlp.port")"
 }

@@ -52,8 +52,11 @@ for round in $(seq "$rounds"); do
   http_run plain_http "$bin/bench-server"
   if [ $((round % 2)) = 0 ]; then before_runs; fi
   stdio_run limits_stdio "$bin/bench-server" serve --stdio "${limits[@]}"
+  # The server's log says how many spans it dropped, its export queue full: a run that
+  # dropped some sent less than every span, and is told apart below.
   OTEL_EXPORTER_OTLP_ENDPOINT=$otlp OTEL_SERVICE_NAME=bench \
-    "$driver" stdio --window 64 -n "$stdio_calls" --json -- "$bin/bench-server" serve --stdio >>"$out/otel_stdio.jsonl"
+    "$driver" stdio --window 64 -n "$stdio_calls" --json -- "$bin/bench-server" serve --stdio \
+    >>"$out/otel_stdio.jsonl" 2>"$out/otel_log.$round" || { cat "$out/otel_log.$round" >&2; exit 1; }
   http_run memory_limits_http "$bin/bench-server" "${limits[@]}"
   http_run redis_limits_http "$bin/bench-server" "${limits[@]}" --limit-store "redis://127.0.0.1:$redis_port"
 done
@@ -86,6 +89,18 @@ for name, case, base, key in rows:
     if measured:
         r, a, b = measured
         print(f"| {name} | {r:.3f} | {a:.2f} | {b:.2f} |")
+# Spans the OTLP runs dropped, their export queue full (`OTEL_BSP_MAX_QUEUE_SIZE`): the
+# receiver here shares the machine, and a run where it fell behind sent fewer spans.
+import re
+dropped = []
+for round_log in sorted(out.glob("otel_log.*"), key=lambda path: int(path.suffix[1:])):
+    dropped.append(sum(int(n) for n in re.findall(r"dropped=(\d+)", round_log.read_text())))
+if dropped:
+    print(f"\nOTLP runs, spans dropped (export queue full), round by round: {dropped}")
+    whole = [x["server_cpu_us_per_call"] / y["server_cpu_us_per_call"]
+             for x, y, lost in zip(runs("otel_stdio"), runs("plain_stdio"), dropped) if lost == 0]
+    if whole:
+        print(f"OTLP export on, the {len(whole)} rounds that dropped none: median ratio {statistics.median(whole):.3f}")
 for label in ["plain_stdio", "limits_stdio", "otel_stdio", "redis_limits_http"]:
     wrong = sum(r.get("errors", 0) + r.get("lost", 0) for r in runs(label))
     if wrong:

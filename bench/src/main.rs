@@ -227,6 +227,13 @@ enum Command {
         #[command(flatten)]
         spawned: Spawned,
     },
+    /// Receives OTLP exports over HTTP until stopped, answering each at once: what a
+    /// server exports to while its cost is measured (`OTEL_EXPORTER_OTLP_ENDPOINT`).
+    OtlpSink {
+        /// Where the port it listens on (on 127.0.0.1) is written, once it listens.
+        #[arg(long)]
+        port_file: std::path::PathBuf,
+    },
     /// Runs every measurement on the floors and the framework, round after round, and
     /// prints Markdown tables of the medians and ratios.
     Suite {
@@ -502,6 +509,10 @@ fn run(cli: Cli) -> std::io::Result<ExitCode> {
         } => {
             let report = driver::burst::run(&spawned.command, &tool, n, deadline.duration())?;
             spawned.output.finish(&report)
+        }
+        Command::OtlpSink { port_file } => {
+            driver::otlp_sink::run(&port_file)?;
+            ExitCode::SUCCESS
         }
         Command::Suite {
             rounds,

@@ -356,3 +356,55 @@ fn every_call_of_a_soak_is_answered_right_and_failures_are_listed() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("soak: halfway at="), "{stderr}");
 }
+
+#[test]
+fn the_otlp_sink_takes_every_export_of_a_measured_server() {
+    let dir = std::env::temp_dir().join(format!("mcp-bench-sink-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a directory");
+    let port_file = dir.join("port");
+    let sink = Command::new(DRIVER)
+        .args(["otlp-sink", "--port-file"])
+        .arg(&port_file)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the sink runs");
+    let port = loop {
+        if let Ok(port) = std::fs::read_to_string(&port_file) {
+            break port;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let output = Command::new(DRIVER)
+        .args(["stdio", "--window", "16", "-n", "3000", "--json", "--"])
+        .args([SERVER, "serve", "--stdio"])
+        .env(
+            "OTEL_EXPORTER_OTLP_ENDPOINT",
+            format!("http://127.0.0.1:{port}"),
+        )
+        .env("OTEL_SERVICE_NAME", "bench")
+        .output()
+        .expect("the driver runs");
+    let log = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{log}");
+    assert!(!log.contains("could not be exported"), "{log}");
+    assert!(!log.contains("dropped"), "{log}");
+    let stopped = Command::new("kill")
+        .args(["-TERM", &sink.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(stopped.success());
+    let taken = sink.wait_with_output().expect("the sink stops");
+    let said = String::from_utf8_lossy(&taken.stderr);
+    // 5,000 spans (the driver's 2,000 warm-up calls and its 3,000) of about 280 bytes, in
+    // batches of at most 512, and the metrics at shutdown.
+    let numbers: Vec<u64> = said
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|word| word.parse().ok())
+        .collect();
+    let [exports, bytes] = numbers[..] else {
+        panic!("{said}")
+    };
+    assert!(exports >= 11, "{said}");
+    assert!(bytes > 5_000 * 200, "{said}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
