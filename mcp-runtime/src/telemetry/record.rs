@@ -87,7 +87,7 @@ impl Telemetry {
             if side == Side::Server {
                 metrics.begin(&labels);
             }
-            labels
+            Box::new(labels)
         });
         let started = super::clock::now();
         #[cfg(feature = "otel")]
@@ -138,9 +138,10 @@ pub(super) struct Recorded {
     /// The side Prometheus's metrics are kept by (OTLP's are kept by side already).
     #[cfg(feature = "http")]
     side: Side,
-    /// The labels of Prometheus's metrics, where it keeps them.
+    /// The labels of Prometheus's metrics, where it keeps them: boxed, so that a record
+    /// without them, moved from the call's start to its end, is half the size.
     #[cfg(feature = "http")]
-    labels: Option<Labels>,
+    labels: Option<Box<Labels>>,
     started: super::clock::Moment,
     ended: bool,
     /// The operation's span and metrics, where they are exported.

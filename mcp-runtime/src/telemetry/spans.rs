@@ -111,13 +111,13 @@ impl Queue {
         queue
     }
 
-    fn push(&self, span: Vec<u8>) {
+    fn push(&self, span: &[u8]) {
         let mut queued = lock(&self.state);
         if queued.spans >= self.bounds.queue {
             queued.dropped += 1;
             return;
         }
-        fields::bytes(SCOPE_SPANS_SPANS, &span, &mut queued.encoded);
+        fields::bytes(SCOPE_SPANS_SPANS, span, &mut queued.encoded);
         let end = queued.encoded.len();
         queued.ends.push(end);
         queued.spans += 1;
@@ -354,7 +354,8 @@ impl Spans {
             }
             fields::error_status(error, &mut encoded);
         }
-        self.queue.push(encoded);
+        self.queue.push(&encoded);
+        spare::give(encoded);
     }
 }
 
@@ -410,7 +411,7 @@ fn encode_start(
     (operation, start): (&Operation<'_>, u64),
     head: &[u8],
 ) -> Vec<u8> {
-    let mut encoded = Vec::with_capacity(head.len() + 192);
+    let mut encoded = spare::take(head.len() + 192);
     encoded.extend_from_slice(head);
     fields::bytes(
         fields::TRACE_ID,
@@ -448,6 +449,40 @@ fn encode_start(
         fields::string_attribute("mcp.resource.uri", uri, &mut encoded);
     }
     encoded
+}
+
+/// The buffers spans are encoded in, until they are queued: those of the spans a thread
+/// ended, kept for the spans it begins, so that a span costs no allocation of its own.
+mod spare {
+    use std::cell::RefCell;
+
+    /// How many a thread keeps, at most: as many spans as it has in flight, for most.
+    const KEPT: usize = 32;
+    /// The largest kept: a span with a long URI or error is encoded in a buffer of its own.
+    const LARGEST: usize = 2048;
+
+    thread_local! {
+        static SPARE: RefCell<Vec<Vec<u8>>> = const { RefCell::new(Vec::new()) };
+    }
+
+    /// An empty buffer with room for `capacity` bytes.
+    pub(super) fn take(capacity: usize) -> Vec<u8> {
+        let mut buffer = SPARE.with_borrow_mut(Vec::pop).unwrap_or_default();
+        buffer.reserve(capacity);
+        buffer
+    }
+
+    /// A buffer whose span is queued, for the next span this thread begins.
+    pub(super) fn give(mut buffer: Vec<u8>) {
+        if buffer.capacity() <= LARGEST {
+            buffer.clear();
+            SPARE.with_borrow_mut(|spare| {
+                if spare.len() < KEPT {
+                    spare.push(buffer);
+                }
+            });
+        }
+    }
 }
 
 /// The fields of `Span` (opentelemetry/proto/trace/v1/trace.proto) that a span writes
