@@ -19,6 +19,11 @@ fn clock() -> &'static quanta::Clock {
     CLOCK.get_or_init(quanta::Clock::new)
 }
 
+/// Calibrates the clock, where it is not yet: its first read would otherwise.
+pub(super) fn calibrate() {
+    let _ = clock();
+}
+
 /// Now.
 pub(super) fn now() -> Moment {
     Moment(clock().raw())

@@ -229,9 +229,9 @@ impl Envelope {
 
     /// Makes `batch` (entries of `ScopeSpans.spans`, after [`Self::room`] bytes left free)
     /// the request that exports its spans, from the offset returned: the scope's message and
-    /// the spans read as one
-    /// `ScopeSpans`, within one `ResourceSpans`. The fields that hold them are written in
-    /// the room before the spans, so that the spans are sent where they were queued.
+    /// the spans read as one `ScopeSpans`, within one `ResourceSpans`. The fields that hold
+    /// them are written in the room before the spans, so that the spans are sent where they
+    /// were queued.
     fn spans_request(&self, batch: &mut [u8]) -> usize {
         use super::spans::fields::open;
         use prost::encoding::{encoded_len_varint, key_len};

@@ -92,37 +92,31 @@ impl Route {
     /// next export.
     pub(super) async fn post(&mut self, body: Bytes) -> Result<(), Failure> {
         let timeout = self.timeout;
-        let posting =
-            async {
-                match &mut self.way {
-                    Way::Direct(direct) => direct.post(body).await,
-                    Way::Client {
-                        client,
-                        url,
-                        headers,
-                    } => {
-                        let mut request = client
-                            .post(url.as_str())
-                            .header("content-type", PROTOBUF)
-                            .body(body);
-                        for (key, value) in headers.iter() {
-                            request = request.header(key, value);
-                        }
-                        let response = request
-                            .send()
-                            .await
-                            .map_err(|error| Failure::Failed(error.to_string()))?;
-                        let status = response.status();
-                        if !status.is_success() {
-                            return Err(Failure::Refused(status));
-                        }
-                        response.bytes().await.map(drop).map_err(|error| {
-                            Failure::Failed(format!("the answer broke off: {error}"))
-                        })
+        let posting = async {
+            match &mut self.way {
+                Way::Direct(direct) => direct.post(body).await,
+                Way::Client {
+                    client,
+                    url,
+                    headers,
+                } => {
+                    let mut request = client
+                        .post(url.as_str())
+                        .header("content-type", PROTOBUF)
+                        .body(body);
+                    for (key, value) in headers.iter() {
+                        request = request.header(key, value);
                     }
-                    Way::Refused(reason) => Err(Failure::Failed(reason.clone())),
+                    let response = request
+                        .send()
+                        .await
+                        .map_err(|error| Failure::Failed(error.to_string()))?;
+                    let status = response.status();
+                    fared(status, response.bytes().await.map(drop))
                 }
-            };
+                Way::Refused(reason) => Err(Failure::Failed(reason.clone())),
+            }
+        };
         match tokio::time::timeout(timeout, posting).await {
             Ok(posted) => posted,
             Err(_) => {
@@ -137,6 +131,15 @@ impl Route {
             }
         }
     }
+}
+
+/// How an export fared, by its answer's status and whether the answer was read to its end:
+/// read, so that the connection serves the next export.
+fn fared<E: std::fmt::Display>(status: StatusCode, read: Result<(), E>) -> Result<(), Failure> {
+    if !status.is_success() {
+        return Err(Failure::Refused(status));
+    }
+    read.map_err(|error| Failure::Failed(format!("the answer broke off: {error}")))
 }
 
 impl Direct {
@@ -215,16 +218,11 @@ impl Direct {
             match sent {
                 Ok(response) => {
                     let status = response.status();
-                    let answer = response.into_body().collect().await;
+                    let answer = response.into_body().collect().await.map(drop);
                     if answer.is_ok() && !sender.is_closed() {
                         self.connection = Some(sender);
                     }
-                    if !status.is_success() {
-                        return Err(Failure::Refused(status));
-                    }
-                    return answer.map(drop).map_err(|error| {
-                        Failure::Failed(format!("the answer broke off: {error}"))
-                    });
+                    return fared(status, answer);
                 }
                 Err(mut error) => match error.take_message() {
                     // Not written: a kept connection that closed under it. Once more, on a

@@ -1,8 +1,9 @@
 //! The recorder behind the public face: where an operation's span and duration go, by
 //! what was turned on.
 
-use serde_json::{Map, Value};
 use std::future::Future;
+
+use serde_json::{Map, Value};
 
 #[cfg(feature = "http")]
 use super::labels::Labels;
@@ -41,7 +42,13 @@ pub(super) fn build(config: &Config) -> Result<(Option<Telemetry>, Installed), T
         export,
     };
     let _ = config;
-    Ok((telemetry.is_on().then_some(telemetry), installed))
+    if !telemetry.is_on() {
+        return Ok((None, installed));
+    }
+    // Calibrated now, at start-up, rather than by the first operation, which would wait for
+    // it.
+    super::clock::calibrate();
+    Ok((Some(telemetry), installed))
 }
 
 impl Telemetry {
