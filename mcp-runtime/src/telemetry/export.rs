@@ -280,8 +280,10 @@ impl Sending {
             }
         };
         let post = |target: &mut Target, body: Bytes, what: &str| {
-            runtime.block_on(send(target, body, what));
+            runtime.block_on(post(target, body, what));
         };
+        // What the export of spans written last carried, its answer still to be read.
+        let mut unanswered: Option<String> = None;
         let mut next_metrics = Instant::now() + self.interval;
         loop {
             let wait = self
@@ -303,7 +305,23 @@ impl Sending {
                     start,
                     queue: Arc::clone(&self.queue),
                 });
-                post(&mut self.traces, body, &what);
+                let sent = runtime.block_on(self.traces.route.send(body));
+                if let (Some(earlier), Some(what)) = (sent.earlier, unanswered.take()) {
+                    report(&self.traces, earlier, &what);
+                }
+                match sent.written {
+                    Ok(()) => unanswered = Some(what),
+                    Err(failure) => report(&self.traces, Err(failure), &what),
+                }
+            }
+            // With no batch due (the delay passed), or none to come, the answer left to
+            // read is read now: how an export fared is known within the delay.
+            if batch.spans == 0 || batch.last {
+                if let Some(what) = unanswered.take() {
+                    if let Some(fared) = runtime.block_on(self.traces.route.settle()) {
+                        report(&self.traces, fared, &what);
+                    }
+                }
             }
             if batch.last || Instant::now() >= next_metrics {
                 let request = self
@@ -343,10 +361,16 @@ fn spans_of(batch: &Batch) -> String {
     format!("{} spans", batch.spans)
 }
 
-/// Posts `body` to `target`; a failure is logged, and what it carried dropped, as the SDK's
-/// exporters do.
-async fn send(target: &mut Target, body: Bytes, what: &str) {
-    match target.route.post(body).await {
+/// Posts `body` to `target`, and reads its answer; a failure is logged ([`report`]).
+async fn post(target: &mut Target, body: Bytes, what: &str) {
+    let fared = target.route.post(body).await;
+    report(target, fared, what);
+}
+
+/// Logs how an export to `target` of `what` fared, where it failed: what it carried is
+/// dropped, as the SDK's exporters drop it.
+fn report(target: &Target, fared: Result<(), Failure>, what: &str) {
+    match fared {
         Ok(()) => {}
         Err(Failure::Refused(status)) => tracing::warn!(
             url = %target.url,

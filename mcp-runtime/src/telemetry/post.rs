@@ -8,14 +8,19 @@
 //! reads the proxy variables (`HTTP_PROXY`, `ALL_PROXY`, `NO_PROXY`) and speaks TLS where the
 //! build has it.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper::client::conn::TrySendError;
 use hyper::client::conn::http1::SendRequest;
 use hyper::header::{CONTENT_TYPE, HOST, HeaderMap, HeaderName, HeaderValue};
-use hyper::{Method, Request, StatusCode, Uri};
+use hyper::{Method, Request, Response, StatusCode, Uri};
 use hyper_util::rt::TokioIo;
+use tokio::sync::oneshot;
 
 /// The media type of every export.
 const PROTOBUF: &str = "application/x-protobuf";
@@ -32,7 +37,7 @@ pub(super) struct Route {
 
 #[derive(Debug)]
 enum Way {
-    Direct(Direct),
+    Direct(Box<Direct>),
     Client {
         client: reqwest::Client,
         url: String,
@@ -53,6 +58,34 @@ struct Direct {
     /// `Host`, `Content-Type`, and the headers the variables set.
     headers: HeaderMap,
     connection: Option<SendRequest<Full<Bytes>>>,
+    /// The export written whose answer is still to be read.
+    unanswered: Option<Unanswered>,
+}
+
+/// The answer to a request on its way, from a connection of the exporter's own.
+type Answer = Pin<
+    Box<dyn Future<Output = Result<Response<Incoming>, TrySendError<Request<Full<Bytes>>>>> + Send>,
+>;
+
+/// An export written, its answer not yet read: the connection it went on, kept for the next
+/// once the answer is read.
+struct Unanswered {
+    sender: SendRequest<Full<Bytes>>,
+    answer: Answer,
+}
+
+impl std::fmt::Debug for Unanswered {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str("Unanswered")
+    }
+}
+
+/// What sending an export tells: how the export before it fared, where its answer was left
+/// to read ([`Route::send`]), and whether this one was written.
+#[derive(Debug)]
+pub(super) struct Sent {
+    pub(super) earlier: Option<Result<(), Failure>>,
+    pub(super) written: Result<(), Failure>,
 }
 
 /// How an export fared, where it was not accepted.
@@ -68,7 +101,7 @@ impl Route {
     /// The route of exports to `url`, with `headers`, each given `timeout` to be answered.
     pub(super) fn new(url: &str, headers: &[(String, String)], timeout: Duration) -> Self {
         let way = match Direct::new(url, headers) {
-            Some(Ok(direct)) => Way::Direct(direct),
+            Some(Ok(direct)) => Way::Direct(Box::new(direct)),
             Some(Err(refused)) => Way::Refused(refused),
             None => match reqwest::Client::builder().build() {
                 Ok(client) => Way::Client {
@@ -91,10 +124,23 @@ impl Route {
     /// Posts `body`, and reads the answer to its end, so that the connection serves the
     /// next export.
     pub(super) async fn post(&mut self, body: Bytes) -> Result<(), Failure> {
+        let Sent { earlier, written } = self.send(body).await;
+        debug_assert!(earlier.is_none(), "every export before was posted");
+        written?;
+        self.settle().await.unwrap_or(Ok(()))
+    }
+
+    /// Writes `body`, and returns once it is written: over a connection of the exporter's
+    /// own, its answer is left to read by [`Self::settle`], or by the next export, which
+    /// reads it first. An exporter that sends a batch every few milliseconds is then woken
+    /// once a batch, for it, and not again for the answer. Through the client, the answer is
+    /// read before this returns.
+    pub(super) async fn send(&mut self, body: Bytes) -> Sent {
+        let earlier = self.settle().await;
         let timeout = self.timeout;
         let posting = async {
             match &mut self.way {
-                Way::Direct(direct) => direct.post(body).await,
+                Way::Direct(direct) => direct.send(body).await,
                 Way::Client {
                     client,
                     url,
@@ -117,20 +163,40 @@ impl Route {
                 Way::Refused(reason) => Err(Failure::Failed(reason.clone())),
             }
         };
-        match tokio::time::timeout(timeout, posting).await {
-            Ok(posted) => posted,
+        let written = match tokio::time::timeout(timeout, posting).await {
+            Ok(written) => written,
             Err(_) => {
                 if let Way::Direct(direct) = &mut self.way {
                     // A request cut off mid-way leaves the connection unusable.
                     direct.connection = None;
                 }
-                Err(Failure::Failed(format!(
-                    "no answer within {}ms",
-                    timeout.as_millis()
-                )))
+                Err(timed_out(timeout))
             }
-        }
+        };
+        Sent { earlier, written }
     }
+
+    /// Reads the answer to the export written last, where it is still to be read, and says
+    /// how that export fared; `None` when every answer is read. The answer is given the
+    /// route's timeout from now: it has had the time since the export too.
+    pub(super) async fn settle(&mut self) -> Option<Result<(), Failure>> {
+        let Way::Direct(direct) = &mut self.way else {
+            return None;
+        };
+        let unanswered = direct.unanswered.take()?;
+        let timeout = self.timeout;
+        Some(
+            match tokio::time::timeout(timeout, direct.read(unanswered)).await {
+                Ok(fared) => fared,
+                // The connection went with the answer it had not read.
+                Err(_) => Err(timed_out(timeout)),
+            },
+        )
+    }
+}
+
+fn timed_out(timeout: Duration) -> Failure {
+    Failure::Failed(format!("no answer within {}ms", timeout.as_millis()))
 }
 
 /// How an export fared, by its answer's status and whether the answer was read to its end:
@@ -187,13 +253,22 @@ impl Direct {
             target,
             headers: map,
             connection: None,
+            unanswered: None,
         }))
     }
 
-    async fn post(&mut self, body: Bytes) -> Result<(), Failure> {
+    /// Writes `body`, its answer left to read ([`Self::read`]) once it is written; an answer
+    /// that comes first (a refusal that did not wait for the whole request) is read now.
+    async fn send(&mut self, body: Bytes) -> Result<(), Failure> {
         // The connection's task runs only while an export does: this lets it read a close
         // its server sent since the last one, so that a closed connection is not reused.
         tokio::task::yield_now().await;
+        let (written, mut written_now) = oneshot::channel();
+        // The body is dropped once the connection has written it, or given up on it.
+        let body = Bytes::from_owner(Written {
+            body,
+            written: Some(written),
+        });
         let mut request = self.request(body);
         let mut retried = false;
         loop {
@@ -206,7 +281,7 @@ impl Direct {
                 _ => self.connect().await?,
             };
             let sent = match sender.ready().await {
-                Ok(()) => sender.try_send_request(request).await,
+                Ok(()) => sender.try_send_request(request),
                 Err(_) if reused && !retried => {
                     // The kept connection closed as it was asked to carry this export:
                     // nothing was written, so the export goes on a new one.
@@ -215,15 +290,17 @@ impl Direct {
                 }
                 Err(error) => return Err(Failure::Failed(error.to_string())),
             };
-            match sent {
-                Ok(response) => {
-                    let status = response.status();
-                    let answer = response.into_body().collect().await.map(drop);
-                    if answer.is_ok() && !sender.is_closed() {
-                        self.connection = Some(sender);
-                    }
-                    return fared(status, answer);
+            let mut answer: Answer = Box::pin(sent);
+            let sent = tokio::select! {
+                biased;
+                sent = &mut answer => sent,
+                _ = &mut written_now => {
+                    self.unanswered = Some(Unanswered { sender, answer });
+                    return Ok(());
                 }
+            };
+            match sent {
+                Ok(response) => return self.finish(sender, response).await,
                 Err(mut error) => match error.take_message() {
                     // Not written: a kept connection that closed under it. Once more, on a
                     // new connection.
@@ -235,6 +312,29 @@ impl Direct {
                 },
             }
         }
+    }
+
+    /// Reads the answer `unanswered` waits for, and says how its export fared.
+    async fn read(&mut self, unanswered: Unanswered) -> Result<(), Failure> {
+        match unanswered.answer.await {
+            Ok(response) => self.finish(unanswered.sender, response).await,
+            Err(error) => Err(Failure::Failed(error.into_error().to_string())),
+        }
+    }
+
+    /// Reads `response` to its end, keeping the connection for the next export where it
+    /// serves one, and says how its export fared.
+    async fn finish(
+        &mut self,
+        sender: SendRequest<Full<Bytes>>,
+        response: Response<Incoming>,
+    ) -> Result<(), Failure> {
+        let status = response.status();
+        let answer = response.into_body().collect().await.map(drop);
+        if answer.is_ok() && !sender.is_closed() {
+            self.connection = Some(sender);
+        }
+        fared(status, answer)
     }
 
     /// The request that posts `body`.
@@ -264,6 +364,26 @@ impl Direct {
             }
         });
         Ok(sender)
+    }
+}
+
+/// A request's body, which says when the connection is done with it.
+struct Written {
+    body: Bytes,
+    written: Option<oneshot::Sender<()>>,
+}
+
+impl AsRef<[u8]> for Written {
+    fn as_ref(&self) -> &[u8] {
+        &self.body
+    }
+}
+
+impl Drop for Written {
+    fn drop(&mut self) {
+        if let Some(written) = self.written.take() {
+            let _ = written.send(());
+        }
     }
 }
 
@@ -427,6 +547,86 @@ mod tests {
         }
         assert_eq!(connections.load(Ordering::SeqCst), 1);
         assert_eq!(seen.lock().expect("seen").len(), 2);
+    }
+
+    #[test]
+    fn an_export_sent_is_written_at_once_and_its_answer_read_after() {
+        // As on the exporter's thread: a runtime driven only while an export is sent.
+        let exporter = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime");
+        let served = tokio::runtime::Runtime::new().expect("a runtime");
+        let (url, connections, seen) =
+            served.block_on(endpoint(StatusCode::SERVICE_UNAVAILABLE, Keeps::Alive));
+        let mut route = Route::new(&url, &[], Duration::from_secs(5));
+        let sent = exporter.block_on(route.send(Bytes::from_static(b"first")));
+        assert!(sent.earlier.is_none(), "{sent:?}");
+        assert!(sent.written.is_ok(), "{sent:?}");
+        // The endpoint takes the whole export while the exporter's runtime stands still.
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while seen.lock().expect("seen").is_empty() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the export was not written"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        match exporter.block_on(route.settle()) {
+            Some(Err(Failure::Refused(status))) => {
+                assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+            }
+            other => panic!("not the refusal, read after: {other:?}"),
+        }
+        assert!(exporter.block_on(route.settle()).is_none(), "read once");
+        // The next export reads the answer left before it is written, and says how the
+        // export before fared.
+        let _ = exporter.block_on(route.send(Bytes::from_static(b"second")));
+        let sent = exporter.block_on(route.send(Bytes::from_static(b"third")));
+        assert!(
+            matches!(sent.earlier, Some(Err(Failure::Refused(_)))),
+            "{sent:?}"
+        );
+        assert!(sent.written.is_ok(), "{sent:?}");
+        assert!(exporter.block_on(route.settle()).is_some());
+        assert_eq!(
+            connections.load(Ordering::SeqCst),
+            1,
+            "one connection, kept"
+        );
+        let bodies: Vec<_> = seen
+            .lock()
+            .expect("seen")
+            .iter()
+            .map(|seen| seen.2.clone())
+            .collect();
+        assert_eq!(bodies, ["first", "second", "third"]);
+    }
+
+    #[tokio::test]
+    async fn an_answer_that_does_not_come_fails_within_the_timeout() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("a port");
+        let url = format!(
+            "http://{}/v1/traces",
+            listener.local_addr().expect("an address")
+        );
+        // Takes the request and never answers.
+        tokio::spawn(async move {
+            let (mut stream, _) = listener.accept().await.expect("a connection");
+            let mut sink = tokio::io::sink();
+            let _ = tokio::io::copy(&mut stream, &mut sink).await;
+        });
+        let mut route = Route::new(&url, &[], Duration::from_millis(200));
+        let sent = route.send(Bytes::from_static(b"spans")).await;
+        assert!(sent.written.is_ok(), "{sent:?}");
+        match route.settle().await {
+            Some(Err(Failure::Failed(error))) => {
+                assert!(error.contains("no answer within 200ms"), "{error}");
+            }
+            other => panic!("not timed out: {other:?}"),
+        }
     }
 
     #[tokio::test]
