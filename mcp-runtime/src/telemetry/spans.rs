@@ -8,9 +8,9 @@
 //! ([`encode_head`]); what else is known at its start (ids, start time, the request's id);
 //! then what its end adds (end time, `error.type`, status). The parts a span writes itself
 //! are written field by field from the values it borrows, with `prost`'s encoding of keys,
-//! lengths and numbers ([`fields`]): recording a span costs a copy of its head, a few
-//! dozen bytes written, and one allocation, where a span of the SDK's allocates a dozen
-//! strings and is converted again for export.
+//! lengths and numbers ([`fields`]). The head is queued by reference and joined to the rest
+//! by the exporter's thread ([`Queue`]): recording a span costs a few dozen bytes written,
+//! where a span of the SDK's allocates a dozen strings and is converted again for export.
 
 use std::borrow::Cow;
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
@@ -37,6 +37,9 @@ pub(super) const SCOPE_SPANS_SPANS: u32 = 2;
 #[derive(Debug)]
 pub(super) struct Begun {
     pub(super) context: SpanContext,
+    /// Its head, kept by its labels; empty where the head is in `encoded`.
+    head: &'static [u8],
+    /// Its own fields: all but the head.
     encoded: Option<Vec<u8>>,
     /// When it began, in nanoseconds since the Unix epoch.
     start: u64,
@@ -61,30 +64,43 @@ impl Default for Bounds {
 }
 
 /// The spans ended and not yet exported.
+///
+/// A span is queued as its own fields alone: its head, which its labels keep for as long as
+/// the process runs, is queued by reference, and joined to them by the exporter's thread as
+/// it makes a batch. A call's thread then writes a third of a span into memory the
+/// exporter's thread reads, and copies no head.
 #[derive(Debug, Default)]
 pub(super) struct Queue {
     state: Mutex<Queued>,
     ready: Condvar,
     bounds: Bounds,
     /// The bytes left free at the front of each batch: room for what the exporter writes
-    /// around its spans, so that a batch is sent where it was queued.
+    /// around its spans, so that a batch is sent where it was made.
     room: usize,
     /// The spans' wall clock.
     pub(super) clock: WallClock,
 }
 
+/// A span queued: its head, and where its own fields end in [`Queued::own`].
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    head: &'static [u8],
+    end: usize,
+}
+
 #[derive(Debug, Default)]
 struct Queued {
-    /// The spans, each an entry of `ScopeSpans.spans`, after the queue's room.
-    encoded: Vec<u8>,
-    spans: usize,
-    /// Where each span's entry ends in `encoded`: where a batch is cut.
-    ends: Vec<usize>,
+    /// The spans' own fields, one after another.
+    own: Vec<u8>,
+    entries: Vec<Entry>,
     /// Spans dropped because the queue was full, since the last batch.
     dropped: u64,
     stopping: bool,
-    /// A batch's bytes, sent and given back ([`Queue::give_back`]): where the spans after
-    /// it are written, rather than in memory allocated anew and grown.
+    /// The spans taken for the last batch, given back once joined to their heads: where
+    /// the spans after it are written, rather than in memory allocated anew and grown.
+    spare_spans: Option<(Vec<u8>, Vec<Entry>)>,
+    /// A batch's bytes, sent and given back ([`Queue::give_back`]): where the next batch is
+    /// made.
     spare: Option<Vec<u8>>,
 }
 
@@ -102,26 +118,24 @@ pub(super) struct Batch {
 impl Queue {
     /// A queue whose batches leave `room` bytes free before their spans.
     pub(super) fn with_room(bounds: Bounds, room: usize) -> Self {
-        let queue = Self {
+        Self {
             bounds,
             room,
             ..Self::default()
-        };
-        lock(&queue.state).encoded.resize(room, 0);
-        queue
+        }
     }
 
-    fn push(&self, span: &[u8]) {
+    /// Queues a span: `head`, then its `own` fields.
+    fn push(&self, head: &'static [u8], own: &[u8]) {
         let mut queued = lock(&self.state);
-        if queued.spans >= self.bounds.queue {
+        if queued.entries.len() >= self.bounds.queue {
             queued.dropped += 1;
             return;
         }
-        fields::bytes(SCOPE_SPANS_SPANS, span, &mut queued.encoded);
-        let end = queued.encoded.len();
-        queued.ends.push(end);
-        queued.spans += 1;
-        if queued.spans == self.bounds.batch {
+        queued.own.extend_from_slice(own);
+        let end = queued.own.len();
+        queued.entries.push(Entry { head, end });
+        if queued.entries.len() == self.bounds.batch {
             self.ready.notify_one();
         }
     }
@@ -132,54 +146,60 @@ impl Queue {
     pub(super) fn next_batch(&self, delay: Duration) -> Batch {
         self.clock.set();
         let deadline = Instant::now() + delay;
-        let mut queued = lock(&self.state);
-        while queued.spans < self.bounds.batch && !queued.stopping {
+        let mut guard = lock(&self.state);
+        while guard.entries.len() < self.bounds.batch && !guard.stopping {
             let Some(left) = deadline.checked_duration_since(Instant::now()) else {
                 break;
             };
-            queued = self
+            guard = self
                 .ready
-                .wait_timeout(queued, left)
+                .wait_timeout(guard, left)
                 .unwrap_or_else(PoisonError::into_inner)
                 .0;
         }
-        let queued = &mut *queued;
-        let (encoded, spans) = if queued.spans > self.bounds.batch {
-            // A full batch, the spans after it left queued, after the room of their own.
-            let cut = queued.ends[self.bounds.batch - 1];
-            let mut rest = self.fresh(&mut queued.spare, 2 * cut);
-            rest.extend_from_slice(&queued.encoded[cut..]);
-            queued.encoded.truncate(cut);
-            queued.ends.drain(..self.bounds.batch);
-            for end in &mut queued.ends {
-                *end = *end - cut + self.room;
-            }
-            queued.spans -= self.bounds.batch;
-            (
-                std::mem::replace(&mut queued.encoded, rest),
-                self.bounds.batch,
-            )
-        } else {
-            // The next batch is likely as large: room for it now, rather than grown span
-            // by span.
-            let next = self.fresh(&mut queued.spare, 2 * queued.encoded.len());
-            queued.ends.clear();
-            let spans = std::mem::take(&mut queued.spans);
-            (std::mem::replace(&mut queued.encoded, next), spans)
-        };
+        let queued = &mut *guard;
+        let (mut own, mut entries) = queued.spare_spans.take().unwrap_or_default();
+        if queued.entries.len() > self.bounds.batch {
+            // A full batch, the spans after it left queued.
+            let cut = queued.entries[self.bounds.batch - 1].end;
+            own.extend_from_slice(&queued.own[cut..]);
+            entries.extend(
+                queued.entries[self.bounds.batch..]
+                    .iter()
+                    .map(|entry| Entry {
+                        head: entry.head,
+                        end: entry.end - cut,
+                    }),
+            );
+            queued.own.truncate(cut);
+            queued.entries.truncate(self.bounds.batch);
+        }
+        std::mem::swap(&mut own, &mut queued.own);
+        std::mem::swap(&mut entries, &mut queued.entries);
+        let batch = self.fresh(&mut queued.spare, &own, &entries);
+        let dropped = std::mem::take(&mut queued.dropped);
+        let last = queued.stopping && queued.entries.is_empty();
+        // The spans are joined to their heads with the queue free for others.
+        drop(guard);
+        let batch = join(batch, &own, &entries);
+        let spans = entries.len();
+        own.clear();
+        entries.clear();
+        lock(&self.state).spare_spans = Some((own, entries));
         Batch {
-            encoded,
+            encoded: batch,
             spans,
-            dropped: std::mem::take(&mut queued.dropped),
-            last: queued.stopping && queued.spans == 0,
+            dropped,
+            last,
         }
     }
 
-    /// An empty buffer for the spans to come, its room left free, with room for `capacity`
-    /// bytes: the spare one where it has as much, one allocated otherwise. A full batch is
-    /// cut from spans queued past it, while the exporter was on its way: twice a batch's
-    /// bytes leaves room for them, and for the batch after.
-    fn fresh(&self, spare: &mut Option<Vec<u8>>, capacity: usize) -> Vec<u8> {
+    /// An empty buffer for a batch of `entries`, whose own fields are `own`, with the room
+    /// left free: the spare one where it has room for it, one allocated otherwise.
+    fn fresh(&self, spare: &mut Option<Vec<u8>>, own: &[u8], entries: &[Entry]) -> Vec<u8> {
+        // Each span's key and length take three bytes, or fewer.
+        let heads: usize = entries.iter().map(|entry| entry.head.len() + 3).sum();
+        let capacity = self.room + heads + own.len();
         let mut buffer = match spare.take() {
             Some(spare) if spare.capacity() >= capacity => spare,
             _ => Vec::with_capacity(capacity),
@@ -189,8 +209,8 @@ impl Queue {
         buffer
     }
 
-    /// Gives back a batch's bytes once they are sent: the next buffer of spans is written
-    /// there, in memory already the process's, rather than in memory allocated anew.
+    /// Gives back a batch's bytes once they are sent: the next batch is made there, in
+    /// memory already the process's, rather than in memory allocated anew.
     pub(super) fn give_back(&self, buffer: Vec<u8>) {
         let mut queued = lock(&self.state);
         let larger = queued
@@ -211,6 +231,24 @@ impl Queue {
         lock(&self.state).stopping = true;
         self.ready.notify_all();
     }
+}
+
+/// `batch`, the spans of `entries` after it, each an entry of `ScopeSpans.spans`: its head,
+/// then its own fields, read from `own`.
+fn join(mut batch: Vec<u8>, own: &[u8], entries: &[Entry]) -> Vec<u8> {
+    let mut start = 0;
+    for entry in entries {
+        let fields = &own[start..entry.end];
+        fields::open(
+            SCOPE_SPANS_SPANS,
+            entry.head.len() + fields.len(),
+            &mut batch,
+        );
+        batch.extend_from_slice(entry.head);
+        batch.extend_from_slice(fields);
+        start = entry.end;
+    }
+    batch
 }
 
 /// What begins spans: the SDK's sampler and id generator (as `OTEL_TRACES_SAMPLER` sets
@@ -296,7 +334,7 @@ impl Spans {
         side: Side,
         operation: &Operation<'_>,
         parent: &Context,
-        head: &[u8],
+        head: Head<'_>,
         started: Moment,
     ) -> Begun {
         let parent_span = parent.span();
@@ -319,12 +357,17 @@ impl Spans {
         let span_id = self.config.id_generator.new_span_id();
         let context = SpanContext::new(trace_id, span_id, flags, false, trace_state);
         let start = self.queue.clock.unix_nanos_at(started);
+        let (kept, inline) = match head {
+            Head::Kept(head) => (head, None),
+            Head::Inline(head) => (&[][..], Some(head)),
+        };
         let encoded = sampled.then(|| {
             let parent = parent_id.map(|id| (id, parent_context.is_remote()));
-            encode_start(&context, parent, (operation, start), head)
+            encode_start(&context, parent, (operation, start), inline)
         });
         Begun {
             context,
+            head: kept,
             encoded,
             start,
         }
@@ -354,7 +397,7 @@ impl Spans {
             }
             fields::error_status(error, &mut encoded);
         }
-        self.queue.push(&encoded);
+        self.queue.push(begun.head, &encoded);
         spare::give(encoded);
     }
 }
@@ -402,23 +445,40 @@ pub(super) fn string_attribute(key: &str, value: &str) -> KeyValue {
     }
 }
 
-/// The encoding of a span at its start: its `head`, then its ids (and its parent's, with
-/// whether that parent is remote), start time, and the attributes of this operation
-/// alone (`mcp.session.id`, `jsonrpc.request.id`, `mcp.resource.uri`).
+/// The encoding of what a span's labels fix ([`encode_head`]), where a span begins.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Head<'a> {
+    /// Kept as long as the process runs: queued by reference.
+    Kept(&'static [u8]),
+    /// Kept while the span is: written with its own fields.
+    Inline(&'a [u8]),
+}
+
+/// The encoding of a span's own fields at its start, after its head where that is `inline`:
+/// its ids (and its parent's, with whether that parent is remote), start time, and the
+/// attributes of this operation alone (`mcp.session.id`, `jsonrpc.request.id`,
+/// `mcp.resource.uri`).
 fn encode_start(
     context: &SpanContext,
     parent: Option<(SpanId, bool)>,
     (operation, start): (&Operation<'_>, u64),
-    head: &[u8],
+    inline: Option<&[u8]>,
 ) -> Vec<u8> {
-    let mut encoded = spare::take(head.len() + 192);
-    encoded.extend_from_slice(head);
-    fields::bytes(
-        fields::TRACE_ID,
-        &context.trace_id().to_bytes(),
+    let mut encoded = spare::take(inline.map_or(0, <[u8]>::len) + 192);
+    if let Some(head) = inline {
+        encoded.extend_from_slice(head);
+    }
+    let mut flags = u32::from(context.trace_flags().to_u8());
+    flags |= SpanFlags::ContextHasIsRemoteMask as u32;
+    if parent.is_some_and(|(_, remote)| remote) {
+        flags |= SpanFlags::ContextIsRemoteMask as u32;
+    }
+    fields::every_spans(
+        (context.trace_id().to_bytes(), context.span_id().to_bytes()),
+        flags,
+        start,
         &mut encoded,
     );
-    fields::bytes(fields::SPAN_ID, &context.span_id().to_bytes(), &mut encoded);
     // Most traces carry no state: its header, a string made, is left unmade.
     if *context.trace_state() != TraceState::NONE {
         let trace_state = context.trace_state().header();
@@ -429,13 +489,6 @@ fn encode_start(
     if let Some((id, _)) = parent {
         fields::bytes(fields::PARENT_SPAN_ID, &id.to_bytes(), &mut encoded);
     }
-    let mut flags = u32::from(context.trace_flags().to_u8());
-    flags |= SpanFlags::ContextHasIsRemoteMask as u32;
-    if parent.is_some_and(|(_, remote)| remote) {
-        flags |= SpanFlags::ContextIsRemoteMask as u32;
-    }
-    fields::fixed32(fields::FLAGS, flags, &mut encoded);
-    fields::fixed64(fields::START_TIME, start, &mut encoded);
     let own = [
         ("mcp.session.id", operation.session_id),
         ("jsonrpc.request.id", operation.request_id),
@@ -506,13 +559,22 @@ pub(super) mod fields {
     /// `Status status = 15`.
     const STATUS: u32 = 15;
     pub(super) const FLAGS: u32 = 16;
+    /// The keys, each a byte, of an attribute (field 9), and of the first and second string
+    /// or message of a message (fields 1 and 2), each length-delimited.
+    const ATTRIBUTE_KEY: u8 = (ATTRIBUTES << 3 | WireType::LengthDelimited as u32) as u8;
+    const FIRST_STRING: u8 = (1 << 3 | WireType::LengthDelimited as u32) as u8;
+    const SECOND_STRING: u8 = (2 << 3 | WireType::LengthDelimited as u32) as u8;
 
-    /// A varint: one byte below 128, as nearly every key and length of a span is.
+    /// A varint: one byte below 128, as nearly every key and length of a span is, and two
+    /// below 16,384, as a span's own length and the key of its flags are.
     #[inline]
     fn varint(value: u64, to: &mut Vec<u8>) {
-        match u8::try_from(value) {
-            Ok(byte) if byte < 0x80 => to.push(byte),
-            _ => encode_varint(value, to),
+        if value < 0x80 {
+            to.push(value as u8);
+        } else if value < 0x4000 {
+            to.extend_from_slice(&[(value as u8) | 0x80, (value >> 7) as u8]);
+        } else {
+            encode_varint(value, to);
         }
     }
 
@@ -540,9 +602,30 @@ pub(super) mod fields {
         to.extend_from_slice(&value.to_le_bytes());
     }
 
-    pub(super) fn fixed32(tag: u32, value: u32, to: &mut Vec<u8>) {
-        write_key(tag, WireType::ThirtyTwoBit, to);
-        to.extend_from_slice(&value.to_le_bytes());
+    /// The fields of fixed length every span has, written as one run of bytes: its trace
+    /// and span ids, its flags, its start time (`bytes trace_id = 1`, `bytes span_id = 2`,
+    /// `fixed32 flags = 16`, `fixed64 start_time_unix_nano = 7`).
+    pub(super) fn every_spans(
+        (trace, span): ([u8; 16], [u8; 8]),
+        flags: u32,
+        start: u64,
+        to: &mut Vec<u8>,
+    ) {
+        const FLAGS_KEY: u32 = FLAGS << 3 | WireType::ThirtyTwoBit as u32;
+        let mut run = [0; 43];
+        run[0] = (TRACE_ID << 3 | WireType::LengthDelimited as u32) as u8;
+        run[1] = 16;
+        run[2..18].copy_from_slice(&trace);
+        run[18] = (SPAN_ID << 3 | WireType::LengthDelimited as u32) as u8;
+        run[19] = 8;
+        run[20..28].copy_from_slice(&span);
+        // The key of field 16, a varint of two bytes.
+        run[28] = (FLAGS_KEY as u8) | 0x80;
+        run[29] = (FLAGS_KEY >> 7) as u8;
+        run[30..34].copy_from_slice(&flags.to_le_bytes());
+        run[34] = (START_TIME << 3 | WireType::SixtyFourBit as u32) as u8;
+        run[35..43].copy_from_slice(&start.to_le_bytes());
+        to.extend_from_slice(&run);
     }
 
     /// The length of a `bytes` or `string` field.
@@ -556,6 +639,23 @@ pub(super) mod fields {
         let any_value = bytes_len(1, value.len());
         let key_value =
             bytes_len(1, key.len()) + key_len(2) + encoded_len_varint(any_value as u64) + any_value;
+        // Nearly every attribute's lengths are each a byte: its keys and lengths are written
+        // in two runs of four bytes, the key and the value after each.
+        // (The key and the value are each shorter than the whole.)
+        if key_value < 0x80 {
+            to.reserve(key_value + 2);
+            to.extend_from_slice(&[
+                ATTRIBUTE_KEY,
+                key_value as u8,
+                FIRST_STRING,
+                key.len() as u8,
+            ]);
+            to.extend_from_slice(key.as_bytes());
+            let any_value = any_value as u8;
+            to.extend_from_slice(&[SECOND_STRING, any_value, FIRST_STRING, value.len() as u8]);
+            to.extend_from_slice(value.as_bytes());
+            return;
+        }
         write_key(ATTRIBUTES, WireType::LengthDelimited, to);
         varint(key_value as u64, to);
         bytes(1, key.as_bytes(), to);
@@ -765,7 +865,7 @@ mod tests {
             let context = SpanContext::new(trace, id, TraceFlags::SAMPLED, false, trace_state);
             let (start, end) = (1_700_000_000_000_000_000, 1_700_000_000_000_250_000);
             let head = encode_head(Side::Server, operation);
-            let mut written = encode_start(&context, parent, (operation, start), &head);
+            let mut written = encode_start(&context, parent, (operation, start), Some(&head));
             fields::fixed64(fields::END_TIME, end, &mut written);
             if let Some(error) = error {
                 fields::string_attribute("error.type", error, &mut written);

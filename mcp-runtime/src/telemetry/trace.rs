@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 use super::Operation;
 use super::labels::Side;
 use super::metrics::{Held, Metrics};
-use super::spans::{Begun, Spans};
+use super::spans::{Begun, Head, Spans};
 
 /// What begins spans, and what keeps the metrics.
 #[derive(Debug)]
@@ -51,9 +51,11 @@ impl Otel {
             Side::Server => parent(meta),
             Side::Client => Context::current(),
         };
-        let span = self
-            .spans
-            .begin(side, operation, &parent, &kept.head, started);
+        let head = match &kept {
+            Held::Kept(kept) => Head::Kept(&kept.head),
+            Held::Overflow(kept) => Head::Inline(&kept.head),
+        };
+        let span = self.spans.begin(side, operation, &parent, head, started);
         Began { kept, span }
     }
 
