@@ -233,7 +233,7 @@ impl Envelope {
     /// them are written in the room before the spans, so that the spans are sent where they
     /// were queued.
     fn spans_request(&self, batch: &mut [u8]) -> usize {
-        use super::spans::fields::open;
+        use super::fields::open;
         use prost::encoding::{encoded_len_varint, key_len};
         let room = self.room();
         let scope_spans = self.scope_spans.len() + batch.len() - room;

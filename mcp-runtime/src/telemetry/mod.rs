@@ -37,6 +37,8 @@
 mod clock;
 #[cfg(feature = "otel")]
 mod export;
+#[cfg(feature = "otel")]
+mod fields;
 mod labels;
 #[cfg(feature = "otel")]
 mod metrics;

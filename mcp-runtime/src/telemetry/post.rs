@@ -412,16 +412,19 @@ mod tests {
         IdleFor(Duration),
     }
 
-    /// An endpoint on a port of its own that answers every request with `status`, keeping
-    /// its connections as `keeps` says; the connections it accepted, and what it was sent.
-    async fn endpoint(status: StatusCode, keeps: Keeps) -> (String, Arc<AtomicUsize>, Seen) {
+    /// A port of the test's own, and the URL of traces there.
+    async fn listener() -> (tokio::net::TcpListener, String) {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("a port");
-        let url = format!(
-            "http://{}/v1/traces",
-            listener.local_addr().expect("an address")
-        );
+        let address = listener.local_addr().expect("an address");
+        (listener, format!("http://{address}/v1/traces"))
+    }
+
+    /// An endpoint on a port of its own that answers every request with `status`, keeping
+    /// its connections as `keeps` says; the connections it accepted, and what it was sent.
+    async fn endpoint(status: StatusCode, keeps: Keeps) -> (String, Arc<AtomicUsize>, Seen) {
+        let (listener, url) = listener().await;
         let (connections, seen) = (Arc::new(AtomicUsize::new(0)), Seen::default());
         let (accepted, kept) = (Arc::clone(&connections), Arc::clone(&seen));
         tokio::spawn(async move {
@@ -453,6 +456,23 @@ mod tests {
             }
         });
         (url, connections, seen)
+    }
+
+    /// A runtime as on the exporter's thread, driven only while an export is posted, and
+    /// one of the endpoint's own.
+    fn runtimes() -> (tokio::runtime::Runtime, tokio::runtime::Runtime) {
+        let exporter = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime");
+        let served = tokio::runtime::Runtime::new().expect("a runtime");
+        (exporter, served)
+    }
+
+    /// The bodies the endpoint was sent, in order.
+    fn bodies(seen: &Seen) -> Vec<Bytes> {
+        let seen = seen.lock().expect("seen");
+        seen.iter().map(|(_, _, body)| body.clone()).collect()
     }
 
     fn headers() -> Vec<(String, String)> {
@@ -501,23 +521,12 @@ mod tests {
                 .expect("accepted");
         }
         assert_eq!(connections.load(Ordering::SeqCst), 3);
-        let bodies: Vec<_> = seen
-            .lock()
-            .expect("seen")
-            .iter()
-            .map(|seen| seen.2.clone())
-            .collect();
-        assert_eq!(bodies, ["first", "second", "third"]);
+        assert_eq!(bodies(&seen), ["first", "second", "third"]);
     }
 
     #[test]
     fn a_kept_connection_the_endpoint_dropped_while_idle_is_not_reused() {
-        // As on the exporter's thread: a runtime driven only while an export is posted.
-        let exporter = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("a runtime");
-        let served = tokio::runtime::Runtime::new().expect("a runtime");
+        let (exporter, served) = runtimes();
         let idle = Duration::from_millis(50);
         let (url, connections, seen) =
             served.block_on(endpoint(StatusCode::OK, Keeps::IdleFor(idle)));
@@ -551,12 +560,7 @@ mod tests {
 
     #[test]
     fn an_export_sent_is_written_at_once_and_its_answer_read_after() {
-        // As on the exporter's thread: a runtime driven only while an export is sent.
-        let exporter = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("a runtime");
-        let served = tokio::runtime::Runtime::new().expect("a runtime");
+        let (exporter, served) = runtimes();
         let (url, connections, seen) =
             served.block_on(endpoint(StatusCode::SERVICE_UNAVAILABLE, Keeps::Alive));
         let mut route = Route::new(&url, &[], Duration::from_secs(5));
@@ -594,24 +598,12 @@ mod tests {
             1,
             "one connection, kept"
         );
-        let bodies: Vec<_> = seen
-            .lock()
-            .expect("seen")
-            .iter()
-            .map(|seen| seen.2.clone())
-            .collect();
-        assert_eq!(bodies, ["first", "second", "third"]);
+        assert_eq!(bodies(&seen), ["first", "second", "third"]);
     }
 
     #[tokio::test]
     async fn an_answer_that_does_not_come_fails_within_the_timeout() {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("a port");
-        let url = format!(
-            "http://{}/v1/traces",
-            listener.local_addr().expect("an address")
-        );
+        let (listener, url) = listener().await;
         // Takes the request and never answers.
         tokio::spawn(async move {
             let (mut stream, _) = listener.accept().await.expect("a connection");
