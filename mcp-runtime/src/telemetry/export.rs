@@ -279,11 +279,6 @@ impl Sending {
                 return;
             }
         };
-        let post = |target: &mut Target, body: Bytes, what: &str| {
-            runtime.block_on(post(target, body, what));
-        };
-        // What the export of spans written last carried, its answer still to be read.
-        let mut unanswered: Option<String> = None;
         let mut next_metrics = Instant::now() + self.interval;
         loop {
             let wait = self
@@ -305,22 +300,19 @@ impl Sending {
                     start,
                     queue: Arc::clone(&self.queue),
                 });
-                let sent = runtime.block_on(self.traces.route.send(body));
-                if let (Some(earlier), Some(what)) = (sent.earlier, unanswered.take()) {
-                    report(&self.traces, earlier, &what);
+                let sent = runtime.block_on(self.traces.route.send(body, &what));
+                if let Some(earlier) = sent.earlier {
+                    report(&self.traces, earlier.outcome, &earlier.what);
                 }
-                match sent.written {
-                    Ok(()) => unanswered = Some(what),
-                    Err(failure) => report(&self.traces, Err(failure), &what),
+                if let Err(failure) = sent.written {
+                    report(&self.traces, Err(failure), &what);
                 }
             }
             // With no batch due (the delay passed), or none to come, the answer left to
             // read is read now: how an export fared is known within the delay.
             if batch.spans == 0 || batch.last {
-                if let Some(what) = unanswered.take() {
-                    if let Some(fared) = runtime.block_on(self.traces.route.settle()) {
-                        report(&self.traces, fared, &what);
-                    }
+                if let Some(fared) = runtime.block_on(self.traces.route.settle()) {
+                    report(&self.traces, fared.outcome, &fared.what);
                 }
             }
             if batch.last || Instant::now() >= next_metrics {
@@ -328,7 +320,7 @@ impl Sending {
                     .metrics
                     .request(&self.envelope.resource, &self.envelope.scope);
                 let body = Bytes::from(request.encode_to_vec());
-                post(&mut self.metrics_target, body, "metrics");
+                runtime.block_on(post(&mut self.metrics_target, body, "metrics"));
                 next_metrics = Instant::now() + self.interval;
             }
             if batch.last {

@@ -68,10 +68,11 @@ type Answer = Pin<
 >;
 
 /// An export written, its answer not yet read: the connection it went on, kept for the next
-/// once the answer is read.
+/// once the answer is read, and what the export carried.
 struct Unanswered {
     sender: SendRequest<Full<Bytes>>,
     answer: Answer,
+    what: String,
 }
 
 impl std::fmt::Debug for Unanswered {
@@ -84,8 +85,15 @@ impl std::fmt::Debug for Unanswered {
 /// to read ([`Route::send`]), and whether this one was written.
 #[derive(Debug)]
 pub(super) struct Sent {
-    pub(super) earlier: Option<Result<(), Failure>>,
+    pub(super) earlier: Option<Fared>,
     pub(super) written: Result<(), Failure>,
+}
+
+/// How an export whose answer was left to read fared, once read, and what it carried.
+#[derive(Debug)]
+pub(super) struct Fared {
+    pub(super) what: String,
+    pub(super) outcome: Result<(), Failure>,
 }
 
 /// How an export fared, where it was not accepted.
@@ -124,23 +132,24 @@ impl Route {
     /// Posts `body`, and reads the answer to its end, so that the connection serves the
     /// next export.
     pub(super) async fn post(&mut self, body: Bytes) -> Result<(), Failure> {
-        let Sent { earlier, written } = self.send(body).await;
+        let Sent { earlier, written } = self.send(body, "").await;
         debug_assert!(earlier.is_none(), "every export before was posted");
         written?;
-        self.settle().await.unwrap_or(Ok(()))
+        self.settle().await.map_or(Ok(()), |fared| fared.outcome)
     }
 
     /// Writes `body`, and returns once it is written: over a connection of the exporter's
     /// own, its answer is left to read by [`Self::settle`], or by the next export, which
     /// reads it first. An exporter that sends a batch every few milliseconds is then woken
     /// once a batch, for it, and not again for the answer. Through the client, the answer is
-    /// read before this returns.
-    pub(super) async fn send(&mut self, body: Bytes) -> Sent {
+    /// read before this returns. `what` the export carries is told with how it fared, where
+    /// its answer is read later.
+    pub(super) async fn send(&mut self, body: Bytes, what: &str) -> Sent {
         let earlier = self.settle().await;
         let timeout = self.timeout;
         let posting = async {
             match &mut self.way {
-                Way::Direct(direct) => direct.send(body).await,
+                Way::Direct(direct) => direct.send(body, what).await,
                 Way::Client {
                     client,
                     url,
@@ -179,19 +188,19 @@ impl Route {
     /// Reads the answer to the export written last, where it is still to be read, and says
     /// how that export fared; `None` when every answer is read. The answer is given the
     /// route's timeout from now: it has had the time since the export too.
-    pub(super) async fn settle(&mut self) -> Option<Result<(), Failure>> {
+    pub(super) async fn settle(&mut self) -> Option<Fared> {
         let Way::Direct(direct) = &mut self.way else {
             return None;
         };
-        let unanswered = direct.unanswered.take()?;
+        let mut unanswered = direct.unanswered.take()?;
+        let what = std::mem::take(&mut unanswered.what);
         let timeout = self.timeout;
-        Some(
-            match tokio::time::timeout(timeout, direct.read(unanswered)).await {
-                Ok(fared) => fared,
-                // The connection went with the answer it had not read.
-                Err(_) => Err(timed_out(timeout)),
-            },
-        )
+        let outcome = match tokio::time::timeout(timeout, direct.read(unanswered)).await {
+            Ok(outcome) => outcome,
+            // The connection went with the answer it had not read.
+            Err(_) => Err(timed_out(timeout)),
+        };
+        Some(Fared { what, outcome })
     }
 }
 
@@ -259,7 +268,7 @@ impl Direct {
 
     /// Writes `body`, its answer left to read ([`Self::read`]) once it is written; an answer
     /// that comes first (a refusal that did not wait for the whole request) is read now.
-    async fn send(&mut self, body: Bytes) -> Result<(), Failure> {
+    async fn send(&mut self, body: Bytes, what: &str) -> Result<(), Failure> {
         // The connection's task runs only while an export does: this lets it read a close
         // its server sent since the last one, so that a closed connection is not reused.
         tokio::task::yield_now().await;
@@ -295,7 +304,11 @@ impl Direct {
                 biased;
                 sent = &mut answer => sent,
                 _ = &mut written_now => {
-                    self.unanswered = Some(Unanswered { sender, answer });
+                    self.unanswered = Some(Unanswered {
+                        sender,
+                        answer,
+                        what: what.to_owned(),
+                    });
                     return Ok(());
                 }
             };
@@ -564,7 +577,7 @@ mod tests {
         let (url, connections, seen) =
             served.block_on(endpoint(StatusCode::SERVICE_UNAVAILABLE, Keeps::Alive));
         let mut route = Route::new(&url, &[], Duration::from_secs(5));
-        let sent = exporter.block_on(route.send(Bytes::from_static(b"first")));
+        let sent = exporter.block_on(route.send(Bytes::from_static(b"first"), "first"));
         assert!(sent.earlier.is_none(), "{sent:?}");
         assert!(sent.written.is_ok(), "{sent:?}");
         // The endpoint takes the whole export while the exporter's runtime stands still.
@@ -576,7 +589,7 @@ mod tests {
             );
             std::thread::sleep(Duration::from_millis(5));
         }
-        match exporter.block_on(route.settle()) {
+        match exporter.block_on(route.settle()).map(|fared| fared.outcome) {
             Some(Err(Failure::Refused(status))) => {
                 assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
             }
@@ -585,10 +598,13 @@ mod tests {
         assert!(exporter.block_on(route.settle()).is_none(), "read once");
         // The next export reads the answer left before it is written, and says how the
         // export before fared.
-        let _ = exporter.block_on(route.send(Bytes::from_static(b"second")));
-        let sent = exporter.block_on(route.send(Bytes::from_static(b"third")));
+        let _ = exporter.block_on(route.send(Bytes::from_static(b"second"), "second"));
+        let sent = exporter.block_on(route.send(Bytes::from_static(b"third"), "third"));
         assert!(
-            matches!(sent.earlier, Some(Err(Failure::Refused(_)))),
+            matches!(
+                sent.earlier.as_ref().map(|fared| &fared.outcome),
+                Some(Err(Failure::Refused(_)))
+            ),
             "{sent:?}"
         );
         assert!(sent.written.is_ok(), "{sent:?}");
@@ -611,9 +627,9 @@ mod tests {
             let _ = tokio::io::copy(&mut stream, &mut sink).await;
         });
         let mut route = Route::new(&url, &[], Duration::from_millis(200));
-        let sent = route.send(Bytes::from_static(b"spans")).await;
+        let sent = route.send(Bytes::from_static(b"spans"), "spans").await;
         assert!(sent.written.is_ok(), "{sent:?}");
-        match route.settle().await {
+        match route.settle().await.map(|fared| fared.outcome) {
             Some(Err(Failure::Failed(error))) => {
                 assert!(error.contains("no answer within 200ms"), "{error}");
             }
