@@ -38,9 +38,7 @@ pub(super) const SCOPE_SPANS_SPANS: u32 = 2;
 #[derive(Debug)]
 pub(super) struct Begun {
     pub(super) context: SpanContext,
-    /// Its head, kept by its labels; empty where the head is in `encoded`.
-    head: &'static [u8],
-    /// Its own fields: all but the head.
+    /// Its own fields, after its head where that is written inline.
     encoded: Option<Vec<u8>>,
     /// When it began, in nanoseconds since the Unix epoch.
     start: u64,
@@ -358,27 +356,23 @@ impl Spans {
         let span_id = self.config.id_generator.new_span_id();
         let context = SpanContext::new(trace_id, span_id, flags, false, trace_state);
         let start = self.queue.clock.unix_nanos_at(started);
-        let (kept, inline) = match head {
-            Head::Kept(head) => (head, None),
-            Head::Inline(head) => (&[][..], Some(head)),
-        };
         let encoded = sampled.then(|| {
             let parent = parent_id.map(|id| (id, parent_context.is_remote()));
-            encode_start(&context, parent, (operation, start), inline)
+            encode_start(&context, parent, (operation, start), head.inline())
         });
         Begun {
             context,
-            head: kept,
             encoded,
             start,
         }
     }
 
     /// Ends the span `begun`, `elapsed` after it began, failed with `error` if any, and
-    /// queues it for export.
+    /// queues it for export, after `head`: the one it began with.
     pub(super) fn end(
         &self,
         begun: &mut Begun,
+        head: Head<'_>,
         error: Option<&Cow<'static, str>>,
         elapsed: Duration,
     ) {
@@ -398,7 +392,7 @@ impl Spans {
             }
             fields::error_status(error, &mut encoded);
         }
-        self.queue.push(begun.head, &encoded);
+        self.queue.push(head.queued(), &encoded);
         spare::give(encoded);
     }
 }
@@ -453,6 +447,24 @@ pub(super) enum Head<'a> {
     Kept(&'static [u8]),
     /// Kept while the span is: written with its own fields.
     Inline(&'a [u8]),
+}
+
+impl<'a> Head<'a> {
+    /// The head queued by reference: none where it is written inline.
+    fn queued(self) -> &'static [u8] {
+        match self {
+            Self::Kept(head) => head,
+            Self::Inline(_) => &[],
+        }
+    }
+
+    /// The head written with a span's own fields: none where it is queued by reference.
+    fn inline(self) -> Option<&'a [u8]> {
+        match self {
+            Self::Kept(_) => None,
+            Self::Inline(head) => Some(head),
+        }
+    }
 }
 
 /// The encoding of a span's own fields at its start, after its head where that is `inline`:

@@ -51,11 +51,9 @@ impl Otel {
             Side::Server => parent(meta),
             Side::Client => Context::current(),
         };
-        let head = match &kept {
-            Held::Kept(kept) => Head::Kept(&kept.head),
-            Held::Overflow(kept) => Head::Inline(&kept.head),
-        };
-        let span = self.spans.begin(side, operation, &parent, head, started);
+        let span = self
+            .spans
+            .begin(side, operation, &parent, head(&kept), started);
         Began { kept, span }
     }
 
@@ -66,12 +64,22 @@ impl Otel {
         error: Option<&Cow<'static, str>>,
         elapsed: Duration,
     ) {
-        self.spans.end(&mut began.span, error, elapsed);
+        self.spans
+            .end(&mut began.span, head(&began.kept), error, elapsed);
         began.kept.ended(error, elapsed.as_secs_f64());
     }
 
     pub(super) fn refused(&self, layer: &'static str, tool: &str) {
         self.metrics.refused(layer, tool);
+    }
+}
+
+/// The head of the spans of the labels `kept`: by reference where the labels are kept for
+/// the process's life, written with each span where they are not.
+fn head(kept: &Held) -> Head<'_> {
+    match kept {
+        Held::Kept(kept) => Head::Kept(&kept.head),
+        Held::Overflow(kept) => Head::Inline(&kept.head),
     }
 }
 
